@@ -1,0 +1,5 @@
+"""``python -m gaugecli``."""
+
+from gaugecli.cli import main
+
+main()

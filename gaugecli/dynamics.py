@@ -1,0 +1,170 @@
+"""Population loss, its gradient and Hessian, and the reaction–transport split.
+
+Student ``f(x) = Σ_j a_j relu(w_j·x)``, teacher ``y(x) = Σ_k b_k relu(v_k·x)``
+(``b = a*``). With κ the arc-cosine kernel,
+
+    L(θ) = ½ E[(f − y)²] = ½ (aᵀ K_ww a − 2 aᵀ K_wv b + bᵀ K_vv b).
+
+Shapes: ``a`` is ``(..., m)``, ``W`` is ``(..., m, d)``; any leading batch axes are
+independent ensembles sharing the teacher.
+
+Under gradient flow ``θ̇ = −∇L`` the function coordinates move as
+
+    ċ_j = −M^c_j ∂L/∂c_j,   M^c_j = a_j² + ‖w_j‖² = √(δ_j² + 4c_j²)   (reaction),
+    u̇_j = −M^u_j grad_{u_j} L, M^u_j = 1/‖w_j‖²                        (transport),
+
+so ``‖∇L‖² = R + T`` with ``R = Σ M^c (∂L/∂c)²`` and ``T = Σ M^u ‖grad_u L‖²``.
+"""
+
+from __future__ import annotations
+
+from typing import NamedTuple
+
+import numpy as np
+from numpy.typing import NDArray
+
+from gaugecli.gauge import function_coordinates, imbalance
+from gaugecli.kernels import arccos_kernel, arccos_kernel_grad, arccos_kernel_hessians
+from gaugecli.teacher import Teacher
+
+Array = NDArray[np.float64]
+
+
+def population_loss(a: Array, W: Array, teacher: Teacher) -> Array:
+    """``L(θ)``, shape ``a.shape[:-1]``.
+
+    Absolute round-off is about 1e-16 (a difference of O(1) kernel terms), so loss
+    values below ~1e-15 are noise; use :func:`gaugecli.metrics.nonowner_norm` to
+    follow pruning to smaller scales.
+    """
+    b, V = teacher.coefficients, teacher.directions
+    K_ww = arccos_kernel(W, W)
+    K_wv = arccos_kernel(W, V)
+    K_vv = arccos_kernel(V, V)
+    quad = np.einsum("...i,...ij,...j->...", a, K_ww, a)
+    cross = np.einsum("...i,...ik,k->...", a, K_wv, b)
+    const = b @ K_vv @ b
+    return 0.5 * (quad - 2.0 * cross + const)
+
+
+class Gradient(NamedTuple):
+    """``∂L/∂a`` (``(..., m)``) and ``∂L/∂W`` (``(..., m, d)``)."""
+
+    a: Array
+    W: Array
+
+
+def _readout_gradient_parts(a: Array, W: Array, teacher: Teacher) -> tuple[Array, Array]:
+    """``(∂L/∂a, h)`` with ``∂L/∂w_j = a_j h_j``, ``h_j = Σ_i a_i ∂₁κ(w_j, w_i) − Σ_k b_k ∂₁κ(w_j, v_k)``."""
+    b, V = teacher.coefficients, teacher.directions
+    grad_a = np.einsum("...ji,...i->...j", arccos_kernel(W, W), a) - arccos_kernel(W, V) @ b
+    h = np.einsum("...jid,...i->...jd", arccos_kernel_grad(W, W), a) - np.einsum(
+        "...jkd,k->...jd", arccos_kernel_grad(W, V), b
+    )
+    return grad_a, h
+
+
+def population_gradient(a: Array, W: Array, teacher: Teacher) -> Gradient:
+    """Closed-form ``∇L(θ)``; finite for duplicate and antipodal neurons."""
+    grad_a, h = _readout_gradient_parts(a, W, teacher)
+    return Gradient(grad_a, a[..., None] * h)
+
+
+def population_hessian(a: Array, W: Array, teacher: Teacher) -> Array:
+    """Closed-form Hessian of ``L`` in the packed order ``θ = (a_1..a_m, w_1, ..., w_m)``.
+
+    Shape ``(..., P, P)`` with ``P = m (d + 1)``. Blocks (δ_ij the Kronecker delta):
+
+    * ``∂²L/∂a_i∂a_j = κ(w_i, w_j)``
+    * ``∂²L/∂a_i∂w_j = δ_ij h_j + a_j ∂₁κ(w_j, w_i)``
+    * ``∂²L/∂w_j∂w_i = δ_ij a_j (Σ_l a_l ∂²₁₁κ(w_j, w_l) − Σ_k b_k ∂²₁₁κ(w_j, v_k)) + a_j a_i ∂²₁₂κ(w_j, w_i)``
+    """
+    b, V = teacher.coefficients, teacher.directions
+    m, d = W.shape[-2], W.shape[-1]
+    batch = W.shape[:-2]
+    _, h = _readout_gradient_parts(a, W, teacher)
+    G_ww = arccos_kernel_grad(W, W)  # (..., j, i, d): ∂₁κ(w_j, w_i)
+    H11_ww, H12_ww = arccos_kernel_hessians(W, W)
+    H11_wv, _ = arccos_kernel_hessians(W, V)
+
+    eye_m = np.eye(m)
+    H_aa = arccos_kernel(W, W)
+    # H_aw[..., i, j, :] = ∂²L/∂a_i ∂w_j
+    H_aw = eye_m[..., :, :, None] * h[..., None, :, :] + a[..., None, :, None] * np.swapaxes(G_ww, -3, -2)
+    diag = a[..., :, None, None] * (
+        np.einsum("...jlxy,...l->...jxy", H11_ww, a) - np.einsum("...jkxy,k->...jxy", H11_wv, b)
+    )
+    H_ww = (a[..., :, None] * a[..., None, :])[..., None, None] * H12_ww  # (..., j, i, d, d)
+    H_ww = H_ww + eye_m[..., :, :, None, None] * diag[..., :, None, :, :]
+
+    P = m * (d + 1)
+    H = np.empty(batch + (P, P))
+    H[..., :m, :m] = H_aa
+    H_aw_flat = H_aw.reshape(batch + (m, m * d))
+    H[..., :m, m:] = H_aw_flat
+    H[..., m:, :m] = np.swapaxes(H_aw_flat, -1, -2)
+    H[..., m:, m:] = np.swapaxes(H_ww, -3, -2).reshape(batch + (m * d, m * d))
+    return H
+
+
+class FunctionGradient(NamedTuple):
+    """Gradient in function coordinates: ``∂L/∂c`` (``(..., m)``) and the Riemannian
+    gradient on the sphere ``grad_u L`` (``(..., m, d)``, tangent to each ``u_j``)."""
+
+    coefficient: Array
+    direction: Array
+
+
+def function_gradient(c: Array, U: Array, teacher: Teacher) -> FunctionGradient:
+    """``∂L/∂c_j = Σ_i c_i κ(u_j, u_i) − Σ_k b_k κ(u_j, v_k)`` and
+    ``grad_{u_j} L = (I − u_j u_jᵀ) c_j (Σ_i c_i ∂₁κ(u_j, u_i) − Σ_k b_k ∂₁κ(u_j, v_k))``.
+
+    Computed from ``(c, u)`` alone, never from ``(a, w)``, so it is an independent
+    route to the dissipation: a check of the split, not a restatement of it.
+    """
+    b, V = teacher.coefficients, teacher.directions
+    dc = np.einsum("...ji,...i->...j", arccos_kernel(U, U), c) - arccos_kernel(U, V) @ b
+    du = c[..., None] * (
+        np.einsum("...jid,...i->...jd", arccos_kernel_grad(U, U), c)
+        - np.einsum("...jkd,k->...jd", arccos_kernel_grad(U, V), b)
+    )
+    du = du - np.sum(du * U, axis=-1, keepdims=True) * U
+    return FunctionGradient(dc, du)
+
+
+def reaction_mobility(c: Array, delta: Array) -> Array:
+    """``M^c = a² + ‖w‖² = √(δ² + 4c²)``: identical for gauges ±D at equal ``c``."""
+    return np.hypot(delta, 2.0 * c)
+
+
+def transport_mobility(c: Array, delta: Array) -> Array:
+    """``M^u = 1/‖w‖² = 2/(−δ + √(δ² + 4c²))``, evaluated without cancellation.
+
+    ``M^u(+D)/M^u(−D) = (D + √(D² + 4c²))² / (4c²) = Θ(D²/c²)``.
+    """
+    s = np.hypot(delta, 2.0 * c)
+    return np.where(delta <= 0, 2.0 / (s - delta), (s + delta) / (2.0 * c**2))
+
+
+class Dissipation(NamedTuple):
+    """``−dL/dt = ‖∇L‖² = R + T`` and the relative residual of that identity."""
+
+    reaction: Array
+    transport: Array
+    grad_norm_sq: Array
+    residual: Array
+
+
+def dissipation(a: Array, W: Array, teacher: Teacher) -> Dissipation:
+    """Reaction ``R``, transport ``T`` (from function coordinates) and ``‖∇_θ L‖²``
+    (from parameters), with ``residual = |‖∇L‖² − (R + T)| / ‖∇L‖²``."""
+    grad = population_gradient(a, W, teacher)
+    grad_norm_sq = np.sum(grad.a**2, axis=-1) + np.sum(grad.W**2, axis=(-1, -2))
+    c, U = function_coordinates(a, W)
+    delta = imbalance(a, W)
+    fg = function_gradient(c, U, teacher)
+    reaction = np.sum(reaction_mobility(c, delta) * fg.coefficient**2, axis=-1)
+    transport = np.sum(transport_mobility(c, delta) * np.sum(fg.direction**2, axis=-1), axis=-1)
+    scale = np.where(grad_norm_sq > 0, grad_norm_sq, 1.0)
+    residual = np.abs(grad_norm_sq - reaction - transport) / scale
+    return Dissipation(reaction, transport, grad_norm_sq, residual)

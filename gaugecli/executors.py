@@ -1,0 +1,263 @@
+"""Executors for parameter sweeps: run many independent integrations serially, on a
+local process pool, or on a Dask cluster, behind one small interface.
+
+An executor has ``submit(fn, *args) -> handle`` with ``handle.result()`` returning
+``fn(*args)`` (or raising what it raised). ``fn`` and ``args`` must be picklable:
+functions defined at module level, plain data or numpy arrays as arguments. Every
+executor is a context manager that releases its workers on exit.
+
+:func:`run_ordered` is the one loop sweeps need: submit everything, report each
+task as it finishes (for a progress bar), return the results in submission order
+so that a sweep's output never depends on which worker was fastest.
+
+Example::
+
+    with make_executor(scheduler=None, workers=4) as ex:
+        t_specs = run_ordered(ex, spec_time, [(D,) for D in strengths], on_done=bar.advance)
+
+This module does no I/O and prints nothing; the optional ``dask`` dependency is
+imported only when a :class:`DaskExecutor` is built.
+"""
+
+from __future__ import annotations
+
+import concurrent.futures
+import multiprocessing
+from collections.abc import Callable, Iterable, Iterator, Sequence
+from types import TracebackType
+from typing import Any, Protocol, Self, runtime_checkable
+
+__all__ = [
+    "DaskExecutor",
+    "Executor",
+    "ExecutorError",
+    "Handle",
+    "LocalExecutor",
+    "SerialExecutor",
+    "make_executor",
+    "run_ordered",
+]
+
+DEFAULT_CONNECT_TIMEOUT_S = 5.0
+"""How long :class:`DaskExecutor` waits for the scheduler before giving up."""
+
+
+class ExecutorError(RuntimeError):
+    """An executor could not be set up; the message is one line that says what to do."""
+
+
+@runtime_checkable
+class Handle(Protocol):
+    """A submitted task: ``result()`` blocks until it is done and returns its value."""
+
+    def result(self) -> Any: ...
+
+
+@runtime_checkable
+class Executor(Protocol):
+    """Runs ``fn(*args)`` somewhere and hands back a :class:`Handle`.
+
+    Implementations may also provide ``as_completed(handles)`` (yield handles as
+    they finish); :func:`run_ordered` falls back to submission order without it.
+    """
+
+    def submit(self, fn: Callable[..., Any], *args: Any) -> Handle: ...
+
+    def close(self) -> None: ...
+
+    def __enter__(self) -> Self: ...
+
+    def __exit__(
+        self, exc_type: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None
+    ) -> None: ...
+
+
+class _ContextManaged:
+    """``with`` support in terms of ``close()``."""
+
+    def close(self) -> None:  # pragma: no cover - overridden
+        raise NotImplementedError
+
+    def __enter__(self) -> Self:
+        return self
+
+    def __exit__(
+        self, exc_type: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None
+    ) -> None:
+        self.close()
+
+
+# ----------------------------------------------------------------------------------------
+# serial
+
+
+class _Resolved:
+    """The handle of a task that already ran: its value, or the exception it raised."""
+
+    __slots__ = ("_error", "_value")
+
+    def __init__(self, value: Any = None, error: BaseException | None = None) -> None:
+        self._value = value
+        self._error = error
+
+    def done(self) -> bool:
+        return True
+
+    def result(self) -> Any:
+        if self._error is not None:
+            raise self._error
+        return self._value
+
+
+class SerialExecutor(_ContextManaged):
+    """Runs each task in this process at ``submit`` time; its handle is already resolved.
+
+    An exception raised by the task is kept and re-raised by ``handle.result()``,
+    as with the pool executors, so code behaves the same under every executor.
+    """
+
+    def submit(self, fn: Callable[..., Any], *args: Any) -> _Resolved:
+        try:
+            return _Resolved(value=fn(*args))
+        except Exception as err:  # re-raised by result()
+            return _Resolved(error=err)
+
+    def as_completed(self, handles: Iterable[_Resolved]) -> Iterator[_Resolved]:
+        return iter(list(handles))
+
+    def close(self) -> None:
+        pass
+
+
+# ----------------------------------------------------------------------------------------
+# local process pool
+
+
+class LocalExecutor(_ContextManaged):
+    """A :class:`concurrent.futures.ProcessPoolExecutor` with ``max_workers`` processes
+    (``None``: one per CPU), started with the ``spawn`` method on every platform.
+
+    ``spawn`` (not ``fork``) keeps workers independent of the parent's threads and
+    BLAS state; it requires ``fn`` to be importable by name (module-level) and the
+    calling script to guard its entry point with ``if __name__ == "__main__"``.
+    """
+
+    def __init__(self, max_workers: int | None = None) -> None:
+        if max_workers is not None and max_workers < 1:
+            raise ValueError(f"max_workers must be at least 1 (got {max_workers})")
+        self.max_workers = max_workers
+        self._pool = concurrent.futures.ProcessPoolExecutor(
+            max_workers=max_workers, mp_context=multiprocessing.get_context("spawn")
+        )
+
+    def submit(self, fn: Callable[..., Any], *args: Any) -> concurrent.futures.Future[Any]:
+        return self._pool.submit(fn, *args)
+
+    def as_completed(
+        self, handles: Iterable[concurrent.futures.Future[Any]]
+    ) -> Iterator[concurrent.futures.Future[Any]]:
+        return concurrent.futures.as_completed(list(handles))
+
+    def close(self) -> None:
+        self._pool.shutdown(wait=True, cancel_futures=True)
+
+
+# ----------------------------------------------------------------------------------------
+# dask
+
+
+class DaskExecutor(_ContextManaged):
+    """Submits tasks to a running Dask scheduler at ``address`` (``tcp://HOST:PORT``).
+
+    ``dask.distributed`` is imported here, not at module import, so it stays an
+    optional extra. The connection is made when the executor is built and gives up
+    after ``timeout`` seconds; both failures raise :class:`ExecutorError` with a
+    one-line message. Closing disconnects this client and leaves the cluster running.
+
+    Tasks are submitted with ``pure=False``: each submission runs, even when two carry
+    equal arguments. Workers must be able to import ``fn``'s module.
+    """
+
+    def __init__(self, address: str, timeout: float = DEFAULT_CONNECT_TIMEOUT_S) -> None:
+        try:
+            from dask import distributed
+        except ImportError:
+            raise ExecutorError(
+                "the Dask executor needs the optional 'dask' extra: pip install gaugecli[dask]"
+            ) from None
+        self.address = address
+        self._distributed = distributed
+        try:
+            self._client = distributed.Client(address, timeout=timeout, set_as_default=False)
+        except Exception as err:
+            reason = str(err).splitlines()[0] if str(err) else type(err).__name__
+            raise ExecutorError(
+                f"cannot connect to the Dask scheduler at {address!r} within {timeout:g} s ({reason}); "
+                "check --scheduler (expected tcp://HOST:PORT of a running dask scheduler)"
+            ) from None
+
+    def submit(self, fn: Callable[..., Any], *args: Any) -> Any:
+        return self._client.submit(fn, *args, pure=False)
+
+    def as_completed(self, handles: Iterable[Any]) -> Iterator[Any]:
+        return iter(self._distributed.as_completed(list(handles), loop=self._client.loop))
+
+    def close(self) -> None:
+        self._client.close()
+
+
+# ----------------------------------------------------------------------------------------
+# selection and the sweep loop
+
+
+def make_executor(
+    scheduler: str | None, workers: int, *, connect_timeout: float = DEFAULT_CONNECT_TIMEOUT_S
+) -> SerialExecutor | LocalExecutor | DaskExecutor:
+    """The executor a sweep asked for.
+
+    * ``scheduler`` given (``tcp://HOST:PORT``) → :class:`DaskExecutor` (``workers`` is ignored:
+      the cluster decides);
+    * otherwise ``workers == 1`` → :class:`SerialExecutor`, ``workers > 1`` → :class:`LocalExecutor`.
+    """
+    if scheduler is not None:
+        if not scheduler.strip():
+            raise ExecutorError("--scheduler is empty; give the address of a dask scheduler, tcp://HOST:PORT")
+        return DaskExecutor(scheduler.strip(), timeout=connect_timeout)
+    if workers < 1:
+        raise ValueError(f"workers must be at least 1 (got {workers})")
+    if workers == 1:
+        return SerialExecutor()
+    return LocalExecutor(max_workers=workers)
+
+
+def run_ordered(
+    executor: Executor,
+    fn: Callable[..., Any],
+    args_list: Sequence[tuple[Any, ...]],
+    on_done: Callable[[int, Any], None] | None = None,
+) -> list[Any]:
+    """Run ``fn(*args)`` for every ``args`` in ``args_list``; return the results in
+    submission order.
+
+    ``on_done(i, result)`` is called once per task, in completion order (``i`` is the
+    task's index in ``args_list``), as soon as it finishes. If a task raises, the
+    tasks not yet started are cancelled and the exception propagates.
+    """
+    handles = [executor.submit(fn, *args) for args in args_list]
+    position = {id(h): i for i, h in enumerate(handles)}
+    as_completed = getattr(executor, "as_completed", None)
+    finished: Iterable[Any] = as_completed(handles) if as_completed is not None else handles
+    results: list[Any] = [None] * len(handles)
+    try:
+        for handle in finished:
+            i = position[id(handle)]
+            results[i] = handle.result()
+            if on_done is not None:
+                on_done(i, results[i])
+    except BaseException:
+        for handle in handles:
+            cancel = getattr(handle, "cancel", None)
+            if cancel is not None:
+                cancel()
+        raise
+    return results

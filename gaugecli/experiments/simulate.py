@@ -1,0 +1,84 @@
+"""``gaugecli simulate``: one configuration, or one per gauge strength D, batched."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field, replace
+
+import numpy as np
+
+from gaugecli.experiments.common import (
+    ConfigError,
+    DynamicsConfig,
+    ModelConfig,
+    duplicates,
+    require,
+    require_finite,
+    run_ensemble,
+)
+from gaugecli.gauge import Gauge, gauge_imbalance
+from gaugecli.integrate import Progress
+from gaugecli.observables import RunObservables
+
+
+def parse_gauge(text: str | float) -> Gauge | float:
+    """``favorable|unfavorable|balanced`` or a signed number (an explicit δ)."""
+    if isinstance(text, (int, float)):
+        return float(text)
+    try:
+        return Gauge(text.strip().lower())
+    except ValueError:
+        pass
+    try:
+        value = float(text)
+    except ValueError:
+        raise ConfigError(
+            "gauge", f"must be favorable, unfavorable, balanced or a signed number (got {text!r})"
+        ) from None
+    require_finite(value, "gauge")
+    return value
+
+
+@dataclass(frozen=True)
+class SimulateConfig:
+    """``m`` duplicates all in one gauge (``gauge`` word scaled by each D in ``strengths``,
+    or an explicit δ), or per-neuron ``deltas`` (which fix ``m`` and ignore ``strengths``)."""
+
+    model: ModelConfig = field(default_factory=ModelConfig)
+    dynamics: DynamicsConfig = field(default_factory=DynamicsConfig)
+    gauge: str = "favorable"
+    strengths: tuple[float, ...] = (4.0,)
+    m: int = 1
+    deltas: tuple[float, ...] | None = None
+    seed: int = 0
+
+    def __post_init__(self) -> None:
+        parse_gauge(self.gauge)
+        require(len(self.strengths) >= 1, "gauge_strength", "give at least one value")
+        for D in self.strengths:
+            require_finite(D, "gauge_strength", low=0.0)
+        require(isinstance(self.m, int) and self.m >= 1, "m", f"must be an integer ≥ 1 (got {self.m!r})")
+        if self.deltas is not None:
+            require(len(self.deltas) >= 1, "deltas", "give at least one δ, e.g. --deltas 2,-1,0.5")
+            for x in self.deltas:
+                require_finite(x, "deltas")
+            object.__setattr__(self, "m", len(self.deltas))
+        require(isinstance(self.seed, int) and self.seed >= 0, "seed", f"must be an integer ≥ 0 (got {self.seed!r})")
+
+    def imbalances(self) -> np.ndarray:
+        """δ per run and neuron, shape ``(len(strengths), m)`` (one row if ``deltas`` given)."""
+        if self.deltas is not None:
+            return np.asarray([self.deltas], float)
+        g = parse_gauge(self.gauge)
+        return np.array([[gauge_imbalance(g, D)] * self.m for D in self.strengths])
+
+    def runs(self) -> list[SimulateConfig]:
+        """One configuration per run (each is what its artifact records)."""
+        if self.deltas is not None:
+            return [self]
+        return [replace(self, strengths=(D,)) for D in self.strengths]
+
+
+def simulate(config: SimulateConfig, progress: Progress | None = None) -> list[RunObservables]:
+    """Integrate every run of ``config`` as one ensemble; results in the order of ``config.runs()``."""
+    a0, W0 = duplicates(config.model, config.imbalances())
+    return run_ensemble(config.model, config.dynamics, a0, W0, seed=config.seed, progress=progress)

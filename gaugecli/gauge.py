@@ -1,0 +1,108 @@
+"""The hidden gauge: function coordinates ``(c, u)`` and the imbalance ``δ``.
+
+Each neuron ``a relu(w·x)`` is the function ``c relu(u·x)`` with coefficient
+``c = a‖w‖`` and direction ``u = w/‖w‖``. The rescaling ``(a, w) → (a/λ, λw)``
+leaves ``(c, u)`` unchanged; the imbalance ``δ = a² − ‖w‖²`` (conserved by gradient
+flow) fixes it. Given ``(c, u, δ)`` the parameters are unique:
+
+    ‖w‖² = (−δ + √(δ² + 4c²)) / 2,   a = sign(c) √(δ + ‖w‖²),   w = ‖w‖ u.
+"""
+
+from __future__ import annotations
+
+from enum import Enum
+
+import numpy as np
+from numpy.typing import NDArray
+
+from gaugecli.teacher import Teacher
+
+Array = NDArray[np.float64]
+
+
+class Gauge(str, Enum):
+    """Named gauges; the gauge strength ``D > 0`` sets the size of ``δ``."""
+
+    favorable = "favorable"  # δ = +D: output-heavy, large |a| and small ‖w‖
+    unfavorable = "unfavorable"  # δ = −D: input-heavy
+    balanced = "balanced"  # δ = 0
+
+
+_SIGN = {Gauge.favorable: 1.0, Gauge.unfavorable: -1.0, Gauge.balanced: 0.0}
+
+
+def gauge_imbalance(gauge: Gauge | str | float, strength: float) -> float:
+    """δ for a gauge word (scaled by ``strength`` = D) or an explicit signed δ."""
+    if isinstance(gauge, (int, float)) and not isinstance(gauge, bool):
+        return float(gauge)
+    return _SIGN[Gauge(gauge)] * float(strength)
+
+
+def owner_imbalances(m: int, strength: float, owner: int = 0) -> Array:
+    """The paper's selection setting: neuron ``owner`` gets ``+D``, all others ``−D``."""
+    if not 0 <= owner < m:
+        raise ValueError(f"owner must be in [0, {m - 1}] for m={m} (got {owner})")
+    deltas = np.full(m, -float(strength))
+    deltas[owner] = float(strength)
+    return deltas
+
+
+def imbalance(a: Array, W: Array) -> Array:
+    """``δ_j = a_j² − ‖w_j‖²``, shape of ``a``."""
+    return a**2 - np.sum(W**2, axis=-1)
+
+
+def function_coordinates(a: Array, W: Array) -> tuple[Array, Array]:
+    """``(c, U)`` with ``c_j = a_j ‖w_j‖`` and unit directions ``u_j = w_j/‖w_j‖``."""
+    norm = np.linalg.norm(W, axis=-1)
+    return a * norm, W / norm[..., None]
+
+
+def parameters_from_function(c: Array, U: Array, delta: Array) -> tuple[Array, Array]:
+    """Invert ``(a, w) → (c, u, δ)``.
+
+    Written without cancellation: with ``s = √(δ² + 4c²)``, the larger of
+    ``a², ‖w‖²`` is ``(|δ| + s)/2`` and the smaller is ``2c²/(|δ| + s)``.
+    """
+    c, delta = np.broadcast_arrays(np.asarray(c, float), np.asarray(delta, float))
+    s = np.hypot(delta, 2.0 * c)
+    big = 0.5 * (np.abs(delta) + s)
+    small = np.divide(2.0 * c**2, np.abs(delta) + s, out=np.zeros_like(s), where=(np.abs(delta) + s) > 0)
+    a_sq = np.where(delta >= 0, big, small)
+    w_sq = np.where(delta >= 0, small, big)
+    a = np.where(c < 0, -1.0, 1.0) * np.sqrt(a_sq)
+    U = np.asarray(U, float)
+    return a, np.sqrt(w_sq)[..., None] * U / np.linalg.norm(U, axis=-1, keepdims=True)
+
+
+def initial_direction(teacher: Teacher, theta0: float) -> Array:
+    """Unit ``u0`` at angle ``θ0`` from the first teacher feature, in the plane it spans
+    with the first basis vector orthogonal to every teacher feature (``e2`` by default)."""
+    V = teacher.unit_directions()
+    v = V[0]
+    basis = np.eye(teacher.d)
+    # The first coordinate axis with no component along any teacher feature.
+    perp = None
+    for e in basis:
+        r = e - V.T @ np.linalg.lstsq(V.T, e, rcond=None)[0]
+        if np.linalg.norm(r) > 1e-12:
+            perp = r / np.linalg.norm(r)
+            break
+    if perp is None:  # pragma: no cover - impossible when d > k
+        raise ValueError("no direction orthogonal to the teacher: increase d")
+    return np.cos(theta0) * v + np.sin(theta0) * perp
+
+
+def duplicate_initial_condition(
+    teacher: Teacher, deltas: Array, c0: float = 0.1, theta0: float = np.pi / 2
+) -> tuple[Array, Array]:
+    """The complete initial function: ``m = len(deltas)`` duplicates, each with direction
+    ``u0`` and coefficient ``c0/m``, so ``f0 = c0 relu(u0·x)`` for every gauge.
+
+    Returns ``(a, W)`` with shapes ``(..., m)`` and ``(..., m, d)`` (``deltas`` may be batched).
+    """
+    deltas = np.asarray(deltas, dtype=np.float64)
+    m = deltas.shape[-1]
+    u0 = initial_direction(teacher, theta0)
+    U = np.broadcast_to(u0, deltas.shape + (teacher.d,))
+    return parameters_from_function(np.full(deltas.shape, c0 / m), U, deltas)

@@ -1,0 +1,330 @@
+"""Time integration: population gradient flow, gradient descent, finite-sample GD.
+
+Every integrator takes initial parameters ``(a0, W0)`` of shapes ``(..., m)`` and
+``(..., m, d)`` (leading axes are an ensemble integrated together) and returns a
+:class:`Trajectory` sampled on a log-spaced grid that also contains every
+specialization event.
+
+Gradient flow is stiff: in the unfavorable gauge the coefficient relaxes at rate
+~D while the direction turns at rate ~c/D. We therefore use scipy's implicit
+Radau IIA solver with the closed-form Hessian as Jacobian (block-sparse for
+ensembles) instead of an explicit method, whose step would be capped at ~1/D.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable
+from dataclasses import dataclass, field
+
+import numpy as np
+from numpy.typing import NDArray
+from scipy import optimize, sparse
+from scipy.integrate import solve_ivp
+
+from gaugecli.dynamics import population_gradient, population_hessian
+from gaugecli.teacher import Teacher
+
+Array = NDArray[np.float64]
+Progress = Callable[[float], None]
+"""Called with the fraction of work done (0..1); the CLI turns it into a progress bar."""
+
+
+class NumericalFault(RuntimeError):
+    """A numerical failure, with a message that says what to try instead."""
+
+
+@dataclass(frozen=True)
+class SolverStats:
+    method: str
+    n_steps: int
+    n_gradient_evals: int
+    n_hessian_evals: int
+    message: str
+    step: float | None = None
+
+
+@dataclass
+class Trajectory:
+    """A sampled trajectory. Arrays carry the ensemble axes first, then time:
+    ``a`` is ``(..., n, m)``, ``W`` is ``(..., n, m, d)``.
+
+    ``crossing_times[..., j]`` is the first time ``α_j(t) = max_k u_j·v̂_k`` reaches
+    ``1 − eps_align`` (NaN if never): located by root-finding on the solver's dense
+    output for flow, by linear interpolation between iterates for GD.
+    """
+
+    t: Array
+    a: Array
+    W: Array
+    crossing_times: Array
+    eps_align: float
+    stats: SolverStats
+    converged: Array
+    empirical_loss: Array | None = None
+    extras: dict[str, Array] = field(default_factory=dict)
+
+
+def _alignment(W: Array, teacher: Teacher) -> Array:
+    U = W / np.linalg.norm(W, axis=-1, keepdims=True)
+    return np.max(U @ teacher.unit_directions().T, axis=-1)
+
+
+def log_time_grid(t_first: float, t_end: float, points: int) -> Array:
+    """``0`` followed by ``points − 1`` log-spaced times in ``[t_first, t_end]``."""
+    t_first = min(t_first, t_end)
+    return np.concatenate([[0.0], np.geomspace(t_first, t_end, max(points - 1, 2))])
+
+
+def stable_step_bound(a: Array, W: Array, teacher: Teacher) -> float:
+    """``2/λ_max(∇²L(θ))``: the largest step for which GD is linearly stable at θ."""
+    lam = np.linalg.eigvalsh(population_hessian(a, W, teacher))[..., -1]
+    return float(2.0 / np.max(lam))
+
+
+# ----------------------------------------------------------------------------------------
+# gradient flow
+
+
+@dataclass(frozen=True)
+class FlowOptions:
+    """Tolerances of the flow solver.
+
+    ``grad_tol``: stop once ``‖∇L‖ ≤ grad_tol`` in every ensemble member (the flow
+    has converged; pruning and the loss floor are reached well before).
+    ``max_gradient_evals``: a budget; exceeding it is a :class:`NumericalFault`.
+    """
+
+    rtol: float = 1e-10
+    atol: float = 1e-13
+    method: str = "Radau"
+    grad_tol: float = 1e-10
+    max_gradient_evals: int = 2_000_000
+    grid_points: int = 400
+
+
+def _pack(a: Array, W: Array) -> Array:
+    batch = a.shape[:-1]
+    m, d = W.shape[-2:]
+    return np.concatenate([a.reshape(batch + (m,)), W.reshape(batch + (m * d,))], axis=-1).ravel()
+
+
+def _unpack(y: Array, batch: tuple[int, ...], m: int, d: int) -> tuple[Array, Array]:
+    Y = y.reshape(batch + (m * (d + 1),))
+    return Y[..., :m], Y[..., m:].reshape(batch + (m, d))
+
+
+def gradient_flow(
+    a0: Array,
+    W0: Array,
+    teacher: Teacher,
+    t_max: float,
+    *,
+    eps_align: float = 0.01,
+    options: FlowOptions = FlowOptions(),
+    progress: Progress | None = None,
+) -> Trajectory:
+    """Integrate ``θ̇ = −∇L(θ)`` from ``(a0, W0)`` until ``t_max`` or convergence."""
+    a0, W0 = np.asarray(a0, float), np.asarray(W0, float)
+    batch, (m, d) = a0.shape[:-1], W0.shape[-2:]
+    n_members = int(np.prod(batch, dtype=int))
+    P = m * (d + 1)
+    counts = {"grad": 0, "hess": 0}
+
+    def rhs(t: float, y: Array) -> Array:
+        counts["grad"] += 1
+        if counts["grad"] > options.max_gradient_evals:
+            raise NumericalFault(
+                f"gradient flow used its budget of {options.max_gradient_evals} gradient evaluations "
+                f"and reached only t={t:.4g} of t_max={t_max:.4g}; shorten --t-max or loosen rtol"
+            )
+        a, W = _unpack(y, batch, m, d)
+        g = population_gradient(a, W, teacher)
+        out = -_pack(g.a, g.W)
+        if not np.all(np.isfinite(out)):
+            raise NumericalFault(f"non-finite gradient at t={t:.4g}: a neuron's norm reached 0 or overflowed")
+        if progress is not None:
+            progress(min(t / t_max, 1.0))
+        return out
+
+    def jac(t: float, y: Array) -> Array | sparse.bsr_array:
+        counts["hess"] += 1
+        a, W = _unpack(y, batch, m, d)
+        H = -population_hessian(a, W, teacher).reshape(n_members, P, P)
+        if n_members == 1:
+            return H[0]
+        idx = np.arange(n_members)
+        return sparse.bsr_array((H, idx, np.arange(n_members + 1)), shape=(n_members * P,) * 2)
+
+    def converged(t: float, y: Array) -> float:
+        a, W = _unpack(y, batch, m, d)
+        g = population_gradient(a, W, teacher)
+        gsq = np.sum(g.a**2, axis=-1) + np.sum(g.W**2, axis=(-1, -2))
+        return float(np.log(np.max(gsq) + 1e-300) - 2.0 * np.log(options.grad_tol))
+
+    converged.terminal = True  # type: ignore[attr-defined]
+    converged.direction = -1  # type: ignore[attr-defined]
+
+    y0 = _pack(a0, W0)
+    sol = solve_ivp(
+        rhs,
+        (0.0, t_max),
+        y0,
+        method=options.method,
+        jac=jac,
+        rtol=options.rtol,
+        atol=options.atol,
+        dense_output=True,
+        events=converged,
+    )
+    if sol.status == -1:
+        raise NumericalFault(f"gradient flow failed at t={sol.t[-1]:.4g}: {sol.message}; try a smaller rtol")
+    t_end = float(sol.t[-1])
+
+    thr = 1.0 - eps_align
+    steps_align = _alignment(_unpack(sol.y.T, (sol.t.size,) + batch, m, d)[1], teacher)  # (n, ..., m)
+    steps_align = np.moveaxis(steps_align, 0, -2).reshape(n_members, sol.t.size, m)
+    crossing = np.full((n_members, m), np.nan)
+    for b in range(n_members):
+        for j in range(m):
+            above = np.flatnonzero(steps_align[b, :, j] >= thr)
+            if above.size == 0:
+                continue
+            i = above[0]
+            if i == 0:
+                crossing[b, j] = 0.0
+                continue
+
+            def gap(t: float, b: int = b, j: int = j) -> float:
+                W = _unpack(sol.sol(t), batch, m, d)[1].reshape(n_members, m, d)
+                return float(_alignment(W[b, j], teacher) - thr)
+
+            crossing[b, j] = optimize.brentq(gap, sol.t[i - 1], sol.t[i], xtol=1e-14, rtol=1e-13)
+
+    t_first = float(sol.t[1]) if sol.t.size > 1 else t_end
+    grid = log_time_grid(max(t_first, t_end * 1e-12), t_end, options.grid_points)
+    events = crossing[np.isfinite(crossing)]
+    grid = np.unique(np.concatenate([grid, events[(events > 0) & (events < t_end)]]))
+    Y = sol.sol(grid).T  # (n, B*P)
+    Y[0] = y0
+    a, W = _unpack(Y, (grid.size,) + batch, m, d)
+    gsq_end = np.sum(population_gradient(a[-1], W[-1], teacher).a ** 2, axis=-1) + np.sum(
+        population_gradient(a[-1], W[-1], teacher).W ** 2, axis=(-1, -2)
+    )
+    if progress is not None:
+        progress(1.0)
+    return Trajectory(
+        t=grid,
+        a=np.moveaxis(a, 0, -2),
+        W=np.moveaxis(W, 0, -3),
+        crossing_times=crossing.reshape(batch + (m,)),
+        eps_align=eps_align,
+        stats=SolverStats(
+            method=options.method,
+            n_steps=int(sol.t.size - 1),
+            n_gradient_evals=counts["grad"],
+            n_hessian_evals=counts["hess"],
+            message=str(sol.message),
+        ),
+        converged=np.asarray(gsq_end <= options.grad_tol**2 * (1 + 1e-6)),
+    )
+
+
+# ----------------------------------------------------------------------------------------
+# gradient descent (population and finite sample)
+
+
+def _record_steps(n_steps: int, points: int) -> Array:
+    return np.unique(np.concatenate([[0], np.geomspace(1, n_steps, max(points - 1, 2)).round().astype(int)]))
+
+
+def _divergence_message(eta: float, step: int, bound: float) -> str:
+    return (
+        f"gradient descent diverged at step {step} with eta={eta:g}; "
+        f"the stable bound at the initial point is eta < {bound:.4g}"
+    )
+
+
+GradientOracle = Callable[[Array, Array], tuple[Array, Array, Array | None]]
+"""``(a, W) → (∂L/∂a, ∂L/∂W, loss or None)`` for the objective that GD descends."""
+
+
+def population_oracle(teacher: Teacher) -> GradientOracle:
+    def oracle(a: Array, W: Array) -> tuple[Array, Array, None]:
+        g = population_gradient(a, W, teacher)
+        return g.a, g.W, None
+
+    return oracle
+
+
+def gradient_descent(
+    a0: Array,
+    W0: Array,
+    teacher: Teacher,
+    eta: float,
+    t_max: float,
+    *,
+    oracle: GradientOracle | None = None,
+    eps_align: float = 0.01,
+    grad_tol: float = 1e-10,
+    grid_points: int = 400,
+    progress: Progress | None = None,
+) -> Trajectory:
+    """Full-batch ``θ ← θ − η∇L(θ)``; iterate ``k`` sits at time ``t = kη``.
+
+    ``oracle`` gives the gradient of the objective (default: the population loss;
+    :func:`gaugecli.sample.empirical_oracle` gives ``L_n``). Divergence — a non-finite
+    or exploding gradient — is a :class:`NumericalFault` naming the stable step bound.
+    """
+    oracle = oracle or population_oracle(teacher)
+    a, W = np.array(a0, float), np.array(W0, float)
+    batch, m = a.shape[:-1], a.shape[-1]
+    n_steps = max(1, math.ceil(t_max / eta))
+    record_set = set(_record_steps(n_steps, grid_points).tolist())
+    thr = 1.0 - eps_align
+    crossing = np.full(batch + (m,), np.nan)
+    prev_align = _alignment(W, teacher)
+    crossing[prev_align >= thr] = 0.0
+    saved: list[tuple[float, Array, Array, Array | None]] = []
+    converged = np.zeros(batch, bool)
+    gsq0 = None
+    k = 0
+    for k in range(n_steps + 1):
+        ga, gW, loss = oracle(a, W)
+        gsq = np.sum(ga**2, axis=-1) + np.sum(gW**2, axis=(-1, -2))
+        gsq0 = np.maximum(gsq, 1e-30) if gsq0 is None else gsq0
+        if not np.all(np.isfinite(gsq)) or np.any(gsq > 1e12 * np.maximum(gsq0, 1.0)):
+            raise NumericalFault(
+                _divergence_message(eta, k, stable_step_bound(np.asarray(a0), np.asarray(W0), teacher))
+            )
+        converged = gsq <= grad_tol**2
+        done = k == n_steps or bool(np.all(converged))
+        if k in record_set or done:
+            saved.append((k * eta, a.copy(), W.copy(), loss))
+            if progress is not None:
+                progress(k / n_steps)
+        if done:
+            break
+        a = a - eta * ga
+        W = W - eta * gW
+        align = _alignment(W, teacher)
+        new = (align >= thr) & (prev_align < thr) & np.isnan(crossing)
+        if np.any(new):
+            # linear interpolation between iterates k and k+1
+            frac = (thr - prev_align[new]) / (align[new] - prev_align[new])
+            crossing[new] = (k + frac) * eta
+        prev_align = align
+    if progress is not None:
+        progress(1.0)
+    t = np.array([s[0] for s in saved])
+    losses = [s[3] for s in saved]
+    return Trajectory(
+        t=t,
+        a=np.moveaxis(np.array([s[1] for s in saved]), 0, -2),
+        W=np.moveaxis(np.array([s[2] for s in saved]), 0, -3),
+        crossing_times=crossing,
+        eps_align=eps_align,
+        stats=SolverStats("gd", k, k + 1, 0, f"{k} steps of size {eta:g}", step=eta),
+        converged=np.asarray(converged),
+        empirical_loss=None if losses[0] is None else np.moveaxis(np.array(losses), 0, -1),
+    )

@@ -1,0 +1,121 @@
+"""Observables of SPEC §2: alignment, owner, non-owner norm, T_spec, clock-free gap.
+
+All functions take trajectories or snapshots with the neuron axis last
+(``c`` is ``(..., m)``, ``U``/``W`` is ``(..., m, d)``) and keep leading axes.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from numpy.typing import NDArray
+from scipy import optimize
+
+from gaugecli.kernels import arccos_kernel
+from gaugecli.teacher import Teacher
+
+Array = NDArray[np.float64]
+
+
+def alignment(W: Array, teacher: Teacher) -> tuple[Array, Array]:
+    """``α_j = max_k û_j·v̂_k`` and the index ``k`` of the feature attaining it."""
+    U = W / np.linalg.norm(W, axis=-1, keepdims=True)
+    cos = U @ teacher.unit_directions().T
+    return np.max(cos, axis=-1), np.argmax(cos, axis=-1)
+
+
+def instantaneous_owner(c: Array, alpha: Array) -> Array:
+    """``o(t) = argmax_j c_j α_j``."""
+    return np.argmax(c * alpha, axis=-1)
+
+
+def final_owner(c: Array, alpha: Array, eps_align: float) -> tuple[Array, Array]:
+    """The neuron with ``α ≥ 1 − ε`` carrying the largest ``c``; where none is aligned,
+    ``argmax_j c_j α_j``. Returns ``(owner, specialized)``."""
+    aligned = alpha >= 1.0 - eps_align
+    specialized = np.any(aligned, axis=-1)
+    masked = np.where(aligned, c, -np.inf)
+    owner = np.where(specialized, np.argmax(masked, axis=-1), instantaneous_owner(c, alpha))
+    return owner, specialized
+
+
+def nonowner_norm(c: Array, U: Array, owner: Array | int) -> Array:
+    """``P = ‖Σ_{j≠o} c_j relu(u_j·x)‖_{L²(N(0,I))} = (Σ_{i,j≠o} c_i c_j κ(u_i, u_j))^{1/2}``.
+
+    ``owner`` broadcasts against the leading axes of ``c``.
+    """
+    m = c.shape[-1]
+    keep = np.arange(m) != np.asarray(owner)[..., None]
+    c_rest = np.where(keep, c, 0.0)
+    quad = np.einsum("...i,...ij,...j->...", c_rest, arccos_kernel(U, U), c_rest)
+    return np.sqrt(np.maximum(quad, 0.0))
+
+
+def empirical_nonowner_norm(a: Array, W: Array, owner: Array | int, X: Array) -> Array:
+    """Sample counterpart of :func:`nonowner_norm`: ``(mean_i (Σ_{j≠o} a_j relu(w_j·x_i))²)^{1/2}``."""
+    m = a.shape[-1]
+    keep = np.arange(m) != np.asarray(owner)[..., None]
+    H = np.maximum(np.einsum("nd,...md->...nm", X, W), 0.0)
+    g = np.einsum("...nm,...m->...n", H, np.where(keep, a, 0.0))
+    return np.sqrt(np.mean(g**2, axis=-1))
+
+
+def specialization_time(crossing_times: Array, owner: Array | int) -> Array:
+    """``T_spec``: the owner's first crossing of ``α = 1 − ε`` (NaN if it never aligns)."""
+    o = np.asarray(owner)[..., None]
+    return np.take_along_axis(crossing_times, o, axis=-1)[..., 0]
+
+
+def first_time_below(t: Array, values: Array, level: float) -> float:
+    """First sampled time at which ``values`` (time axis last) falls to ``level``, with
+    log-linear interpolation between samples; NaN if it never does."""
+    below = np.flatnonzero(values <= level)
+    if below.size == 0:
+        return float("nan")
+    i = below[0]
+    if i == 0:
+        return float(t[0])
+    v0, v1 = np.log(max(values[i - 1], 1e-300)), np.log(max(values[i], 1e-300))
+    frac = (np.log(level) - v0) / (v1 - v0) if v1 != v0 else 1.0
+    return float(t[i - 1] + frac * (t[i] - t[i - 1]))
+
+
+def _monotone_part(loss: Array, alpha: Array, floor: float) -> tuple[Array, Array]:
+    """Keep the samples where the loss sets a new minimum above ``floor``: α as a
+    function of the loss level ℓ, increasing in ℓ for :func:`numpy.interp`."""
+    running = np.minimum.accumulate(loss)
+    keep = (loss <= running) & (loss > floor)
+    keep[1:] &= np.diff(running) < 0
+    keep[0] = loss[0] > floor
+    return loss[keep][::-1], alpha[keep][::-1]
+
+
+def clock_free_gap(
+    loss_1: Array, alpha_1: Array, loss_2: Array, alpha_2: Array, *, levels: int = 400, floor: float = 1e-12
+) -> float:
+    """``Δ = max_ℓ |α₁(ℓ) − α₂(ℓ)|`` over the common loss range (above ``floor``, where
+    the closed-form loss is still above round-off). Alignment is read as a function of
+    the loss level, so any monotone reparametrization of time leaves Δ unchanged."""
+    l1, a1 = _monotone_part(loss_1, alpha_1, floor)
+    l2, a2 = _monotone_part(loss_2, alpha_2, floor)
+    lo, hi = max(l1[0], l2[0]), min(l1[-1], l2[-1])
+    if not lo < hi:
+        return float("nan")
+    grid = np.geomspace(lo, hi, levels)
+    return float(np.max(np.abs(np.interp(grid, l1, a1) - np.interp(grid, l2, a2))))
+
+
+def time_rescaling_mismatch(t_1: Array, loss_1: Array, t_2: Array, loss_2: Array) -> tuple[float, float]:
+    """How well one global clock ``t → s t`` maps run 2's loss curve onto run 1's:
+    ``min_s max_t |L₁(t) − L₂(s t)| / L₁(0)`` on a log-time grid. Returns ``(mismatch, s*)``."""
+    grid = np.geomspace(max(t_1[1], 1e-12), t_1[-1], 400)
+    L1 = np.interp(grid, t_1, loss_1)
+
+    def cost(log_s: float) -> float:
+        L2 = np.interp(grid * np.exp(log_s), t_2, loss_2)
+        return float(np.max(np.abs(L1 - L2)))
+
+    span = np.log(t_2[-1] / t_1[-1])
+    coarse = np.linspace(span - 12.0, span + 12.0, 241)
+    best = coarse[np.argmin([cost(s) for s in coarse])]
+    res = optimize.minimize_scalar(cost, bounds=(best - 0.1, best + 0.1), method="bounded")
+    return float(res.fun / loss_1[0]), float(np.exp(res.x))
