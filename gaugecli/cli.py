@@ -239,7 +239,7 @@ def simulate(
     Several -D values run together as one batched ensemble and write one artifact each.
     """
     with _errors():
-        from gaugecli.artifacts import build_artifact, check_writable, now, write_artifact
+        from gaugecli.artifacts import check_writable
         from gaugecli.experiments.simulate import SimulateConfig
         from gaugecli.experiments.simulate import simulate as run
 
@@ -256,12 +256,10 @@ def simulate(
         paths = [_run_path(out, r, len(runs)) for r in runs]
         for p in paths:
             check_writable(p)
-        started = now()
-        with _progress("simulate") as progress:
-            results = run(config, progress)
+        results, started = _run("simulate", lambda p: run(config, p))
         for path, run_config, obs in zip(paths, runs, results, strict=True):
-            write_artifact(path, build_artifact("simulate", run_config, obs, seed=seed, started=started))
-    _summary_table(runs, results, paths)
+            _write(path, "simulate", run_config, obs, seed, started)
+    _summary_table(results, paths)
 
 
 def _run_path(out: Path | None, config: Any, n_runs: int) -> Path:
@@ -273,7 +271,7 @@ def _run_path(out: Path | None, config: Any, n_runs: int) -> Path:
     return out.with_name(f"{out.stem}-D{config.strengths[0]:g}{out.suffix or '.json'}")
 
 
-def _summary_table(configs: list[Any], results: list[Any], paths: list[Path]) -> None:
+def _summary_table(results: list[Any], paths: list[Path]) -> None:
     from rich.table import Table
 
     from gaugecli.observables import resolved_residual
@@ -281,7 +279,7 @@ def _summary_table(configs: list[Any], results: list[Any], paths: list[Path]) ->
     table = Table(title="gaugecli simulate", show_lines=False)
     for col in ("δ", "T_spec", "final loss", "owner", "δ drift", "R+T resid."):
         table.add_column(col, justify="right")
-    for config, obs, path in zip(configs, results, paths, strict=True):
+    for obs in results:
         deltas = obs.imbalance[0]
         label = ",".join(f"{x:+.4g}" for x in deltas) if len(deltas) <= 4 else f"{deltas[0]:+.4g},… (m={len(deltas)})"
         table.add_row(
@@ -296,6 +294,341 @@ def _summary_table(configs: list[Any], results: list[Any], paths: list[Path]) ->
     console.print(table)
     for path in paths:
         console.print(f"wrote {path}")
+
+
+# ------------------------------------------------------------------------------------------
+# select
+
+
+@app.command("select")
+def select_cmd(
+    gauge_strength: Annotated[float, typer.Option("-D", "--gauge-strength", help="Gauge strength D > 0.")] = 4.0,
+    m: Annotated[int, typer.Option("--m", help="Number of duplicates m ≥ 1.")] = 5,
+    owner: Annotated[int, typer.Option("--owner", help="Designated owner o ∈ [0, m−1]: gets +D, others −D.")] = 0,
+    deltas: Annotated[
+        str | None, typer.Option("--deltas", help="Per-neuron δ, e.g. 2,-1,0.5 (fixes m; owner = argmax δ).")
+    ] = None,
+    sweep: Annotated[
+        bool, typer.Option("--sweep", help="Owner-success sweep over --ms × every designated o (fig4).")
+    ] = False,
+    ms: Annotated[str, typer.Option("--ms", help="Widths m for --sweep, e.g. 2,3,4,5,6,7,8.")] = "2,3,4,5,6,7,8",
+    seeds: Annotated[str, typer.Option("--seeds", help="Seeds of the finite samples (mode sample), e.g. 0,1,2.")] = "0",
+    d: DOpt = 16,
+    k: KOpt = 1,
+    c0: C0Opt = 0.1,
+    theta0: Theta0Opt = math.pi / 2,
+    mode: ModeOpt = ModeChoice.flow,
+    eta: EtaOpt = None,
+    n_samples: NSamplesOpt = 10_000,
+    t_max: TMaxOpt = None,
+    eps_align: EpsOpt = 0.01,
+    rtol: RtolOpt = 1e-10,
+    out: OutOpt = None,
+) -> None:
+    """Selection among m duplicates: the +D neuron becomes the owner (claim C6)."""
+    with _errors():
+        from gaugecli.experiments import select as sel
+
+        model = _model(d, k, c0, theta0, eps_align)
+        dynamics = _dynamics(mode, eta, n_samples, t_max, rtol)
+        seed_list = _parse_ints(seeds, "seeds")
+        if sweep:
+            config: Any = sel.OwnerSweepConfig(
+                model=model,
+                dynamics=dynamics,
+                ms=_parse_ints(ms, "ms", low=2),
+                strength=gauge_strength,
+                seeds=seed_list,
+            )
+            path = _prepare(out, "select-sweep", config)
+            result, started = _run("select --sweep", lambda p: sel.owner_sweep(config, p))
+            _write(path, "select-sweep", config, result, seed_list[0], started)
+            _print_owner_sweep(result, path)
+            return
+        config = sel.SelectConfig(
+            model=model,
+            dynamics=dynamics,
+            m=m,
+            strength=gauge_strength,
+            owner=owner,
+            deltas=_parse_floats(deltas, "deltas"),
+            seeds=seed_list,
+        )
+        path = _prepare(out, "select", config)
+        result, started = _run("select", lambda p: sel.select(config, p))
+        _write(path, "select", config, result, seed_list[0], started)
+    _print_select(result, path)
+
+
+def _print_select(result: Any, path: Path) -> None:
+    from rich.table import Table
+
+    table = Table(title=f"gaugecli select — designated owner {result.designated}")
+    for col in ("seed", "owner", "selected?", "T_spec", "P(end)", "final loss", "c_owner", "α_owner"):
+        table.add_column(col, justify="right")
+    for seed, run, ok in zip(result.seeds, result.runs, result.success, strict=True):
+        o = run.owner
+        table.add_row(
+            str(seed),
+            str(o),
+            "yes" if ok else "NO",
+            _fmt(run.t_spec),
+            _fmt(float(run.nonowner_norm[-1]), ".2e"),
+            _fmt(run.final_loss, ".2e"),
+            _fmt(float(run.coefficient[-1, o]), ".6f"),
+            _fmt(float(run.alignment[-1, o]), ".6f"),
+        )
+    console = _console()
+    console.print(table)
+    console.print(f"wrote {path}")
+
+
+def _print_owner_sweep(result: Any, path: Path) -> None:
+    from rich.table import Table
+
+    width = max(result.ms)
+    table = Table(title=f"owner success (fraction of runs whose owner is the designated o), D={result.strength:g}")
+    table.add_column("m", justify="right")
+    for o in range(width):
+        table.add_column(f"o={o}", justify="right")
+    for m, row in zip(result.ms, result.success_matrix, strict=True):
+        table.add_row(str(m), *[f"{x:.2f}" for x in row], *[""] * (width - m))
+    console = _console()
+    console.print(table)
+    total = sum(p.success for p in result.points)
+    console.print(f"{total}/{len(result.points)} runs selected the designated neuron; wrote {path}")
+
+
+# ------------------------------------------------------------------------------------------
+# prune
+
+
+@app.command()
+def prune(
+    gauge_strength: StrengthOpt = None,
+    ms: Annotated[str, typer.Option("--ms", help="Widths m ≥ 2, e.g. 2,5.")] = "2,5",
+    sample: Annotated[bool, typer.Option("--sample/--no-sample", help="Also run finite-sample GD.")] = True,
+    n_samples: NSamplesOpt = 10_000,
+    seeds: Annotated[str, typer.Option("--seeds", help="Seeds of the finite samples, e.g. 0,1.")] = "0",
+    coalign_strength: Annotated[
+        float, typer.Option("--coalign-strength", help="D of the co-alignment contrast (m=3; non-owners ±).")
+    ] = 4.0,
+    d: DOpt = 16,
+    c0: C0Opt = 0.1,
+    theta0: Theta0Opt = math.pi / 2,
+    eps_align: EpsOpt = 0.01,
+    rtol: RtolOpt = 1e-10,
+    out: OutOpt = None,
+) -> None:
+    """Functional pruning: the non-owner norm P(t) falls below 1e-6 (claim C7), unless non-owners have δ > 0."""
+    with _errors():
+        from gaugecli.experiments.prune import PruneConfig
+        from gaugecli.experiments.prune import prune as run
+
+        config = PruneConfig(
+            model=_model(d, 1, c0, theta0, eps_align),
+            strengths=tuple(gauge_strength or (4.0, 16.0, 64.0)),
+            ms=_parse_ints(ms, "ms", low=2),
+            sample=sample,
+            n_samples=n_samples,
+            seeds=_parse_ints(seeds, "seeds"),
+            coalign_strength=coalign_strength,
+            rtol=rtol,
+        )
+        path = _prepare(out, "prune", config)
+        result, started = _run("prune", lambda p: run(config, p))
+        _write(path, "prune", config, result, config.seeds[0], started)
+    from rich.table import Table
+
+    table = Table(title=f"gaugecli prune — time at which P(t) ≤ {result.level:g}")
+    for col in ("D", "m", "mode", "seed", "owner", "t(P ≤ 1e-6)", "P(end)"):
+        table.add_column(col, justify="right")
+    for p in result.points:
+        table.add_row(
+            f"{p.strength:g}", str(p.m), p.mode, str(p.seed), str(p.owner), _fmt(p.time_below), _fmt(p.final, ".1e")
+        )
+    console = _console()
+    console.print(table)
+    co = result.coalignment
+    console.print(
+        f"non-owners δ={co.deltas_pruned[1]:+g}: P(end)={co.pruned.nonowner_norm[-1]:.1e} (pruned); "
+        f"δ={co.deltas_coaligned[1]:+g}: P(end)={co.coaligned.nonowner_norm[-1]:.3f}, "
+        f"c={', '.join(f'{x:.3f}' for x in co.coaligned.coefficient[-1])} (co-aligned, coefficient shared)"
+    )
+    console.print(f"wrote {path}")
+
+
+# ------------------------------------------------------------------------------------------
+# perturb
+
+
+class PerturbKind(str, Enum):
+    adversarial = "adversarial"
+    random = "random"
+
+
+@app.command()
+def perturb(
+    eps: Annotated[str, typer.Option("--eps", help="Perturbation sizes ε ≥ 0.")] = "0,0.1,0.2,0.4,0.6,0.8,1,1.2,1.4",
+    gauge_strength: StrengthOpt = None,
+    kind: Annotated[PerturbKind, typer.Option("--kind", help="adversarial (deterministic) or random.")] = (
+        PerturbKind.adversarial
+    ),
+    seeds: Annotated[str, typer.Option("--seeds", help="Seeds of random perturbations.")] = "0,1,2,3,4,5,6,7",
+    m: Annotated[int, typer.Option("--m", help="Number of neurons m ≥ 2 (neuron 0 favorable).")] = 2,
+    step_strength: Annotated[float, typer.Option("--step-strength", help="D of the step-size sweep.")] = 4.0,
+    step_fractions: Annotated[
+        str, typer.Option("--step-fractions", help="Steps η as fractions of the stable bound 2/λ_max.")
+    ] = "0.01,0.02,0.04,0.08,0.16,0.32",
+    sample_strength: Annotated[float, typer.Option("--sample-strength", help="D of the sample-size sweep.")] = 4.0,
+    ns: Annotated[str, typer.Option("--ns", help="Sample sizes n.")] = "500,1000,2000,4000,8000,16000,32000",
+    sample_seeds: Annotated[str, typer.Option("--sample-seeds", help="Seeds per sample size.")] = "0,1,2,3,4",
+    d: DOpt = 16,
+    c0: C0Opt = 0.1,
+    theta0: Theta0Opt = math.pi / 2,
+    eps_align: EpsOpt = 0.01,
+    rtol: RtolOpt = 1e-10,
+    out: OutOpt = None,
+) -> None:
+    """Robustness (claim C8): visible perturbations (ε × D), GD step size η, sample size n."""
+    with _errors():
+        from gaugecli.experiments.perturb import PerturbConfig
+        from gaugecli.experiments.perturb import perturb as run
+
+        config = PerturbConfig(
+            model=_model(d, 1, c0, theta0, eps_align),
+            m=m,
+            eps=_parse_floats(eps, "eps") or (),
+            strengths=tuple(gauge_strength or (1.0, 4.0, 16.0, 64.0)),
+            adversarial=kind is PerturbKind.adversarial,
+            seeds=_parse_ints(seeds, "seeds"),
+            step_strength=step_strength,
+            step_fractions=_parse_floats(step_fractions, "step_fractions") or (),
+            sample_strength=sample_strength,
+            ns=_parse_ints(ns, "ns", low=1),
+            sample_seeds=_parse_ints(sample_seeds, "sample_seeds"),
+            rtol=rtol,
+        )
+        path = _prepare(out, "perturb", config)
+        result, started = _run("perturb", lambda p: run(config, p))
+        _write(path, "perturb", config, result, config.seeds[0], started)
+    from rich.table import Table
+
+    v, st, sm = result.visible, result.step, result.samples
+    table = Table(title=f"gaugecli perturb — {v.kind} visible perturbations")
+    table.add_column("D", justify="right")
+    table.add_column("ε*(D)", justify="right")
+    table.add_column("P(select) at ε = " + ", ".join(f"{e:g}" for e in v.eps), justify="left")
+    for D, thr, row in zip(v.strengths, v.threshold, v.probability, strict=True):
+        table.add_row(
+            f"{D:g}", _fmt(thr) if thr is not None else f"> {max(v.eps):g}", " ".join(f"{p:.2f}" for p in row)
+        )
+    console = _console()
+    console.print(table)
+    console.print(
+        f"GD (D={st.strength:g}, stable bound η*={st.stable_bound:.4g}): |T_spec^GD − T_spec^flow| ∝ η^{_fmt(st.slope, '.3f')}"
+        f" (expected 1); selection held for {sum(st.success)}/{len(st.success)} step sizes"
+    )
+    console.print(
+        f"finite sample (D={sm.strength:g}): sup_t |L(θ_n) − L(θ_∞)| ∝ n^{_fmt(sm.slope, '.3f')} (expected −0.5); "
+        f"selection held in {sum(map(sum, sm.success))}/{sum(map(len, sm.success))} runs"
+    )
+    console.print(f"wrote {path}")
+
+
+# ------------------------------------------------------------------------------------------
+# plot and validate
+
+
+@app.command()
+def plot(
+    figure: Annotated[str, typer.Argument(help="fig1 … fig7, or all.")],
+    cache_dir: Annotated[Path, typer.Option("--cache-dir", help="Where artifacts are found and cached.")] = Path(
+        "runs"
+    ),
+    out_dir: Annotated[Path, typer.Option("--out-dir", help="Where figures are written.")] = Path("figures"),
+    format: Annotated[str, typer.Option("--format", help="Comma-separated: pdf, png, svg.")] = "pdf,png",
+    quick: Annotated[bool, typer.Option("--quick", help="Coarser grids and fewer seeds (for tests).")] = False,
+) -> None:
+    """Render publication figures (computing and caching any artifact they need)."""
+    from gaugecli.plots.render import FIGURES
+
+    ids = list(FIGURES) if figure == "all" else [figure]
+    if any(i not in FIGURES for i in ids):
+        raise click.UsageError(
+            f"Invalid value for 'FIGURE': unknown figure {figure!r}; valid: {', '.join(FIGURES)}, all"
+        )
+    formats = tuple(f.strip().lower() for f in format.split(",") if f.strip())
+    bad = [f for f in formats if f not in ("pdf", "png", "svg")]
+    if not formats or bad:
+        raise click.UsageError(f"Invalid value for '--format': must be a list of pdf, png, svg (got {format!r})")
+    if out_dir.exists() and not out_dir.is_dir():
+        raise click.UsageError(f"Invalid value for '--out-dir': {out_dir} is a file, not a folder")
+    if cache_dir.exists() and not cache_dir.is_dir():
+        raise click.UsageError(f"Invalid value for '--cache-dir': {cache_dir} is a file, not a folder")
+    console = _console()
+    with _errors():
+        from gaugecli.plots.render import render
+
+        for fig_id in ids:
+            with _progress(fig_id) as progress:
+                paths = render(
+                    fig_id,
+                    cache_dir,
+                    out_dir,
+                    formats=formats,
+                    quick=quick,
+                    warn=lambda msg: console.print(f"[yellow]warning:[/] {msg}"),
+                    progress=progress,
+                )
+            console.print(f"{fig_id}: " + ", ".join(str(p) for p in paths))
+
+
+@app.command()
+def validate(files: Annotated[list[Path], typer.Argument(help="Artifact files to check.")]) -> None:
+    """Check artifacts against their JSON Schema; print kind and schema version."""
+    from gaugecli.artifacts import ArtifactError, read_artifact
+    from gaugecli.schemas import parse_schema_name
+
+    bad = 0
+    for path in files:
+        try:
+            artifact = read_artifact(path)
+        except ArtifactError as exc:
+            typer.echo(f"INVALID {exc}")
+            bad += 1
+            continue
+        kind, version = parse_schema_name(artifact["schema"])
+        typer.echo(f"valid   {path}: {kind} artifact, schema version {version}")
+    if bad:
+        raise _Failure(f"{bad} of {len(files)} artifacts are invalid")
+
+
+# ------------------------------------------------------------------------------------------
+# shared plumbing of the commands
+
+
+def _prepare(out: Path | None, kind: str, config: Any) -> Path:
+    from gaugecli.artifacts import check_writable
+
+    path = out if out is not None else _default_path(kind, config)
+    check_writable(path)
+    return path
+
+
+def _run(label: str, fn: Callable[[Any], Any]) -> tuple[Any, Any]:
+    """Run ``fn(progress)`` under a progress bar; return its result and the start time."""
+    from gaugecli.artifacts import now
+
+    started = now()
+    with _progress(label) as progress:
+        return fn(progress), started
+
+
+def _write(path: Path, kind: str, config: Any, result: Any, seed: int | None, started: Any) -> None:
+    from gaugecli.artifacts import build_artifact, write_artifact
+
+    write_artifact(path, build_artifact(kind, config, result, seed=seed, started=started))
 
 
 def main() -> None:

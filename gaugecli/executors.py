@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import concurrent.futures
 import multiprocessing
+import re
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from types import TracebackType
 from typing import Any, Protocol, Self, runtime_checkable
@@ -40,6 +41,9 @@ __all__ = [
 
 DEFAULT_CONNECT_TIMEOUT_S = 5.0
 """How long :class:`DaskExecutor` waits for the scheduler before giving up."""
+
+# [tcp:// | tls://] HOST:PORT, HOST a name, an IPv4 address or a bracketed IPv6 address.
+_NETWORK_ADDRESS = re.compile(r"(?:(?:tcp|tls)://)?(?:\[[0-9A-Fa-f:.]+\]|[^\s/:\[\]]+):\d{1,5}")
 
 
 class ExecutorError(RuntimeError):
@@ -179,6 +183,11 @@ class DaskExecutor(_ContextManaged):
     """
 
     def __init__(self, address: str, timeout: float = DEFAULT_CONNECT_TIMEOUT_S) -> None:
+        if "://" not in address or address.startswith(("tcp://", "tls://")):
+            if not _NETWORK_ADDRESS.fullmatch(address):
+                raise ExecutorError(
+                    f"--scheduler {address!r} is not a scheduler address; expected tcp://HOST:PORT (e.g. tcp://127.0.0.1:8786)"
+                )
         try:
             from dask import distributed
         except ImportError:
@@ -192,7 +201,7 @@ class DaskExecutor(_ContextManaged):
         except Exception as err:
             reason = str(err).splitlines()[0] if str(err) else type(err).__name__
             raise ExecutorError(
-                f"cannot connect to the Dask scheduler at {address!r} within {timeout:g} s ({reason}); "
+                f"cannot connect to the Dask scheduler at {address!r} ({reason}); "
                 "check --scheduler (expected tcp://HOST:PORT of a running dask scheduler)"
             ) from None
 

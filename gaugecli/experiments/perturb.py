@@ -1,0 +1,285 @@
+"""``gaugecli perturb``: robustness of selection (claim C8).
+
+(a) visible perturbations of size ε of the duplicates — random, or adversarial
+    (the favorable neuron turned away from the teacher and given a smaller coefficient)
+    — over an (ε, D) grid → selection probability and the threshold ε*(D);
+(b) gradient descent with step η → ``|T_spec^GD − T_spec^flow|`` against η (slope ≈ 1);
+(c) finite samples of size n → ``sup_t |L(θ_n(t)) − L(θ_∞(t))|`` against n (slope ≈ −1/2),
+    where θ_n is GD on ``L_n`` and θ_∞ GD on the population loss with the same step.
+
+Neuron 0 is the favorable one (``+D``); the other ``m − 1`` are unfavorable (``−D``).
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field, replace
+
+import numpy as np
+
+from gaugecli.experiments.common import (
+    DynamicsConfig,
+    Mode,
+    ModelConfig,
+    default_step,
+    duplicates,
+    require,
+    require_finite,
+    run_ensemble,
+)
+from gaugecli.gauge import initial_direction, owner_imbalances, parameters_from_function
+from gaugecli.integrate import NumericalFault, Progress
+from gaugecli.observables import RunObservables
+
+
+@dataclass(frozen=True)
+class PerturbConfig:
+    model: ModelConfig = field(default_factory=ModelConfig)
+    m: int = 2
+    # (a) visible perturbations
+    eps: tuple[float, ...] = (0.0, 0.1, 0.2, 0.4, 0.6, 0.8, 1.0, 1.2, 1.4)
+    strengths: tuple[float, ...] = (1.0, 4.0, 16.0, 64.0)
+    adversarial: bool = True
+    seeds: tuple[int, ...] = (0, 1, 2, 3, 4, 5, 6, 7)
+    refine: int = 8
+    # (b) step sizes, as fractions of the stable bound 2/λ_max at θ0
+    step_strength: float = 4.0
+    step_fractions: tuple[float, ...] = (0.01, 0.02, 0.04, 0.08, 0.16, 0.32)
+    # (c) sample sizes
+    sample_strength: float = 4.0
+    ns: tuple[int, ...] = (500, 1000, 2000, 4000, 8000, 16000, 32000)
+    sample_seeds: tuple[int, ...] = (0, 1, 2, 3, 4)
+    rtol: float = 1e-10
+
+    def __post_init__(self) -> None:
+        require(isinstance(self.m, int) and self.m >= 2, "m", f"must be an integer ≥ 2 (got {self.m!r})")
+        require(len(self.eps) >= 1, "eps", "give at least one ε, e.g. --eps 0,0.1,0.2")
+        for e in self.eps:
+            require_finite(e, "eps", low=0.0, strict=False)
+        if self.adversarial:
+            limit = math.pi - self.model.theta0
+            require(
+                max(self.eps) < limit,
+                "eps",
+                f"adversarial ε turns the favorable neuron to θ0 + ε, so ε must be in [0, π − θ0) = [0, {limit:.4g})",
+            )
+        require(len(self.strengths) >= 1, "gauge_strength", "give at least one D")
+        for D in (*self.strengths, self.step_strength, self.sample_strength):
+            require_finite(D, "gauge_strength", low=0.0)
+        require(len(self.seeds) >= 1 and all(s >= 0 for s in self.seeds), "seeds", "must be integers ≥ 0")
+        require(len(self.step_fractions) >= 2, "step_fractions", "give at least two step sizes")
+        for f in self.step_fractions:
+            require_finite(f, "step_fractions", low=0.0)
+        require(len(self.ns) >= 2, "ns", "give at least two sample sizes, e.g. --ns 1000,4000")
+        require(all(isinstance(n, int) and n >= 1 for n in self.ns), "ns", f"must be integers ≥ 1 (got {self.ns!r})")
+        require(len(self.sample_seeds) >= 1, "sample_seeds", "give at least one seed")
+        require(isinstance(self.refine, int) and self.refine >= 0, "refine", "must be an integer ≥ 0")
+
+
+def perturbed_duplicates(
+    model: ModelConfig, deltas: np.ndarray, eps: float, *, adversarial: bool, seed: int = 0
+) -> tuple[np.ndarray, np.ndarray]:
+    """Duplicates made visibly different by ``ε``.
+
+    Adversarial: the favorable neuron (argmax δ) turns to angle ``θ0 + ε`` from the teacher
+    with coefficient ``(c0/m) e^{−ε}``; the others turn to ``θ0 − ε`` with ``(c0/m) e^{ε}``.
+    Random: ``u_j ∝ u0 + ε ξ_j`` with ``ξ_j ~ N(0, I_d/d)`` and ``c_j = (c0/m) e^{ε ζ_j}``,
+    ``ζ_j ~ N(0, 1)``, from ``default_rng(seed)``.
+    """
+    teacher = model.teacher()
+    m = deltas.shape[-1]
+    fav = int(np.argmax(deltas))
+    if adversarial:
+        sign = np.where(np.arange(m) == fav, 1.0, -1.0)
+        U = np.stack([initial_direction(teacher, model.theta0 + s * eps) for s in sign])
+        c = model.c0 / m * np.exp(-sign * eps)
+    else:
+        rng = np.random.default_rng(seed)
+        u0 = initial_direction(teacher, model.theta0)
+        U = u0 + eps * rng.standard_normal((m, teacher.d)) / math.sqrt(teacher.d)
+        c = model.c0 / m * np.exp(eps * rng.standard_normal(m))
+    return parameters_from_function(c, U, deltas)
+
+
+@dataclass
+class VisiblePoint:
+    strength: float
+    eps: float
+    seed: int
+    owner: int
+    success: bool
+
+
+@dataclass
+class VisibleSweep:
+    kind: str
+    eps: list[float]
+    strengths: list[float]
+    probability: list[list[float]]
+    threshold: list[float | None]
+    points: list[VisiblePoint]
+
+
+@dataclass
+class StepSweep:
+    strength: float
+    stable_bound: float
+    etas: list[float]
+    t_spec_gd: list[float | None]
+    t_spec_flow: float | None
+    error: list[float | None]
+    success: list[bool]
+    diverged: list[bool]
+    slope: float | None
+
+
+@dataclass
+class SampleSweep:
+    strength: float
+    eta: float
+    ns: list[int]
+    seeds: list[int]
+    deviation: list[float]
+    deviation_per_seed: list[list[float]]
+    success: list[list[bool]]
+    slope: float | None
+
+
+@dataclass
+class PerturbResult:
+    visible: VisibleSweep
+    step: StepSweep
+    samples: SampleSweep
+
+
+def _slope(x: list[float], y: list[float | None]) -> float | None:
+    pts = [(a, b) for a, b in zip(x, y, strict=True) if b is not None and b > 0 and a > 0]
+    if len(pts) < 2:
+        return None
+    lx, ly = np.log([p[0] for p in pts]), np.log([p[1] for p in pts])
+    return float(np.polyfit(lx, ly, 1)[0])
+
+
+def _selects(model: ModelConfig, flow: DynamicsConfig, deltas: np.ndarray, eps_list: list[float], kind: bool, seeds):
+    inits = [perturbed_duplicates(model, deltas, e, adversarial=kind, seed=s) for e in eps_list for s in seeds]
+    a0 = np.stack([i[0] for i in inits])
+    W0 = np.stack([i[1] for i in inits])
+    runs = run_ensemble(model, flow, a0, W0)
+    fav = int(np.argmax(deltas))
+    return [r.specialized and r.owner == fav for r in runs], [r.owner for r in runs]
+
+
+def visible_sweep(config: PerturbConfig, progress: Progress | None = None) -> VisibleSweep:
+    model = config.model
+    flow = DynamicsConfig(mode=Mode.flow, rtol=config.rtol)
+    seeds = config.seeds if not config.adversarial else (0,)
+    eps = sorted(config.eps)
+    points: list[VisiblePoint] = []
+    probability: list[list[float]] = []
+    threshold: list[float | None] = []
+    for i, D in enumerate(config.strengths):
+        deltas = owner_imbalances(config.m, D, 0)
+        ok, owners = _selects(model, flow, deltas, eps, config.adversarial, seeds)
+        it = iter(zip(ok, owners, strict=True))
+        row = []
+        for e in eps:
+            hits = []
+            for s in seeds:
+                success, owner = next(it)
+                points.append(VisiblePoint(D, e, s, owner, success))
+                hits.append(success)
+            row.append(float(np.mean(hits)))
+        probability.append(row)
+        failing = [k for k, p in enumerate(row) if p < 0.5]
+        if not failing:
+            threshold.append(None)
+        elif failing[0] == 0:
+            threshold.append(0.0)
+        else:
+            lo, hi = eps[failing[0] - 1], eps[failing[0]]
+            if config.adversarial:  # deterministic: bisect the boundary
+                for _ in range(config.refine):
+                    mid = 0.5 * (lo + hi)
+                    (good,), _ = _selects(model, flow, deltas, [mid], True, (0,))
+                    lo, hi = (mid, hi) if good else (lo, mid)
+            threshold.append(0.5 * (lo + hi))
+        if progress is not None:
+            progress((i + 1) / len(config.strengths))
+    kind = "adversarial" if config.adversarial else "random"
+    return VisibleSweep(kind, eps, list(config.strengths), probability, threshold, points)
+
+
+def step_sweep(config: PerturbConfig, progress: Progress | None = None) -> StepSweep:
+    model = config.model
+    deltas = owner_imbalances(config.m, config.step_strength, 0)
+    a0, W0 = duplicates(model, deltas[None])
+    flow_run = run_ensemble(model, DynamicsConfig(mode=Mode.flow, rtol=config.rtol), a0, W0)[0]
+    bound = 10.0 * default_step(a0, W0, model.teacher())
+    etas = [f * bound for f in sorted(config.step_fractions)]
+    t_gd: list[float | None] = []
+    success: list[bool] = []
+    diverged: list[bool] = []
+    for i, eta in enumerate(etas):
+        try:
+            run = run_ensemble(model, DynamicsConfig(mode=Mode.gd, eta=eta), a0, W0)[0]
+        except NumericalFault:
+            t_gd.append(None)
+            success.append(False)
+            diverged.append(True)
+        else:
+            t_gd.append(run.t_spec)
+            success.append(run.specialized and run.owner == 0)
+            diverged.append(False)
+        if progress is not None:
+            progress((i + 1) / len(etas))
+    t_flow = flow_run.t_spec
+    error = [None if (t is None or t_flow is None) else abs(t - t_flow) for t in t_gd]
+    return StepSweep(config.step_strength, bound, etas, t_gd, t_flow, error, success, diverged, _slope(etas, error))
+
+
+def _loss_deviation(pop: RunObservables, fin: RunObservables) -> float:
+    n = min(pop.t.size, fin.t.size)
+    return float(np.max(np.abs(pop.loss[:n] - fin.loss[:n])))
+
+
+def sample_sweep(config: PerturbConfig, progress: Progress | None = None) -> SampleSweep:
+    model = config.model
+    deltas = owner_imbalances(config.m, config.sample_strength, 0)
+    a0, W0 = duplicates(model, deltas[None])
+    eta = default_step(a0, W0, model.teacher())
+    # Population GD with the same step and grid is the reference trajectory θ_∞(t).
+    pop_dyn = DynamicsConfig(mode=Mode.gd, eta=eta)
+    pop = run_ensemble(model, pop_dyn, a0, W0)[0]
+    horizon = float(pop.t[-1])
+    pop = run_ensemble(model, replace(pop_dyn, t_max=horizon), a0, W0)[0]
+    per_seed: list[list[float]] = []
+    success: list[list[bool]] = []
+    for i, n in enumerate(config.ns):
+        dyn = DynamicsConfig(mode=Mode.sample, eta=eta, n_samples=n, t_max=horizon)
+        devs, oks = [], []
+        for seed in config.sample_seeds:
+            fin = run_ensemble(model, dyn, a0, W0, seed=np.random.SeedSequence([seed, n]))[0]
+            devs.append(_loss_deviation(pop, fin))
+            oks.append(fin.specialized and fin.owner == 0)
+        per_seed.append(devs)
+        success.append(oks)
+        if progress is not None:
+            progress((i + 1) / len(config.ns))
+    mean = [float(np.mean(d)) for d in per_seed]
+    return SampleSweep(
+        config.sample_strength,
+        eta,
+        list(config.ns),
+        list(config.sample_seeds),
+        mean,
+        per_seed,
+        success,
+        _slope([float(n) for n in config.ns], mean),
+    )
+
+
+def perturb(config: PerturbConfig, progress: Progress | None = None) -> PerturbResult:
+    def part(k: int) -> Progress | None:
+        return None if progress is None else (lambda f: progress((k + f) / 3))
+
+    return PerturbResult(visible_sweep(config, part(0)), step_sweep(config, part(1)), sample_sweep(config, part(2)))

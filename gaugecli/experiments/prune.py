@@ -1,0 +1,125 @@
+"""``gaugecli prune``: the non-owners' function vanishes (claim C7), and when it does not.
+
+``P(t) = ‖Σ_{j≠o} a_j relu(w_j·x)‖_{L²}`` over a grid of gauge strengths D and widths m,
+for the population flow and for finite-sample GD; and the exception: non-owners with
+``δ > 0`` co-align with the owner and keep part of the coefficient.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field, replace
+
+import numpy as np
+
+from gaugecli.experiments.common import (
+    DynamicsConfig,
+    Mode,
+    ModelConfig,
+    duplicates,
+    require,
+    require_finite,
+    run_ensemble,
+)
+from gaugecli.gauge import owner_imbalances
+from gaugecli.integrate import Progress
+from gaugecli.metrics import first_time_below
+from gaugecli.observables import RunObservables
+
+PRUNED_LEVEL = 1e-6
+"""P below this counts as pruned (SPEC C7)."""
+
+
+@dataclass(frozen=True)
+class PruneConfig:
+    """Grid ``strengths × ms``; owner 0 gets +D, the rest −D. ``sample`` adds finite-sample
+    GD runs (``n_samples``, one per seed). The co-alignment contrast uses ``m = 3``,
+    ``D = coalign_strength``: non-owners at ``−D`` (pruned) vs at ``+D/2`` (co-aligned)."""
+
+    model: ModelConfig = field(default_factory=ModelConfig)
+    strengths: tuple[float, ...] = (4.0, 16.0, 64.0)
+    ms: tuple[int, ...] = (2, 5)
+    sample: bool = True
+    n_samples: int = 10_000
+    seeds: tuple[int, ...] = (0,)
+    coalign_strength: float = 4.0
+    rtol: float = 1e-10
+
+    def __post_init__(self) -> None:
+        require(len(self.strengths) >= 1, "gauge_strength", "give at least one D")
+        for D in self.strengths:
+            require_finite(D, "gauge_strength", low=0.0)
+        require(len(self.ms) >= 1, "ms", "give at least one m, e.g. --ms 2,5")
+        require(all(isinstance(m, int) and m >= 2 for m in self.ms), "ms", f"must be integers ≥ 2 (got {self.ms!r})")
+        require(isinstance(self.n_samples, int) and self.n_samples >= 1, "n_samples", "must be an integer ≥ 1")
+        require(len(self.seeds) >= 1 and all(s >= 0 for s in self.seeds), "seeds", "must be integers ≥ 0")
+        require_finite(self.coalign_strength, "coalign_strength", low=0.0)
+
+
+@dataclass
+class PrunePoint:
+    strength: float
+    m: int
+    mode: str
+    seed: int
+    owner: int
+    t: np.ndarray
+    nonowner_norm: np.ndarray
+    time_below: float | None
+    final: float
+
+
+@dataclass
+class Coalignment:
+    deltas_pruned: list[float]
+    deltas_coaligned: list[float]
+    pruned: RunObservables
+    coaligned: RunObservables
+
+
+@dataclass
+class PruneResult:
+    level: float
+    points: list[PrunePoint]
+    coalignment: Coalignment
+
+
+def _point(D: float, m: int, mode: str, seed: int, run: RunObservables) -> PrunePoint:
+    below = first_time_below(run.t, run.nonowner_norm, PRUNED_LEVEL)
+    return PrunePoint(
+        D,
+        m,
+        mode,
+        seed,
+        run.owner,
+        run.t,
+        run.nonowner_norm,
+        None if np.isnan(below) else below,
+        float(run.nonowner_norm[-1]),
+    )
+
+
+def prune(config: PruneConfig, progress: Progress | None = None) -> PruneResult:
+    flow = DynamicsConfig(mode=Mode.flow, rtol=config.rtol)
+    sample = DynamicsConfig(mode=Mode.sample, n_samples=config.n_samples)
+    # Flow: every D for one m is one ensemble. Sample GD: one run per (m, D, seed), so
+    # that each D takes its own stable step instead of the largest D's.
+    jobs: list[tuple[int, tuple[float, ...], DynamicsConfig, int]] = [(m, config.strengths, flow, 0) for m in config.ms]
+    if config.sample:
+        jobs += [(m, (D,), sample, s) for m in config.ms for D in config.strengths for s in config.seeds]
+    n_jobs = len(jobs) + 1
+    points: list[PrunePoint] = []
+    for i, (m, strengths, dyn, seed) in enumerate(jobs):
+        deltas = np.stack([owner_imbalances(m, D, 0) for D in strengths])
+        a0, W0 = duplicates(config.model, deltas)
+        sub = None if progress is None else (lambda f, i=i: progress((i + f) / n_jobs))
+        runs = run_ensemble(config.model, dyn, a0, W0, seed=seed, progress=sub)
+        points.extend(_point(D, m, dyn.mode.value, seed, r) for D, r in zip(strengths, runs, strict=True))
+    points.sort(key=lambda p: (p.mode != "flow", p.m, p.strength, p.seed))
+
+    D = config.coalign_strength
+    pruned = np.array([D, -D, -D])
+    coaligned = np.array([D, D / 2, D / 2])
+    a0, W0 = duplicates(config.model, np.stack([pruned, coaligned]))
+    sub = None if progress is None else (lambda f: progress((len(jobs) + f) / n_jobs))
+    run_p, run_c = run_ensemble(config.model, replace(flow), a0, W0, progress=sub)
+    return PruneResult(PRUNED_LEVEL, points, Coalignment(pruned.tolist(), coaligned.tolist(), run_p, run_c))

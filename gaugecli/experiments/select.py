@@ -1,0 +1,153 @@
+"""``gaugecli select``: which of m duplicates learns the teacher feature (claim C6)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from gaugecli.experiments.common import (
+    DynamicsConfig,
+    Mode,
+    ModelConfig,
+    duplicates,
+    require,
+    require_finite,
+    run_ensemble,
+)
+from gaugecli.gauge import owner_imbalances
+from gaugecli.integrate import Progress
+from gaugecli.observables import RunObservables
+
+
+def _check_seeds(seeds: tuple[int, ...]) -> None:
+    require(len(seeds) >= 1, "seeds", "give at least one seed, e.g. --seeds 0,1,2")
+    require(all(isinstance(s, int) and s >= 0 for s in seeds), "seeds", f"must be integers ≥ 0 (got {seeds!r})")
+
+
+@dataclass(frozen=True)
+class SelectConfig:
+    """``m`` duplicates; neuron ``owner`` gets ``+D`` and the others ``−D`` — or each its
+    own δ from ``deltas`` (then the designated owner is ``argmax_j δ_j``). In sample mode
+    one run per seed (each its own sample); the population flow needs only one."""
+
+    model: ModelConfig = field(default_factory=ModelConfig)
+    dynamics: DynamicsConfig = field(default_factory=DynamicsConfig)
+    m: int = 5
+    strength: float = 4.0
+    owner: int = 0
+    deltas: tuple[float, ...] | None = None
+    seeds: tuple[int, ...] = (0,)
+
+    def __post_init__(self) -> None:
+        require(isinstance(self.m, int) and self.m >= 1, "m", f"must be an integer ≥ 1 (got {self.m!r})")
+        require_finite(self.strength, "gauge_strength", low=0.0)
+        _check_seeds(self.seeds)
+        if self.deltas is not None:
+            require(len(self.deltas) >= 1, "deltas", "give at least one δ, e.g. --deltas 2,-1,0.5")
+            for x in self.deltas:
+                require_finite(x, "deltas")
+            object.__setattr__(self, "m", len(self.deltas))
+        else:
+            require(
+                isinstance(self.owner, int) and 0 <= self.owner < self.m,
+                "owner",
+                f"must be an integer in [0, m-1] = [0, {self.m - 1}] (got {self.owner!r})",
+            )
+
+    def imbalances(self) -> np.ndarray:
+        if self.deltas is not None:
+            return np.asarray(self.deltas, float)
+        return owner_imbalances(self.m, self.strength, self.owner)
+
+    @property
+    def designated(self) -> int:
+        """The neuron the gauge designates: ``owner``, or ``argmax_j δ_j`` for explicit δ."""
+        return int(np.argmax(self.imbalances())) if self.deltas is not None else self.owner
+
+    @property
+    def run_seeds(self) -> tuple[int, ...]:
+        return self.seeds if self.dynamics.mode is Mode.sample else self.seeds[:1]
+
+
+@dataclass
+class SelectResult:
+    designated: int
+    runs: list[RunObservables]
+    seeds: list[int]
+    success: list[bool]
+    owner: int
+    t_spec: float | None
+
+
+def select(config: SelectConfig, progress: Progress | None = None) -> SelectResult:
+    deltas = config.imbalances()
+    a0, W0 = duplicates(config.model, deltas[None, :])
+    runs: list[RunObservables] = []
+    seeds = list(config.run_seeds)
+    for i, seed in enumerate(seeds):
+        sub = None if progress is None else (lambda f, i=i: progress((i + f) / len(seeds)))
+        runs.extend(run_ensemble(config.model, config.dynamics, a0, W0, seed=seed, progress=sub))
+    success = [r.specialized and r.owner == config.designated for r in runs]
+    return SelectResult(
+        designated=config.designated,
+        runs=runs,
+        seeds=seeds,
+        success=success,
+        owner=runs[0].owner,
+        t_spec=runs[0].t_spec,
+    )
+
+
+@dataclass(frozen=True)
+class OwnerSweepConfig:
+    """Owner success over ``m ∈ ms`` and every designated ``o < m`` (× seeds in sample mode)."""
+
+    model: ModelConfig = field(default_factory=ModelConfig)
+    dynamics: DynamicsConfig = field(default_factory=DynamicsConfig)
+    ms: tuple[int, ...] = (2, 3, 4, 5, 6, 7, 8)
+    strength: float = 4.0
+    seeds: tuple[int, ...] = (0,)
+
+    def __post_init__(self) -> None:
+        require(len(self.ms) >= 1, "ms", "give at least one m, e.g. --ms 2,3,5")
+        require(all(isinstance(m, int) and m >= 2 for m in self.ms), "ms", f"must be integers ≥ 2 (got {self.ms!r})")
+        require_finite(self.strength, "gauge_strength", low=0.0)
+        _check_seeds(self.seeds)
+
+
+@dataclass
+class OwnerSweepPoint:
+    m: int
+    designated: int
+    seed: int
+    owner: int
+    success: bool
+    t_spec: float | None
+
+
+@dataclass
+class OwnerSweepResult:
+    ms: list[int]
+    strength: float
+    points: list[OwnerSweepPoint]
+    success_matrix: list[list[float]]
+
+
+def owner_sweep(config: OwnerSweepConfig, progress: Progress | None = None) -> OwnerSweepResult:
+    """For each m, the m designations ``o = 0..m−1`` run together as one ensemble."""
+    seeds = config.seeds if config.dynamics.mode is Mode.sample else config.seeds[:1]
+    jobs = [(m, s) for m in config.ms for s in seeds]
+    points: list[OwnerSweepPoint] = []
+    for i, (m, seed) in enumerate(jobs):
+        deltas = np.stack([owner_imbalances(m, config.strength, o) for o in range(m)])
+        a0, W0 = duplicates(config.model, deltas)
+        sub = None if progress is None else (lambda f, i=i: progress((i + f) / len(jobs)))
+        runs = run_ensemble(config.model, config.dynamics, a0, W0, seed=seed, progress=sub)
+        for o, r in enumerate(runs):
+            points.append(OwnerSweepPoint(m, o, seed, r.owner, r.specialized and r.owner == o, r.t_spec))
+    matrix = [
+        [float(np.mean([p.success for p in points if p.m == m and p.designated == o])) for o in range(m)]
+        for m in config.ms
+    ]
+    return OwnerSweepResult(list(config.ms), config.strength, points, matrix)
