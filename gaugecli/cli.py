@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import contextlib
 import math
+import signal
 import sys
 from collections.abc import Callable, Iterator
 from enum import Enum
@@ -87,16 +88,33 @@ class _Failure(click.ClickException):
 def _errors() -> Iterator[None]:
     """Map the core's errors onto one-line CLI errors with the right exit code."""
     from gaugecli.artifacts import ArtifactError
+    from gaugecli.executors import ExecutorError
     from gaugecli.experiments.common import ConfigError
     from gaugecli.integrate import NumericalFault
 
+    previous = signal.signal(signal.SIGTERM, _raise_interrupt)
     try:
         yield
+    except KeyboardInterrupt:
+        raise _Interrupted(
+            "interrupted; no partial artifact was written, finished sweep points are kept — "
+            "run the same command again to resume"
+        ) from None
     except ConfigError as exc:
         flag = "--" + exc.param.replace("_", "-")
         raise click.UsageError(f"Invalid value for '{flag}': {str(exc).split(': ', 1)[1]}") from None
-    except (NumericalFault, ArtifactError) as exc:
+    except (NumericalFault, ArtifactError, ExecutorError) as exc:
         raise _Failure(str(exc)) from None
+    finally:
+        signal.signal(signal.SIGTERM, previous)
+
+
+def _raise_interrupt(signum: int, frame: Any) -> None:
+    raise KeyboardInterrupt
+
+
+class _Interrupted(click.ClickException):
+    exit_code = 130
 
 
 @contextlib.contextmanager
@@ -187,6 +205,16 @@ SeedOpt = Annotated[int, typer.Option("--seed", help="Seed ≥ 0 of the finite s
 EpsOpt = Annotated[float, typer.Option("--eps-align", help="α ≥ 1 − ε counts as aligned; ε ∈ (0, 1).")]
 RtolOpt = Annotated[float, typer.Option("--rtol", help="Relative tolerance of the flow solver, in (0, 1e-2).")]
 OutOpt = Annotated[Path | None, typer.Option("--out", help="Artifact path (default: runs/<command>-<hash>.json).")]
+WorkersOpt = Annotated[
+    int, typer.Option("--workers", min=1, help="Local worker processes for the sweep's points (≥ 1).")
+]
+SchedulerOpt = Annotated[
+    str | None, typer.Option("--scheduler", help="Run the sweep's points on a Dask cluster: tcp://HOST:PORT.")
+]
+PointsOpt = Annotated[
+    Path, typer.Option("--points-dir", help="Where finished sweep points are kept; a rerun resumes from them.")
+]
+ResumeOpt = Annotated[bool, typer.Option("--resume/--no-resume", help="Reuse finished points from --points-dir.")]
 
 
 def _model(d: int, k: int, c0: float, theta0: float, eps_align: float) -> Any:
@@ -324,6 +352,10 @@ def select_cmd(
     eps_align: EpsOpt = 0.01,
     rtol: RtolOpt = 1e-10,
     out: OutOpt = None,
+    workers: WorkersOpt = 1,
+    scheduler: SchedulerOpt = None,
+    points_dir: PointsOpt = Path("runs/points"),
+    resume: ResumeOpt = True,
 ) -> None:
     """Selection among m duplicates: the +D neuron becomes the owner (claim C6)."""
     with _errors():
@@ -341,7 +373,8 @@ def select_cmd(
                 seeds=seed_list,
             )
             path = _prepare(out, "select-sweep", config)
-            result, started = _run("select --sweep", lambda p: sel.owner_sweep(config, p))
+            with _runner(workers, scheduler, points_dir, resume) as runner:
+                result, started = _run("select --sweep", lambda p: sel.owner_sweep(config, p, runner))
             _write(path, "select-sweep", config, result, seed_list[0], started)
             _print_owner_sweep(result, path)
             return
@@ -419,6 +452,10 @@ def prune(
     eps_align: EpsOpt = 0.01,
     rtol: RtolOpt = 1e-10,
     out: OutOpt = None,
+    workers: WorkersOpt = 1,
+    scheduler: SchedulerOpt = None,
+    points_dir: PointsOpt = Path("runs/points"),
+    resume: ResumeOpt = True,
 ) -> None:
     """Functional pruning: the non-owner norm P(t) falls below 1e-6 (claim C7), unless non-owners have δ > 0."""
     with _errors():
@@ -436,7 +473,8 @@ def prune(
             rtol=rtol,
         )
         path = _prepare(out, "prune", config)
-        result, started = _run("prune", lambda p: run(config, p))
+        with _runner(workers, scheduler, points_dir, resume) as runner:
+            result, started = _run("prune", lambda p: run(config, p, runner))
         _write(path, "prune", config, result, config.seeds[0], started)
     from rich.table import Table
 
@@ -489,6 +527,10 @@ def perturb(
     eps_align: EpsOpt = 0.01,
     rtol: RtolOpt = 1e-10,
     out: OutOpt = None,
+    workers: WorkersOpt = 1,
+    scheduler: SchedulerOpt = None,
+    points_dir: PointsOpt = Path("runs/points"),
+    resume: ResumeOpt = True,
 ) -> None:
     """Robustness (claim C8): visible perturbations (ε × D), GD step size η, sample size n."""
     with _errors():
@@ -510,7 +552,8 @@ def perturb(
             rtol=rtol,
         )
         path = _prepare(out, "perturb", config)
-        result, started = _run("perturb", lambda p: run(config, p))
+        with _runner(workers, scheduler, points_dir, resume) as runner:
+            result, started = _run("perturb", lambda p: run(config, p, runner))
         _write(path, "perturb", config, result, config.seeds[0], started)
     from rich.table import Table
 
@@ -614,6 +657,21 @@ def _prepare(out: Path | None, kind: str, config: Any) -> Path:
     path = out if out is not None else _default_path(kind, config)
     check_writable(path)
     return path
+
+
+@contextlib.contextmanager
+def _runner(workers: int, scheduler: str | None, points_dir: Path, resume: bool) -> Iterator[Any]:
+    """The sweep runner the options ask for: local processes or Dask, storing every point."""
+    from gaugecli.executors import make_executor
+    from gaugecli.sweep import make_runner
+
+    if points_dir.exists() and not points_dir.is_dir():
+        raise click.UsageError(f"Invalid value for '--points-dir': {points_dir} is a file, not a folder")
+    console = _console()
+    with make_executor(scheduler, workers) as executor:
+        yield make_runner(
+            executor, points_dir, warn=lambda msg: console.print(f"[yellow]warning:[/] {msg}"), reuse=resume
+        )
 
 
 def _run(label: str, fn: Callable[[Any], Any]) -> tuple[Any, Any]:

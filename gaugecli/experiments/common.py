@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 import math
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from enum import Enum
+from typing import Any, TypeVar
 
 import numpy as np
 from numpy.typing import NDArray
@@ -15,6 +17,24 @@ from gaugecli.observables import RunObservables, observe
 from gaugecli.teacher import Teacher, standard_teacher
 
 Array = NDArray[np.float64]
+P = TypeVar("P")
+R = TypeVar("R")
+
+PointRunner = Callable[[Callable[[P], R], Sequence[P], "Progress | None"], list[R]]
+"""How a sweep evaluates its independent points: ``runner(fn, points, progress)`` returns
+``[fn(p) for p in points]`` in order. :func:`run_serially` is the default; the CLI passes
+one that uses a process pool or a Dask cluster and stores each finished point so that an
+interrupted sweep resumes (:mod:`gaugecli.sweep`). ``fn`` is a module-level function and
+each point a frozen dataclass, so both pickle."""
+
+
+def run_serially(fn: Callable[[Any], Any], points: Sequence[Any], progress: Progress | None = None) -> list[Any]:
+    out = []
+    for i, point in enumerate(points):
+        out.append(fn(point))
+        if progress is not None:
+            progress((i + 1) / len(points))
+    return out
 
 
 class ConfigError(ValueError):

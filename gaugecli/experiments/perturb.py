@@ -13,7 +13,7 @@ Neuron 0 is the favorable one (``+D``); the other ``m − 1`` are unfavorable (`
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 
 import numpy as np
 
@@ -21,15 +21,16 @@ from gaugecli.experiments.common import (
     DynamicsConfig,
     Mode,
     ModelConfig,
+    PointRunner,
     default_step,
     duplicates,
     require,
     require_finite,
     run_ensemble,
+    run_serially,
 )
 from gaugecli.gauge import initial_direction, owner_imbalances, parameters_from_function
 from gaugecli.integrate import NumericalFault, Progress
-from gaugecli.observables import RunObservables
 
 
 @dataclass(frozen=True)
@@ -160,8 +161,10 @@ def _slope(x: list[float], y: list[float | None]) -> float | None:
     return float(np.polyfit(lx, ly, 1)[0])
 
 
-def _selects(model: ModelConfig, flow: DynamicsConfig, deltas: np.ndarray, eps_list: list[float], kind: bool, seeds):
-    inits = [perturbed_duplicates(model, deltas, e, adversarial=kind, seed=s) for e in eps_list for s in seeds]
+def _selects(
+    model: ModelConfig, flow: DynamicsConfig, deltas: np.ndarray, eps: list[float], adversarial: bool, seeds
+) -> tuple[list[bool], list[int]]:
+    inits = [perturbed_duplicates(model, deltas, e, adversarial=adversarial, seed=s) for e in eps for s in seeds]
     a0 = np.stack([i[0] for i in inits])
     W0 = np.stack([i[1] for i in inits])
     runs = run_ensemble(model, flow, a0, W0)
@@ -169,117 +172,195 @@ def _selects(model: ModelConfig, flow: DynamicsConfig, deltas: np.ndarray, eps_l
     return [r.specialized and r.owner == fav for r in runs], [r.owner for r in runs]
 
 
-def visible_sweep(config: PerturbConfig, progress: Progress | None = None) -> VisibleSweep:
-    model = config.model
-    flow = DynamicsConfig(mode=Mode.flow, rtol=config.rtol)
+@dataclass(frozen=True)
+class VisibleRowJob:
+    """One gauge strength D of the (ε, D) grid: every ε × seed in one ensemble, then
+    (adversarial case) bisection of the boundary ε*(D)."""
+
+    model: ModelConfig
+    m: int
+    strength: float
+    eps: tuple[float, ...]
+    adversarial: bool
+    seeds: tuple[int, ...]
+    refine: int
+    rtol: float
+
+
+@dataclass
+class VisibleRow:
+    probability: list[float]
+    threshold: float | None
+    points: list[VisiblePoint]
+
+
+def visible_row(job: VisibleRowJob) -> VisibleRow:
+    flow = DynamicsConfig(mode=Mode.flow, rtol=job.rtol)
+    deltas = owner_imbalances(job.m, job.strength, 0)
+    eps = list(job.eps)
+    ok, owners = _selects(job.model, flow, deltas, eps, job.adversarial, job.seeds)
+    points = [
+        VisiblePoint(job.strength, e, s, owners[i * len(job.seeds) + k], ok[i * len(job.seeds) + k])
+        for i, e in enumerate(eps)
+        for k, s in enumerate(job.seeds)
+    ]
+    row = [float(np.mean(ok[i * len(job.seeds) : (i + 1) * len(job.seeds)])) for i in range(len(eps))]
+    failing = [k for k, p in enumerate(row) if p < 0.5]
+    if not failing:
+        return VisibleRow(row, None, points)
+    if failing[0] == 0:
+        return VisibleRow(row, 0.0, points)
+    lo, hi = eps[failing[0] - 1], eps[failing[0]]
+    if job.adversarial:  # deterministic in ε: bisect the boundary
+        for _ in range(job.refine):
+            mid = 0.5 * (lo + hi)
+            (good,), _ = _selects(job.model, flow, deltas, [mid], True, (0,))
+            lo, hi = (mid, hi) if good else (lo, mid)
+    return VisibleRow(row, 0.5 * (lo + hi), points)
+
+
+def visible_sweep(
+    config: PerturbConfig, progress: Progress | None = None, runner: PointRunner = run_serially
+) -> VisibleSweep:
     seeds = config.seeds if not config.adversarial else (0,)
-    eps = sorted(config.eps)
-    points: list[VisiblePoint] = []
-    probability: list[list[float]] = []
-    threshold: list[float | None] = []
-    for i, D in enumerate(config.strengths):
-        deltas = owner_imbalances(config.m, D, 0)
-        ok, owners = _selects(model, flow, deltas, eps, config.adversarial, seeds)
-        it = iter(zip(ok, owners, strict=True))
-        row = []
-        for e in eps:
-            hits = []
-            for s in seeds:
-                success, owner = next(it)
-                points.append(VisiblePoint(D, e, s, owner, success))
-                hits.append(success)
-            row.append(float(np.mean(hits)))
-        probability.append(row)
-        failing = [k for k, p in enumerate(row) if p < 0.5]
-        if not failing:
-            threshold.append(None)
-        elif failing[0] == 0:
-            threshold.append(0.0)
-        else:
-            lo, hi = eps[failing[0] - 1], eps[failing[0]]
-            if config.adversarial:  # deterministic: bisect the boundary
-                for _ in range(config.refine):
-                    mid = 0.5 * (lo + hi)
-                    (good,), _ = _selects(model, flow, deltas, [mid], True, (0,))
-                    lo, hi = (mid, hi) if good else (lo, mid)
-            threshold.append(0.5 * (lo + hi))
-        if progress is not None:
-            progress((i + 1) / len(config.strengths))
-    kind = "adversarial" if config.adversarial else "random"
-    return VisibleSweep(kind, eps, list(config.strengths), probability, threshold, points)
+    eps = tuple(sorted(config.eps))
+    jobs = [
+        VisibleRowJob(config.model, config.m, D, eps, config.adversarial, seeds, config.refine, config.rtol)
+        for D in config.strengths
+    ]
+    rows = runner(visible_row, jobs, progress)
+    return VisibleSweep(
+        "adversarial" if config.adversarial else "random",
+        list(eps),
+        list(config.strengths),
+        [r.probability for r in rows],
+        [r.threshold for r in rows],
+        [p for r in rows for p in r.points],
+    )
 
 
-def step_sweep(config: PerturbConfig, progress: Progress | None = None) -> StepSweep:
+@dataclass(frozen=True)
+class StepJob:
+    """GD with step ``eta`` (``None``: the reference gradient flow) on the selection problem."""
+
+    model: ModelConfig
+    m: int
+    strength: float
+    eta: float | None
+    rtol: float
+
+
+@dataclass
+class StepOutcome:
+    t_spec: float | None
+    success: bool
+    diverged: bool
+
+
+def step_job(job: StepJob) -> StepOutcome:
+    a0, W0 = duplicates(job.model, owner_imbalances(job.m, job.strength, 0)[None])
+    dyn = (
+        DynamicsConfig(mode=Mode.flow, rtol=job.rtol) if job.eta is None else DynamicsConfig(mode=Mode.gd, eta=job.eta)
+    )
+    try:
+        run = run_ensemble(job.model, dyn, a0, W0)[0]
+    except NumericalFault:
+        return StepOutcome(None, False, True)
+    return StepOutcome(run.t_spec, run.specialized and run.owner == 0, False)
+
+
+def step_sweep(
+    config: PerturbConfig, progress: Progress | None = None, runner: PointRunner = run_serially
+) -> StepSweep:
     model = config.model
-    deltas = owner_imbalances(config.m, config.step_strength, 0)
-    a0, W0 = duplicates(model, deltas[None])
-    flow_run = run_ensemble(model, DynamicsConfig(mode=Mode.flow, rtol=config.rtol), a0, W0)[0]
+    a0, W0 = duplicates(model, owner_imbalances(config.m, config.step_strength, 0)[None])
     bound = 10.0 * default_step(a0, W0, model.teacher())
     etas = [f * bound for f in sorted(config.step_fractions)]
-    t_gd: list[float | None] = []
-    success: list[bool] = []
-    diverged: list[bool] = []
-    for i, eta in enumerate(etas):
-        try:
-            run = run_ensemble(model, DynamicsConfig(mode=Mode.gd, eta=eta), a0, W0)[0]
-        except NumericalFault:
-            t_gd.append(None)
-            success.append(False)
-            diverged.append(True)
-        else:
-            t_gd.append(run.t_spec)
-            success.append(run.specialized and run.owner == 0)
-            diverged.append(False)
-        if progress is not None:
-            progress((i + 1) / len(etas))
-    t_flow = flow_run.t_spec
-    error = [None if (t is None or t_flow is None) else abs(t - t_flow) for t in t_gd]
-    return StepSweep(config.step_strength, bound, etas, t_gd, t_flow, error, success, diverged, _slope(etas, error))
+    jobs = [StepJob(model, config.m, config.step_strength, eta, config.rtol) for eta in [None, *etas]]
+    flow, *gd = runner(step_job, jobs, progress)
+    t_flow = flow.t_spec
+    error = [None if (o.t_spec is None or t_flow is None) else abs(o.t_spec - t_flow) for o in gd]
+    return StepSweep(
+        config.step_strength,
+        bound,
+        etas,
+        [o.t_spec for o in gd],
+        t_flow,
+        error,
+        [o.success for o in gd],
+        [o.diverged for o in gd],
+        _slope(etas, error),
+    )
 
 
-def _loss_deviation(pop: RunObservables, fin: RunObservables) -> float:
-    n = min(pop.t.size, fin.t.size)
-    return float(np.max(np.abs(pop.loss[:n] - fin.loss[:n])))
+@dataclass(frozen=True)
+class SampleJob:
+    """Finite-sample GD with ``n`` samples, one run per seed, against population GD with
+    the same step ``eta`` on the same time grid (horizon ``t_max``)."""
+
+    model: ModelConfig
+    m: int
+    strength: float
+    eta: float
+    t_max: float
+    n: int
+    seeds: tuple[int, ...]
 
 
-def sample_sweep(config: PerturbConfig, progress: Progress | None = None) -> SampleSweep:
+@dataclass
+class SampleOutcome:
+    deviation: list[float]
+    success: list[bool]
+
+
+def sample_job(job: SampleJob) -> SampleOutcome:
+    a0, W0 = duplicates(job.model, owner_imbalances(job.m, job.strength, 0)[None])
+    pop = run_ensemble(job.model, DynamicsConfig(mode=Mode.gd, eta=job.eta, t_max=job.t_max), a0, W0)[0]
+    dyn = DynamicsConfig(mode=Mode.sample, eta=job.eta, n_samples=job.n, t_max=job.t_max)
+    devs, oks = [], []
+    for seed in job.seeds:
+        # the sample of (seed, n) is its own stream: no two sizes share draws
+        fin = run_ensemble(job.model, dyn, a0, W0, seed=np.random.SeedSequence([seed, job.n]))[0]
+        n = min(pop.t.size, fin.t.size)
+        devs.append(float(np.max(np.abs(pop.loss[:n] - fin.loss[:n]))))
+        oks.append(fin.specialized and fin.owner == 0)
+    return SampleOutcome(devs, oks)
+
+
+def sample_sweep(
+    config: PerturbConfig, progress: Progress | None = None, runner: PointRunner = run_serially
+) -> SampleSweep:
     model = config.model
-    deltas = owner_imbalances(config.m, config.sample_strength, 0)
-    a0, W0 = duplicates(model, deltas[None])
+    a0, W0 = duplicates(model, owner_imbalances(config.m, config.sample_strength, 0)[None])
     eta = default_step(a0, W0, model.teacher())
-    # Population GD with the same step and grid is the reference trajectory θ_∞(t).
-    pop_dyn = DynamicsConfig(mode=Mode.gd, eta=eta)
-    pop = run_ensemble(model, pop_dyn, a0, W0)[0]
-    horizon = float(pop.t[-1])
-    pop = run_ensemble(model, replace(pop_dyn, t_max=horizon), a0, W0)[0]
-    per_seed: list[list[float]] = []
-    success: list[list[bool]] = []
-    for i, n in enumerate(config.ns):
-        dyn = DynamicsConfig(mode=Mode.sample, eta=eta, n_samples=n, t_max=horizon)
-        devs, oks = [], []
-        for seed in config.sample_seeds:
-            fin = run_ensemble(model, dyn, a0, W0, seed=np.random.SeedSequence([seed, n]))[0]
-            devs.append(_loss_deviation(pop, fin))
-            oks.append(fin.specialized and fin.owner == 0)
-        per_seed.append(devs)
-        success.append(oks)
-        if progress is not None:
-            progress((i + 1) / len(config.ns))
-    mean = [float(np.mean(d)) for d in per_seed]
+    # the horizon: until population GD converges
+    horizon = float(run_ensemble(model, DynamicsConfig(mode=Mode.gd, eta=eta), a0, W0)[0].t[-1])
+    jobs = [
+        SampleJob(model, config.m, config.sample_strength, eta, horizon, n, tuple(config.sample_seeds))
+        for n in config.ns
+    ]
+    outcomes = runner(sample_job, jobs, progress)
+    mean = [float(np.mean(o.deviation)) for o in outcomes]
     return SampleSweep(
         config.sample_strength,
         eta,
         list(config.ns),
         list(config.sample_seeds),
         mean,
-        per_seed,
-        success,
+        [o.deviation for o in outcomes],
+        [o.success for o in outcomes],
         _slope([float(n) for n in config.ns], mean),
     )
 
 
-def perturb(config: PerturbConfig, progress: Progress | None = None) -> PerturbResult:
+def perturb(
+    config: PerturbConfig, progress: Progress | None = None, runner: PointRunner = run_serially
+) -> PerturbResult:
     def part(k: int) -> Progress | None:
         return None if progress is None else (lambda f: progress((k + f) / 3))
 
-    return PerturbResult(visible_sweep(config, part(0)), step_sweep(config, part(1)), sample_sweep(config, part(2)))
+    return PerturbResult(
+        visible_sweep(config, part(0), runner),
+        step_sweep(config, part(1), runner),
+        sample_sweep(config, part(2), runner),
+    )

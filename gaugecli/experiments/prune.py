@@ -7,7 +7,7 @@ for the population flow and for finite-sample GD; and the exception: non-owners 
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 
 import numpy as np
 
@@ -15,10 +15,12 @@ from gaugecli.experiments.common import (
     DynamicsConfig,
     Mode,
     ModelConfig,
+    PointRunner,
     duplicates,
     require,
     require_finite,
     run_ensemble,
+    run_serially,
 )
 from gaugecli.gauge import owner_imbalances
 from gaugecli.integrate import Progress
@@ -98,28 +100,66 @@ def _point(D: float, m: int, mode: str, seed: int, run: RunObservables) -> Prune
     )
 
 
-def prune(config: PruneConfig, progress: Progress | None = None) -> PruneResult:
+@dataclass(frozen=True)
+class PruneJob:
+    """One point of the grid: width ``m``, the gauge strengths run as one ensemble, a seed."""
+
+    model: ModelConfig
+    dynamics: DynamicsConfig
+    m: int
+    strengths: tuple[float, ...]
+    seed: int
+
+
+@dataclass
+class PruneJobResult:
+    points: list[PrunePoint]
+
+
+def prune_job(job: PruneJob) -> PruneJobResult:
+    deltas = np.stack([owner_imbalances(job.m, D, 0) for D in job.strengths])
+    a0, W0 = duplicates(job.model, deltas)
+    runs = run_ensemble(job.model, job.dynamics, a0, W0, seed=job.seed)
+    return PruneJobResult(
+        [_point(D, job.m, job.dynamics.mode.value, job.seed, r) for D, r in zip(job.strengths, runs, strict=True)]
+    )
+
+
+@dataclass(frozen=True)
+class CoalignJob:
+    model: ModelConfig
+    strength: float
+    rtol: float
+
+
+def coalign_job(job: CoalignJob) -> Coalignment:
+    """m = 3, owner at +D: non-owners at −D (pruned) against non-owners at +D/2 (co-aligned)."""
+    D = job.strength
+    pruned = np.array([D, -D, -D])
+    coaligned = np.array([D, D / 2, D / 2])
+    a0, W0 = duplicates(job.model, np.stack([pruned, coaligned]))
+    run_p, run_c = run_ensemble(job.model, DynamicsConfig(mode=Mode.flow, rtol=job.rtol), a0, W0)
+    return Coalignment(pruned.tolist(), coaligned.tolist(), run_p, run_c)
+
+
+def prune(config: PruneConfig, progress: Progress | None = None, runner: PointRunner = run_serially) -> PruneResult:
     flow = DynamicsConfig(mode=Mode.flow, rtol=config.rtol)
     sample = DynamicsConfig(mode=Mode.sample, n_samples=config.n_samples)
     # Flow: every D for one m is one ensemble. Sample GD: one run per (m, D, seed), so
     # that each D takes its own stable step instead of the largest D's.
-    jobs: list[tuple[int, tuple[float, ...], DynamicsConfig, int]] = [(m, config.strengths, flow, 0) for m in config.ms]
+    jobs = [PruneJob(config.model, flow, m, config.strengths, 0) for m in config.ms]
     if config.sample:
-        jobs += [(m, (D,), sample, s) for m in config.ms for D in config.strengths for s in config.seeds]
-    n_jobs = len(jobs) + 1
-    points: list[PrunePoint] = []
-    for i, (m, strengths, dyn, seed) in enumerate(jobs):
-        deltas = np.stack([owner_imbalances(m, D, 0) for D in strengths])
-        a0, W0 = duplicates(config.model, deltas)
-        sub = None if progress is None else (lambda f, i=i: progress((i + f) / n_jobs))
-        runs = run_ensemble(config.model, dyn, a0, W0, seed=seed, progress=sub)
-        points.extend(_point(D, m, dyn.mode.value, seed, r) for D, r in zip(strengths, runs, strict=True))
+        jobs += [
+            PruneJob(config.model, sample, m, (D,), s)
+            for m in config.ms
+            for D in config.strengths
+            for s in config.seeds
+        ]
+    n = len(jobs) + 1
+    scaled = None if progress is None else (lambda f: progress(f * len(jobs) / n))
+    points = [p for res in runner(prune_job, jobs, scaled) for p in res.points]
     points.sort(key=lambda p: (p.mode != "flow", p.m, p.strength, p.seed))
-
-    D = config.coalign_strength
-    pruned = np.array([D, -D, -D])
-    coaligned = np.array([D, D / 2, D / 2])
-    a0, W0 = duplicates(config.model, np.stack([pruned, coaligned]))
-    sub = None if progress is None else (lambda f: progress((len(jobs) + f) / n_jobs))
-    run_p, run_c = run_ensemble(config.model, replace(flow), a0, W0, progress=sub)
-    return PruneResult(PRUNED_LEVEL, points, Coalignment(pruned.tolist(), coaligned.tolist(), run_p, run_c))
+    (coalignment,) = runner(coalign_job, [CoalignJob(config.model, config.coalign_strength, config.rtol)], None)
+    if progress is not None:
+        progress(1.0)
+    return PruneResult(PRUNED_LEVEL, points, coalignment)

@@ -10,10 +10,12 @@ from gaugecli.experiments.common import (
     DynamicsConfig,
     Mode,
     ModelConfig,
+    PointRunner,
     duplicates,
     require,
     require_finite,
     run_ensemble,
+    run_serially,
 )
 from gaugecli.gauge import owner_imbalances
 from gaugecli.integrate import Progress
@@ -134,18 +136,41 @@ class OwnerSweepResult:
     success_matrix: list[list[float]]
 
 
-def owner_sweep(config: OwnerSweepConfig, progress: Progress | None = None) -> OwnerSweepResult:
-    """For each m, the m designations ``o = 0..m−1`` run together as one ensemble."""
+@dataclass(frozen=True)
+class OwnerJob:
+    """One point of the owner sweep: width ``m`` and one seed; its m designations run as one ensemble."""
+
+    model: ModelConfig
+    dynamics: DynamicsConfig
+    m: int
+    strength: float
+    seed: int
+
+
+@dataclass
+class OwnerJobResult:
+    points: list[OwnerSweepPoint]
+
+
+def owner_job(job: OwnerJob) -> OwnerJobResult:
+    deltas = np.stack([owner_imbalances(job.m, job.strength, o) for o in range(job.m)])
+    a0, W0 = duplicates(job.model, deltas)
+    runs = run_ensemble(job.model, job.dynamics, a0, W0, seed=job.seed)
+    return OwnerJobResult(
+        [
+            OwnerSweepPoint(job.m, o, job.seed, r.owner, r.specialized and r.owner == o, r.t_spec)
+            for o, r in enumerate(runs)
+        ]
+    )
+
+
+def owner_sweep(
+    config: OwnerSweepConfig, progress: Progress | None = None, runner: PointRunner = run_serially
+) -> OwnerSweepResult:
+    """Owner success for every ``m`` and designated ``o`` (every seed in sample mode)."""
     seeds = config.seeds if config.dynamics.mode is Mode.sample else config.seeds[:1]
-    jobs = [(m, s) for m in config.ms for s in seeds]
-    points: list[OwnerSweepPoint] = []
-    for i, (m, seed) in enumerate(jobs):
-        deltas = np.stack([owner_imbalances(m, config.strength, o) for o in range(m)])
-        a0, W0 = duplicates(config.model, deltas)
-        sub = None if progress is None else (lambda f, i=i: progress((i + f) / len(jobs)))
-        runs = run_ensemble(config.model, config.dynamics, a0, W0, seed=seed, progress=sub)
-        for o, r in enumerate(runs):
-            points.append(OwnerSweepPoint(m, o, seed, r.owner, r.specialized and r.owner == o, r.t_spec))
+    jobs = [OwnerJob(config.model, config.dynamics, m, config.strength, s) for m in config.ms for s in seeds]
+    points = [p for res in runner(owner_job, jobs, progress) for p in res.points]
     matrix = [
         [float(np.mean([p.success for p in points if p.m == m and p.designated == o])) for o in range(m)]
         for m in config.ms
