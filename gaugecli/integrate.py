@@ -208,9 +208,12 @@ def gradient_flow(
     Y = sol.sol(grid).T  # (n, B*P)
     Y[0] = y0
     a, W = _unpack(Y, (grid.size,) + batch, m, d)
-    gsq_end = np.sum(population_gradient(a[-1], W[-1], teacher).a ** 2, axis=-1) + np.sum(
-        population_gradient(a[-1], W[-1], teacher).W ** 2, axis=(-1, -2)
-    )
+    # Stopping on the convergence event means every member reached grad_tol (the event
+    # watches the largest); otherwise judge each member, with slack for the ~1e-6
+    # relative round-off of ‖∇L‖² at ‖∇L‖ ≈ 1e-10.
+    g_end = population_gradient(a[-1], W[-1], teacher)
+    gsq_end = np.sum(g_end.a**2, axis=-1) + np.sum(g_end.W**2, axis=(-1, -2))
+    converged = (sol.status == 1) | (gsq_end <= options.grad_tol**2 * (1 + 1e-3))
     if progress is not None:
         progress(1.0)
     return Trajectory(
@@ -226,7 +229,7 @@ def gradient_flow(
             n_hessian_evals=counts["hess"],
             message=str(sol.message),
         ),
-        converged=np.asarray(gsq_end <= options.grad_tol**2 * (1 + 1e-6)),
+        converged=np.asarray(converged),
     )
 
 

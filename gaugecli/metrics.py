@@ -61,7 +61,7 @@ def empirical_nonowner_norm(a: Array, W: Array, owner: Array | int, X: Array) ->
 
 def specialization_time(crossing_times: Array, owner: Array | int) -> Array:
     """``T_spec``: the owner's first crossing of ``α = 1 − ε`` (NaN if it never aligns)."""
-    o = np.asarray(owner)[..., None]
+    o = np.broadcast_to(np.asarray(owner), crossing_times.shape[:-1])[..., None]
     return np.take_along_axis(crossing_times, o, axis=-1)[..., 0]
 
 

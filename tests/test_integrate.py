@@ -1,0 +1,270 @@
+"""Gradient flow and gradient descent: conservation (C2), dissipation along the flow (C3),
+the Θ(D²) separation of specialization times (C4, small scale), GD → flow, batching."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from gaugecli.dynamics import dissipation, population_gradient, population_loss
+from gaugecli.gauge import duplicate_initial_condition, imbalance, owner_imbalances
+from gaugecli.integrate import (
+    FlowOptions,
+    NumericalFault,
+    gradient_descent,
+    gradient_flow,
+    log_time_grid,
+    stable_step_bound,
+)
+from gaugecli.teacher import standard_teacher
+
+d = 4
+TEACHER = standard_teacher(d)
+EPS = 0.01
+DS = (4.0, 8.0, 16.0, 32.0)
+
+
+def _alignment(W: np.ndarray) -> np.ndarray:
+    return (W / np.linalg.norm(W, axis=-1, keepdims=True)) @ np.eye(d)[0]
+
+
+def _t_max(delta: float) -> float:
+    """Comfortably past T_spec (≈ 1.8/D favorable, ≈ 10 D unfavorable at c0 = 0.1)."""
+    return 4.0 / delta if delta > 0 else -15.0 * delta
+
+
+@pytest.fixture(scope="module")
+def flow_tspec() -> dict[float, float]:
+    """T_spec of a single neuron for δ = ±D at the default tight tolerance."""
+    out = {}
+    for D in DS:
+        for delta in (D, -D):
+            a0, W0 = duplicate_initial_condition(TEACHER, np.array([delta]))
+            tr = gradient_flow(a0, W0, TEACHER, t_max=_t_max(delta), eps_align=EPS)
+            out[delta] = float(tr.crossing_times[0])
+    return out
+
+
+# ------------------------------------------------------------------------------------
+# C2 conservation and C3 along the flow
+
+
+@pytest.mark.parametrize(
+    ("deltas", "t_max"),
+    [
+        (np.array([4.0]), 15.0),
+        (np.array([-4.0]), 60.0),
+        (owner_imbalances(3, 4.0, 0), 20.0),
+        (owner_imbalances(3, 4.0, 2), 20.0),
+    ],
+    ids=["m1+D", "m1-D", "m3-owner0", "m3-owner2"],
+)
+def test_c2_conservation_and_c3_identity_along_flow(deltas: np.ndarray, t_max: float) -> None:
+    a0, W0 = duplicate_initial_condition(TEACHER, deltas)
+    tr = gradient_flow(a0, W0, TEACHER, t_max=t_max)
+    m = deltas.size
+    assert tr.a.shape == (tr.t.size, m) and tr.W.shape == (tr.t.size, m, d)
+    assert tr.t[0] == 0.0 and np.all(np.diff(tr.t) > 0)
+    np.testing.assert_array_equal(tr.a[0], a0)
+    np.testing.assert_array_equal(tr.W[0], W0)
+    # C2: δ_j(t) = δ_j(0) at every saved time
+    drift = np.max(np.abs(imbalance(tr.a, tr.W) - deltas), axis=0)
+    assert np.all(drift <= 1e-8 * np.maximum(1.0, np.abs(deltas))), drift
+    # C3: ‖∇L‖² = R + T at every saved time where the gradient is above round-off
+    # (‖∇L‖ ≥ 1e-5, gaugecli.observables.RESOLVED_GRADIENT), and to an absolute round-off
+    # floor after that: each gradient entry is a difference of O(1) kernel terms
+    diss = dissipation(tr.a, tr.W, TEACHER)
+    resolved = diss.grad_norm_sq >= 1e-10
+    assert resolved.sum() > 0.5 * tr.t.size
+    assert np.max(diss.residual[resolved]) <= 1e-10
+    assert np.all(diss.residual * diss.grad_norm_sq <= 1e-10 * diss.grad_norm_sq + 1e-20)
+    # the loss decreases along the flow (down to round-off) and the owner aligns
+    L = population_loss(tr.a, tr.W, TEACHER)
+    assert np.all(np.diff(L) <= 1e-13)
+    owner = int(np.argmax(deltas))
+    assert _alignment(tr.W[-1, owner]) > 1 - EPS
+    assert np.isfinite(tr.crossing_times[owner])
+
+
+def test_c3_loss_derivative_matches_grad_norm() -> None:
+    """−dL/dt from central differences of tight-tolerance runs equals ‖∇L‖² = R + T."""
+    deltas = owner_imbalances(3, 4.0, 1)
+    a0, W0 = duplicate_initial_condition(TEACHER, deltas)
+    opts = FlowOptions()
+    for t0 in (0.05, 0.4):
+        h = 1e-3 * t0
+
+        def end_state(t):
+            tr = gradient_flow(a0, W0, TEACHER, t_max=t, options=opts)
+            assert tr.t[-1] == pytest.approx(t, rel=1e-14)
+            return tr.a[-1], tr.W[-1]
+
+        L_plus = float(population_loss(*end_state(t0 + h), TEACHER))
+        L_minus = float(population_loss(*end_state(t0 - h), TEACHER))
+        a, W = end_state(t0)
+        diss = dissipation(a, W, TEACHER)
+        dLdt = (L_plus - L_minus) / (2 * h)
+        assert -dLdt == pytest.approx(float(diss.grad_norm_sq), rel=1e-5)
+        assert -dLdt == pytest.approx(float(diss.reaction + diss.transport), rel=1e-5)
+
+
+def test_c3_integrated_dissipation_on_the_saved_grid() -> None:
+    """L(0) − L(t) = ∫ ‖∇L‖² dt (trapezoid on the saved, fine log grid)."""
+    a0, W0 = duplicate_initial_condition(TEACHER, np.array([-4.0]))
+    tr = gradient_flow(a0, W0, TEACHER, t_max=60.0)
+    L = population_loss(tr.a, tr.W, TEACHER)
+    gsq = dissipation(tr.a, tr.W, TEACHER).grad_norm_sq
+    integral = np.concatenate([[0.0], np.cumsum(0.5 * (gsq[1:] + gsq[:-1]) * np.diff(tr.t))])
+    np.testing.assert_allclose(L[0] - L, integral, rtol=2e-3, atol=1e-6 * L[0])
+
+
+def test_flow_reports_convergence_when_it_stops_on_the_convergence_event() -> None:
+    a0, W0 = duplicate_initial_condition(TEACHER, np.array([8.0]))
+    tr = gradient_flow(a0, W0, TEACHER, t_max=1000.0)
+    assert tr.t[-1] < 1000.0 and "termination event" in tr.stats.message
+    assert bool(tr.converged)
+
+
+# ------------------------------------------------------------------------------------
+# specialization times (C4 at small scale)
+
+
+def test_crossing_time_is_an_exact_event(flow_tspec) -> None:
+    """The saved grid contains T_spec and α(T_spec) = 1 − ε to solver accuracy."""
+    for delta in (4.0, -4.0):
+        a0, W0 = duplicate_initial_condition(TEACHER, np.array([delta]))
+        tr = gradient_flow(a0, W0, TEACHER, t_max=_t_max(delta))
+        T = tr.crossing_times[0]
+        i = int(np.argmin(np.abs(tr.t - T)))
+        assert tr.t[i] == T
+        assert _alignment(tr.W[i, 0]) == pytest.approx(1 - EPS, abs=1e-9)
+        assert np.all(_alignment(tr.W[:i, 0]) < 1 - EPS)
+        assert T == flow_tspec[delta]
+
+
+def test_c4_quadratic_separation_slope(flow_tspec) -> None:
+    Ds = np.array(DS)
+    ratio = np.array([flow_tspec[-D] / flow_tspec[D] for D in DS])
+    assert np.all(np.isfinite(ratio)) and np.all(ratio > 1)
+    slope = np.polyfit(np.log(Ds), np.log(ratio), 1)[0]
+    assert slope == pytest.approx(2.0, abs=0.1)
+    # each gauge separately: T(+D) ∝ 1/D and T(−D) ∝ D
+    assert np.polyfit(np.log(Ds), np.log([flow_tspec[D] for D in DS]), 1)[0] == pytest.approx(-1.0, abs=0.05)
+    assert np.polyfit(np.log(Ds), np.log([flow_tspec[-D] for D in DS]), 1)[0] == pytest.approx(1.0, abs=0.05)
+
+
+def test_c4_asymptotic_constants(flow_tspec) -> None:
+    plus = {D: flow_tspec[D] * D for D in DS}
+    minus = {D: flow_tspec[-D] / D for D in DS}
+    assert abs(plus[32.0] / plus[16.0] - 1) < 0.1
+    assert abs(minus[32.0] / minus[16.0] - 1) < 0.1
+    # and the approach is monotone: the change shrinks as D doubles
+    assert abs(plus[32.0] / plus[16.0] - 1) <= abs(plus[8.0] / plus[4.0] - 1)
+    assert abs(minus[32.0] / minus[16.0] - 1) <= abs(minus[8.0] / minus[4.0] - 1)
+
+
+@pytest.mark.parametrize("delta", [4.0, -4.0])
+def test_tspec_is_tolerance_converged(flow_tspec, delta: float) -> None:
+    a0, W0 = duplicate_initial_condition(TEACHER, np.array([delta]))
+    loose = gradient_flow(a0, W0, TEACHER, t_max=_t_max(delta), options=FlowOptions(rtol=1e-7, atol=1e-10))
+    assert float(loose.crossing_times[0]) == pytest.approx(flow_tspec[delta], rel=1e-3)
+
+
+# ------------------------------------------------------------------------------------
+# gradient descent
+
+
+def test_gd_tspec_converges_to_flow_at_rate_eta(flow_tspec) -> None:
+    a0, W0 = duplicate_initial_condition(TEACHER, np.array([4.0]))
+    etas = np.array([0.02, 0.01, 0.005, 0.0025])
+    err = []
+    for eta in etas:
+        tr = gradient_descent(a0, W0, TEACHER, eta, t_max=1.5 * flow_tspec[4.0])
+        err.append(abs(float(tr.crossing_times[0]) - flow_tspec[4.0]))
+    slope = np.polyfit(np.log(etas), np.log(err), 1)[0]
+    assert slope == pytest.approx(1.0, abs=0.2)
+    assert err[-1] < 0.02 * flow_tspec[4.0]
+
+
+def test_gd_iterates_and_imbalance_drift_per_step() -> None:
+    """One GD step by hand; δ changes by exactly η²(‖∂L/∂a‖² − ‖∂L/∂w‖²) per neuron (O(η²), C2)."""
+    a0, W0 = duplicate_initial_condition(TEACHER, owner_imbalances(3, 4.0, 0))
+    eta = 0.01
+    tr = gradient_descent(a0, W0, TEACHER, eta, t_max=3 * eta, grid_points=10)
+    np.testing.assert_allclose(tr.t, [0.0, eta, 2 * eta, 3 * eta], rtol=1e-15)
+    g = population_gradient(a0, W0, TEACHER)
+    a1, W1 = a0 - eta * g.a, W0 - eta * g.W
+    np.testing.assert_allclose(tr.a[1], a1, rtol=1e-14)
+    np.testing.assert_allclose(tr.W[1], W1, rtol=1e-14, atol=1e-17)
+    jump = imbalance(a1, W1) - imbalance(a0, W0)
+    np.testing.assert_allclose(jump, eta**2 * (g.a**2 - np.sum(g.W**2, axis=-1)), rtol=1e-6, atol=1e-15)
+    # and over a fixed horizon the drift is O(η)
+    drifts = []
+    for e in (0.01, 0.005):
+        tr = gradient_descent(a0, W0, TEACHER, e, t_max=1.0)
+        drifts.append(np.max(np.abs(imbalance(tr.a[..., -1, :], tr.W[..., -1, :, :]) - owner_imbalances(3, 4.0, 0))))
+    assert drifts[1] / drifts[0] == pytest.approx(0.5, rel=0.1)
+
+
+@pytest.mark.parametrize("eta", [10.0, 1e3, 1e6])
+def test_gd_divergence_names_the_stable_bound(eta: float) -> None:
+    a0, W0 = duplicate_initial_condition(TEACHER, np.array([4.0]))
+    bound = stable_step_bound(a0, W0, TEACHER)
+    assert 0 < bound < eta
+    with pytest.raises(NumericalFault, match="stable bound") as info:
+        gradient_descent(a0, W0, TEACHER, eta, t_max=200 * eta)
+    assert f"{bound:.4g}" in str(info.value)
+
+
+def test_stable_step_bound_is_two_over_top_curvature() -> None:
+    a0, W0 = duplicate_initial_condition(TEACHER, np.array([4.0]))
+    m = 1
+
+    def grad(th):
+        g = population_gradient(th[:m], th[m:].reshape(m, d), TEACHER)
+        return np.concatenate([g.a, g.W.ravel()])
+
+    th0 = np.concatenate([a0, W0.ravel()])
+    h = 1e-7
+    H = np.stack([(grad(th0 + h * e) - grad(th0 - h * e)) / (2 * h) for e in np.eye(th0.size)], axis=1)
+    lam = np.linalg.eigvalsh(0.5 * (H + H.T))[-1]
+    assert stable_step_bound(a0, W0, TEACHER) == pytest.approx(2 / lam, rel=1e-5)
+
+
+# ------------------------------------------------------------------------------------
+# batching
+
+
+def test_batched_flow_matches_separate_runs(flow_tspec) -> None:
+    deltas = np.array([[4.0], [-4.0], [8.0]])
+    a0, W0 = duplicate_initial_condition(TEACHER, deltas)
+    tr = gradient_flow(a0, W0, TEACHER, t_max=60.0)
+    assert tr.crossing_times.shape == (3, 1)
+    assert tr.a.shape == (3, tr.t.size, 1) and tr.W.shape == (3, tr.t.size, 1, d)
+    for b, delta in enumerate(deltas[:, 0]):
+        assert float(tr.crossing_times[b, 0]) == pytest.approx(flow_tspec[delta], rel=1e-6)
+    np.testing.assert_allclose(imbalance(tr.a, tr.W)[..., 0], np.broadcast_to(deltas, (3, tr.t.size)), rtol=1e-9)
+    # and the member states agree with separate runs at a common final time
+    short = gradient_flow(a0, W0, TEACHER, t_max=0.3)
+    for b in range(3):
+        single = gradient_flow(a0[b], W0[b], TEACHER, t_max=0.3)
+        assert single.t[-1] == short.t[-1] == pytest.approx(0.3, rel=1e-14)
+        np.testing.assert_allclose(short.a[b, -1], single.a[-1], rtol=1e-7)
+        np.testing.assert_allclose(short.W[b, -1], single.W[-1], rtol=1e-7, atol=1e-12)
+
+
+def test_batched_gd_matches_separate_runs() -> None:
+    deltas = np.array([[4.0, -4.0], [-4.0, 4.0]])
+    a0, W0 = duplicate_initial_condition(TEACHER, deltas)
+    tr = gradient_descent(a0, W0, TEACHER, 0.01, t_max=1.0)
+    for b in range(2):
+        single = gradient_descent(a0[b], W0[b], TEACHER, 0.01, t_max=1.0)
+        np.testing.assert_array_equal(single.t, tr.t)
+        np.testing.assert_allclose(tr.a[b], single.a, rtol=1e-13, atol=1e-16)
+        np.testing.assert_allclose(tr.crossing_times[b], single.crossing_times, rtol=1e-13)
+
+
+def test_log_time_grid() -> None:
+    g = log_time_grid(1e-3, 10.0, 5)
+    np.testing.assert_allclose(g, [0.0, 1e-3, 10 ** (-5 / 3), 10 ** (-1 / 3), 10.0], rtol=1e-13)
+    assert log_time_grid(5.0, 1.0, 4)[1] == 1.0  # t_first is capped at t_end

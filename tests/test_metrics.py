@@ -1,0 +1,257 @@
+"""Observables of SPEC §2 on hand-computable cases and against Monte Carlo."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from gaugecli.gauge import function_coordinates
+from gaugecli.metrics import (
+    alignment,
+    clock_free_gap,
+    empirical_nonowner_norm,
+    final_owner,
+    first_time_below,
+    instantaneous_owner,
+    nonowner_norm,
+    specialization_time,
+    time_rescaling_mismatch,
+)
+from gaugecli.teacher import Teacher, standard_teacher
+
+# ------------------------------------------------------------------------------------
+# alignment and owners
+
+
+def test_alignment_single_feature() -> None:
+    teacher = Teacher(coefficients=np.array([1.0]), directions=np.array([[2.0, 0.0, 0.0]]))  # non-unit v
+    W = np.array([[3.0, 0.0, 0.0], [1.0, 1.0, 0.0], [0.0, 0.0, 2.0], [-1.0, 0.0, 0.0], [1.0, np.sqrt(3.0), 0.0]])
+    alpha, which = alignment(W, teacher)
+    np.testing.assert_allclose(alpha, [1.0, 1 / np.sqrt(2), 0.0, -1.0, 0.5], atol=1e-15)
+    np.testing.assert_array_equal(which, 0)
+
+
+def test_alignment_max_over_teacher_features() -> None:
+    teacher = standard_teacher(4, k=2)
+    W = np.array([[0.0, 5.0, 0.0, 0.0], [3.0, 1.0, 0.0, 0.0], [1.0, 3.0, 0.0, 0.0], [-1.0, -1.0, 1.0, 0.0]])
+    alpha, which = alignment(W, teacher)
+    np.testing.assert_allclose(alpha, [1.0, 3 / np.sqrt(10), 3 / np.sqrt(10), -1 / np.sqrt(3)], atol=1e-15)
+    np.testing.assert_array_equal(which, [1, 0, 1, 0])
+    # leading axes are kept
+    alpha_b, which_b = alignment(np.stack([W, W[::-1]]), teacher)
+    assert alpha_b.shape == (2, 4)
+    np.testing.assert_allclose(alpha_b[1], alpha[::-1])
+    np.testing.assert_array_equal(which_b[1], which[::-1])
+
+
+def test_instantaneous_owner() -> None:
+    c = np.array([0.5, 2.0, 1.0])
+    alpha = np.array([0.9, 0.1, 0.5])
+    assert int(instantaneous_owner(c, alpha)) == 2  # c·α = 0.45, 0.2, 0.5
+    # batched over leading (time) axes
+    c_t = np.array([[0.5, 2.0, 1.0], [3.0, 0.1, 0.1]])
+    a_t = np.array([[0.9, 0.1, 0.5], [0.1, 1.0, 1.0]])
+    np.testing.assert_array_equal(instantaneous_owner(c_t, a_t), [2, 0])
+
+
+def test_final_owner() -> None:
+    eps = 0.01
+    # two aligned neurons: the one with larger c wins, even if another has larger c·α overall
+    c = np.array([5.0, 0.3, 0.6, 0.2])
+    alpha = np.array([0.5, 0.995, 0.992, 1.0])
+    owner, spec = final_owner(c, alpha, eps)
+    assert int(owner) == 2 and bool(spec)
+    # the threshold is inclusive: α = 1 − ε counts as aligned
+    owner, spec = final_owner(np.array([1.0, 0.5]), np.array([0.9, 0.99]), eps)
+    assert int(owner) == 1 and bool(spec)
+    # no aligned neuron: fall back to argmax c·α, flagged as not specialized
+    owner, spec = final_owner(np.array([1.0, 2.0, 0.5]), np.array([0.9, 0.3, 0.98]), eps)
+    assert int(owner) == 0 and not bool(spec)
+    # batched
+    cB = np.array([[5.0, 0.3, 0.6], [1.0, 2.0, 0.5]])
+    aB = np.array([[0.5, 0.995, 0.992], [0.9, 0.3, 0.98]])
+    owner, spec = final_owner(cB, aB, eps)
+    np.testing.assert_array_equal(owner, [2, 0])
+    np.testing.assert_array_equal(spec, [True, False])
+
+
+def test_specialization_time() -> None:
+    crossing = np.array([[1.5, np.nan, 3.0], [np.nan, 0.25, 7.0]])
+    np.testing.assert_array_equal(specialization_time(crossing, np.array([2, 1])), [3.0, 0.25])
+    np.testing.assert_array_equal(specialization_time(crossing, np.array([0, 0])), [1.5, np.nan])
+    assert float(specialization_time(crossing[0], 2)) == 3.0
+    assert np.isnan(float(specialization_time(crossing[0], 1)))  # never aligned
+    # time-major batches: (ensemble, seed, m) with per-member owners
+    crossing3 = np.stack([crossing, crossing[::-1]])
+    np.testing.assert_array_equal(
+        specialization_time(crossing3, np.array([[2, 1], [1, 2]])), [[3.0, 0.25], [0.25, 3.0]]
+    )
+
+
+def test_specialization_time_scalar_owner_broadcasts_over_batch() -> None:
+    crossing = np.array([[1.5, np.nan, 3.0], [np.nan, 0.25, 7.0]])
+    np.testing.assert_array_equal(specialization_time(crossing, 0), [1.5, np.nan])
+
+
+# ------------------------------------------------------------------------------------
+# non-owner functional norm
+
+
+def _mc_norm_sq(c: np.ndarray, U: np.ndarray, owner: int, n: int = 1_000_000, seed: int = 0) -> tuple[float, float]:
+    rng = np.random.default_rng(seed)
+    keep = np.arange(c.size) != owner
+    s1 = s2 = 0.0
+    for _ in range(n // 200_000):
+        X = rng.standard_normal((200_000, U.shape[1]))
+        g = np.maximum(X @ U[keep].T, 0.0) @ c[keep]
+        s1 += np.sum(g**2)
+        s2 += np.sum(g**4)
+    mean = s1 / n
+    return mean, np.sqrt((s2 / n - mean**2) / n)
+
+
+@pytest.mark.parametrize("owner", [0, 2])
+def test_nonowner_norm_vs_monte_carlo(owner: int) -> None:
+    rng = np.random.default_rng(3)
+    c = np.array([1.0, -0.4, 0.7, 0.25])
+    U = rng.standard_normal((4, 5))
+    U /= np.linalg.norm(U, axis=1, keepdims=True)
+    mean, se = _mc_norm_sq(c, U, owner, seed=owner)
+    P = float(nonowner_norm(c, U, owner))
+    assert abs(P**2 - mean) <= 4 * se
+    assert se < 0.01 * mean
+
+
+def test_nonowner_norm_closed_forms() -> None:
+    d = 5
+    E = np.eye(d)
+    # mutually orthogonal non-owners: P² = ½ Σ c_j² + (1/π) Σ_{i<j} c_i c_j
+    c = np.array([9.0, 0.3, -0.5, 0.8])
+    U = E[:4]
+    expected = 0.5 * (0.09 + 0.25 + 0.64) + (0.3 * -0.5 + 0.3 * 0.8 + -0.5 * 0.8) / np.pi
+    assert float(nonowner_norm(c, U, 0)) == pytest.approx(np.sqrt(expected), rel=1e-14)
+    # duplicate non-owners merge: P = |Σ_{j≠o} c_j| / √2
+    c = np.array([0.2, 0.7, 0.4, -0.1])
+    U = np.tile(E[1], (4, 1))
+    assert float(nonowner_norm(c, U, 2)) == pytest.approx(abs(0.2 + 0.7 - 0.1) / np.sqrt(2), rel=1e-14)
+    # exactly cancelling duplicates: zero
+    assert float(nonowner_norm(np.array([1.0, 0.5, -0.5]), np.tile(E[0], (3, 1)), 0)) == pytest.approx(0, abs=1e-15)
+    # antipodal non-owners: disjoint supports, P² = ½ (c1² + c2²)
+    U = np.stack([E[0], E[2], -E[2]])
+    assert float(nonowner_norm(np.array([3.0, 0.6, 0.8]), U, 0)) == pytest.approx(np.sqrt(0.5), rel=1e-14)
+    # m = 1: nothing but the owner
+    assert float(nonowner_norm(np.array([2.0]), E[:1], 0)) == 0.0
+
+
+def test_nonowner_norm_batched_owner() -> None:
+    rng = np.random.default_rng(4)
+    c = rng.standard_normal((3, 4))
+    U = rng.standard_normal((3, 4, 5))
+    U /= np.linalg.norm(U, axis=-1, keepdims=True)
+    owners = np.array([0, 3, 1])
+    P = nonowner_norm(c, U, owners)
+    assert P.shape == (3,)
+    for b in range(3):
+        assert P[b] == pytest.approx(float(nonowner_norm(c[b], U[b], int(owners[b]))), rel=1e-14)
+
+
+def test_empirical_nonowner_norm_approaches_population_value() -> None:
+    rng = np.random.default_rng(5)
+    a = np.array([0.8, -0.6, 1.2])
+    W = rng.standard_normal((3, 4)) * np.array([[0.5], [2.0], [1.0]])
+    X = rng.standard_normal((400_000, 4))
+    c, U = function_coordinates(a, W)
+    P = float(nonowner_norm(c, U, 1))
+    P_n = float(empirical_nonowner_norm(a, W, 1, X))
+    g = np.maximum(X @ W[[0, 2]].T, 0.0) @ a[[0, 2]]
+    se = (g**2).std() / np.sqrt(X.shape[0])
+    assert P_n**2 == pytest.approx(np.mean(g**2), rel=1e-12)
+    assert abs(P_n**2 - P**2) <= 4 * se
+    # batched owners
+    P_b = empirical_nonowner_norm(np.stack([a, a]), np.stack([W, W]), np.array([1, 0]), X[:1000])
+    assert P_b[0] == pytest.approx(float(empirical_nonowner_norm(a, W, 1, X[:1000])), rel=1e-13)
+    assert P_b[1] == pytest.approx(float(empirical_nonowner_norm(a, W, 0, X[:1000])), rel=1e-13)
+
+
+# ------------------------------------------------------------------------------------
+# times and clock-free comparisons
+
+
+def test_first_time_below() -> None:
+    t = np.array([0.0, 1.0, 2.0, 3.0])
+    v = np.array([1.0, 0.1, 0.01, 0.001])
+    # log-linear interpolation between (1, 0.1) and (2, 0.01)
+    assert first_time_below(t, v, 0.03) == pytest.approx(1 + np.log(0.3) / np.log(0.1), rel=1e-14)
+    assert first_time_below(t, v, 0.01) == 2.0  # hits a sample exactly
+    assert first_time_below(t, v, 5.0) == 0.0  # already below at the start
+    assert np.isnan(first_time_below(t, v, 1e-4))  # never
+    # exact for an exponential: L = e^{−t} sampled coarsely
+    tt = np.linspace(0, 10, 6)
+    assert first_time_below(tt, np.exp(-tt), np.exp(-3.3)) == pytest.approx(3.3, rel=1e-12)
+    # only the first passage counts
+    assert first_time_below(t, np.array([1.0, 0.01, 1.0, 0.001]), 0.5) < 1.0
+
+
+def _curves(t: np.ndarray):
+    loss = np.exp(-t)
+    return loss, 1 - loss**2, 1 - loss  # α₁(ℓ) = 1 − ℓ², α₂(ℓ) = 1 − ℓ
+
+
+def test_clock_free_gap_hand_value_and_identity() -> None:
+    t = np.linspace(0, 20, 4000)
+    loss, a1, a2 = _curves(t)
+    # max_ℓ |ℓ − ℓ²| = 1/4 at ℓ = 1/2
+    assert clock_free_gap(loss, a1, loss, a2) == pytest.approx(0.25, abs=1e-4)
+    assert clock_free_gap(loss, a1, loss, a1) == 0.0
+
+
+def test_clock_free_gap_is_invariant_under_monotone_time_reparametrization() -> None:
+    t = np.linspace(0, 20, 4000)
+    loss, a1, a2 = _curves(t)
+    ref = clock_free_gap(loss, a1, loss, a2)
+    for tau in (lambda s: s**3 / 400.0, lambda s: np.expm1(s / 4.0), lambda s: 7.0 * s):
+        s = np.linspace(0, 20, 2500)  # a different sampling of a different clock
+        loss_s = np.exp(-tau(s))
+        alpha_s = 1 - loss_s
+        assert clock_free_gap(loss, a1, loss_s, alpha_s) == pytest.approx(ref, abs=2e-3)
+        # a run against its own time-reparametrized copy: no gap
+        assert clock_free_gap(loss, a2, loss_s, alpha_s) == pytest.approx(0.0, abs=2e-3)
+    # reparametrizing time without resampling leaves the (loss, α) pairs, hence Δ, exactly unchanged
+    assert clock_free_gap(loss, a1, loss, a2) == ref
+
+
+def test_clock_free_gap_ignores_non_monotone_blips_and_floor() -> None:
+    t = np.linspace(0, 20, 4000)
+    loss, a1, a2 = _curves(t)
+    bumpy = loss.copy()
+    bumpy[1000:1003] *= 1.5  # the loss rises briefly: those samples are not new minima
+    a_bumpy = a2.copy()
+    a_bumpy[1000:1003] = -5.0  # garbage alignment there must be ignored
+    assert clock_free_gap(loss, a1, bumpy, a_bumpy) == pytest.approx(0.25, abs=1e-3)
+    # disjoint loss ranges: undefined
+    assert np.isnan(
+        clock_free_gap(np.array([1.0, 0.5]), np.array([0.0, 0.1]), np.array([0.1, 0.05]), np.array([0.0, 0.1]))
+    )
+
+
+def test_time_rescaling_mismatch_recovers_the_scale() -> None:
+    def L(t):
+        return 0.3 * np.exp(-t) + 0.2 * np.exp(-0.2 * t)
+
+    t1 = np.concatenate([[0.0], np.geomspace(1e-3, 60.0, 800)])
+    for s_true in (0.25, 3.7, 40.0):
+        t2 = t1 * s_true
+        mismatch, s = time_rescaling_mismatch(t1, L(t1), t2, L(t2 / s_true))
+        assert mismatch <= 1e-3
+        assert s == pytest.approx(s_true, rel=1e-2)
+    # a curve and itself: s = 1
+    mismatch, s = time_rescaling_mismatch(t1, L(t1), t1, L(t1))
+    assert mismatch <= 1e-4 and s == pytest.approx(1.0, rel=1e-2)
+
+
+def test_time_rescaling_cannot_match_different_shapes() -> None:
+    t = np.concatenate([[0.0], np.geomspace(1e-3, 60.0, 800)])
+    one_rate = 0.5 * np.exp(-t)
+    two_rates = 0.25 * np.exp(-t) + 0.25 * np.exp(-0.01 * t)
+    mismatch, _ = time_rescaling_mismatch(t, one_rate, t, two_rates)
+    assert mismatch > 0.05
