@@ -31,6 +31,12 @@ def empirical_loss(a: Array, W: Array, X: Array, y: Array) -> Array:
     return 0.5 * np.mean((f[..., 0] - y) ** 2, axis=-1)
 
 
+SMALL_PROBLEM_FLOPS = 5e7
+"""Below this many multiply-adds per step, run torch on one thread: intra-op threads
+cost more in synchronisation than they save, and on a busy 2-core machine they were
+measured to slow small runs down a hundredfold."""
+
+
 def empirical_oracle(X: Array, y: Array) -> GradientOracle:
     """Gradient of ``L_n`` for :func:`gaugecli.integrate.gradient_descent`.
 
@@ -42,6 +48,17 @@ def empirical_oracle(X: Array, y: Array) -> GradientOracle:
     n = Xt.shape[0]
 
     def oracle(a: Array, W: Array) -> tuple[Array, Array, Array]:
+        threads = torch.get_num_threads()
+        small = 2 * W.size * n < SMALL_PROBLEM_FLOPS
+        if small:
+            torch.set_num_threads(1)
+        try:
+            return _gradient(a, W)
+        finally:
+            if small:
+                torch.set_num_threads(threads)
+
+    def _gradient(a: Array, W: Array) -> tuple[Array, Array, Array]:
         at = torch.from_numpy(a)
         Wt = torch.from_numpy(W)
         Z = torch.matmul(Xt, Wt.transpose(-1, -2))  # (..., n, m)
