@@ -146,6 +146,13 @@ def _console() -> Any:
     return Console(soft_wrap=True)
 
 
+def escape(text: str) -> str:
+    """Rich markup-escape: artifact paths and messages may contain ``[``."""
+    from rich.markup import escape as _escape
+
+    return _escape(text)
+
+
 def _fmt(x: float | None, spec: str = ".4g") -> str:
     return "—" if x is None or (isinstance(x, float) and math.isnan(x)) else format(x, spec)
 
@@ -621,7 +628,7 @@ def plot(
                     out_dir,
                     formats=formats,
                     quick=quick,
-                    warn=lambda msg: console.print(f"[yellow]warning:[/] {msg}"),
+                    warn=lambda msg: console.print(f"[yellow]warning:[/] {escape(msg)}"),
                     progress=progress,
                 )
             console.print(f"{fig_id}: " + ", ".join(str(p) for p in paths))
@@ -670,7 +677,7 @@ def _runner(workers: int, scheduler: str | None, points_dir: Path, resume: bool)
     console = _console()
     with make_executor(scheduler, workers) as executor:
         yield make_runner(
-            executor, points_dir, warn=lambda msg: console.print(f"[yellow]warning:[/] {msg}"), reuse=resume
+            executor, points_dir, warn=lambda msg: console.print(f"[yellow]warning:[/] {escape(msg)}"), reuse=resume
         )
 
 

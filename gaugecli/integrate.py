@@ -86,6 +86,9 @@ def stable_step_bound(a: Array, W: Array, teacher: Teacher) -> float:
 # gradient flow
 
 
+LSODA_MAX_STATES = 400
+
+
 @dataclass(frozen=True)
 class FlowOptions:
     """Tolerances of the flow solver.
@@ -93,11 +96,15 @@ class FlowOptions:
     ``grad_tol``: stop once ``‖∇L‖ ≤ grad_tol`` in every ensemble member (the flow
     has converged; pruning and the loss floor are reached well before).
     ``max_gradient_evals``: a budget; exceeding it is a :class:`NumericalFault`.
+    ``method``: a :func:`scipy.integrate.solve_ivp` method, or ``"auto"``: LSODA (it
+    switches between Adams and BDF as the flow turns stiff, with our dense Hessian as
+    Jacobian) for systems of up to :data:`LSODA_MAX_STATES` unknowns, Radau with a
+    block-sparse Jacobian for larger ensembles, where a dense LU would dominate.
     """
 
     rtol: float = 1e-10
     atol: float = 1e-13
-    method: str = "Radau"
+    method: str = "auto"
     grad_tol: float = 1e-10
     max_gradient_evals: int = 2_000_000
     grid_points: int = 400
@@ -129,6 +136,9 @@ def gradient_flow(
     batch, (m, d) = a0.shape[:-1], W0.shape[-2:]
     n_members = int(np.prod(batch, dtype=int))
     P = m * (d + 1)
+    method = options.method
+    if method == "auto":
+        method = "LSODA" if n_members * P <= LSODA_MAX_STATES else "Radau"
     counts = {"grad": 0, "hess": 0}
 
     def rhs(t: float, y: Array) -> Array:
@@ -153,6 +163,8 @@ def gradient_flow(
         H = -population_hessian(a, W, teacher).reshape(n_members, P, P)
         if n_members == 1:
             return H[0]
+        if method == "LSODA":  # LSODA takes only dense Jacobians
+            return sparse.block_diag(list(H), format="csr").toarray()
         idx = np.arange(n_members)
         return sparse.bsr_array((H, idx, np.arange(n_members + 1)), shape=(n_members * P,) * 2)
 
@@ -170,7 +182,7 @@ def gradient_flow(
         rhs,
         (0.0, t_max),
         y0,
-        method=options.method,
+        method=method,
         jac=jac,
         rtol=options.rtol,
         atol=options.atol,
@@ -223,7 +235,7 @@ def gradient_flow(
         crossing_times=crossing.reshape(batch + (m,)),
         eps_align=eps_align,
         stats=SolverStats(
-            method=options.method,
+            method=method,
             n_steps=int(sol.t.size - 1),
             n_gradient_evals=counts["grad"],
             n_hessian_evals=counts["hess"],

@@ -50,6 +50,15 @@ def nonowner_norm(c: Array, U: Array, owner: Array | int) -> Array:
     return np.sqrt(np.maximum(quad, 0.0))
 
 
+def function_distance(a_1: Array, W_1: Array, a_2: Array, W_2: Array) -> Array:
+    """``‖f_1 − f_2‖_{L²(N(0,I))}`` for two students, in closed form: with the neurons of
+    both stacked and output weights ``z = (a_1, −a_2)``, it is ``(zᵀ K z)^{1/2}``."""
+    W = np.concatenate([W_1, W_2], axis=-2)
+    z = np.concatenate([a_1, -a_2], axis=-1)
+    quad = np.einsum("...i,...ij,...j->...", z, arccos_kernel(W, W), z)
+    return np.sqrt(np.maximum(quad, 0.0))
+
+
 def empirical_nonowner_norm(a: Array, W: Array, owner: Array | int, X: Array) -> Array:
     """Sample counterpart of :func:`nonowner_norm`: ``(mean_i (Σ_{j≠o} a_j relu(w_j·x_i))²)^{1/2}``."""
     m = a.shape[-1]
@@ -79,9 +88,9 @@ def first_time_below(t: Array, values: Array, level: float) -> float:
     return float(t[i - 1] + frac * (t[i] - t[i - 1]))
 
 
-def _monotone_part(loss: Array, alpha: Array, floor: float) -> tuple[Array, Array]:
-    """Keep the samples where the loss sets a new minimum above ``floor``: α as a
-    function of the loss level ℓ, increasing in ℓ for :func:`numpy.interp`."""
+def alignment_vs_loss(loss: Array, alpha: Array, floor: float = 1e-12) -> tuple[Array, Array]:
+    """α as a function of the loss level ℓ, ``α(ℓ)``: the samples where the loss sets a new
+    minimum above ``floor``, ordered by increasing ℓ (ready for :func:`numpy.interp`)."""
     running = np.minimum.accumulate(loss)
     keep = (loss <= running) & (loss > floor)
     keep[1:] &= np.diff(running) < 0
@@ -95,8 +104,8 @@ def clock_free_gap(
     """``Δ = max_ℓ |α₁(ℓ) − α₂(ℓ)|`` over the common loss range (above ``floor``, where
     the closed-form loss is still above round-off). Alignment is read as a function of
     the loss level, so any monotone reparametrization of time leaves Δ unchanged."""
-    l1, a1 = _monotone_part(loss_1, alpha_1, floor)
-    l2, a2 = _monotone_part(loss_2, alpha_2, floor)
+    l1, a1 = alignment_vs_loss(loss_1, alpha_1, floor)
+    l2, a2 = alignment_vs_loss(loss_2, alpha_2, floor)
     lo, hi = max(l1[0], l2[0]), min(l1[-1], l2[-1])
     if not lo < hi:
         return float("nan")

@@ -1,0 +1,230 @@
+"""One house style for every figure: seaborn's ``paper`` context, the colorblind palette,
+DejaVu Sans (text and math) embedded as TrueType, and journal widths.
+
+Gauges keep the same colour and marker in every figure:
+favorable (δ = +D) blue circles, unfavorable (δ = −D) vermillion squares, balanced (δ = 0) green triangles.
+
+matplotlib and seaborn are imported inside the functions, so importing this module is free;
+figures are built on :class:`matplotlib.figure.Figure` directly (Agg canvas, no pyplot state).
+"""
+
+from __future__ import annotations
+
+import contextlib
+from collections.abc import Iterator, Sequence
+from functools import cache
+from typing import Any
+
+import numpy as np
+
+ONE_COLUMN = 3.4
+"""Width of a one-column figure, inches."""
+TWO_COLUMN = 7.0
+"""Width of a two-column figure, inches."""
+PNG_DPI = 300
+
+# seaborn "colorblind" (fixed here so that colours do not depend on the seaborn version)
+BLUE, ORANGE, GREEN, VERMILLION, PURPLE, BROWN, PINK, GREY, YELLOW, SKY = (
+    "#0173b2",
+    "#de8f05",
+    "#029e73",
+    "#d55e00",
+    "#cc78bc",
+    "#ca9161",
+    "#fbafe4",
+    "#949494",
+    "#ece133",
+    "#56b4e9",
+)
+
+GAUGE_COLORS = {"favorable": BLUE, "unfavorable": VERMILLION, "balanced": GREEN}
+GAUGE_MARKERS = {"favorable": "o", "unfavorable": "s", "balanced": "^"}
+GAUGE_LABELS = {
+    "favorable": r"favorable $\delta=+D$",
+    "unfavorable": r"unfavorable $\delta=-D$",
+    "balanced": r"balanced $\delta=0$",
+}
+MODE_LINESTYLES = {"flow": "-", "gd": ":", "sample": "--"}
+MODE_LABELS = {"flow": "population flow", "gd": "population GD", "sample": "finite sample"}
+REFERENCE_COLOR = "0.35"
+"""Reference lines (thresholds, power laws): dark grey, dotted."""
+SEQUENCE_MARKERS = ("o", "s", "^", "D", "v", "P", "X", "<", ">", "*")
+
+# Axis labels with the symbols of SPEC.md.
+LABELS = {
+    "t": r"time $t$",
+    "loss": r"loss $\mathcal{L}(t)$",
+    "loss_level": r"loss level $\ell$",
+    "alignment": r"alignment $\alpha_j = u_j\cdot v$",
+    "alignment_owner": r"alignment $\alpha = u\cdot v$",
+    "coefficient": r"coefficient $c_j(t)$",
+    "tspec": r"$T_{\rm spec}$",
+    "D": r"gauge strength $D$ [$a_*^2\|v\|^2$]",
+    "P": r"non-owner norm $P(t)$",
+    "reaction": r"$R(t)$",
+    "transport": r"$T(t)$",
+    "dissipation": r"dissipation $R(t),\ T(t)$",
+    "residual": r"$|\,\|\nabla\mathcal{L}\|^2 - (R+T)| \,/\, \|\nabla\mathcal{L}\|^2$",
+    "norm_w": r"input norm $\|w\|$",
+    "abs_a": r"output weight $|a|$",
+    "eps": r"perturbation size $\varepsilon$",
+    "eta": r"step size $\eta$",
+    "n": r"sample size $n$",
+    "m": r"neurons $m$",
+    "designated": r"designated owner $o$",
+    "tspec_error": r"$|T_{\rm spec}^{\rm GD} - T_{\rm spec}^{\rm flow}|$",
+    "deviation": r"deviation from population",
+    "probability": "selection probability",
+    "prediction": r"prediction $f_0(x(s))$",
+    "slice": r"slice coordinate $s$",
+    "ratio": r"$T_{\rm spec}(-D)\,/\,T_{\rm spec}(+D)$",
+}
+
+
+@cache
+def rc_params() -> dict[str, Any]:
+    """The rcParams of the house style (seaborn paper context + ticks style + fonts)."""
+    import seaborn as sns
+    from cycler import cycler
+
+    rc: dict[str, Any] = {}
+    rc.update(sns.axes_style("ticks"))
+    rc.update(sns.plotting_context("paper", font_scale=0.85))
+    rc.update(
+        {
+            "font.family": ["sans-serif"],
+            "font.sans-serif": ["DejaVu Sans"],
+            "mathtext.fontset": "dejavusans",
+            "axes.prop_cycle": cycler(color=sns.color_palette("colorblind").as_hex()),
+            "axes.spines.top": False,
+            "axes.spines.right": False,
+            "axes.titlesize": 8.0,
+            "legend.frameon": False,
+            "legend.handlelength": 1.8,
+            "legend.borderaxespad": 0.3,
+            "lines.linewidth": 1.3,
+            "lines.markersize": 4.0,
+            "image.cmap": "cividis",
+            "pdf.fonttype": 42,
+            "ps.fonttype": 42,
+            "svg.fonttype": "path",  # glyphs as outlines: identical in every viewer
+            "svg.hashsalt": "gaugecli",  # reproducible SVG ids
+            "savefig.dpi": PNG_DPI,
+            "savefig.bbox": "standard",
+            "figure.dpi": 100,
+            "figure.constrained_layout.use": True,
+            "figure.constrained_layout.h_pad": 0.03,
+            "figure.constrained_layout.w_pad": 0.03,
+        }
+    )
+    return rc
+
+
+@contextlib.contextmanager
+def context() -> Iterator[None]:
+    """Apply the house style while building and saving figures (which use an Agg canvas,
+    never pyplot or a display, so the caller's backend is left alone)."""
+    import matplotlib
+
+    with matplotlib.rc_context(rc_params()):
+        yield
+
+
+def new_figure(width: float, height: float, **subplot_kw: Any) -> tuple[Any, Any]:
+    """A :class:`matplotlib.figure.Figure` (Agg canvas, no pyplot) and its axes from ``subplots``."""
+    from matplotlib.backends.backend_agg import FigureCanvasAgg
+    from matplotlib.figure import Figure
+
+    fig = Figure(figsize=(width, height), layout="constrained")
+    FigureCanvasAgg(fig)
+    axes = fig.subplots(**subplot_kw) if subplot_kw else fig.subplots()
+    return fig, axes
+
+
+def panel_label(ax: Any, letter: str) -> None:
+    """``(a)``, ``(b)``, … in bold at the top-left corner, outside the axes."""
+    ax.set_title(f"({letter})", loc="left", fontweight="bold", fontsize=8.5, pad=3)
+
+
+def gauge_of(delta: float) -> str:
+    """``favorable`` / ``unfavorable`` / ``balanced`` from the sign of δ."""
+    return "favorable" if delta > 0 else ("unfavorable" if delta < 0 else "balanced")
+
+
+def sequential_colors(n: int) -> list[str]:
+    """``n`` colours for an ordered quantity (D, m, n): evenly spaced on cividis (colorblind-safe)."""
+    from matplotlib import colormaps
+    from matplotlib.colors import to_hex
+
+    cmap = colormaps["cividis"]
+    return [to_hex(cmap(x)) for x in np.linspace(0.0, 0.78, max(n, 1))][:n]
+
+
+def as_array(values: Any) -> np.ndarray:
+    """A JSON list (``None`` for NaN) as a float array."""
+    if values is None:
+        return np.array([], dtype=float)
+    return np.array(values, dtype=float)
+
+
+def loglog_fit(x: Sequence[float], y: Sequence[float]) -> tuple[float, float]:
+    """Least-squares ``log y = slope · log x + intercept`` over finite positive pairs.
+
+    Returns ``(slope, intercept)``; NaN for both with fewer than two usable points.
+    """
+    x, y = np.asarray(x, float), np.asarray(y, float)
+    ok = np.isfinite(x) & np.isfinite(y) & (x > 0) & (y > 0)
+    if np.count_nonzero(ok) < 2:
+        return float("nan"), float("nan")
+    slope, intercept = np.polyfit(np.log(x[ok]), np.log(y[ok]), 1)
+    return float(slope), float(intercept)
+
+
+def positive(x: np.ndarray, y: np.ndarray, floor: float = 0.0) -> tuple[np.ndarray, np.ndarray]:
+    """The samples of ``(x, y)`` where both are finite, ``x > 0`` and ``y > floor`` (for log axes)."""
+    ok = np.isfinite(x) & np.isfinite(y) & (x > 0) & (y > floor)
+    return x[ok], y[ok]
+
+
+def series(x: Any, y: Any, **extra: Any) -> dict[str, Any]:
+    """A sidecar series: exactly the numbers handed to the plotting call."""
+    out = {"x": tolist(x), "y": tolist(y)}
+    out.update({k: tolist(v) for k, v in extra.items()})
+    return out
+
+
+def tolist(v: Any) -> Any:
+    """Arrays and numpy scalars as JSON-ready lists and floats; NaN/inf as ``None``."""
+    if isinstance(v, np.ndarray):
+        return [None if not np.isfinite(e) else float(e) for e in v.ravel()] if v.ndim == 1 else [tolist(r) for r in v]
+    if isinstance(v, (np.floating, float)):
+        f = float(v)
+        return f if np.isfinite(f) else None
+    if isinstance(v, np.integer):
+        return int(v)
+    if isinstance(v, (list, tuple)):
+        return [tolist(e) for e in v]
+    return v
+
+
+def tidy_log_axis(ax: Any, which: str = "both") -> None:
+    """Readable ticks on log axes spanning less than 30×: majors at 1–9, 1, 2, 3, 5 or
+    1, 2, 5 × 10^k, labelled plainly (``0.02``); minor ticks never labelled.
+    Call after the data are plotted."""
+    from matplotlib.ticker import FuncFormatter, LogLocator, NullFormatter
+
+    for name in ("x", "y") if which == "both" else (which,):
+        axis = ax.xaxis if name == "x" else ax.yaxis
+        if axis.get_scale() != "log":
+            continue
+        lo, hi = sorted(ax.get_xlim() if name == "x" else ax.get_ylim())
+        if lo > 0 and hi / lo < 30:
+            if hi / lo < 3:
+                subs: tuple[float, ...] = tuple(float(k) for k in range(1, 10))
+            elif hi / lo < 10:
+                subs = (1.0, 2.0, 3.0, 5.0)
+            else:
+                subs = (1.0, 2.0, 5.0) if name == "x" else (1.0, 2.0, 3.0, 5.0)
+            axis.set_major_locator(LogLocator(base=10, subs=subs))
+            axis.set_major_formatter(FuncFormatter(lambda v, _pos: f"{v:g}"))
+        axis.set_minor_formatter(NullFormatter())

@@ -1,0 +1,591 @@
+"""Figures: each ``figN.build`` from small data (synthetic, or the quick profile's real runs),
+``render`` (files, fonts, metadata, sidecar artifact), the artifact cache and the
+data-level regeneration check ``compare_sidecars``."""
+
+from __future__ import annotations
+
+import copy
+import json
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pytest
+
+from gaugecli.artifacts import config_hash, read_artifact
+from gaugecli.plots import FIGURES, style
+from gaugecli.plots import render as R
+from gaugecli.plots.render import render
+
+# ------------------------------------------------------------------------------------------
+# helpers
+
+
+def _lines(ax: Any) -> list[Any]:
+    """Lines that carry data (legend proxies have no points)."""
+    return [ln for ln in ax.get_lines() if len(ln.get_xdata()) > 0]
+
+
+def _arr(values: Any) -> np.ndarray:
+    return np.array([np.nan if v is None else v for v in values], dtype=float)
+
+
+def assert_plotted(ax: Any, series: dict[str, Any]) -> None:
+    """Some line of ``ax`` draws exactly the sidecar ``series`` (x and y)."""
+    x, y = _arr(series["x"]), _arr(series["y"])
+    for ln in _lines(ax):
+        lx, ly = np.asarray(ln.get_xdata(), float), np.asarray(ln.get_ydata(), float)
+        if lx.shape == x.shape and np.allclose(lx, x, equal_nan=True) and np.allclose(ly, y, equal_nan=True):
+            return
+    raise AssertionError(f"no line on {ax.get_title(loc='left')} draws the sidecar series (n={x.size})")
+
+
+def assert_sidecar_series_plotted(fig: Any, panels: dict[str, Any], letters: str) -> int:
+    """Every x/y series of the panels ``letters`` is drawn on the matching axes; returns how many."""
+    axes = {ax.get_title(loc="left").strip("()"): ax for ax in fig.axes if ax.get_title(loc="left")}
+    count = 0
+    for letter in letters:
+        for value in panels[letter].values():
+            if isinstance(value, dict) and "x" in value and "y" in value and len(value["x"]) > 0:
+                assert_plotted(axes[letter], value)
+                count += 1
+    return count
+
+
+def _close(fig: Any) -> None:
+    fig.clear()
+
+
+# ------------------------------------------------------------------------------------------
+# synthetic results with the JSON shapes of the experiments (no integration)
+
+
+def fake_run(deltas: list[float], owner: int = 0, n: int = 60, t_end: float = 50.0, mode: str = "flow") -> dict:
+    """A run dict with every key of a ``simulate`` result; owner aligns, the others are pruned."""
+    m = len(deltas)
+    t = np.concatenate([[0.0], np.geomspace(1e-3, t_end, n - 1)])
+    s = 1.0 - np.exp(-t / (0.2 * t_end))
+    alignment = np.zeros((n, m))
+    alignment[:, owner] = s
+    coefficient = np.full((n, m), 0.1 / m) * (1 - s[:, None])
+    coefficient[:, owner] = 0.1 / m + (1 - 0.1 / m) * s
+    loss = 0.24 * np.exp(-t / (0.1 * t_end)) + 0.0
+    P = 0.1 * np.exp(-t / (0.05 * t_end)) if m > 1 else np.zeros(n)
+    reaction = 0.1 * np.exp(-t / t_end * 20)
+    transport = 0.05 * np.exp(-t / t_end * 10)
+    gsq = reaction + transport
+    thr = 0.99
+    i = int(np.argmax(s >= thr))
+    return {
+        "t": t.tolist(),
+        "loss": loss.tolist(),
+        "alignment": alignment.tolist(),
+        "feature": np.zeros((n, m), int).tolist(),
+        "coefficient": coefficient.tolist(),
+        "imbalance": np.tile(deltas, (n, 1)).tolist(),
+        "norm_a": np.ones((n, m)).tolist(),
+        "norm_w": np.ones((n, m)).tolist(),
+        "reaction": reaction.tolist(),
+        "transport": transport.tolist(),
+        "grad_norm_sq": gsq.tolist(),
+        "identity_residual": np.full(n, 1e-15).tolist(),
+        "instantaneous_owner": [owner] * n,
+        "nonowner_norm": P.tolist(),
+        "crossing_times": [float(t[i]) if j == owner else None for j in range(m)],
+        "owner": owner,
+        "specialized": True,
+        "t_spec": float(t[i]),
+        "imbalance_drift": 1e-12,
+        "converged": True,
+        "stats": {"method": "fake", "n_steps": n, "n_gradient_evals": n, "n_hessian_evals": 0, "message": ""},
+        "empirical_loss": loss.tolist() if mode == "sample" else None,
+    }
+
+
+def fake_select(m: int = 5, D: float = 4.0, designated: int = 2) -> dict:
+    deltas = [D if j == designated else -D for j in range(m)]
+    run = fake_run(deltas, owner=designated)
+    return {
+        "designated": designated,
+        "runs": [run],
+        "seeds": [0],
+        "success": [True],
+        "owner": designated,
+        "t_spec": run["t_spec"],
+    }
+
+
+def fake_sweep(ms: tuple[int, ...], seeds: tuple[int, ...] = (0,), fail: tuple[int, int] | None = None) -> dict:
+    points = []
+    for m in ms:
+        for o in range(m):
+            for s in seeds:
+                ok = not (fail == (m, o) and s == seeds[0])
+                points.append(
+                    {
+                        "m": m,
+                        "designated": o,
+                        "seed": s,
+                        "owner": o if ok else (o + 1) % m,
+                        "success": ok,
+                        "t_spec": 0.1,
+                    }
+                )
+    matrix = [
+        [float(np.mean([p["success"] for p in points if p["m"] == m and p["designated"] == o])) for o in range(m)]
+        for m in ms
+    ]
+    return {"ms": list(ms), "strength": 4.0, "points": points, "success_matrix": matrix}
+
+
+def fake_prune(strengths=(4.0, 16.0), ms=(2, 3)) -> dict:
+    points = []
+    for mode in ("flow", "sample"):
+        for m in ms:
+            for D in strengths:
+                run = fake_run([D] + [-D] * (m - 1), t_end=100.0 / D)
+                P = np.array(run["nonowner_norm"]) * 1e-3
+                points.append(
+                    {
+                        "strength": D,
+                        "m": m,
+                        "mode": mode,
+                        "seed": 0,
+                        "owner": 0,
+                        "t": run["t"],
+                        "nonowner_norm": P.tolist(),
+                        "time_below": 1.0,
+                        "final": float(P[-1]),
+                    }
+                )
+    pruned = fake_run([4.0, -4.0, -4.0])
+    coaligned = fake_run([4.0, 2.0, 2.0])
+    coaligned["nonowner_norm"] = np.full(len(coaligned["t"]), 0.4).tolist()
+    return {
+        "level": 1e-6,
+        "points": points,
+        "coalignment": {
+            "deltas_pruned": [4.0, -4.0, -4.0],
+            "deltas_coaligned": [4.0, 2.0, 2.0],
+            "pruned": pruned,
+            "coaligned": coaligned,
+        },
+    }
+
+
+def fake_perturb() -> dict:
+    eps = [0.0, 0.5, 1.0, 1.5]
+    Ds = [1.0, 4.0, 16.0]
+    prob = [[1.0, 1.0, 0.0, 0.0], [1.0, 1.0, 1.0, 0.0], [1.0, 1.0, 1.0, 1.0]]
+    etas = [0.01, 0.02, 0.04, 0.08]
+    ns = [500, 2000, 8000]
+    return {
+        "visible": {
+            "kind": "adversarial",
+            "eps": eps,
+            "strengths": Ds,
+            "probability": prob,
+            "threshold": [0.8, 1.2, None],
+            "points": [],
+        },
+        "step": {
+            "strength": 4.0,
+            "stable_bound": 0.5,
+            "etas": etas,
+            "t_spec_gd": [0.45, 0.46, 0.48, 0.52],
+            "t_spec_flow": 0.44,
+            "error": [0.3 * e for e in etas],
+            "success": [True] * 4,
+            "diverged": [False] * 4,
+            "slope": 1.0,
+        },
+        "samples": {
+            "strength": 4.0,
+            "eta": 0.05,
+            "ns": ns,
+            "seeds": [0, 1],
+            "deviation": [n**-0.5 for n in ns],
+            "deviation_per_seed": [[0.9 * n**-0.5, 1.1 * n**-0.5] for n in ns],
+            "success": [[True, True]] * 3,
+            "slope": -0.5,
+        },
+    }
+
+
+# ------------------------------------------------------------------------------------------
+# real quick-profile data, computed once for the module
+
+QUICK_CACHE: dict[str, Any] = {}
+
+
+@pytest.fixture(scope="module")
+def cache_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    return tmp_path_factory.mktemp("plot-cache")
+
+
+def quick_data(fig_id: str, cache_dir: Path) -> dict[str, Any]:
+    if fig_id not in QUICK_CACHE:
+        QUICK_CACHE[fig_id] = R.figure_data(fig_id, cache_dir, quick=True)[0]
+    return QUICK_CACHE[fig_id]
+
+
+def build(fig_id: str, data: dict[str, Any]) -> tuple[Any, dict[str, Any]]:
+    module = R._figure_module(fig_id)
+    with style.context():
+        fig, panels = module.build(data)
+        fig.canvas.draw()  # layout and text rendering must not fail
+    json.dumps(panels, allow_nan=False)  # the sidecar is plain JSON
+    return fig, panels
+
+
+# ------------------------------------------------------------------------------------------
+# figures
+
+
+def test_fig1_gauges_are_invisible_at_initialization() -> None:
+    from gaugecli.plots import fig1
+
+    fig, panels = build("fig1", fig1.closed_form_data())
+    ax_a, ax_b = fig.axes
+    assert ax_a.get_xlabel() == style.LABELS["norm_w"] and ax_a.get_ylabel() == style.LABELS["abs_a"]
+    assert ax_b.get_ylabel() == style.LABELS["prediction"]
+    # 3 gauges × m ∈ {1, 5} overlaid and identical (C1)
+    curves = [ln for ln in _lines(ax_b)]
+    assert len(curves) == 6
+    stack = np.array([ln.get_ydata() for ln in curves])
+    assert np.max(np.ptp(stack, axis=0)) <= 1e-15
+    assert panels["b"]["max_spread"] <= 1e-15 and panels["b"]["loss_relative_spread"] <= 1e-12
+    assert len(ax_b.get_legend().get_texts()) == 6
+    # the three gauge points lie on |a|‖w‖ = c0 and on their level sets δ = ±D, 0
+    for g, delta in (("favorable", 4.0), ("unfavorable", -4.0), ("balanced", 0.0)):
+        (w,), (a,) = panels["a"][g]["x"], panels["a"][g]["y"]
+        assert a * w == pytest.approx(0.1, rel=1e-12)
+        assert a**2 - w**2 == pytest.approx(delta, abs=1e-12)
+    assert len(ax_a.get_legend().get_texts()) == 4
+    assert assert_sidecar_series_plotted(fig, panels, "ab") == 6 + 3 + 5 + 1
+    _close(fig)
+
+
+def test_fig2_quick(cache_dir: Path) -> None:
+    fig, panels = build("fig2", quick_data("fig2", cache_dir))
+    ax_l, ax_a, ax_c = fig.axes
+    assert (ax_l.get_xscale(), ax_l.get_yscale()) == ("log", "log")
+    assert ax_a.get_xscale() == "log" and ax_c.get_xscale() == "log"
+    assert ax_l.get_ylabel() == style.LABELS["loss"] and ax_l.get_xlabel() == style.LABELS["t"]
+    assert ax_c.get_xlim()[0] > ax_c.get_xlim()[1]  # loss level decreasing to the right
+    assert len(_lines(ax_l)) == 4
+    assert len(fig.legends[0].get_texts()) == 4
+    assert set(panels["a"]) == {"flow-favorable", "flow-unfavorable", "sample-favorable", "sample-unfavorable"}
+    assert panels["c"]["gap"]["flow"] >= 0.3  # C5 at D = 4
+    assert assert_sidecar_series_plotted(fig, panels, "abc") == 4 + 4 + 4
+    (y0, y1) = panels["c"]["gap_at"]["alpha"]
+    assert abs(y1 - y0) == pytest.approx(panels["c"]["gap"]["flow"], rel=0.05)  # the arrow spans Δ
+    _close(fig)
+
+
+def test_fig3_quick_ratio_slope_is_two(cache_dir: Path) -> None:
+    fig, panels = build("fig3", quick_data("fig3", cache_dir))
+    ax_t, ax_r = fig.axes
+    for ax in (ax_t, ax_r):
+        assert (ax.get_xscale(), ax.get_yscale()) == ("log", "log")
+        assert ax.get_xlabel() == style.LABELS["D"]
+    assert ax_r.get_ylabel() == style.LABELS["ratio"]
+    slopes = panels["slopes"]
+    assert abs(slopes["ratio"] - 2.0) <= 0.15
+    assert abs(slopes["favorable"] + 1.0) <= 0.1 and abs(slopes["unfavorable"] - 1.0) <= 0.1
+    assert panels["b"]["fit"]["slope"] == slopes["ratio"]
+    # the slope is shown: legend of (a), annotation of (b)
+    assert any(f"{slopes['favorable']:+.3f}" in t.get_text() for t in ax_t.get_legend().get_texts())
+    assert any(f"{slopes['ratio']:.3f}" in t.get_text() for t in ax_r.texts)
+    assert len(ax_r.get_legend().get_texts()) == 4  # ratio, fit, D², mobility ratio
+    # the closed-form mobility ratio at c = c0 = 0.1
+    D = np.array(panels["b"]["mobility"]["x"])
+    expected = (D + np.sqrt(D**2 + 4 * 0.01)) ** 2 / (4 * 0.01)
+    np.testing.assert_allclose(panels["b"]["mobility"]["y"], expected, rtol=1e-12)
+    assert assert_sidecar_series_plotted(fig, panels, "ab") == 4 + 4
+    _close(fig)
+
+
+def test_fig4_quick_and_synthetic(cache_dir: Path) -> None:
+    for data in (
+        quick_data("fig4", cache_dir),
+        {"s": fake_select(), "f": fake_sweep((2, 3, 5)), "sample": fake_sweep((2, 3), seeds=(0, 1), fail=(3, 1))},
+    ):
+        fig, panels = build("fig4", data)
+        ax_c, ax_a = fig.axes[:2]
+        assert len(fig.axes) == 5  # c_j, α_j, two matrices, colour bar
+        assert ax_c.get_xscale() == "log" and ax_c.get_ylabel() == style.LABELS["coefficient"]
+        assert ax_a.get_ylabel() == style.LABELS["alignment"]
+        assert len([ln for ln in _lines(ax_c) if ln.get_linestyle() != ":"]) >= 5
+        labels = [t.get_text() for t in ax_c.get_legend().get_texts()]
+        assert len(labels) == 2 and labels[0].startswith("owner $o=2$")
+        assert panels["a"]["owner"] == panels["a"]["designated"] == 2
+        assert panels["b"]["t_spec"] is not None
+        assert assert_sidecar_series_plotted(fig, panels, "ab") == 10
+        assert panels["c"]["matrix"][0][:2] == [1.0, 1.0]
+        _close(fig)
+    # the failing cell of the synthetic finite-sample sweep is visible as ½
+    assert panels["d"]["matrix"][1][1] == 0.5 and panels["d"]["runs_per_cell"][1][1] == 2
+
+
+def test_fig5_quick_and_synthetic(cache_dir: Path) -> None:
+    for data in (quick_data("fig5", cache_dir), {"p": fake_prune()}):
+        fig, panels = build("fig5", data)
+        assert len(fig.axes) == 4
+        for ax in fig.axes[:3]:
+            assert ax.get_yscale() == "log" and ax.get_xscale() == "log"
+            assert ax.get_ylabel() == style.LABELS["P"]
+            assert any(np.allclose(ln.get_ydata(), 1e-6) for ln in ax.get_lines())  # the 10⁻⁶ line
+        ax_d = fig.axes[0]
+        flow = [k for k in panels["a"] if k.startswith("flow")]
+        sample = [k for k in panels["a"] if k.startswith("sample")]
+        assert len(flow) == len(sample) == 2  # two D values at m_ref
+        assert len(ax_d.get_legend().get_texts()) == 4  # 2 D + flow + sample
+        assert set(panels["c"]) == {"pruned", "coaligned"}
+        # C7: pruned non-owners fall below 1e-6, co-aligned ones stay O(1)
+        assert min(panels["c"]["pruned"]["y"]) <= 1e-6
+        assert panels["c"]["coaligned"]["y"][-1] > 0.1
+        assert_sidecar_series_plotted(fig, panels, "abcd")
+        _close(fig)
+
+
+def test_fig6_quick(cache_dir: Path) -> None:
+    from gaugecli.observables import RESOLVED_GRADIENT
+
+    fig, panels = build("fig6", quick_data("fig6", cache_dir))
+    assert len(fig.axes) == 3
+    for ax in fig.axes:
+        assert (ax.get_xscale(), ax.get_yscale()) == ("log", "log")
+    assert fig.axes[0].get_ylabel() == style.LABELS["dissipation"]
+    assert len(fig.axes[0].get_legend().get_texts()) == 3  # ‖∇L‖², R, T
+    assert len(fig.axes[2].get_legend().get_texts()) == 3  # +D, −D, unresolved
+    assert panels["resolved_gradient"] == RESOLVED_GRADIENT
+    for g in ("favorable", "unfavorable"):
+        assert panels["c"][f"max-resolved-{g}"] <= 1e-10  # C3 at round-off where resolved
+    assert assert_sidecar_series_plotted(fig, panels, "abc") == 3 + 3 + 4
+    _close(fig)
+
+
+def test_fig7_synthetic() -> None:
+    fig, panels = build("fig7", {"x": fake_perturb()})
+    ax_v, ax_s, ax_n = fig.axes[:3]
+    assert len(fig.axes) == 4  # + colour bar
+    assert ax_v.get_xlabel().startswith(style.LABELS["eps"]) and ax_v.get_ylabel() == style.LABELS["D"]
+    for ax in (ax_s, ax_n):
+        assert (ax.get_xscale(), ax.get_yscale()) == ("log", "log")
+    assert ax_s.get_xlabel() == style.LABELS["eta"] and ax_n.get_xlabel() == style.LABELS["n"]
+    assert panels["b"]["fit"]["slope"] == pytest.approx(1.0, abs=1e-9)
+    assert panels["c"]["fit"]["slope"] == pytest.approx(-0.5, abs=1e-9)
+    assert panels["a"]["threshold"]["x"] == [0.8, 1.2]  # the None threshold is not drawn as a point
+    assert np.array(panels["a"]["probability"]).shape == (3, 4)
+    assert_plotted(ax_v, panels["a"]["threshold"])
+    for key in ("error", "fit"):
+        assert_plotted(ax_s, panels["b"][key])
+    for key in ("deviation", "fit", "reference"):
+        assert_plotted(ax_n, panels["c"][key])
+    texts = [t.get_text() for t in ax_n.get_legend().get_texts()]
+    assert "fit: slope $-0.50$" in texts and len(texts) == 3
+    _close(fig)
+
+
+def test_every_figure_has_requirements_in_both_profiles() -> None:
+    for fig_id in FIGURES:
+        for quick in (True, False):
+            reqs = R.requirements(fig_id, quick)
+            assert all(r.kind in R.EXPERIMENTS for r in reqs)
+            assert len({(r.kind, r.name) for r in reqs}) == len(reqs)
+    # the quick profile is smaller, and the shared D = 4 runs are the same configuration
+    assert len(R.requirements("fig3", True)) < len(R.requirements("fig3", False))
+    shared = {config_hash(r.config) for r in R.requirements("fig6", True)}
+    assert shared <= {config_hash(r.config) for r in R.requirements("fig2", True)}
+    assert shared <= {config_hash(r.config) for r in R.requirements("fig3", True)}
+
+
+# ------------------------------------------------------------------------------------------
+# render: files, fonts, metadata, sidecar
+
+
+def test_render_writes_vector_pdf_png_and_a_figure_artifact(tmp_path: Path) -> None:
+    paths = render("fig1", tmp_path / "cache", tmp_path / "out", formats=("pdf", "png", "svg"))
+    assert [p.name for p in paths] == ["fig1.pdf", "fig1.png", "fig1.svg", "fig1.json"]
+    pdf = (tmp_path / "out" / "fig1.pdf").read_bytes()
+    assert pdf.startswith(b"%PDF") and b"/FontFile2" in pdf and b"/Type3" not in pdf
+    assert b"gaugecli" in pdf  # Creator metadata
+    from matplotlib.image import imread
+
+    png = imread(tmp_path / "out" / "fig1.png")
+    assert png.shape[1] == round(style.TWO_COLUMN * style.PNG_DPI)
+    again = render("fig1", tmp_path / "cache", tmp_path / "again", formats=("pdf", "svg"))
+    for fmt, path in zip(("pdf", "svg"), again, strict=False):  # byte-reproducible: no dates, fixed ids
+        assert path.read_bytes() == (tmp_path / "out" / f"fig1.{fmt}").read_bytes()
+    artifact = read_artifact(tmp_path / "out" / "fig1.json", "figure")
+    assert artifact["result"]["figure"] == "fig1" and "panels" in artifact["result"]
+    assert artifact["config"]["parameters"]["strength"] == 4.0
+
+
+def test_render_sidecar_records_config_hashes(cache_dir: Path, tmp_path: Path) -> None:
+    quick_data("fig6", cache_dir)  # reuse the module cache
+    paths = render("fig6", cache_dir, tmp_path, formats=("pdf",), quick=True)
+    artifact = read_artifact(paths[-1], "figure")
+    expected = {r.name: config_hash(r.config) for r in R.requirements("fig6", True)}
+    assert artifact["result"]["config_hashes"] == expected == artifact["config"]["requirements"]
+    pdf = paths[0].read_bytes()
+    assert all(h[:16].encode() in pdf for h in expected.values())  # Subject metadata
+
+
+def test_unknown_figure_lists_valid_ids(tmp_path: Path) -> None:
+    with pytest.raises(ValueError, match="fig1, fig2, fig3, fig4, fig5, fig6, fig7"):
+        render("fig9", tmp_path, tmp_path)
+    with pytest.raises(R.UnknownFigureError):
+        R.requirements("figure3", quick=True)
+    with pytest.raises(ValueError, match="unsupported figure format"):
+        render("fig1", tmp_path, tmp_path, formats=("jpg",))
+    assert not list(tmp_path.iterdir())  # nothing written
+
+
+def test_importing_plots_does_not_import_matplotlib() -> None:
+    code = "import sys, gaugecli.plots; assert 'matplotlib' not in sys.modules and 'seaborn' not in sys.modules"
+    subprocess.run([sys.executable, "-c", code], check=True)
+
+
+# ------------------------------------------------------------------------------------------
+# the artifact cache (a cheap fake simulate: these tests are about caching, not numbers)
+
+
+@pytest.fixture
+def counted_simulate(monkeypatch: pytest.MonkeyPatch) -> list[Any]:
+    import gaugecli.experiments.simulate as sim
+
+    calls: list[Any] = []
+
+    def fake(config: Any, progress: Any = None) -> list[dict]:
+        calls.append(config)
+        return [fake_run(list(row)) for row in config.imbalances()]
+
+    monkeypatch.setattr(sim, "simulate", fake)
+    return calls
+
+
+def test_cache_reuses_and_recomputes_on_change(
+    counted_simulate: list[Any], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    cache, out = tmp_path / "cache", tmp_path / "out"
+    warnings: list[str] = []
+    render("fig6", cache, out, formats=("png",), warn=warnings.append)
+    assert len(counted_simulate) == 2 and len(list(cache.glob("simulate-flow-*.json"))) == 2
+    first = json.loads((out / "fig6.json").read_text())["result"]
+    render("fig6", cache, out, formats=("png",), warn=warnings.append)
+    assert len(counted_simulate) == 2 and not warnings  # reused
+    assert compare_sidecars_ok(first, json.loads((out / "fig6.json").read_text())["result"])
+
+    # a changed parameter is another configuration: recomputed, the old file left alone
+    from dataclasses import replace
+
+    from gaugecli.plots import fig6
+
+    original = fig6.requirements
+    monkeypatch.setattr(
+        fig6,
+        "requirements",
+        lambda quick: [R.Requirement(r.kind, r.name, replace(r.config, seed=7)) for r in original(quick)],
+    )
+    render("fig6", cache, out, formats=("png",))
+    assert len(counted_simulate) == 4 and len(list(cache.glob("*.json"))) == 4
+
+
+def compare_sidecars_ok(a: dict, b: dict) -> bool:
+    return R.compare_sidecars(a, b) == []
+
+
+@pytest.mark.parametrize("damage", ["corrupt", "newer-schema", "older-schema", "invalid", "wrong-hash"])
+def test_damaged_cache_is_reported_and_recomputed(counted_simulate: list[Any], tmp_path: Path, damage: str) -> None:
+    req = R.requirements("fig6", True)[0]
+    R.ensure_artifact(req, tmp_path)
+    path = R.artifact_path(req, tmp_path)
+    artifact = json.loads(path.read_text())
+    if damage == "corrupt":
+        path.write_text(path.read_text()[:100])
+    elif damage == "newer-schema":
+        artifact["schema"] = "gaugecli.simulate/2"
+        path.write_text(json.dumps(artifact))
+    elif damage == "older-schema":
+        artifact["schema"] = "gaugecli.simulate/0"
+        path.write_text(json.dumps(artifact))
+    elif damage == "invalid":
+        del artifact["result"]["t_spec"]
+        path.write_text(json.dumps(artifact))
+    else:
+        artifact["config_hash"] = "0" * 64
+        path.write_text(json.dumps(artifact))
+    warnings: list[str] = []
+    fresh = R.ensure_artifact(req, tmp_path, warn=warnings.append)
+    assert len(counted_simulate) == 2
+    assert len(warnings) == 1 and str(path) in warnings[0] and "recomputing" in warnings[0]
+    if damage.endswith("schema"):
+        assert "schema" in warnings[0]
+    assert read_artifact(path, "simulate")["config_hash"] == fresh["config_hash"] == config_hash(req.config)
+
+
+def test_ensure_artifact_rejects_multi_run_simulate(counted_simulate: list[Any], tmp_path: Path) -> None:
+    from dataclasses import replace
+
+    req = R.requirements("fig6", True)[0]
+    multi = R.Requirement("simulate", "multi", replace(req.config, strengths=(1.0, 2.0)))
+    with pytest.raises(ValueError, match="single run"):
+        R.ensure_artifact(multi, tmp_path)
+    assert not list(tmp_path.glob("*.json"))
+
+
+# ------------------------------------------------------------------------------------------
+# regeneration check
+
+
+def test_compare_sidecars_names_the_moved_series() -> None:
+    from gaugecli.plots import fig1
+
+    _, panels = build("fig1", fig1.closed_form_data())
+    committed = {"figure": "fig1", "config_hashes": {}, "panels": panels}
+    assert R.compare_sidecars(committed, copy.deepcopy(committed)) == []
+    assert R.compare_sidecars({"result": committed}, committed) == []  # whole artifacts too
+
+    moved = copy.deepcopy(committed)
+    moved["panels"]["b"]["unfavorable-m5"]["y"][150] *= 1.01
+    messages = R.compare_sidecars(committed, moved)
+    assert len(messages) == 1
+    assert messages[0].startswith("fig1: series 'b/unfavorable-m5/y'") and "index 150" in messages[0]
+
+    shorter = copy.deepcopy(committed)
+    shorter["panels"]["a"]["hyperbola"]["x"].pop()
+    gone = copy.deepcopy(committed)
+    del gone["panels"]["a"]["favorable"]
+    assert "length changed" in R.compare_sidecars(committed, shorter)[0]
+    assert "missing" in R.compare_sidecars(committed, gone)[0]
+    assert R.compare_sidecars(committed, {"figure": "fig2", "panels": {}})[0].startswith("figure ids differ")
+
+
+def test_compare_sidecars_tolerances_per_series() -> None:
+    base = {
+        "figure": "fig6",
+        "panels": {
+            "a": {"reaction": {"x": [1.0, 2.0], "y": [1e-3, 1e-25]}},
+            "c": {
+                "residual-resolved-favorable": {"x": [1.0], "y": [1e-16]},
+                "residual-unresolved-favorable": {"x": [1.0], "y": [1e-9]},
+            },
+        },
+    }
+    noisy = copy.deepcopy(base)
+    noisy["panels"]["c"]["residual-resolved-favorable"]["y"] = [5e-15]  # round-off changes
+    noisy["panels"]["c"]["residual-unresolved-favorable"]["y"] = [1e-3]
+    assert R.compare_sidecars(base, noisy) == []
+    noisy["panels"]["a"]["reaction"]["y"][1] = 2e-25  # below round-off of the dissipation
+    assert R.compare_sidecars(base, noisy) == []
+    moved = copy.deepcopy(base)
+    moved["panels"]["a"]["reaction"]["y"][0] = 1.001e-3  # a relative change of 1e-3 is drift
+    assert R.compare_sidecars(base, moved)[0].startswith("fig6: series 'a/reaction/y': moved from 0.001 to 0.001001")
+    assert R.tolerance_for("fig3/b/ratio/y") == (R.DEFAULT_RTOL, R.DEFAULT_ATOL)
+    masked = copy.deepcopy(base)
+    masked["panels"]["a"]["reaction"]["y"][0] = None
+    assert "masked" in R.compare_sidecars(base, masked)[0]
