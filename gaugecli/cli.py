@@ -599,6 +599,10 @@ def plot(
     out_dir: Annotated[Path, typer.Option("--out-dir", help="Where figures are written.")] = Path("figures"),
     format: Annotated[str, typer.Option("--format", help="Comma-separated: pdf, png, svg.")] = "pdf,png",
     quick: Annotated[bool, typer.Option("--quick", help="Coarser grids and fewer seeds (for tests).")] = False,
+    compare: Annotated[
+        Path | None,
+        typer.Option("--compare", help="Folder of committed figN.json: fail if a regenerated series drifted."),
+    ] = None,
 ) -> None:
     """Render publication figures (computing and caching any artifact they need)."""
     from gaugecli.plots.render import FIGURES
@@ -616,7 +620,10 @@ def plot(
         raise click.UsageError(f"Invalid value for '--out-dir': {out_dir} is a file, not a folder")
     if cache_dir.exists() and not cache_dir.is_dir():
         raise click.UsageError(f"Invalid value for '--cache-dir': {cache_dir} is a file, not a folder")
+    if compare is not None and not compare.is_dir():
+        raise click.UsageError(f"Invalid value for '--compare': {compare} is not a folder of figN.json sidecars")
     console = _console()
+    drift: list[str] = []
     with _errors():
         from gaugecli.plots.render import render
 
@@ -632,6 +639,24 @@ def plot(
                     progress=progress,
                 )
             console.print(f"{fig_id}: " + ", ".join(str(p) for p in paths))
+            if compare is not None:
+                drift += _compare_sidecar(compare / f"{fig_id}.json", out_dir / f"{fig_id}.json")
+    if compare is not None:
+        for line in drift:
+            console.print(f"[red]drift:[/] {escape(line)}")
+        if drift:
+            raise _Failure(f"{len(drift)} series drifted from the committed figures in {compare}")
+        console.print(f"every regenerated series matches {compare} within its stated tolerance")
+
+
+def _compare_sidecar(committed: Path, regenerated: Path) -> list[str]:
+    import json
+
+    from gaugecli.plots.render import compare_sidecars
+
+    if not committed.exists():
+        return [f"{committed.stem}: no committed sidecar {committed}"]
+    return compare_sidecars(json.loads(committed.read_text()), json.loads(regenerated.read_text()))
 
 
 @app.command()
