@@ -221,6 +221,9 @@ SchedulerOpt = Annotated[
 PointsOpt = Annotated[
     Path, typer.Option("--points-dir", help="Where finished sweep points are kept; a rerun resumes from them.")
 ]
+FigureOpt = Annotated[
+    Path | None, typer.Option("--figure", help="Also draw this artifact's figure to PATH (.pdf, .png or .svg).")
+]
 ResumeOpt = Annotated[bool, typer.Option("--resume/--no-resume", help="Reuse finished points from --points-dir.")]
 
 
@@ -268,6 +271,7 @@ def simulate(
     eps_align: EpsOpt = 0.01,
     rtol: RtolOpt = 1e-10,
     out: OutOpt = None,
+    figure: FigureOpt = None,
 ) -> None:
     """One configuration: loss, alignment, coefficients, δ, reaction/transport over time.
 
@@ -289,11 +293,14 @@ def simulate(
         )
         runs = config.runs()
         paths = [_run_path(out, r, len(runs)) for r in runs]
+        figures = [None if figure is None else _indexed(figure, r, len(runs)) for r in runs]
         for p in paths:
             check_writable(p)
+        for f in figures:
+            _check_figure(f)
         results, started = _run("simulate", lambda p: run(config, p))
-        for path, run_config, obs in zip(paths, runs, results, strict=True):
-            _write(path, "simulate", run_config, obs, seed, started)
+        for path, run_config, obs, fig in zip(paths, runs, results, figures, strict=True):
+            _write(path, "simulate", run_config, obs, seed, started, fig)
     _summary_table(results, paths)
 
 
@@ -301,9 +308,14 @@ def _run_path(out: Path | None, config: Any, n_runs: int) -> Path:
     label = f"{config.gauge}-D{config.strengths[0]:g}" if config.deltas is None else "deltas"
     if out is None:
         return _default_path("simulate", config, label)
+    return _indexed(out, config, n_runs)
+
+
+def _indexed(path: Path, config: Any, n_runs: int) -> Path:
+    """``path`` itself for one run; ``stem-D{D}.suffix`` when several -D values run."""
     if n_runs == 1:
-        return out
-    return out.with_name(f"{out.stem}-D{config.strengths[0]:g}{out.suffix or '.json'}")
+        return path
+    return path.with_name(f"{path.stem}-D{config.strengths[0]:g}{path.suffix or '.json'}")
 
 
 def _summary_table(results: list[Any], paths: list[Path]) -> None:
@@ -359,6 +371,7 @@ def select_cmd(
     eps_align: EpsOpt = 0.01,
     rtol: RtolOpt = 1e-10,
     out: OutOpt = None,
+    figure: FigureOpt = None,
     workers: WorkersOpt = 1,
     scheduler: SchedulerOpt = None,
     points_dir: PointsOpt = Path("runs/points"),
@@ -371,6 +384,8 @@ def select_cmd(
         model = _model(d, k, c0, theta0, eps_align)
         dynamics = _dynamics(mode, eta, n_samples, t_max, rtol)
         seed_list = _parse_ints(seeds, "seeds")
+        if sweep and figure is not None:
+            raise click.UsageError("Invalid value for '--figure': select --sweep draws with `gaugecli plot fig4`")
         if sweep:
             config: Any = sel.OwnerSweepConfig(
                 model=model,
@@ -395,8 +410,9 @@ def select_cmd(
             seeds=seed_list,
         )
         path = _prepare(out, "select", config)
+        _check_figure(figure)
         result, started = _run("select", lambda p: sel.select(config, p))
-        _write(path, "select", config, result, seed_list[0], started)
+        _write(path, "select", config, result, seed_list[0], started, figure)
     _print_select(result, path)
 
 
@@ -404,7 +420,7 @@ def _print_select(result: Any, path: Path) -> None:
     from rich.table import Table
 
     table = Table(title=f"gaugecli select — designated owner {result.designated}")
-    for col in ("seed", "owner", "selected?", "T_spec", "P(end)", "final loss", "c_owner", "α_owner"):
+    for col in ("seed", "owner", "ok", "T_spec", "P(end)", "loss(end)", "c_o", "α_o"):
         table.add_column(col, justify="right")
     for seed, run, ok in zip(result.seeds, result.runs, result.success, strict=True):
         o = run.owner
@@ -415,8 +431,8 @@ def _print_select(result: Any, path: Path) -> None:
             _fmt(run.t_spec),
             _fmt(float(run.nonowner_norm[-1]), ".2e"),
             _fmt(run.final_loss, ".2e"),
-            _fmt(float(run.coefficient[-1, o]), ".6f"),
-            _fmt(float(run.alignment[-1, o]), ".6f"),
+            _fmt(float(run.coefficient[-1, o]), ".5f"),
+            _fmt(float(run.alignment[-1, o]), ".5f"),
         )
     console = _console()
     console.print(table)
@@ -459,6 +475,7 @@ def prune(
     eps_align: EpsOpt = 0.01,
     rtol: RtolOpt = 1e-10,
     out: OutOpt = None,
+    figure: FigureOpt = None,
     workers: WorkersOpt = 1,
     scheduler: SchedulerOpt = None,
     points_dir: PointsOpt = Path("runs/points"),
@@ -480,9 +497,10 @@ def prune(
             rtol=rtol,
         )
         path = _prepare(out, "prune", config)
+        _check_figure(figure)
         with _runner(workers, scheduler, points_dir, resume) as runner:
             result, started = _run("prune", lambda p: run(config, p, runner))
-        _write(path, "prune", config, result, config.seeds[0], started)
+        _write(path, "prune", config, result, config.seeds[0], started, figure)
     from rich.table import Table
 
     table = Table(title=f"gaugecli prune — time at which P(t) ≤ {result.level:g}")
@@ -534,6 +552,7 @@ def perturb(
     eps_align: EpsOpt = 0.01,
     rtol: RtolOpt = 1e-10,
     out: OutOpt = None,
+    figure: FigureOpt = None,
     workers: WorkersOpt = 1,
     scheduler: SchedulerOpt = None,
     points_dir: PointsOpt = Path("runs/points"),
@@ -559,9 +578,10 @@ def perturb(
             rtol=rtol,
         )
         path = _prepare(out, "perturb", config)
+        _check_figure(figure)
         with _runner(workers, scheduler, points_dir, resume) as runner:
             result, started = _run("perturb", lambda p: run(config, p, runner))
-        _write(path, "perturb", config, result, config.seeds[0], started)
+        _write(path, "perturb", config, result, config.seeds[0], started, figure)
     from rich.table import Table
 
     v, st, sm = result.visible, result.step, result.samples
@@ -715,10 +735,31 @@ def _run(label: str, fn: Callable[[Any], Any]) -> tuple[Any, Any]:
         return fn(progress), started
 
 
-def _write(path: Path, kind: str, config: Any, result: Any, seed: int | None, started: Any) -> None:
+def _write(
+    path: Path, kind: str, config: Any, result: Any, seed: int | None, started: Any, figure: Path | None = None
+) -> None:
+    """Write the artifact atomically and, if asked, draw its figure from what was written."""
     from gaugecli.artifacts import build_artifact, write_artifact
 
-    write_artifact(path, build_artifact(kind, config, result, seed=seed, started=started))
+    artifact = build_artifact(kind, config, result, seed=seed, started=started)
+    write_artifact(path, artifact)
+    if figure is not None:
+        import json
+
+        from gaugecli.plots.overview import render_artifact
+
+        render_artifact(kind, json.loads(json.dumps(artifact)), figure)
+        _console().print(f"drew {figure}")
+
+
+def _check_figure(figure: Path | None) -> None:
+    from gaugecli.artifacts import check_writable
+
+    if figure is None:
+        return
+    if figure.suffix.lower() not in (".pdf", ".png", ".svg"):
+        raise click.UsageError(f"Invalid value for '--figure': {figure} must end in .pdf, .png or .svg")
+    check_writable(figure)
 
 
 def main() -> None:
