@@ -15,9 +15,14 @@ from enum import Enum
 from pathlib import Path
 from typing import Annotated, Any
 
-import click
 import typer
+from typer import Abort
 from typer.core import TyperGroup
+
+try:  # typer ≥ 0.2x vendors its own click: its parser raises these, not the click package's
+    from typer._click.exceptions import ClickException, UsageError
+except ImportError:  # pragma: no cover - older typer uses the click package
+    from click.exceptions import ClickException, UsageError
 
 
 class _OneLineErrors(TyperGroup):
@@ -29,17 +34,14 @@ class _OneLineErrors(TyperGroup):
     def main(self, *args: Any, standalone_mode: bool = True, **kwargs: Any) -> Any:
         try:
             rv = super().main(*args, standalone_mode=False, **kwargs)
-        except click.UsageError as exc:
-            hint = ""
-            if isinstance(exc, click.BadParameter) and exc.param is not None:
-                hint = f"Invalid value for {exc.param.get_error_hint(exc.ctx) if exc.ctx else exc.param.name}: "
-            click.echo(f"Error: {hint}{exc.format_message()}".replace("\n", " "), err=True)
+        except UsageError as exc:  # BadParameter's message already names the parameter
+            typer.echo(f"Error: {exc.format_message()}".replace("\n", " "), err=True)
             code = 2
-        except click.ClickException as exc:
-            click.echo(f"Error: {exc.format_message()}".replace("\n", " "), err=True)
+        except ClickException as exc:
+            typer.echo(f"Error: {exc.format_message()}".replace("\n", " "), err=True)
             code = exc.exit_code
-        except click.Abort:
-            click.echo("Aborted.", err=True)
+        except Abort:
+            typer.echo("Aborted.", err=True)
             code = 130
         else:
             code = rv if isinstance(rv, int) else 0
@@ -80,7 +82,7 @@ def _root(
 # error translation and terminal output
 
 
-class _Failure(click.ClickException):
+class _Failure(ClickException):
     exit_code = 1
 
 
@@ -102,7 +104,7 @@ def _errors() -> Iterator[None]:
         ) from None
     except ConfigError as exc:
         flag = "--" + exc.param.replace("_", "-")
-        raise click.UsageError(f"Invalid value for '{flag}': {str(exc).split(': ', 1)[1]}") from None
+        raise UsageError(f"Invalid value for '{flag}': {str(exc).split(': ', 1)[1]}") from None
     except (NumericalFault, ArtifactError, ExecutorError) as exc:
         raise _Failure(str(exc)) from None
     finally:
@@ -113,7 +115,7 @@ def _raise_interrupt(signum: int, frame: Any) -> None:
     raise KeyboardInterrupt
 
 
-class _Interrupted(click.ClickException):
+class _Interrupted(ClickException):
     exit_code = 130
 
 
@@ -385,7 +387,7 @@ def select_cmd(
         dynamics = _dynamics(mode, eta, n_samples, t_max, rtol)
         seed_list = _parse_ints(seeds, "seeds")
         if sweep and figure is not None:
-            raise click.UsageError("Invalid value for '--figure': select --sweep draws with `gaugecli plot fig4`")
+            raise UsageError("Invalid value for '--figure': select --sweep draws with `gaugecli plot fig4`")
         if sweep:
             config: Any = sel.OwnerSweepConfig(
                 model=model,
@@ -629,19 +631,19 @@ def plot(
 
     ids = list(FIGURES) if figure == "all" else [figure]
     if any(i not in FIGURES for i in ids):
-        raise click.UsageError(
+        raise UsageError(
             f"Invalid value for 'FIGURE': unknown figure {figure!r}; valid: {', '.join(FIGURES)}, all"
         )
     formats = tuple(f.strip().lower() for f in format.split(",") if f.strip())
     bad = [f for f in formats if f not in ("pdf", "png", "svg")]
     if not formats or bad:
-        raise click.UsageError(f"Invalid value for '--format': must be a list of pdf, png, svg (got {format!r})")
+        raise UsageError(f"Invalid value for '--format': must be a list of pdf, png, svg (got {format!r})")
     if out_dir.exists() and not out_dir.is_dir():
-        raise click.UsageError(f"Invalid value for '--out-dir': {out_dir} is a file, not a folder")
+        raise UsageError(f"Invalid value for '--out-dir': {out_dir} is a file, not a folder")
     if cache_dir.exists() and not cache_dir.is_dir():
-        raise click.UsageError(f"Invalid value for '--cache-dir': {cache_dir} is a file, not a folder")
+        raise UsageError(f"Invalid value for '--cache-dir': {cache_dir} is a file, not a folder")
     if compare is not None and not compare.is_dir():
-        raise click.UsageError(f"Invalid value for '--compare': {compare} is not a folder of figN.json sidecars")
+        raise UsageError(f"Invalid value for '--compare': {compare} is not a folder of figN.json sidecars")
     console = _console()
     drift: list[str] = []
     with _errors():
@@ -718,7 +720,7 @@ def _runner(workers: int, scheduler: str | None, points_dir: Path, resume: bool)
     from gaugecli.sweep import make_runner
 
     if points_dir.exists() and not points_dir.is_dir():
-        raise click.UsageError(f"Invalid value for '--points-dir': {points_dir} is a file, not a folder")
+        raise UsageError(f"Invalid value for '--points-dir': {points_dir} is a file, not a folder")
     console = _console()
     with make_executor(scheduler, workers) as executor:
         yield make_runner(
@@ -758,7 +760,7 @@ def _check_figure(figure: Path | None) -> None:
     if figure is None:
         return
     if figure.suffix.lower() not in (".pdf", ".png", ".svg"):
-        raise click.UsageError(f"Invalid value for '--figure': {figure} must end in .pdf, .png or .svg")
+        raise UsageError(f"Invalid value for '--figure': {figure} must end in .pdf, .png or .svg")
     check_writable(figure)
 
 

@@ -1,0 +1,165 @@
+"""Executors: serial, local process pool and Dask give the same sweep results, in submission order."""
+
+from __future__ import annotations
+
+import os
+import socket
+import sys
+import time
+
+import numpy as np
+import pytest
+from _sweep_fns import fail_if_negative, sleep_then_return, specialization_time, thread_env
+
+from gaugecli.executors import (
+    THREAD_ENV_VARS,
+    DaskExecutor,
+    ExecutorError,
+    LocalExecutor,
+    SerialExecutor,
+    make_executor,
+    run_ordered,
+)
+
+# Slowest first, so that a parallel executor finishes them out of order.
+DELTAS = [(-8.0,), (-2.0,), (1.0,), (4.0,), (-1.0,), (16.0,)]
+
+
+@pytest.fixture(scope="module")
+def serial_results() -> list[tuple[float, int]]:
+    with SerialExecutor() as ex:
+        return run_ordered(ex, specialization_time, DELTAS)
+
+
+def _check_same(results: list[tuple[float, int]], reference: list[tuple[float, int]]) -> None:
+    assert len(results) == len(reference)
+    for (t, n), (t_ref, n_ref) in zip(results, reference, strict=True):
+        assert t == t_ref  # same code, same floating-point operations: bitwise equal
+        assert n == n_ref
+
+
+def test_serial_sweep_is_the_direct_call(serial_results: list[tuple[float, int]]) -> None:
+    direct = [specialization_time(*args) for args in DELTAS]
+    _check_same(serial_results, direct)
+    # sanity: the science is there — T_spec(−D) > T_spec(+D) and grows with D
+    t = dict(zip([a[0] for a in DELTAS], [r[0] for r in serial_results], strict=True))
+    assert t[-8.0] > t[-2.0] > t[-1.0] > t[1.0] > t[4.0] > t[16.0] > 0
+
+
+def test_serial_handle_is_resolved_and_keeps_errors() -> None:
+    with SerialExecutor() as ex:
+        ok = ex.submit(fail_if_negative, 3.0)
+        bad = ex.submit(fail_if_negative, -1.0)  # does not raise here
+    assert ok.result() == 9.0
+    with pytest.raises(ValueError, match="negative input"):
+        bad.result()
+
+
+def test_on_done_reports_every_task_once(serial_results: list[tuple[float, int]]) -> None:
+    seen: list[tuple[int, tuple[float, int]]] = []
+    with SerialExecutor() as ex:
+        run_ordered(ex, specialization_time, DELTAS, on_done=lambda i, r: seen.append((i, r)))
+    assert [i for i, _ in seen] == list(range(len(DELTAS)))
+    assert [r for _, r in seen] == serial_results
+
+
+def test_local_pool_matches_serial(serial_results: list[tuple[float, int]]) -> None:
+    done: list[int] = []
+    with LocalExecutor(max_workers=2) as ex:
+        results = run_ordered(ex, specialization_time, DELTAS, on_done=lambda i, r: done.append(i))
+    _check_same(results, serial_results)
+    assert sorted(done) == list(range(len(DELTAS)))
+
+
+def test_local_pool_returns_submission_order_when_completion_is_reversed() -> None:
+    args = [(0, 1.0), (1, 0.0), (2, 0.0)]  # task 0 finishes last
+    done: list[int] = []
+    with LocalExecutor(max_workers=2) as ex:
+        results = run_ordered(ex, sleep_then_return, args, on_done=lambda i, r: done.append(i))
+    assert results == [0, 1, 2]
+    assert done[-1] == 0  # reported as it finished, not in submission order
+    assert sorted(done) == [0, 1, 2]
+
+
+def test_pool_workers_get_capped_blas_threads(monkeypatch: pytest.MonkeyPatch) -> None:
+    for name in THREAD_ENV_VARS:
+        monkeypatch.delenv(name, raising=False)
+    monkeypatch.setenv("OMP_NUM_THREADS", "3")  # set by the user: left alone
+    with LocalExecutor(max_workers=2, threads_per_worker=1) as ex:
+        envs = run_ordered(ex, thread_env, [(0,), (1,)])
+    for env in envs:
+        assert env["OMP_NUM_THREADS"] == "3"
+        assert all(env[name] == "1" for name in THREAD_ENV_VARS if name != "OMP_NUM_THREADS")
+    # the parent's environment is as it was
+    assert all(name not in os.environ for name in THREAD_ENV_VARS if name != "OMP_NUM_THREADS")
+    with pytest.raises(ValueError, match="threads_per_worker must be at least 1"):
+        LocalExecutor(max_workers=2, threads_per_worker=0)
+
+
+def test_errors_propagate_from_the_pool() -> None:
+    with LocalExecutor(max_workers=2) as ex, pytest.raises(ValueError, match="negative input"):
+        run_ordered(ex, fail_if_negative, [(1.0,), (-2.0,), (3.0,)])
+
+
+def test_make_executor_picks_the_backend() -> None:
+    with make_executor(None, 1) as ex:
+        assert isinstance(ex, SerialExecutor)
+    with make_executor(None, 2) as ex:
+        assert isinstance(ex, LocalExecutor)
+        assert ex.max_workers == 2
+    with pytest.raises(ValueError, match="workers must be at least 1"):
+        make_executor(None, 0)
+    with pytest.raises(ValueError, match="max_workers must be at least 1"):
+        LocalExecutor(max_workers=0)
+
+
+def test_missing_dask_names_the_extra(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setitem(sys.modules, "dask", None)  # makes `import dask` raise ImportError
+    monkeypatch.setitem(sys.modules, "dask.distributed", None)
+    with pytest.raises(ExecutorError, match=r"pip install gaugecli\[dask\]") as info:
+        make_executor("tcp://127.0.0.1:8786", 2)
+    assert "\n" not in str(info.value)
+
+
+@pytest.mark.parametrize("address", ["localhost", "tcp://scheduler", "tcp://host:port", "   "])
+def test_malformed_scheduler_address_fails_at_once(address: str) -> None:
+    start = time.perf_counter()
+    with pytest.raises(ExecutorError, match="--scheduler") as info:
+        make_executor(address, 2)
+    assert "\n" not in str(info.value)
+    assert time.perf_counter() - start < 1.0  # rejected before any connection attempt
+
+
+def _free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+def test_bad_scheduler_address_fails_fast_in_one_line() -> None:
+    pytest.importorskip("dask.distributed")
+    address = f"tcp://127.0.0.1:{_free_port()}"  # nothing listens there
+    start = time.perf_counter()
+    with pytest.raises(ExecutorError, match="--scheduler") as info:
+        make_executor(address, 2, connect_timeout=1.0)
+    elapsed = time.perf_counter() - start
+    message = str(info.value)
+    assert "\n" not in message
+    assert address in message
+    assert elapsed < 10.0, f"connection failure took {elapsed:.1f} s"
+
+
+def test_dask_cluster_matches_serial(serial_results: list[tuple[float, int]]) -> None:
+    distributed = pytest.importorskip("dask.distributed")
+    with distributed.LocalCluster(
+        n_workers=2, threads_per_worker=1, processes=True, host="127.0.0.1", dashboard_address=None
+    ) as cluster:
+        done: list[int] = []
+        with make_executor(cluster.scheduler_address, 1) as ex:
+            assert isinstance(ex, DaskExecutor)
+            results = run_ordered(ex, specialization_time, DELTAS, on_done=lambda i, r: done.append(i))
+            with pytest.raises(ValueError, match="negative input"):
+                run_ordered(ex, fail_if_negative, [(1.0,), (-2.0,)])
+    _check_same(results, serial_results)
+    assert sorted(done) == list(range(len(DELTAS)))
+    assert np.all(np.isfinite([t for t, _ in results]))
