@@ -764,7 +764,17 @@ def _check_figure(figure: Path | None) -> None:
     check_writable(figure)
 
 
+_THREAD_VARIABLES = ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS")
+
+
 def main() -> None:
+    """Console entry point. BLAS/OpenMP default to one thread unless the user set them:
+    our matrices are small (a dense LU of ≤ 400 unknowns, sample GD of a few neurons),
+    and on 2 shared cores threaded BLAS was measured 4-10× slower (README, Benchmarks)."""
+    import os
+
+    for var in _THREAD_VARIABLES:
+        os.environ.setdefault(var, "1")
     app()
 
 

@@ -24,7 +24,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 from gaugecli.gauge import function_coordinates, imbalance
-from gaugecli.kernels import arccos_kernel, arccos_kernel_grad, arccos_kernel_hessians
+from gaugecli.kernels import arccos_kernel, arccos_kernel_and_grad, arccos_kernel_grad, arccos_kernel_hessians
 from gaugecli.teacher import Teacher
 
 Array = NDArray[np.float64]
@@ -57,10 +57,10 @@ class Gradient(NamedTuple):
 def _readout_gradient_parts(a: Array, W: Array, teacher: Teacher) -> tuple[Array, Array]:
     """``(∂L/∂a, h)`` with ``∂L/∂w_j = a_j h_j``, ``h_j = Σ_i a_i ∂₁κ(w_j, w_i) − Σ_k b_k ∂₁κ(w_j, v_k)``."""
     b, V = teacher.coefficients, teacher.directions
-    grad_a = np.einsum("...ji,...i->...j", arccos_kernel(W, W), a) - arccos_kernel(W, V) @ b
-    h = np.einsum("...jid,...i->...jd", arccos_kernel_grad(W, W), a) - np.einsum(
-        "...jkd,k->...jd", arccos_kernel_grad(W, V), b
-    )
+    K_ww, G_ww = arccos_kernel_and_grad(W, W)
+    K_wv, G_wv = arccos_kernel_and_grad(W, V)
+    grad_a = np.einsum("...ji,...i->...j", K_ww, a) - K_wv @ b
+    h = np.einsum("...jid,...i->...jd", G_ww, a) - np.einsum("...jkd,k->...jd", G_wv, b)
     return grad_a, h
 
 
@@ -123,11 +123,10 @@ def function_gradient(c: Array, U: Array, teacher: Teacher) -> FunctionGradient:
     route to the dissipation: a check of the split, not a restatement of it.
     """
     b, V = teacher.coefficients, teacher.directions
-    dc = np.einsum("...ji,...i->...j", arccos_kernel(U, U), c) - arccos_kernel(U, V) @ b
-    du = c[..., None] * (
-        np.einsum("...jid,...i->...jd", arccos_kernel_grad(U, U), c)
-        - np.einsum("...jkd,k->...jd", arccos_kernel_grad(U, V), b)
-    )
+    K_uu, G_uu = arccos_kernel_and_grad(U, U)
+    K_uv, G_uv = arccos_kernel_and_grad(U, V)
+    dc = np.einsum("...ji,...i->...j", K_uu, c) - K_uv @ b
+    du = c[..., None] * (np.einsum("...jid,...i->...jd", G_uu, c) - np.einsum("...jkd,k->...jd", G_uv, b))
     du = du - np.sum(du * U, axis=-1, keepdims=True) * U
     return FunctionGradient(dc, du)
 

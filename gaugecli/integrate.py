@@ -16,6 +16,7 @@ from __future__ import annotations
 import math
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from typing import Any
 
 import numpy as np
 from numpy.typing import NDArray
@@ -96,10 +97,10 @@ class FlowOptions:
     ``grad_tol``: stop once ``‖∇L‖ ≤ grad_tol`` in every ensemble member (the flow
     has converged; pruning and the loss floor are reached well before).
     ``max_gradient_evals``: a budget; exceeding it is a :class:`NumericalFault`.
-    ``method``: a :func:`scipy.integrate.solve_ivp` method, or ``"auto"``: LSODA (it
-    switches between Adams and BDF as the flow turns stiff, with our dense Hessian as
-    Jacobian) for systems of up to :data:`LSODA_MAX_STATES` unknowns, Radau with a
-    block-sparse Jacobian for larger ensembles, where a dense LU would dominate.
+    ``method``: a :func:`scipy.integrate.solve_ivp` method, or ``"auto"``: LSODA, which
+    switches between Adams and BDF as the flow turns stiff, with the closed-form Hessian
+    as Jacobian; ensembles beyond :data:`LSODA_MAX_STATES` unknowns are split into chunks
+    (a dense LU of the whole ensemble would dominate).
     """
 
     rtol: float = 1e-10
@@ -121,24 +122,45 @@ def _unpack(y: Array, batch: tuple[int, ...], m: int, d: int) -> tuple[Array, Ar
     return Y[..., :m], Y[..., m:].reshape(batch + (m, d))
 
 
-def gradient_flow(
+@dataclass
+class _Solved:
+    """One solve_ivp run over ``n`` members: its dense output and per-member crossings."""
+
+    sol: Any
+    y0: Array
+    n: int
+    crossing: Array  # (n, m)
+    converged: Array  # (n,)
+    steps: int
+    grad_evals: int
+    hess_evals: int
+    method: str
+    message: str
+
+    @property
+    def t_end(self) -> float:
+        return float(self.sol.t[-1])
+
+    def states(self, grid: Array) -> Array:
+        """States ``(len(grid), n·P)``; beyond a converged run's end its final state is held
+        (it moves at speed ≤ grad_tol there)."""
+        Y = self.sol.sol(np.minimum(grid, self.t_end)).T
+        Y[grid == 0.0] = self.y0
+        return Y
+
+
+def _solve(
     a0: Array,
     W0: Array,
     teacher: Teacher,
     t_max: float,
-    *,
-    eps_align: float = 0.01,
-    options: FlowOptions = FlowOptions(),
-    progress: Progress | None = None,
-) -> Trajectory:
-    """Integrate ``θ̇ = −∇L(θ)`` from ``(a0, W0)`` until ``t_max`` or convergence."""
-    a0, W0 = np.asarray(a0, float), np.asarray(W0, float)
-    batch, (m, d) = a0.shape[:-1], W0.shape[-2:]
-    n_members = int(np.prod(batch, dtype=int))
+    eps_align: float,
+    options: FlowOptions,
+    method: str,
+    progress: Progress | None,
+) -> _Solved:
+    n, m, d = W0.shape
     P = m * (d + 1)
-    method = options.method
-    if method == "auto":
-        method = "LSODA" if n_members * P <= LSODA_MAX_STATES else "Radau"
     counts = {"grad": 0, "hess": 0}
 
     def rhs(t: float, y: Array) -> Array:
@@ -148,7 +170,7 @@ def gradient_flow(
                 f"gradient flow used its budget of {options.max_gradient_evals} gradient evaluations "
                 f"and reached only t={t:.4g} of t_max={t_max:.4g}; shorten --t-max or loosen rtol"
             )
-        a, W = _unpack(y, batch, m, d)
+        a, W = _unpack(y, (n,), m, d)
         g = population_gradient(a, W, teacher)
         out = -_pack(g.a, g.W)
         if not np.all(np.isfinite(out)):
@@ -159,20 +181,22 @@ def gradient_flow(
 
     def jac(t: float, y: Array) -> Array | sparse.bsr_array:
         counts["hess"] += 1
-        a, W = _unpack(y, batch, m, d)
-        H = -population_hessian(a, W, teacher).reshape(n_members, P, P)
-        if n_members == 1:
+        a, W = _unpack(y, (n,), m, d)
+        H = -population_hessian(a, W, teacher)
+        if n == 1:
             return H[0]
         if method == "LSODA":  # LSODA takes only dense Jacobians
             return sparse.block_diag(list(H), format="csr").toarray()
-        idx = np.arange(n_members)
-        return sparse.bsr_array((H, idx, np.arange(n_members + 1)), shape=(n_members * P,) * 2)
+        return sparse.bsr_array((H, np.arange(n), np.arange(n + 1)), shape=(n * P, n * P))
+
+    def squared_gradient(y: Array) -> Array:
+        a, W = _unpack(y, (n,), m, d)
+        g = population_gradient(a, W, teacher)
+        return np.sum(g.a**2, axis=-1) + np.sum(g.W**2, axis=(-1, -2))
 
     def converged(t: float, y: Array) -> float:
-        a, W = _unpack(y, batch, m, d)
-        g = population_gradient(a, W, teacher)
-        gsq = np.sum(g.a**2, axis=-1) + np.sum(g.W**2, axis=(-1, -2))
-        return float(np.log(np.max(gsq) + 1e-300) - 2.0 * np.log(options.grad_tol))
+        counts["grad"] += 1
+        return float(np.log(np.max(squared_gradient(y)) + 1e-300) - 2.0 * np.log(options.grad_tol))
 
     converged.terminal = True  # type: ignore[attr-defined]
     converged.direction = -1  # type: ignore[attr-defined]
@@ -191,57 +215,114 @@ def gradient_flow(
     )
     if sol.status == -1:
         raise NumericalFault(f"gradient flow failed at t={sol.t[-1]:.4g}: {sol.message}; try a smaller rtol")
-    t_end = float(sol.t[-1])
 
+    # T_spec: the first solver step at which α_j ≥ 1 − ε brackets the crossing; brentq
+    # then finds it on the dense output (as solve_ivp's own event location does).
     thr = 1.0 - eps_align
-    steps_align = _alignment(_unpack(sol.y.T, (sol.t.size,) + batch, m, d)[1], teacher)  # (n, ..., m)
-    steps_align = np.moveaxis(steps_align, 0, -2).reshape(n_members, sol.t.size, m)
-    crossing = np.full((n_members, m), np.nan)
-    for b in range(n_members):
-        for j in range(m):
-            above = np.flatnonzero(steps_align[b, :, j] >= thr)
-            if above.size == 0:
-                continue
-            i = above[0]
-            if i == 0:
-                crossing[b, j] = 0.0
-                continue
+    align = _alignment(_unpack(sol.y.T, (sol.t.size, n), m, d)[1], teacher)  # (steps, n, m)
+    crossing = np.full((n, m), np.nan)
+    for b, j in zip(*np.nonzero(np.any(align >= thr, axis=0)), strict=True):
+        i = int(np.argmax(align[:, b, j] >= thr))
+        if i == 0:
+            crossing[b, j] = 0.0
+            continue
 
-            def gap(t: float, b: int = b, j: int = j) -> float:
-                W = _unpack(sol.sol(t), batch, m, d)[1].reshape(n_members, m, d)
-                return float(_alignment(W[b, j], teacher) - thr)
+        def gap(t: float, b: int = b, j: int = j) -> float:
+            W = _unpack(sol.sol(t), (n,), m, d)[1]
+            return float(_alignment(W[b, j], teacher) - thr)
 
-            crossing[b, j] = optimize.brentq(gap, sol.t[i - 1], sol.t[i], xtol=1e-14, rtol=1e-13)
+        crossing[b, j] = optimize.brentq(gap, sol.t[i - 1], sol.t[i], xtol=1e-14, rtol=1e-13)
 
-    t_first = float(sol.t[1]) if sol.t.size > 1 else t_end
-    grid = log_time_grid(max(t_first, t_end * 1e-12), t_end, options.grid_points)
-    events = crossing[np.isfinite(crossing)]
-    grid = np.unique(np.concatenate([grid, events[(events > 0) & (events < t_end)]]))
-    Y = sol.sol(grid).T  # (n, B*P)
-    Y[0] = y0
-    a, W = _unpack(Y, (grid.size,) + batch, m, d)
     # Stopping on the convergence event means every member reached grad_tol (the event
     # watches the largest); otherwise judge each member, with slack for the ~1e-6
     # relative round-off of ‖∇L‖² at ‖∇L‖ ≈ 1e-10.
-    g_end = population_gradient(a[-1], W[-1], teacher)
-    gsq_end = np.sum(g_end.a**2, axis=-1) + np.sum(g_end.W**2, axis=(-1, -2))
-    converged = (sol.status == 1) | (gsq_end <= options.grad_tol**2 * (1 + 1e-3))
+    done = (sol.status == 1) | (squared_gradient(sol.y[:, -1]) <= options.grad_tol**2 * (1 + 1e-3))
+    return _Solved(
+        sol,
+        y0,
+        n,
+        crossing,
+        np.broadcast_to(done, (n,)),
+        int(sol.t.size - 1),
+        counts["grad"],
+        counts["hess"],
+        method,
+        str(sol.message),
+    )
+
+
+def _similarity_order(a0: Array, W0: Array) -> Array:
+    """Members sorted by their imbalances, so that a chunk holds runs on similar time
+    scales and its shared step size suits all of them."""
+    delta = a0**2 - np.sum(W0**2, axis=-1)
+    return np.lexsort((np.min(delta, axis=-1), np.max(delta, axis=-1)))
+
+
+def gradient_flow(
+    a0: Array,
+    W0: Array,
+    teacher: Teacher,
+    t_max: float,
+    *,
+    eps_align: float = 0.01,
+    options: FlowOptions = FlowOptions(),
+    progress: Progress | None = None,
+) -> Trajectory:
+    """Integrate ``θ̇ = −∇L(θ)`` from ``(a0, W0)`` until ``t_max`` or convergence.
+
+    With ``method="auto"`` an ensemble larger than :data:`LSODA_MAX_STATES` unknowns is
+    split into chunks of similar members, each one LSODA system; other methods integrate
+    the whole ensemble as one system (Radau, BDF: with a block-sparse Jacobian).
+    """
+    a0, W0 = np.asarray(a0, float), np.asarray(W0, float)
+    batch, (m, d) = a0.shape[:-1], W0.shape[-2:]
+    a_flat, W_flat = a0.reshape(-1, m), W0.reshape(-1, m, d)
+    n_members, P = a_flat.shape[0], m * (d + 1)
+    if options.method != "auto":
+        chunks = [np.arange(n_members)]
+        method = options.method
+    else:
+        method = "LSODA"
+        size = max(1, LSODA_MAX_STATES // P)
+        order = _similarity_order(a_flat, W_flat)
+        chunks = [order[i : i + size] for i in range(0, n_members, size)]
+
+    solved = []
+    for k, idx in enumerate(chunks):
+        sub = None if progress is None else (lambda f, k=k: progress((k + f) / len(chunks)))
+        solved.append(_solve(a_flat[idx], W_flat[idx], teacher, t_max, eps_align, options, method, sub))
+
+    t_end = max(s.t_end for s in solved)
+    t_first = min(float(s.sol.t[1]) if s.sol.t.size > 1 else s.t_end for s in solved)
+    crossing = np.empty((n_members, m))
+    converged = np.empty(n_members, bool)
+    for idx, s in zip(chunks, solved, strict=True):
+        crossing[idx], converged[idx] = s.crossing, s.converged
+    grid = log_time_grid(max(t_first, t_end * 1e-12), t_end, options.grid_points)
+    events = crossing[np.isfinite(crossing)]
+    grid = np.unique(np.concatenate([grid, events[(events > 0) & (events < t_end)]]))
+
+    a = np.empty((n_members, grid.size, m))
+    W = np.empty((n_members, grid.size, m, d))
+    for idx, s in zip(chunks, solved, strict=True):
+        a_s, W_s = _unpack(s.states(grid), (grid.size, idx.size), m, d)
+        a[idx], W[idx] = np.moveaxis(a_s, 0, 1), np.moveaxis(W_s, 0, 1)
     if progress is not None:
         progress(1.0)
     return Trajectory(
         t=grid,
-        a=np.moveaxis(a, 0, -2),
-        W=np.moveaxis(W, 0, -3),
-        crossing_times=crossing.reshape(batch + (m,)),
+        a=a.reshape((*batch, grid.size, m)),
+        W=W.reshape((*batch, grid.size, m, d)),
+        crossing_times=crossing.reshape((*batch, m)),
         eps_align=eps_align,
         stats=SolverStats(
-            method=method,
-            n_steps=int(sol.t.size - 1),
-            n_gradient_evals=counts["grad"],
-            n_hessian_evals=counts["hess"],
-            message=str(sol.message),
+            method=method if len(chunks) == 1 else f"{method} in {len(chunks)} chunks",
+            n_steps=sum(s.steps for s in solved),
+            n_gradient_evals=sum(s.grad_evals for s in solved),
+            n_hessian_evals=sum(s.hess_evals for s in solved),
+            message="; ".join(dict.fromkeys(s.message for s in solved)),
         ),
-        converged=np.asarray(converged),
+        converged=converged.reshape(batch),
     )
 
 

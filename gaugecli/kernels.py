@@ -29,8 +29,14 @@ _TWO_PI = 2.0 * np.pi
 _SIN_FLOOR = 1e-300
 
 
+def _norm(X: Array) -> Array:
+    # sqrt of a dot product: the gradient's hot path calls this ~10⁵ times on tiny
+    # arrays, where np.linalg.norm's dispatch costs more than the arithmetic
+    return np.sqrt(np.einsum("...i,...i->...", X, X))
+
+
 def _unit(W: Array) -> tuple[Array, Array]:
-    norm = np.linalg.norm(W, axis=-1)
+    norm = _norm(W)
     return W / norm[..., None], norm
 
 
@@ -38,10 +44,10 @@ def _pair_geometry(W1: Array, W2: Array) -> dict[str, Array]:
     """Pairwise unit vectors, norms, cosine ρ, perpendicular part q, sine and angle."""
     U1, n1 = _unit(W1)
     U2, n2 = _unit(W2)
-    rho = np.clip(U1 @ np.swapaxes(U2, -1, -2), -1.0, 1.0)  # (..., p, q)
+    rho = np.minimum(np.maximum(U1 @ np.swapaxes(U2, -1, -2), -1.0), 1.0)  # (..., p, q)
     # q_ij = û2_j − ρ_ij û1_i : the part of û2_j orthogonal to û1_i.
     q = U2[..., None, :, :] - rho[..., :, :, None] * U1[..., :, None, :]
-    sin = np.linalg.norm(q, axis=-1)
+    sin = _norm(q)
     phi = np.arctan2(sin, rho)
     return {"U1": U1, "U2": U2, "n1": n1, "n2": n2, "rho": rho, "q": q, "sin": sin, "phi": phi}
 
@@ -51,11 +57,21 @@ def angular_profile(phi: Array) -> Array:
     return (np.sin(phi) + (np.pi - phi) * np.cos(phi)) / _TWO_PI
 
 
-def arccos_kernel(W1: Array, W2: Array) -> Array:
-    """κ(w1_i, w2_j) for all pairs, shape ``(..., p, q)``."""
-    geo = _pair_geometry(W1, W2)
+def _kernel(geo: dict[str, Array]) -> Array:
     g = (geo["sin"] + (np.pi - geo["phi"]) * geo["rho"]) / _TWO_PI
     return geo["n1"][..., :, None] * geo["n2"][..., None, :] * g
+
+
+def _kernel_grad(geo: dict[str, Array], W2: Array) -> Array:
+    W2b = W2[..., None, :, :]
+    term_w2 = (np.pi - geo["phi"])[..., None] * W2b
+    term_w1 = (geo["sin"] * geo["n2"][..., None, :])[..., None] * geo["U1"][..., :, None, :]
+    return (term_w2 + term_w1) / _TWO_PI
+
+
+def arccos_kernel(W1: Array, W2: Array) -> Array:
+    """κ(w1_i, w2_j) for all pairs, shape ``(..., p, q)``."""
+    return _kernel(_pair_geometry(W1, W2))
 
 
 def arccos_kernel_grad(W1: Array, W2: Array) -> Array:
@@ -64,11 +80,13 @@ def arccos_kernel_grad(W1: Array, W2: Array) -> Array:
     ``∂κ/∂w = ((π − φ) w' + sin φ ‖w'‖ ŵ) / (2π)`` — finite at φ = 0 (where it is
     ``w'/2``) and at φ = π (where it is 0).
     """
+    return _kernel_grad(_pair_geometry(W1, W2), W2)
+
+
+def arccos_kernel_and_grad(W1: Array, W2: Array) -> tuple[Array, Array]:
+    """``(κ, ∂κ/∂w)`` from one evaluation of the pair geometry (the gradient's hot path)."""
     geo = _pair_geometry(W1, W2)
-    W2b = W2[..., None, :, :]
-    term_w2 = (np.pi - geo["phi"])[..., None] * W2b
-    term_w1 = (geo["sin"] * geo["n2"][..., None, :])[..., None] * geo["U1"][..., :, None, :]
-    return (term_w2 + term_w1) / _TWO_PI
+    return _kernel(geo), _kernel_grad(geo, W2)
 
 
 def arccos_kernel_hessians(W1: Array, W2: Array) -> tuple[Array, Array]:
