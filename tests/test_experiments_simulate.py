@@ -109,7 +109,9 @@ def test_every_run_specializes_and_is_single_neuron(batched) -> None:
         for D, run in zip(DS, batched[gauge], strict=True):
             assert run.coefficient.shape[1] == 1
             assert run.owner == 0 and run.specialized
-            np.testing.assert_allclose(run.imbalance, sign * D, rtol=1e-8)
+            # δ is conserved to the solver's tolerance (rtol=1e-8 here; C2 at 1e-10 is in test_integrate)
+            np.testing.assert_allclose(run.imbalance, sign * D, rtol=1e-6)
+            assert run.imbalance_drift <= 1e-6
             assert run.final_loss <= 1e-12
             assert run.coefficient[-1, 0] == pytest.approx(1.0, abs=1e-6)
 
