@@ -106,18 +106,22 @@ def now() -> datetime:
 
 
 def check_writable(path: Path) -> None:
-    """Fail early — before any computation — if ``path`` cannot become a file."""
-    if path.exists() and path.is_dir():
+    """Fail early — before any computation, and without creating anything — if ``path``
+    cannot become a file: it is a folder, or its nearest existing ancestor is not a
+    writable folder (missing folders are created only when the file is written)."""
+    path = Path(path)
+    if path.is_dir():
         raise ArtifactError(f"--out: {path} is a directory; give a file path such as {path / 'run.json'}")
-    parent = path.parent
+    ancestor = path.parent
+    while not ancestor.exists() and ancestor != ancestor.parent:
+        ancestor = ancestor.parent
+    if not ancestor.is_dir():
+        raise ArtifactError(f"--out: cannot write {path}: {ancestor} is a file, not a folder; choose another path")
     try:
-        parent.mkdir(parents=True, exist_ok=True)
-        with tempfile.NamedTemporaryFile(dir=parent, prefix=".probe-", delete=True):
+        with tempfile.NamedTemporaryFile(dir=ancestor, prefix=".probe-", delete=True):
             pass
     except OSError as exc:
-        raise ArtifactError(
-            f"--out: cannot write to {parent} ({exc.strerror or exc}); choose a writable folder"
-        ) from None
+        raise ArtifactError(f"--out: cannot write to {ancestor} ({exc.strerror or exc}); choose a writable folder") from None
 
 
 def _umask() -> int:
@@ -130,6 +134,7 @@ def atomic_write_text(path: Path, text: str) -> None:
     """Write ``text`` to ``path`` via a temporary file in the same folder, fsync and rename."""
     path = Path(path)
     check_writable(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
     fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
     try:
         with os.fdopen(fd, "w", encoding="utf-8") as fh:

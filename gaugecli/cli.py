@@ -307,7 +307,7 @@ def simulate(
 
 
 def _run_path(out: Path | None, config: Any, n_runs: int) -> Path:
-    label = f"{config.gauge}-D{config.strengths[0]:g}" if config.deltas is None else "deltas"
+    label = f"{config.gauge}-D{config.strengths[0]:.15g}" if config.deltas is None else "deltas"
     if out is None:
         return _default_path("simulate", config, label)
     return _indexed(out, config, n_runs)
@@ -317,7 +317,8 @@ def _indexed(path: Path, config: Any, n_runs: int) -> Path:
     """``path`` itself for one run; ``stem-D{D}.suffix`` when several -D values run."""
     if n_runs == 1:
         return path
-    return path.with_name(f"{path.stem}-D{config.strengths[0]:g}{path.suffix or '.json'}")
+    # 15 significant digits: nearby strengths (4 and 4.000001) never share a file
+    return path.with_name(f"{path.stem}-D{config.strengths[0]:.15g}{path.suffix or '.json'}")
 
 
 def _summary_table(results: list[Any], paths: list[Path]) -> None:
