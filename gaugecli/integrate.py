@@ -22,6 +22,7 @@ import numpy as np
 from numpy.typing import NDArray
 from scipy import optimize, sparse
 from scipy.integrate import solve_ivp
+from threadpoolctl import threadpool_limits
 
 from gaugecli.dynamics import population_gradient, population_hessian
 from gaugecli.teacher import Teacher
@@ -288,9 +289,12 @@ def gradient_flow(
         chunks = [order[i : i + size] for i in range(0, n_members, size)]
 
     solved = []
-    for k, idx in enumerate(chunks):
-        sub = None if progress is None else (lambda f, k=k: progress((k + f) / len(chunks)))
-        solved.append(_solve(a_flat[idx], W_flat[idx], teacher, t_max, eps_align, options, method, sub))
+    # One BLAS thread: the LUs here have at most a few hundred unknowns, and threaded BLAS
+    # was measured 5-7x slower on them on 2 shared cores (benchmarks c1 vs c3).
+    with threadpool_limits(limits=1, user_api="blas"):
+        for k, idx in enumerate(chunks):
+            sub = None if progress is None else (lambda f, k=k: progress((k + f) / len(chunks)))
+            solved.append(_solve(a_flat[idx], W_flat[idx], teacher, t_max, eps_align, options, method, sub))
 
     t_end = max(s.t_end for s in solved)
     t_first = min(float(s.sol.t[1]) if s.sol.t.size > 1 else s.t_end for s in solved)

@@ -1,0 +1,205 @@
+"""(e) CLI start-up and (f) ``gaugecli plot all``, both as subprocesses.
+
+Each reports 'not available' (with the reason) until the command it measures
+exists and exits 0, so the suite runs at every stage of the project.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import sys
+import tempfile
+from pathlib import Path
+
+from _common import (
+    REPO_ROOT,
+    CommandRun,
+    Row,
+    best_command,
+    fmt_bytes,
+    fmt_ratio,
+    fmt_seconds,
+    gaugecli_command,
+    not_available,
+    run_command,
+)
+
+STARTUP_GOAL_S = 0.3
+HEAVY_MODULES = ("numpy", "scipy", "torch", "matplotlib", "dask")
+
+_IMPORTS_PROBE = (
+    "import sys, json\n"
+    "sys.argv = ['gaugecli', '--help']\n"
+    "from gaugecli.cli import main\n"
+    "try:\n    main()\nexcept SystemExit:\n    pass\n"
+    f"print('@@' + json.dumps([m for m in {HEAVY_MODULES!r} if m in sys.modules]))\n"
+)
+
+
+def _heavy_imports_on_help() -> list[str] | None:
+    run = run_command([sys.executable, "-c", _IMPORTS_PROBE], timeout_s=60, cwd=REPO_ROOT)
+    if run.returncode != 0 or "@@" not in run.stdout:
+        return None
+    return list(json.loads(run.stdout.rsplit("@@", 1)[-1]))
+
+
+def startup(quick: bool = False) -> list[Row]:
+    """Rows e1 (``--help``) and e2 (``--version``) against bare ``python -c pass``, best of 5."""
+    k = 3 if quick else 5
+    goal = f"≤ python + {STARTUP_GOAL_S * 1e3:.0f} ms"
+    exe = gaugecli_command()
+    if exe is None:
+        reason = "no `gaugecli` console script (pip install -e .)"
+        return [
+            not_available(f"e{i}", f"`gaugecli {flag}` start-up", goal, reason)
+            for i, flag in ((1, "--help"), (2, "--version"))
+        ]
+    bare = best_command([sys.executable, "-c", "pass"], k)
+    rows = []
+    for i, flag in ((1, "--help"), (2, "--version")):
+        label = f"`gaugecli {flag}` start-up vs bare `python -c pass`"
+        run = best_command([*exe, flag], k, timeout_s=60)
+        if run.returncode != 0:
+            rows.append(not_available(f"e{i}", label, goal, f"`gaugecli {flag}` failed: {run.last_error_line()}"))
+            continue
+        extra = run.seconds - bare.seconds
+        note = f"best of {k}; peak RSS {fmt_bytes(run.max_rss_bytes)} (python {fmt_bytes(bare.max_rss_bytes)})"
+        data = {"seconds": run.seconds, "bare_seconds": bare.seconds, "max_rss_bytes": run.max_rss_bytes}
+        if flag == "--help":
+            module_run = best_command([sys.executable, "-m", "gaugecli", "--help"], k, timeout_s=60, cwd=REPO_ROOT)
+            if module_run.returncode == 0:
+                note += f"; `python -m gaugecli --help` {fmt_seconds(module_run.seconds)}"
+                data["module_seconds"] = module_run.seconds
+            else:
+                note += f"; `python -m gaugecli --help` FAILED: {module_run.last_error_line()}"
+            heavy = _heavy_imports_on_help()
+            if heavy is not None:
+                note += f"; heavy imports on --help: {', '.join(heavy) if heavy else 'none'}"
+                data["heavy_imports"] = heavy
+        rows.append(
+            Row(
+                f"e{i}",
+                label,
+                f"{fmt_seconds(run.seconds)} vs {fmt_seconds(bare.seconds)} (+{fmt_seconds(max(extra, 0.0))})",
+                goal,
+                extra <= STARTUP_GOAL_S,
+                note,
+                data,
+            )
+        )
+    return rows
+
+
+# ----------------------------------------------------------------------------------------
+
+
+PLOT_QUICK_GOAL_S = 60.0
+PLOT_FULL_TIMEOUT_S = 180.0  # a cap, not a goal: the full suite must stay under 10 minutes
+QUICK_MODE_TIMEOUT_S = 15.0  # `run.py --quick` must stay under a minute overall
+PEAK_RSS_GOAL = 2 * 1024**3
+WARM_GOAL_FRACTION = 0.25
+
+
+def _plot_run(exe: list[str], cache: Path, out: Path, quick: bool, timeout_s: float) -> CommandRun:
+    argv = [*exe, "plot", "all", "--cache-dir", str(cache), "--out-dir", str(out)]
+    if quick:
+        argv.append("--quick")
+    return run_command(argv, timeout_s=timeout_s, cwd=REPO_ROOT)
+
+
+def plot_all(quick: bool = False) -> list[Row]:
+    """Rows f1–f4: ``plot all`` (``--quick``; full too unless ``quick``) with an empty, then a warm cache."""
+    exe = gaugecli_command()
+    variants = [("--quick", True)] + ([] if quick else [("full", False)])
+    labels = {
+        True: ("f1", "f2"),
+        False: ("f3", "f4"),
+    }
+    cold_goal = {
+        True: f"< {PLOT_QUICK_GOAL_S:g} s, RSS < {fmt_bytes(PEAK_RSS_GOAL)}",
+        False: f"none (capped at {PLOT_FULL_TIMEOUT_S:g} s)",
+    }
+    warm_goal = f"≤ {WARM_GOAL_FRACTION:.0%} of empty-cache time"
+    reason = None
+    if exe is None:
+        reason = "no `gaugecli` console script (pip install -e .)"
+    else:
+        probe = run_command([*exe, "plot", "all", "--help"], timeout_s=60, cwd=REPO_ROOT)
+        if probe.returncode != 0:
+            reason = f"`gaugecli plot all --help` failed: {probe.last_error_line()}"
+    if reason is not None:
+        rows = []
+        for name, q in variants:
+            cold_id, warm_id = labels[q]
+            rows.append(not_available(cold_id, f"`gaugecli plot all {name}`, empty cache", cold_goal[q], reason))
+            rows.append(not_available(warm_id, f"`gaugecli plot all {name}`, warm cache", warm_goal, reason))
+        return rows
+
+    assert exe is not None
+    rows = []
+    for name, q in variants:
+        cold_id, warm_id = labels[q]
+        timeout = QUICK_MODE_TIMEOUT_S if quick else (PLOT_QUICK_GOAL_S * 2 if q else PLOT_FULL_TIMEOUT_S)
+        with tempfile.TemporaryDirectory(prefix="gaugecli-bench-") as tmp:
+            cache, out = Path(tmp) / "cache", Path(tmp) / "figures"
+            cold = _plot_run(exe, cache, out, q, timeout)
+            label = f"`gaugecli plot all {name}`"
+            goal_s = PLOT_QUICK_GOAL_S if q else math.inf
+            if cold.timed_out:
+                capped = timeout < goal_s  # stopped by this suite's cap before the goal could be judged
+                rows.append(
+                    Row(
+                        cold_id,
+                        f"{label}, empty cache",
+                        f"killed after {timeout:g} s",
+                        cold_goal[q],
+                        None if capped else False,
+                        ("cap of `run.py --quick`; the full suite measures it" if quick else "cap of this suite")
+                        if capped
+                        else "",
+                        {"seconds": cold.seconds, "timed_out": True},
+                        met_text="? (capped)" if capped else None,
+                    )
+                )
+                continue
+            if cold.returncode != 0:
+                why = f"failed: {cold.last_error_line()}"
+                rows.append(
+                    Row(cold_id, f"{label}, empty cache", why, cold_goal[q], False, "", {"seconds": cold.seconds})
+                )
+                continue
+            files = sorted(p.name for p in out.rglob("*") if p.is_file()) if out.exists() else []
+            met = (cold.seconds < goal_s and cold.max_rss_bytes < PEAK_RSS_GOAL) if q else None
+            rows.append(
+                Row(
+                    cold_id,
+                    f"{label}, empty cache",
+                    f"{fmt_seconds(cold.seconds)}, peak RSS {fmt_bytes(cold.max_rss_bytes)}",
+                    cold_goal[q],
+                    met,
+                    f"{len(files)} files written; RSS: largest process of the command tree",
+                    {"seconds": cold.seconds, "max_rss_bytes": cold.max_rss_bytes, "files": files},
+                )
+            )
+            # A warm run slower than twice the cold one has failed its goal anyway.
+            warm = _plot_run(exe, cache, out, q, min(timeout, 2 * cold.seconds + 10))
+            if warm.timed_out:
+                rows.append(Row(warm_id, f"{label}, warm cache", "killed (slower than 2× cold)", warm_goal, False))
+                continue
+            if warm.returncode != 0:
+                rows.append(Row(warm_id, f"{label}, warm cache", f"failed: {warm.last_error_line()}", warm_goal, False))
+                continue
+            frac = warm.seconds / cold.seconds
+            rows.append(
+                Row(
+                    warm_id,
+                    f"{label}, warm cache",
+                    f"{fmt_seconds(warm.seconds)} ({fmt_ratio(frac)} of empty), peak RSS {fmt_bytes(warm.max_rss_bytes)}",
+                    warm_goal,
+                    frac <= WARM_GOAL_FRACTION,
+                    "same cache and output folders, second run",
+                    {"seconds": warm.seconds, "max_rss_bytes": warm.max_rss_bytes},
+                )
+            )
+    return rows

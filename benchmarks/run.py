@@ -1,0 +1,211 @@
+"""Run every gaugecli benchmark and print one table of side-by-side measurements.
+
+    python benchmarks/run.py            # full run (< 10 min): writes results.json, results.md
+    python benchmarks/run.py --quick    # every row shrunk (< 1 min): writes results_quick.json/.md
+    python benchmarks/run.py --only a,b # a subset of rows (by letter)
+
+Rows (one function each):
+
+    a  bench_flow.fig3_sweep         fig3 sweep: gaugecli flow vs RK45 vs GD step count
+    b  bench_selection.selection     m=8 selection to P ≤ 1e-6: gaugecli vs RK45 (+ BLAS pinned)
+    c  bench_ensemble.ensemble       256 configurations batched vs one by one
+    d  bench_sample.finite_sample    finite-sample GD step vs its two matrix products
+    e  bench_cli.startup             `gaugecli --help/--version` vs bare python
+    f  bench_cli.plot_all            `gaugecli plot all` with an empty and a warm cache
+
+Every ratio compares two measurements taken in this run, on this machine; absolute
+times are reported but never compared with fixed thresholds except where a row's
+goal says so. ``--blas-threads N`` re-runs the whole suite with BLAS/OpenMP thread
+pools capped at N (they are sized when the libraries load, hence the re-exec).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import math
+import os
+import platform
+import sys
+import time
+import traceback
+from collections.abc import Callable
+from datetime import UTC, datetime
+from pathlib import Path
+
+BENCH_DIR = Path(__file__).resolve().parent
+if str(BENCH_DIR) not in sys.path:  # `python benchmarks/run.py` already does this; `-m` does not
+    sys.path.insert(0, str(BENCH_DIR))
+
+from _common import Row, blas_env  # noqa: E402
+
+COLUMNS = ("id", "benchmark", "measured", "goal", "met?", "note")
+
+
+def _suites() -> dict[str, Callable[[bool], list[Row]]]:
+    # Imported here so that `--help` and a failed import of one suite stay cheap and local.
+    import bench_cli
+    import bench_ensemble
+    import bench_flow
+    import bench_sample
+    import bench_selection
+
+    return {
+        "a": bench_flow.fig3_sweep,
+        "b": bench_selection.selection,
+        "c": bench_ensemble.ensemble,
+        "d": bench_sample.finite_sample,
+        "e": bench_cli.startup,
+        "f": bench_cli.plot_all,
+    }
+
+
+def _cells(row: Row) -> list[str]:
+    return [row.id, row.benchmark, row.measured, row.goal, row.met_label, row.note]
+
+
+def markdown_table(rows: list[Row]) -> str:
+    def esc(text: str) -> str:
+        return text.replace("|", "\\|").replace("\n", " ")
+
+    lines = ["| " + " | ".join(COLUMNS) + " |", "|" + "|".join("---" for _ in COLUMNS) + "|"]
+    lines += ["| " + " | ".join(esc(c) for c in _cells(r)) + " |" for r in rows]
+    return "\n".join(lines)
+
+
+def print_table(rows: list[Row], title: str) -> None:
+    try:
+        from rich.console import Console
+        from rich.table import Table
+    except ImportError:  # pragma: no cover - rich is a dependency of gaugecli
+        print(title)
+        print(markdown_table(rows))
+        return
+    console = Console(width=None if sys.stdout.isatty() else 220)
+    table = Table(title=title, show_lines=True)
+    for name in COLUMNS:
+        table.add_column(name, overflow="fold", ratio={"benchmark": 3, "measured": 3, "note": 5}.get(name))
+    style = {"yes": "green", "NO": "bold red"}
+    for row in rows:
+        cells = _cells(row)
+        cells[4] = f"[{style[cells[4]]}]{cells[4]}[/]" if cells[4] in style else cells[4]
+        table.add_row(*cells)
+    console.print(table)
+
+
+def _environment() -> dict[str, object]:
+    import numpy
+    import scipy
+
+    try:
+        import torch
+
+        torch_version = torch.__version__
+    except ImportError:  # pragma: no cover
+        torch_version = None
+    return {
+        "python": platform.python_version(),
+        "numpy": numpy.__version__,
+        "scipy": scipy.__version__,
+        "torch": torch_version,
+        "platform": platform.platform(),
+        "cpus": os.cpu_count(),
+        "blas_env": {k: os.environ[k] for k in blas_env(1) if k in os.environ},
+    }
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--quick", action="store_true", help="shrink every row so the suite runs in under a minute")
+    parser.add_argument("--only", default="abcdef", help="letters of the rows to run (default: all, abcdef)")
+    parser.add_argument("--out-dir", type=Path, default=BENCH_DIR, help="where results*.json/.md go")
+    parser.add_argument("--blas-threads", type=int, default=None, help="cap BLAS/OpenMP threads (re-executes)")
+    args = parser.parse_args(argv)
+
+    if args.blas_threads is not None and os.environ.get("GAUGECLI_BENCH_BLAS") != str(args.blas_threads):
+        env = {**os.environ, **blas_env(args.blas_threads), "GAUGECLI_BENCH_BLAS": str(args.blas_threads)}
+        os.execve(sys.executable, [sys.executable, str(Path(__file__).resolve()), *sys.argv[1:]], env)
+
+    suites = _suites()
+    unknown = set(args.only) - set(suites)
+    if unknown:
+        parser.error(f"--only: unknown rows {''.join(sorted(unknown))}; choose from {''.join(suites)}")
+
+    started = time.perf_counter()
+    rows: list[Row] = []
+    timings: dict[str, float] = {}
+    for letter, suite in suites.items():
+        if letter not in args.only:
+            continue
+        t0 = time.perf_counter()
+        print(f"[{letter}] {suite.__module__}.{suite.__name__} ...", file=sys.stderr, flush=True)
+        try:
+            rows += suite(args.quick)
+        except Exception as err:  # one broken row must not hide the others
+            rows.append(Row(f"{letter}?", f"{suite.__module__}.{suite.__name__}", "error", "—", False, repr(err)))
+            traceback.print_exc()
+        timings[letter] = time.perf_counter() - t0
+        print(f"[{letter}] done in {timings[letter]:.1f} s", file=sys.stderr, flush=True)
+    total = time.perf_counter() - started
+
+    mode = "quick" if args.quick else "full"
+    stamp = datetime.now(UTC).strftime("%Y-%m-%d %H:%M UTC")
+    env = _environment()
+    title = f"gaugecli benchmarks ({mode}, {stamp}, {env['cpus']} CPUs, {total:.0f} s)"
+    print_table(rows, title)
+
+    suffix = "" if mode == "full" else "_quick"
+    args.out_dir.mkdir(parents=True, exist_ok=True)
+    payload = {
+        "schema": "gaugecli.benchmarks/1",
+        "mode": mode,
+        "created": stamp,
+        "total_seconds": total,
+        "suite_seconds": timings,
+        "environment": env,
+        "rows": [
+            {
+                "id": r.id,
+                "benchmark": r.benchmark,
+                "measured": r.measured,
+                "goal": r.goal,
+                "met": r.met,
+                "met_label": r.met_label,
+                "note": r.note,
+                "data": r.data,
+            }
+            for r in rows
+        ],
+    }
+    text = json.dumps(_finite(payload), indent=1, default=_jsonable, allow_nan=False)
+    (args.out_dir / f"results{suffix}.json").write_text(text + "\n")
+    header = (
+        f"Benchmarks ({mode} run, {stamp}; {env['cpus']} CPUs, Python {env['python']}, numpy {env['numpy']}, "
+        f"scipy {env['scipy']}, torch {env['torch']}; {total:.0f} s). Regenerate with `python benchmarks/run.py`."
+    )
+    (args.out_dir / f"results{suffix}.md").write_text(header + "\n\n" + markdown_table(rows) + "\n")
+    return 0
+
+
+def _finite(obj: object) -> object:
+    """NaN and ±inf (not JSON) as null, recursively."""
+    if isinstance(obj, float) and not math.isfinite(obj):
+        return None
+    if isinstance(obj, dict):
+        return {k: _finite(v) for k, v in obj.items()}
+    if isinstance(obj, (list, tuple)):
+        return [_finite(v) for v in obj]
+    return obj
+
+
+def _jsonable(obj: object) -> object:
+    """numpy scalars and arrays, and anything else, as JSON."""
+    if hasattr(obj, "tolist"):
+        return obj.tolist()  # type: ignore[no-any-return, attr-defined]
+    if hasattr(obj, "item"):
+        return obj.item()  # type: ignore[no-any-return, attr-defined]
+    return str(obj)
+
+
+if __name__ == "__main__":
+    sys.exit(main())
