@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
@@ -64,7 +64,6 @@ class Trajectory:
     stats: SolverStats
     converged: Array
     empirical_loss: Array | None = None
-    extras: dict[str, Array] = field(default_factory=dict)
 
 
 def _alignment(W: Array, teacher: Teacher) -> Array:
