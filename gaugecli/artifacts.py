@@ -121,7 +121,9 @@ def check_writable(path: Path) -> None:
         with tempfile.NamedTemporaryFile(dir=ancestor, prefix=".probe-", delete=True):
             pass
     except OSError as exc:
-        raise ArtifactError(f"--out: cannot write to {ancestor} ({exc.strerror or exc}); choose a writable folder") from None
+        raise ArtifactError(
+            f"--out: cannot write to {ancestor} ({exc.strerror or exc}); choose a writable folder"
+        ) from None
 
 
 def _umask() -> int:

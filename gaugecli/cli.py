@@ -632,9 +632,7 @@ def plot(
 
     ids = list(FIGURES) if figure == "all" else [figure]
     if any(i not in FIGURES for i in ids):
-        raise UsageError(
-            f"Invalid value for 'FIGURE': unknown figure {figure!r}; valid: {', '.join(FIGURES)}, all"
-        )
+        raise UsageError(f"Invalid value for 'FIGURE': unknown figure {figure!r}; valid: {', '.join(FIGURES)}, all")
     formats = tuple(f.strip().lower() for f in format.split(",") if f.strip())
     bad = [f for f in formats if f not in ("pdf", "png", "svg")]
     if not formats or bad:

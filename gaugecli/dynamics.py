@@ -142,7 +142,8 @@ def transport_mobility(c: Array, delta: Array) -> Array:
     ``M^u(+D)/M^u(−D) = (D + √(D² + 4c²))² / (4c²) = Θ(D²/c²)``.
     """
     s = np.hypot(delta, 2.0 * c)
-    return np.where(delta <= 0, 2.0 / (s - delta), (s + delta) / (2.0 * c**2))
+    with np.errstate(divide="ignore"):  # np.where evaluates the discarded branch too
+        return np.where(delta <= 0, 2.0 / (s - delta), (s + delta) / (2.0 * c**2))
 
 
 class Dissipation(NamedTuple):

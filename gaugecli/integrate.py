@@ -107,7 +107,7 @@ class FlowOptions:
     atol: float = 1e-13
     method: str = "auto"
     grad_tol: float = 1e-10
-    max_gradient_evals: int = 2_000_000
+    max_gradient_evals: int = 200_000
     grid_points: int = 400
 
 
@@ -165,12 +165,19 @@ def _solve(
 
     def rhs(t: float, y: Array) -> Array:
         counts["grad"] += 1
+        a, W = _unpack(y, (n,), m, d)
         if counts["grad"] > options.max_gradient_evals:
+            smallest = float(np.min(np.linalg.norm(W, axis=-1)))
+            cause = (
+                f"; a neuron's input weight is passing through w = 0 (‖w‖ = {smallest:.1e}), where the ReLU "
+                "gradient is not smooth — this happens when c changes sign at δ > 0"
+                if smallest < 1e-6
+                else ""
+            )
             raise NumericalFault(
                 f"gradient flow used its budget of {options.max_gradient_evals} gradient evaluations "
-                f"and reached only t={t:.4g} of t_max={t_max:.4g}; shorten --t-max or loosen rtol"
+                f"and reached only t={t:.4g} of t_max={t_max:.4g}{cause}; shorten --t-max or loosen rtol"
             )
-        a, W = _unpack(y, (n,), m, d)
         g = population_gradient(a, W, teacher)
         out = -_pack(g.a, g.W)
         if not np.all(np.isfinite(out)):

@@ -25,12 +25,13 @@ def load_schema(kind: str) -> dict[str, Any]:
     return json.loads(resources.files(__name__).joinpath(f"{kind}.json").read_text(encoding="utf-8"))
 
 
-def parse_schema_name(name: Any) -> tuple[str, int]:
+def parse_schema_name(name: Any, source: str | None = None) -> tuple[str, int]:
     from gaugecli.artifacts import ArtifactError
 
     match = _NAME.match(name) if isinstance(name, str) else None
     if match is None:
-        raise ArtifactError(f"unrecognised schema name {name!r}; expected 'gaugecli.KIND/VERSION'")
+        where = f"{source}: " if source else ""
+        raise ArtifactError(f"{where}unrecognised schema name {name!r}; expected 'gaugecli.KIND/VERSION'")
     return match["kind"], int(match["version"])
 
 
@@ -41,7 +42,7 @@ def validate(artifact: dict[str, Any], source: str | None = None) -> tuple[str, 
     from gaugecli.artifacts import SCHEMA_VERSION, ArtifactError
 
     where = f"{source}: " if source else ""
-    kind, version = parse_schema_name(artifact.get("schema"))
+    kind, version = parse_schema_name(artifact.get("schema"), source)
     if kind not in kinds():
         raise ArtifactError(f"{where}unknown artifact kind {kind!r}; known: {', '.join(kinds())}")
     if version != SCHEMA_VERSION:

@@ -1,0 +1,217 @@
+"""A catalogue of bad inputs for every subcommand (SPEC §5: "Invalid input gets a one-line
+error and a non-zero exit, never a traceback, and never a partial artifact").
+
+Each row: the arguments, the exit code (2 for usage errors, 1 for runtime failures) and
+words the one-line message must contain — the parameter it is about and the allowed range
+or the remedy. Every case also checks that no file appeared anywhere in the sandbox.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from typer.testing import CliRunner
+
+from gaugecli.cli import app
+
+# Parser errors (unconvertible values, unknown choices and options, ``min=`` bounds, missing
+# arguments) come from typer's vendored click; they too must be one line with exit code 2.
+
+USAGE, RUNTIME = 2, 1
+
+CASES = [
+    # --- simulate: numbers out of range -------------------------------------------------------
+    (["simulate", "-D", "0"], USAGE, ["--gauge-strength", "> 0"]),
+    (["simulate", "-D", "-1"], USAGE, ["--gauge-strength", "> 0"]),
+    (["simulate", "-D", "4", "-D", "-2"], USAGE, ["--gauge-strength", "-2"]),
+    (["simulate", "--m", "0"], USAGE, ["--m", "≥ 1"]),
+    (["simulate", "--theta0", "3.2"], USAGE, ["--theta0", "[0, π)"]),
+    (["simulate", "--theta0", "3.141592653589793"], USAGE, ["--theta0", "[0, π)"]),
+    (["simulate", "--theta0", "-0.1"], USAGE, ["--theta0", "≥ 0"]),
+    (["simulate", "--mode", "gd", "--eta", "0"], USAGE, ["--eta", "> 0"]),
+    (["simulate", "--mode", "gd", "--eta", "-1"], USAGE, ["--eta", "> 0"]),
+    (["simulate", "--c0", "0"], USAGE, ["--c0", "> 0"]),
+    (["simulate", "--c0", "-0.1"], USAGE, ["--c0", "> 0"]),
+    (["simulate", "--eps-align", "0"], USAGE, ["--eps-align", "> 0"]),
+    (["simulate", "--eps-align", "1"], USAGE, ["--eps-align", "(0, 1)"]),
+    (["simulate", "--rtol", "0"], USAGE, ["--rtol", "> 0"]),
+    (["simulate", "--rtol", "0.5"], USAGE, ["--rtol", "(0, 1e-2)"]),
+    (["simulate", "--mode", "sample", "--n-samples", "0"], USAGE, ["--n-samples", "≥ 1"]),
+    (["simulate", "--t-max", "0"], USAGE, ["--t-max", "> 0"]),
+    (["simulate", "--seed", "-1"], USAGE, ["--seed", "≥ 0"]),
+    (["simulate", "--k", "0"], USAGE, ["--k", "≥ 1"]),
+    (["simulate", "--d", "1"], USAGE, ["--d", "≥ 2"]),
+    (["simulate", "--k", "3", "--d", "3"], USAGE, ["--d", "≥ 4", "k + 1"]),
+    # --- simulate: NaN and inf ----------------------------------------------------------------
+    (["simulate", "-D", "nan"], USAGE, ["--gauge-strength", "finite"]),
+    (["simulate", "-D", "inf"], USAGE, ["--gauge-strength", "finite"]),
+    (["simulate", "--c0", "nan"], USAGE, ["--c0", "finite"]),
+    (["simulate", "--theta0", "inf"], USAGE, ["--theta0", "finite"]),
+    (["simulate", "--mode", "gd", "--eta", "inf"], USAGE, ["--eta", "finite"]),
+    (["simulate", "--t-max", "nan"], USAGE, ["--t-max", "finite"]),
+    (["simulate", "--gauge", "nan"], USAGE, ["--gauge", "finite"]),
+    (["simulate", "--gauge", "-inf"], USAGE, ["--gauge", "finite"]),
+    # --- simulate: wrong types, unknown choices, unknown options --------------------------------
+    (["simulate", "--c0", "abc"], USAGE, ["--c0", "number"]),
+    (["simulate", "-D", "abc"], USAGE, ["--gauge-strength"]),
+    (["simulate", "--d", "2.5"], USAGE, ["--d", "integer"]),
+    (["simulate", "--mode", "bar"], USAGE, ["--mode", "flow"]),
+    (["simulate", "--bogus"], USAGE, ["--bogus"]),
+    (["simulate", "--eta"], USAGE, ["--eta"]),
+    (["simulate", "--gauge", "foo"], USAGE, ["--gauge", "favorable", "unfavorable", "balanced"]),
+    # --- simulate: malformed lists ------------------------------------------------------------
+    (["simulate", "--deltas", "1,,2"], USAGE, ["--deltas", "2,-1,0.5"]),
+    (["simulate", "--deltas", ""], USAGE, ["--deltas", "2,-1,0.5"]),
+    (["simulate", "--deltas", "a,b"], USAGE, ["--deltas", "2,-1,0.5"]),
+    (["simulate", "--deltas", "1,nan"], USAGE, ["--deltas", "finite"]),
+    # --- simulate: paths ----------------------------------------------------------------------
+    (["simulate", "--out", "adir"], RUNTIME, ["--out", "directory", "adir/run.json"]),
+    (["simulate", "--out", "file.txt/x.json"], RUNTIME, ["--out", "file.txt", "not a folder"]),
+    (["simulate", "-D", "4", "-D", "8", "--out", "file.txt/x.json"], RUNTIME, ["--out", "file.txt"]),
+    # --- simulate: runtime failure ------------------------------------------------------------
+    (["simulate", "--d", "4", "--mode", "gd", "--eta", "100"], RUNTIME, ["eta=100", "stability bound", "--eta below"]),
+    (["simulate", "--d", "4", "--mode", "sample", "--eta", "100"], RUNTIME, ["eta=100", "--eta below"]),
+    (["simulate", "--d", "4", "--mode", "gd", "--eta", "100", "--out", "new/x.json"], RUNTIME, ["--eta below"]),
+    # --- select -------------------------------------------------------------------------------
+    (["select", "--m", "5", "--owner", "5"], USAGE, ["--owner", "[0, 4]"]),
+    (["select", "--m", "2", "--owner", "-1"], USAGE, ["--owner", "[0, 1]"]),
+    (["select", "--m", "0"], USAGE, ["--m", "≥ 1"]),
+    (["select", "-D", "0"], USAGE, ["--gauge-strength", "> 0"]),
+    (["select", "-D", "nan"], USAGE, ["--gauge-strength", "finite"]),
+    (["select", "--deltas", "1,,2"], USAGE, ["--deltas", "2,-1,0.5"]),
+    (["select", "--seeds", "-1"], USAGE, ["--seeds", "≥ 0"]),
+    (["select", "--seeds", "a"], USAGE, ["--seeds", "integers"]),
+    (["select", "--seeds", "0,,1"], USAGE, ["--seeds", "integers"]),
+    (["select", "--sweep", "--ms", "1"], USAGE, ["--ms", "≥ 2"]),
+    (["select", "--sweep", "--ms", "2,x"], USAGE, ["--ms", "integers"]),
+    (["select", "--sweep", "--ms", "2", "--points-dir", "file.txt"], USAGE, ["--points-dir", "not a folder"]),
+    (["select", "--sweep", "--ms", "2", "--scheduler", "bogus"], RUNTIME, ["--scheduler", "tcp://HOST:PORT"]),
+    (["select", "--out", "adir"], RUNTIME, ["--out", "directory"]),
+    (["select", "--sweep", "--ms", "2", "--out", "file.txt/x.json"], RUNTIME, ["--out", "file.txt"]),
+    (["select", "--sweep", "--ms", "2", "--workers", "0"], USAGE, ["--workers", "1"]),
+    (["select", "--m", "x"], USAGE, ["--m", "integer"]),
+    # --- prune --------------------------------------------------------------------------------
+    (["prune", "-D", "0"], USAGE, ["--gauge-strength", "> 0"]),
+    (["prune", "--ms", "1"], USAGE, ["--ms", "≥ 2"]),
+    (["prune", "--ms", ""], USAGE, ["--ms", "integers"]),
+    (["prune", "--seeds", "-1"], USAGE, ["--seeds", "≥ 0"]),
+    (["prune", "--n-samples", "0"], USAGE, ["--n-samples", "≥ 1"]),
+    (["prune", "--coalign-strength", "0"], USAGE, ["--coalign-strength", "> 0"]),
+    (["prune", "--c0", "inf"], USAGE, ["--c0", "finite"]),
+    (["prune", "--out", "file.txt/x.json"], RUNTIME, ["--out", "file.txt"]),
+    (["prune", "--workers", "0"], USAGE, ["--workers", "1"]),
+    # --- perturb ------------------------------------------------------------------------------
+    (["perturb", "--eps", "-0.1"], USAGE, ["--eps", "≥ 0"]),
+    (["perturb", "--eps", "0,nan"], USAGE, ["--eps", "finite"]),
+    (["perturb", "--eps", "0,4"], USAGE, ["--eps", "π − θ0"]),
+    (["perturb", "-D", "0"], USAGE, ["--gauge-strength", "> 0"]),
+    (["perturb", "--m", "1"], USAGE, ["--m", "≥ 2"]),
+    (["perturb", "--step-fractions", "0.1"], USAGE, ["--step-fractions", "two"]),
+    (["perturb", "--step-fractions", "0.1,-1"], USAGE, ["--step-fractions", "> 0"]),
+    (["perturb", "--ns", "100"], USAGE, ["--ns", "two"]),
+    (["perturb", "--ns", "0,100"], USAGE, ["--ns", "≥ 1"]),
+    (["perturb", "--sample-seeds", "-1"], USAGE, ["--sample-seeds", "≥ 0"]),
+    (["perturb", "--seeds", "x"], USAGE, ["--seeds", "integers"]),
+    (["perturb", "--out", "adir"], RUNTIME, ["--out", "directory"]),
+    (["perturb", "--kind", "x"], USAGE, ["--kind", "adversarial"]),
+    # --- plot ---------------------------------------------------------------------------------
+    (["plot", "fig9"], USAGE, ["fig9", "fig1", "all"]),
+    (["plot", "fig1", "--format", "jpg"], USAGE, ["--format", "pdf", "png", "svg"]),
+    (["plot", "fig1", "--format", ""], USAGE, ["--format", "pdf"]),
+    (["plot", "fig1", "--out-dir", "file.txt"], USAGE, ["--out-dir", "not a folder"]),
+    (["plot", "fig1", "--cache-dir", "file.txt"], USAGE, ["--cache-dir", "not a folder"]),
+    (["plot"], USAGE, ["figure"]),
+    # --- validate -----------------------------------------------------------------------------
+    (["validate", "missing.json"], RUNTIME, ["missing.json", "no such file"]),
+    (["validate", "corrupt.json"], RUNTIME, ["corrupt.json", "not valid JSON", "rerun"]),
+    (["validate", "empty.json"], RUNTIME, ["empty.json", "not valid JSON"]),
+    (["validate", "binary.json"], RUNTIME, ["binary.json", "not valid JSON"]),
+    (["validate", "adir"], RUNTIME, ["adir", "directory"]),
+    (["validate", "list.json"], RUNTIME, ["list.json", "not a gaugecli artifact"]),
+    (["validate", "newer.json"], RUNTIME, ["newer.json", "version 2", "newer", "rerun"]),
+    (["validate", "older.json"], RUNTIME, ["older.json", "version 0", "older", "rerun"]),
+    (["validate", "alien.json"], RUNTIME, ["alien.json", "unknown artifact kind", "simulate"]),
+    pytest.param(
+        ["validate", "badname.json"], RUNTIME, ["badname.json", "gaugecli.KIND/VERSION"], id="validate badname.json"
+    ),
+    (["validate", "noowner.json"], RUNTIME, ["noowner.json", "result", "'owner' is a required property"]),
+    (["validate", "badowner.json"], RUNTIME, ["badowner.json", "result/owner"]),
+    (["validate", "good.json", "corrupt.json"], RUNTIME, ["corrupt.json", "1 of 2"]),
+    (["validate"], USAGE, ["files"]),
+]
+
+
+def _case_id(case) -> str:
+    return " ".join(a if a else "''" for a in case[0])
+
+
+PARAMS = [c if hasattr(c, "marks") else pytest.param(*c, id=_case_id(c)) for c in CASES]
+
+
+@pytest.fixture(scope="module")
+def good_artifact(tmp_path_factory: pytest.TempPathFactory) -> str:
+    """The text of a small valid simulate artifact (GD: a fraction of a second)."""
+    path = tmp_path_factory.mktemp("good") / "good.json"
+    args = ["simulate", "--mode", "gd", "--eta", "0.05", "--d", "4", "--t-max", "1", "--out", str(path)]
+    result = CliRunner().invoke(app, args)
+    assert result.exit_code == 0, result.output
+    return path.read_text()
+
+
+@pytest.fixture
+def sandbox(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, good_artifact: str) -> Path:
+    """A working directory holding the files the cases refer to."""
+    (tmp_path / "file.txt").write_text("a regular file\n")
+    (tmp_path / "adir").mkdir()
+    (tmp_path / "corrupt.json").write_text(good_artifact[: len(good_artifact) // 2])
+    (tmp_path / "empty.json").write_text("")
+    (tmp_path / "binary.json").write_bytes(b"\xff\xfe\x00garbage")
+    (tmp_path / "list.json").write_text("[1, 2, 3]\n")
+    (tmp_path / "good.json").write_text(good_artifact)
+
+    def variant(name: str, edit) -> None:
+        artifact = json.loads(good_artifact)
+        edit(artifact)
+        (tmp_path / name).write_text(json.dumps(artifact))
+
+    variant("newer.json", lambda a: a.update(schema="gaugecli.simulate/2"))
+    variant("older.json", lambda a: a.update(schema="gaugecli.simulate/0"))
+    variant("alien.json", lambda a: a.update(schema="gaugecli.alien/1"))
+    variant("badname.json", lambda a: a.update(schema="simulate-v1"))
+    variant("noowner.json", lambda a: a["result"].pop("owner"))
+    variant("badowner.json", lambda a: a["result"].update(owner="zero"))
+    monkeypatch.chdir(tmp_path)
+    return tmp_path
+
+
+def _snapshot(root: Path) -> dict[str, bytes | None]:
+    """Every file (with its bytes) and every folder (``None``) under ``root``."""
+    return {str(p.relative_to(root)): p.read_bytes() if p.is_file() else None for p in root.rglob("*")}
+
+
+@pytest.mark.parametrize(("args", "code", "needles"), PARAMS)
+def test_bad_input_is_one_line_and_leaves_no_file(sandbox: Path, args: list[str], code: int, needles: list[str]):
+    before = _snapshot(sandbox)
+    result = CliRunner().invoke(app, args)
+    output = result.output
+    assert "Traceback" not in output
+    assert result.exit_code == code, f"exit {result.exit_code}, output {output!r}, exception {result.exception!r}"
+    lines = [line for line in output.splitlines() if line.strip()]
+    assert lines, "no message at all"
+    if args[0] == "validate" and code == RUNTIME:
+        assert all(line.startswith(("INVALID", "Error:", "valid ")) for line in lines), lines
+        assert any(line.startswith("INVALID") for line in lines), lines
+    else:
+        assert len(lines) == 1, lines
+        assert lines[0].startswith("Error:"), lines
+    for needle in needles:
+        assert needle.casefold() in output.casefold(), f"{needle!r} not in {output!r}"
+    assert _snapshot(sandbox) == before, "a file or folder was created or changed"
+
+
+def test_catalogue_covers_every_subcommand() -> None:
+    commands = {c.values[0][0] if hasattr(c, "values") else c[0][0] for c in CASES}
+    assert commands == {"simulate", "select", "prune", "perturb", "plot", "validate"}
+    assert len(CASES) >= 30

@@ -1,0 +1,371 @@
+"""Reliability: atomic artifacts, interrupted sweeps that resume, bit-for-bit determinism,
+and the shipped JSON Schemas."""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import signal
+import subprocess
+import sys
+import threading
+import time
+from pathlib import Path
+
+import numpy as np
+import pytest
+from typer.testing import CliRunner
+
+from gaugecli import artifacts
+from gaugecli.artifacts import ArtifactError, atomic_write_text, read_artifact, write_artifact
+from gaugecli.cli import app
+
+# ------------------------------------------------------------------------------------------
+# (a) atomic writes
+
+
+def _leftovers(folder: Path, keep: set[str]) -> list[str]:
+    return sorted(p.name for p in folder.iterdir() if p.name not in keep)
+
+
+class Boom(OSError):
+    pass
+
+
+def _boom(*args, **kwargs):
+    raise Boom("simulated failure")
+
+
+@pytest.mark.parametrize("where", ["replace", "fsync", "write", "interrupt"])
+@pytest.mark.parametrize("existing", [True, False], ids=["over-old-file", "new-file"])
+def test_atomic_write_leaves_old_file_or_nothing(tmp_path: Path, monkeypatch, where: str, existing: bool) -> None:
+    target = tmp_path / "artifact.json"
+    old = '{"old": true}\n'
+    if existing:
+        target.write_text(old)
+    new = json.dumps({"new": list(range(10_000))})
+
+    if where == "replace":
+        monkeypatch.setattr(os, "replace", _boom)
+    elif where == "fsync":
+        monkeypatch.setattr(os, "fsync", _boom)
+    else:
+        real_fdopen = os.fdopen
+        error = KeyboardInterrupt if where == "interrupt" else Boom
+
+        def half_writing_fdopen(fd, *args, **kwargs):
+            fh = real_fdopen(fd, *args, **kwargs)
+            real_write = fh.write
+
+            def write(text):
+                real_write(text[: len(text) // 2])
+                fh.flush()
+                raise error("simulated failure mid-write")
+
+            fh.write = write
+            return fh
+
+        monkeypatch.setattr(os, "fdopen", half_writing_fdopen)
+
+    with pytest.raises((Boom, KeyboardInterrupt)):
+        atomic_write_text(target, new)
+    monkeypatch.undo()
+    if existing:
+        assert target.read_text() == old
+    else:
+        assert not target.exists()
+    assert _leftovers(tmp_path, {"artifact.json"}) == [], "a temporary file was left behind"
+
+    atomic_write_text(target, new)  # and a clean write still works afterwards
+    assert target.read_text() == new
+    assert _leftovers(tmp_path, {"artifact.json"}) == []
+
+
+def test_readers_never_see_a_partial_file(tmp_path: Path) -> None:
+    target = tmp_path / "a.json"
+    versions = [json.dumps({"v": i, "pad": "x" * 200_000}) for i in range(2)]
+    atomic_write_text(target, versions[0])
+    stop = threading.Event()
+
+    def writer() -> None:
+        i = 0
+        while not stop.is_set():
+            atomic_write_text(target, versions[i % 2])
+            i += 1
+
+    thread = threading.Thread(target=writer)
+    thread.start()
+    try:
+        seen = set()
+        deadline = time.monotonic() + 1.0
+        while time.monotonic() < deadline:
+            text = target.read_text()
+            assert text in versions, f"partial file of {len(text)} characters"
+            seen.add(text)
+    finally:
+        stop.set()
+        thread.join()
+    assert _leftovers(tmp_path, {"a.json"}) == []
+
+
+@pytest.fixture(scope="module")
+def simulate_artifact(tmp_path_factory: pytest.TempPathFactory) -> dict:
+    path = tmp_path_factory.mktemp("artifact") / "s.json"
+    args = ["simulate", "--mode", "gd", "--eta", "0.05", "--d", "4", "--t-max", "1", "--out", str(path)]
+    result = CliRunner().invoke(app, args)
+    assert result.exit_code == 0, result.output
+    return read_artifact(path, "simulate")
+
+
+def test_write_artifact_writes_nothing_when_serialisation_fails(tmp_path: Path, monkeypatch, simulate_artifact):
+    target = tmp_path / "a.json"
+    target.write_text("old\n")
+    monkeypatch.setattr(artifacts.json, "dumps", _boom)
+    with pytest.raises(Boom):
+        write_artifact(target, simulate_artifact)
+    monkeypatch.undo()
+    assert target.read_text() == "old\n"
+    assert _leftovers(tmp_path, {"a.json"}) == []
+
+
+def test_write_artifact_refuses_an_invalid_artifact(tmp_path: Path, simulate_artifact) -> None:
+    bad = json.loads(json.dumps(simulate_artifact))
+    del bad["result"]["owner"]
+    with pytest.raises(ArtifactError, match="owner"):
+        write_artifact(tmp_path / "a.json", bad)
+    assert list(tmp_path.iterdir()) == []
+
+
+# ------------------------------------------------------------------------------------------
+# (b) interrupted sweeps
+
+# Tight tolerance and d = 16: the four points left after the first take about ten times as
+# long as the first, a wide window for the signal.
+SWEEP = ["select", "--sweep", "--ms", "2,3,4,5,6", "--rtol", "1e-12"]
+
+
+def _points(folder: Path) -> dict[Path, tuple[bytes, int]]:
+    return {p: (p.read_bytes(), p.stat().st_mtime_ns) for p in folder.rglob("*.json")}
+
+
+def _gaugecli(cwd: Path, *args: str, **kwargs) -> subprocess.Popen:
+    return subprocess.Popen(
+        [sys.executable, "-m", "gaugecli", *args],
+        cwd=cwd,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        **kwargs,
+    )
+
+
+@pytest.fixture(scope="module")
+def reference_sweep(tmp_path_factory: pytest.TempPathFactory) -> dict:
+    """The same sweep, run in one go into its own points folder."""
+    folder = tmp_path_factory.mktemp("reference")
+    args = [*SWEEP, "--points-dir", str(folder / "P"), "--out", str(folder / "O.json")]
+    result = CliRunner().invoke(app, args)
+    assert result.exit_code == 0, result.output
+    return read_artifact(folder / "O.json", "select-sweep")
+
+
+@pytest.mark.parametrize("signum", [signal.SIGINT, signal.SIGTERM], ids=["SIGINT", "SIGTERM"])
+def test_interrupted_sweep_resumes(tmp_path: Path, signum: int, reference_sweep: dict) -> None:
+    points_dir, out = tmp_path / "P", tmp_path / "O.json"
+    args = [*SWEEP, "--points-dir", "P", "--out", "O.json"]
+    for _attempt in range(3):  # on a machine so busy that the whole sweep beat the signal, try again
+        proc = _gaugecli(tmp_path, *args)
+        try:
+            deadline = time.monotonic() + 120
+            while not any(points_dir.rglob("*.json")):
+                assert proc.poll() is None, f"the sweep ended before its first point: {proc.communicate()}"
+                assert time.monotonic() < deadline, "no point finished within 120 s"
+                time.sleep(0.01)
+            proc.send_signal(signum)
+            stdout, stderr = proc.communicate(timeout=60)
+        finally:
+            if proc.poll() is None:
+                proc.kill()
+                proc.communicate()
+        if proc.returncode != 0:
+            break
+        shutil.rmtree(points_dir)
+        out.unlink()
+
+    assert proc.returncode == 130, (proc.returncode, stdout, stderr)
+    assert "Traceback" not in stderr
+    message = [line for line in stderr.splitlines() if line.strip()]
+    assert len(message) == 1 and message[0].startswith("Error:") and "resume" in message[0], stderr
+    assert not out.exists(), "a partial artifact was written"
+    assert not [p for p in tmp_path.rglob("*") if p.name.endswith(".tmp")], "temporary files were left behind"
+    finished = _points(points_dir)
+    assert 1 <= len(finished) < 5, f"{len(finished)} of 5 points finished: the signal came too late to test resume"
+    for path in finished:
+        assert read_artifact(path, "point")["config"]["job"].endswith("owner_job")
+
+    proc = _gaugecli(tmp_path, *args)
+    stdout, stderr = proc.communicate(timeout=300)
+    assert proc.returncode == 0, (stdout, stderr)
+    after = _points(points_dir)
+    assert len(after) == 5
+    for path, state in finished.items():
+        assert after[path] == state, f"{path.name} was recomputed instead of reused"
+    resumed = read_artifact(out, "select-sweep")
+    assert json.dumps(resumed["result"], sort_keys=True) == json.dumps(reference_sweep["result"], sort_keys=True)
+    assert resumed["config_hash"] == reference_sweep["config_hash"]
+
+
+# ------------------------------------------------------------------------------------------
+# (c) determinism
+
+
+@pytest.fixture
+def one_thread():
+    """Finite-sample GD multiplies tiny matrices; with several torch threads on a busy
+    2-core machine each product can wait a whole scheduler slice. Keep it to one thread
+    (the thread count itself is tested in a subprocess below)."""
+    torch = pytest.importorskip("torch")
+    before = torch.get_num_threads()
+    torch.set_num_threads(1)
+    yield
+    torch.set_num_threads(before)
+
+
+def _result_text(args: list[str], out: Path) -> str:
+    result = CliRunner().invoke(app, [*args, "--out", str(out)])
+    assert result.exit_code == 0, result.output
+    return json.dumps(read_artifact(out)["result"], sort_keys=True)
+
+
+@pytest.mark.parametrize(
+    "args",
+    [
+        ["simulate", "--deltas", "1,-1", "--d", "3", "--rtol", "1e-8"],
+        ["simulate", "--mode", "sample", "--n-samples", "300", "--m", "2", "--d", "4", "--t-max", "3", "--seed", "7"],
+        ["simulate", "--mode", "gd", "--deltas", "2,-2,-2", "--d", "4", "--t-max", "3"],
+    ],
+    ids=["flow", "sample", "gd"],
+)
+def test_same_config_same_result_bytes(tmp_path: Path, args: list[str], one_thread) -> None:
+    first = _result_text(args, tmp_path / "a.json")
+    second = _result_text(args, tmp_path / "b.json")
+    assert first == second
+
+
+_THREADS_SCRIPT = """
+import json, sys
+import torch
+from gaugecli.artifacts import to_jsonable
+from gaugecli.experiments.common import DynamicsConfig, ModelConfig
+from gaugecli.experiments.simulate import SimulateConfig, simulate
+config = SimulateConfig(
+    model=ModelConfig(d=8),
+    dynamics=DynamicsConfig(mode="sample", n_samples=8000, t_max=2.0),
+    deltas=(2.0, -2.0, -2.0),
+    seed=3,
+)
+out = {}
+for threads in map(int, sys.argv[1:]):
+    torch.set_num_threads(threads)
+    (run,) = simulate(config)
+    out[torch.get_num_threads()] = to_jsonable(run)
+print(json.dumps(out, sort_keys=True))
+"""
+
+
+def test_sample_mode_does_not_depend_on_the_thread_count(tmp_path: Path) -> None:
+    # a fresh process (no thread pool in use yet), one run per thread count, 2 first
+    proc = subprocess.run(
+        [sys.executable, "-c", _THREADS_SCRIPT, "2", "1"], cwd=tmp_path, capture_output=True, text=True, timeout=300
+    )
+    assert proc.returncode == 0, proc.stderr
+    outputs = json.loads(proc.stdout)
+    assert sorted(outputs) == ["1", "2"]
+    one, two = outputs["1"], outputs["2"]
+    if one != two:
+        diff = max(
+            float(np.nanmax(np.abs(np.asarray(one[k], float) - np.asarray(two[k], float))))
+            for k in ("loss", "coefficient", "alignment", "empirical_loss")
+        )
+        pytest.fail(f"1 vs 2 torch threads differ by up to {diff:.3g}")
+
+
+def test_each_sample_size_has_its_own_stream() -> None:
+    from gaugecli.sample import draw_sample
+    from gaugecli.teacher import standard_teacher
+
+    teacher = standard_teacher(4)
+    X_small, y_small = draw_sample(teacher, 200, np.random.SeedSequence([0, 200]))
+    X_large, _ = draw_sample(teacher, 400, np.random.SeedSequence([0, 400]))
+    assert not np.any(np.all(np.isclose(X_large[:, None, :], X_small[None, :, :]), axis=-1)), "shared draws"
+    again, y_again = draw_sample(teacher, 200, np.random.SeedSequence([0, 200]))
+    np.testing.assert_array_equal(again, X_small)
+    np.testing.assert_array_equal(y_again, y_small)
+    other_seed, _ = draw_sample(teacher, 200, np.random.SeedSequence([1, 200]))
+    assert not np.array_equal(other_seed, X_small)
+    # contrast: a bare integer seed makes the smaller sample a prefix of the larger one
+    np.testing.assert_array_equal(draw_sample(teacher, 400, 0)[0][:200], draw_sample(teacher, 200, 0)[0])
+
+
+def test_perturb_sample_sweep_seeds_every_point_with_seed_and_n(monkeypatch, one_thread) -> None:
+    import gaugecli.sample
+    from gaugecli.experiments.common import ModelConfig
+    from gaugecli.experiments.perturb import SampleJob, sample_job
+
+    seen = []
+    real = gaugecli.sample.draw_sample
+
+    def spy(teacher, n, seed):
+        seen.append((n, seed))
+        return real(teacher, n, seed)
+
+    monkeypatch.setattr(gaugecli.sample, "draw_sample", spy)
+    model = ModelConfig(d=4)
+    for n in (100, 150):
+        sample_job(SampleJob(model, 2, 4.0, 0.05, 0.5, n, (0, 1)))
+    assert [n for n, _ in seen] == [100, 100, 150, 150]
+    assert all(isinstance(s, np.random.SeedSequence) for _, s in seen)
+    assert [tuple(s.entropy) for _, s in seen] == [(0, 100), (1, 100), (0, 150), (1, 150)]
+
+
+# ------------------------------------------------------------------------------------------
+# (d) JSON Schemas
+
+
+def test_every_schema_is_valid_draft7() -> None:
+    import jsonschema
+
+    from gaugecli.schemas import kinds, load_schema
+
+    assert {"simulate", "select", "select-sweep", "prune", "perturb", "point", "figure"} <= set(kinds())
+    for kind in kinds():
+        schema = load_schema(kind)
+        jsonschema.Draft7Validator.check_schema(schema)
+        assert schema["properties"]["schema"] == {"const": f"gaugecli.{kind}/1"}
+
+
+def test_missing_owner_is_reported_with_its_path(tmp_path: Path, simulate_artifact: dict) -> None:
+    from gaugecli.schemas import validate
+
+    bad = json.loads(json.dumps(simulate_artifact))
+    del bad["result"]["owner"]
+    with pytest.raises(ArtifactError, match=r"at result: 'owner' is a required property"):
+        validate(bad)
+    path = tmp_path / "bad.json"
+    path.write_text(json.dumps(bad))
+    with pytest.raises(ArtifactError, match=r"bad\.json: invalid simulate artifact at result: 'owner'"):
+        read_artifact(path)
+
+
+def test_wrong_type_is_reported_with_its_path(simulate_artifact: dict) -> None:
+    from gaugecli.schemas import validate
+
+    bad = json.loads(json.dumps(simulate_artifact))
+    bad["result"]["t_spec"] = "soon"
+    with pytest.raises(ArtifactError, match=r"at result/t_spec"):
+        validate(bad)
+    bad = json.loads(json.dumps(simulate_artifact))
+    bad["result"]["owner"] = 0.5
+    with pytest.raises(ArtifactError, match=r"at result/owner"):
+        validate(bad)
