@@ -745,11 +745,9 @@ def _write(
     artifact = build_artifact(kind, config, result, seed=seed, started=started)
     write_artifact(path, artifact)
     if figure is not None:
-        import json
-
         from gaugecli.plots.overview import render_artifact
 
-        render_artifact(kind, json.loads(json.dumps(artifact)), figure)
+        render_artifact(kind, artifact, figure)  # already plain JSON values (to_jsonable)
         _console().print(f"drew {figure}")
 
 

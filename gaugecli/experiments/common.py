@@ -135,9 +135,12 @@ def auto_horizon(deltas: Array, c0: float) -> float:
     return float(200.0 * (1.0 + np.max(np.abs(deltas))) * max(1.0, 0.1 / c0))
 
 
+DEFAULT_STEP_FRACTION = 0.1
+
+
 def default_step(a0: Array, W0: Array, teacher: Teacher) -> float:
     """A tenth of the GD stability bound ``2/λ_max(∇²L(θ0))``, over the whole ensemble."""
-    return 0.1 * stable_step_bound(a0, W0, teacher)
+    return DEFAULT_STEP_FRACTION * stable_step_bound(a0, W0, teacher)
 
 
 def duplicates(model: ModelConfig, deltas: Array) -> tuple[Array, Array]:
@@ -171,7 +174,7 @@ def run_ensemble(
         )
     else:
         bound = stable_step_bound(a0, W0, teacher)
-        eta = dynamics.eta if dynamics.eta is not None else 0.1 * bound
+        eta = dynamics.eta if dynamics.eta is not None else DEFAULT_STEP_FRACTION * bound
         if eta >= bound:
             raise NumericalFault(
                 f"eta={eta:g} is beyond the gradient-descent stability bound 2/λ_max = {bound:.4g} "

@@ -30,7 +30,7 @@ from gaugecli.experiments.common import (
     run_serially,
 )
 from gaugecli.gauge import initial_direction, owner_imbalances, parameters_from_function
-from gaugecli.integrate import NumericalFault, Progress, gradient_descent
+from gaugecli.integrate import NumericalFault, Progress, gradient_descent, stable_step_bound
 from gaugecli.metrics import function_distance
 from gaugecli.observables import observe
 
@@ -276,7 +276,7 @@ def step_sweep(
 ) -> StepSweep:
     model = config.model
     a0, W0 = duplicates(model, owner_imbalances(config.m, config.step_strength, 0)[None])
-    bound = 10.0 * default_step(a0, W0, model.teacher())
+    bound = stable_step_bound(a0, W0, model.teacher())
     etas = [f * bound for f in sorted(config.step_fractions)]
     jobs = [StepJob(model, config.m, config.step_strength, eta, config.rtol) for eta in [None, *etas]]
     flow, *gd = runner(step_job, jobs, progress)
