@@ -200,7 +200,12 @@ class ModeChoice(str, Enum):
 
 StrengthOpt = Annotated[
     list[float] | None,
-    typer.Option("-D", "--gauge-strength", help="Gauge strength D > 0 (units of a*²‖v‖²); repeat to sweep."),
+    typer.Option(
+        "-D",
+        "--gauge-strength",
+        help="Gauge strength D > 0 (units of a*²‖v‖²); repeat for several. "
+        "Default: 4 (simulate); 4, 16, 64 (prune); 1, 4, 16, 64 (perturb).",
+    ),
 ]
 DOpt = Annotated[int, typer.Option("--d", help="Input dimension d ≥ 2.")]
 KOpt = Annotated[int, typer.Option("--k", help="Number of teacher features k ≥ 1.")]
