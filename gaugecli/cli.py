@@ -312,7 +312,15 @@ def simulate(
 
 
 def _run_path(out: Path | None, config: Any, n_runs: int) -> Path:
-    label = f"{config.gauge}-D{config.strengths[0]:.15g}" if config.deltas is None else "deltas"
+    from gaugecli.experiments.simulate import parse_gauge
+
+    gauge = parse_gauge(config.gauge)
+    if config.deltas is not None:
+        label = "deltas"
+    elif isinstance(gauge, float):  # an explicit δ: D plays no part
+        label = f"delta{gauge:+.15g}"
+    else:
+        label = f"{gauge.value}-D{config.strengths[0]:.15g}"
     if out is None:
         return _default_path("simulate", config, label)
     return _indexed(out, config, n_runs)

@@ -125,6 +125,7 @@ CASES = [
     (["plot"], USAGE, ["figure"]),
     # --- validate -----------------------------------------------------------------------------
     (["validate", "missing.json"], RUNTIME, ["missing.json", "no such file"]),
+    (["simulate", "--gauge", "-2", "-D", "4", "-D", "8"], USAGE, ["--gauge-strength", "explicit", "give one"]),
     (["validate", "corrupt.json"], RUNTIME, ["corrupt.json", "not valid JSON", "rerun"]),
     (["validate", "empty.json"], RUNTIME, ["empty.json", "not valid JSON"]),
     (["validate", "binary.json"], RUNTIME, ["binary.json", "not valid JSON"]),

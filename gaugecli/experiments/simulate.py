@@ -52,8 +52,13 @@ class SimulateConfig:
     seed: int = 0
 
     def __post_init__(self) -> None:
-        parse_gauge(self.gauge)
+        explicit = isinstance(parse_gauge(self.gauge), float)
         require(len(self.strengths) >= 1, "gauge_strength", "give at least one value")
+        require(
+            not (explicit and len(set(self.strengths)) > 1),
+            "gauge_strength",
+            f"an explicit --gauge δ={self.gauge} ignores D, so several -D values would repeat one run; give one",
+        )
         for D in self.strengths:
             require_finite(D, "gauge_strength", low=0.0)
         require(isinstance(self.m, int) and self.m >= 1, "m", f"must be an integer ≥ 1 (got {self.m!r})")
