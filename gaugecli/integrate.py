@@ -6,9 +6,11 @@ Every integrator takes initial parameters ``(a0, W0)`` of shapes ``(..., m)`` an
 specialization event.
 
 Gradient flow is stiff: in the unfavorable gauge the coefficient relaxes at rate
-~D while the direction turns at rate ~c/D. We therefore use scipy's implicit
-Radau IIA solver with the closed-form Hessian as Jacobian (block-sparse for
-ensembles) instead of an explicit method, whose step would be capped at ~1/D.
+~D while the direction turns at rate ~c/D. We therefore use scipy's LSODA, which
+switches to BDF when the flow turns stiff, with the closed-form Hessian as Jacobian
+(banded for ensembles, whose Jacobian is block-diagonal), instead of an explicit
+method, whose step would be capped at ~1/D. Any other solve_ivp method can be chosen
+through :class:`FlowOptions` (Radau and BDF get a block-sparse Jacobian).
 """
 
 from __future__ import annotations
