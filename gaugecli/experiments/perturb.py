@@ -29,10 +29,9 @@ from gaugecli.experiments.common import (
     run_ensemble,
     run_serially,
 )
-from gaugecli.gauge import initial_direction, owner_imbalances, parameters_from_function
+from gaugecli.gauge import function_coordinates, initial_direction, owner_imbalances, parameters_from_function
 from gaugecli.integrate import NumericalFault, Progress, gradient_descent, stable_step_bound
-from gaugecli.metrics import function_distance
-from gaugecli.observables import observe
+from gaugecli.metrics import alignment, final_owner, function_distance
 
 
 @dataclass(frozen=True)
@@ -155,6 +154,11 @@ class PerturbResult:
     samples: SampleSweep
 
 
+def _selection_start(model: ModelConfig, m: int, strength: float) -> tuple[np.ndarray, np.ndarray]:
+    """The selection problem's duplicates as a one-member ensemble: neuron 0 at +D, the rest at −D."""
+    return duplicates(model, owner_imbalances(m, strength, 0)[None])
+
+
 def _slope(x: list[float], y: list[float | None]) -> float | None:
     pts = [(a, b) for a, b in zip(x, y, strict=True) if b is not None and b > 0 and a > 0]
     if len(pts) < 2:
@@ -260,7 +264,7 @@ class StepOutcome:
 
 
 def step_job(job: StepJob) -> StepOutcome:
-    a0, W0 = duplicates(job.model, owner_imbalances(job.m, job.strength, 0)[None])
+    a0, W0 = _selection_start(job.model, job.m, job.strength)
     dyn = (
         DynamicsConfig(mode=Mode.flow, rtol=job.rtol) if job.eta is None else DynamicsConfig(mode=Mode.gd, eta=job.eta)
     )
@@ -275,7 +279,7 @@ def step_sweep(
     config: PerturbConfig, progress: Progress | None = None, runner: PointRunner = run_serially
 ) -> StepSweep:
     model = config.model
-    a0, W0 = duplicates(model, owner_imbalances(config.m, config.step_strength, 0)[None])
+    a0, W0 = _selection_start(model, config.m, config.step_strength)
     bound = stable_step_bound(a0, W0, model.teacher())
     etas = [f * bound for f in sorted(config.step_fractions)]
     jobs = [StepJob(model, config.m, config.step_strength, eta, config.rtol) for eta in [None, *etas]]
@@ -321,7 +325,7 @@ def sample_job(job: SampleJob) -> SampleOutcome:
     from gaugecli.sample import draw_sample, empirical_oracle  # torch: only when needed
 
     teacher = job.model.teacher()
-    a0, W0 = duplicates(job.model, owner_imbalances(job.m, job.strength, 0)[None])
+    a0, W0 = _selection_start(job.model, job.m, job.strength)
     common = {"eps_align": job.model.eps_align, "grad_tol": 0.0}
     pop = gradient_descent(a0, W0, teacher, job.eta, job.t_max, **common)
     devs, oks = [], []
@@ -330,8 +334,10 @@ def sample_job(job: SampleJob) -> SampleOutcome:
         X, y = draw_sample(teacher, job.n, np.random.SeedSequence([seed, job.n]))
         fin = gradient_descent(a0, W0, teacher, job.eta, job.t_max, oracle=empirical_oracle(X, y), **common)
         devs.append(float(np.max(function_distance(fin.a, fin.W, pop.a, pop.W))))
-        run = observe(fin, teacher, (0,))
-        oks.append(run.specialized and run.owner == 0)
+        # only the final owner is needed, not every observable of the run
+        c_end, _ = function_coordinates(fin.a[0, -1], fin.W[0, -1])
+        owner, specialized = final_owner(c_end, alignment(fin.W[0, -1], teacher)[0], job.model.eps_align)
+        oks.append(bool(specialized) and int(owner) == 0)
     return SampleOutcome(devs, oks)
 
 
@@ -339,7 +345,7 @@ def sample_sweep(
     config: PerturbConfig, progress: Progress | None = None, runner: PointRunner = run_serially
 ) -> SampleSweep:
     model = config.model
-    a0, W0 = duplicates(model, owner_imbalances(config.m, config.sample_strength, 0)[None])
+    a0, W0 = _selection_start(model, config.m, config.sample_strength)
     eta = default_step(a0, W0, model.teacher())
     # the horizon: until population GD converges
     horizon = float(run_ensemble(model, DynamicsConfig(mode=Mode.gd, eta=eta), a0, W0)[0].t[-1])
