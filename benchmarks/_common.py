@@ -300,7 +300,7 @@ def flow_call_timer() -> contextlib.AbstractContextManager[_CallTimes]:
     (``lu_factor``, ``splu``) and solves (``lu_solve``, ``splu.solve``)."""
     from scipy.integrate._ivp import radau
 
-    import gaugecli.integrate as integrate
+    import gaugecli.core.integrate as integrate
 
     return timed_calls(
         {

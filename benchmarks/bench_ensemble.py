@@ -24,9 +24,9 @@ import numpy as np
 from _common import Row, blas_env, call_in_subprocess, flow_call_timer, fmt_ratio, fmt_seconds
 from numpy.typing import NDArray
 
-from gaugecli.gauge import duplicate_initial_condition
-from gaugecli.integrate import gradient_flow
-from gaugecli.teacher import Teacher, standard_teacher
+from gaugecli.core.gauge import duplicate_initial_condition
+from gaugecli.core.integrate import gradient_flow
+from gaugecli.core.teacher import Teacher, standard_teacher
 
 Array = NDArray[np.float64]
 D_INPUT = 16

@@ -16,10 +16,10 @@ from typing import Any
 from _common import Row, best_of, blas_env, call_in_subprocess, flow_call_timer, fmt_ratio, fmt_seconds, fmt_speedup
 from bench_flow import scipy_flow
 
-from gaugecli.gauge import duplicate_initial_condition, function_coordinates, owner_imbalances
-from gaugecli.integrate import gradient_flow
-from gaugecli.metrics import alignment, final_owner, nonowner_norm
-from gaugecli.teacher import standard_teacher
+from gaugecli.core.gauge import duplicate_initial_condition, function_coordinates, owner_imbalances
+from gaugecli.core.integrate import gradient_flow
+from gaugecli.core.metrics import alignment, final_owner, nonowner_norm
+from gaugecli.core.teacher import standard_teacher
 
 M, D, D_INPUT, P_LEVEL = 8, 16.0, 16, 1e-6
 GOAL_SECONDS, GOAL_SPEEDUP = 2.0, 10.0

@@ -89,10 +89,10 @@ class _Failure(ClickException):
 @contextlib.contextmanager
 def _errors() -> Iterator[None]:
     """Map the core's errors onto one-line CLI errors with the right exit code."""
-    from gaugecli.artifacts import ArtifactError
-    from gaugecli.executors import ExecutorError
+    from gaugecli.store.artifacts import ArtifactError
+    from gaugecli.run.executors import ExecutorError
     from gaugecli.experiments.common import ConfigError
-    from gaugecli.integrate import NumericalFault
+    from gaugecli.core.integrate import NumericalFault
 
     previous = signal.signal(signal.SIGTERM, _raise_interrupt)
     try:
@@ -247,7 +247,7 @@ def _dynamics(mode: ModeChoice, eta: float | None, n_samples: int, t_max: float 
 
 
 def _default_path(command: str, config: Any, label: str = "") -> Path:
-    from gaugecli.artifacts import config_hash
+    from gaugecli.store.artifacts import config_hash
 
     return Path("runs") / f"{command}{'-' + label if label else ''}-{config_hash(config)[:10]}.json"
 
@@ -285,7 +285,7 @@ def simulate(
     Several -D values run together as one batched ensemble and write one artifact each.
     """
     with _errors():
-        from gaugecli.artifacts import check_writable
+        from gaugecli.store.artifacts import check_writable
         from gaugecli.experiments.simulate import SimulateConfig
         from gaugecli.experiments.simulate import simulate as run
 
@@ -337,7 +337,7 @@ def _indexed(path: Path, config: Any, n_runs: int) -> Path:
 def _summary_table(results: list[Any], paths: list[Path]) -> None:
     from rich.table import Table
 
-    from gaugecli.observables import resolved_residual
+    from gaugecli.core.observables import resolved_residual
 
     table = Table(title="gaugecli simulate", show_lines=False)
     for col in ("δ", "T_spec", "final loss", "owner", "δ drift", "R+T resid."):
@@ -696,8 +696,8 @@ def _compare_sidecar(committed: Path, regenerated: Path) -> list[str]:
 @app.command()
 def validate(files: Annotated[list[Path], typer.Argument(help="Artifact files to check.")]) -> None:
     """Check artifacts against their JSON Schema; print kind and schema version."""
-    from gaugecli.artifacts import ArtifactError, read_artifact
-    from gaugecli.schemas import parse_schema_name
+    from gaugecli.store.artifacts import ArtifactError, read_artifact
+    from gaugecli.store.schemas import parse_schema_name
 
     bad = 0
     for path in files:
@@ -718,7 +718,7 @@ def validate(files: Annotated[list[Path], typer.Argument(help="Artifact files to
 
 
 def _prepare(out: Path | None, kind: str, config: Any) -> Path:
-    from gaugecli.artifacts import check_writable
+    from gaugecli.store.artifacts import check_writable
 
     path = out if out is not None else _default_path(kind, config)
     check_writable(path)
@@ -728,8 +728,8 @@ def _prepare(out: Path | None, kind: str, config: Any) -> Path:
 @contextlib.contextmanager
 def _runner(workers: int, scheduler: str | None, points_dir: Path, resume: bool) -> Iterator[Any]:
     """The sweep runner the options ask for: local processes or Dask, storing every point."""
-    from gaugecli.executors import make_executor
-    from gaugecli.sweep import make_runner
+    from gaugecli.run.executors import make_executor
+    from gaugecli.run.sweep import make_runner
 
     if points_dir.exists() and not points_dir.is_dir():
         raise UsageError(f"Invalid value for '--points-dir': {points_dir} is a file, not a folder")
@@ -742,7 +742,7 @@ def _runner(workers: int, scheduler: str | None, points_dir: Path, resume: bool)
 
 def _run(label: str, fn: Callable[[Any], Any]) -> tuple[Any, Any]:
     """Run ``fn(progress)`` under a progress bar; return its result and the start time."""
-    from gaugecli.artifacts import now
+    from gaugecli.store.artifacts import now
 
     started = now()
     with _progress(label) as progress:
@@ -753,7 +753,7 @@ def _write(
     path: Path, kind: str, config: Any, result: Any, seed: int | None, started: Any, figure: Path | None = None
 ) -> None:
     """Write the artifact atomically and, if asked, draw its figure from what was written."""
-    from gaugecli.artifacts import build_artifact, write_artifact
+    from gaugecli.store.artifacts import build_artifact, write_artifact
 
     artifact = build_artifact(kind, config, result, seed=seed, started=started)
     write_artifact(path, artifact)
@@ -765,7 +765,7 @@ def _write(
 
 
 def _check_figure(figure: Path | None) -> None:
-    from gaugecli.artifacts import check_writable
+    from gaugecli.store.artifacts import check_writable
 
     if figure is None:
         return

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import numpy as np
 
-from gaugecli.gauge import duplicate_initial_condition
-from gaugecli.integrate import FlowOptions, gradient_flow
-from gaugecli.teacher import standard_teacher
+from gaugecli.core.gauge import duplicate_initial_condition
+from gaugecli.core.integrate import FlowOptions, gradient_flow
+from gaugecli.core.teacher import standard_teacher
 
 # Loose tolerances: these tasks test scheduling, not accuracy, and must run in well under a second.
 _FAST = FlowOptions(rtol=1e-7, atol=1e-10, grad_tol=1e-6)
@@ -39,6 +39,6 @@ def thread_env(_: int) -> dict[str, str | None]:
     """The BLAS/OpenMP thread variables this worker process started with."""
     import os
 
-    from gaugecli.executors import THREAD_ENV_VARS
+    from gaugecli.run.executors import THREAD_ENV_VARS
 
     return {name: os.environ.get(name) for name in THREAD_ENV_VARS}

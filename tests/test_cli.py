@@ -13,10 +13,10 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
-from gaugecli.artifacts import config_hash, read_artifact
+from gaugecli.store.artifacts import config_hash, read_artifact
 from gaugecli.cli import app
 from gaugecli.experiments.simulate import SimulateConfig
-from gaugecli.sweep import from_jsonable
+from gaugecli.run.sweep import from_jsonable
 
 RUN_KEYS = ("t", "loss", "alignment", "coefficient", "imbalance", "reaction", "transport", "nonowner_norm")
 PROVENANCE_KEYS = ("gaugecli", "git_commit", "python", "numpy", "scipy", "torch", "platform", "seed", "timestamps")

@@ -6,7 +6,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from gaugecli.dynamics import (
+from gaugecli.core.dynamics import (
     dissipation,
     function_gradient,
     population_gradient,
@@ -15,8 +15,8 @@ from gaugecli.dynamics import (
     reaction_mobility,
     transport_mobility,
 )
-from gaugecli.gauge import duplicate_initial_condition, function_coordinates, imbalance, owner_imbalances
-from gaugecli.teacher import Teacher, standard_teacher
+from gaugecli.core.gauge import duplicate_initial_condition, function_coordinates, imbalance, owner_imbalances
+from gaugecli.core.teacher import Teacher, standard_teacher
 
 N_MC = 1_000_000
 CHUNK = 200_000

@@ -11,7 +11,7 @@ import numpy as np
 import pytest
 from _sweep_fns import fail_if_negative, sleep_then_return, specialization_time, thread_env
 
-from gaugecli.executors import (
+from gaugecli.run.executors import (
     THREAD_ENV_VARS,
     DaskExecutor,
     ExecutorError,

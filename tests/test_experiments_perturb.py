@@ -16,7 +16,7 @@ import numpy as np
 import pytest
 import torch
 
-from gaugecli.dynamics import population_gradient
+from gaugecli.core.dynamics import population_gradient
 from gaugecli.experiments.common import DynamicsConfig, ModelConfig, duplicates, run_serially
 from gaugecli.experiments.perturb import (
     PerturbConfig,
@@ -28,7 +28,7 @@ from gaugecli.experiments.perturb import (
     visible_sweep,
 )
 from gaugecli.experiments.select import SelectConfig, select
-from gaugecli.gauge import function_coordinates, imbalance, owner_imbalances
+from gaugecli.core.gauge import function_coordinates, imbalance, owner_imbalances
 
 MODEL = ModelConfig(d=4)
 M = 2

@@ -11,11 +11,11 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from gaugecli.dynamics import transport_mobility
+from gaugecli.core.dynamics import transport_mobility
 from gaugecli.experiments.common import DynamicsConfig, ModelConfig, duplicates
 from gaugecli.experiments.simulate import SimulateConfig, simulate
-from gaugecli.metrics import clock_free_gap, time_rescaling_mismatch
-from gaugecli.observables import RunObservables
+from gaugecli.core.metrics import clock_free_gap, time_rescaling_mismatch
+from gaugecli.core.observables import RunObservables
 
 MODEL = ModelConfig()
 FLOW = DynamicsConfig(rtol=1e-8)

@@ -5,8 +5,8 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from gaugecli.dynamics import population_loss
-from gaugecli.gauge import (
+from gaugecli.core.dynamics import population_loss
+from gaugecli.core.gauge import (
     Gauge,
     duplicate_initial_condition,
     function_coordinates,
@@ -16,7 +16,7 @@ from gaugecli.gauge import (
     owner_imbalances,
     parameters_from_function,
 )
-from gaugecli.teacher import Teacher, standard_teacher
+from gaugecli.core.teacher import Teacher, standard_teacher
 
 
 def _mp_norm_sq(c: float, delta: float) -> tuple[float, float]:

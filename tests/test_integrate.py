@@ -6,9 +6,9 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from gaugecli.dynamics import dissipation, population_gradient, population_loss
-from gaugecli.gauge import duplicate_initial_condition, imbalance, owner_imbalances
-from gaugecli.integrate import (
+from gaugecli.core.dynamics import dissipation, population_gradient, population_loss
+from gaugecli.core.gauge import duplicate_initial_condition, imbalance, owner_imbalances
+from gaugecli.core.integrate import (
     FlowOptions,
     NumericalFault,
     gradient_descent,
@@ -16,7 +16,7 @@ from gaugecli.integrate import (
     log_time_grid,
     stable_step_bound,
 )
-from gaugecli.teacher import standard_teacher
+from gaugecli.core.teacher import standard_teacher
 
 d = 4
 TEACHER = standard_teacher(d)
@@ -71,7 +71,7 @@ def test_c2_conservation_and_c3_identity_along_flow(deltas: np.ndarray, t_max: f
     drift = np.max(np.abs(imbalance(tr.a, tr.W) - deltas), axis=0)
     assert np.all(drift <= 1e-8 * np.maximum(1.0, np.abs(deltas))), drift
     # C3: ‖∇L‖² = R + T at every saved time where the gradient is above round-off
-    # (‖∇L‖ ≥ 1e-5, gaugecli.observables.RESOLVED_GRADIENT), and to an absolute round-off
+    # (‖∇L‖ ≥ 1e-5, gaugecli.core.observables.RESOLVED_GRADIENT), and to an absolute round-off
     # floor after that: each gradient entry is a difference of O(1) kernel terms
     diss = dissipation(tr.a, tr.W, TEACHER)
     resolved = diss.grad_norm_sq >= 1e-10

@@ -5,8 +5,8 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from gaugecli.gauge import function_coordinates
-from gaugecli.metrics import (
+from gaugecli.core.gauge import function_coordinates
+from gaugecli.core.metrics import (
     alignment,
     clock_free_gap,
     empirical_nonowner_norm,
@@ -17,7 +17,7 @@ from gaugecli.metrics import (
     specialization_time,
     time_rescaling_mismatch,
 )
-from gaugecli.teacher import Teacher, standard_teacher
+from gaugecli.core.teacher import Teacher, standard_teacher
 
 # ------------------------------------------------------------------------------------
 # alignment and owners

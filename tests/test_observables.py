@@ -13,10 +13,10 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from gaugecli.gauge import initial_direction, parameters_from_function
-from gaugecli.integrate import FlowOptions, gradient_flow
-from gaugecli.observables import RunObservables, observe, resolved_residual
-from gaugecli.teacher import standard_teacher
+from gaugecli.core.gauge import initial_direction, parameters_from_function
+from gaugecli.core.integrate import FlowOptions, gradient_flow
+from gaugecli.core.observables import RunObservables, observe, resolved_residual
+from gaugecli.core.teacher import standard_teacher
 
 D = 4
 TEACHER = standard_teacher(D)

@@ -14,7 +14,7 @@ from typing import Any
 import numpy as np
 import pytest
 
-from gaugecli.artifacts import config_hash, read_artifact
+from gaugecli.store.artifacts import config_hash, read_artifact
 from gaugecli.plots import FIGURES, style
 from gaugecli.plots import render as R
 from gaugecli.plots.render import render
@@ -352,7 +352,7 @@ def test_fig5_quick_and_synthetic(cache_dir: Path) -> None:
 
 
 def test_fig6_quick(cache_dir: Path) -> None:
-    from gaugecli.observables import RESOLVED_GRADIENT
+    from gaugecli.core.observables import RESOLVED_GRADIENT
 
     fig, panels = build("fig6", quick_data("fig6", cache_dir))
     assert len(fig.axes) == 3

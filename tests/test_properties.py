@@ -15,11 +15,11 @@ import pytest
 from hypothesis import HealthCheck, example, given, reject, settings
 from hypothesis import strategies as st
 
-from gaugecli.dynamics import dissipation, population_gradient, population_hessian, population_loss
-from gaugecli.gauge import function_coordinates, imbalance, parameters_from_function
-from gaugecli.integrate import FlowOptions, NumericalFault, gradient_flow
-from gaugecli.observables import observe, resolved_residual
-from gaugecli.teacher import Teacher, standard_teacher
+from gaugecli.core.dynamics import dissipation, population_gradient, population_hessian, population_loss
+from gaugecli.core.gauge import function_coordinates, imbalance, parameters_from_function
+from gaugecli.core.integrate import FlowOptions, NumericalFault, gradient_flow
+from gaugecli.core.observables import observe, resolved_residual
+from gaugecli.core.teacher import Teacher, standard_teacher
 
 FAST = settings(
     max_examples=60, deadline=None, derandomize=True, suppress_health_check=[HealthCheck.too_slow], database=None

@@ -17,8 +17,8 @@ import numpy as np
 import pytest
 from typer.testing import CliRunner
 
-from gaugecli import artifacts
-from gaugecli.artifacts import ArtifactError, atomic_write_text, read_artifact, write_artifact
+from gaugecli.store import artifacts
+from gaugecli.store.artifacts import ArtifactError, atomic_write_text, read_artifact, write_artifact
 from gaugecli.cli import app
 
 # ------------------------------------------------------------------------------------------
@@ -256,7 +256,7 @@ def test_same_config_same_result_bytes(tmp_path: Path, args: list[str], one_thre
 _THREADS_SCRIPT = """
 import json, sys
 import torch
-from gaugecli.artifacts import to_jsonable
+from gaugecli.store.artifacts import to_jsonable
 from gaugecli.experiments.common import DynamicsConfig, ModelConfig
 from gaugecli.experiments.simulate import SimulateConfig, simulate
 config = SimulateConfig(
@@ -292,8 +292,8 @@ def test_sample_mode_does_not_depend_on_the_thread_count(tmp_path: Path) -> None
 
 
 def test_each_sample_size_has_its_own_stream() -> None:
-    from gaugecli.sample import draw_sample
-    from gaugecli.teacher import standard_teacher
+    from gaugecli.core.sample import draw_sample
+    from gaugecli.core.teacher import standard_teacher
 
     teacher = standard_teacher(4)
     X_small, y_small = draw_sample(teacher, 200, np.random.SeedSequence([0, 200]))
@@ -309,18 +309,18 @@ def test_each_sample_size_has_its_own_stream() -> None:
 
 
 def test_perturb_sample_sweep_seeds_every_point_with_seed_and_n(monkeypatch, one_thread) -> None:
-    import gaugecli.sample
+    import gaugecli.core.sample
     from gaugecli.experiments.common import ModelConfig
     from gaugecli.experiments.perturb import SampleJob, sample_job
 
     seen = []
-    real = gaugecli.sample.draw_sample
+    real = gaugecli.core.sample.draw_sample
 
     def spy(teacher, n, seed):
         seen.append((n, seed))
         return real(teacher, n, seed)
 
-    monkeypatch.setattr(gaugecli.sample, "draw_sample", spy)
+    monkeypatch.setattr(gaugecli.core.sample, "draw_sample", spy)
     model = ModelConfig(d=4)
     for n in (100, 150):
         sample_job(SampleJob(model, 2, 4.0, 0.05, 0.5, n, (0, 1)))
@@ -336,7 +336,7 @@ def test_perturb_sample_sweep_seeds_every_point_with_seed_and_n(monkeypatch, one
 def test_every_schema_is_valid_draft7() -> None:
     import jsonschema
 
-    from gaugecli.schemas import kinds, load_schema
+    from gaugecli.store.schemas import kinds, load_schema
 
     assert {"simulate", "select", "select-sweep", "prune", "perturb", "point", "figure"} <= set(kinds())
     for kind in kinds():
@@ -346,7 +346,7 @@ def test_every_schema_is_valid_draft7() -> None:
 
 
 def test_missing_owner_is_reported_with_its_path(tmp_path: Path, simulate_artifact: dict) -> None:
-    from gaugecli.schemas import validate
+    from gaugecli.store.schemas import validate
 
     bad = json.loads(json.dumps(simulate_artifact))
     del bad["result"]["owner"]
@@ -359,7 +359,7 @@ def test_missing_owner_is_reported_with_its_path(tmp_path: Path, simulate_artifa
 
 
 def test_wrong_type_is_reported_with_its_path(simulate_artifact: dict) -> None:
-    from gaugecli.schemas import validate
+    from gaugecli.store.schemas import validate
 
     bad = json.loads(json.dumps(simulate_artifact))
     bad["result"]["t_spec"] = "soon"

@@ -7,11 +7,11 @@ import numpy as np
 import pytest
 import torch
 
-from gaugecli.dynamics import population_loss
-from gaugecli.gauge import duplicate_initial_condition, owner_imbalances
-from gaugecli.integrate import gradient_descent
-from gaugecli.sample import draw_sample, empirical_loss, empirical_oracle
-from gaugecli.teacher import Teacher, standard_teacher
+from gaugecli.core.dynamics import population_loss
+from gaugecli.core.gauge import duplicate_initial_condition, owner_imbalances
+from gaugecli.core.integrate import gradient_descent
+from gaugecli.core.sample import draw_sample, empirical_loss, empirical_oracle
+from gaugecli.core.teacher import Teacher, standard_teacher
 
 d = 4
 TEACHER = standard_teacher(d)

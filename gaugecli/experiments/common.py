@@ -11,10 +11,10 @@ from typing import Any, TypeVar
 import numpy as np
 from numpy.typing import NDArray
 
-from gaugecli.gauge import duplicate_initial_condition
-from gaugecli.integrate import FlowOptions, NumericalFault, Progress, gradient_descent, gradient_flow, stable_step_bound
-from gaugecli.observables import RunObservables, observe
-from gaugecli.teacher import Teacher, standard_teacher
+from gaugecli.core.gauge import duplicate_initial_condition
+from gaugecli.core.integrate import FlowOptions, NumericalFault, Progress, gradient_descent, gradient_flow, stable_step_bound
+from gaugecli.core.observables import RunObservables, observe
+from gaugecli.core.teacher import Teacher, standard_teacher
 
 Array = NDArray[np.float64]
 P = TypeVar("P")
@@ -24,7 +24,7 @@ PointRunner = Callable[[Callable[[P], R], Sequence[P], "Progress | None"], list[
 """How a sweep evaluates its independent points: ``runner(fn, points, progress)`` returns
 ``[fn(p) for p in points]`` in order. :func:`run_serially` is the default; the CLI passes
 one that uses a process pool or a Dask cluster and stores each finished point so that an
-interrupted sweep resumes (:mod:`gaugecli.sweep`). ``fn`` is a module-level function and
+interrupted sweep resumes (:mod:`gaugecli.run.sweep`). ``fn`` is a module-level function and
 each point a frozen dataclass, so both pickle."""
 
 
@@ -182,7 +182,7 @@ def run_ensemble(
             )
         oracle = None
         if dynamics.mode is Mode.sample:
-            from gaugecli.sample import draw_sample, empirical_oracle  # torch: imported only when needed
+            from gaugecli.core.sample import draw_sample, empirical_oracle  # torch: imported only when needed
 
             X, y = draw_sample(teacher, dynamics.n_samples, seed)
             oracle = empirical_oracle(X, y)

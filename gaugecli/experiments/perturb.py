@@ -29,9 +29,9 @@ from gaugecli.experiments.common import (
     run_ensemble,
     run_serially,
 )
-from gaugecli.gauge import function_coordinates, initial_direction, owner_imbalances, parameters_from_function
-from gaugecli.integrate import NumericalFault, Progress, gradient_descent, stable_step_bound
-from gaugecli.metrics import alignment, final_owner, function_distance
+from gaugecli.core.gauge import function_coordinates, initial_direction, owner_imbalances, parameters_from_function
+from gaugecli.core.integrate import NumericalFault, Progress, gradient_descent, stable_step_bound
+from gaugecli.core.metrics import alignment, final_owner, function_distance
 
 
 @dataclass(frozen=True)
@@ -322,7 +322,7 @@ class SampleOutcome:
 def sample_job(job: SampleJob) -> SampleOutcome:
     """``sup_t ‖f_{θ_n(t)} − f_{θ_∞(t)}‖_{L²}`` per seed: GD on ``L_n`` against GD on the
     population loss from the same start with the same step, compared iterate by iterate."""
-    from gaugecli.sample import draw_sample, empirical_oracle  # torch: only when needed
+    from gaugecli.core.sample import draw_sample, empirical_oracle  # torch: only when needed
 
     teacher = job.model.teacher()
     a0, W0 = _selection_start(job.model, job.m, job.strength)

@@ -22,10 +22,10 @@ from gaugecli.experiments.common import (
     run_ensemble,
     run_serially,
 )
-from gaugecli.gauge import owner_imbalances
-from gaugecli.integrate import Progress
-from gaugecli.metrics import first_time_below
-from gaugecli.observables import RunObservables
+from gaugecli.core.gauge import owner_imbalances
+from gaugecli.core.integrate import Progress
+from gaugecli.core.metrics import first_time_below
+from gaugecli.core.observables import RunObservables
 
 PRUNED_LEVEL = 1e-6
 """P below this counts as pruned (SPEC C7)."""

@@ -17,9 +17,9 @@ from gaugecli.experiments.common import (
     run_ensemble,
     run_serially,
 )
-from gaugecli.gauge import owner_imbalances
-from gaugecli.integrate import Progress
-from gaugecli.observables import RunObservables
+from gaugecli.core.gauge import owner_imbalances
+from gaugecli.core.integrate import Progress
+from gaugecli.core.observables import RunObservables
 
 
 def _check_seeds(seeds: tuple[int, ...]) -> None:

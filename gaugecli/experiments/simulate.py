@@ -15,9 +15,9 @@ from gaugecli.experiments.common import (
     require_finite,
     run_ensemble,
 )
-from gaugecli.gauge import Gauge, gauge_imbalance
-from gaugecli.integrate import Progress
-from gaugecli.observables import RunObservables
+from gaugecli.core.gauge import Gauge, gauge_imbalance
+from gaugecli.core.integrate import Progress
+from gaugecli.core.observables import RunObservables
 
 
 def parse_gauge(text: str | float) -> Gauge | float:

@@ -7,7 +7,7 @@
 1-D slice ``x(s) = s u0 + v``: all identical (claim C1).
 
 No integration: the data are closed forms (:func:`closed_form_data`) of
-:mod:`gaugecli.gauge` and :mod:`gaugecli.dynamics`.
+:mod:`gaugecli.core.gauge` and :mod:`gaugecli.core.dynamics`.
 """
 
 from __future__ import annotations
@@ -32,9 +32,9 @@ def requirements(quick: bool) -> list[Any]:
 def closed_form_data(quick: bool = False) -> dict[str, Any]:
     """The plane and slice data of figure 1 at the SPEC defaults (``d = 16``, ``c0 = 0.1``,
     ``θ0 = π/2``, ``D = 4``), computed from closed forms, no integration."""
-    from gaugecli.dynamics import population_loss
+    from gaugecli.core.dynamics import population_loss
     from gaugecli.experiments.common import ModelConfig
-    from gaugecli.gauge import duplicate_initial_condition, gauge_imbalance, initial_direction
+    from gaugecli.core.gauge import duplicate_initial_condition, gauge_imbalance, initial_direction
 
     model = ModelConfig()
     teacher = model.teacher()

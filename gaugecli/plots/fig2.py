@@ -40,14 +40,14 @@ def _find(data: dict[str, Any], mode: str, gauge: str) -> tuple[str, Run] | None
 def alignment_vs_loss(loss: np.ndarray, alpha: np.ndarray, floor: float = LOSS_FLOOR) -> tuple[np.ndarray, np.ndarray]:
     """α as a function of the loss level: the samples where the loss reaches a new minimum
     above ``floor``, in time order (ℓ decreasing)."""
-    from gaugecli.metrics import alignment_vs_loss
+    from gaugecli.core.metrics import alignment_vs_loss
 
     ell, a = alignment_vs_loss(loss, alpha, floor)
     return ell[::-1], a[::-1]
 
 
 def build(data: dict[str, Any]) -> tuple[Any, dict[str, Any]]:
-    from gaugecli.metrics import clock_free_gap
+    from gaugecli.core.metrics import clock_free_gap
 
     fig, axes = style.new_figure(style.TWO_COLUMN, 2.55, ncols=3)
     ax_l, ax_a, ax_c = axes

@@ -44,7 +44,7 @@ def _collect(data: dict[str, Any]) -> dict[str, dict[float, float | None]]:
 
 
 def build(data: dict[str, Any]) -> tuple[Any, dict[str, Any]]:
-    from gaugecli.dynamics import transport_mobility
+    from gaugecli.core.dynamics import transport_mobility
 
     collected = _collect(data)
     c0 = collected.pop("c0")

@@ -4,7 +4,7 @@
 ``−D`` (``D = 4``, ``m = 1``, population flow): the favorable gauge dissipates through
 transport early (large ``M^u``), the unfavorable one through reaction.
 (c) the identity residual ``|‖∇L‖² − (R + T)|/‖∇L‖²``: at round-off wherever
-``‖∇L‖ ≥ 1e-5`` (:data:`gaugecli.observables.RESOLVED_GRADIENT`); beyond, the gradient
+``‖∇L‖ ≥ 1e-5`` (:data:`gaugecli.core.observables.RESOLVED_GRADIENT`); beyond, the gradient
 itself is below the resolution of the closed-form kernels and the ratio is noise (shaded).
 """
 
@@ -27,7 +27,7 @@ def requirements(quick: bool) -> list[Any]:
 
 
 def build(data: dict[str, Any]) -> tuple[Any, dict[str, Any]]:
-    from gaugecli.observables import RESOLVED_GRADIENT
+    from gaugecli.core.observables import RESOLVED_GRADIENT
 
     runs: dict[str, Run] = {}
     for name, raw in data.items():

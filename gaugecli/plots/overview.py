@@ -73,7 +73,7 @@ def build_run(raw: dict[str, Any], title: str) -> tuple[Any, dict[str, Any]]:
 
 def render_artifact(kind: str, artifact: dict[str, Any], path: Path) -> Path:
     """Draw the figure of a freshly written artifact to ``path`` (format from its suffix)."""
-    from gaugecli.artifacts import package_version
+    from gaugecli.store.artifacts import package_version
     from gaugecli.plots import fig5, fig7
     from gaugecli.plots.render import _check_formats, _save
 

@@ -79,7 +79,7 @@ def requirements(fig_id: str, quick: bool = False) -> list[Requirement]:
 
 def artifact_path(req: Requirement, cache_dir: Path) -> Path:
     """``<cache_dir>/<kind>-<name>-<config_hash[:16]>.json``."""
-    from gaugecli.artifacts import config_hash
+    from gaugecli.store.artifacts import config_hash
 
     return Path(cache_dir) / f"{req.kind}-{req.name}-{config_hash(req.config)[:16]}.json"
 
@@ -116,7 +116,7 @@ def ensure_artifact(
     A cached file that is not valid JSON, fails its schema, has another schema version
     or a different configuration hash is reported through ``warn`` and recomputed.
     """
-    from gaugecli.artifacts import ArtifactError, build_artifact, config_hash, now, read_artifact, write_artifact
+    from gaugecli.store.artifacts import ArtifactError, build_artifact, config_hash, now, read_artifact, write_artifact
 
     path = artifact_path(req, cache_dir)
     expected = config_hash(req.config)
@@ -197,7 +197,7 @@ def render(
     Missing artifacts are computed into ``cache_dir``. PDF and SVG are vector with
     embedded TrueType fonts; PNG is 300 dpi. Returns the paths written (sidecar last).
     """
-    from gaugecli.artifacts import build_artifact, check_writable, now, package_version
+    from gaugecli.store.artifacts import build_artifact, check_writable, now, package_version
     from gaugecli.plots import style
 
     module = _figure_module(fig_id)
@@ -264,8 +264,8 @@ def _save(fig: Any, path: Path, fmt: str, fig_id: str, version: str, subject: st
 
 
 def _write_sidecar(path: Path, artifact: dict[str, Any]) -> Path:
-    from gaugecli.artifacts import atomic_write_text
-    from gaugecli.schemas import validate
+    from gaugecli.store.artifacts import atomic_write_text
+    from gaugecli.store.schemas import validate
 
     validate(artifact)
     atomic_write_text(path, json.dumps(artifact, indent=1, allow_nan=False) + "\n")

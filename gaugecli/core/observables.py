@@ -7,11 +7,11 @@ from dataclasses import dataclass
 import numpy as np
 from numpy.typing import NDArray
 
-from gaugecli.dynamics import dissipation, population_loss
-from gaugecli.gauge import function_coordinates, imbalance
-from gaugecli.integrate import SolverStats, Trajectory
-from gaugecli.metrics import alignment, final_owner, instantaneous_owner, nonowner_norm, specialization_time
-from gaugecli.teacher import Teacher
+from gaugecli.core.dynamics import dissipation, population_loss
+from gaugecli.core.gauge import function_coordinates, imbalance
+from gaugecli.core.integrate import SolverStats, Trajectory
+from gaugecli.core.metrics import alignment, final_owner, instantaneous_owner, nonowner_norm, specialization_time
+from gaugecli.core.teacher import Teacher
 
 Array = NDArray[np.float64]
 

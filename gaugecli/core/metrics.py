@@ -10,8 +10,8 @@ import numpy as np
 from numpy.typing import NDArray
 from scipy import optimize
 
-from gaugecli.kernels import arccos_kernel
-from gaugecli.teacher import Teacher
+from gaugecli.core.kernels import arccos_kernel
+from gaugecli.core.teacher import Teacher
 
 Array = NDArray[np.float64]
 

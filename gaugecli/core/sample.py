@@ -13,8 +13,8 @@ import numpy as np
 import torch
 from numpy.typing import NDArray
 
-from gaugecli.integrate import GradientOracle
-from gaugecli.teacher import Teacher
+from gaugecli.core.integrate import GradientOracle
+from gaugecli.core.teacher import Teacher
 
 Array = NDArray[np.float64]
 
@@ -38,7 +38,7 @@ measured to slow small runs down a hundredfold."""
 
 
 def empirical_oracle(X: Array, y: Array) -> GradientOracle:
-    """Gradient of ``L_n`` for :func:`gaugecli.integrate.gradient_descent`.
+    """Gradient of ``L_n`` for :func:`gaugecli.core.integrate.gradient_descent`.
 
     ``∂L_n/∂a_j = (1/n) Σ_i r_i relu(w_j·x_i)`` and
     ``∂L_n/∂w_j = (a_j/n) Σ_i r_i 1(w_j·x_i > 0) x_i`` with ``r = f − y``.

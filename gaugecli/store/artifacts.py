@@ -170,7 +170,7 @@ def build_artifact(kind: str, config: Any, result: Any, *, seed: int | None, sta
 
 def write_artifact(path: Path, artifact: dict[str, Any]) -> Path:
     """Validate ``artifact`` against its JSON Schema and write it atomically."""
-    from gaugecli.schemas import validate
+    from gaugecli.store.schemas import validate
 
     validate(artifact)
     atomic_write_text(Path(path), json.dumps(artifact, indent=1, allow_nan=False) + "\n")
@@ -179,7 +179,7 @@ def write_artifact(path: Path, artifact: dict[str, Any]) -> Path:
 
 def read_artifact(path: Path, kind: str | None = None) -> dict[str, Any]:
     """Load and validate an artifact; ``kind`` (e.g. ``"simulate"``) is required to match."""
-    from gaugecli.schemas import validate
+    from gaugecli.store.schemas import validate
 
     path = Path(path)
     try:

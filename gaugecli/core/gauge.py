@@ -15,7 +15,7 @@ from enum import Enum
 import numpy as np
 from numpy.typing import NDArray
 
-from gaugecli.teacher import Teacher
+from gaugecli.core.teacher import Teacher
 
 Array = NDArray[np.float64]
 

@@ -17,14 +17,14 @@ from typing import Any
 
 import numpy as np
 
-from gaugecli.artifacts import ArtifactError, build_artifact, config_hash, now, read_artifact, write_artifact
-from gaugecli.executors import Executor, SerialExecutor, run_ordered
-from gaugecli.integrate import Progress
+from gaugecli.store.artifacts import ArtifactError, build_artifact, config_hash, now, read_artifact, write_artifact
+from gaugecli.run.executors import Executor, SerialExecutor, run_ordered
+from gaugecli.core.integrate import Progress
 
 
 def from_jsonable(tp: Any, data: Any) -> Any:
     """Rebuild a value of type ``tp`` (dataclasses, lists, arrays, optionals) from JSON data;
-    the inverse of :func:`gaugecli.artifacts.to_jsonable` (``null`` in an array → NaN)."""
+    the inverse of :func:`gaugecli.store.artifacts.to_jsonable` (``null`` in an array → NaN)."""
     if data is None:
         return None
     origin = typing.get_origin(tp)

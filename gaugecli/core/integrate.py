@@ -26,8 +26,8 @@ from scipy import optimize, sparse
 from scipy.integrate import solve_ivp
 from threadpoolctl import threadpool_limits
 
-from gaugecli.dynamics import population_gradient, population_hessian
-from gaugecli.teacher import Teacher
+from gaugecli.core.dynamics import population_gradient, population_hessian
+from gaugecli.core.teacher import Teacher
 
 Array = NDArray[np.float64]
 Progress = Callable[[float], None]
@@ -395,7 +395,7 @@ def gradient_descent(
     """Full-batch ``θ ← θ − η∇L(θ)``; iterate ``k`` sits at time ``t = kη``.
 
     ``oracle`` gives the gradient of the objective (default: the population loss;
-    :func:`gaugecli.sample.empirical_oracle` gives ``L_n``). Divergence — a non-finite
+    :func:`gaugecli.core.sample.empirical_oracle` gives ``L_n``). Divergence — a non-finite
     or exploding gradient — is a :class:`NumericalFault` naming the stable step bound.
     """
     oracle = oracle or population_oracle(teacher)

@@ -1,7 +1,7 @@
 """JSON Schemas (Draft 7) of every artifact kind, shipped with the package.
 
 ``validate(artifact)`` picks the schema from the artifact's ``schema`` field
-(``gaugecli.KIND/VERSION``) and raises :class:`gaugecli.artifacts.ArtifactError`
+(``gaugecli.KIND/VERSION``) and raises :class:`gaugecli.store.artifacts.ArtifactError`
 with the first violation's location.
 """
 
@@ -26,7 +26,7 @@ def load_schema(kind: str) -> dict[str, Any]:
 
 
 def parse_schema_name(name: Any, source: str | None = None) -> tuple[str, int]:
-    from gaugecli.artifacts import ArtifactError
+    from gaugecli.store.artifacts import ArtifactError
 
     match = _NAME.match(name) if isinstance(name, str) else None
     if match is None:
@@ -39,7 +39,7 @@ def validate(artifact: dict[str, Any], source: str | None = None) -> tuple[str, 
     """Check ``artifact`` against its schema; return ``(kind, version)``."""
     import jsonschema
 
-    from gaugecli.artifacts import SCHEMA_VERSION, ArtifactError
+    from gaugecli.store.artifacts import SCHEMA_VERSION, ArtifactError
 
     where = f"{source}: " if source else ""
     kind, version = parse_schema_name(artifact.get("schema"), source)

@@ -23,9 +23,9 @@ from typing import NamedTuple
 import numpy as np
 from numpy.typing import NDArray
 
-from gaugecli.gauge import function_coordinates, imbalance
-from gaugecli.kernels import arccos_kernel, arccos_kernel_and_grad, arccos_kernel_grad, arccos_kernel_hessians
-from gaugecli.teacher import Teacher
+from gaugecli.core.gauge import function_coordinates, imbalance
+from gaugecli.core.kernels import arccos_kernel, arccos_kernel_and_grad, arccos_kernel_grad, arccos_kernel_hessians
+from gaugecli.core.teacher import Teacher
 
 Array = NDArray[np.float64]
 
@@ -34,7 +34,7 @@ def population_loss(a: Array, W: Array, teacher: Teacher) -> Array:
     """``L(θ)``, shape ``a.shape[:-1]``.
 
     Absolute round-off is about 1e-16 (a difference of O(1) kernel terms), so loss
-    values below ~1e-15 are noise; use :func:`gaugecli.metrics.nonowner_norm` to
+    values below ~1e-15 are noise; use :func:`gaugecli.core.metrics.nonowner_norm` to
     follow pruning to smaller scales.
     """
     b, V = teacher.coefficients, teacher.directions

@@ -1,0 +1,1 @@
+"""Pure numerics of the gauge model: no files, no terminal, no CLI."""

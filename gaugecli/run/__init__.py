@@ -1,0 +1,1 @@
+"""Running many points: executors (serial, local pool, Dask) and resumable sweeps."""

@@ -1,0 +1,1 @@
+"""Artifacts on disk: JSON serialisation, schemas, the run cache."""
