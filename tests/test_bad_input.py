@@ -86,7 +86,7 @@ CASES = [
     (["select", "--seeds", "0,,1"], USAGE, ["--seeds", "integers"]),
     (["select", "--sweep", "--ms", "1"], USAGE, ["--ms", "≥ 2"]),
     (["select", "--sweep", "--ms", "2,x"], USAGE, ["--ms", "integers"]),
-    (["select", "--sweep", "--ms", "2", "--points-dir", "file.txt"], USAGE, ["--points-dir", "not a folder"]),
+    (["select", "--sweep", "--ms", "2", "--cache-dir", "file.txt"], USAGE, ["--cache-dir", "not a folder"]),
     (["select", "--sweep", "--ms", "2", "--scheduler", "bogus"], RUNTIME, ["--scheduler", "tcp://HOST:PORT"]),
     (["select", "--out", "adir"], RUNTIME, ["--out", "directory"]),
     (["select", "--sweep", "--ms", "2", "--out", "file.txt/x.json"], RUNTIME, ["--out", "file.txt"]),

@@ -16,7 +16,7 @@ from typer.testing import CliRunner
 from gaugecli.store.artifacts import config_hash, read_artifact
 from gaugecli.cli import app
 from gaugecli.experiments.simulate import SimulateConfig
-from gaugecli.run.sweep import from_jsonable
+from gaugecli.store.codec import from_jsonable
 
 RUN_KEYS = ("t", "loss", "alignment", "coefficient", "imbalance", "reaction", "transport", "nonowner_norm")
 PROVENANCE_KEYS = ("gaugecli", "git_commit", "python", "numpy", "scipy", "torch", "platform", "seed", "timestamps")
@@ -76,7 +76,7 @@ def _check_run(result: dict, m: int) -> None:
 
 def test_simulate_without_options_writes_a_complete_artifact(cli, tmp_path: Path) -> None:
     out = cli("simulate").output
-    (path,) = (tmp_path / "runs").glob("*.json")
+    (path,) = (tmp_path / "runs" / "simulate").glob("*.json")
     assert str(path.relative_to(tmp_path)) in out
     assert "T_spec" in out
     artifact = read_artifact(path)
@@ -232,11 +232,11 @@ def test_select_prints_the_designated_owner(cli, tmp_path: Path) -> None:
 
 
 def test_select_sweep_prints_the_success_matrix(cli, tmp_path: Path) -> None:
-    out = cli("select", "--sweep", "--ms", "2,3", *FAST, "--points-dir", "P", "--out", "sweep.json").output
+    out = cli("select", "--sweep", "--ms", "2,3", *FAST, "--cache-dir", "P", "--out", "sweep.json").output
     assert "5/5 runs selected the designated neuron" in out
     artifact = read_artifact(tmp_path / "sweep.json", "select-sweep")
     assert artifact["result"]["success_matrix"] == [[1.0, 1.0], [1.0, 1.0, 1.0]]
-    assert len(list((tmp_path / "P").rglob("*.json"))) == 2  # one stored point per m
+    assert len(list((tmp_path / "P" / "point").rglob("*.json"))) == 2  # one stored point per m
 
 
 def test_select_sweep_resumes_from_finished_points(cli, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
@@ -250,36 +250,36 @@ def test_select_sweep_resumes_from_finished_points(cli, tmp_path: Path, monkeypa
         return original(*args, **kwargs)
 
     monkeypatch.setattr(sel, "run_ensemble", counting)
-    args = ("select", "--sweep", "--ms", "2,3", *FAST, "--points-dir", "P")
+    args = ("select", "--sweep", "--ms", "2,3", *FAST, "--cache-dir", "P")
     cli(*args, "--out", "first.json")
     assert len(calls) == 2
-    points = {p: (p.read_bytes(), p.stat().st_mtime_ns) for p in (tmp_path / "P").rglob("*.json")}
+    points = {p: (p.read_bytes(), p.stat().st_mtime_ns) for p in (tmp_path / "P" / "point").rglob("*.json")}
     assert len(points) == 2
 
     cli(*args, "--out", "second.json")
     assert len(calls) == 2, "the rerun recomputed finished points"
-    assert {p: (p.read_bytes(), p.stat().st_mtime_ns) for p in (tmp_path / "P").rglob("*.json")} == points
+    assert {p: (p.read_bytes(), p.stat().st_mtime_ns) for p in (tmp_path / "P" / "point").rglob("*.json")} == points
     first = read_artifact(tmp_path / "first.json")
     second = read_artifact(tmp_path / "second.json")
     assert json.dumps(first["result"], sort_keys=True) == json.dumps(second["result"], sort_keys=True)
 
-    cli(*args, "--no-resume", "--out", "third.json")
-    assert len(calls) == 4, "--no-resume must recompute every point"
+    cli(*args, "--no-cache", "--out", "third.json")
+    assert len(calls) == 4, "--no-cache must recompute every point"
     third = read_artifact(tmp_path / "third.json")
     assert json.dumps(third["result"], sort_keys=True) == json.dumps(first["result"], sort_keys=True)
 
 
 def test_parallel_workers_give_the_serial_result(cli, tmp_path: Path) -> None:
     args = ("select", "--sweep", "--ms", "2,3", *FAST)
-    cli(*args, "--points-dir", "serial", "--out", "serial.json")
-    cli(*args, "--workers", "2", "--points-dir", "parallel", "--out", "parallel.json")
+    cli(*args, "--cache-dir", "serial", "--out", "serial.json")
+    cli(*args, "--workers", "2", "--cache-dir", "parallel", "--out", "parallel.json")
     serial = read_artifact(tmp_path / "serial.json")["result"]
     parallel = read_artifact(tmp_path / "parallel.json")["result"]
     assert json.dumps(serial, sort_keys=True) == json.dumps(parallel, sort_keys=True)
 
 
 def test_prune_prints_pruning_and_the_coalignment_contrast(cli, tmp_path: Path) -> None:
-    out = cli("prune", "-D", "4", "--ms", "2", "--no-sample", *FAST, "--points-dir", "P", "--out", "prune.json").output
+    out = cli("prune", "-D", "4", "--ms", "2", "--no-sample", *FAST, "--cache-dir", "P", "--out", "prune.json").output
     assert "(pruned)" in out and "co-aligned" in out
     artifact = read_artifact(tmp_path / "prune.json", "prune")
     (point,) = artifact["result"]["points"]
@@ -301,7 +301,7 @@ def test_perturb_prints_its_three_sweeps(cli, tmp_path: Path, one_thread) -> Non
         "--sample-seeds",
         "0",
         *FAST,
-        "--points-dir",
+        "--cache-dir",
         "P",
         "--out",
         "perturb.json",

@@ -16,8 +16,14 @@ import pytest
 
 from gaugecli.store.artifacts import config_hash, read_artifact
 from gaugecli.plots import FIGURES, style
+from gaugecli.pipeline import KINDS, Pipeline
 from gaugecli.plots import render as R
-from gaugecli.plots.render import render
+from gaugecli.plots import sidecar as S
+from gaugecli.plots.render import render as _render
+
+
+def render(fig_id: str, cache: Path, out: Path, warn: Any = None, **kwargs: Any) -> list[Path]:
+    return _render(fig_id, Pipeline(cache, warn=warn), out, **kwargs)
 
 # ------------------------------------------------------------------------------------------
 # helpers
@@ -227,12 +233,12 @@ def cache_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 def quick_data(fig_id: str, cache_dir: Path) -> dict[str, Any]:
     if fig_id not in QUICK_CACHE:
-        QUICK_CACHE[fig_id] = R.figure_data(fig_id, cache_dir, quick=True)[0]
+        QUICK_CACHE[fig_id] = R.figure_data(fig_id, Pipeline(cache_dir), quick=True)[0]
     return QUICK_CACHE[fig_id]
 
 
 def build(fig_id: str, data: dict[str, Any]) -> tuple[Any, dict[str, Any]]:
-    module = R._figure_module(fig_id)
+    module = R.figure_module(fig_id)
     with style.context():
         fig, panels = module.build(data)
         fig.canvas.draw()  # layout and text rendering must not fail
@@ -394,7 +400,7 @@ def test_every_figure_has_requirements_in_both_profiles() -> None:
     for fig_id in FIGURES:
         for quick in (True, False):
             reqs = R.requirements(fig_id, quick)
-            assert all(r.kind in R.EXPERIMENTS for r in reqs)
+            assert all(r.kind in KINDS for r in reqs)
             assert len({(r.kind, r.name) for r in reqs}) == len(reqs)
     # the quick profile is smaller, and the shared D = 4 runs are the same configuration
     assert len(R.requirements("fig3", True)) < len(R.requirements("fig3", False))
@@ -474,7 +480,7 @@ def test_cache_reuses_and_recomputes_on_change(
     cache, out = tmp_path / "cache", tmp_path / "out"
     warnings: list[str] = []
     render("fig6", cache, out, formats=("png",), warn=warnings.append)
-    assert len(counted_simulate) == 2 and len(list(cache.glob("simulate-flow-*.json"))) == 2
+    assert len(counted_simulate) == 2 and len(list((cache / "simulate").glob("*.json"))) == 2
     first = json.loads((out / "fig6.json").read_text())["result"]
     render("fig6", cache, out, formats=("png",), warn=warnings.append)
     assert len(counted_simulate) == 2 and not warnings  # reused
@@ -492,18 +498,18 @@ def test_cache_reuses_and_recomputes_on_change(
         lambda quick: [R.Requirement(r.kind, r.name, replace(r.config, seed=7)) for r in original(quick)],
     )
     render("fig6", cache, out, formats=("png",))
-    assert len(counted_simulate) == 4 and len(list(cache.glob("*.json"))) == 4
+    assert len(counted_simulate) == 4 and len(list((cache / "simulate").glob("*.json"))) == 4
 
 
 def compare_sidecars_ok(a: dict, b: dict) -> bool:
-    return R.compare_sidecars(a, b) == []
+    return S.compare_sidecars(a, b) == []
 
 
 @pytest.mark.parametrize("damage", ["corrupt", "newer-schema", "older-schema", "invalid", "wrong-hash"])
 def test_damaged_cache_is_reported_and_recomputed(counted_simulate: list[Any], tmp_path: Path, damage: str) -> None:
     req = R.requirements("fig6", True)[0]
-    R.ensure_artifact(req, tmp_path)
-    path = R.artifact_path(req, tmp_path)
+    Pipeline(tmp_path).ensure(req.kind, req.config)
+    path = Pipeline(tmp_path).cache.path(req.kind, req.config)
     artifact = json.loads(path.read_text())
     if damage == "corrupt":
         path.write_text(path.read_text()[:100])
@@ -520,7 +526,7 @@ def test_damaged_cache_is_reported_and_recomputed(counted_simulate: list[Any], t
         artifact["config_hash"] = "0" * 64
         path.write_text(json.dumps(artifact))
     warnings: list[str] = []
-    fresh = R.ensure_artifact(req, tmp_path, warn=warnings.append)
+    fresh = Pipeline(tmp_path, warn=warnings.append).ensure(req.kind, req.config).artifact
     assert len(counted_simulate) == 2
     assert len(warnings) == 1 and str(path) in warnings[0] and "recomputing" in warnings[0]
     if damage.endswith("schema"):
@@ -533,9 +539,9 @@ def test_ensure_artifact_rejects_multi_run_simulate(counted_simulate: list[Any],
 
     req = R.requirements("fig6", True)[0]
     multi = R.Requirement("simulate", "multi", replace(req.config, strengths=(1.0, 2.0)))
-    with pytest.raises(ValueError, match="single run"):
-        R.ensure_artifact(multi, tmp_path)
-    assert not list(tmp_path.glob("*.json"))
+    with pytest.raises(ValueError, match="one run"):
+        Pipeline(tmp_path).ensure(multi.kind, multi.config)
+    assert not list(tmp_path.rglob("*.json"))
 
 
 # ------------------------------------------------------------------------------------------
@@ -547,12 +553,12 @@ def test_compare_sidecars_names_the_moved_series() -> None:
 
     _, panels = build("fig1", fig1.closed_form_data())
     committed = {"figure": "fig1", "config_hashes": {}, "panels": panels}
-    assert R.compare_sidecars(committed, copy.deepcopy(committed)) == []
-    assert R.compare_sidecars({"result": committed}, committed) == []  # whole artifacts too
+    assert S.compare_sidecars(committed, copy.deepcopy(committed)) == []
+    assert S.compare_sidecars({"result": committed}, committed) == []  # whole artifacts too
 
     moved = copy.deepcopy(committed)
     moved["panels"]["b"]["unfavorable-m5"]["y"][150] *= 1.01
-    messages = R.compare_sidecars(committed, moved)
+    messages = S.compare_sidecars(committed, moved)
     assert len(messages) == 1
     assert messages[0].startswith("fig1: series 'b/unfavorable-m5/y'") and "index 150" in messages[0]
 
@@ -560,9 +566,9 @@ def test_compare_sidecars_names_the_moved_series() -> None:
     shorter["panels"]["a"]["hyperbola"]["x"].pop()
     gone = copy.deepcopy(committed)
     del gone["panels"]["a"]["favorable"]
-    assert "length changed" in R.compare_sidecars(committed, shorter)[0]
-    assert "missing" in R.compare_sidecars(committed, gone)[0]
-    assert R.compare_sidecars(committed, {"figure": "fig2", "panels": {}})[0].startswith("figure ids differ")
+    assert "length changed" in S.compare_sidecars(committed, shorter)[0]
+    assert "missing" in S.compare_sidecars(committed, gone)[0]
+    assert S.compare_sidecars(committed, {"figure": "fig2", "panels": {}})[0].startswith("figure ids differ")
 
 
 def test_compare_sidecars_tolerances_per_series() -> None:
@@ -579,13 +585,13 @@ def test_compare_sidecars_tolerances_per_series() -> None:
     noisy = copy.deepcopy(base)
     noisy["panels"]["c"]["residual-resolved-favorable"]["y"] = [5e-15]  # round-off changes
     noisy["panels"]["c"]["residual-unresolved-favorable"]["y"] = [1e-3]
-    assert R.compare_sidecars(base, noisy) == []
+    assert S.compare_sidecars(base, noisy) == []
     noisy["panels"]["a"]["reaction"]["y"][1] = 2e-25  # below round-off of the dissipation
-    assert R.compare_sidecars(base, noisy) == []
+    assert S.compare_sidecars(base, noisy) == []
     moved = copy.deepcopy(base)
     moved["panels"]["a"]["reaction"]["y"][0] = 1.001e-3  # a relative change of 1e-3 is drift
-    assert R.compare_sidecars(base, moved)[0].startswith("fig6: series 'a/reaction/y': moved from 0.001 to 0.001001")
-    assert R.tolerance_for("fig3/b/ratio/y") == (R.DEFAULT_RTOL, R.DEFAULT_ATOL)
+    assert S.compare_sidecars(base, moved)[0].startswith("fig6: series 'a/reaction/y': moved from 0.001 to 0.001001")
+    assert S.tolerance_for("fig3/b/ratio/y") == (S.DEFAULT_RTOL, S.DEFAULT_ATOL)
     masked = copy.deepcopy(base)
     masked["panels"]["a"]["reaction"]["y"][0] = None
-    assert "masked" in R.compare_sidecars(base, masked)[0]
+    assert "masked" in S.compare_sidecars(base, masked)[0]

@@ -12,7 +12,14 @@ import numpy as np
 from numpy.typing import NDArray
 
 from gaugecli.core.gauge import duplicate_initial_condition
-from gaugecli.core.integrate import FlowOptions, NumericalFault, Progress, gradient_descent, gradient_flow, stable_step_bound
+from gaugecli.core.integrate import (
+    FlowOptions,
+    NumericalFault,
+    Progress,
+    gradient_descent,
+    gradient_flow,
+    stable_step_bound,
+)
 from gaugecli.core.observables import RunObservables, observe
 from gaugecli.core.teacher import Teacher, standard_teacher
 

@@ -17,6 +17,9 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from gaugecli.core.gauge import function_coordinates, initial_direction, owner_imbalances, parameters_from_function
+from gaugecli.core.integrate import NumericalFault, Progress, gradient_descent, stable_step_bound
+from gaugecli.core.metrics import alignment, final_owner, function_distance
 from gaugecli.experiments.common import (
     DynamicsConfig,
     Mode,
@@ -29,9 +32,6 @@ from gaugecli.experiments.common import (
     run_ensemble,
     run_serially,
 )
-from gaugecli.core.gauge import function_coordinates, initial_direction, owner_imbalances, parameters_from_function
-from gaugecli.core.integrate import NumericalFault, Progress, gradient_descent, stable_step_bound
-from gaugecli.core.metrics import alignment, final_owner, function_distance
 
 
 @dataclass(frozen=True)

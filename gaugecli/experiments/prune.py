@@ -11,6 +11,10 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from gaugecli.core.gauge import owner_imbalances
+from gaugecli.core.integrate import Progress
+from gaugecli.core.metrics import first_time_below
+from gaugecli.core.observables import RunObservables
 from gaugecli.experiments.common import (
     DynamicsConfig,
     Mode,
@@ -22,10 +26,6 @@ from gaugecli.experiments.common import (
     run_ensemble,
     run_serially,
 )
-from gaugecli.core.gauge import owner_imbalances
-from gaugecli.core.integrate import Progress
-from gaugecli.core.metrics import first_time_below
-from gaugecli.core.observables import RunObservables
 
 PRUNED_LEVEL = 1e-6
 """P below this counts as pruned (SPEC C7)."""

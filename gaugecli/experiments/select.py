@@ -6,6 +6,9 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from gaugecli.core.gauge import owner_imbalances
+from gaugecli.core.integrate import Progress
+from gaugecli.core.observables import RunObservables
 from gaugecli.experiments.common import (
     DynamicsConfig,
     Mode,
@@ -17,9 +20,6 @@ from gaugecli.experiments.common import (
     run_ensemble,
     run_serially,
 )
-from gaugecli.core.gauge import owner_imbalances
-from gaugecli.core.integrate import Progress
-from gaugecli.core.observables import RunObservables
 
 
 def _check_seeds(seeds: tuple[int, ...]) -> None:

@@ -2,10 +2,14 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
 
 import numpy as np
 
+from gaugecli.core.gauge import Gauge, gauge_imbalance
+from gaugecli.core.integrate import Progress
+from gaugecli.core.observables import RunObservables
 from gaugecli.experiments.common import (
     ConfigError,
     DynamicsConfig,
@@ -15,9 +19,6 @@ from gaugecli.experiments.common import (
     require_finite,
     run_ensemble,
 )
-from gaugecli.core.gauge import Gauge, gauge_imbalance
-from gaugecli.core.integrate import Progress
-from gaugecli.core.observables import RunObservables
 
 
 def parse_gauge(text: str | float) -> Gauge | float:
@@ -81,6 +82,36 @@ class SimulateConfig:
         if self.deltas is not None:
             return [self]
         return [replace(self, strengths=(D,)) for D in self.strengths]
+
+
+def _batch_key(config: SimulateConfig) -> SimulateConfig | None:
+    """Configurations with equal keys differ at most in D, so one ensemble runs them all;
+    ``None`` where D plays no part (explicit δ), so there is nothing to merge."""
+    if config.deltas is not None or isinstance(parse_gauge(config.gauge), float):
+        return None
+    return replace(config, strengths=(1.0,))
+
+
+def simulate_batch(configs: Sequence[SimulateConfig], progress: Progress | None = None) -> list[RunObservables]:
+    """Results of several single-run configurations, in order; configurations that differ only
+    in their gauge strength are integrated together as one ensemble (fig3's sweep is one call)."""
+    batches: dict[SimulateConfig, list[int]] = {}
+    singles: list[list[int]] = []
+    for i, config in enumerate(configs):
+        key = _batch_key(config)
+        if key is None:
+            singles.append([i])
+        else:
+            batches.setdefault(key, []).append(i)
+    groups = [*batches.values(), *singles]
+    out: list[RunObservables | None] = [None] * len(configs)
+    for g, members in enumerate(groups):
+        sub = None if progress is None else (lambda f, g=g: progress((g + f) / len(groups)))
+        first = configs[members[0]]
+        merged = replace(first, strengths=tuple(configs[i].strengths[0] for i in members))
+        for i, run in zip(members, simulate(merged, sub), strict=True):
+            out[i] = run
+    return [r for r in out if r is not None]
 
 
 def simulate(config: SimulateConfig, progress: Progress | None = None) -> list[RunObservables]:

@@ -7,7 +7,6 @@ from typing import Any
 
 import numpy as np
 
-from gaugecli.plots.render import Requirement
 from gaugecli.plots.style import as_array
 
 DEFAULT_STRENGTH = 4.0
@@ -22,11 +21,12 @@ def simulate_requirement(
     m: int = 1,
     n_samples: int | None = None,
     seed: int = 0,
-) -> Requirement:
+) -> Any:
     """A single-run ``simulate`` requirement with the SPEC defaults (``d = 16``, ``c0 = 0.1``,
     ``θ0 = π/2``, ``rtol = 1e-10``). Its name describes the run, so figures share it."""
     from gaugecli.experiments.common import DynamicsConfig, ModelConfig
     from gaugecli.experiments.simulate import SimulateConfig
+    from gaugecli.plots.render import Requirement
 
     dynamics = DynamicsConfig(mode=mode) if n_samples is None else DynamicsConfig(mode=mode, n_samples=n_samples)
     config = SimulateConfig(

@@ -33,8 +33,8 @@ def closed_form_data(quick: bool = False) -> dict[str, Any]:
     """The plane and slice data of figure 1 at the SPEC defaults (``d = 16``, ``c0 = 0.1``,
     ``θ0 = π/2``, ``D = 4``), computed from closed forms, no integration."""
     from gaugecli.core.dynamics import population_loss
-    from gaugecli.experiments.common import ModelConfig
     from gaugecli.core.gauge import duplicate_initial_condition, gauge_imbalance, initial_direction
+    from gaugecli.experiments.common import ModelConfig
 
     model = ModelConfig()
     teacher = model.teacher()

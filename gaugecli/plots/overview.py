@@ -73,11 +73,10 @@ def build_run(raw: dict[str, Any], title: str) -> tuple[Any, dict[str, Any]]:
 
 def render_artifact(kind: str, artifact: dict[str, Any], path: Path) -> Path:
     """Draw the figure of a freshly written artifact to ``path`` (format from its suffix)."""
-    from gaugecli.store.artifacts import package_version
     from gaugecli.plots import fig5, fig7
-    from gaugecli.plots.render import _check_formats, _save
+    from gaugecli.plots.render import save_figure
+    from gaugecli.store.artifacts import package_version
 
-    fmt = _check_formats([path.suffix or ".pdf"])[0]
     result = artifact["result"]
     with style.context():
         if kind == "simulate":
@@ -90,7 +89,14 @@ def render_artifact(kind: str, artifact: dict[str, Any], path: Path) -> Path:
         else:
             raise ValueError(f"no figure for {kind} artifacts; use `gaugecli plot fig4`")
         fig.canvas.draw()
-        _save(fig, path, fmt, kind, package_version(), f"config hash {artifact['config_hash']}")
+        save_figure(
+            fig,
+            path,
+            title=f"gaugecli {kind}",
+            subject=f"config hash {artifact['config_hash']}",
+            version=package_version(),
+            flag="--figure",
+        )
     return path
 
 

@@ -1,60 +1,51 @@
-"""JSON artifacts: ``schema``, ``config``, ``provenance``, ``result`` — serialised here only.
+"""JSON artifacts: ``schema``, ``config``, ``config_hash``, ``provenance``, ``result``,
+``result_hash`` — built, written and read here only.
 
-Files are written atomically (temporary file in the target folder, fsync, rename),
-so a reader never sees a partial artifact, also when a run is interrupted.
+* Written atomically (:mod:`gaugecli.store.atomic`) after validation against the kind's schema.
+* Read strictly: standard JSON only (a bare ``NaN`` or ``Infinity`` is refused), the schema is
+  checked, ``config_hash`` is recomputed from ``config`` and ``result_hash`` from ``result``,
+  so an artifact edited by hand is reported instead of silently used.
 """
 
 from __future__ import annotations
 
-import dataclasses
-import enum
 import hashlib
 import json
-import math
-import os
 import platform
 import subprocess
-import tempfile
 from datetime import UTC, datetime
+from functools import cache
 from importlib import metadata
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 
-SCHEMA_VERSION = 1
+from gaugecli.store.atomic import atomic_write_text
+from gaugecli.store.codec import to_jsonable
+from gaugecli.store.errors import ArtifactError
+from gaugecli.store.schemas import SCHEMA_VERSION, schema_name, validate
+
+__all__ = [
+    "SCHEMA_VERSION",
+    "ArtifactError",
+    "build_artifact",
+    "config_hash",
+    "dumps",
+    "now",
+    "package_version",
+    "read_artifact",
+    "result_hash",
+    "schema_name",
+    "write_artifact",
+]
+
+CACHE_LAYOUT = 2
+"""Part of every config hash: bumped when the meaning of a cached result changes for reasons
+the package version does not capture (layout 2: one ``<kind>/<hash>.json`` cache for all)."""
 
 
-class ArtifactError(RuntimeError):
-    """An artifact that cannot be written or read; the message names the file and the remedy."""
-
-
-def schema_name(kind: str) -> str:
-    return f"gaugecli.{kind}/{SCHEMA_VERSION}"
-
-
-def to_jsonable(obj: Any) -> Any:
-    """Dataclasses, numpy arrays and scalars, enums and tuples → JSON values; NaN/inf → null."""
-    if dataclasses.is_dataclass(obj) and not isinstance(obj, type):
-        return {f.name: to_jsonable(getattr(obj, f.name)) for f in dataclasses.fields(obj)}
-    if isinstance(obj, enum.Enum):
-        return obj.value
-    if isinstance(obj, dict):
-        return {str(k): to_jsonable(v) for k, v in obj.items()}
-    if isinstance(obj, (list, tuple)):
-        return [to_jsonable(v) for v in obj]
-    if isinstance(obj, np.ndarray):
-        return to_jsonable(obj.tolist())
-    if isinstance(obj, (np.bool_, bool)):
-        return bool(obj)
-    if isinstance(obj, (np.integer, int)):
-        return int(obj)
-    if isinstance(obj, (np.floating, float)):
-        x = float(obj)
-        return x if math.isfinite(x) else None
-    return obj
-
-
+@cache
 def package_version() -> str:
     try:
         return metadata.version("gaugecli")
@@ -62,12 +53,22 @@ def package_version() -> str:
         return "0+unknown"
 
 
-def config_hash(config: Any) -> str:
-    """SHA-256 of the canonical JSON of ``config`` and the package version (cache key)."""
-    blob = json.dumps({"config": to_jsonable(config), "version": package_version()}, sort_keys=True)
-    return hashlib.sha256(blob.encode()).hexdigest()
+def _sha256(value: Any) -> str:
+    return hashlib.sha256(json.dumps(value, sort_keys=True, allow_nan=False).encode()).hexdigest()
 
 
+def config_hash(config: Any, version: str | None = None) -> str:
+    """SHA-256 of the canonical JSON of ``config``, the package ``version`` (default: this one)
+    and :data:`CACHE_LAYOUT`: the cache key, so a new version recomputes rather than reuses."""
+    return _sha256({"config": to_jsonable(config), "version": version or package_version(), "layout": CACHE_LAYOUT})
+
+
+def result_hash(result: Any) -> str:
+    """SHA-256 of the canonical JSON of ``result`` (a check against silent edits)."""
+    return _sha256(to_jsonable(result))
+
+
+@cache
 def _git_commit() -> str | None:
     here = Path(__file__).resolve().parent
     try:
@@ -105,91 +106,56 @@ def now() -> datetime:
     return datetime.now(UTC)
 
 
-def check_writable(path: Path) -> None:
-    """Fail early — before any computation, and without creating anything — if ``path``
-    cannot become a file: it is a folder, or its nearest existing ancestor is not a
-    writable folder (missing folders are created only when the file is written)."""
-    path = Path(path)
-    if path.is_dir():
-        raise ArtifactError(f"--out: {path} is a directory; give a file path such as {path / 'run.json'}")
-    ancestor = path.parent
-    while not ancestor.exists() and ancestor != ancestor.parent:
-        ancestor = ancestor.parent
-    if not ancestor.is_dir():
-        raise ArtifactError(f"--out: cannot write {path}: {ancestor} is a file, not a folder; choose another path")
-    try:
-        with tempfile.NamedTemporaryFile(dir=ancestor, prefix=".probe-", delete=True):
-            pass
-    except OSError as exc:
-        raise ArtifactError(
-            f"--out: cannot write to {ancestor} ({exc.strerror or exc}); choose a writable folder"
-        ) from None
-
-
-def _umask() -> int:
-    mask = os.umask(0)
-    os.umask(mask)
-    return mask
-
-
-def atomic_write_text(path: Path, text: str) -> None:
-    """Write ``text`` to ``path`` via a temporary file in the same folder, fsync and rename."""
-    path = Path(path)
-    check_writable(path)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8") as fh:
-            fh.write(text)
-            fh.flush()
-            os.fsync(fh.fileno())
-        os.chmod(tmp, 0o666 & ~_umask())
-        os.replace(tmp, path)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
-    try:  # make the rename itself durable
-        dfd = os.open(path.parent, os.O_RDONLY)
-        try:
-            os.fsync(dfd)
-        finally:
-            os.close(dfd)
-    except OSError:  # pragma: no cover - some filesystems refuse directory fsync
-        pass
-
-
 def build_artifact(kind: str, config: Any, result: Any, *, seed: int | None, started: datetime) -> dict[str, Any]:
+    """The artifact dict of one computation (plain JSON values throughout)."""
+    result_json = to_jsonable(result)
     return {
         "schema": schema_name(kind),
         "config": to_jsonable(config),
         "config_hash": config_hash(config),
         "provenance": provenance(seed, started),
-        "result": to_jsonable(result),
+        "result": result_json,
+        "result_hash": _sha256(result_json),
     }
 
 
-def write_artifact(path: Path, artifact: dict[str, Any]) -> Path:
-    """Validate ``artifact`` against its JSON Schema and write it atomically."""
-    from gaugecli.store.schemas import validate
+def dumps(value: Any) -> str:
+    """Artifacts as text: standard JSON (no NaN), one space of indent, a final newline."""
+    return json.dumps(value, indent=1, allow_nan=False) + "\n"
 
+
+def write_artifact(path: Path, artifact: dict[str, Any], flag: str = "--out") -> Path:
+    """Validate ``artifact`` against its JSON Schema and write it atomically."""
     validate(artifact)
-    atomic_write_text(Path(path), json.dumps(artifact, indent=1, allow_nan=False) + "\n")
+    atomic_write_text(Path(path), dumps(artifact), flag)
     return Path(path)
 
 
-def read_artifact(path: Path, kind: str | None = None) -> dict[str, Any]:
-    """Load and validate an artifact; ``kind`` (e.g. ``"simulate"``) is required to match."""
-    from gaugecli.store.schemas import validate
+def _refuse_constant(name: str) -> Any:
+    raise ValueError(f"{name} is not a JSON number")
 
+
+def load_json(path: Path) -> Any:
+    """Standard JSON from ``path``; ``NaN``/``Infinity`` and other non-JSON are an :class:`ArtifactError`."""
     path = Path(path)
     try:
-        artifact = json.loads(path.read_text(encoding="utf-8"))
+        return json.loads(path.read_text(encoding="utf-8"), parse_constant=_refuse_constant)
     except FileNotFoundError:
         raise ArtifactError(f"{path}: no such file") from None
     except IsADirectoryError:
         raise ArtifactError(f"{path}: is a directory, not an artifact") from None
-    except (json.JSONDecodeError, UnicodeDecodeError) as exc:
+    except (ValueError, UnicodeDecodeError) as exc:  # JSONDecodeError is a ValueError
         raise ArtifactError(f"{path}: not valid JSON ({exc}); delete it or rerun the command that made it") from None
+
+
+def read_artifact(path: Path, kind: str | None = None) -> dict[str, Any]:
+    """Load, validate and check an artifact; ``kind`` (e.g. ``"simulate"``) is required to match.
+
+    ``config_hash`` is recomputed from ``config`` with the version that made the artifact, and
+    ``result_hash`` from ``result``: an edited configuration or result is an :class:`ArtifactError`.
+    """
+    path = Path(path)
+    artifact = load_json(path)
     if not isinstance(artifact, dict) or "schema" not in artifact:
         raise ArtifactError(f"{path}: not a gaugecli artifact (no 'schema' key)")
     if kind is not None and artifact["schema"] != schema_name(kind):
@@ -197,4 +163,13 @@ def read_artifact(path: Path, kind: str | None = None) -> dict[str, Any]:
             f"{path}: schema {artifact['schema']!r}, expected {schema_name(kind)!r}; rerun to regenerate it"
         )
     validate(artifact, source=str(path))
+    version = (artifact.get("provenance") or {}).get("gaugecli")
+    if "config_hash" in artifact and artifact["config_hash"] != config_hash(artifact["config"], version):
+        raise ArtifactError(
+            f"{path}: its config does not match its config_hash (edited by hand?); rerun the command that made it"
+        )
+    if "result_hash" in artifact and artifact["result_hash"] != _sha256(artifact["result"]):
+        raise ArtifactError(
+            f"{path}: its result does not match its result_hash (edited by hand?); rerun the command that made it"
+        )
     return artifact

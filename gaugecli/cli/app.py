@@ -1,0 +1,116 @@
+"""The ``gaugecli`` Typer app: its subcommands, loaded lazily, and one-line errors.
+
+Each subcommand lives in its own module (``gaugecli/cli/<command>.py``) and is imported only
+when it runs, so ``gaugecli --help`` and ``--version`` start without numpy, scipy or torch.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+from collections.abc import Callable
+from importlib import import_module
+from typing import Annotated, Any
+
+import typer
+from typer import Abort
+from typer.core import TyperGroup
+
+from gaugecli.cli.errors import ClickException, UsageError
+
+try:  # typer ≥ 0.2x vendors its own click
+    from typer._click.exceptions import NoArgsIsHelpError
+except ImportError:  # pragma: no cover - older typer uses the click package
+    from click.exceptions import NoArgsIsHelpError
+
+COMMANDS: dict[str, str] = {
+    "simulate": "One configuration: loss, alignment, coefficients, δ, reaction and transport over time.",
+    "select": "Selection among m duplicates: the +D neuron becomes the owner (claim C6).",
+    "prune": "Functional pruning: the non-owner norm P(t) → 0 (claim C7), unless non-owners have δ > 0.",
+    "perturb": "Robustness (claim C8): visible perturbations, GD step size, sample size.",
+    "plot": "Render publication figures (computing and caching any run they need).",
+    "validate": "Check artifacts against their JSON Schema and their hashes.",
+}
+"""Subcommand → one-line help (shown by ``gaugecli --help`` without importing the command)."""
+
+THREAD_VARIABLES = ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS", "VECLIB_MAXIMUM_THREADS")
+"""BLAS/OpenMP thread-pool sizes; the CLI defaults them to 1 (see :func:`main`)."""
+
+
+class _LazyOneLineGroup(TyperGroup):
+    """The root group: subcommands imported on first use; usage and runtime errors as a single
+    ``Error: …`` line on stderr, no traceback. Exit codes: 2 usage, 1 runtime, 130 interrupt."""
+
+    def list_commands(self, ctx: Any) -> list[str]:
+        return list(COMMANDS)
+
+    def get_command(self, ctx: Any, cmd_name: str) -> Any:
+        if cmd_name not in COMMANDS:
+            return None
+        module = import_module(f"gaugecli.cli.{cmd_name}")
+        command = typer.main.get_command(module.app)
+        command.name = cmd_name
+        return command
+
+    def format_commands(self, ctx: Any, formatter: Any) -> None:
+        with formatter.section("Commands"):
+            formatter.write_dl(list(COMMANDS.items()))
+
+    def main(self, *args: Any, standalone_mode: bool = True, **kwargs: Any) -> Any:
+        try:
+            rv = super().main(*args, standalone_mode=False, **kwargs)
+        except NoArgsIsHelpError as exc:  # bare `gaugecli`: the help, as it would print
+            typer.echo(exc.ctx.get_help() if exc.ctx is not None else exc.format_message(), err=True)
+            code = 2
+        except UsageError as exc:  # BadParameter's message already names the parameter
+            typer.echo(f"Error: {exc.format_message()}".replace("\n", " "), err=True)
+            code = 2
+        except ClickException as exc:
+            typer.echo(f"Error: {exc.format_message()}".replace("\n", " "), err=True)
+            code = exc.exit_code
+        except Abort:
+            typer.echo("Aborted.", err=True)
+            code = 130
+        else:
+            code = rv if isinstance(rv, int) else 0
+        if not standalone_mode:
+            return code
+        sys.exit(code)
+
+
+app = typer.Typer(
+    name="gaugecli",
+    cls=_LazyOneLineGroup,
+    help="Reproduce 'Hidden Gauge Controls Feature Specialization in ReLU Networks'.",
+    rich_markup_mode=None,
+    pretty_exceptions_enable=False,
+    no_args_is_help=True,
+    add_completion=False,
+)
+
+
+def _version_callback(value: bool) -> None:
+    if value:
+        from importlib import metadata
+
+        typer.echo(f"gaugecli {metadata.version('gaugecli')}")
+        raise typer.Exit()
+
+
+@app.callback()
+def _root(
+    version: Annotated[
+        bool, typer.Option("--version", callback=_version_callback, is_eager=True, help="Print the version.")
+    ] = False,
+) -> None:
+    """Gauge-controlled feature specialization in a Gaussian teacher–student ReLU model."""
+
+
+def main(argv: list[str] | None = None) -> None:
+    """Console entry point. BLAS/OpenMP default to one thread unless the user set them: our
+    matrices are small (a dense LU of ≤ a few hundred unknowns, sample gradients of a few neurons),
+    and on 2 shared cores threaded BLAS was measured 4-10× slower (README, Benchmarks)."""
+    for var in THREAD_VARIABLES:
+        os.environ.setdefault(var, "1")
+    command: Callable[..., Any] = app
+    command(args=argv)

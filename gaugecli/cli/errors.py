@@ -1,0 +1,58 @@
+"""Errors of the command line: the core's exceptions as one line with the right exit code."""
+
+from __future__ import annotations
+
+import contextlib
+import signal
+from collections.abc import Iterator
+from typing import Any
+
+try:  # typer ≥ 0.2x vendors its own click: its parser raises these, not the click package's
+    from typer._click.exceptions import ClickException, UsageError
+except ImportError:  # pragma: no cover - older typer uses the click package
+    from click.exceptions import ClickException, UsageError
+
+__all__ = ["ClickException", "Failure", "Interrupted", "UsageError", "bad_parameter", "errors"]
+
+
+class Failure(ClickException):
+    """A runtime failure (exit code 1): numerical, storage or executor."""
+
+    exit_code = 1
+
+
+class Interrupted(ClickException):
+    exit_code = 130
+
+
+def bad_parameter(flag: str, message: str) -> UsageError:
+    """The usage error for ``flag`` (exit code 2), in click's own wording."""
+    return UsageError(f"Invalid value for '{flag}': {message}")
+
+
+def _raise_interrupt(signum: int, frame: Any) -> None:
+    raise KeyboardInterrupt
+
+
+@contextlib.contextmanager
+def errors() -> Iterator[None]:
+    """Map the core's errors onto one-line CLI errors; SIGTERM ends the run like Ctrl-C."""
+    from gaugecli.core.integrate import NumericalFault
+    from gaugecli.experiments.common import ConfigError
+    from gaugecli.run.executors import ExecutorError
+    from gaugecli.store.errors import ArtifactError
+
+    previous = signal.signal(signal.SIGTERM, _raise_interrupt)
+    try:
+        yield
+    except KeyboardInterrupt:
+        raise Interrupted(
+            "interrupted; no partial artifact was written, finished runs and sweep points are cached — "
+            "run the same command again to resume"
+        ) from None
+    except ConfigError as exc:
+        raise bad_parameter("--" + exc.param.replace("_", "-"), str(exc).split(": ", 1)[1]) from None
+    except (NumericalFault, ArtifactError, ExecutorError) as exc:
+        raise Failure(str(exc)) from None
+    finally:
+        signal.signal(signal.SIGTERM, previous)

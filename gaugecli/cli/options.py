@@ -1,0 +1,130 @@
+"""Options shared by the subcommands (SPEC §5), as ``Annotated`` aliases.
+
+Defaults are never written here: each command's signature takes them from its config
+dataclass (``d: Dimension = MODEL.d``), so the help text, the command and the experiment
+run with one and the same default. Comma-separated lists (``--deltas 2,-1,0.5``) are parsed by
+:func:`floats` and :func:`integers`, the one ``parser=`` of every list option.
+"""
+
+from __future__ import annotations
+
+import math
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+from gaugecli.experiments.common import DynamicsConfig, Mode, ModelConfig
+
+MODEL = ModelConfig()
+DYNAMICS = DynamicsConfig()
+
+
+class FloatList(tuple[float, ...]):
+    """A comma-separated list of finite numbers."""
+
+
+class IntList(tuple[int, ...]):
+    """A comma-separated list of integers ≥ 0."""
+
+
+def floats(text: str | tuple[float, ...]) -> FloatList:
+    if isinstance(text, tuple):  # a default from a config dataclass
+        return FloatList(text)
+    parts = [p.strip() for p in text.split(",")]
+    message = f"must be a comma-separated list of numbers such as 2,-1,0.5 (got {text!r})"
+    if not text.strip() or any(not p for p in parts):
+        raise typer.BadParameter(message)
+    try:
+        values = tuple(float(p) for p in parts)
+    except ValueError:
+        raise typer.BadParameter(message) from None
+    if not all(math.isfinite(v) for v in values):
+        raise typer.BadParameter(f"every entry must be a finite number (got {text!r})")
+    return FloatList(values)
+
+
+def integers(text: str | tuple[int, ...]) -> IntList:
+    if isinstance(text, tuple):
+        return IntList(text)
+    message = f"must be a comma-separated list of integers ≥ 0 such as 0,1,2 (got {text!r})"
+    try:
+        values = tuple(int(p.strip()) for p in text.split(","))
+    except ValueError:
+        raise typer.BadParameter(message) from None
+    if not values or any(v < 0 for v in values):
+        raise typer.BadParameter(message)
+    return IntList(values)
+
+
+def command_app() -> typer.Typer:
+    """The Typer app of one subcommand, in the root app's plain-help, no-traceback style."""
+    return typer.Typer(rich_markup_mode=None, pretty_exceptions_enable=False, add_completion=False)
+
+
+def shown(values: tuple[float, ...] | tuple[int, ...]) -> str:
+    """How a list default reads in ``--help``: ``0,0.2,0.4``."""
+    return ",".join(f"{v:g}" for v in values)
+
+
+# -- the model (SPEC §1) -------------------------------------------------------------------
+Strengths = Annotated[
+    list[float],
+    typer.Option("-D", "--gauge-strength", help="Gauge strength D > 0 (units of a*²‖v‖²); repeat for several."),
+]
+Strength = Annotated[float, typer.Option("-D", "--gauge-strength", help="Gauge strength D > 0 (units of a*²‖v‖²).")]
+Dimension = Annotated[int, typer.Option("--d", help="Input dimension d ≥ 2.")]
+TeacherFeatures = Annotated[int, typer.Option("--k", help="Number of teacher features k ≥ 1.")]
+InitialCoefficient = Annotated[float, typer.Option("--c0", help="Initial coefficient c0 > 0 of f0 = c0 relu(u0·x).")]
+InitialAngle = Annotated[
+    float,
+    typer.Option(
+        "--theta0", help="Initial angle θ0 ∈ [0, π) to the teacher.", show_default=f"π/2 = {MODEL.theta0:.6g}"
+    ),
+]
+EpsAlign = Annotated[float, typer.Option("--eps-align", help="α ≥ 1 − ε counts as aligned; ε ∈ (0, 1).")]
+Deltas = Annotated[
+    FloatList | None,
+    typer.Option(
+        "--deltas",
+        parser=floats,
+        metavar="δ1,δ2,…",
+        help="Per-neuron δ, e.g. 2,-1,0.5 (fixes m; the owner is argmax δ).",
+    ),
+]
+
+# -- the dynamics (SPEC §1, §6) --------------------------------------------------------------
+DynamicsMode = Annotated[Mode, typer.Option("--mode", help="flow (population gradient flow), gd or sample.")]
+Step = Annotated[float | None, typer.Option("--eta", help="GD step η > 0 (default: a tenth of the stable bound).")]
+SampleSize = Annotated[int, typer.Option("--n-samples", help="Sample size n ≥ 1 for --mode sample.")]
+Horizon = Annotated[float | None, typer.Option("--t-max", help="Horizon t > 0 (default: until convergence).")]
+Tolerance = Annotated[float, typer.Option("--rtol", help="Relative tolerance of the flow solver, in (0, 1e-2).")]
+Seed = Annotated[int, typer.Option("--seed", help="Seed ≥ 0 of the finite sample.")]
+Seeds = Annotated[IntList, typer.Option("--seeds", parser=integers, metavar="S1,S2,…", help="Seeds ≥ 0, e.g. 0,1,2.")]
+
+# -- where results go ------------------------------------------------------------------------
+Out = Annotated[
+    Path | None, typer.Option("--out", help="Also write the artifact to PATH (it is always cached in --cache-dir).")
+]
+FigurePath = Annotated[
+    Path | None, typer.Option("--figure", help="Also draw this artifact's figure to PATH (.pdf, .png or .svg).")
+]
+CacheDir = Annotated[
+    Path, typer.Option("--cache-dir", help="The run cache: runs and sweep points by config hash; reruns reuse them.")
+]
+UseCache = Annotated[
+    bool, typer.Option("--cache/--no-cache", help="Reuse cached runs and points (--no-cache recomputes them).")
+]
+Workers = Annotated[int, typer.Option("--workers", min=1, help="Local worker processes for the sweep's points (≥ 1).")]
+Scheduler = Annotated[
+    str | None, typer.Option("--scheduler", help="Run the sweep's points on a Dask cluster: tcp://HOST:PORT.")
+]
+DEFAULT_CACHE = Path("runs")
+
+
+def model_config(d: int, k: int, c0: float, theta0: float, eps_align: float) -> ModelConfig:
+    return ModelConfig(d=d, k=k, c0=c0, theta0=theta0, eps_align=eps_align)
+
+
+def dynamics_config(mode: Mode, eta: float | None, n_samples: int, t_max: float | None, rtol: float) -> DynamicsConfig:
+    return DynamicsConfig(mode=mode, eta=eta, n_samples=n_samples, t_max=t_max, rtol=rtol)

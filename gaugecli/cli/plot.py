@@ -1,0 +1,67 @@
+"""``gaugecli plot``: publication figures, computing (and caching) any run they need."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+from gaugecli.cli import options as opt
+from gaugecli.cli import session
+from gaugecli.cli.errors import Failure, bad_parameter, errors
+from gaugecli.plots import FIGURES
+
+app = opt.command_app()
+
+
+@app.command()
+def plot(
+    figure: Annotated[str, typer.Argument(help=f"{', '.join(FIGURES)}, or all.")],
+    cache_dir: opt.CacheDir = opt.DEFAULT_CACHE,
+    cache: opt.UseCache = True,
+    out_dir: Annotated[Path, typer.Option("--out-dir", help="Where figures are written.")] = Path("figures"),
+    format: Annotated[str, typer.Option("--format", help="Comma-separated: pdf, png, svg.")] = "pdf,png",
+    quick: Annotated[bool, typer.Option("--quick", help="Coarser grids and fewer seeds (for tests).")] = False,
+    compare: Annotated[
+        Path | None,
+        typer.Option("--compare", help="Folder of committed figN.json: fail if a regenerated series drifted."),
+    ] = None,
+) -> None:
+    """Render publication figures (computing and caching any run they need)."""
+    from gaugecli.cli.report import console, escape
+
+    ids = list(FIGURES) if figure == "all" else [figure]
+    if any(i not in FIGURES for i in ids):
+        raise bad_parameter("FIGURE", f"unknown figure {figure!r}; valid: {', '.join(FIGURES)}, all")
+    formats = tuple(f.strip().lower() for f in format.split(",") if f.strip())
+    if not formats or any(f not in ("pdf", "png", "svg") for f in formats):
+        raise bad_parameter("--format", f"must be a list of pdf, png, svg (got {format!r})")
+    session.check_folder(out_dir, "--out-dir")
+    if compare is not None and not compare.is_dir():
+        raise bad_parameter("--compare", f"{compare} is not a folder of figN.json sidecars")
+    drift: list[str] = []
+    with errors(), session.pipeline(cache_dir, cache) as pipe:
+        from gaugecli.plots.render import render
+
+        for fig_id in ids:
+            with session.progress(fig_id) as bar:
+                paths = render(fig_id, pipe, out_dir, formats=formats, quick=quick, progress=bar)
+            console().print(f"{fig_id}: " + ", ".join(str(p) for p in paths))
+            if compare is not None:
+                drift += _compare(compare / f"{fig_id}.json", out_dir / f"{fig_id}.json")
+    if compare is not None:
+        for line in drift:
+            console().print(f"[red]drift:[/] {escape(line)}")
+        if drift:
+            raise Failure(f"{len(drift)} series drifted from the committed figures in {compare}")
+        console().print(f"every regenerated series matches {compare} within its stated tolerance")
+
+
+def _compare(committed: Path, regenerated: Path) -> list[str]:
+    from gaugecli.plots.sidecar import compare_sidecars
+
+    if not committed.exists():
+        return [f"{committed.stem}: no committed sidecar {committed}"]
+    return compare_sidecars(json.loads(committed.read_text()), json.loads(regenerated.read_text()))

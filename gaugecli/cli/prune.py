@@ -1,0 +1,67 @@
+"""``gaugecli prune``: the non-owners' function vanishes (claim C7), and when it does not."""
+
+from __future__ import annotations
+
+from typing import Annotated
+
+import typer
+
+from gaugecli.cli import options as opt
+from gaugecli.cli import report, session
+from gaugecli.cli.errors import errors
+from gaugecli.experiments.prune import PruneConfig
+
+DEFAULT = PruneConfig()
+app = opt.command_app()
+
+
+@app.command()
+def prune(
+    gauge_strength: opt.Strengths = list(DEFAULT.strengths),
+    ms: Annotated[
+        opt.IntList,
+        typer.Option(
+            "--ms", parser=opt.integers, metavar="LIST", help="Widths m ≥ 2.", show_default=opt.shown(DEFAULT.ms)
+        ),
+    ] = DEFAULT.ms,
+    sample: Annotated[bool, typer.Option("--sample/--no-sample", help="Also run finite-sample training.")] = (
+        DEFAULT.sample
+    ),
+    n_samples: opt.SampleSize = DEFAULT.n_samples,
+    seeds: Annotated[
+        opt.IntList, typer.Option("--seeds", parser=opt.integers, help="Seeds of the finite samples, e.g. 0,1.")
+    ] = DEFAULT.seeds,
+    coalign_strength: Annotated[
+        float, typer.Option("--coalign-strength", help="D of the co-alignment contrast (m=3; non-owners ±).")
+    ] = DEFAULT.coalign_strength,
+    d: opt.Dimension = opt.MODEL.d,
+    c0: opt.InitialCoefficient = opt.MODEL.c0,
+    theta0: opt.InitialAngle = opt.MODEL.theta0,
+    eps_align: opt.EpsAlign = opt.MODEL.eps_align,
+    rtol: opt.Tolerance = DEFAULT.rtol,
+    out: opt.Out = None,
+    figure: opt.FigurePath = None,
+    cache_dir: opt.CacheDir = opt.DEFAULT_CACHE,
+    cache: opt.UseCache = True,
+    workers: opt.Workers = 1,
+    scheduler: opt.Scheduler = None,
+) -> None:
+    """Functional pruning: the non-owner norm P(t) falls below 1e-6 (claim C7), unless non-owners have δ > 0."""
+    with errors():
+        config = PruneConfig(
+            model=opt.model_config(d, 1, c0, theta0, eps_align),
+            strengths=tuple(gauge_strength),
+            ms=tuple(ms),
+            sample=sample,
+            n_samples=n_samples,
+            seeds=tuple(seeds),
+            coalign_strength=coalign_strength,
+            rtol=rtol,
+        )
+        session.check_out(out)
+        session.check_figure(figure)
+        with session.pipeline(cache_dir, cache, workers, scheduler) as pipe:
+            (outcome,) = session.run(pipe, "prune", [config], "prune")
+        path = session.export(outcome, out)
+        session.draw(outcome, figure)
+    report.prune(outcome, path)

@@ -1,0 +1,89 @@
+"""``gaugecli select``: which of m duplicates learns the teacher feature (claim C6)."""
+
+from __future__ import annotations
+
+from typing import Annotated
+
+import typer
+
+from gaugecli.cli import options as opt
+from gaugecli.cli import report, session
+from gaugecli.cli.errors import bad_parameter, errors
+from gaugecli.experiments.select import OwnerSweepConfig, SelectConfig
+
+DEFAULT = SelectConfig()
+SWEEP = OwnerSweepConfig()
+app = opt.command_app()
+
+
+@app.command("select")
+def select(
+    gauge_strength: opt.Strength = DEFAULT.strength,
+    m: Annotated[int, typer.Option("--m", help="Number of duplicates m ≥ 1.")] = DEFAULT.m,
+    owner: Annotated[int, typer.Option("--owner", help="Designated owner o ∈ [0, m−1]: gets +D, others −D.")] = (
+        DEFAULT.owner
+    ),
+    deltas: opt.Deltas = None,
+    sweep: Annotated[
+        bool, typer.Option("--sweep", help="Owner-success sweep over --ms × every designated o (fig4).")
+    ] = False,
+    ms: Annotated[
+        opt.IntList,
+        typer.Option(
+            "--ms",
+            parser=opt.integers,
+            metavar="LIST",
+            help="Widths m ≥ 2 for --sweep.",
+            show_default=opt.shown(SWEEP.ms),
+        ),
+    ] = SWEEP.ms,
+    seeds: Annotated[
+        opt.IntList,
+        typer.Option("--seeds", parser=opt.integers, help="Seeds of the finite samples (mode sample), e.g. 0,1,2."),
+    ] = DEFAULT.seeds,
+    d: opt.Dimension = opt.MODEL.d,
+    k: opt.TeacherFeatures = opt.MODEL.k,
+    c0: opt.InitialCoefficient = opt.MODEL.c0,
+    theta0: opt.InitialAngle = opt.MODEL.theta0,
+    mode: opt.DynamicsMode = opt.DYNAMICS.mode,
+    eta: opt.Step = opt.DYNAMICS.eta,
+    n_samples: opt.SampleSize = opt.DYNAMICS.n_samples,
+    t_max: opt.Horizon = opt.DYNAMICS.t_max,
+    eps_align: opt.EpsAlign = opt.MODEL.eps_align,
+    rtol: opt.Tolerance = opt.DYNAMICS.rtol,
+    out: opt.Out = None,
+    figure: opt.FigurePath = None,
+    cache_dir: opt.CacheDir = opt.DEFAULT_CACHE,
+    cache: opt.UseCache = True,
+    workers: opt.Workers = 1,
+    scheduler: opt.Scheduler = None,
+) -> None:
+    """Selection among m duplicates: the +D neuron becomes the owner (claim C6)."""
+    with errors():
+        model = opt.model_config(d, k, c0, theta0, eps_align)
+        dynamics = opt.dynamics_config(mode, eta, n_samples, t_max, rtol)
+        if sweep and figure is not None:
+            raise bad_parameter("--figure", "select --sweep draws with `gaugecli plot fig4`")
+        session.check_out(out)
+        session.check_figure(figure)
+        if sweep:
+            kind = "select-sweep"
+            config: SelectConfig | OwnerSweepConfig = OwnerSweepConfig(
+                model=model, dynamics=dynamics, ms=tuple(ms), strength=gauge_strength, seeds=tuple(seeds)
+            )
+        else:
+            kind = "select"
+            config = SelectConfig(
+                model=model,
+                dynamics=dynamics,
+                m=m,
+                strength=gauge_strength,
+                owner=owner,
+                deltas=deltas,
+                seeds=tuple(seeds),
+            )
+        with session.pipeline(cache_dir, cache, workers, scheduler) as pipe:
+            (outcome,) = session.run(pipe, kind, [config], "select")
+        path = session.export(outcome, out)
+        session.draw(outcome, figure)
+    (report.owner_sweep if sweep else report.select)(outcome, path)

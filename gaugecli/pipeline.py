@@ -1,0 +1,194 @@
+"""One way from a configuration to its result, for the commands, the figures and the sweeps.
+
+:data:`KINDS` is the registry of experiment kinds — each a config dataclass, a result type and
+the function that computes one — imported lazily (each loader is a plain function, so the
+imports stay visible to readers and tools). :class:`Pipeline` computes a configuration at most
+once: ``ensure(kind, config)`` returns the cached result when the cache holds a valid artifact
+for exactly that configuration (and package version), and otherwise computes, stores and
+returns it. ``gaugecli simulate …`` followed by ``gaugecli plot …`` therefore reuses the run.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from gaugecli.store.artifacts import now
+from gaugecli.store.cache import Cache, Warn
+from gaugecli.store.codec import from_jsonable
+
+Progress = Callable[[float], None]
+PointRunner = Callable[[Callable[[Any], Any], Sequence[Any], Progress | None], list[Any]]
+
+
+@dataclass(frozen=True)
+class Kind:
+    """An experiment kind: ``compute(configs, progress, runner)`` returns one result per config
+    (several configs at once where the experiment can batch them, e.g. simulate's ensembles)."""
+
+    name: str
+    config_type: type
+    result_type: Any
+    compute: Callable[[Sequence[Any], Progress | None, PointRunner | None], list[Any]]
+    seed: Callable[[Any], int | None] = lambda config: getattr(config, "seed", None)
+
+
+def _one_by_one(fn: Callable[..., Any], *, runner: bool) -> Callable[[Sequence[Any], Any, Any], list[Any]]:
+    def compute(configs: Sequence[Any], progress: Progress | None, point_runner: PointRunner | None) -> list[Any]:
+        out = []
+        for i, config in enumerate(configs):
+            sub = _part(progress, i, len(configs))
+            out.append(fn(config, sub, point_runner) if runner and point_runner is not None else fn(config, sub))
+        return out
+
+    return compute
+
+
+def _part(progress: Progress | None, i: int, n: int) -> Progress | None:
+    return None if progress is None else (lambda f: progress((i + min(max(f, 0.0), 1.0)) / n))
+
+
+def _simulate() -> Kind:
+    from gaugecli.core.observables import RunObservables
+    from gaugecli.experiments.simulate import SimulateConfig, simulate_batch
+
+    def compute(configs: Sequence[SimulateConfig], progress: Progress | None, _runner: Any) -> list[RunObservables]:
+        for config in configs:
+            if len(config.runs()) != 1:
+                raise ValueError(f"a simulate entry is one run; split it with config.runs() (got {len(config.runs())})")
+        return simulate_batch(configs, progress)
+
+    return Kind("simulate", SimulateConfig, RunObservables, compute)
+
+
+def _select() -> Kind:
+    from gaugecli.experiments.select import SelectConfig, SelectResult, select
+
+    return Kind("select", SelectConfig, SelectResult, _one_by_one(select, runner=False), lambda c: c.seeds[0])
+
+
+def _select_sweep() -> Kind:
+    from gaugecli.experiments.select import OwnerSweepConfig, OwnerSweepResult, owner_sweep
+
+    return Kind(
+        "select-sweep", OwnerSweepConfig, OwnerSweepResult, _one_by_one(owner_sweep, runner=True), lambda c: c.seeds[0]
+    )
+
+
+def _prune() -> Kind:
+    from gaugecli.experiments.prune import PruneConfig, PruneResult, prune
+
+    return Kind("prune", PruneConfig, PruneResult, _one_by_one(prune, runner=True), lambda c: c.seeds[0])
+
+
+def _perturb() -> Kind:
+    from gaugecli.experiments.perturb import PerturbConfig, PerturbResult, perturb
+
+    return Kind("perturb", PerturbConfig, PerturbResult, _one_by_one(perturb, runner=True), lambda c: c.seeds[0])
+
+
+KINDS: dict[str, Callable[[], Kind]] = {
+    "simulate": _simulate,
+    "select": _select,
+    "select-sweep": _select_sweep,
+    "prune": _prune,
+    "perturb": _perturb,
+}
+"""Experiment kinds by artifact kind name; each loader imports its experiment on first use."""
+
+
+def kind(name: str) -> Kind:
+    try:
+        return KINDS[name]()
+    except KeyError:
+        raise ValueError(f"no experiment produces artifacts of kind {name!r}; known: {', '.join(KINDS)}") from None
+
+
+@dataclass
+class Outcome:
+    """A result with where it came from: its artifact (as written) and whether it was computed now."""
+
+    kind: str
+    config: Any
+    result: Any
+    artifact: dict[str, Any]
+    path: Path | None
+    computed: bool
+
+
+class Pipeline:
+    """Results by configuration, through one cache (``cache_dir``; ``None`` keeps nothing).
+
+    ``reuse=False`` recomputes and overwrites cached entries. ``runner`` evaluates the points of
+    sweeps (local processes, Dask; each finished point is cached under the kind ``point``).
+    """
+
+    def __init__(
+        self,
+        cache_dir: Path | str | None = "runs",
+        *,
+        reuse: bool = True,
+        warn: Warn | None = None,
+        runner: PointRunner | None = None,
+        flag: str = "--cache-dir",
+    ) -> None:
+        self.cache = None if cache_dir is None else Cache(cache_dir, warn=warn, flag=flag)
+        self.reuse = reuse
+        self.runner = runner
+        self.computed: list[tuple[str, str]] = []
+        """``(kind, config_hash)`` of every computation this pipeline ran, in order."""
+
+    def ensure(self, kind_name: str, config: Any, progress: Progress | None = None) -> Outcome:
+        """The result of ``config``: from the cache when valid, else computed and cached."""
+        return self.ensure_all(kind_name, [config], progress)[0]
+
+    def ensure_all(self, kind_name: str, configs: Sequence[Any], progress: Progress | None = None) -> list[Outcome]:
+        """Results of several configurations of one kind; the missing ones are computed together."""
+        from gaugecli.store.artifacts import build_artifact, config_hash
+
+        k = kind(kind_name)
+        outcomes: list[Outcome | None] = [self._cached(k, c) for c in configs]
+        missing = [i for i, o in enumerate(outcomes) if o is None]
+        if missing:
+            started = now()
+            results = k.compute([configs[i] for i in missing], progress, self.runner)
+            for i, result in zip(missing, results, strict=True):
+                config = configs[i]
+                if self.cache is not None:
+                    artifact = self.cache.save(kind_name, config, result, seed=k.seed(config), started=started)
+                    path: Path | None = self.cache.path(kind_name, config)
+                else:
+                    artifact, path = (
+                        build_artifact(kind_name, config, result, seed=k.seed(config), started=started),
+                        None,
+                    )
+                self.computed.append((kind_name, config_hash(config)))
+                outcomes[i] = Outcome(kind_name, config, result, artifact, path, True)
+        elif progress is not None:
+            progress(1.0)
+        return [o for o in outcomes if o is not None]
+
+    def _cached(self, k: Kind, config: Any) -> Outcome | None:
+        if self.cache is None or not self.reuse:
+            return None
+        artifact = self.cache.load(k.name, config)
+        if artifact is None:
+            return None
+        result = from_jsonable(k.result_type, artifact["result"])
+        return Outcome(k.name, config, result, artifact, self.cache.path(k.name, config), False)
+
+
+def replace_config(config: Any, **changes: Any) -> Any:
+    """``dataclasses.replace`` for nested configs: ``replace_config(c, model__d=2)``."""
+    direct = {k: v for k, v in changes.items() if "__" not in k}
+    nested: dict[str, dict[str, Any]] = {}
+    for key, value in changes.items():
+        if "__" in key:
+            head, rest = key.split("__", 1)
+            nested.setdefault(head, {})[rest] = value
+    for head, sub in nested.items():
+        direct[head] = replace_config(getattr(config, head), **sub)
+    return dataclasses.replace(config, **direct)

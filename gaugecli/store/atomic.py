@@ -1,0 +1,112 @@
+"""The one atomic writer: every file gaugecli writes (artifacts, cache entries, figures) goes
+through :func:`atomic_target`, so a reader never sees a partial file and an interrupted run
+(Ctrl-C, SIGTERM) leaves either the old file or nothing — never a temporary beside it.
+
+The temporary file lives in the target folder (so the final rename is atomic) under a name
+that starts with ``.`` and ends with ``.tmp``; :func:`sweep_leftovers` removes any such file
+that a killed process (SIGKILL, power loss) could not clean up.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import uuid
+from collections.abc import Iterator
+from pathlib import Path
+
+from gaugecli.store.errors import ArtifactError
+
+TEMP_SUFFIX = ".tmp"
+
+
+def _umask() -> int:
+    mask = os.umask(0)
+    os.umask(mask)
+    return mask
+
+
+def check_writable(path: Path, flag: str = "--out") -> None:
+    """Fail early — before any computation, and without creating anything — if ``path``
+    cannot become a file. ``flag`` is the option that named the path, for the message."""
+    path = Path(path)
+    if str(path).endswith(os.sep) or path.is_dir():
+        raise ArtifactError(f"{flag}: {path} is a directory; give a file path such as {path / 'run.json'}")
+    try:
+        os.fsencode(path.name)
+        name_max = os.pathconf(_existing_ancestor(path), "PC_NAME_MAX")
+    except (OSError, ValueError):
+        name_max = 255
+    if len(os.fsencode(path.name)) > name_max:
+        raise ArtifactError(
+            f"{flag}: the file name {path.name[:40]}… is longer than {name_max} bytes; choose a shorter one"
+        )
+    ancestor = _existing_ancestor(path)
+    if not ancestor.is_dir():
+        raise ArtifactError(f"{flag}: cannot write {path}: {ancestor} is a file, not a folder; choose another path")
+    if not os.access(ancestor, os.W_OK | os.X_OK):
+        raise ArtifactError(f"{flag}: cannot write to {ancestor} (permission denied); choose a writable folder")
+
+
+def _existing_ancestor(path: Path) -> Path:
+    ancestor = Path(path).parent
+    while not ancestor.exists() and ancestor != ancestor.parent:
+        ancestor = ancestor.parent
+    return ancestor
+
+
+@contextlib.contextmanager
+def atomic_target(path: Path, flag: str = "--out") -> Iterator[Path]:
+    """Yield a temporary path beside ``path``; on success it is fsynced and renamed onto
+    ``path``, on any exception (KeyboardInterrupt included) it is removed."""
+    path = Path(path)
+    check_writable(path, flag)
+    # The name is chosen before the file exists and the file is created inside the ``try``:
+    # a signal landing anywhere in between leaves nothing behind.
+    tmp = path.parent / f".{path.name[:80]}.{uuid.uuid4().hex}{TEMP_SUFFIX}"
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        os.close(os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600))
+        yield tmp
+        with open(tmp, "rb+") as fh:
+            os.fsync(fh.fileno())
+        os.chmod(tmp, 0o666 & ~_umask())
+        os.replace(tmp, path)
+    except OSError as exc:
+        tmp.unlink(missing_ok=True)
+        raise ArtifactError(f"{flag}: cannot write {path} ({exc.strerror or exc})") from None
+    except BaseException:
+        tmp.unlink(missing_ok=True)
+        raise
+    _fsync_folder(path.parent)
+
+
+def _fsync_folder(folder: Path) -> None:
+    try:  # make the rename itself durable
+        dfd = os.open(folder, os.O_RDONLY)
+        try:
+            os.fsync(dfd)
+        finally:
+            os.close(dfd)
+    except OSError:  # pragma: no cover - some filesystems refuse directory fsync
+        pass
+
+
+def atomic_write_text(path: Path, text: str, flag: str = "--out") -> Path:
+    """Write ``text`` (UTF-8) to ``path`` atomically."""
+    with atomic_target(path, flag) as tmp:
+        tmp.write_text(text, encoding="utf-8")
+    return Path(path)
+
+
+def sweep_leftovers(folder: Path) -> int:
+    """Remove temporaries of this module that a killed process left in ``folder``; return how many."""
+    folder = Path(folder)
+    if not folder.is_dir():
+        return 0
+    removed = 0
+    for tmp in folder.glob(f".*{TEMP_SUFFIX}"):
+        with contextlib.suppress(OSError):
+            tmp.unlink()
+            removed += 1
+    return removed

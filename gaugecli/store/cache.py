@@ -1,0 +1,59 @@
+"""The run cache: one content-addressed layout, ``<root>/<kind>/<config_hash>.json``, shared by
+the commands, the figures and the sweeps' points.
+
+An entry is a full artifact (:mod:`gaugecli.store.artifacts`). A damaged entry — not JSON, failing
+its schema, of another schema version, or whose config or result no longer matches its hash — is
+reported through ``warn`` and treated as missing, so it is recomputed and overwritten.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from datetime import datetime
+from pathlib import Path
+from typing import Any
+
+from gaugecli.store.artifacts import build_artifact, config_hash, read_artifact, write_artifact
+from gaugecli.store.atomic import sweep_leftovers
+from gaugecli.store.errors import ArtifactError
+
+Warn = Callable[[str], None]
+
+
+class Cache:
+    """Artifacts under ``root``, keyed by kind and configuration hash."""
+
+    def __init__(self, root: Path | str, *, warn: Warn | None = None, flag: str = "--cache-dir") -> None:
+        self.root = Path(root)
+        self.warn = warn
+        self.flag = flag
+        self._swept: set[Path] = set()
+
+    def path(self, kind: str, config: Any) -> Path:
+        return self.root / kind / f"{config_hash(config)}.json"
+
+    def load(self, kind: str, config: Any) -> dict[str, Any] | None:
+        """The cached artifact of ``(kind, config)``, or ``None`` if absent or damaged."""
+        path = self.path(kind, config)
+        if path.parent not in self._swept:  # leftovers of a killed writer, once per folder
+            sweep_leftovers(path.parent)
+            self._swept.add(path.parent)
+        if not path.exists():
+            return None
+        try:
+            artifact = read_artifact(path, kind)
+        except ArtifactError as exc:
+            if self.warn is not None:
+                self.warn(f"{exc} — recomputing it")
+            return None
+        if artifact.get("config_hash") != config_hash(config):
+            if self.warn is not None:
+                self.warn(f"{path}: made from another configuration or version — recomputing it")
+            return None
+        return artifact
+
+    def save(self, kind: str, config: Any, result: Any, *, seed: int | None, started: datetime) -> dict[str, Any]:
+        """Build the artifact of ``result`` and store it atomically; return it."""
+        artifact = build_artifact(kind, config, result, seed=seed, started=started)
+        write_artifact(self.path(kind, config), artifact, self.flag)
+        return artifact

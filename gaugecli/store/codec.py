@@ -1,0 +1,86 @@
+"""Python values ↔ JSON values, in one place.
+
+:func:`to_jsonable` turns dataclasses, numpy arrays and scalars, enums and tuples into plain
+JSON values (NaN and ±inf become ``null``, as JSON has no such numbers); :func:`from_jsonable`
+rebuilds a typed value — a result dataclass with its arrays — from them, guided by type hints.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import enum
+import math
+import types
+import typing
+from typing import Any
+
+import numpy as np
+
+
+def to_jsonable(obj: Any) -> Any:
+    """Dataclasses, numpy arrays and scalars, enums and tuples → JSON values; NaN/inf → null."""
+    if dataclasses.is_dataclass(obj) and not isinstance(obj, type):
+        return {f.name: to_jsonable(getattr(obj, f.name)) for f in dataclasses.fields(obj)}
+    if isinstance(obj, enum.Enum):
+        return obj.value
+    if isinstance(obj, dict):
+        return {str(k): to_jsonable(v) for k, v in obj.items()}
+    if isinstance(obj, np.ndarray):
+        if obj.dtype.kind == "f" and bool(np.all(np.isfinite(obj))):
+            return obj.tolist()  # the common case, without a Python-level pass over every number
+        return to_jsonable(obj.tolist())
+    if isinstance(obj, (list, tuple)):
+        return [to_jsonable(v) for v in obj]
+    if isinstance(obj, (np.bool_, bool)):
+        return bool(obj)
+    if isinstance(obj, (np.integer, int)):
+        return int(obj)
+    if isinstance(obj, (np.floating, float)):
+        x = float(obj)
+        return x if math.isfinite(x) else None
+    return obj
+
+
+def _is_array_type(tp: Any) -> bool:
+    return tp is np.ndarray or typing.get_origin(tp) is np.ndarray
+
+
+def from_jsonable(tp: Any, data: Any) -> Any:
+    """Rebuild a value of type ``tp`` (dataclasses, lists, tuples, dicts, arrays, optionals,
+    enums) from JSON data; the inverse of :func:`to_jsonable` (``null`` in an array → NaN)."""
+    if data is None:
+        return None
+    origin = typing.get_origin(tp)
+    if origin in (typing.Union, types.UnionType):
+        options = [a for a in typing.get_args(tp) if a is not type(None)]
+        if any(_is_array_type(o) for o in options):
+            return from_jsonable(next(o for o in options if _is_array_type(o)), data)
+        for option in options:  # the first option the data fits
+            if isinstance(data, dict) and dataclasses.is_dataclass(option):
+                return from_jsonable(option, data)
+            if not isinstance(data, dict) and not dataclasses.is_dataclass(option):
+                return from_jsonable(option, data)
+        return data
+    if dataclasses.is_dataclass(tp):
+        hints = typing.get_type_hints(tp)
+        values = {f.name: from_jsonable(hints[f.name], data[f.name]) for f in dataclasses.fields(tp) if f.name in data}
+        return tp(**values)
+    if _is_array_type(tp):
+        return np.array(data, dtype=float)
+    if isinstance(tp, type) and issubclass(tp, enum.Enum):
+        return tp(data)
+    if origin is tuple:
+        args = typing.get_args(tp)
+        item = args[0] if args else Any
+        return tuple(from_jsonable(item, x) for x in data)
+    if origin is list:
+        (item,) = typing.get_args(tp) or (Any,)
+        return [from_jsonable(item, x) for x in data]
+    if origin is dict:
+        _, item = typing.get_args(tp) or (str, Any)
+        return {k: from_jsonable(item, v) for k, v in data.items()}
+    if tp is float:
+        return float(data)
+    if tp is int:
+        return int(data)
+    return data

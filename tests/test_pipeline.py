@@ -1,0 +1,92 @@
+"""The pipeline: one cache for commands, figures and sweeps; a configuration computed once."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+from typer.testing import CliRunner
+
+from gaugecli.cli import app
+from gaugecli.experiments.simulate import SimulateConfig
+from gaugecli.pipeline import KINDS, Pipeline, kind
+from gaugecli.store.artifacts import config_hash
+
+FAST = SimulateConfig().runs()[0]
+
+
+@pytest.fixture
+def counted(monkeypatch: pytest.MonkeyPatch) -> list[Any]:
+    """Every ensemble integration run by simulate, recorded."""
+    import gaugecli.experiments.simulate as sim
+
+    calls: list[Any] = []
+    original = sim.simulate
+
+    def counting(config: Any, progress: Any = None) -> Any:
+        calls.append(config)
+        return original(config, progress)
+
+    monkeypatch.setattr(sim, "simulate", counting)
+    return calls
+
+
+def test_simulate_then_plot_fig3_computes_nothing_twice(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, counted) -> None:
+    monkeypatch.chdir(tmp_path)
+    runner = CliRunner()
+    strengths = [a for D in ("1", "4", "16", "64") for a in ("-D", D)]
+    for gauge in ("favorable", "unfavorable"):
+        result = runner.invoke(app, ["simulate", "--gauge", gauge, *strengths])
+        assert result.exit_code == 0, result.output
+        assert result.output.count("computed: runs/simulate/") == 4
+    assert len(counted) == 2  # each gauge's four strengths as one ensemble
+    result = runner.invoke(app, ["plot", "fig3", "--quick", "--format", "png"])
+    assert result.exit_code == 0, result.output
+    assert len(counted) == 2, "plot fig3 recomputed runs that simulate had cached"
+    assert len(list((tmp_path / "runs" / "simulate").glob("*.json"))) == 8
+
+
+def test_ensure_reuses_and_recompute_overwrites(tmp_path: Path, counted) -> None:
+    first = Pipeline(tmp_path).ensure("simulate", FAST)
+    assert first.computed and first.path == tmp_path / "simulate" / f"{config_hash(FAST)}.json"
+    again = Pipeline(tmp_path).ensure("simulate", FAST)
+    assert not again.computed and len(counted) == 1
+    assert again.result.t_spec == first.result.t_spec  # the typed result, read back
+    fresh = Pipeline(tmp_path, reuse=False).ensure("simulate", FAST)
+    assert fresh.computed and len(counted) == 2
+
+
+@pytest.mark.parametrize("edit", ["result", "config", "nan"])
+def test_an_edited_cache_entry_is_reported_and_recomputed(tmp_path: Path, edit: str, counted) -> None:
+    path = Pipeline(tmp_path).ensure("simulate", FAST).path
+    text = path.read_text()
+    artifact = json.loads(text)
+    if edit == "result":
+        artifact["result"]["t_spec"] = 0.5  # a hand-edited number
+        path.write_text(json.dumps(artifact))
+    elif edit == "config":
+        artifact["config"]["model"]["c0"] = 0.2
+        path.write_text(json.dumps(artifact))
+    else:
+        path.write_text(text.replace('"imbalance_drift": ', '"imbalance_drift": NaN, "x": ', 1))
+    warnings: list[str] = []
+    outcome = Pipeline(tmp_path, warn=warnings.append).ensure("simulate", FAST)
+    assert outcome.computed and len(counted) == 2
+    assert len(warnings) == 1 and str(path) in warnings[0] and "recomputing" in warnings[0]
+    assert outcome.result.t_spec == pytest.approx(0.43626, rel=1e-4)
+
+
+def test_every_kind_has_a_schema_and_a_config_with_defaults() -> None:
+    from gaugecli.store.schemas import kinds
+
+    for name in KINDS:
+        k = kind(name)
+        assert name in kinds()
+        k.config_type()  # every config has defaults
+
+
+def test_unknown_kind_names_the_known_ones() -> None:
+    with pytest.raises(ValueError, match="simulate"):
+        kind("nope")
