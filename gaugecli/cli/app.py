@@ -18,10 +18,7 @@ from typer.core import TyperGroup
 
 from gaugecli.cli.errors import ClickException, UsageError
 
-try:  # typer ≥ 0.2x vendors its own click
-    from typer._click.exceptions import NoArgsIsHelpError
-except ImportError:  # pragma: no cover - older typer uses the click package
-    from click.exceptions import NoArgsIsHelpError
+from typer._click.exceptions import NoArgsIsHelpError
 
 COMMANDS: dict[str, str] = {
     "simulate": "One configuration: loss, alignment, coefficients, δ, reaction and transport over time.",
@@ -58,7 +55,7 @@ class _LazyOneLineGroup(TyperGroup):
 
     def main(self, *args: Any, standalone_mode: bool = True, **kwargs: Any) -> Any:
         try:
-            rv = super().main(*args, standalone_mode=False, **kwargs)
+            rv = super().main(*args, standalone_mode=False, **kwargs)  # type: ignore[misc]
         except NoArgsIsHelpError as exc:  # bare `gaugecli`: the help, as it would print
             typer.echo(exc.ctx.get_help() if exc.ctx is not None else exc.format_message(), err=True)
             code = 2

@@ -7,10 +7,8 @@ import signal
 from collections.abc import Iterator
 from typing import Any
 
-try:  # typer ≥ 0.2x vendors its own click: its parser raises these, not the click package's
-    from typer._click.exceptions import ClickException, UsageError
-except ImportError:  # pragma: no cover - older typer uses the click package
-    from click.exceptions import ClickException, UsageError
+# typer ≥ 0.29 vendors its own click: its parser raises these, not the click package's
+from typer._click.exceptions import ClickException, UsageError
 
 __all__ = ["ClickException", "Failure", "Interrupted", "UsageError", "bad_parameter", "errors"]
 

@@ -31,14 +31,16 @@ def _list(
 
 @app.command()
 def perturb(
-    eps: Annotated[opt.FloatList, _list("--eps", DEFAULT.eps, "Perturbation sizes ε ≥ 0.")] = DEFAULT.eps,
+    eps: Annotated[opt.FloatList, _list("--eps", DEFAULT.eps, "Perturbation sizes ε ≥ 0.")] = opt.FloatList(
+        DEFAULT.eps
+    ),
     gauge_strength: opt.Strengths = list(DEFAULT.strengths),
     kind: Annotated[PerturbKind, typer.Option("--kind", help="adversarial (deterministic) or random.")] = (
         PerturbKind.adversarial if DEFAULT.adversarial else PerturbKind.random
     ),
-    seeds: Annotated[opt.IntList, _list("--seeds", DEFAULT.seeds, "Seeds of random perturbations.", True)] = (
-        DEFAULT.seeds
-    ),
+    seeds: Annotated[
+        opt.IntList, _list("--seeds", DEFAULT.seeds, "Seeds of random perturbations.", True)
+    ] = opt.IntList(DEFAULT.seeds),
     m: Annotated[int, typer.Option("--m", help="Number of neurons m ≥ 2 (neuron 0 favorable).")] = DEFAULT.m,
     step_strength: Annotated[float, typer.Option("--step-strength", help="D of the step-size sweep.")] = (
         DEFAULT.step_strength
@@ -46,14 +48,14 @@ def perturb(
     step_fractions: Annotated[
         opt.FloatList,
         _list("--step-fractions", DEFAULT.step_fractions, "Steps η as fractions of the stable bound 2/λ_max."),
-    ] = DEFAULT.step_fractions,
+    ] = opt.FloatList(DEFAULT.step_fractions),
     sample_strength: Annotated[float, typer.Option("--sample-strength", help="D of the sample-size sweep.")] = (
         DEFAULT.sample_strength
     ),
-    ns: Annotated[opt.IntList, _list("--ns", DEFAULT.ns, "Sample sizes n.", True)] = DEFAULT.ns,
+    ns: Annotated[opt.IntList, _list("--ns", DEFAULT.ns, "Sample sizes n.", True)] = opt.IntList(DEFAULT.ns),
     sample_seeds: Annotated[
         opt.IntList, _list("--sample-seeds", DEFAULT.sample_seeds, "Seeds per sample size.", True)
-    ] = (DEFAULT.sample_seeds),
+    ] = opt.IntList(DEFAULT.sample_seeds),
     d: opt.Dimension = opt.MODEL.d,
     c0: opt.InitialCoefficient = opt.MODEL.c0,
     theta0: opt.InitialAngle = opt.MODEL.theta0,

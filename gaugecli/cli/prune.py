@@ -23,14 +23,14 @@ def prune(
         typer.Option(
             "--ms", parser=opt.integers, metavar="LIST", help="Widths m ≥ 2.", show_default=opt.shown(DEFAULT.ms)
         ),
-    ] = DEFAULT.ms,
+    ] = opt.IntList(DEFAULT.ms),
     sample: Annotated[bool, typer.Option("--sample/--no-sample", help="Also run finite-sample training.")] = (
         DEFAULT.sample
     ),
     n_samples: opt.SampleSize = DEFAULT.n_samples,
     seeds: Annotated[
         opt.IntList, typer.Option("--seeds", parser=opt.integers, help="Seeds of the finite samples, e.g. 0,1.")
-    ] = DEFAULT.seeds,
+    ] = opt.IntList(DEFAULT.seeds),
     coalign_strength: Annotated[
         float, typer.Option("--coalign-strength", help="D of the co-alignment contrast (m=3; non-owners ±).")
     ] = DEFAULT.coalign_strength,

@@ -36,11 +36,11 @@ def select(
             help="Widths m ≥ 2 for --sweep.",
             show_default=opt.shown(SWEEP.ms),
         ),
-    ] = SWEEP.ms,
+    ] = opt.IntList(SWEEP.ms),
     seeds: Annotated[
         opt.IntList,
         typer.Option("--seeds", parser=opt.integers, help="Seeds of the finite samples (mode sample), e.g. 0,1,2."),
-    ] = DEFAULT.seeds,
+    ] = opt.IntList(DEFAULT.seeds),
     d: opt.Dimension = opt.MODEL.d,
     k: opt.TeacherFeatures = opt.MODEL.k,
     c0: opt.InitialCoefficient = opt.MODEL.c0,

@@ -18,6 +18,8 @@ from typing import Any
 
 from gaugecli.pipeline import Pipeline
 from gaugecli.plots import FIGURES
+from gaugecli.plots.venue import Layout
+from gaugecli.plots.venue import layout as default_layout
 
 FORMATS = ("pdf", "png", "svg")
 
@@ -40,6 +42,45 @@ class Requirement:
     kind: str
     name: str
     config: Any
+
+
+@dataclass(frozen=True)
+class Need:
+    """One run a figure reads: experiment ``kind`` and its ``config`` (a figure declares its
+    needs by name: ``needs(quick) -> {name: Need}``)."""
+
+    kind: str
+    config: Any
+
+
+@dataclass(frozen=True)
+class Inputs:
+    """What a figure's ``build`` receives: each need's typed result (and config) by name."""
+
+    results: dict[str, Any]
+    configs: dict[str, Any]
+
+    def __getitem__(self, name: str) -> Any:
+        return self.results[name]
+
+
+def resolve(
+    needs: dict[str, Need], pipeline: Pipeline, progress: Progress | None = None
+) -> tuple[Inputs, dict[str, str]]:
+    """The typed results of ``needs`` (runs of one kind ensured together: simulate batches) and
+    each one's config hash."""
+    results: dict[str, Any] = {}
+    hashes: dict[str, str] = {}
+    kinds = list(dict.fromkeys(n.kind for n in needs.values()))
+    for i, kind in enumerate(kinds):
+        names = [name for name, n in needs.items() if n.kind == kind]
+        outcomes = pipeline.ensure_all(kind, [needs[name].config for name in names], _part(progress, i, len(kinds)))
+        for name, outcome in zip(names, outcomes, strict=True):
+            results[name] = outcome.result
+            hashes[name] = outcome.artifact["config_hash"]
+    if progress is not None:
+        progress(1.0)
+    return Inputs(results, {name: n.config for name, n in needs.items()}), {name: hashes[name] for name in needs}
 
 
 def figure_module(fig_id: str) -> Any:
@@ -100,6 +141,7 @@ def render(
     formats: Sequence[str] = ("pdf", "png"),
     quick: bool = False,
     progress: Progress | None = None,
+    layout: Layout | None = None,
 ) -> list[Path]:
     """Write ``out_dir/figN.<fmt>`` for each format and the sidecar ``out_dir/figN.json``.
 
@@ -116,12 +158,17 @@ def render(
     out_dir = Path(out_dir)
     for target in [out_dir / f"{fig_id}.{fmt}" for fmt in formats] + [out_dir / f"{fig_id}.json"]:
         check_writable(target, "--out-dir")  # before any computation
-    data, hashes, parameters = figure_data(fig_id, pipeline, quick=quick, progress=progress)
+    layout = layout or default_layout()
+    if hasattr(module, "needs"):
+        inputs, hashes = resolve(module.needs(quick), pipeline, progress)
+        parameters: dict[str, Any] = {}
+    else:  # a figure still on the first protocol: results as JSON by name
+        data, hashes, parameters = figure_data(fig_id, pipeline, quick=quick, progress=progress)
 
     written: list[Path] = []
     subject = "config hashes: " + (", ".join(f"{k}={v[:16]}" for k, v in hashes.items()) or "none (closed form)")
-    with style.context():
-        fig, panels = module.build(data)
+    with style.context(layout if hasattr(module, "needs") else None):
+        fig, panels = module.build(inputs, layout) if hasattr(module, "needs") else module.build(data)
         # lay out once, then freeze: every format gets the same geometry, whatever was saved before
         fig.canvas.draw()
         fig.set_layout_engine("none")
@@ -129,7 +176,9 @@ def render(
             path = out_dir / f"{fig_id}.{fmt}"
             save_figure(fig, path, title=f"gaugecli {fig_id}", subject=subject, version=package_version())
             written.append(path)
-    config = {"figure": fig_id, "quick": quick, "requirements": hashes}
+    config: dict[str, Any] = {"figure": fig_id, "quick": quick, "requirements": hashes}
+    if hasattr(module, "needs"):
+        config["layout"] = {"venue": layout.venue, "width": layout.width}
     if parameters:
         config["parameters"] = parameters
     written.append(write_sidecar(out_dir / f"{fig_id}.json", fig_id, config, hashes, panels))

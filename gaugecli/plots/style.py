@@ -17,6 +17,8 @@ from typing import Any
 
 import numpy as np
 
+from gaugecli.plots.venue import Layout
+
 ONE_COLUMN = 3.4
 """Width of a one-column figure, inches."""
 TWO_COLUMN = 7.0
@@ -37,7 +39,13 @@ BLUE, ORANGE, GREEN, VERMILLION, PURPLE, BROWN, PINK, GREY, YELLOW, SKY = (
     "#56b4e9",
 )
 
-GAUGE_COLORS = {"favorable": BLUE, "unfavorable": VERMILLION, "balanced": GREEN}
+PLUS, MINUS, BALANCED = BLUE, VERMILLION, GREEN
+"""+D, −D and δ = 0 keep these colours in every figure; nothing else uses them."""
+THEORY = "0.15"
+"""Closed forms and asymptotes: near-black."""
+GUIDE = "0.45"
+"""Guides (power laws, thresholds, round-off floors): grey."""
+GAUGE_COLORS = {"favorable": PLUS, "unfavorable": MINUS, "balanced": BALANCED}
 GAUGE_MARKERS = {"favorable": "o", "unfavorable": "s", "balanced": "^"}
 GAUGE_LABELS = {
     "favorable": r"favorable $\delta=+D$",
@@ -82,8 +90,9 @@ LABELS = {
 
 
 @cache
-def rc_params() -> dict[str, Any]:
-    """The rcParams of the house style (seaborn paper context + ticks style + fonts)."""
+def rc_params(layout: Layout | None = None) -> dict[str, Any]:
+    """The rcParams of the house style (seaborn ticks style, the colorblind cycle, one font for
+    text and math) at the text sizes of ``layout`` (default: the seaborn paper context)."""
     import seaborn as sns
     from cycler import cycler
 
@@ -117,16 +126,29 @@ def rc_params() -> dict[str, Any]:
             "figure.constrained_layout.w_pad": 0.03,
         }
     )
+    if layout is not None:
+        rc.update(
+            {
+                "font.size": layout.text,
+                "axes.labelsize": layout.text,
+                "axes.titlesize": layout.text,
+                "xtick.labelsize": layout.small,
+                "ytick.labelsize": layout.small,
+                "legend.fontsize": layout.small,
+                "legend.title_fontsize": layout.small,
+                "figure.titlesize": layout.text,
+            }
+        )
     return rc
 
 
 @contextlib.contextmanager
-def context() -> Iterator[None]:
+def context(layout: Layout | None = None) -> Iterator[None]:
     """Apply the house style while building and saving figures (which use an Agg canvas,
     never pyplot or a display, so the caller's backend is left alone)."""
     import matplotlib
 
-    with matplotlib.rc_context(rc_params()):
+    with matplotlib.rc_context(rc_params(layout)):
         yield
 
 
@@ -228,3 +250,52 @@ def tidy_log_axis(ax: Any, which: str = "both") -> None:
             axis.set_major_locator(LogLocator(base=10, subs=subs))
             axis.set_major_formatter(FuncFormatter(lambda v, _pos: f"{v:g}"))
         axis.set_minor_formatter(NullFormatter())
+
+
+# ------------------------------------------------------------------------------------------
+# shapes shared by the figures
+
+
+def power_law_guide(
+    ax: Any, x: Sequence[float], slope: float, through: tuple[float, float], label: str | None = None
+) -> tuple[np.ndarray, np.ndarray]:
+    """A dotted grey guide ``y = y0 (x/x0)^slope`` over ``x``; returns the plotted ``(x, y)``."""
+    xs = np.asarray(x, float)
+    x0, y0 = through
+    ys = y0 * (xs / x0) ** slope
+    ax.plot(xs, ys, color=GUIDE, ls=":", lw=0.9, zorder=1, label=label)
+    return xs, ys
+
+
+def threshold_line(ax: Any, y: float, label: str | None = None, *, axis: str = "y") -> None:
+    """A thin dotted line at ``y`` (``axis="x"``: a vertical line at x = ``y``), optionally labelled."""
+    line = ax.axhline if axis == "y" else ax.axvline
+    line(y, color=GUIDE, ls=":", lw=0.8, zorder=0)
+    if label:
+        if axis == "y":
+            ax.annotate(label, (0.01, y), xycoords=("axes fraction", "data"), va="bottom", ha="left", color=GUIDE)
+        else:
+            ax.annotate(
+                label, (y, 0.98), xycoords=("data", "axes fraction"), va="top", ha="left", color=GUIDE, rotation=90
+            )
+
+
+def floor_band(ax: Any, floor: float, label: str | None = "round-off") -> None:
+    """A grey band below ``floor`` on a log y-axis: values there are round-off, not data."""
+    ax.axhspan(floor * 1e-30, floor, color="0.9", lw=0, zorder=0)
+    if label:
+        ax.annotate(label, (0.99, floor), xycoords=("axes fraction", "data"), va="top", ha="right", color=GUIDE)
+
+
+def clip_to_floor(values: Any, floor: float) -> np.ndarray:
+    """Values below ``floor`` set to NaN (not drawn): below the floor a series is round-off."""
+    v = np.asarray(values, float).copy()
+    v[~(v > floor)] = np.nan
+    return v
+
+
+def line_handle(color: str, ls: str = "-", marker: str | None = None, label: str = "", **kw: Any) -> Any:
+    """A legend handle that shows the line's dashes and marker (not only its colour)."""
+    from matplotlib.lines import Line2D
+
+    return Line2D([], [], color=color, ls=ls, marker=marker, ms=3.5, label=label, **kw)

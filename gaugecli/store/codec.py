@@ -61,7 +61,7 @@ def from_jsonable(tp: Any, data: Any) -> Any:
             if not isinstance(data, dict) and not dataclasses.is_dataclass(option):
                 return from_jsonable(option, data)
         return data
-    if dataclasses.is_dataclass(tp):
+    if isinstance(tp, type) and dataclasses.is_dataclass(tp):
         hints = typing.get_type_hints(tp)
         values = {f.name: from_jsonable(hints[f.name], data[f.name]) for f in dataclasses.fields(tp) if f.name in data}
         return tp(**values)

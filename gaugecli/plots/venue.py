@@ -1,0 +1,53 @@
+"""Printed sizes: a venue's text width and font sizes, from ``tueplots`` (which keeps the
+official numbers of NeurIPS, ICLR, ICML, JMLR, …), with a floor so that no text a reader
+sees is smaller than :data:`MIN_TEXT_PT`.
+
+Figures are drawn at their printed size (never scaled by LaTeX), so the sizes here are the
+sizes on paper.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+MIN_TEXT_PT = 7.0
+"""Smallest text in a figure (tick labels, legends, annotations), points at printed size."""
+
+VENUES = ("neurips", "iclr", "icml", "jmlr")
+DEFAULT_VENUE = "neurips"
+
+
+@dataclass(frozen=True)
+class Layout:
+    """Where a figure will be printed: ``width`` (inches) and the two text sizes (points):
+    ``text`` for axis labels and titles, ``small`` for ticks, legends and annotations."""
+
+    venue: str = DEFAULT_VENUE
+    width: float = 5.5
+    text: float = 9.0
+    small: float = 7.0
+
+    def height(self, ratio: float) -> float:
+        """A height ``ratio`` × width, in inches."""
+        return self.width * ratio
+
+
+def layout(venue: str = DEFAULT_VENUE, width: float | None = None) -> Layout:
+    """The layout of ``venue`` (full text width), or of an explicit ``width`` in inches."""
+    from tueplots import figsizes, fontsizes
+
+    if venue not in VENUES:
+        raise ValueError(f"unknown venue {venue!r}; choose one of {', '.join(VENUES)}")
+    size_of = {
+        "neurips": (figsizes.neurips2024, fontsizes.neurips2024),
+        "iclr": (figsizes.iclr2024, fontsizes.iclr2024),
+        "icml": (figsizes.icml2024_full, fontsizes.icml2024),
+        "jmlr": (figsizes.jmlr2001, fontsizes.jmlr2001),
+    }
+    figsize, fonts = (f() for f in size_of[venue])
+    text = float(fonts["axes.labelsize"])
+    small = max(float(fonts["xtick.labelsize"]), MIN_TEXT_PT)
+    full = float(figsize["figure.figsize"][0])
+    if width is not None and not 1.0 <= width <= 20.0:
+        raise ValueError(f"width must be in [1, 20] inches (got {width!r})")
+    return Layout(venue=venue, width=full if width is None else float(width), text=max(text, small), small=small)
