@@ -427,6 +427,7 @@ def test_artifact_validates(small_result) -> None:
     [
         ({"dynamics": DynamicsConfig(mode="gd")}, "mode"),
         ({"model": ModelConfig(d=4, k=2)}, "k"),
+        ({"model": ModelConfig(d=4, a_star=-1.0)}, "a_star"),
         ({"strengths": ()}, "gauge_strength"),
         ({"strengths": (4.0, -1.0)}, "gauge_strength"),
         ({"m": 1}, "m"),
@@ -445,5 +446,7 @@ def test_config_validation(kwargs: dict, param: str) -> None:
 
 
 def test_psi_grid() -> None:
-    assert np.rad2deg(RelnConfig(psi_step=30.0).psi_grid()).tolist() == pytest.approx([0, 30, 60, 90])
-    assert np.rad2deg(RelnConfig(psi_step=40.0).psi_grid()).tolist() == pytest.approx([0, 40, 80, 90])
+    assert RelnConfig(psi_step=30.0).psi_grid_deg().tolist() == [0, 30, 60, 90]
+    assert RelnConfig(psi_step=40.0).psi_grid_deg().tolist() == [0, 40, 80, 90]
+    assert RelnConfig().psi_grid_deg().size == 46
+    np.testing.assert_allclose(RelnConfig(psi_step=45.0).psi_grid(), [0, math.pi / 4, math.pi / 2])

@@ -91,6 +91,7 @@ class RelnConfig:
             f"reln compares population gradient flows only; use --mode flow (got {self.dynamics.mode.value})",
         )
         require(self.model.k == 1, "k", f"reln needs a one-feature teacher, k = 1 (got {self.model.k})")
+        require(self.model.a_star > 0, "a_star", f"reln needs a teacher weight a* > 0 (got {self.model.a_star!r})")
         require(len(self.strengths) >= 1, "gauge_strength", "give at least one D, e.g. -D 4")
         for D in self.strengths:
             require_finite(D, "gauge_strength", low=0.0)
@@ -124,23 +125,28 @@ class RelnConfig:
         """δ of the m = 1 runs: +D, −D for each D, in that order."""
         return [s * float(D) for D in self.strengths for s in (1.0, -1.0)]
 
+    def psi_grid_deg(self) -> Array:
+        """Gate angles ψ in degrees, from 0 to 90 in steps of ``psi_step`` (90 always included)."""
+        n = math.ceil(90.0 / self.psi_step - 1e-9)
+        return np.append(self.psi_step * np.arange(n), 90.0)
+
     def psi_grid(self) -> Array:
-        """Gate angles ψ (radians) from 0 to 90° in steps of ``psi_step`` (90° always included)."""
-        deg = np.arange(0.0, 90.0, self.psi_step)
-        return np.deg2rad(np.append(deg, 90.0))
+        """:meth:`psi_grid_deg` in radians."""
+        return np.deg2rad(self.psi_grid_deg())
 
 
 @dataclass
 class RelnRatio:
-    """One m = 1 run: T_spec of the ReLU, the final-gate ReLN, the aligned race (c from c0 to
-    (1 − ε)a*); the initial-gate ReLN's end loss against its closed-form floor L_floor(θ0)."""
+    """One m = 1 run: T_spec of the ReLU, the final-gate ReLN (and its large-D asymptote, for θ0 = π/2),
+    the aligned race (c from c0 to within ε a* of a*); the initial-gate ReLN's T_spec (``None``: it never
+    aligns) and end loss against its closed-form floor L_floor(θ0)."""
 
     D: float
     delta: float
     t_spec_relu: float | None
     t_spec_reln: float | None
     t_spec_race: float
-    t_spec_reln_asymptote: float
+    t_spec_reln_asymptote: float | None
     t_spec_reln_initial: float | None
     loss_end_reln_initial: float
     floor_reln_initial: float
@@ -228,13 +234,14 @@ class RelnEnvelope:
 class RelnFits:
     """Summary numbers: ``favorable_ratio`` = T_spec(ReLN)/T_spec(ReLU) at +D per D;
     ``unfavorable_log_fit`` = (slope, intercept) of T_ReLN(−D)/D against ln D over D ≥ 4
-    (``None`` with fewer than two such D); its asymptote ``(4/a*², 2 ln(1/(c0 a* tan θ_ε))/a*²)``;
+    (``None`` with fewer than two such D); its asymptote ``(4/a*², 2 ln(1/(c0 a* tan θ_ε))/a*²)`` (for
+    θ0 = π/2, else ``None``);
     ``unfavorable_intercepts`` = T_ReLN(−D)/D − (4/a*²) ln D per D (→ the asymptote's intercept);
     the largest |T_race(−D)/T_race(+D) − 1|."""
 
     favorable_ratio: list[float | None]
     unfavorable_log_fit: list[float] | None
-    unfavorable_log_asymptote: list[float]
+    unfavorable_log_asymptote: list[float] | None
     unfavorable_intercepts: list[float | None]
     race_symmetry_error: float
 
@@ -298,6 +305,11 @@ def _relu_state_at(tr: Trajectory, b: int, t0: float, config: RelnConfig) -> tup
     return short.a[0, -1], short.W[0, -1]
 
 
+def _perpendicular(model: ModelConfig) -> bool:
+    """The final-gate asymptotes are derived for a start ⊥ v (θ0 = π/2, the default)."""
+    return abs(model.theta0 - math.pi / 2) < 1e-12
+
+
 def _race_tspec(c0: float, delta: float, a_star: float, eps_align: float) -> float:
     """The race's analogue of T_spec: the time for ``c`` to come within ``ε a*`` of ``a*`` (0 if it
     starts there)."""
@@ -331,14 +343,16 @@ def _ratios_and_curves(
                 t_spec_relu=t_relu,
                 t_spec_reln=t_reln,
                 t_spec_race=t_race,
-                t_spec_reln_asymptote=final_gate_tspec_asymptote(float(delta), model.c0, model.eps_align, a_star),
+                t_spec_reln_asymptote=final_gate_tspec_asymptote(float(delta), model.c0, model.eps_align, a_star)
+                if _perpendicular(model)
+                else None,
                 t_spec_reln_initial=_finite_or_none(initial.crossing_times[b, 0]),
                 loss_end_reln_initial=float(loss_initial[b, -1]),
                 floor_reln_initial=float(gate_floor(model.theta0, a_star)),
             )
         )
-        scale = max(x for x in (t_relu, t_reln, t_race) if x is not None)
-        grid = _curve_grid(1e-3 * min(x for x in (t_relu, t_reln, t_race) if x), 20.0 * scale)
+        known = [x for x in (t_relu, t_reln, t_race) if x]  # positive times (t_race is 0 if c0 ≈ a*)
+        grid = _curve_grid(1e-3 * min(known, default=1.0), 20.0 * max(known, default=1.0))
         curves.append(
             RelnCurves(
                 D=abs(float(delta)),
@@ -420,7 +434,7 @@ def _envelope(config: RelnConfig, relu: Trajectory, deltas: Array) -> list[RelnE
     # the gate rotates from v towards the student's start u0, in their plane (for θ0 = 0 any ⊥ axis)
     perp = u0 - (u0 @ v) * v
     perp = perp / np.linalg.norm(perp) if np.linalg.norm(perp) > 1e-12 else initial_direction(teacher, math.pi / 2)
-    psi = config.psi_grid()
+    psi, psi_deg = config.psi_grid(), config.psi_grid_deg()
     gates = (np.cos(psi)[:, None] * v + np.sin(psi)[:, None] * perp)[:, None, :]  # (n_ψ, 1, d)
     geo = reln_geometry(gates, teacher)
     loss_relu = population_loss(relu.a, relu.W, teacher)
@@ -446,7 +460,7 @@ def _envelope(config: RelnConfig, relu: Trajectory, deltas: Array) -> list[RelnE
             tb = None if best is None else float(times[best])
             t_relu.append(tr)
             t_best.append(tb)
-            psi_best.append(None if best is None else float(np.rad2deg(psi[best])))
+            psi_best.append(None if best is None else float(psi_deg[best]))
             ratio.append(None if tr is None or tb is None or tb == 0 else tr / tb)
         out.append(
             RelnEnvelope(abs(float(delta)), float(delta), list(config.envelope_levels), t_relu, t_best, psi_best, ratio)
@@ -525,7 +539,7 @@ def _fits(config: RelnConfig, ratios: list[RelnRatio]) -> RelnFits:
     fav = []
     for D in config.strengths:
         r = by[float(D)]
-        fav.append(None if r.t_spec_relu is None or r.t_spec_reln is None else r.t_spec_reln / r.t_spec_relu)
+        fav.append(r.t_spec_reln / r.t_spec_relu if r.t_spec_relu and r.t_spec_reln is not None else None)
     big = [D for D in config.strengths if D >= 4.0 and by[-float(D)].t_spec_reln is not None]
     fit = None
     if len(big) >= 2:
@@ -534,13 +548,14 @@ def _fits(config: RelnConfig, ratios: list[RelnRatio]) -> RelnFits:
         fit = [float(slope), float(intercept)]
     a_star = model.a_star
     tan_eps = math.sqrt(1.0 - (1.0 - model.eps_align) ** 2) / (1.0 - model.eps_align)
-    asym = [4.0 / a_star**2, 2.0 * math.log(1.0 / (model.c0 * a_star * tan_eps)) / a_star**2]
+    slope = 4.0 / a_star**2
+    asym = [slope, 2.0 * math.log(1.0 / (model.c0 * a_star * tan_eps)) / a_star**2] if _perpendicular(model) else None
     sym = max(
         abs(by[-float(D)].t_spec_race / by[float(D)].t_spec_race - 1.0) if by[float(D)].t_spec_race else 0.0
         for D in config.strengths
     )
     intercepts = [
-        None if by[-float(D)].t_spec_reln is None else by[-float(D)].t_spec_reln / D - asym[0] * math.log(D)  # type: ignore[operator]
+        None if by[-float(D)].t_spec_reln is None else by[-float(D)].t_spec_reln / D - slope * math.log(D)  # type: ignore[operator]
         for D in config.strengths
     ]
     return RelnFits(fav, fit, asym, intercepts, float(sym))
@@ -589,5 +604,5 @@ def run_reln(config: RelnConfig, progress: Progress | None = None) -> RelnResult
         identity_error=float(identity),
         identity_states=len(states),
         fits=_fits(config, ratios),
-        psi_deg=[float(x) for x in np.rad2deg(config.psi_grid())],
+        psi_deg=[float(x) for x in config.psi_grid_deg()],
     )
