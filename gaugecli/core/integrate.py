@@ -18,7 +18,8 @@ from __future__ import annotations
 import math
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any
+from functools import partial
+from typing import Any, NamedTuple
 
 import numpy as np
 from numpy.typing import NDArray
@@ -117,6 +118,32 @@ class FlowOptions:
     grid_points: int = 400
 
 
+GradientFn = Callable[[Array, Array], tuple[Array, Array]]
+"""``(a (n, m), W (n, m, d)) → (∂L/∂a, ∂L/∂W)`` for ``n`` ensemble members."""
+HessianFn = Callable[[Array, Array], Array]
+"""``(a, W) → ∇²L`` in the packed order ``θ = (a_1..a_m, w_1, ..., w_m)``, shape ``(n, P, P)``."""
+
+
+class Objective(NamedTuple):
+    """What :func:`gradient_flow` descends, for the ensemble members ``members`` (an index
+    array into the flattened ensemble: the flow integrates chunks of members, so a
+    member-dependent objective — the ReLN's gates — must know which ones it is given):
+    ``gradient(a, W, members) → (∂L/∂a, ∂L/∂W)``, ``hessian(a, W, members) → ∇²L``."""
+
+    gradient: Callable[[Array, Array, Array], tuple[Array, Array]]
+    hessian: Callable[[Array, Array, Array], Array]
+
+
+def population_objective(teacher: Teacher) -> Objective:
+    """The population loss ``L(θ)`` of the ReLU student (the default objective)."""
+
+    def gradient(a: Array, W: Array, members: Array) -> tuple[Array, Array]:
+        g = population_gradient(a, W, teacher)
+        return g.a, g.W
+
+    return Objective(gradient, lambda a, W, members: population_hessian(a, W, teacher))
+
+
 def _pack(a: Array, W: Array) -> Array:
     batch = a.shape[:-1]
     m, d = W.shape[-2:]
@@ -164,6 +191,8 @@ def _solve(
     options: FlowOptions,
     method: str,
     progress: Progress | None,
+    gradient: GradientFn,
+    hessian: HessianFn,
 ) -> _Solved:
     n, m, d = W0.shape
     P = m * (d + 1)
@@ -184,8 +213,7 @@ def _solve(
                 f"gradient flow used its budget of {options.max_gradient_evals} gradient evaluations "
                 f"and reached only t={t:.4g} of t_max={t_max:.4g}{cause}; shorten --t-max or loosen rtol"
             )
-        g = population_gradient(a, W, teacher)
-        out = -_pack(g.a, g.W)
+        out = -_pack(*gradient(a, W))
         if not np.all(np.isfinite(out)):
             raise NumericalFault(f"non-finite gradient at t={t:.4g}: a neuron's norm reached 0 or overflowed")
         if progress is not None:
@@ -195,7 +223,7 @@ def _solve(
     def jac(t: float, y: Array) -> Array | sparse.bsr_array:
         counts["hess"] += 1
         a, W = _unpack(y, (n,), m, d)
-        H = -population_hessian(a, W, teacher)
+        H = -hessian(a, W)
         if n == 1:
             return H[0]
         if method == "LSODA":  # block-diagonal = banded: LSODA's packed band storage
@@ -205,9 +233,8 @@ def _solve(
         return sparse.bsr_array((H, np.arange(n), np.arange(n + 1)), shape=(n * P, n * P))
 
     def squared_gradient(y: Array) -> Array:
-        a, W = _unpack(y, (n,), m, d)
-        g = population_gradient(a, W, teacher)
-        return np.sum(g.a**2, axis=-1) + np.sum(g.W**2, axis=(-1, -2))
+        g_a, g_W = gradient(*_unpack(y, (n,), m, d))
+        return np.sum(g_a**2, axis=-1) + np.sum(g_W**2, axis=(-1, -2))
 
     def converged(t: float, y: Array) -> float:
         counts["grad"] += 1
@@ -290,8 +317,12 @@ def gradient_flow(
     eps_align: float = 0.01,
     options: FlowOptions = FlowOptions(),
     progress: Progress | None = None,
+    objective: Objective | None = None,
 ) -> Trajectory:
     """Integrate ``θ̇ = −∇L(θ)`` from ``(a0, W0)`` until ``t_max`` or convergence.
+
+    ``objective`` is the loss descended (default :func:`population_objective`); ``teacher``
+    still defines the alignment α and hence the crossing times.
 
     With ``method="auto"`` an ensemble larger than :data:`ENSEMBLE_CHUNK_STATES` unknowns is
     split into chunks of similar members, each one LSODA system with a banded Jacobian; other
@@ -310,13 +341,16 @@ def gradient_flow(
         order = _similarity_order(a_flat, W_flat)
         chunks = [order[i : i + size] for i in range(0, n_members, size)]
 
+    objective = objective or population_objective(teacher)
     solved = []
     # One BLAS thread: the dense LUs here have at most a few hundred unknowns, and threaded
     # BLAS was measured 5-7x slower on them on 2 shared cores.
     with threadpool_limits(limits=1, user_api="blas"):
         for k, idx in enumerate(chunks):
             sub = None if progress is None else (lambda f, k=k: progress((k + f) / len(chunks)))
-            solved.append(_solve(a_flat[idx], W_flat[idx], teacher, t_max, eps_align, options, method, sub))
+            grad = partial(objective.gradient, members=idx)
+            hess = partial(objective.hessian, members=idx)
+            solved.append(_solve(a_flat[idx], W_flat[idx], teacher, t_max, eps_align, options, method, sub, grad, hess))
 
     t_end = max(s.t_end for s in solved)
     t_first = min(float(s.sol.t[1]) if s.sol.t.size > 1 else s.t_end for s in solved)
