@@ -13,9 +13,9 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
-from gaugecli.store.artifacts import config_hash, read_artifact
 from gaugecli.cli import app
 from gaugecli.experiments.simulate import SimulateConfig
+from gaugecli.store.artifacts import config_hash, read_artifact
 from gaugecli.store.codec import from_jsonable
 
 RUN_KEYS = ("t", "loss", "alignment", "coefficient", "imbalance", "reaction", "transport", "nonowner_norm")

@@ -17,6 +17,7 @@ import pytest
 import torch
 
 from gaugecli.core.dynamics import population_gradient
+from gaugecli.core.gauge import function_coordinates, imbalance, owner_imbalances
 from gaugecli.experiments.common import DynamicsConfig, ModelConfig, duplicates, run_serially
 from gaugecli.experiments.perturb import (
     PerturbConfig,
@@ -28,7 +29,6 @@ from gaugecli.experiments.perturb import (
     visible_sweep,
 )
 from gaugecli.experiments.select import SelectConfig, select
-from gaugecli.core.gauge import function_coordinates, imbalance, owner_imbalances
 
 MODEL = ModelConfig(d=4)
 M = 2

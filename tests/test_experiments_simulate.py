@@ -12,10 +12,10 @@ import numpy as np
 import pytest
 
 from gaugecli.core.dynamics import transport_mobility
-from gaugecli.experiments.common import DynamicsConfig, ModelConfig, duplicates
-from gaugecli.experiments.simulate import SimulateConfig, simulate
 from gaugecli.core.metrics import clock_free_gap, time_rescaling_mismatch
 from gaugecli.core.observables import RunObservables
+from gaugecli.experiments.common import DynamicsConfig, ModelConfig, duplicates
+from gaugecli.experiments.simulate import SimulateConfig, simulate
 
 MODEL = ModelConfig()
 FLOW = DynamicsConfig(rtol=1e-8)

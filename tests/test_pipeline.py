@@ -33,7 +33,9 @@ def counted(monkeypatch: pytest.MonkeyPatch) -> list[Any]:
     return calls
 
 
-def test_simulate_then_plot_fig3_computes_nothing_twice(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, counted) -> None:
+def test_simulate_then_plot_fig3_computes_nothing_twice(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, counted
+) -> None:
     monkeypatch.chdir(tmp_path)
     runner = CliRunner()
     strengths = [a for D in ("1", "4", "16", "64") for a in ("-D", D)]

@@ -14,16 +14,17 @@ from typing import Any
 import numpy as np
 import pytest
 
-from gaugecli.store.artifacts import config_hash, read_artifact
-from gaugecli.plots import FIGURES, style
 from gaugecli.pipeline import KINDS, Pipeline
+from gaugecli.plots import FIGURES, style
 from gaugecli.plots import render as R
 from gaugecli.plots import sidecar as S
 from gaugecli.plots.render import render as _render
+from gaugecli.store.artifacts import config_hash, read_artifact
 
 
 def render(fig_id: str, cache: Path, out: Path, warn: Any = None, **kwargs: Any) -> list[Path]:
     return _render(fig_id, Pipeline(cache, warn=warn), out, **kwargs)
+
 
 # ------------------------------------------------------------------------------------------
 # helpers

@@ -17,10 +17,10 @@ import numpy as np
 import pytest
 from typer.testing import CliRunner
 
+from gaugecli.cli import app
 from gaugecli.store import artifacts
 from gaugecli.store.artifacts import ArtifactError, read_artifact, write_artifact
 from gaugecli.store.atomic import atomic_write_text
-from gaugecli.cli import app
 
 # ------------------------------------------------------------------------------------------
 # (a) atomic writes
@@ -62,7 +62,7 @@ def test_atomic_write_leaves_old_file_or_nothing(tmp_path: Path, monkeypatch, wh
         monkeypatch.setattr(Path, "write_text", half_writing)
 
     # an OS failure is reported as an ArtifactError naming the file; an interrupt propagates
-    with pytest.raises((ArtifactError, KeyboardInterrupt), match="artifact.json|mid-write"):
+    with pytest.raises((ArtifactError, KeyboardInterrupt), match=r"artifact\.json|mid-write"):
         atomic_write_text(target, new)
     monkeypatch.undo()
     if existing:

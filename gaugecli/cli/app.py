@@ -14,11 +14,10 @@ from typing import Annotated, Any
 
 import typer
 from typer import Abort
+from typer._click.exceptions import NoArgsIsHelpError
 from typer.core import TyperGroup
 
 from gaugecli.cli.errors import ClickException, UsageError
-
-from typer._click.exceptions import NoArgsIsHelpError
 
 COMMANDS: dict[str, str] = {
     "simulate": "One configuration: loss, alignment, coefficients, δ, reaction and transport over time.",
