@@ -24,6 +24,13 @@ def plot(
     out_dir: Annotated[Path, typer.Option("--out-dir", help="Where figures are written.")] = Path("figures"),
     format: Annotated[str, typer.Option("--format", help="Comma-separated: pdf, png, svg.")] = "pdf,png",
     quick: Annotated[bool, typer.Option("--quick", help="Coarser grids and fewer seeds (for tests).")] = False,
+    venue: Annotated[
+        str, typer.Option("--venue", help="Print sizes of neurips, iclr, icml or jmlr (text width and fonts).")
+    ] = "neurips",
+    width: Annotated[
+        float | None,
+        typer.Option("--width", help="Figure width in inches, in [1, 20] (default: the venue's text width)."),
+    ] = None,
     compare: Annotated[
         Path | None,
         typer.Option("--compare", help="Folder of committed figN.json: fail if a regenerated series drifted."),
@@ -39,6 +46,13 @@ def plot(
     if not formats or any(f not in ("pdf", "png", "svg") for f in formats):
         raise bad_parameter("--format", f"must be a list of pdf, png, svg (got {format!r})")
     session.check_folder(out_dir, "--out-dir")
+    from gaugecli.plots.venue import VENUES, layout
+
+    if venue not in VENUES:
+        raise bad_parameter("--venue", f"must be one of {', '.join(VENUES)} (got {venue!r})")
+    if width is not None and not 1.0 <= width <= 20.0:
+        raise bad_parameter("--width", f"must be in [1, 20] inches (got {width!r})")
+    sizes = layout(venue, width)
     if compare is not None and not compare.is_dir():
         raise bad_parameter("--compare", f"{compare} is not a folder of figN.json sidecars")
     drift: list[str] = []
@@ -47,7 +61,7 @@ def plot(
 
         for fig_id in ids:
             with session.progress(fig_id) as bar:
-                paths = render(fig_id, pipe, out_dir, formats=formats, quick=quick, progress=bar)
+                paths = render(fig_id, pipe, out_dir, formats=formats, quick=quick, progress=bar, layout=sizes)
             console().print(f"{fig_id}: " + ", ".join(str(p) for p in paths))
             if compare is not None:
                 drift += _compare(compare / f"{fig_id}.json", out_dir / f"{fig_id}.json")

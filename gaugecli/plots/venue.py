@@ -8,10 +8,17 @@ sizes on paper.
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 
 MIN_TEXT_PT = 7.0
 """Smallest text in a figure (tick labels, legends, annotations), points at printed size."""
+MIN_SCRIPT_PT = 5.0
+"""Smallest sub- or superscript, points at printed size."""
+SCRIPT_SHRINK = 0.7
+"""matplotlib's mathtext draws a sub/superscript at 0.7 of its text size."""
+SMALL_PT = math.ceil(max(MIN_TEXT_PT, MIN_SCRIPT_PT / SCRIPT_SHRINK) * 10) / 10
+"""The small text size that honours both floors: 7.2 pt (its subscripts: 5.04 pt)."""
 
 VENUES = ("neurips", "iclr", "icml", "jmlr")
 DEFAULT_VENUE = "neurips"
@@ -25,7 +32,7 @@ class Layout:
     venue: str = DEFAULT_VENUE
     width: float = 5.5
     text: float = 9.0
-    small: float = 7.0
+    small: float = 7.2
 
     def height(self, ratio: float) -> float:
         """A height ``ratio`` × width, in inches."""
@@ -46,7 +53,7 @@ def layout(venue: str = DEFAULT_VENUE, width: float | None = None) -> Layout:
     }
     figsize, fonts = (f() for f in size_of[venue])
     text = float(fonts["axes.labelsize"])
-    small = max(float(fonts["xtick.labelsize"]), MIN_TEXT_PT)
+    small = max(float(fonts["xtick.labelsize"]), SMALL_PT)
     full = float(figsize["figure.figsize"][0])
     if width is not None and not 1.0 <= width <= 20.0:
         raise ValueError(f"width must be in [1, 20] inches (got {width!r})")
