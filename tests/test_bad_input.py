@@ -70,6 +70,12 @@ CASES = [
     (["simulate", "--out", "adir"], RUNTIME, ["--out", "directory", "adir/run.json"]),
     (["simulate", "--out", "file.txt/x.json"], RUNTIME, ["--out", "file.txt", "not a folder"]),
     (["simulate", "-D", "4", "-D", "8", "--out", "file.txt/x.json"], RUNTIME, ["--out", "file.txt"]),
+    (["simulate", "--out", "newdir/"], USAGE, ["--out", "names a folder", "newdir/run.json"]),
+    pytest.param(["simulate", "--out", "a" * 300 + ".json"], RUNTIME, ["--out", "305", "255"], id="--out too long"),
+    pytest.param(["simulate", "--figure", "b" * 300 + ".pdf"], RUNTIME, ["--figure", "shorter"], id="--figure too long"),
+    (["simulate", "--figure", "fig.jpg"], USAGE, ["--figure", ".pdf"]),
+    pytest.param(["simulate", "--cache-dir", "c" * 300], RUNTIME, ["--cache-dir", "shorter"], id="--cache-dir too long"),
+    (["simulate", "--cache-dir", "file.txt"], USAGE, ["--cache-dir", "not a folder"]),
     # --- simulate: runtime failure ------------------------------------------------------------
     (["simulate", "--d", "4", "--mode", "gd", "--eta", "100"], RUNTIME, ["eta=100", "stability bound", "--eta below"]),
     (["simulate", "--d", "4", "--mode", "sample", "--eta", "100"], RUNTIME, ["eta=100", "--eta below"]),
@@ -141,6 +147,11 @@ CASES = [
     (["validate", "badowner.json"], RUNTIME, ["badowner.json", "result/owner"]),
     (["validate", "good.json", "corrupt.json"], RUNTIME, ["corrupt.json", "1 of 2"]),
     (["validate"], USAGE, ["files"]),
+    (["validate", "nan.json"], RUNTIME, ["nan.json", "not valid JSON", "NaN"]),
+    (["validate", "edited-config.json"], RUNTIME, ["edited-config.json", "config_hash", "edited"]),
+    (["validate", "edited-result.json"], RUNTIME, ["edited-result.json", "result_hash", "edited"]),
+    (["plot", "fig1", "--venue", "nature"], USAGE, ["--venue", "neurips"]),
+    (["plot", "fig1", "--width", "0.5"], USAGE, ["--width", "[1, 20]"]),
 ]
 
 
@@ -183,6 +194,9 @@ def sandbox(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, good_artifact: str)
     variant("badname.json", lambda a: a.update(schema="simulate-v1"))
     variant("noowner.json", lambda a: a["result"].pop("owner"))
     variant("badowner.json", lambda a: a["result"].update(owner="zero"))
+    variant("edited-config.json", lambda a: a["config"]["model"].update(c0=0.2))
+    variant("edited-result.json", lambda a: a["result"].update(t_spec=0.5))
+    (tmp_path / "nan.json").write_text(good_artifact.replace('"imbalance_drift": ', '"imbalance_drift": NaN, "x": ', 1))
     monkeypatch.chdir(tmp_path)
     return tmp_path
 

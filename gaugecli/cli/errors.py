@@ -52,5 +52,7 @@ def errors() -> Iterator[None]:
         raise bad_parameter("--" + exc.param.replace("_", "-"), str(exc).split(": ", 1)[1]) from None
     except (NumericalFault, ArtifactError, ExecutorError) as exc:
         raise Failure(str(exc)) from None
+    except OSError as exc:  # a path the OS refused where no check foresaw it: still one line
+        raise Failure(f"{exc.filename or 'file system'}: {exc.strerror or exc}") from None
     finally:
         signal.signal(signal.SIGTERM, previous)

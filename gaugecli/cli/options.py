@@ -62,6 +62,17 @@ def command_app() -> typer.Typer:
     return typer.Typer(rich_markup_mode=None, pretty_exceptions_enable=False, add_completion=False)
 
 
+def file_path(text: str | Path) -> Path:
+    """A path that names a file: ``newdir/`` (a folder) is refused rather than written as a file."""
+    if isinstance(text, Path):
+        return text
+    if not text.strip():
+        raise typer.BadParameter("give a file path such as run.json")
+    if text.endswith(("/", "\\")):
+        raise typer.BadParameter(f"{text} names a folder; give a file path such as {text}run.json")
+    return Path(text)
+
+
 def shown(values: tuple[float, ...] | tuple[int, ...]) -> str:
     """How a list default reads in ``--help``: ``0,0.2,0.4``."""
     return ",".join(f"{v:g}" for v in values)
@@ -104,10 +115,22 @@ Seeds = Annotated[IntList, typer.Option("--seeds", parser=integers, metavar="S1,
 
 # -- where results go ------------------------------------------------------------------------
 Out = Annotated[
-    Path | None, typer.Option("--out", help="Also write the artifact to PATH (it is always cached in --cache-dir).")
+    Path | None,
+    typer.Option(
+        "--out",
+        parser=file_path,
+        metavar="PATH",
+        help="Also write the artifact to PATH (it is always cached in --cache-dir).",
+    ),
 ]
 FigurePath = Annotated[
-    Path | None, typer.Option("--figure", help="Also draw this artifact's figure to PATH (.pdf, .png or .svg).")
+    Path | None,
+    typer.Option(
+        "--figure",
+        parser=file_path,
+        metavar="PATH",
+        help="Also draw this artifact's figure to PATH (.pdf, .png or .svg).",
+    ),
 ]
 CacheDir = Annotated[
     Path, typer.Option("--cache-dir", help="The run cache: runs and sweep points by config hash; reruns reuse them.")

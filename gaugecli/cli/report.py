@@ -48,7 +48,7 @@ def _table(title: str, columns: tuple[str, ...]) -> Any:
 
 
 def where(outcome: Outcome, path: Path | None) -> str:
-    state = "computed" if outcome.computed else "cached"
+    state = "computed" if outcome.computed else "reused from the cache"
     return f"{state}: {path}" if path is not None else state
 
 

@@ -17,8 +17,14 @@ FIGURE_FORMATS = (".pdf", ".png", ".svg")
 
 
 def check_folder(path: Path, flag: str) -> None:
-    if path.exists() and not path.is_dir():
+    """A usage error if ``path`` is a file; a runtime error if it cannot become a folder."""
+    from gaugecli.store.atomic import check_folder as check
+    from gaugecli.store.atomic import check_names
+
+    check_names(path, flag)  # names within the filesystem's limits first: only then can the OS be asked
+    if path.is_file():
         raise bad_parameter(flag, f"{path} is a file, not a folder")
+    check(path, flag)
 
 
 def check_figure(figure: Path | None) -> None:

@@ -26,23 +26,50 @@ def _umask() -> int:
     return mask
 
 
+def check_names(path: Path, flag: str) -> None:
+    """Every component of ``path`` within the filesystem's name length."""
+    name_max = 255  # every common filesystem; pathconf refines it where the folder exists
+    try:
+        name_max = os.pathconf(_existing_ancestor(path), "PC_NAME_MAX")
+    except (OSError, ValueError):
+        pass
+    too_long = [part for part in path.parts if len(os.fsencode(part)) > name_max]
+    if too_long:
+        raise ArtifactError(
+            f"{flag}: the name {too_long[0][:24]}… is {len(os.fsencode(too_long[0]))} bytes, more than the "
+            f"{name_max} this filesystem allows; choose a shorter one"
+        )
+
+
+def check_folder(path: Path, flag: str) -> None:
+    """Fail early, creating nothing, if ``path`` cannot be (or become) a writable folder."""
+    path = Path(path)
+    check_names(path, flag)
+    try:
+        exists, is_dir = path.exists(), path.is_dir()
+        ancestor = path if is_dir else _existing_ancestor(path)
+    except OSError as exc:
+        raise ArtifactError(f"{flag}: cannot use {path} ({exc.strerror or exc})") from None
+    if exists and not is_dir:
+        raise ArtifactError(f"{flag}: {path} is a file, not a folder; choose a folder")
+    if not ancestor.is_dir():
+        raise ArtifactError(f"{flag}: cannot create {path}: {ancestor} is a file, not a folder")
+
+
 def check_writable(path: Path, flag: str = "--out") -> None:
     """Fail early — before any computation, and without creating anything — if ``path``
     cannot become a file. ``flag`` is the option that named the path, for the message."""
     path = Path(path)
-    if str(path).endswith(os.sep) or path.is_dir():
-        raise ArtifactError(f"{flag}: {path} is a directory; give a file path such as {path / 'run.json'}")
+    check_names(path, flag)
     try:
-        os.fsencode(path.name)
-        name_max = os.pathconf(_existing_ancestor(path), "PC_NAME_MAX")
-    except (OSError, ValueError):
-        name_max = 255
-    if len(os.fsencode(path.name)) > name_max:
-        raise ArtifactError(
-            f"{flag}: the file name {path.name[:40]}… is longer than {name_max} bytes; choose a shorter one"
-        )
-    ancestor = _existing_ancestor(path)
-    if not ancestor.is_dir():
+        is_dir = path.is_dir()
+        ancestor = _existing_ancestor(path)
+        ancestor_is_dir = ancestor.is_dir()
+    except OSError as exc:
+        raise ArtifactError(f"{flag}: cannot use {path} ({exc.strerror or exc})") from None
+    if is_dir:
+        raise ArtifactError(f"{flag}: {path} is a directory; give a file path such as {path / 'run.json'}")
+    if not ancestor_is_dir:
         raise ArtifactError(f"{flag}: cannot write {path}: {ancestor} is a file, not a folder; choose another path")
     if not os.access(ancestor, os.W_OK | os.X_OK):
         raise ArtifactError(f"{flag}: cannot write to {ancestor} (permission denied); choose a writable folder")
