@@ -1,18 +1,23 @@
 # Two commands do all the set-up on a fresh machine:
 #   make figures   # create .venv, install, regenerate every figure into figures/
 #   make test      # create .venv, install, run the test suite
-# torch is pinned to the CPU build only here (constraints.txt), never in pyproject.toml.
+# torch is pinned only here (constraints.txt: torch==2.13.0), never in pyproject.toml.
+# On a machine whose pip is not configured for a CPU build, PyPI's torch 2.13.0 for Linux is the
+# CUDA build (several GB with its nvidia-* wheels); to take the CPU wheels instead (~200 MB):
+#   make test TORCH_INDEX=https://download.pytorch.org/whl/cpu
 
 PYTHON ?= python3
 VENV   ?= .venv
 BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed
+TORCH_INDEX ?=
+PIP_EXTRA := $(if $(TORCH_INDEX),--extra-index-url $(TORCH_INDEX),)
 
-.PHONY: figures test check-figures bench lint clean
+.PHONY: figures test check-figures bench lint docs clean
 
 $(STAMP): pyproject.toml constraints.txt
 	$(PYTHON) -m venv $(VENV)
-	$(BIN)/python -m pip install --quiet -c constraints.txt -e ".[test,dask]" ruff
+	$(BIN)/python -m pip install --quiet $(PIP_EXTRA) -c constraints.txt -e ".[test,dask,dev]"
 	touch $(STAMP)
 
 figures: $(STAMP)
@@ -33,6 +38,11 @@ bench: $(STAMP)
 lint: $(STAMP)
 	$(BIN)/ruff check gaugecli tests benchmarks
 	$(BIN)/ruff format --check gaugecli tests benchmarks
+	$(BIN)/mypy
+
+# The command reference, generated from the Typer app (tests/test_docs.py checks it is current).
+docs: $(STAMP)
+	$(BIN)/typer gaugecli.cli.app utils docs --name gaugecli --output docs/cli.md
 
 clean:
 	rm -rf $(VENV) build runs .pytest_cache

@@ -72,9 +72,13 @@ CASES = [
     (["simulate", "-D", "4", "-D", "8", "--out", "file.txt/x.json"], RUNTIME, ["--out", "file.txt"]),
     (["simulate", "--out", "newdir/"], USAGE, ["--out", "names a folder", "newdir/run.json"]),
     pytest.param(["simulate", "--out", "a" * 300 + ".json"], RUNTIME, ["--out", "305", "255"], id="--out too long"),
-    pytest.param(["simulate", "--figure", "b" * 300 + ".pdf"], RUNTIME, ["--figure", "shorter"], id="--figure too long"),
+    pytest.param(
+        ["simulate", "--figure", "b" * 300 + ".pdf"], RUNTIME, ["--figure", "shorter"], id="--figure too long"
+    ),
     (["simulate", "--figure", "fig.jpg"], USAGE, ["--figure", ".pdf"]),
-    pytest.param(["simulate", "--cache-dir", "c" * 300], RUNTIME, ["--cache-dir", "shorter"], id="--cache-dir too long"),
+    pytest.param(
+        ["simulate", "--cache-dir", "c" * 300], RUNTIME, ["--cache-dir", "shorter"], id="--cache-dir too long"
+    ),
     (["simulate", "--cache-dir", "file.txt"], USAGE, ["--cache-dir", "not a folder"]),
     # --- simulate: runtime failure ------------------------------------------------------------
     (["simulate", "--d", "4", "--mode", "gd", "--eta", "100"], RUNTIME, ["eta=100", "stability bound", "--eta below"]),

@@ -2,13 +2,12 @@
 
 from pathlib import Path
 
-import pytest
-
 CFF = Path(__file__).resolve().parent.parent / "CITATION.cff"
 
 
 def test_citation_validates_against_the_cff_schema() -> None:
-    create_citation = pytest.importorskip("cffconvert.cli.create_citation").create_citation
+    from cffconvert.cli.create_citation import create_citation
+
     citation = create_citation(str(CFF), None)
     citation.validate()  # raises on any schema violation
     cff = citation.cffobj

@@ -44,7 +44,8 @@ def cli(tmp_path: Path, monkeypatch: pytest.MonkeyPatch):
 def one_thread():
     """Finite-sample GD multiplies tiny matrices; with several torch threads on a busy
     2-core machine each product can wait a whole scheduler slice. Keep it to one thread."""
-    torch = pytest.importorskip("torch")
+    import torch
+
     before = torch.get_num_threads()
     torch.set_num_threads(1)
     yield

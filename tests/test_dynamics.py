@@ -269,7 +269,8 @@ def test_mobility_gauge_ratio(D: float, c: float) -> None:
     ratio = transport_mobility(c, D) / transport_mobility(c, -D)
     assert ratio == pytest.approx((D + np.sqrt(D**2 + 4 * c**2)) ** 2 / (4 * c**2), rel=1e-12)
     # and against the parameters built from (c, ±D) in 60-digit arithmetic
-    mp = pytest.importorskip("mpmath")
+    import mpmath as mp
+
     mp.mp.dps = 60
     w_sq = [(-s * mp.mpf(D) + mp.sqrt(mp.mpf(D) ** 2 + 4 * mp.mpf(c) ** 2)) / 2 for s in (1, -1)]
     assert transport_mobility(c, D) == pytest.approx(float(1 / w_sq[0]), rel=1e-13)

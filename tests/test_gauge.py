@@ -21,7 +21,8 @@ from gaugecli.core.teacher import Teacher, standard_teacher
 
 def _mp_norm_sq(c: float, delta: float) -> tuple[float, float]:
     """(a², ‖w‖²) from the textbook formula in 60-digit arithmetic (no cancellation issue)."""
-    mp = pytest.importorskip("mpmath")
+    import mpmath as mp
+
     mp.mp.dps = 60
     c, delta = mp.mpf(c), mp.mpf(delta)
     w_sq = (-delta + mp.sqrt(delta**2 + 4 * c**2)) / 2

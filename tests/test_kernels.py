@@ -120,7 +120,8 @@ def test_kernel_special_values() -> None:
 
 
 def _mp_kernel_and_grad(w: np.ndarray, wp: np.ndarray):
-    mp = pytest.importorskip("mpmath")
+    import mpmath as mp
+
     mp.mp.dps = 50
     wv = [mp.mpf(float(x)) for x in w]
     wpv = [mp.mpf(float(x)) for x in wp]

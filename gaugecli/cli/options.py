@@ -81,9 +81,13 @@ def shown(values: tuple[float, ...] | tuple[int, ...]) -> str:
 # -- the model (SPEC §1) -------------------------------------------------------------------
 Strengths = Annotated[
     list[float],
-    typer.Option("-D", "--gauge-strength", help="Gauge strength D > 0 (units of a*²‖v‖²); repeat for several."),
+    typer.Option(
+        "-D", "--gauge-strength", metavar="D", help="Gauge strength D > 0 (units of a*²‖v‖²); repeat for several."
+    ),
 ]
-Strength = Annotated[float, typer.Option("-D", "--gauge-strength", help="Gauge strength D > 0 (units of a*²‖v‖²).")]
+Strength = Annotated[
+    float, typer.Option("-D", "--gauge-strength", metavar="D", help="Gauge strength D > 0 (units of a*²‖v‖²).")
+]
 Dimension = Annotated[int, typer.Option("--d", help="Input dimension d ≥ 2.")]
 TeacherFeatures = Annotated[int, typer.Option("--k", help="Number of teacher features k ≥ 1.")]
 InitialCoefficient = Annotated[float, typer.Option("--c0", help="Initial coefficient c0 > 0 of f0 = c0 relu(u0·x).")]
