@@ -1,0 +1,85 @@
+"""The storage layer: text encoding, fast validation, typed round trips, the cache."""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+
+import numpy as np
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from gaugecli.store.artifacts import ArtifactError, dumps
+from gaugecli.store.codec import from_jsonable, to_jsonable
+from gaugecli.store.schemas import validate
+
+json_values = st.recursive(
+    st.none() | st.booleans() | st.integers(-10, 10) | st.floats(allow_nan=False, allow_infinity=False) | st.text(),
+    lambda inner: st.lists(inner, max_size=4) | st.dictionaries(st.text(max_size=5), inner, max_size=4),
+    max_leaves=30,
+)
+
+
+@given(json_values)
+def test_dumps_is_json_that_reads_back_exactly(value) -> None:
+    assert json.loads(dumps(value)) == value
+
+
+def test_dumps_puts_each_numeric_array_on_one_line() -> None:
+    text = dumps({"t": [0.0, 0.5, 1.0], "m": [[1.0, None], [2.0, 3.0]], "label": "x"})
+    assert '"t": [0.0,0.5,1.0]' in text and '"m": [[1.0,null],[2.0,3.0]]' in text
+    assert text.endswith("}\n")
+
+
+def _simulate_like() -> dict:
+    from gaugecli.experiments.simulate import SimulateConfig, simulate
+    from gaugecli.store.artifacts import build_artifact, now
+
+    config = SimulateConfig(model=SimulateConfig().model.__class__(d=3), strengths=(4.0,)).runs()[0]
+    return build_artifact("simulate", config, simulate(config)[0], seed=0, started=now())
+
+
+@pytest.fixture(scope="module")
+def artifact() -> dict:
+    return _simulate_like()
+
+
+@pytest.mark.parametrize("where", [0, 1, 7, -1])
+def test_validation_sees_a_bad_number_anywhere_in_a_series(artifact: dict, where: int) -> None:
+    """The fast path validates the schema on a skeleton; a wrong entry deep in an array is still found."""
+    bad = json.loads(json.dumps(artifact))
+    bad["result"]["loss"][where] = "0.1"
+    with pytest.raises(ArtifactError, match="loss"):
+        validate(bad)
+    bad = json.loads(json.dumps(artifact))
+    bad["result"]["alignment"][where][0] = True
+    with pytest.raises(ArtifactError, match="alignment"):
+        validate(bad)
+
+
+def test_a_valid_artifact_validates(artifact: dict) -> None:
+    assert validate(artifact) == ("simulate", 1)
+
+
+@dataclass
+class _Inner:
+    x: np.ndarray
+    y: float | None = None
+
+
+@dataclass
+class _Outer:
+    inner: _Inner
+    items: list[_Inner] = field(default_factory=list)
+    pair: tuple[int, ...] = (1, 2)
+    maybe: int | None = None
+    table: dict[str, float] = field(default_factory=dict)
+
+
+def test_typed_round_trip_through_json() -> None:
+    value = _Outer(_Inner(np.array([1.0, np.nan, 3.0]), 2.5), [_Inner(np.eye(2))], (3, 4), None, {"a": 1.5})
+    back = from_jsonable(_Outer, json.loads(json.dumps(to_jsonable(value))))
+    np.testing.assert_array_equal(back.inner.x, value.inner.x)  # NaN → null → NaN
+    np.testing.assert_array_equal(back.items[0].x, np.eye(2))
+    assert (back.inner.y, back.pair, back.maybe, back.table) == (2.5, (3, 4), None, {"a": 1.5})
