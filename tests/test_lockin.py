@@ -278,9 +278,9 @@ def test_informative_rate_is_one_for_duplicates_along_the_select_flow() -> None:
     tb = lk.tian_b(G, lk.ridge_from_gram(G, 1e-3))
     S = lk.feature_similarity(G)
     dup = [(1, 2), (1, 3), (2, 4), (3, 4)]
-    for j, l in dup:
-        np.testing.assert_allclose(S[:, j, l], 1.0, atol=1e-12)
-        assert np.all(tb.B[:, j, l] < 0)
+    for i, k in dup:
+        np.testing.assert_allclose(S[:, i, k], 1.0, atol=1e-12)
+        assert np.all(tb.B[:, i, k] < 0)
     assert np.all(lk.sign_identity_residual(tb) < 1e-11)
 
 

@@ -127,7 +127,7 @@ def test_population_flow_from_u0_perp_v_is_an_exact_saddle() -> None:
     assert qd.exact_saddle(W, TEACHER)
     assert np.all(qd.quadratic_gradient(a, W, TEACHER).W[:, 0] == 0.0)
     eta = 0.2 * qd.quadratic_stable_step(a, W, TEACHER)
-    a1, W1 = _gd(a, W, eta, 3000)
+    _, W1 = _gd(a, W, eta, 3000)
     assert np.all(W1[:, 0] == 0.0) and np.all(qd.quadratic_alignment(W1, TEACHER) == 0.0)
     a, W = qd.quadratic_duplicates(TEACHER, deltas, 0.1, np.radians(89.0))
     assert not qd.exact_saddle(W, TEACHER)

@@ -125,9 +125,9 @@ class LockinConfig:
         for a in self.assignments:
             require(a in ASSIGNMENTS, "assign", f"must be among {', '.join(ASSIGNMENTS)} (got {a!r})")
         require(
-            not (self.control or self.quadratic) or "select" in self.assignments,
+            "select" in self.assignments,
             "assign",
-            "the aligned control and the σ=x² runs are select runs: include select",
+            "include select: it sets the clock of the aligned control, the finite-sample runs and the scans",
         )
         integer(self.window, "window", 3)
         integer(self.lag, "lag", 1)
@@ -146,6 +146,7 @@ class LockinConfig:
             "span",
             f"span × per = {n_epochs} epochs is shorter than window + lag = {self.window + self.lag}; raise --span or --per",
         )
+        require(len(self.seeds) >= 1, "seeds", "give at least one seed, e.g. --seeds 0,1,2")
         require(
             all(isinstance(s, int) and s >= 0 for s in self.seeds),
             "seeds",
@@ -358,6 +359,8 @@ def _diagnose(
     series: dict[str, list[float | None]] = {
         "t": _list(x[keep]),
         "rank2_share": _list(share[keep]),
+        "gap_raw": _list(raw.gap[keep]),
+        "gap_floored": _list(floored.gap[keep]),
         "lambda2_over_lambda1": _list(lam[keep, 1] / lam[keep, 0]),
         "lambda3_over_lambda1": _list(lam[keep, 2] / lam[keep, 0]),
         "slope_raw": _list(raw.slope[keep]),
