@@ -122,7 +122,9 @@ def build_artifact(kind: str, config: Any, result: Any, *, seed: int | None, sta
 
 def _numeric(value: Any) -> bool:
     return isinstance(value, list) and all(
-        type(x) in (float, int) or x is None or (isinstance(x, list) and all(type(y) in (float, int) or y is None for y in x))
+        type(x) in (float, int)
+        or x is None
+        or (isinstance(x, list) and all(type(y) in (float, int) or y is None for y in x))
         for x in value
     )
 
