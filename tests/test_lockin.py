@@ -25,10 +25,13 @@ import torch
 
 from gaugecli.core import lockin as lk
 from gaugecli.core.dynamics import population_gradient
+from gaugecli.core.flow_grid import population_flow_on_grid
 from gaugecli.core.symmetry import ROUNDOFF_EXPONENT, equal_groups
 from gaugecli.core.teacher import standard_teacher
 from gaugecli.experiments import lockin as ex
 from gaugecli.experiments.common import DynamicsConfig, ModelConfig, duplicates, run_ensemble
+from gaugecli.experiments.lockin.quadratic import quadratic_runs
+from gaugecli.experiments.lockin.runs import sample_run
 
 MODEL = ModelConfig(d=4)
 TEACHER = MODEL.teacher()
@@ -57,7 +60,7 @@ def _flow(assign: str, D: float, *, span: float = 2.0, per: int = 100, times=Non
     teacher = model.teacher()
     kw = {"times": times} if times is not None else {"span": span, "per": per}
     g = equal_groups(a0, W0) if groups else None
-    return lk.population_flow_on_grid(a0, W0, teacher, model.eps_align, groups=g, **kw), teacher
+    return population_flow_on_grid(a0, W0, teacher, model.eps_align, groups=g, **kw), teacher
 
 
 def _updates(flow, teacher) -> np.ndarray:
@@ -169,7 +172,7 @@ def test_raw_detector_depends_on_the_sampling_resolution() -> None:
     medians, fires, fractions = [], [], []
     for per in (50, 100, 200, 800):
         times = np.arange(5 * per + 1) * (t_spec / per)
-        flow = lk.population_flow_on_grid(a0, W0, TEACHER, model.eps_align, times=times)
+        flow = population_flow_on_grid(a0, W0, TEACHER, model.eps_align, times=times)
         lam = lk.window_gram_eigenvalues(_updates(flow, TEACHER), 20)
         medians.append(np.nanmedian(np.abs(lam[:, 2]) / lam[:, 0]))
         fires.append(lk.xu_detector(lk.eigengap(lam), 25, 0.04, 100).fire_epoch / per)
@@ -200,7 +203,7 @@ def test_floored_x2_detector_fires_in_select_and_not_in_controls(one_torch_threa
     """Xu's positive result, σ = x², finite-sample GD: every select seed fires before its own T_spec
     (measured 0.64–0.94 T_spec), no aligned control does (0/6 measured)."""
     config = ex.LockinConfig(model=MODEL, m=3, n_samples=2000, seeds=(0, 1, 2), span=2.5, quadratic=True)
-    runs = ex._quadratic_runs(config, None)
+    runs = quadratic_runs(config, None)
     select = [r for r in runs if not r.control]
     control = [r for r in runs if r.control]
     assert len(select) == len(control) == 3
@@ -217,8 +220,8 @@ def test_raw_detector_fires_in_relu_finite_sample_controls_too(one_torch_thread)
     (measured 3/4 control seeds raw) — non-specific; the rank-2 share separates them (×D: ≥ 0.0149 vs ≤ 0.0032)."""
     config = ex.LockinConfig(model=MODEL, n_samples=2000, span=5.0)
     t_unit = _flow("select", 4.0, span=1.0, per=10)[0].t_spec
-    sel = ex._sample_run(config, False, 2, t_unit)
-    ctl = ex._sample_run(config, True, 2, t_unit)
+    sel = sample_run(config, False, 2, t_unit)
+    ctl = sample_run(config, True, 2, t_unit)
     assert sel.detector_fire_raw is not None and ctl.detector_fire_raw is not None
     assert 4 * sel.rank2_peak > 3 * 4 * ctl.rank2_peak
     assert sel.owner == 0 and ctl.t_spec == 0.0

@@ -31,16 +31,12 @@ statistic is ``frac(B_jl < 0 | S_jl > 0)`` with ``S`` the cosine similarity of t
 
 from __future__ import annotations
 
-from typing import Any, NamedTuple
+from typing import NamedTuple
 
 import numpy as np
 from numpy.lib.stride_tricks import sliding_window_view
 from numpy.typing import NDArray
-from scipy.integrate import solve_ivp
-from threadpoolctl import threadpool_limits
 
-from gaugecli.core.dynamics import population_gradient, population_hessian
-from gaugecli.core.integrate import NumericalFault
 from gaugecli.core.kernels import arccos_kernel
 from gaugecli.core.symmetry import antisymmetric_rate, separation_exponent
 from gaugecli.core.teacher import Teacher
@@ -283,124 +279,3 @@ def duplicate_instability(t: Array, a: Array, W: Array, teacher: Teacher, group:
     W[..., i, :] = W[..., j, :] = W_mean
     rate = antisymmetric_rate(a, W, teacher, (i, j))
     return rate, separation_exponent(t, rate)
-
-
-# ----------------------------------------------------------------------------------------
-# sampling a population flow on the epoch grid
-
-
-def _class_projector(m: int, d: int, groups: list[list[int]]) -> Array:
-    """``Π`` (``P × P``, ``P = m(d+1)``) averaging ``(a_j, w_j)`` over each group: the orthogonal
-    projector onto the invariant set where every group's members are equal."""
-    P = m * (d + 1)
-    Pi = np.eye(P)
-    for g in groups:
-        idx = np.asarray(g)
-        for block in [idx] + [m + idx * d + k for k in range(d)]:
-            Pi[np.ix_(block, block)] = 1.0 / len(g)
-    return Pi
-
-
-class FlowSamples(NamedTuple):
-    """States ``a (n, m)``, ``W (n, m, d)`` at ``t (n,)`` and the first time ``max_j α_j`` reaches
-    ``1 − ε_align`` (``None`` if not within the horizon; 0 if aligned at the start)."""
-
-    t: Array
-    a: Array
-    W: Array
-    t_spec: float | None
-
-
-def population_flow_on_grid(
-    a0: Array,
-    W0: Array,
-    teacher: Teacher,
-    eps_align: float,
-    *,
-    span: float | None = None,
-    times: Array | None = None,
-    per: int = 200,
-    groups: list[list[int]] | None = None,
-    rtol: float = 1e-10,
-    t_max: float = 1e6,
-) -> FlowSamples:
-    """Population gradient flow ``θ̇ = −∇L`` from ``(a0 (m,), W0 (m, d))`` sampled on a uniform grid.
-
-    Either ``times`` is given, or the grid is ``k T_spec/per`` for ``k = 0 … span·per``, with
-    ``T_spec`` the first time ``max_j α_j = 1 − ε_align`` of this very flow (located as a terminal
-    solver event, then the flow continues to ``span · T_spec``). The right-hand side and Jacobian are
-    those of :func:`gaugecli.core.integrate.gradient_flow` (closed-form gradient and Hessian, LSODA,
-    one BLAS thread), but the states come on the uniform grid the diagnostics need.
-
-    ``groups``: integrate the flow *restricted to the invariant set* where each group's members are
-    equal, ``θ̇ = −Π∇L(Πθ)`` (``Π`` averages over each group), so that round-off cannot split
-    them; this is the trajectory on which the duplicates' separation rate is defined.
-    """
-    if (span is None) == (times is None):
-        raise ValueError("give exactly one of span (grid from this flow's T_spec) or times")
-    a0, W0 = np.asarray(a0, float), np.asarray(W0, float)
-    m, d = W0.shape
-    Pi = _class_projector(m, d, groups) if groups else None
-    V = teacher.unit_directions()
-    threshold = 1.0 - eps_align
-
-    def split(y: Array) -> tuple[Array, Array]:
-        return y[:m], y[m:].reshape(m, d)
-
-    def rhs(_t: float, y: Array) -> Array:
-        if Pi is not None:
-            y = Pi @ y
-        g = population_gradient(*split(y), teacher)
-        out = -np.concatenate([g.a, g.W.ravel()])
-        return out if Pi is None else Pi @ out
-
-    def jac(_t: float, y: Array) -> Array:
-        if Pi is not None:
-            y = Pi @ y
-        H = -population_hessian(*split(y), teacher)
-        return H if Pi is None else Pi @ H @ Pi
-
-    def aligned(_t: float, y: Array) -> float:
-        W = split(y)[1]
-        return float(np.max((W / np.linalg.norm(W, axis=-1, keepdims=True)) @ V.T) - threshold)
-
-    aligned.direction = 1  # type: ignore[attr-defined]
-    options = {"method": "LSODA", "jac": jac, "rtol": rtol, "atol": rtol * 1e-3}
-    y0 = np.concatenate([a0, W0.ravel()])
-
-    def solve(t0: float, t1: float, y: Array, terminal: bool | None, **kw: object) -> Any:
-        """``terminal``: stop at the first alignment (True), record it (False), or no event (None)."""
-        if terminal is not None:
-            aligned.terminal = terminal  # type: ignore[attr-defined]
-        sol = solve_ivp(rhs, (t0, t1), y, events=None if terminal is None else aligned, **options, **kw)
-        if sol.status == -1:
-            raise NumericalFault(f"gradient flow failed at t={sol.t[-1]:.4g}: {sol.message}; try a smaller rtol")
-        return sol
-
-    with threadpool_limits(limits=1, user_api="blas"):
-        start_aligned = aligned(0.0, y0) >= 0
-        if times is None:
-            if start_aligned:
-                raise ValueError("the flow starts aligned (T_spec = 0): give the grid times explicitly")
-            first = solve(0.0, t_max, y0, True, dense_output=True)
-            if first.status != 1:
-                raise NumericalFault(f"no neuron reached alignment 1 − ε = {threshold:g} by t = {t_max:g}; raise t_max")
-            t_spec = float(first.t_events[0][0])
-            times = np.arange(round(span * per) + 1) * (t_spec / per)
-            rest = solve(t_spec, float(times[-1]), first.y[:, -1], None, dense_output=True)
-            Y = np.empty((times.size, y0.size))
-            before = times <= t_spec
-            Y[before] = first.sol(times[before]).T
-            if np.any(~before):
-                Y[~before] = rest.sol(times[~before]).T
-            Y[0] = y0
-        else:
-            times = np.asarray(times, float)
-            sol = solve(0.0, float(times[-1]), y0, False, t_eval=times)
-            Y = sol.y.T
-            hits = sol.t_events[0]
-            t_spec = 0.0 if start_aligned else (float(hits[0]) if hits.size else None)
-    if Pi is not None:
-        Y = Y @ Pi  # Π is symmetric: removes the round-off the solver's linear algebra adds
-    a, W = Y[:, :m], Y[:, m:].reshape(-1, m, d)
-    return FlowSamples(times, a, W, t_spec)

@@ -1,0 +1,113 @@
+"""The scans of ``gaugecli lockin``: the rank-2 share's peak over D, Xu's detector over the sampling
+resolution, T_spec over d (select vs all-minus), and the owner's overshoot past v over a long horizon."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+from typing import Any
+
+import numpy as np
+
+from gaugecli.core import lockin as lk
+from gaugecli.core.dynamics import population_gradient
+from gaugecli.core.flow_grid import population_flow_on_grid
+from gaugecli.core.symmetry import equal_groups
+from gaugecli.experiments.common import DynamicsConfig, duplicates, run_ensemble
+from gaugecli.experiments.lockin.config import LockinConfig, assignment_imbalances, condition_model, start_state
+from gaugecli.experiments.lockin.diagnose import fire_time
+
+OVERSHOOT_HORIZON = 200.0
+"""Horizon (in T_spec) of the flow that measures the owner's overshoot past v."""
+
+
+def rank2_collapse(config: LockinConfig) -> list[dict[str, float]]:
+    """Peak of the select flow's rank-2 share σ2/σ1 over ``scan_strengths`` (to 2 T_spec): D · peak collapses."""
+    teacher = config.model.teacher()
+    out = []
+    for D in config.scan_strengths:
+        _deltas, a0, W0 = start_state(config, config.model, "select", D)
+        flow = population_flow_on_grid(
+            a0,
+            W0,
+            teacher,
+            config.model.eps_align,
+            span=2.0,
+            per=config.per,
+            groups=equal_groups(a0, W0),
+            rtol=config.rtol,
+        )
+
+        share = lk.rank2_share(lk.update_singular_values(-population_gradient(flow.a, flow.W, teacher).W))
+        peak = lk.sampled_peak(flow.t / flow.t_spec, share)
+        out.append(
+            {
+                "D": float(D),
+                "t_spec": float(flow.t_spec),
+                "peak": peak.height,
+                "t_peak": peak.t_peak,
+                "D_times_peak": D * peak.height,
+            }
+        )
+    return out
+
+
+def resolution_scan(config: LockinConfig, t_unit: float) -> list[dict[str, Any]]:
+    """Xu's detector on the select flow (and its control) over the sampling resolutions ``scan_pers``,
+    at ``sample_strength`` on the clock ``t_unit``: the raw firing moves with ``per``."""
+    D = config.sample_strength
+    out = []
+    for control in (False, True) if config.control else (False,):
+        model = condition_model(config, control)
+        teacher = model.teacher()
+        _, a0, W0 = start_state(config, model, "select", D)
+        for per in config.scan_pers:
+            times = np.arange(round(config.span * per) + 1) * (t_unit / per)
+            flow = population_flow_on_grid(a0, W0, teacher, model.eps_align, times=times, rtol=config.rtol)
+            lam = lk.window_gram_eigenvalues(-population_gradient(flow.a, flow.W, teacher).W, config.window)
+            raw = lk.xu_detector(lk.eigengap(lam), config.lag, config.threshold, config.burn_in)
+            fl = lk.xu_detector(lk.eigengap(lam, config.floor), config.lag, config.threshold, config.burn_in)
+            out.append(
+                {
+                    "control": control,
+                    "per": per,
+                    "D": D,
+                    "detector_fire_raw": fire_time(raw.fire_epoch, per),
+                    "detector_fire_floored": fire_time(fl.fire_epoch, per),
+                    "roundoff_fraction": lk.roundoff_fraction(lam),
+                    "lambda3_over_lambda1_median": float(np.nanmedian(np.abs(lam[:, 2]) / lam[:, 0])),
+                }
+            )
+    return out
+
+
+def tspec_vs_d(config: LockinConfig) -> list[dict[str, Any]]:
+    """``T_spec`` of select and all-minus over d, as ``simulate``/``select`` compute it (the package's flow)."""
+    D = config.sample_strength
+    out = []
+    for d in config.scan_dims:
+        model = replace(config.model, d=d)
+        row: dict[str, Any] = {"d": d, "D": D}
+        for assign in ("select", "all-minus"):
+            deltas = assignment_imbalances(assign, config.m, D, config.owner)
+            a0, W0 = duplicates(model, deltas[None, :])
+            obs = run_ensemble(model, DynamicsConfig(rtol=config.rtol), a0, W0)[0]
+            row[assign] = obs.t_spec
+            row[f"{assign}_owner"] = obs.owner
+        out.append(row)
+    return out
+
+
+def long_overshoot(config: LockinConfig, t_unit: float) -> dict[str, float]:
+    """How far the select owner passes v (away from the non-owners at u0), over the whole run to
+    ``OVERSHOOT_HORIZON`` t_unit on a log grid: the maximum comes at ≈ 8 T_spec, beyond the span."""
+    teacher = config.model.teacher()
+    D = config.sample_strength
+    _, a0, W0 = start_state(config, config.model, "select", D)
+    times = np.concatenate([[0.0], np.geomspace(1e-2, OVERSHOOT_HORIZON, 600) * t_unit])
+    flow = population_flow_on_grid(a0, W0, teacher, config.model.eps_align, times=times, rtol=config.rtol)
+    v = teacher.unit_directions()[0]
+    u0 = W0[0] / np.linalg.norm(W0[0])
+    u = flow.W[:, config.owner] / np.linalg.norm(flow.W[:, config.owner], axis=-1, keepdims=True)
+    angle = np.degrees(np.arctan2(u @ u0, u @ v))
+    i = int(np.argmin(angle))
+    return {"D": D, "max_deg": float(max(0.0, -angle[i])), "t_at_max": float(times[i] / t_unit)}
