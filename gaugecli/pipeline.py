@@ -84,6 +84,12 @@ def _prune() -> Kind:
     return Kind("prune", PruneConfig, PruneResult, _one_by_one(prune, runner=True), lambda c: c.seeds[0])
 
 
+def _lockin() -> Kind:
+    from gaugecli.experiments.lockin import LockinConfig, LockinResult, lockin
+
+    return Kind("lockin", LockinConfig, LockinResult, _one_by_one(lockin, runner=False), lambda c: c.seeds[0])
+
+
 def _perturb() -> Kind:
     from gaugecli.experiments.perturb import PerturbConfig, PerturbResult, perturb
 
@@ -95,6 +101,7 @@ KINDS: dict[str, Callable[[], Kind]] = {
     "select": _select,
     "select-sweep": _select_sweep,
     "prune": _prune,
+    "lockin": _lockin,
     "perturb": _perturb,
 }
 """Experiment kinds by artifact kind name; each loader imports its experiment on first use."""

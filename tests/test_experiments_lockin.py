@@ -82,7 +82,7 @@ def test_assignments() -> None:
         ({"owner": 5}, "owner"),
         ({"seeds": (-1,)}, "seeds"),
         ({"scan_pers": (4,)}, "scan_pers"),
-        ({"quadratic_step_fraction": 1.5}, "quadratic_step_fraction"),
+        ({"quadratic_step_fraction": 1.5}, "x2_step_fraction"),
     ],
 )
 def test_config_errors_name_the_option(kwargs: dict, param: str) -> None:

@@ -23,6 +23,7 @@ COMMANDS: dict[str, str] = {
     "simulate": "One configuration: loss, alignment, coefficients, δ, reaction and transport over time.",
     "select": "Selection among m duplicates: the +D neuron becomes the owner (claim C6).",
     "prune": "Functional pruning: the non-owner norm P(t) → 0 (claim C7), unless non-owners have δ > 0.",
+    "lockin": "Repulsion and spectral lock-in diagnostics (Xu, Tian): which signatures gauge selection leaves.",
     "perturb": "Robustness (claim C8): visible perturbations, GD step size, sample size.",
     "plot": "Render publication figures (computing and caching any run they need).",
     "validate": "Check artifacts against their JSON Schema and their hashes.",

@@ -153,3 +153,65 @@ def perturb(outcome: Outcome, path: Path | None) -> None:
         f"selection held in {sum(map(sum, sm.success))}/{sum(map(len, sm.success))} runs"
     )
     out.print(where(outcome, path))
+
+
+def lockin(outcome: Outcome, path: Path | None) -> None:
+    """Select vs aligned control (Xu's detector, rank-2 share, Tian's B), then Λ per assignment and the scans."""
+    from rich import box
+
+    result = outcome.result
+    table = _table(
+        "gaugecli lockin — select vs aligned control: Xu's detector (runs that fired, median time), "
+        "peak of the rank-2 share × D, Tian's frac(B<0 | S>0); times in T_spec",
+        ("run", "Xu raw", "floored", "λ3≈0", "D·σ2/σ1", "B<0|S>0"),
+    )
+    table.box, table.show_edge, table.pad_edge = box.SIMPLE_HEAD, False, False
+    table.columns[0].justify = "left"
+    for column in table.columns:
+        column.no_wrap = True
+    for row in result.summary:
+
+        def fires(count: int, median: float | None, n: int = row["runs"]) -> str:
+            return f"{count}/{n}" + (f" ({median:.2f})" if median is not None else "")
+
+        peak = row["rank2_peak_times_D_median"]
+        activation = " x²" if row["activation"] == "x2" else ""
+        table.add_row(
+            f"{row['condition']} {row['mode']}{activation} D={row['D']:g}",
+            fires(row["fires_raw"], row["fire_raw_median"]),
+            fires(row["fires_floored"], row["fire_floored_median"]),
+            fmt(row["roundoff_fraction_median"], ".2f"),
+            "0" if peak == 0 else fmt(peak, ".4f"),
+            fmt(row["frac_neg_given_similar_median"], ".2f"),
+        )
+    out = console()
+    out.print(table)
+    flows = [r for r in result.runs if r.mode == "flow" and not r.control and r.Lambda_total is not None]
+    if flows:
+        lam = ", ".join(f"{r.assign} (D={r.D:g}) {r.Lambda_total:.3g}" for r in flows)
+        out.print(f"duplicate separation Λ over the span: {lam}; ln(1/ε_machine) = {result.roundoff_exponent:.1f}")
+    if result.rank2_collapse:
+        dp = [row["D_times_peak"] for row in result.rank2_collapse]
+        tp = [row["t_peak"] for row in result.rank2_collapse]
+        Ds = [row["D"] for row in result.rank2_collapse]
+        out.print(
+            f"rank-2 share (select flow): D·peak = {min(dp):.5f}…{max(dp):.5f} over D = {min(Ds):g}…{max(Ds):g}, "
+            f"at {min(tp):.3f}…{max(tp):.3f} T_spec"
+        )
+    for control in (False, True):
+        rows = [row for row in result.resolution_scan if row["control"] is control]
+        if rows:
+            fires = ", ".join(f"{row['per']}: {fmt(row['detector_fire_raw'], '.3g')}" for row in rows)
+            label = "aligned control" if control else "select"
+            out.print(f"Xu raw detector, {label} flow, fire time by per: {fires}")
+    if result.tspec_vs_d:
+        for assign in ("select", "all-minus"):
+            ts = [row[assign] for row in result.tspec_vs_d if row[assign] is not None]
+            if ts:
+                dims = ",".join(str(row["d"]) for row in result.tspec_vs_d)
+                out.print(
+                    f"T_spec({assign}) over d = {dims}: {min(ts):.6g}…{max(ts):.6g} (spread {max(ts) / min(ts) - 1:.1e})"
+                )
+    for note in result.notes:
+        out.print(f"note: {escape(note)}")
+    out.print(where(outcome, path))

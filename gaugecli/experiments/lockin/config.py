@@ -119,10 +119,10 @@ class LockinConfig:
         )
         integer(self.n_samples, "n_samples", 2)
         integer(self.steps_per_unit, "steps_per_unit", 1)
-        require_finite(self.quadratic_step_fraction, "quadratic_step_fraction", low=0.0)
+        require_finite(self.quadratic_step_fraction, "x2_step_fraction", low=0.0)
         require(
             self.quadratic_step_fraction < 1.0,
-            "quadratic_step_fraction",
+            "x2_step_fraction",
             f"must be in (0, 1): a fraction of the stability bound (got {self.quadratic_step_fraction!r})",
         )
         for D in self.scan_strengths:
