@@ -251,9 +251,13 @@ def _panel_resolution(ax: Any, result: Any, span: float) -> dict[str, Any]:
             out[f"{name}_{kind}"] = style.series(per, y, roundoff_fraction=[row["roundoff_fraction"] for row in rows])
     pers = [row["per"] for row in result.resolution_scan] or [1]
     ax.set(xscale="log", xlim=(min(pers) / 1.4, max(pers) * 1.4), ylim=(0, span))
+    pers = [row["per"] for row in result.resolution_scan]
     ax.set(xlabel="epochs per $T_{\\rm spec}$", ylabel=r"first firing $t\,/\,T_{\rm spec}$")
     _plain_ticks(ax, sorted(set(pers)))
-    ax.legend(loc="upper right")
+    if out:
+        ax.legend(loc="upper right")
+    else:
+        ax.annotate("not scanned", (0.5, 0.5), xycoords="axes fraction", ha="center", color=style.GUIDE)
     return out
 
 
@@ -338,6 +342,7 @@ def _panel_dimension(ax: Any, result: Any) -> dict[str, Any]:
     out: dict[str, Any] = {}
     rows = result.tspec_vs_d
     if not rows:
+        ax.annotate("not scanned", (0.5, 0.5), xycoords="axes fraction", ha="center", color=style.GUIDE)
         return out
     D = rows[0]["D"]
     d = np.array([row["d"] for row in rows], float)

@@ -86,6 +86,8 @@ def render_artifact(kind: str, artifact: dict[str, Any], path: Path) -> Path:
         elif kind in ("prune", "perturb"):
             data = {"artifact": result, "_configs": {"artifact": artifact["config"]}}
             fig, _ = (fig5 if kind == "prune" else fig7).build(data)
+        elif kind == "lockin":  # a figure on the new protocol: typed inputs at the default venue's sizes
+            fig = _typed_figure(kind, artifact)
         else:
             raise ValueError(f"no figure for {kind} artifacts; use `gaugecli plot fig4`")
         fig.canvas.draw()
@@ -98,6 +100,23 @@ def render_artifact(kind: str, artifact: dict[str, Any], path: Path) -> Path:
             flag="--figure",
         )
     return path
+
+
+def _typed_figure(kind: str, artifact: dict[str, Any]) -> Any:
+    """``plots/<kind>.py``'s ``build`` on the artifact's typed config and result (figures on the new protocol)."""
+    from importlib import import_module
+
+    from gaugecli.pipeline import kind as experiment_kind
+    from gaugecli.plots.render import Inputs
+    from gaugecli.plots.venue import layout
+    from gaugecli.store.codec import from_jsonable
+
+    k, sizes = experiment_kind(kind), layout()
+    config = from_jsonable(k.config_type, artifact["config"])
+    inputs = Inputs({kind: from_jsonable(k.result_type, artifact["result"])}, {kind: config})
+    with style.context(sizes):
+        fig, _ = import_module(f"gaugecli.plots.{kind}").build(inputs, sizes)
+    return fig
 
 
 __all__ = ["build_run", "render_artifact"]
