@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from typing import Annotated
+from collections.abc import Callable
+from typing import Annotated, Any
 
 import typer
 
@@ -34,7 +35,7 @@ def _integers_or_none(text: str | tuple[int, ...]) -> opt.IntList:
 
 
 def _scan(
-    flag: str, parser: object, help: str, default: tuple[float, ...] | tuple[int, ...]
+    flag: str, parser: Callable[[str], Any], help: str, default: tuple[float, ...] | tuple[int, ...]
 ) -> typer.models.OptionInfo:
     return typer.Option(flag, parser=parser, metavar="LIST|none", help=help, show_default=opt.shown(default))
 
