@@ -268,29 +268,6 @@ def test_fig2_quick(cache_dir: Path) -> None:
     _close(fig)
 
 
-def test_fig3_quick_ratio_slope_is_two(cache_dir: Path) -> None:
-    fig, panels = build("fig3", quick_data("fig3", cache_dir))
-    ax_t, ax_r = fig.axes
-    for ax in (ax_t, ax_r):
-        assert (ax.get_xscale(), ax.get_yscale()) == ("log", "log")
-        assert ax.get_xlabel() == style.LABELS["D"]
-    assert ax_r.get_ylabel() == style.LABELS["ratio"]
-    slopes = panels["slopes"]
-    assert abs(slopes["ratio"] - 2.0) <= 0.15
-    assert abs(slopes["favorable"] + 1.0) <= 0.1 and abs(slopes["unfavorable"] - 1.0) <= 0.1
-    assert panels["b"]["fit"]["slope"] == slopes["ratio"]
-    # the slope is shown: legend of (a), annotation of (b)
-    assert any(f"{slopes['favorable']:+.3f}" in t.get_text() for t in ax_t.get_legend().get_texts())
-    assert any(f"{slopes['ratio']:.3f}" in t.get_text() for t in ax_r.texts)
-    assert len(ax_r.get_legend().get_texts()) == 4  # ratio, fit, D², mobility ratio
-    # the closed-form mobility ratio at c = c0 = 0.1
-    D = np.array(panels["b"]["mobility"]["x"])
-    expected = (D + np.sqrt(D**2 + 4 * 0.01)) ** 2 / (4 * 0.01)
-    np.testing.assert_allclose(panels["b"]["mobility"]["y"], expected, rtol=1e-12)
-    assert assert_sidecar_series_plotted(fig, panels, "ab") == 4 + 4
-    _close(fig)
-
-
 def test_fig4_quick_and_synthetic(cache_dir: Path) -> None:
     for data in (
         quick_data("fig4", cache_dir),
@@ -373,21 +350,25 @@ def test_fig7_synthetic() -> None:
     _close(fig)
 
 
+def _runs_of(fig_id: str, quick: bool) -> list[tuple[str, str, Any]]:
+    """``(kind, name, config)`` of every run a figure reads, on either figure protocol
+    (``needs`` → ``{name: Need}``, or the first protocol's ``requirements`` list)."""
+    module = R.figure_module(fig_id)
+    if hasattr(module, "needs"):
+        return [(n.kind, name, n.config) for name, n in module.needs(quick).items()]
+    return [(r.kind, r.name, r.config) for r in R.requirements(fig_id, quick)]
+
+
 def test_every_figure_has_requirements_in_both_profiles() -> None:
     for fig_id in FIGURES:
-        module = R.figure_module(fig_id)
         for quick in (True, False):
-            if hasattr(module, "needs"):  # the new protocol: runs by name (names are unique as dict keys)
-                assert all(n.kind in KINDS for n in module.needs(quick).values())
-                continue
-            reqs = R.requirements(fig_id, quick)
-            assert all(r.kind in KINDS for r in reqs)
-            assert len({(r.kind, r.name) for r in reqs}) == len(reqs)
-    # the quick profile is smaller, and the shared D = 4 runs are the same configuration
-    assert len(R.requirements("fig3", True)) < len(R.requirements("fig3", False))
-    shared = {config_hash(r.config) for r in R.requirements("fig6", True)}
-    assert shared <= {config_hash(r.config) for r in R.requirements("fig2", True)}
-    assert shared <= {config_hash(r.config) for r in R.requirements("fig3", True)}
+            runs = _runs_of(fig_id, quick)
+            assert all(kind in KINDS for kind, _, _ in runs)
+            assert len({(kind, name) for kind, name, _ in runs}) == len(runs)
+    # the shared D = 4 runs are the same configuration
+    shared = {config_hash(c) for _, _, c in _runs_of("fig6", True)}
+    assert shared <= {config_hash(c) for _, _, c in _runs_of("fig2", True)}
+    assert shared <= {config_hash(c) for _, _, c in _runs_of("fig3", True)}
 
 
 # ------------------------------------------------------------------------------------------
