@@ -12,6 +12,7 @@ from gaugecli.core.dynamics import population_loss
 from gaugecli.core.gauge import initial_direction
 from gaugecli.core.integrate import Trajectory
 from gaugecli.core.metrics import alignment
+from gaugecli.core.reduced import favorable_limit, unfavorable_limit
 from gaugecli.core.reln import (
     final_gate_tspec_asymptote,
     gate_floor,
@@ -115,4 +116,12 @@ def fit_ratios(config: RelnConfig, ratios: list[RelnRatio]) -> RelnFits:
         None if by[-float(D)].t_spec_reln is None else by[-float(D)].t_spec_reln / D - slope * math.log(D)  # type: ignore[operator]
         for D in config.strengths
     ]
-    return RelnFits(fav, fit, asym, intercepts, float(sym))
+    limits = ratio_limit = None
+    if math.acos(1.0 - model.eps_align) < model.theta0:  # the reduced limits need θ0 > θ_ε
+        limits = [
+            favorable_limit(model.c0, model.theta0, model.eps_align, a_star),
+            unfavorable_limit(model.theta0, model.eps_align, a_star),
+        ]
+        if perpendicular(model):
+            ratio_limit = 2.0 * math.log1p(model.c0 / (a_star * tan_eps)) / limits[0]
+    return RelnFits(fav, fit, asym, intercepts, float(sym), limits, ratio_limit)

@@ -117,13 +117,18 @@ class RelnFits:
     (``None`` with fewer than two such D); its asymptote ``(4/a*², 2 ln(1/(c0 a* tan θ_ε))/a*²)`` (for
     θ0 = π/2, else ``None``);
     ``unfavorable_intercepts`` = T_ReLN(−D)/D − (4/a*²) ln D per D (→ the asymptote's intercept);
-    the largest |T_race(−D)/T_race(+D) − 1|."""
+    the largest |T_race(−D)/T_race(+D) − 1|;
+    ``relu_limits`` = the ReLU's D → ∞ limits ``(lim D·T_ReLU(+D), lim T_ReLU(−D)/D)`` of
+    :mod:`gaugecli.core.reduced` (``None`` for θ0 ≤ θ_ε); ``favorable_ratio_limit`` = lim
+    T_spec(ReLN)/T_spec(ReLU) at +D = ``2 ln(1 + c0/(a* tan θ_ε))`` over the first (θ0 = π/2, else ``None``)."""
 
     favorable_ratio: list[float | None]
     unfavorable_log_fit: list[float] | None
     unfavorable_log_asymptote: list[float] | None
     unfavorable_intercepts: list[float | None]
     race_symmetry_error: float
+    relu_limits: list[float] | None = None
+    favorable_ratio_limit: float | None = None
 
 
 @dataclass
