@@ -15,6 +15,7 @@ where it fails (``gaugecli reln``; RELATED.md §1).
 
 from __future__ import annotations
 
+import math
 from typing import Any
 
 import numpy as np
@@ -47,6 +48,8 @@ SIGN_NAMES = {"favorable": r"$+D$", "unfavorable": r"$-D$"}
 INK = "0.2"
 """Panel (c) compares models, not gauges: one dark ink, the model told by its marker."""
 MODEL_MARKERS = {"relu": "D", "reln": "v", "race": "X"}
+AXES_X = ("axes fraction", "data")
+"""Coordinates of a note placed along the axis width at a data height."""
 
 
 def needs(quick: bool) -> dict[str, Need]:
@@ -59,6 +62,13 @@ def _by_delta(items: list[Any]) -> dict[float, Any]:
 
 def _strengths(result: RelnResult) -> list[float]:
     return sorted({r.D for r in result.ratios})
+
+
+def _note(
+    ax: Any, text: str, xy: tuple[float, float], offset: tuple[float, float], ha: str, va: str, **kw: Any
+) -> None:
+    """A text at ``xy`` (data coordinates unless ``xycoords`` says otherwise), shifted by ``offset`` points."""
+    ax.annotate(text, xy, xytext=offset, textcoords="offset points", ha=ha, va=va, **kw)
 
 
 # ------------------------------------------------------------------------------------------
@@ -78,36 +88,16 @@ def _panel_curves(ax: Any, result: RelnResult, D: float) -> dict[str, Any]:
             y = getattr(c, f"loss_{model}")[1:]
             # the race is one curve at ±D: +D drawn wide underneath, so both stay visible
             wide = model == "race" and sign > 0
-            ax.plot(
-                t,
-                y,
-                color=style.GAUGE_COLORS[gauge],
-                ls=LINESTYLES[model],
-                lw=2.6 if wide else 1.1,
-                alpha=0.45 if wide else 1.0,
-                zorder=1.5 if wide else 2,
-            )
+            kw = {"lw": 2.6, "alpha": 0.45, "zorder": 1.5} if wide else {"lw": 1.1, "zorder": 2}
+            ax.plot(t, y, color=style.GAUGE_COLORS[gauge], ls=LINESTYLES[model], **kw)
             out[f"{model}_{gauge}"] = style.series(t, y)
             top = max(top, float(np.max(y)))
         r = ratios[sign * D]
-        out[f"t_spec_{gauge}"] = {
-            "relu": r.t_spec_relu,
-            "reln": r.t_spec_reln,
-            "race": r.t_spec_race,
-            "reln_initial": r.t_spec_reln_initial,
-        }
+        out[f"t_spec_{gauge}"] = {model: getattr(r, f"t_spec_{model}") for model in MODELS}
     floor = ratios[D].floor_reln_initial
     style.threshold_line(ax, floor)
-    ax.annotate(
-        r"$L_{\rm floor}$",
-        (0.99, floor),  # right of every drop, under the plateau
-        xycoords=("axes fraction", "data"),
-        xytext=(0, -2),
-        textcoords="offset points",
-        ha="right",
-        va="top",
-        color=style.GUIDE,
-    )
+    # right of every drop, under the plateau
+    _note(ax, r"$L_{\rm floor}$", (0.99, floor), (0, -2), "right", "top", xycoords=AXES_X, color=style.GUIDE)
     out["gate_floor"] = floor
     out["loss_end_reln_initial"] = {g: ratios[s * D].loss_end_reln_initial for s, g in SIGNS}
     ax.set(xscale="log", ylim=(0.0, 1.1 * top), xlabel=style.LABELS["t"], ylabel=r"loss $\mathcal{L}(t)$")
@@ -142,26 +132,14 @@ def _panel_tspec_ratio(ax: Any, result: RelnResult) -> dict[str, Any]:
     if fits.favorable_ratio_limit is not None:
         lim = np.full_like(grid, fits.favorable_ratio_limit)
         ax.plot(grid, lim, color=style.THEORY, lw=0.8, zorder=2)
-        ax.annotate(
-            rf"$D\to\infty$: {fits.favorable_ratio_limit:.3f}",
-            (grid[-1], lim[-1]),
-            xytext=(0, -5),
-            textcoords="offset points",
-            ha="right",
-            va="top",
-        )
+        _note(ax, rf"$D\to\infty$: {fits.favorable_ratio_limit:.3f}", (grid[-1], lim[-1]), (0, -5), "right", "top")
         out["favorable_limit"] = style.series(grid, lim)
     if fits.unfavorable_log_asymptote is not None and fits.relu_limits is not None:
         slope, intercept = fits.unfavorable_log_asymptote
         lim = (slope * np.log(grid) + intercept) / fits.relu_limits[1]
         ax.plot(grid, lim, color=style.THEORY, lw=0.8, zorder=2)
-        ax.annotate(
-            "$D\\to\\infty$:\n" + rf"$({slope:g}\ln D + {intercept:.1f})/{fits.relu_limits[1]:.1f}$",
-            (0.03, 0.97),
-            xycoords="axes fraction",
-            ha="left",
-            va="top",
-        )
+        text = "$D\\to\\infty$:\n" + rf"$({slope:g}\ln D + {intercept:.1f})/{fits.relu_limits[1]:.1f}$"
+        _note(ax, text, (0.03, 0.97), (0, 0), "left", "top", xycoords="axes fraction")
         out["unfavorable_limit"] = style.series(grid, lim)
     style.threshold_line(ax, 1.0)
     ax.set(xscale="log", xlabel=r"gauge strength $D$", ylabel=r"$T_{\rm spec}$: ReLN / ReLU")
@@ -215,16 +193,8 @@ def _panel_separation(ax: Any, result: RelnResult) -> dict[str, Any]:
     mid = float(grid[len(grid) // 2])
     for model, offset, ha, va in (("reln", (-4, 4), "right", "bottom"), ("relu", (5, -5), "left", "top")):
         at = float(np.exp(np.interp(np.log(mid), np.log(Ds), np.log(out[model]["y"]))))
-        ax.annotate(names[model], (mid, at), xytext=offset, textcoords="offset points", ha=ha, va=va, multialignment=ha)
-    ax.annotate(
-        r"race $\equiv 1$",
-        (0.5, 1.0),
-        xycoords=("axes fraction", "data"),
-        xytext=(0, 3),
-        textcoords="offset points",
-        ha="center",
-        va="bottom",
-    )
+        _note(ax, names[model], (mid, at), offset, ha, va, multialignment=ha)
+    _note(ax, r"race $\equiv 1$", (0.5, 1.0), (0, 3), "center", "bottom", xycoords=AXES_X)
     style.threshold_line(ax, 1.0)
     ax.set(xscale="log", yscale="log", xlabel=r"gauge strength $D$", ylabel=r"$T_{\rm spec}(-D)\,/\,T_{\rm spec}(+D)$")
     ax.set_ylim(0.3, None)
@@ -261,22 +231,15 @@ def _panel_select(ax: Any, result: RelnResult) -> dict[str, Any]:
     ax.text(0.97, 0.12, f"{s.m - 1} non-owners ($-D$)", transform=ax.transAxes, ha="right", va="bottom")
     ax.set(xscale="log", xlabel=style.LABELS["t"], ylabel=r"coefficient $c_j(t)$")
     ax.set_xlim(1e-2 * (s.t_spec_relu or 1.0), t[-1])
-    out.update(
-        m=s.m,
-        D=s.D,
-        designated=s.designated,
-        owner_relu=s.owner_relu,
-        owner_reln=s.owner_reln,
-        owner_reln_shared=s.owner_reln_shared,
-        t_spec_relu=s.t_spec_relu,
-        t_spec_reln=s.t_spec_reln,
-        max_abs_dloss_over_l0=s.max_abs_dloss_over_l0,
-        nonowner_norm_end=s.nonowner_norm_end,
-        nonowner_norm_end_relu=s.nonowner_norm_end_relu,
-        nonowner_norm_end_shared=s.nonowner_norm_end_shared,
-    )
+    out.update({key: getattr(s, key) for key in SELECT_NUMBERS})
     return out
 
+
+SELECT_NUMBERS = (
+    "m", "D", "designated", "owner_relu", "owner_reln", "owner_reln_shared", "t_spec_relu", "t_spec_reln",
+    "max_abs_dloss_over_l0", "nonowner_norm_end", "nonowner_norm_end_relu", "nonowner_norm_end_shared",
+)  # fmt: skip
+"""The select comparison's key numbers, copied to the sidecar."""
 
 FLOOR_BAND = (0.4, 1.6)
 """Panel (e)'s y-band for restarts that stop on their gates' floor (no time to report)."""
@@ -324,23 +287,19 @@ def _panel_restart(ax: Any, result: RelnResult) -> dict[str, Any]:
                 ax.plot(hx, hy, ls="none", marker=marker, mfc=face, mec=color, ms=4.0)
                 out[f"{key}_floor"] = style.series(hx, hy)
     ax.axhspan(*FLOOR_BAND, color="0.92", lw=0, zorder=0)
-    ax.annotate(
+    _note(
+        ax,
         "gate floor",
-        (0.98, np.sqrt(FLOOR_BAND[0] * FLOOR_BAND[1])),
-        xycoords=("axes fraction", "data"),
-        ha="right",
-        va="center",
+        (0.98, math.sqrt(FLOOR_BAND[0] * FLOOR_BAND[1])),
+        (0, 0),
+        "right",
+        "center",
+        xycoords=AXES_X,
         color=style.GUIDE,
     )
-    ax.text(
-        0.03,
-        0.03,
-        f"time to $\\mathcal{{L}}(t_0)/k$:\nfilled $k={levels[0]:g}$"
-        + (f", open $k={levels[-1]:g}$" if len(levels) > 1 else ""),
-        transform=ax.transAxes,
-        ha="left",
-        va="bottom",
-    )
+    key = f"time to $\\mathcal{{L}}(t_0)/k$:\nfilled $k={levels[0]:g}$"
+    key += f", open $k={levels[-1]:g}$" if len(levels) > 1 else ""
+    ax.text(0.03, 0.03, key, transform=ax.transAxes, ha="left", va="bottom")
     ax.set(xscale="log", yscale="log", xlabel=r"restart time $t_0/T_{\rm spec}$", ylabel="relative time error")
     ax.set_ylim(3e-5, FLOOR_BAND[1])
     ax.set_xlim(min(t0s) / 1.4, max(t0s) * 1.4)
@@ -380,15 +339,7 @@ def _panel_envelope(ax: Any, result: RelnResult) -> dict[str, Any]:
         )
         out[f"delta_{e.delta:+g}"] = style.series(e.levels, y, psi_best_deg=e.psi_best_deg)
         if light and gauge == "unfavorable":
-            ax.annotate(
-                f"$D={e.D:g}$",
-                (e.levels[-1], y[-1]),
-                xytext=(0, -4),
-                textcoords="offset points",
-                ha="right",
-                va="top",
-                color=color,
-            )
+            _note(ax, f"$D={e.D:g}$", (e.levels[-1], y[-1]), (0, -4), "right", "top", color=color)
     style.threshold_line(ax, 1.0)
     ax.set(xscale="log", xlabel=r"loss level $\ell$", ylabel=r"$t_{\rm ReLU}(\ell)\,/\,\min_\psi t_\psi(\ell)$")
     levels = [ell for e in result.envelope for ell in e.levels]
