@@ -89,12 +89,19 @@ def _perturb() -> Kind:
     return Kind("perturb", PerturbConfig, PerturbResult, _one_by_one(perturb, runner=True), lambda c: c.seeds[0])
 
 
+def _reln() -> Kind:
+    from gaugecli.experiments.reln import RelnConfig, RelnResult, run_reln
+
+    return Kind("reln", RelnConfig, RelnResult, _one_by_one(run_reln, runner=False))
+
+
 KINDS: dict[str, Callable[[], Kind]] = {
     "simulate": _simulate,
     "select": _select,
     "select-sweep": _select_sweep,
     "prune": _prune,
     "perturb": _perturb,
+    "reln": _reln,
 }
 """Experiment kinds by artifact kind name; each loader imports its experiment on first use."""
 

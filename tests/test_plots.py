@@ -361,6 +361,7 @@ def _runs_of(fig_id: str, quick: bool) -> list[tuple[str, str, Any]]:
 
 def test_every_figure_has_requirements_in_both_profiles() -> None:
     for fig_id in FIGURES:
+        R.figure_module(fig_id)  # every id resolves to a module
         for quick in (True, False):
             runs = _runs_of(fig_id, quick)
             assert all(kind in KINDS for kind, _, _ in runs)

@@ -24,6 +24,7 @@ COMMANDS: dict[str, str] = {
     "select": "Selection among m duplicates: the +D neuron becomes the owner (claim C6).",
     "prune": "Functional pruning: the non-owner norm P(t) → 0 (claim C7), unless non-owners have δ > 0.",
     "perturb": "Robustness (claim C8): visible perturbations, GD step size, sample size.",
+    "reln": "The gated-linear (ReLN) view of gauge selection: where it predicts the gauge effect, where it fails.",
     "plot": "Render publication figures (computing and caching any run they need).",
     "validate": "Check artifacts against their JSON Schema and their hashes.",
 }
