@@ -50,7 +50,7 @@ def test_reln_prints_its_summary_writes_a_valid_artifact_and_its_figure(
     assert result["psi_deg"] == [0.0, 15.0, 30.0, 45.0, 60.0, 75.0, 90.0]
     # gaugecli validate accepts it, and a rerun reads it from the cache
     assert _invoke(tmp_path, monkeypatch, "validate", "reln.json").startswith("valid")
-    assert "cached: " in _invoke(tmp_path, monkeypatch, "reln", *SMALL, "--cache-dir", "C")
+    assert "reused from the cache: " in _invoke(tmp_path, monkeypatch, "reln", *SMALL, "--cache-dir", "C")
 
 
 @pytest.mark.parametrize(
