@@ -27,6 +27,7 @@ COMMANDS: dict[str, str] = {
     "reln": "The gated-linear (ReLN) view of gauge selection: where it predicts the gauge effect, where it fails.",
     "plot": "Render publication figures (computing and caching any run they need).",
     "validate": "Check artifacts against their JSON Schema and their hashes.",
+    "verify": "Check every claim at the paper's settings: measured, expected, verdict.",
 }
 """Subcommand → one-line help (shown by ``gaugecli --help`` without importing the command)."""
 

@@ -213,3 +213,34 @@ def reln(outcome: Outcome, path: Path | None) -> None:
         f"over {result.identity_states} states"
     )
     out.print(where(outcome, path))
+
+
+def verify(result: Any, path: Path | None, report_path: Path | None) -> None:
+    from rich.table import Table
+
+    table = Table(title="gaugecli verify", show_lines=True)
+    table.add_column("claim")
+    table.add_column("measured quantity")
+    table.add_column("measured", justify="right")
+    table.add_column("expected")
+    table.add_column("verdict", justify="center")
+    verdicts = {True: "[green]pass[/]", False: "[red]FAIL[/]", None: "not run"}
+    for c in result.claims:
+        measured = c.error or ("—" if c.measured is None else _compact(c.measured))
+        expected = f"{c.expected} {c.tolerance}".strip()
+        table.add_row(c.id, escape(c.quantity or c.statement), escape(measured), escape(expected), verdicts[c.passed])
+    out = console()
+    out.print(table)
+    ran = [c for c in result.claims if c.passed is not None]
+    out.print(f"{sum(bool(c.passed) for c in ran)}/{len(ran)} claims pass; artifact: {path}")
+    if report_path is not None:
+        out.print(f"report: {report_path}")
+
+
+def _compact(value: Any) -> str:
+    """A measured value on few lines: ``key: value`` pairs for dicts."""
+    if isinstance(value, dict):
+        return "\n".join(f"{k}: {_compact(v)}" for k, v in value.items())
+    if isinstance(value, list):
+        return "[" + ", ".join(_compact(v) for v in value) + "]"
+    return f"{value:.4g}" if isinstance(value, float) else str(value)
