@@ -9,6 +9,7 @@ from gaugecli.core.gauge import function_coordinates
 from gaugecli.core.metrics import (
     alignment,
     clock_free_gap,
+    cumulative_log_time_integral,
     empirical_nonowner_norm,
     final_owner,
     first_time_below,
@@ -290,6 +291,17 @@ def test_log_time_integral_two_clocks_against_closed_form() -> None:
     assert log_time_integral(np.array([0.0]), np.array([1.0])) == 0.0
     with pytest.raises(ValueError, match="increase"):
         log_time_integral(np.array([0.0, 2.0, 1.0]), np.ones(3))
+
+
+def test_cumulative_log_time_integral_against_closed_form() -> None:
+    t = _two_scale_grid()
+    y, exact = _two_scale_rate(t)
+    cumulative = cumulative_log_time_integral(t, y)
+    closed = -np.expm1(-t / 1e-3) - 2.0 * np.expm1(-t / 1e2)  # ∫_0^t, at every sample
+    assert cumulative[0] == 0.0 and np.all(np.diff(cumulative) >= 0)
+    assert cumulative[-1] == pytest.approx(exact, rel=1e-9)  # the end: spectral, as the Simpson total
+    np.testing.assert_allclose(cumulative, closed, rtol=2e-3, atol=1e-12)  # in between: O(h²), h = 0.06
+    np.testing.assert_allclose(cumulative_log_time_integral(t, np.stack([y, 3 * y]))[1], 3 * cumulative)
 
 
 def test_inserted_nodes_are_left_out_of_the_quadrature() -> None:
