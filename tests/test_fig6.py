@@ -98,6 +98,10 @@ def test_integrals_add_up_to_the_loss_drop(built) -> None:
             spent = run.dissipated_reaction + run.dissipated_transport
             assert spent == pytest.approx(drop, rel=DISSIPATION_IDENTITY_RTOL)
             assert panels["shares"][g][f"{D:g}"]["identity_residual"] <= DISSIPATION_IDENTITY_RTOL
+            # pointwise over the whole run where ‖∇L‖ ≥ 1e-5: SPEC's 1e-10 at D = 4 (measured 6e-12); the
+            # round-off grows with the parameter scale √D, to 8e-11 at D = 64, so 1e-9 is asserted there
+            bound = 1e-10 if D <= 4 else 1e-9
+            assert panels["shares"][g][f"{D:g}"]["max_resolved_residual"] <= bound
             # (a)'s cumulative curves (trapezoid in ln t) end at the recorded integrals
             if D == fig6.SHOWN:
                 # the window ends at 3 T_spec, where ≥ 99.3 % of the loss is spent
