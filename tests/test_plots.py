@@ -14,12 +14,14 @@ from typing import Any
 import numpy as np
 import pytest
 
+from gaugecli.core.observables import RunObservables
 from gaugecli.pipeline import KINDS, Pipeline
 from gaugecli.plots import FIGURES, style
 from gaugecli.plots import render as R
 from gaugecli.plots import sidecar as S
 from gaugecli.plots.render import render as _render
 from gaugecli.store.artifacts import config_hash, read_artifact
+from gaugecli.store.codec import from_jsonable
 
 
 def render(fig_id: str, cache: Path, out: Path, warn: Any = None, **kwargs: Any) -> list[Path]:
@@ -98,6 +100,8 @@ def fake_run(deltas: list[float], owner: int = 0, n: int = 60, t_end: float = 50
         "transport": transport.tolist(),
         "grad_norm_sq": gsq.tolist(),
         "identity_residual": np.full(n, 1e-15).tolist(),
+        "dissipated_reaction": float(np.trapezoid(reaction, t)),
+        "dissipated_transport": float(np.trapezoid(transport, t)),
         "instantaneous_owner": [owner] * n,
         "nonowner_norm": P.tolist(),
         "crossing_times": [float(t[i]) if j == owner else None for j in range(m)],
@@ -311,23 +315,6 @@ def test_fig5_quick_and_synthetic(cache_dir: Path) -> None:
         _close(fig)
 
 
-def test_fig6_quick(cache_dir: Path) -> None:
-    from gaugecli.core.observables import RESOLVED_GRADIENT
-
-    fig, panels = build("fig6", quick_data("fig6", cache_dir))
-    assert len(fig.axes) == 3
-    for ax in fig.axes:
-        assert (ax.get_xscale(), ax.get_yscale()) == ("log", "log")
-    assert fig.axes[0].get_ylabel() == style.LABELS["dissipation"]
-    assert len(fig.axes[0].get_legend().get_texts()) == 3  # ‖∇L‖², R, T
-    assert len(fig.axes[2].get_legend().get_texts()) == 3  # +D, −D, unresolved
-    assert panels["resolved_gradient"] == RESOLVED_GRADIENT
-    for g in ("favorable", "unfavorable"):
-        assert panels["c"][f"max-resolved-{g}"] <= 1e-10  # C3 at round-off where resolved
-    assert assert_sidecar_series_plotted(fig, panels, "abc") == 3 + 3 + 4
-    _close(fig)
-
-
 def test_fig7_synthetic() -> None:
     fig, panels = build("fig7", {"x": fake_perturb()})
     ax_v, ax_s, ax_n = fig.axes[:3]
@@ -366,10 +353,12 @@ def test_every_figure_has_requirements_in_both_profiles() -> None:
             runs = _runs_of(fig_id, quick)
             assert all(kind in KINDS for kind, _, _ in runs)
             assert len({(kind, name) for kind, name, _ in runs}) == len(runs)
-    # the shared D = 4 runs are the same configuration
-    shared = {config_hash(c) for _, _, c in _runs_of("fig6", True)}
-    assert shared <= {config_hash(c) for _, _, c in _runs_of("fig2", True)}
-    assert shared <= {config_hash(c) for _, _, c in _runs_of("fig3", True)}
+    # fig6's runs are fig3's configurations, and its D = 4 pair is fig2's
+    for quick in (True, False):
+        fig6 = _runs_of("fig6", quick)
+        assert {config_hash(c) for _, _, c in fig6} <= {config_hash(c) for _, _, c in _runs_of("fig3", quick)}
+        pair = {config_hash(c) for _, name, c in fig6 if name.endswith("-D4")}
+        assert pair <= {config_hash(c) for _, _, c in _runs_of("fig2", quick)}
 
 
 # ------------------------------------------------------------------------------------------
@@ -400,11 +389,13 @@ def test_render_writes_vector_pdf_png_and_a_figure_artifact(tmp_path: Path) -> N
 
 
 def test_render_sidecar_records_config_hashes(cache_dir: Path, tmp_path: Path) -> None:
-    quick_data("fig6", cache_dir)  # reuse the module cache
+    from gaugecli.plots import fig6
+
     paths = render("fig6", cache_dir, tmp_path, formats=("pdf",), quick=True)
     artifact = read_artifact(paths[-1], "figure")
-    expected = {r.name: config_hash(r.config) for r in R.requirements("fig6", True)}
+    expected = {name: config_hash(n.config) for name, n in fig6.needs(True).items()}
     assert artifact["result"]["config_hashes"] == expected == artifact["config"]["requirements"]
+    assert artifact["config"]["layout"] == {"venue": "neurips", "width": 5.5}
     pdf = paths[0].read_bytes()
     assert all(h[:16].encode() in pdf for h in expected.values())  # Subject metadata
 
@@ -434,9 +425,9 @@ def counted_simulate(monkeypatch: pytest.MonkeyPatch) -> list[Any]:
 
     calls: list[Any] = []
 
-    def fake(config: Any, progress: Any = None) -> list[dict]:
+    def fake(config: Any, progress: Any = None) -> list[Any]:
         calls.append(config)
-        return [fake_run(list(row)) for row in config.imbalances()]
+        return [from_jsonable(RunObservables, fake_run(list(row))) for row in config.imbalances()]
 
     monkeypatch.setattr(sim, "simulate", fake)
     return calls
@@ -445,10 +436,13 @@ def counted_simulate(monkeypatch: pytest.MonkeyPatch) -> list[Any]:
 def test_cache_reuses_and_recomputes_on_change(
     counted_simulate: list[Any], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
+    from gaugecli.plots import fig6
+
     cache, out = tmp_path / "cache", tmp_path / "out"
     warnings: list[str] = []
     render("fig6", cache, out, formats=("png",), warn=warnings.append)
-    assert len(counted_simulate) == 2 and len(list((cache / "simulate").glob("*.json"))) == 2
+    runs = len(fig6.needs(False))  # ±D at several D: one ensemble per gauge
+    assert len(counted_simulate) == 2 and len(list((cache / "simulate").glob("*.json"))) == runs
     first = json.loads((out / "fig6.json").read_text())["result"]
     render("fig6", cache, out, formats=("png",), warn=warnings.append)
     assert len(counted_simulate) == 2 and not warnings  # reused
@@ -457,16 +451,20 @@ def test_cache_reuses_and_recomputes_on_change(
     # a changed parameter is another configuration: recomputed, the old file left alone
     from dataclasses import replace
 
-    from gaugecli.plots import fig6
-
-    original = fig6.requirements
+    original = fig6.needs
     monkeypatch.setattr(
         fig6,
-        "requirements",
-        lambda quick: [R.Requirement(r.kind, r.name, replace(r.config, seed=7)) for r in original(quick)],
+        "needs",
+        lambda quick: {k: R.Need(n.kind, replace(n.config, seed=7)) for k, n in original(quick).items()},
     )
     render("fig6", cache, out, formats=("png",))
-    assert len(counted_simulate) == 4 and len(list((cache / "simulate").glob("*.json"))) == 4
+    assert len(counted_simulate) == 4 and len(list((cache / "simulate").glob("*.json"))) == 2 * runs
+
+
+def _one_simulate_run() -> R.Need:
+    from gaugecli.experiments.simulate import SimulateConfig
+
+    return R.Need("simulate", SimulateConfig(gauge="favorable", strengths=(4.0,)))
 
 
 def compare_sidecars_ok(a: dict, b: dict) -> bool:
@@ -475,7 +473,7 @@ def compare_sidecars_ok(a: dict, b: dict) -> bool:
 
 @pytest.mark.parametrize("damage", ["corrupt", "newer-schema", "older-schema", "invalid", "wrong-hash"])
 def test_damaged_cache_is_reported_and_recomputed(counted_simulate: list[Any], tmp_path: Path, damage: str) -> None:
-    req = R.requirements("fig6", True)[0]
+    req = _one_simulate_run()
     Pipeline(tmp_path).ensure(req.kind, req.config)
     path = Pipeline(tmp_path).cache.path(req.kind, req.config)
     artifact = json.loads(path.read_text())
@@ -505,7 +503,7 @@ def test_damaged_cache_is_reported_and_recomputed(counted_simulate: list[Any], t
 def test_ensure_artifact_rejects_multi_run_simulate(counted_simulate: list[Any], tmp_path: Path) -> None:
     from dataclasses import replace
 
-    req = R.requirements("fig6", True)[0]
+    req = _one_simulate_run()
     multi = R.Requirement("simulate", "multi", replace(req.config, strengths=(1.0, 2.0)))
     with pytest.raises(ValueError, match="one run"):
         Pipeline(tmp_path).ensure(multi.kind, multi.config)
@@ -546,23 +544,27 @@ def test_compare_sidecars_tolerances_per_series() -> None:
     base = {
         "figure": "fig6",
         "panels": {
-            "a": {"reaction": {"x": [1.0, 2.0], "y": [1e-3, 1e-25]}},
-            "c": {
-                "residual-resolved-favorable": {"x": [1.0], "y": [1e-16]},
-                "residual-unresolved-favorable": {"x": [1.0], "y": [1e-9]},
-            },
+            "a": {"favorable-reaction": {"x": [1.0, 2.0], "y": [1e-3, 1e-11]}},
+            "c": {"favorable-D4": {"x": [1e-2, 1e-13], "y": [1e-2, 1e-13]}},
+            "d": {"favorable-D4": {"x": [1.0, 2.0], "y": [1e-16, None]}},
+            "shares": {"favorable": {"4": {"identity_residual": 1e-12, "reaction_share": 0.7325}}},
         },
     }
     noisy = copy.deepcopy(base)
-    noisy["panels"]["c"]["residual-resolved-favorable"]["y"] = [5e-15]  # round-off changes
-    noisy["panels"]["c"]["residual-unresolved-favorable"]["y"] = [1e-3]
+    noisy["panels"]["d"]["favorable-D4"]["y"] = [5e-15, 3e-16]  # round-off changes, and crosses the floor
+    noisy["panels"]["shares"]["favorable"]["4"]["identity_residual"] = 7e-11
+    noisy["panels"]["c"]["favorable-D4"]["y"][1] = 1.3e-13  # −dL/dt where the loss is at round-off
     assert S.compare_sidecars(base, noisy) == []
-    noisy["panels"]["a"]["reaction"]["y"][1] = 2e-25  # below round-off of the dissipation
+    noisy["panels"]["a"]["favorable-reaction"]["y"][1] = 2e-11  # below the default absolute tolerance
     assert S.compare_sidecars(base, noisy) == []
     moved = copy.deepcopy(base)
-    moved["panels"]["a"]["reaction"]["y"][0] = 1.001e-3  # a relative change of 1e-3 is drift
-    assert S.compare_sidecars(base, moved)[0].startswith("fig6: series 'a/reaction/y': moved from 0.001 to 0.001001")
+    moved["panels"]["a"]["favorable-reaction"]["y"][0] = 1.001e-3  # a relative change of 1e-3 is drift
+    message = S.compare_sidecars(base, moved)[0]
+    assert message.startswith("fig6: series 'a/favorable-reaction/y': moved from 0.001 to 0.001001")
+    shifted = copy.deepcopy(base)
+    shifted["panels"]["shares"]["favorable"]["4"]["reaction_share"] = 0.7326
+    assert "reaction_share" in S.compare_sidecars(base, shifted)[0]
     assert S.tolerance_for("fig3/b/ratio/y") == (S.DEFAULT_RTOL, S.DEFAULT_ATOL)
     masked = copy.deepcopy(base)
-    masked["panels"]["a"]["reaction"]["y"][0] = None
+    masked["panels"]["a"]["favorable-reaction"]["y"][0] = None
     assert "masked" in S.compare_sidecars(base, masked)[0]
