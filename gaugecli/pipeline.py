@@ -10,7 +10,6 @@ returns it. ``gaugecli simulate …`` followed by ``gaugecli plot …`` therefor
 
 from __future__ import annotations
 
-import dataclasses
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -96,6 +95,12 @@ def _perturb() -> Kind:
     return Kind("perturb", PerturbConfig, PerturbResult, _one_by_one(perturb, runner=True), lambda c: c.seeds[0])
 
 
+def _reln() -> Kind:
+    from gaugecli.experiments.reln import RelnConfig, RelnResult, run_reln
+
+    return Kind("reln", RelnConfig, RelnResult, _one_by_one(run_reln, runner=False))
+
+
 KINDS: dict[str, Callable[[], Kind]] = {
     "simulate": _simulate,
     "select": _select,
@@ -103,6 +108,7 @@ KINDS: dict[str, Callable[[], Kind]] = {
     "prune": _prune,
     "lockin": _lockin,
     "perturb": _perturb,
+    "reln": _reln,
 }
 """Experiment kinds by artifact kind name; each loader imports its experiment on first use."""
 
@@ -188,14 +194,40 @@ class Pipeline:
         return Outcome(k.name, config, result, artifact, self.cache.path(k.name, config), False)
 
 
-def replace_config(config: Any, **changes: Any) -> Any:
-    """``dataclasses.replace`` for nested configs: ``replace_config(c, model__d=2)``."""
-    direct = {k: v for k, v in changes.items() if "__" not in k}
-    nested: dict[str, dict[str, Any]] = {}
-    for key, value in changes.items():
-        if "__" in key:
-            head, rest = key.split("__", 1)
-            nested.setdefault(head, {})[rest] = value
-    for head, sub in nested.items():
-        direct[head] = replace_config(getattr(config, head), **sub)
-    return dataclasses.replace(config, **direct)
+@dataclass(frozen=True)
+class Need:
+    """One run a figure reads: experiment ``kind`` and its ``config`` (a figure declares its
+    needs by name: ``needs(quick) -> {name: Need}``)."""
+
+    kind: str
+    config: Any
+
+
+@dataclass(frozen=True)
+class Inputs:
+    """What a figure's ``build`` receives: each need's typed result (and config) by name."""
+
+    results: dict[str, Any]
+    configs: dict[str, Any]
+
+    def __getitem__(self, name: str) -> Any:
+        return self.results[name]
+
+
+def resolve(
+    needs: dict[str, Need], pipeline: Pipeline, progress: Progress | None = None
+) -> tuple[Inputs, dict[str, str]]:
+    """The typed results of ``needs`` (runs of one kind ensured together: simulate batches) and
+    each one's config hash."""
+    results: dict[str, Any] = {}
+    hashes: dict[str, str] = {}
+    kinds = list(dict.fromkeys(n.kind for n in needs.values()))
+    for i, kind in enumerate(kinds):
+        names = [name for name, n in needs.items() if n.kind == kind]
+        outcomes = pipeline.ensure_all(kind, [needs[name].config for name in names], _part(progress, i, len(kinds)))
+        for name, outcome in zip(names, outcomes, strict=True):
+            results[name] = outcome.result
+            hashes[name] = outcome.artifact["config_hash"]
+    if progress is not None:
+        progress(1.0)
+    return Inputs(results, {name: n.config for name, n in needs.items()}), {name: hashes[name] for name in needs}

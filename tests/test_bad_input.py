@@ -151,6 +151,20 @@ CASES = [
     (["validate", "badowner.json"], RUNTIME, ["badowner.json", "result/owner"]),
     (["validate", "good.json", "corrupt.json"], RUNTIME, ["corrupt.json", "1 of 2"]),
     (["validate"], USAGE, ["files"]),
+    # --- reln, verify -------------------------------------------------------------------------
+    (["reln", "--mode", "gd"], USAGE, ["--mode", "flow"]),
+    (["reln", "--psi-step", "60"], USAGE, ["--psi-step"]),
+    (["reln", "--out", "newdir/"], USAGE, ["--out", "folder"]),
+    (["verify", "--claims", "C9"], USAGE, ["--claims", "C1"]),
+    (["verify", "--claims", ""], USAGE, ["--claims"]),
+    (["verify", "--report", "rdir/"], USAGE, ["--report", "folder"]),
+    # --- lockin -------------------------------------------------------------------------------
+    (["lockin", "--assign", "select,sideways"], USAGE, ["--assign", "all-minus"]),
+    (["lockin", "--assign", "all-minus"], USAGE, ["--assign", "select"]),
+    (["lockin", "--per", "5"], USAGE, ["--span", "window + lag"]),
+    (["lockin", "--floor", "1"], USAGE, ["--floor", "(0, 1)"]),
+    (["lockin", "--scan-pers", "50,x"], USAGE, ["--scan-pers"]),
+    (["lockin", "--figure", "lockin.txt"], USAGE, ["--figure", ".png"]),
     (["validate", "nan.json"], RUNTIME, ["nan.json", "not valid JSON", "NaN"]),
     (["validate", "edited-config.json"], RUNTIME, ["edited-config.json", "config_hash", "edited"]),
     (["validate", "edited-result.json"], RUNTIME, ["edited-result.json", "result_hash", "edited"]),
@@ -232,5 +246,7 @@ def test_bad_input_is_one_line_and_leaves_no_file(sandbox: Path, args: list[str]
 
 def test_catalogue_covers_every_subcommand() -> None:
     commands = {c.values[0][0] if hasattr(c, "values") else c[0][0] for c in CASES}
-    assert commands == {"simulate", "select", "prune", "perturb", "plot", "validate"}
+    from gaugecli.cli.app import COMMANDS
+
+    assert commands == set(COMMANDS)
     assert len(CASES) >= 30

@@ -9,10 +9,14 @@ from gaugecli.core.gauge import function_coordinates
 from gaugecli.core.metrics import (
     alignment,
     clock_free_gap,
+    cumulative_log_time_integral,
     empirical_nonowner_norm,
     final_owner,
     first_time_below,
     instantaneous_owner,
+    log_grid_nodes,
+    log_time_integral,
+    loss_decay_rate,
     nonowner_norm,
     specialization_time,
     time_rescaling_mismatch,
@@ -255,3 +259,75 @@ def test_time_rescaling_cannot_match_different_shapes() -> None:
     two_rates = 0.25 * np.exp(-t) + 0.25 * np.exp(-0.01 * t)
     mismatch, _ = time_rescaling_mismatch(t, one_rate, t, two_rates)
     assert mismatch > 0.05
+
+
+# ------------------------------------------------------------------------------------
+# integrals over a run and the loss-decay rate
+
+
+def _two_scale_grid(points: int = 400, t_end: float = 2e3) -> np.ndarray:
+    """The flow's output grid: 0, then log-spaced from 1e-9 (integrate.log_time_grid)."""
+    return np.concatenate([[0.0], np.geomspace(1e-9, t_end, points - 1)])
+
+
+def _two_scale_rate(t: np.ndarray) -> tuple[np.ndarray, float]:
+    """A fast and a slow relaxation, 1e-3 and 1e2 (the −D run's two clocks), and the exact
+    ``∫_0^{t_end}``: ``(1 − e^{−t/τ₁}) + 2 (1 − e^{−t/τ₂})``."""
+    y = np.exp(-t / 1e-3) / 1e-3 + 2.0 * np.exp(-t / 1e2) / 1e2
+    return y, float(-np.expm1(-t[-1] / 1e-3) - 2.0 * np.expm1(-t[-1] / 1e2))
+
+
+def test_log_time_integral_two_clocks_against_closed_form() -> None:
+    t = _two_scale_grid()
+    y, exact = _two_scale_rate(t)
+    assert log_time_integral(t, y) == pytest.approx(exact, rel=1e-9)
+    # the trapezoid in t on the same samples is what this replaces: off by ~1e-3
+    assert abs(np.trapezoid(y, t) / exact - 1) > 1e-4
+    # time axis last, leading axes kept (R and T of several runs at once)
+    both = log_time_integral(t, np.stack([y, 2 * y]))
+    np.testing.assert_allclose(both, [exact, 2 * exact], rtol=1e-9)
+    # two samples: the trapezoid; one sample: nothing
+    assert log_time_integral(np.array([0.0, 2.0]), np.array([1.0, 3.0])) == 4.0
+    assert log_time_integral(np.array([0.0]), np.array([1.0])) == 0.0
+    with pytest.raises(ValueError, match="increase"):
+        log_time_integral(np.array([0.0, 2.0, 1.0]), np.ones(3))
+
+
+def test_cumulative_log_time_integral_against_closed_form() -> None:
+    t = _two_scale_grid()
+    y, exact = _two_scale_rate(t)
+    cumulative = cumulative_log_time_integral(t, y)
+    closed = -np.expm1(-t / 1e-3) - 2.0 * np.expm1(-t / 1e2)  # ∫_0^t, at every sample
+    assert cumulative[0] == 0.0 and np.all(np.diff(cumulative) >= 0)
+    assert cumulative[-1] == pytest.approx(exact, rel=1e-9)  # the end: spectral, as the Simpson total
+    np.testing.assert_allclose(cumulative, closed, rtol=2e-3, atol=1e-12)  # in between: O(h²), h = 0.06
+    np.testing.assert_allclose(cumulative_log_time_integral(t, np.stack([y, 3 * y]))[1], 3 * cumulative)
+
+
+def test_inserted_nodes_are_left_out_of_the_quadrature() -> None:
+    """Crossing times inserted into a log-spaced grid split intervals unequally and cost
+    Simpson its order; dropping them restores the closed-form value."""
+    base = _two_scale_grid()
+    events = np.array([3.1e-3, 0.77, 41.3, np.nan])  # NaN: a neuron that never crossed
+    t = np.unique(np.concatenate([base, events[np.isfinite(events)]]))
+    y, exact = _two_scale_rate(t)
+    keep = log_grid_nodes(t, events)
+    np.testing.assert_array_equal(t[keep], base)
+    assert log_time_integral(t[keep], y[keep]) == pytest.approx(exact, rel=1e-9)
+    assert abs(log_time_integral(t, y) / exact - 1) > 1e-8  # with them: ~1e-7, measurably worse
+    # t = 0 stays even when it is a crossing time (aligned from the start); None keeps all
+    assert log_grid_nodes(np.array([0.0, 1.0, 2.0]), np.array([0.0]))[0]
+    assert np.all(log_grid_nodes(t, None))
+
+
+def test_loss_decay_rate_against_the_derivative_of_a_closed_form() -> None:
+    """The −D run's shape: a fast mode with a small part of the loss (c relaxing), then a slow one."""
+    t = _two_scale_grid(t_end=3e3)
+    loss = 0.01 * np.exp(-t / 1e-3) + 0.22 * np.exp(-t / 50.0)
+    exact = 0.01 / 1e-3 * np.exp(-t / 1e-3) + 0.22 / 50.0 * np.exp(-t / 50.0)
+    rate = loss_decay_rate(t, loss)
+    resolved = (t > 0) & (loss > 1e-12)
+    np.testing.assert_allclose(rate[resolved], exact[resolved], rtol=1e-4)
+    assert np.isnan(rate[0])  # t = 0 is not on the ln-t axis
+    assert np.all(np.isnan(rate[~resolved]))  # below the floor the loss is round-off
+    assert np.all(np.isnan(loss_decay_rate(t[:3], loss[:3])))  # too few samples for a spline

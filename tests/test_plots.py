@@ -14,12 +14,14 @@ from typing import Any
 import numpy as np
 import pytest
 
+from gaugecli.core.observables import RunObservables
 from gaugecli.pipeline import KINDS, Pipeline
 from gaugecli.plots import FIGURES, style
 from gaugecli.plots import render as R
 from gaugecli.plots import sidecar as S
 from gaugecli.plots.render import render as _render
 from gaugecli.store.artifacts import config_hash, read_artifact
+from gaugecli.store.codec import from_jsonable
 
 
 def render(fig_id: str, cache: Path, out: Path, warn: Any = None, **kwargs: Any) -> list[Path]:
@@ -98,6 +100,8 @@ def fake_run(deltas: list[float], owner: int = 0, n: int = 60, t_end: float = 50
         "transport": transport.tolist(),
         "grad_norm_sq": gsq.tolist(),
         "identity_residual": np.full(n, 1e-15).tolist(),
+        "dissipated_reaction": float(np.trapezoid(reaction, t)),
+        "dissipated_transport": float(np.trapezoid(transport, t)),
         "instantaneous_owner": [owner] * n,
         "nonowner_norm": P.tolist(),
         "crossing_times": [float(t[i]) if j == owner else None for j in range(m)],
@@ -251,30 +255,6 @@ def build(fig_id: str, data: dict[str, Any]) -> tuple[Any, dict[str, Any]]:
 # figures
 
 
-def test_fig1_gauges_are_invisible_at_initialization() -> None:
-    from gaugecli.plots import fig1
-
-    fig, panels = build("fig1", fig1.closed_form_data())
-    ax_a, ax_b = fig.axes
-    assert ax_a.get_xlabel() == style.LABELS["norm_w"] and ax_a.get_ylabel() == style.LABELS["abs_a"]
-    assert ax_b.get_ylabel() == style.LABELS["prediction"]
-    # 3 gauges × m ∈ {1, 5} overlaid and identical (C1)
-    curves = [ln for ln in _lines(ax_b)]
-    assert len(curves) == 6
-    stack = np.array([ln.get_ydata() for ln in curves])
-    assert np.max(np.ptp(stack, axis=0)) <= 1e-15
-    assert panels["b"]["max_spread"] <= 1e-15 and panels["b"]["loss_relative_spread"] <= 1e-12
-    assert len(ax_b.get_legend().get_texts()) == 6
-    # the three gauge points lie on |a|‖w‖ = c0 and on their level sets δ = ±D, 0
-    for g, delta in (("favorable", 4.0), ("unfavorable", -4.0), ("balanced", 0.0)):
-        (w,), (a,) = panels["a"][g]["x"], panels["a"][g]["y"]
-        assert a * w == pytest.approx(0.1, rel=1e-12)
-        assert a**2 - w**2 == pytest.approx(delta, abs=1e-12)
-    assert len(ax_a.get_legend().get_texts()) == 4
-    assert assert_sidecar_series_plotted(fig, panels, "ab") == 6 + 3 + 5 + 1
-    _close(fig)
-
-
 def test_fig2_quick(cache_dir: Path) -> None:
     fig, panels = build("fig2", quick_data("fig2", cache_dir))
     ax_l, ax_a, ax_c = fig.axes
@@ -289,29 +269,6 @@ def test_fig2_quick(cache_dir: Path) -> None:
     assert assert_sidecar_series_plotted(fig, panels, "abc") == 4 + 4 + 4
     (y0, y1) = panels["c"]["gap_at"]["alpha"]
     assert abs(y1 - y0) == pytest.approx(panels["c"]["gap"]["flow"], rel=0.05)  # the arrow spans Δ
-    _close(fig)
-
-
-def test_fig3_quick_ratio_slope_is_two(cache_dir: Path) -> None:
-    fig, panels = build("fig3", quick_data("fig3", cache_dir))
-    ax_t, ax_r = fig.axes
-    for ax in (ax_t, ax_r):
-        assert (ax.get_xscale(), ax.get_yscale()) == ("log", "log")
-        assert ax.get_xlabel() == style.LABELS["D"]
-    assert ax_r.get_ylabel() == style.LABELS["ratio"]
-    slopes = panels["slopes"]
-    assert abs(slopes["ratio"] - 2.0) <= 0.15
-    assert abs(slopes["favorable"] + 1.0) <= 0.1 and abs(slopes["unfavorable"] - 1.0) <= 0.1
-    assert panels["b"]["fit"]["slope"] == slopes["ratio"]
-    # the slope is shown: legend of (a), annotation of (b)
-    assert any(f"{slopes['favorable']:+.3f}" in t.get_text() for t in ax_t.get_legend().get_texts())
-    assert any(f"{slopes['ratio']:.3f}" in t.get_text() for t in ax_r.texts)
-    assert len(ax_r.get_legend().get_texts()) == 4  # ratio, fit, D², mobility ratio
-    # the closed-form mobility ratio at c = c0 = 0.1
-    D = np.array(panels["b"]["mobility"]["x"])
-    expected = (D + np.sqrt(D**2 + 4 * 0.01)) ** 2 / (4 * 0.01)
-    np.testing.assert_allclose(panels["b"]["mobility"]["y"], expected, rtol=1e-12)
-    assert assert_sidecar_series_plotted(fig, panels, "ab") == 4 + 4
     _close(fig)
 
 
@@ -358,23 +315,6 @@ def test_fig5_quick_and_synthetic(cache_dir: Path) -> None:
         _close(fig)
 
 
-def test_fig6_quick(cache_dir: Path) -> None:
-    from gaugecli.core.observables import RESOLVED_GRADIENT
-
-    fig, panels = build("fig6", quick_data("fig6", cache_dir))
-    assert len(fig.axes) == 3
-    for ax in fig.axes:
-        assert (ax.get_xscale(), ax.get_yscale()) == ("log", "log")
-    assert fig.axes[0].get_ylabel() == style.LABELS["dissipation"]
-    assert len(fig.axes[0].get_legend().get_texts()) == 3  # ‖∇L‖², R, T
-    assert len(fig.axes[2].get_legend().get_texts()) == 3  # +D, −D, unresolved
-    assert panels["resolved_gradient"] == RESOLVED_GRADIENT
-    for g in ("favorable", "unfavorable"):
-        assert panels["c"][f"max-resolved-{g}"] <= 1e-10  # C3 at round-off where resolved
-    assert assert_sidecar_series_plotted(fig, panels, "abc") == 3 + 3 + 4
-    _close(fig)
-
-
 def test_fig7_synthetic() -> None:
     fig, panels = build("fig7", {"x": fake_perturb()})
     ax_v, ax_s, ax_n = fig.axes[:3]
@@ -397,20 +337,28 @@ def test_fig7_synthetic() -> None:
     _close(fig)
 
 
+def _runs_of(fig_id: str, quick: bool) -> list[tuple[str, str, Any]]:
+    """``(kind, name, config)`` of every run a figure reads, on either figure protocol
+    (``needs`` → ``{name: Need}``, or the first protocol's ``requirements`` list)."""
+    module = R.figure_module(fig_id)
+    if hasattr(module, "needs"):
+        return [(n.kind, name, n.config) for name, n in module.needs(quick).items()]
+    return [(r.kind, r.name, r.config) for r in R.requirements(fig_id, quick)]
+
+
 def test_every_figure_has_requirements_in_both_profiles() -> None:
     for fig_id in FIGURES:
+        R.figure_module(fig_id)  # every id resolves to a module
         for quick in (True, False):
-            if hasattr(R.figure_module(fig_id), "needs"):  # the new protocol: needs by name
-                assert all(n.kind in KINDS for n in R.figure_module(fig_id).needs(quick).values())
-                continue
-            reqs = R.requirements(fig_id, quick)
-            assert all(r.kind in KINDS for r in reqs)
-            assert len({(r.kind, r.name) for r in reqs}) == len(reqs)
-    # the quick profile is smaller, and the shared D = 4 runs are the same configuration
-    assert len(R.requirements("fig3", True)) < len(R.requirements("fig3", False))
-    shared = {config_hash(r.config) for r in R.requirements("fig6", True)}
-    assert shared <= {config_hash(r.config) for r in R.requirements("fig2", True)}
-    assert shared <= {config_hash(r.config) for r in R.requirements("fig3", True)}
+            runs = _runs_of(fig_id, quick)
+            assert all(kind in KINDS for kind, _, _ in runs)
+            assert len({(kind, name) for kind, name, _ in runs}) == len(runs)
+    # fig6's runs are fig3's configurations, and its D = 4 pair is fig2's
+    for quick in (True, False):
+        fig6 = _runs_of("fig6", quick)
+        assert {config_hash(c) for _, _, c in fig6} <= {config_hash(c) for _, _, c in _runs_of("fig3", quick)}
+        pair = {config_hash(c) for _, name, c in fig6 if name.endswith("-D4")}
+        assert pair <= {config_hash(c) for _, _, c in _runs_of("fig2", quick)}
 
 
 # ------------------------------------------------------------------------------------------
@@ -418,29 +366,36 @@ def test_every_figure_has_requirements_in_both_profiles() -> None:
 
 
 def test_render_writes_vector_pdf_png_and_a_figure_artifact(tmp_path: Path) -> None:
-    paths = render("fig1", tmp_path / "cache", tmp_path / "out", formats=("pdf", "png", "svg"))
+    # fig1 reads three m = 1 runs (~0.4 s together into this test's own small cache)
+    paths = render("fig1", tmp_path / "cache", tmp_path / "out", formats=("pdf", "png", "svg"), quick=True)
     assert [p.name for p in paths] == ["fig1.pdf", "fig1.png", "fig1.svg", "fig1.json"]
     pdf = (tmp_path / "out" / "fig1.pdf").read_bytes()
     assert pdf.startswith(b"%PDF") and b"/FontFile2" in pdf and b"/Type3" not in pdf
     assert b"gaugecli" in pdf  # Creator metadata
     from matplotlib.image import imread
 
+    from gaugecli.plots.venue import layout
+
     png = imread(tmp_path / "out" / "fig1.png")
-    assert png.shape[1] == round(style.TWO_COLUMN * style.PNG_DPI)
-    again = render("fig1", tmp_path / "cache", tmp_path / "again", formats=("pdf", "svg"))
+    assert png.shape[1] == round(layout().width * style.PNG_DPI)
+    again = render("fig1", tmp_path / "cache", tmp_path / "again", formats=("pdf", "svg"), quick=True)
     for fmt, path in zip(("pdf", "svg"), again, strict=False):  # byte-reproducible: no dates, fixed ids
         assert path.read_bytes() == (tmp_path / "out" / f"fig1.{fmt}").read_bytes()
+    assert again[-1].read_bytes() == paths[-1].read_bytes()  # the sidecar too
     artifact = read_artifact(tmp_path / "out" / "fig1.json", "figure")
     assert artifact["result"]["figure"] == "fig1" and "panels" in artifact["result"]
-    assert artifact["config"]["parameters"]["strength"] == 4.0
+    assert artifact["config"]["layout"] == {"venue": "neurips", "width": layout().width}
+    assert set(artifact["result"]["config_hashes"]) == {"favorable", "balanced", "unfavorable"}
 
 
 def test_render_sidecar_records_config_hashes(cache_dir: Path, tmp_path: Path) -> None:
-    quick_data("fig6", cache_dir)  # reuse the module cache
+    from gaugecli.plots import fig6
+
     paths = render("fig6", cache_dir, tmp_path, formats=("pdf",), quick=True)
     artifact = read_artifact(paths[-1], "figure")
-    expected = {r.name: config_hash(r.config) for r in R.requirements("fig6", True)}
+    expected = {name: config_hash(n.config) for name, n in fig6.needs(True).items()}
     assert artifact["result"]["config_hashes"] == expected == artifact["config"]["requirements"]
+    assert artifact["config"]["layout"] == {"venue": "neurips", "width": 5.5}
     pdf = paths[0].read_bytes()
     assert all(h[:16].encode() in pdf for h in expected.values())  # Subject metadata
 
@@ -470,9 +425,9 @@ def counted_simulate(monkeypatch: pytest.MonkeyPatch) -> list[Any]:
 
     calls: list[Any] = []
 
-    def fake(config: Any, progress: Any = None) -> list[dict]:
+    def fake(config: Any, progress: Any = None) -> list[Any]:
         calls.append(config)
-        return [fake_run(list(row)) for row in config.imbalances()]
+        return [from_jsonable(RunObservables, fake_run(list(row))) for row in config.imbalances()]
 
     monkeypatch.setattr(sim, "simulate", fake)
     return calls
@@ -481,10 +436,13 @@ def counted_simulate(monkeypatch: pytest.MonkeyPatch) -> list[Any]:
 def test_cache_reuses_and_recomputes_on_change(
     counted_simulate: list[Any], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
+    from gaugecli.plots import fig6
+
     cache, out = tmp_path / "cache", tmp_path / "out"
     warnings: list[str] = []
     render("fig6", cache, out, formats=("png",), warn=warnings.append)
-    assert len(counted_simulate) == 2 and len(list((cache / "simulate").glob("*.json"))) == 2
+    runs = len(fig6.needs(False))  # ±D at several D: one ensemble per gauge
+    assert len(counted_simulate) == 2 and len(list((cache / "simulate").glob("*.json"))) == runs
     first = json.loads((out / "fig6.json").read_text())["result"]
     render("fig6", cache, out, formats=("png",), warn=warnings.append)
     assert len(counted_simulate) == 2 and not warnings  # reused
@@ -493,16 +451,20 @@ def test_cache_reuses_and_recomputes_on_change(
     # a changed parameter is another configuration: recomputed, the old file left alone
     from dataclasses import replace
 
-    from gaugecli.plots import fig6
-
-    original = fig6.requirements
+    original = fig6.needs
     monkeypatch.setattr(
         fig6,
-        "requirements",
-        lambda quick: [R.Requirement(r.kind, r.name, replace(r.config, seed=7)) for r in original(quick)],
+        "needs",
+        lambda quick: {k: R.Need(n.kind, replace(n.config, seed=7)) for k, n in original(quick).items()},
     )
     render("fig6", cache, out, formats=("png",))
-    assert len(counted_simulate) == 4 and len(list((cache / "simulate").glob("*.json"))) == 4
+    assert len(counted_simulate) == 4 and len(list((cache / "simulate").glob("*.json"))) == 2 * runs
+
+
+def _one_simulate_run() -> R.Need:
+    from gaugecli.experiments.simulate import SimulateConfig
+
+    return R.Need("simulate", SimulateConfig(gauge="favorable", strengths=(4.0,)))
 
 
 def compare_sidecars_ok(a: dict, b: dict) -> bool:
@@ -511,7 +473,7 @@ def compare_sidecars_ok(a: dict, b: dict) -> bool:
 
 @pytest.mark.parametrize("damage", ["corrupt", "newer-schema", "older-schema", "invalid", "wrong-hash"])
 def test_damaged_cache_is_reported_and_recomputed(counted_simulate: list[Any], tmp_path: Path, damage: str) -> None:
-    req = R.requirements("fig6", True)[0]
+    req = _one_simulate_run()
     Pipeline(tmp_path).ensure(req.kind, req.config)
     path = Pipeline(tmp_path).cache.path(req.kind, req.config)
     artifact = json.loads(path.read_text())
@@ -541,7 +503,7 @@ def test_damaged_cache_is_reported_and_recomputed(counted_simulate: list[Any], t
 def test_ensure_artifact_rejects_multi_run_simulate(counted_simulate: list[Any], tmp_path: Path) -> None:
     from dataclasses import replace
 
-    req = R.requirements("fig6", True)[0]
+    req = _one_simulate_run()
     multi = R.Requirement("simulate", "multi", replace(req.config, strengths=(1.0, 2.0)))
     with pytest.raises(ValueError, match="one run"):
         Pipeline(tmp_path).ensure(multi.kind, multi.config)
@@ -553,9 +515,12 @@ def test_ensure_artifact_rejects_multi_run_simulate(counted_simulate: list[Any],
 
 
 def test_compare_sidecars_names_the_moved_series() -> None:
-    from gaugecli.plots import fig1
-
-    _, panels = build("fig1", fig1.closed_form_data())
+    s = np.linspace(-2.0, 2.0, 201)
+    w = np.geomspace(0.01, 3.0, 50)
+    panels = {
+        "a": {"hyperbola": style.series(w, 0.1 / w, c0=0.1), "favorable": style.series([0.05], [2.0], delta=4.0)},
+        "b": {"unfavorable-m5": style.series(s, 0.1 * np.maximum(s, 0.0) + 0.05)},
+    }
     committed = {"figure": "fig1", "config_hashes": {}, "panels": panels}
     assert S.compare_sidecars(committed, copy.deepcopy(committed)) == []
     assert S.compare_sidecars({"result": committed}, committed) == []  # whole artifacts too
@@ -579,23 +544,27 @@ def test_compare_sidecars_tolerances_per_series() -> None:
     base = {
         "figure": "fig6",
         "panels": {
-            "a": {"reaction": {"x": [1.0, 2.0], "y": [1e-3, 1e-25]}},
-            "c": {
-                "residual-resolved-favorable": {"x": [1.0], "y": [1e-16]},
-                "residual-unresolved-favorable": {"x": [1.0], "y": [1e-9]},
-            },
+            "a": {"favorable-reaction": {"x": [1.0, 2.0], "y": [1e-3, 1e-11]}},
+            "c": {"favorable-D4": {"x": [1e-2, 1e-13], "y": [1e-2, 1e-13]}},
+            "d": {"favorable-D4": {"x": [1.0, 2.0], "y": [1e-16, None]}},
+            "shares": {"favorable": {"4": {"identity_residual": 1e-12, "reaction_share": 0.7325}}},
         },
     }
     noisy = copy.deepcopy(base)
-    noisy["panels"]["c"]["residual-resolved-favorable"]["y"] = [5e-15]  # round-off changes
-    noisy["panels"]["c"]["residual-unresolved-favorable"]["y"] = [1e-3]
+    noisy["panels"]["d"]["favorable-D4"]["y"] = [5e-15, 3e-16]  # round-off changes, and crosses the floor
+    noisy["panels"]["shares"]["favorable"]["4"]["identity_residual"] = 7e-11
+    noisy["panels"]["c"]["favorable-D4"]["y"][1] = 1.3e-13  # −dL/dt where the loss is at round-off
     assert S.compare_sidecars(base, noisy) == []
-    noisy["panels"]["a"]["reaction"]["y"][1] = 2e-25  # below round-off of the dissipation
+    noisy["panels"]["a"]["favorable-reaction"]["y"][1] = 2e-11  # below the default absolute tolerance
     assert S.compare_sidecars(base, noisy) == []
     moved = copy.deepcopy(base)
-    moved["panels"]["a"]["reaction"]["y"][0] = 1.001e-3  # a relative change of 1e-3 is drift
-    assert S.compare_sidecars(base, moved)[0].startswith("fig6: series 'a/reaction/y': moved from 0.001 to 0.001001")
+    moved["panels"]["a"]["favorable-reaction"]["y"][0] = 1.001e-3  # a relative change of 1e-3 is drift
+    message = S.compare_sidecars(base, moved)[0]
+    assert message.startswith("fig6: series 'a/favorable-reaction/y': moved from 0.001 to 0.001001")
+    shifted = copy.deepcopy(base)
+    shifted["panels"]["shares"]["favorable"]["4"]["reaction_share"] = 0.7326
+    assert "reaction_share" in S.compare_sidecars(base, shifted)[0]
     assert S.tolerance_for("fig3/b/ratio/y") == (S.DEFAULT_RTOL, S.DEFAULT_ATOL)
     masked = copy.deepcopy(base)
-    masked["panels"]["a"]["reaction"]["y"][0] = None
+    masked["panels"]["a"]["favorable-reaction"]["y"][0] = None
     assert "masked" in S.compare_sidecars(base, masked)[0]

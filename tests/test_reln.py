@@ -384,6 +384,12 @@ def test_run_reln_small(small_result) -> None:
     assert by[4.0].t_spec_reln_initial is None
     assert by[4.0].loss_end_reln_initial == pytest.approx(by[4.0].floor_reln_initial, rel=1e-9)
     assert r.identity_error <= 1e-14
+    # the D → ∞ limits against large-D ReLU flows: D·T(+64) = 1.75389, T(−64)/64 = 10.0831,
+    # T(−256)/256 = 10.0811 measured (O(1/D²) off the limits 1.75392, 10.0809)
+    fav_lim, unfav_lim = r.fits.relu_limits
+    assert fav_lim == pytest.approx(1.75389, abs=1e-4) and unfav_lim == pytest.approx(10.0811, abs=1e-3)
+    # the favorable ratio at D = 4 lies 1.4e-3 above its limit
+    assert 0 < r.fits.favorable_ratio[0] - r.fits.favorable_ratio_limit <= 2e-3
     # select (m = 3, D = 4): the final-pattern ReLN has the ReLU's owner and loss curve within 3 % of L0
     s = r.select
     assert s.owner_relu == s.owner_reln == s.owner_reln_shared == s.designated == 0

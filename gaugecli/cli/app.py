@@ -25,8 +25,10 @@ COMMANDS: dict[str, str] = {
     "prune": "Functional pruning: the non-owner norm P(t) → 0 (claim C7), unless non-owners have δ > 0.",
     "lockin": "Repulsion and spectral lock-in diagnostics (Xu, Tian): which signatures gauge selection leaves.",
     "perturb": "Robustness (claim C8): visible perturbations, GD step size, sample size.",
+    "reln": "The gated-linear (ReLN) view of gauge selection: where it predicts the gauge effect, where it fails.",
     "plot": "Render publication figures (computing and caching any run they need).",
     "validate": "Check artifacts against their JSON Schema and their hashes.",
+    "verify": "Check every claim at the paper's settings: measured, expected, verdict.",
 }
 """Subcommand → one-line help (shown by ``gaugecli --help`` without importing the command)."""
 

@@ -155,6 +155,97 @@ def perturb(outcome: Outcome, path: Path | None) -> None:
     out.print(where(outcome, path))
 
 
+def reln(outcome: Outcome, path: Path | None) -> None:
+    result = outcome.result
+    table = _table(
+        "gaugecli reln — T_spec (m = 1): ReLU, ReLN gated by v, aligned race; ReLN gated by u0",
+        ("δ", "ReLU", "ReLN", "ReLN/ReLU", "race", "L(end) u0", "L_floor"),
+    )
+    for r in result.ratios:
+        ratio = r.t_spec_reln / r.t_spec_relu if r.t_spec_reln is not None and r.t_spec_relu else None
+        table.add_row(
+            f"{r.delta:+g}",
+            fmt(r.t_spec_relu),
+            fmt(r.t_spec_reln),
+            fmt(ratio, ".4f"),
+            fmt(r.t_spec_race),
+            fmt_loss(r.loss_end_reln_initial),
+            fmt_loss(r.floor_reln_initial),
+        )
+    out = console()
+    out.print(table)
+    for D in dict.fromkeys(r.D for r in result.ratios):
+        by = {r.delta: r for r in result.ratios if r.D == D}
+        plus, minus = by.get(D), by.get(-D)
+        if plus is None or minus is None:
+            continue
+        parts = []
+        for label, key in (("ReLU", "t_spec_relu"), ("ReLN", "t_spec_reln"), ("race", "t_spec_race")):
+            hi, lo = getattr(minus, key), getattr(plus, key)
+            parts.append(f"{label} {fmt(hi / lo if hi is not None and lo else None, '.4g')}")
+        out.print(f"T_spec(−D)/T_spec(+D) at D={D:g}: " + ", ".join(parts))
+    fits = result.fits
+    if fits.unfavorable_log_fit is not None:
+        slope, intercept = fits.unfavorable_log_fit
+        out.print(f"T_ReLN(−D)/D = {slope:.3f} ln D + {intercept:.3f} over D ≥ 4 (asymptote 4 ln D + const)")
+    s = result.select
+    out.print(
+        f"select (m={s.m}, D={s.D:g}, designated {s.designated}): owner ReLU {s.owner_relu}, ReLN {s.owner_reln}; "
+        f"T_spec {fmt(s.t_spec_relu)} vs {fmt(s.t_spec_reln)}; max|ΔL|/L(0) = {s.max_abs_dloss_over_l0:.3f}; "
+        f"P(end) ReLN {s.nonowner_norm_end:.1e}, ReLU {s.nonowner_norm_end_relu:.1e}; "
+        f"one gate v for all: owner {s.owner_reln_shared}, P(end) {s.nonowner_norm_end_shared:.1e} (no pruning)"
+    )
+    for k in dict.fromkeys(x.t0_over_t_spec for x in result.restart):
+        rows = [x for x in result.restart if x.t0_over_t_spec == k]
+        errs = [abs(x.rel_error) for x in rows if x.rel_error is not None]
+        floor = sum(1 for x in rows if x.resolved and x.time_reln is None)
+        worst = f"max |time error| {max(errs):.1%} ({len(errs)} reached)" if errs else "none reached"
+        out.print(
+            f"restart at t0 = {k:g} T_spec ({len(rows)} runs × levels): {worst}, {floor} stopped at the gate floor"
+        )
+    levels = result.envelope[0].levels if result.envelope else []
+    env = _table("T_ReLU / T_fastest fixed gate, to reach loss level ℓ", ("δ", *(f"{x:g}" for x in levels)))
+    for e in result.envelope:
+        env.add_row(f"{e.delta:+g}", *(fmt(r, ".3f") for r in e.ratio))
+    out.print(env)
+    out.print(
+        f"identity (gates = current directions): max |ΔL|, |Δ∇L| = {result.identity_error:.1e} "
+        f"over {result.identity_states} states"
+    )
+    out.print(where(outcome, path))
+
+
+def verify(result: Any, path: Path | None, report_path: Path | None) -> None:
+    from rich.table import Table
+
+    table = Table(title="gaugecli verify", show_lines=True)
+    table.add_column("claim")
+    table.add_column("measured quantity")
+    table.add_column("measured", justify="right")
+    table.add_column("expected")
+    table.add_column("verdict", justify="center")
+    verdicts = {True: "[green]pass[/]", False: "[red]FAIL[/]", None: "not run"}
+    for c in result.claims:
+        measured = c.error or ("—" if c.measured is None else _compact(c.measured))
+        expected = f"{c.expected} {c.tolerance}".strip()
+        table.add_row(c.id, escape(c.quantity or c.statement), escape(measured), escape(expected), verdicts[c.passed])
+    out = console()
+    out.print(table)
+    ran = [c for c in result.claims if c.passed is not None]
+    out.print(f"{sum(bool(c.passed) for c in ran)}/{len(ran)} claims pass; artifact: {path}")
+    if report_path is not None:
+        out.print(f"report: {report_path}")
+
+
+def _compact(value: Any) -> str:
+    """A measured value on few lines: ``key: value`` pairs for dicts."""
+    if isinstance(value, dict):
+        return "\n".join(f"{k}: {_compact(v)}" for k, v in value.items())
+    if isinstance(value, list):
+        return "[" + ", ".join(_compact(v) for v in value) + "]"
+    return f"{value:.4g}" if isinstance(value, float) else str(value)
+
+
 def lockin(outcome: Outcome, path: Path | None) -> None:
     """Select vs aligned control (Xu's detector, rank-2 share, Tian's B), then Λ per assignment and the scans."""
     from rich import box

@@ -77,14 +77,18 @@ def parameters_from_function(c: Array, U: Array, delta: Array) -> tuple[Array, A
 
 def initial_direction(teacher: Teacher, theta0: float) -> Array:
     """Unit ``u0`` at angle ``θ0`` from the first teacher feature, in the plane it spans
-    with the first basis vector orthogonal to every teacher feature (``e2`` by default)."""
+    with the first coordinate axis orthogonal to every teacher feature (``e2`` by default).
+
+    The axes are tried one at a time (never ``I_d`` as a matrix: that is d² numbers)."""
     V = teacher.unit_directions()
     v = V[0]
-    basis = np.eye(teacher.d)
-    # The first coordinate axis with no component along any teacher feature.
+    # projector onto span(V)ᵀ from an orthonormal basis of the k teacher features
+    Q, _ = np.linalg.qr(V.T)
     perp = None
-    for e in basis:
-        r = e - V.T @ np.linalg.lstsq(V.T, e, rcond=None)[0]
+    for j in range(teacher.d):
+        e = np.zeros(teacher.d)
+        e[j] = 1.0
+        r = e - Q @ (Q.T @ e)
         if np.linalg.norm(r) > 1e-12:
             perp = r / np.linalg.norm(r)
             break

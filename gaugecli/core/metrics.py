@@ -1,4 +1,5 @@
-"""Observables of SPEC §2: alignment, owner, non-owner norm, T_spec, clock-free gap.
+"""Observables of SPEC §2: alignment, owner, non-owner norm, T_spec, clock-free gap, and the
+run integrals of SPEC §6 (dissipated reaction and transport) with the loss-decay rate.
 
 All functions take trajectories or snapshots with the neuron axis last
 (``c`` is ``(..., m)``, ``U``/``W`` is ``(..., m, d)``) and keep leading axes.
@@ -8,7 +9,7 @@ from __future__ import annotations
 
 import numpy as np
 from numpy.typing import NDArray
-from scipy import optimize
+from scipy import integrate, interpolate, optimize
 
 from gaugecli.core.kernels import arccos_kernel
 from gaugecli.core.teacher import Teacher
@@ -128,3 +129,89 @@ def time_rescaling_mismatch(t_1: Array, loss_1: Array, t_2: Array, loss_2: Array
     best = coarse[np.argmin([cost(s) for s in coarse])]
     res = optimize.minimize_scalar(cost, bounds=(best - 0.1, best + 0.1), method="bounded")
     return float(res.fun / loss_1[0]), float(np.exp(res.x))
+
+
+# ----------------------------------------------------------------------------------------
+# integrals over a run (SPEC §6, "C3, reading")
+
+
+def log_grid_nodes(t: Array, inserted: Array | None = None) -> Array:
+    """Mask of the samples of ``t`` that are not ``inserted`` times (``t = 0`` is always kept).
+
+    The flow's output grid is ``0`` plus log-spaced times plus every ensemble member's
+    crossing time (:func:`gaugecli.core.integrate.gradient_flow`). An inserted node splits one
+    log-spaced interval unequally, which costs Simpson's rule its fourth order: measured on
+    ``m = 1`` runs at ``D = 1 … 64``, ``∫T dt`` was off by up to 6e-6 with those nodes and by
+    ≤ 1e-10 without them."""
+    t = np.asarray(t, float)
+    if inserted is None:
+        return np.ones(t.shape, bool)
+    events = np.asarray(inserted, float)
+    return ~np.isin(t, events[np.isfinite(events)]) | (t == 0.0)
+
+
+def log_time_integral(t: Array, values: Array) -> Array:
+    """``∫_0^{t_n} y(t) dt`` from samples ``y`` (time axis last) at ``0 ≤ t_0 < t_1 < … < t_n``.
+
+    On ``[t_1, t_n]`` the integral is ``∫ y·t d(ln t)``, by Simpson's rule in ``s = ln t``; on
+    ``[t_0, t_1]`` (``t_0 = 0``, ``t_1`` tiny) by the trapezoid in ``t``. On a log-spaced grid the
+    integrand ``y·t`` of a converging run vanishes at both ends of the ``s`` axis, so the rule is
+    far more accurate than its O(h⁴) suggests (Euler–Maclaurin): on the flow's 400-point grid
+    ``∫R dt`` and ``∫T dt`` agree with the reduced solver's integrals to ≤ 1e-9 relative, where
+    the trapezoid in ``t`` is off by ~5e-4.
+    """
+    t = np.asarray(t, float)
+    y = np.asarray(values, float)
+    if t.ndim != 1 or t.size != y.shape[-1]:
+        raise ValueError(f"t must be 1-D with one entry per sample of values (got {t.shape} and {y.shape})")
+    if t.size < 2:
+        return np.zeros(y.shape[:-1])
+    if not (t[0] >= 0.0 and np.all(np.diff(t) > 0)):
+        raise ValueError("t must start at t_0 ≥ 0 and increase strictly")
+    head = 0.5 * (y[..., 0] + y[..., 1]) * (t[1] - t[0])
+    if t.size == 2:
+        return head
+    return head + integrate.simpson(y[..., 1:] * t[1:], x=np.log(t[1:]), axis=-1)
+
+
+def cumulative_log_time_integral(t: Array, values: Array) -> Array:
+    """``∫_0^{t_i} y dt`` at every sample (time axis last): the trapezoid in ``t`` on
+    ``[0, t_1]``, then the trapezoid in ``s = ln t`` of ``y·t``. Non-decreasing for ``y ≥ 0``
+    (a cumulative Simpson is not: it dips where ``y`` falls steeply). Its end value is, like
+    :func:`log_time_integral`, spectrally accurate on a log-spaced grid (measured ≤ 3e-9 against
+    the reduced solver); the intermediate values are O(h²) in the log step ``h``."""
+    t = np.asarray(t, float)
+    y = np.asarray(values, float)
+    if t.ndim != 1 or t.size != y.shape[-1]:
+        raise ValueError(f"t must be 1-D with one entry per sample of values (got {t.shape} and {y.shape})")
+    out = np.zeros(y.shape)
+    if t.size < 2:
+        return out
+    if not (t[0] >= 0.0 and np.all(np.diff(t) > 0)):
+        raise ValueError("t must start at t_0 ≥ 0 and increase strictly")
+    out[..., 1] = 0.5 * (y[..., 0] + y[..., 1]) * (t[1] - t[0])
+    out[..., 1:] = out[..., 1:2] + integrate.cumulative_trapezoid(y[..., 1:] * t[1:], x=np.log(t[1:]), initial=0.0)
+    return out
+
+
+def loss_decay_rate(t: Array, loss: Array, floor: float = 1e-12) -> Array:
+    """``−dL/dt`` at the samples ``0 < t`` before ``L`` first falls to ``floor`` (NaN elsewhere),
+    from the loss alone: the cubic spline of ``ln L`` in ``s = ln t`` is differentiated,
+    ``−dL/dt = −L (d ln L/ds) / t``. An independent route to ``‖∇L‖² = R + T``.
+
+    ``ln L`` against ``ln t`` stays smooth through the late exponential decay, where a spline of
+    ``L`` itself loses accuracy (measured on ``m = 1`` runs, ``D = 1 … 64``: ≤ 6e-5 relative to
+    ``R + T`` down to ``L = 1e-12``, against ~1e-3 for a spline of ``L``). Below ``floor`` the
+    loss is round-off (~1e-16 absolute) and its derivative is not resolved.
+    """
+    t = np.asarray(t, float)
+    loss = np.asarray(loss, float)
+    out = np.full(t.shape, np.nan)
+    below = np.flatnonzero(~(loss > floor))
+    end = below[0] if below.size else t.size
+    use = np.arange(end)[t[:end] > 0]
+    if use.size < 4:
+        return out
+    s, log_loss = np.log(t[use]), np.log(loss[use])
+    out[use] = -loss[use] * interpolate.CubicSpline(s, log_loss).derivative()(s) / t[use]
+    return out

@@ -52,4 +52,6 @@ def standard_teacher(d: int, k: int = 1, a_star: float = 1.0) -> Teacher:
     """
     if d < k + 1:
         raise ValueError(f"d must be at least k + 1 = {k + 1} for a {k}-feature teacher (got d={d})")
-    return Teacher(coefficients=np.full(k, float(a_star)), directions=np.eye(d)[:k])
+    directions = np.zeros((k, d))  # not np.eye(d)[:k]: that is d² numbers, 80 GB at d = 10⁵
+    directions[np.arange(k), np.arange(k)] = 1.0
+    return Teacher(coefficients=np.full(k, float(a_star)), directions=directions)

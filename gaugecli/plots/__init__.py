@@ -6,6 +6,6 @@ regeneration by data. Importing this package costs nothing until a figure is mad
 
 from __future__ import annotations
 
-FIGURES = ("fig1", "fig2", "fig3", "fig4", "fig5", "fig6", "fig7", "lockin")
+FIGURES = ("fig1", "fig2", "fig3", "fig4", "fig5", "fig6", "fig7", "reln", "lockin")
 
 __all__ = ["FIGURES"]

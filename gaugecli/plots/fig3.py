@@ -1,11 +1,18 @@
-"""Figure 3 — specialization time against the gauge strength (claim C4).
+"""Figure 3 — the Θ(D²) separation of specialization times (claim C4), one neuron (``m = 1``).
 
-(a) ``T_spec(+D)`` and ``T_spec(−D)`` for one neuron (``m = 1``) on log–log axes with
-least-squares slopes over ``D ≥ 4`` (expected −1 and +1);
-(b) the ratio ``T_spec(−D)/T_spec(+D)`` with its fitted slope (expected 2), a ``C·D²``
-reference (``C`` the geometric-mean prefactor over the fit range) and the closed-form
-transport-mobility ratio ``M^u(+D)/M^u(−D) = (D + √(D² + 4c²))²/(4c²)`` at the initial
-coefficient ``c = c0``, which sets the same ``D²`` law with the prefactor of ``t = 0``.
+(a) ``T_spec(+D)`` and ``T_spec(−D)`` against D on log–log axes, with least-squares lines over
+``D ≥ 4`` and their slopes ± standard error (expected −1 and +1);
+(b) the ratio ``T_spec(−D)/T_spec(+D)``, its least-squares line (slope ± s.e., expected 2) and
+the closed-form transport-mobility ratio ``M^u(+D)/M^u(−D)`` at ``c = c0``; inset: the local
+slope ``d ln ratio / d ln D`` → 2;
+(c) compensated: ``D·T_spec(+D)``, ``T_spec(−D)/D`` and ``ratio/D²`` converge to the ``D → ∞``
+limits of the reduced equations (:mod:`gaugecli.core.reduced`), with ``O(1/D²)`` corrections;
+(d) why the ratio sits ~17× below the mobility ratio at ``c0``: along the ``+D`` run (time in
+units of ``T_spec(+D)``, ``÷ D²``, for D = 4 and the largest D) the angular-speed ratio
+``S = θ̇(+D)/θ̇(−D)`` at equal alignment, and the closed-form mobility ratio evaluated at the two
+runs' coefficients ``c±`` instead of ``c0``. ``S`` starts *at* the mobility ratio at ``c0`` and
+falls at once (``c₋`` relaxes to ``2a*g(θ)``) and then steadily (``c₊`` grows); its time average
+is exactly the measured ratio (:mod:`gaugecli.core.separation`).
 """
 
 from __future__ import annotations
@@ -15,122 +22,345 @@ from typing import Any
 import numpy as np
 
 from gaugecli.plots import style
-from gaugecli.plots._runs import Run, simulate_requirement
+from gaugecli.plots.render import Inputs, Need
+from gaugecli.plots.venue import Layout
 
+CLAIM = "C4 Θ(D²) separation: T_spec(−D)/T_spec(+D) ≈ C·D², T_spec(±D) ∝ D^(∓1)"
 GAUGES = ("favorable", "unfavorable")
 STRENGTHS = {False: tuple(2.0**k for k in range(11)), True: (1.0, 4.0, 16.0, 64.0)}
 FIT_MIN = 4.0
 """Slopes are fitted over ``D ≥ FIT_MIN`` (SPEC C4: D ∈ [4, 1024])."""
+RATIO = style.PURPLE
+"""The ratio's colour in (b)–(d) (neither gauge's)."""
+SIGN = {"favorable": "+", "unfavorable": "-"}
 
 
-def requirements(quick: bool) -> list[Any]:
-    return [simulate_requirement(g, D) for g in GAUGES for D in STRENGTHS[quick]]
+def _name(gauge: str, strength: float) -> str:
+    return f"{gauge}-D{strength:g}"
 
 
-def _collect(data: dict[str, Any]) -> dict[str, dict[float, float | None]]:
-    """``{gauge: {D: T_spec}}`` from the flow runs in ``data``."""
-    out: dict[str, dict[float, float | None]] = {g: {} for g in GAUGES}
-    c0 = None
-    for name, raw in data.items():
-        if name.startswith("_") or not isinstance(raw, dict) or "t_spec" not in raw:
-            continue
-        run = Run(raw)
-        gauge = style.gauge_of(float(run.deltas[0]))
-        if gauge in out:
-            out[gauge][run.strength] = run.t_spec
-            c0 = run.c0
-    out["c0"] = c0  # type: ignore[assignment]
+def needs(quick: bool) -> dict[str, Need]:
+    """One default single-neuron flow run per gauge and D (the configuration of
+    ``gaugecli simulate --gauge favorable -D …``, so a simulate call and this figure share runs)."""
+    from gaugecli.experiments.simulate import SimulateConfig
+
+    return {
+        _name(g, D): Need("simulate", SimulateConfig(gauge=g, strengths=(D,))) for g in GAUGES for D in STRENGTHS[quick]
+    }
+
+
+# ------------------------------------------------------------------------------------------
+# panels
+
+
+def _d_axis(ax: Any, strengths: np.ndarray) -> None:
+    """Log-2 D axis with plain labels (1, 4, 16, …) at every other power of two."""
+    from matplotlib.ticker import FixedLocator, FuncFormatter, NullFormatter, NullLocator
+
+    ax.set_xscale("log", base=2)
+    ticks = [D for D in strengths if np.log2(D) % 2 == 0]
+    ax.xaxis.set_major_locator(FixedLocator(ticks))
+    ax.xaxis.set_major_formatter(FuncFormatter(lambda v, _pos: f"{v:g}"))
+    ax.xaxis.set_minor_locator(NullLocator())
+    ax.xaxis.set_minor_formatter(NullFormatter())
+
+
+def _fit_entry(fit: Any, x: np.ndarray) -> dict[str, Any]:
+    return style.series(
+        x, fit(x), slope=fit.slope, stderr=fit.stderr, intercept=fit.intercept, fit_min=float(x.min()), n=fit.n
+    )
+
+
+def _panel_times(ax: Any, D: np.ndarray, times: dict[str, np.ndarray]) -> dict[str, Any]:
+    """(a) ``T_spec(±D)`` with least-squares lines over ``D ≥ FIT_MIN``."""
+    from gaugecli.core.separation import asymptotic_slope, power_law_fit
+
+    out: dict[str, Any] = {}
+    handles = []
+    fit_range = D >= FIT_MIN
+    for g in GAUGES:
+        T = times[g]
+        fit = power_law_fit(D[fit_range], T[fit_range])
+        color, marker = style.GAUGE_COLORS[g], style.GAUGE_MARKERS[g]
+        ax.plot(D, T, ls="none", marker=marker, mfc="white", mew=1.0, color=color, zorder=3)
+        ax.plot(D[fit_range], fit(D[fit_range]), color=color, lw=1.1, zorder=2)
+        label = rf"${SIGN[g]}D$: ${fit.slope:+.4f} \pm {fit.stderr:.4f}$"
+        handles.append(style.line_handle(color, "-", marker, label, mfc="white"))
+        slope, error = asymptotic_slope(D, T)
+        out[g] = style.series(D, T)
+        out[f"{g}-fit"] = _fit_entry(fit, D[fit_range])
+        out[f"{g}-asymptotic-slope"] = {"value": slope, "error": error}
+    ax.set_yscale("log")
+    _d_axis(ax, D)
+    ax.set_xlabel(style.LABELS["D"])
+    ax.set_ylabel(r"specialization time $T_{\rm spec}$")
+    ax.legend(handles=handles, loc="center right", title=rf"slope $\pm$ s.e. ($D \geq {FIT_MIN:g}$)")
     return out
 
 
-def build(data: dict[str, Any]) -> tuple[Any, dict[str, Any]]:
+def _panel_ratio(ax: Any, D: np.ndarray, ratio: np.ndarray, c0: float, small: float) -> dict[str, Any]:
+    """(b) the ratio, its least-squares line, the mobility ratio at ``c0``; inset: local slopes."""
+    from gaugecli.core.dynamics import transport_mobility
+    from gaugecli.core.separation import asymptotic_slope, local_slopes, power_law_fit
+
+    fit_range = D >= FIT_MIN
+    fit = power_law_fit(D[fit_range], ratio[fit_range])
+    coefficient = np.full_like(D, c0)
+    mobility = transport_mobility(coefficient, D) / transport_mobility(coefficient, -D)
+    ax.plot(D, mobility, color=style.THEORY, ls="--", lw=1.0, zorder=2)
+    ax.plot(D, ratio, ls="none", marker="D", mfc="white", mew=1.0, ms=3.6, color=RATIO, zorder=3)
+    ax.plot(D[fit_range], fit(D[fit_range]), color=RATIO, lw=1.1, zorder=2)
+    handles = [
+        style.line_handle(style.THEORY, "--", None, r"$M^u(+D)/M^u(-D)$ at $c_0$; see (d)"),
+        style.line_handle(RATIO, "-", "D", rf"slope ${fit.slope:.4f} \pm {fit.stderr:.4f}$ (s.e.)", mfc="white"),
+    ]
+    ax.legend(handles=handles, loc="upper left")
+    gap = float(mobility[-1] / ratio[-1])  # explained in (d)
+    ax.set_yscale("log")
+    _d_axis(ax, D)
+    ax.set_ylim(top=float(mobility[-1]) * 60)
+    ax.set_xlabel(style.LABELS["D"])
+    ax.set_ylabel(style.LABELS["ratio"])
+
+    # inset: the local slope → 2
+    from matplotlib.ticker import FixedLocator, NullLocator
+
+    mid, slopes = local_slopes(D, ratio)
+    asym, asym_err = asymptotic_slope(D, ratio)
+    inset = ax.inset_axes((0.62, 0.14, 0.37, 0.24))
+    inset.axhline(2.0, color=style.THEORY, ls=":", lw=0.8)
+    inset.plot(mid, slopes, color=RATIO, marker="D", ms=2.4, lw=0.9)
+    inset.set_xscale("log", base=2)
+    inset.xaxis.set_major_locator(FixedLocator([x for x in (16.0, 256.0) if mid[0] <= x <= mid[-1]]))
+    inset.xaxis.set_major_formatter(_plain())
+    inset.xaxis.set_minor_locator(NullLocator())
+    inset.set_yticks([1.6, 2.0])
+    inset.yaxis.set_major_formatter(_plain())
+    inset.set_ylim(min(1.45, float(np.min(slopes)) - 0.08), 2.1)
+    inset.text(0.97, 0.06, "local slope", transform=inset.transAxes, ha="right", va="bottom", fontsize=small)
+    inset.patch.set_alpha(0.0)
+    return {
+        "ratio": style.series(D, ratio),
+        "fit": _fit_entry(fit, D[fit_range]),
+        "mobility": style.series(D, mobility, c=c0),
+        "local-slope": style.series(mid, slopes),
+        "asymptotic-slope": {"value": asym, "error": asym_err},
+        "gap": {"D": float(D[-1]), "mobility_over_ratio": gap},
+    }
+
+
+def _plain() -> Any:
+    from matplotlib.ticker import FuncFormatter
+
+    return FuncFormatter(lambda v, _pos: f"{v:g}")
+
+
+def _panel_compensated(
+    ax: Any, D: np.ndarray, compensated: dict[str, np.ndarray], limits: dict[str, float], small: float
+) -> dict[str, Any]:
+    """(c) ``D·T(+D)``, ``T(−D)/D``, ``ratio/D²`` and their ``D → ∞`` limits (reduced equations)."""
+    from matplotlib.ticker import FixedLocator, NullFormatter
+
+    from gaugecli.core.reduced import fitted_order
+
+    labels = {
+        "favorable": r"$D\,T_{\rm spec}(+D)$",
+        "unfavorable": r"$T_{\rm spec}(-D)\,/\,D$",
+        "ratio": r"ratio$\,/\,D^2$",
+    }
+    colors = {"favorable": style.PLUS, "unfavorable": style.MINUS, "ratio": RATIO}
+    markers = {**style.GAUGE_MARKERS, "ratio": "D"}
+    out: dict[str, Any] = {}
+    ends = np.array([D[0], D[-1]])
+    for key in ("unfavorable", "ratio", "favorable"):
+        y, limit = compensated[key], limits[key]
+        ax.plot(ends, [limit, limit], color=style.THEORY, ls=":", lw=0.9, zorder=1)
+        ax.plot(D, y, color=colors[key], marker=markers[key], mfc="white", mew=1.0, ms=3.6, lw=0.9, zorder=3)
+        ax.annotate(
+            rf"{labels[key]} $\to$ {limit:.4f}",
+            (D[-1], limit),
+            xytext=(0, 3.5),
+            textcoords="offset points",
+            ha="right",
+            va="bottom",
+            color=colors[key],
+            fontsize=small,
+        )
+        tail = D >= FIT_MIN
+        out[key] = style.series(D, y)
+        out[f"{key}-limit"] = style.series(ends, [limit, limit], value=limit)
+        out[f"{key}-relative-deviation"] = style.tolist(y / limit - 1.0)
+        out[f"{key}-correction-order"] = fitted_order(D[tail], y[tail], limit)
+    handles = [style.line_handle(style.THEORY, ":", None, r"$D\to\infty$ limit (reduced equations)")]
+    ax.legend(handles=handles, loc="lower right")
+    ax.set_yscale("log")
+    _d_axis(ax, D)
+    ax.yaxis.set_major_locator(FixedLocator([1, 2, 5, 10, 20]))
+    ax.yaxis.set_major_formatter(_plain())
+    ax.yaxis.set_minor_formatter(NullFormatter())
+    lo = min(float(np.min(v)) for v in compensated.values())
+    hi = max(float(np.max(v)) for v in compensated.values())
+    ax.set_ylim(lo / 1.6, hi * 1.2)
+    ax.set_xlabel(style.LABELS["D"])
+    ax.set_ylabel(r"compensated $T_{\rm spec}$")
+    return out
+
+
+def _panel_speed(
+    ax: Any, pairs: dict[float, Any], ratio: dict[float, float], c0: float, small: float
+) -> dict[str, Any]:
+    """(d) the angular-speed ratio ``S/D²`` along the ``+D`` run (time in units of ``T_spec(+D)``),
+    the mobility ratio at the runs' coefficients and at ``c0``, and the time average of ``S``."""
     from gaugecli.core.dynamics import transport_mobility
 
-    collected = _collect(data)
-    c0 = collected.pop("c0")
-    if c0 is None:
-        raise ValueError("fig3 needs simulate runs (one per gauge and D)")
-    fig, (ax_t, ax_r) = style.new_figure(style.TWO_COLUMN, 2.7, ncols=2)
-    panels: dict[str, Any] = {"a": {}, "b": {}}
+    shown = sorted(pairs)
+    largest = shown[-1]
+    out: dict[str, Any] = {}
 
-    # (a) T_spec(±D)
-    slopes = {}
-    for g in GAUGES:
-        Ds = np.array(sorted(collected[g]))
-        T = np.array([np.nan if collected[g][D] is None else collected[g][D] for D in Ds], dtype=float)
-        fit = Ds >= FIT_MIN
-        slope, intercept = style.loglog_fit(Ds[fit], T[fit])
-        slopes[g] = slope
-        sign = "+" if g == "favorable" else "-"
-        ax_t.plot(
-            Ds,
-            T,
-            ls="none",
-            marker=style.GAUGE_MARKERS[g],
-            color=style.GAUGE_COLORS[g],
-            label=rf"$T_{{\rm spec}}({sign}D)$: slope ${slope:+.3f}$",
+    def label(x: float, y: float, text: str, color: str, **kw: Any) -> None:
+        ax.annotate(text, (x, y), textcoords="offset points", color=color, fontsize=small, **kw)
+
+    # the closed form of (b) at c = c0: the speed ratio at t = 0
+    c, delta = np.array([c0]), np.array([largest])
+    at_c0 = float((transport_mobility(c, delta) / transport_mobility(c, -delta))[0]) / largest**2
+    ax.plot([0.0, 1.0], [at_c0, at_c0], color=style.THEORY, ls="--", lw=1.0, zorder=1)
+    out["mobility-at-c0"] = style.series([0.0, 1.0], [at_c0, at_c0], D=largest, c=c0)
+    label(0.92, at_c0, r"$M^u$ ratio at $c=c_0$, as in (b)", style.THEORY, xytext=(0, -2), ha="right", va="top")
+    # the same closed form at the coefficients the two runs have at equal angle
+    sp = pairs[largest]
+    x = sp.t / sp.t[-1]
+    mob = sp.mobility_ratio / largest**2
+    ax.plot(x, mob, color=style.THEORY, ls="-.", lw=1.0, zorder=2)
+    out[f"mobility-D{largest:g}"] = style.series(x, mob, D=largest)
+    i = int(np.searchsorted(x, 0.24))
+    label(x[i], mob[i], r"$M^u$ ratio at the runs' $c_\pm$", style.THEORY, xytext=(4, 2), ha="left", va="bottom")
+    # the angular-speed ratio S = mobility ratio · c₊/c₋, for D = 4 and the largest D
+    for D in shown:
+        sp = pairs[D]
+        x, y = sp.t / sp.t[-1], sp.speed_ratio / D**2
+        ls, lw = ("-", 1.5) if D == largest else ("--", 1.0)
+        ax.plot(x, y, color=RATIO, ls=ls, lw=lw, zorder=3)
+        out[f"speed-D{D:g}"] = style.series(
+            x,
+            y,
+            D=D,
+            time_average=sp.time_average / D**2,
+            measured_ratio=ratio[D] / D**2,
+            coefficient_plus_at_alignment=sp.coefficient_plus[-1],
+            coefficient_minus_at_alignment=sp.coefficient_minus[-1],
         )
-        Dfit = Ds[fit]
-        Tfit = np.exp(intercept) * Dfit**slope
-        ax_t.plot(Dfit, Tfit, color=style.GAUGE_COLORS[g], lw=0.9, ls="--")
-        panels["a"][g] = style.series(Ds, T)
-        panels["a"][f"{g}-fit"] = style.series(Dfit, Tfit, slope=slope, intercept=intercept)
-    ax_t.set_xscale("log", base=2)
-    ax_t.set_yscale("log")
-    ax_t.set_xlabel(style.LABELS["D"])
-    ax_t.set_ylabel(style.LABELS["tspec"] + r"  ($m=1$)")
-    ax_t.legend(loc="center right", fontsize=6.5, title=rf"fit over $D \geq {FIT_MIN:g}$", title_fontsize=6.5)
-    style.panel_label(ax_t, "a")
-
-    # (b) the ratio, its slope, D² and the closed-form mobility ratio
-    common = sorted(set(collected["favorable"]) & set(collected["unfavorable"]))
-    Ds = np.array(common, dtype=float)
-    ratio = np.array(
-        [
-            np.nan
-            if collected["favorable"][D] is None or collected["unfavorable"][D] is None
-            else collected["unfavorable"][D] / collected["favorable"][D]
-            for D in common
-        ],
-        dtype=float,
-    )
-    fit = Ds >= FIT_MIN
-    slope, intercept = style.loglog_fit(Ds[fit], ratio[fit])
-    prefactor = float(np.exp(np.nanmean(np.log(ratio[fit] / Ds[fit] ** 2)))) if np.any(fit) else float("nan")
-    Dline = np.geomspace(Ds.min(), Ds.max(), 50)
-    mobility = transport_mobility(c0, Dline) / transport_mobility(c0, -Dline)
-    ax_r.plot(Ds, ratio, ls="none", marker="D", color=style.PURPLE, label=r"$T_{\rm spec}(-D)/T_{\rm spec}(+D)$")
-    fit_y = np.exp(intercept) * Ds[fit] ** slope
-    ax_r.plot(Ds[fit], fit_y, color=style.PURPLE, lw=1.0, ls="--", label=rf"least-squares fit, $D \geq {FIT_MIN:g}$")
-    ax_r.plot(
-        Dline, prefactor * Dline**2, color=style.REFERENCE_COLOR, lw=0.9, ls=":", label=rf"${prefactor:.3g}\,D^2$"
-    )
-    ax_r.plot(
-        Dline,
-        mobility,
-        color=style.ORANGE,
-        lw=1.2,
-        ls="-.",
-        label=r"$M^u(+D)/M^u(-D)$ at $c=c_0$" + "\n" + r"$=(D+\sqrt{D^2+4c_0^2})^2/4c_0^2$",
-    )
-    ax_r.set_xscale("log", base=2)
-    ax_r.set_yscale("log")
-    ax_r.set_xlabel(style.LABELS["D"])
-    ax_r.set_ylabel(style.LABELS["ratio"])
-    ax_r.legend(loc="upper left", fontsize=6.5)
-    ax_r.text(
-        0.97,
-        0.04,
-        rf"fitted slope ${slope:.3f}$ (SPEC: $2 \pm 0.05$)" + "\n" + rf"$c_0 = {c0:g}$, $m = 1$",
-        transform=ax_r.transAxes,
-        ha="right",
+    others = ", ".join(f"{D:g}" for D in shown[:-1])
+    ax.text(
+        0.02,
+        0.03,
+        r"$S=\dot\theta_+/\dot\theta_-$ at equal $\alpha$"
+        + "\n"
+        + rf"$D={largest:g}$; dashed: ${others}$"
+        + "\n"
+        + r"mean of $S$ = $T_{\rm spec}$ ratio$/D^2$",
+        transform=ax.transAxes,
+        ha="left",
         va="bottom",
-        fontsize=6.5,
+        color=RATIO,
+        fontsize=small,
     )
-    style.panel_label(ax_r, "b")
-    panels["b"]["ratio"] = style.series(Ds, ratio)
-    panels["b"]["fit"] = style.series(Ds[fit], fit_y, slope=slope, intercept=intercept, fit_min=FIT_MIN)
-    panels["b"]["reference"] = style.series(Dline, prefactor * Dline**2, prefactor=prefactor)
-    panels["b"]["mobility"] = style.series(Dline, mobility, c=c0)
-    panels["slopes"] = {"favorable": slopes["favorable"], "unfavorable": slopes["unfavorable"], "ratio": slope}
+    # its time average is the T_spec ratio; the gap to the closed form at c0
+    mean = pairs[largest].time_average / largest**2
+    ax.plot([0.0, 1.0], [mean, mean], color=RATIO, ls=(0, (1, 2)), lw=0.9, zorder=1)
+    out["time-average"] = style.series([0.0, 1.0], [mean, mean], D=largest)
+    label(0.52, mean, rf"mean {mean:.2f}", RATIO, xytext=(0, 2), ha="center", va="bottom")
+    ax.annotate(
+        "",
+        xy=(0.95, mean),
+        xytext=(0.95, at_c0),
+        arrowprops={"arrowstyle": "<->", "color": style.GUIDE, "lw": 0.8, "shrinkA": 0, "shrinkB": 0},
+    )
+    label(
+        0.95,
+        mean * 2.2,
+        rf"$\times{at_c0 / mean:.1f}$",
+        style.GUIDE,
+        xytext=(-3, 0),
+        ha="right",
+        va="center",
+    )
+    ax.set_yscale("log")
+    ax.set_xlim(-0.02, 1.0)  # a margin, so that the drop at t = 0 is not hidden by the spine
+    ax.set_ylim(0.22 * float(np.min(pairs[largest].speed_ratio)) / largest**2, at_c0 * 1.6)
+    ax.set_xlabel(r"$t\,/\,T_{\rm spec}(+D)$ along the $+D$ run")
+    ax.set_ylabel(r"$(+D)/(-D)$ ratio$\,/\,D^2$")
+    return out
+
+
+# ------------------------------------------------------------------------------------------
+# build
+
+
+def build(inputs: Inputs, layout: Layout) -> tuple[Any, dict[str, Any]]:
+    """Four panels (2 × 2) at the layout's width; returns the figure and its sidecar panels."""
+    from gaugecli.core.reduced import favorable_limit, unfavorable_limit
+    from gaugecli.core.separation import paired_speed_ratio
+
+    D = np.array(sorted({config.strengths[0] for config in inputs.configs.values()}), dtype=float)
+    model = inputs.configs[_name("favorable", D[0])].model
+    runs = {g: [inputs[_name(g, s)] for s in D] for g in GAUGES}
+    times = {g: np.array([np.nan if r.t_spec is None else r.t_spec for r in runs[g]], dtype=float) for g in GAUGES}
+    ratio = times["unfavorable"] / times["favorable"]
+
+    fig, axes = style.new_figure(layout.width, layout.height(0.8), nrows=2, ncols=2)
+    (ax_a, ax_b), (ax_c, ax_d) = axes
+    panels: dict[str, Any] = {}
+    panels["a"] = _panel_times(ax_a, D, times)
+    panels["b"] = _panel_ratio(ax_b, D, ratio, model.c0, layout.small)
+
+    limits = {
+        "favorable": favorable_limit(model.c0, model.theta0, model.eps_align, model.a_star),
+        "unfavorable": unfavorable_limit(model.theta0, model.eps_align, model.a_star),
+    }
+    limits["ratio"] = limits["unfavorable"] / limits["favorable"]
+    compensated = {"favorable": times["favorable"] * D, "unfavorable": times["unfavorable"] / D, "ratio": ratio / D**2}
+    panels["c"] = _panel_compensated(ax_c, D, compensated, limits, layout.small)
+
+    shown = sorted({FIT_MIN, float(D[-1])})
+    pairs = {}
+    for s in shown:
+        i = int(np.flatnonzero(D == s)[0])
+        plus, minus = runs["favorable"][i], runs["unfavorable"][i]
+        pairs[s] = paired_speed_ratio(
+            s,
+            (plus.t, plus.coefficient[:, 0], plus.alignment[:, 0]),
+            (minus.coefficient[:, 0], minus.alignment[:, 0]),
+            float(times["favorable"][i]),
+        )
+    panels["d"] = _panel_speed(ax_d, pairs, {s: float(ratio[D == s][0]) for s in shown}, model.c0, layout.small)
+    for ax, letter in zip((ax_a, ax_b, ax_c, ax_d), "abcd", strict=True):
+        style.panel_label(ax, letter)
+    panels["limits"] = limits
+    panels["key"] = _key_numbers(panels, D)
     return fig, panels
+
+
+def _key_numbers(panels: dict[str, Any], D: np.ndarray) -> dict[str, Any]:
+    """The numbers the README's figure table cites."""
+    a, b, c, d = (panels[k] for k in "abcd")
+    largest = f"speed-D{D[-1]:g}"
+    return {
+        "fit_range": [FIT_MIN, float(D[-1])],
+        "slope_favorable": [a["favorable-fit"]["slope"], a["favorable-fit"]["stderr"]],
+        "slope_unfavorable": [a["unfavorable-fit"]["slope"], a["unfavorable-fit"]["stderr"]],
+        "slope_ratio": [b["fit"]["slope"], b["fit"]["stderr"]],
+        "asymptotic_slope_ratio": [b["asymptotic-slope"]["value"], b["asymptotic-slope"]["error"]],
+        "limit_favorable": panels["limits"]["favorable"],
+        "limit_unfavorable": panels["limits"]["unfavorable"],
+        "limit_ratio": panels["limits"]["ratio"],
+        "compensated_at_largest_D": {k: c[k]["y"][-1] for k in ("favorable", "unfavorable", "ratio")},
+        "correction_order": {k: c[f"{k}-correction-order"] for k in ("favorable", "unfavorable", "ratio")},
+        "mobility_gap_at_largest_D": b["gap"]["mobility_over_ratio"],
+        "speed_ratio_start": d[largest]["y"][0],
+        "speed_ratio_at_alignment": d[largest]["y"][-1],
+        "speed_ratio_time_average": d[largest]["time_average"],
+        "coefficients_at_alignment": [
+            d[largest]["coefficient_plus_at_alignment"],
+            d[largest]["coefficient_minus_at_alignment"],
+        ],
+    }

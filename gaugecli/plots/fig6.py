@@ -1,11 +1,22 @@
-"""Figure 6 — dissipation splits into reaction and transport (claim C3).
+"""Figure 6 — where the loss goes: reaction and transport integrated over a run (claim C3).
 
-(a), (b) reaction ``R(t)`` and transport ``T(t)`` with their sum ``‖∇L‖²`` for ``+D`` and
-``−D`` (``D = 4``, ``m = 1``, population flow): the favorable gauge dissipates through
-transport early (large ``M^u``), the unfavorable one through reaction.
-(c) the identity residual ``|‖∇L‖² − (R + T)|/‖∇L‖²``: at round-off wherever
-``‖∇L‖ ≥ 1e-5`` (:data:`gaugecli.core.observables.RESOLVED_GRADIENT`); beyond, the gradient
-itself is below the resolution of the closed-form kernels and the ratio is noise (shaded).
+Single neuron (m = 1), population flow, ``δ = ±D`` for ``D ∈ {1, 4, 16, 64}``; time in units of
+each run's ``T_spec`` on linear axes, where the integrals are read.
+
+(a) cumulative ``∫₀ᵗ R dt'`` and ``∫₀ᵗ T dt'`` for ``±D`` at ``D = 4``: the favorable gauge loses
+    most of its loss through *reaction* (the direction turns at once while ``c`` is small, then
+    ``c`` grows), the unfavorable one through *transport* (``c`` relaxes first, then the slow turn
+    carries the loss). At ``t = 0`` the split is the other way round (+D: 84 % transport).
+(b) the transport share of the dissipated loss, ``∫₀ᵗ T / ∫₀ᵗ (R + T)``, for every D, with the
+    ``D → ∞`` limits of the reduced equations (:mod:`gaugecli.core.reduced`) at the right edge.
+(c) ``−dL/dt`` from the loss alone against ``R + T`` from the decomposition: two independent
+    routes to the dissipation (SPEC §1).
+(d) the identity residual ``|‖∇L‖² − (R + T)| / ‖∇L‖²`` at every saved time; values below double
+    precision (including exact zeros) are a band, not data.
+
+Key numbers (sidecar ``shares``): the recorded run integrals ``dissipated_reaction`` and
+``dissipated_transport`` of every run, their reaction share, the instantaneous share at ``t = 0``
+and the relative residual of ``∫R + ∫T = L(0) − L(t_end)``.
 """
 
 from __future__ import annotations
@@ -14,104 +25,306 @@ from typing import Any
 
 import numpy as np
 
+from gaugecli.core.metrics import cumulative_log_time_integral, loss_decay_rate
+from gaugecli.core.observables import RunObservables, resolved_residual
+from gaugecli.core.reduced import favorable_limit_dissipation, unfavorable_limit_dissipation
+from gaugecli.experiments.simulate import SimulateConfig
 from gaugecli.plots import style
-from gaugecli.plots._runs import DEFAULT_STRENGTH, Run, simulate_requirement
+from gaugecli.plots.render import Inputs, Need
+from gaugecli.plots.venue import Layout
+
+CLAIM = "C3 dissipation: +D spends its loss through reaction, −D through transport (the t = 0 instant looks reversed)"
 
 GAUGES = ("favorable", "unfavorable")
-FLOOR = 1e-30
-"""Dissipation values at or below this are not drawn (log axes)."""
+STRENGTHS = (1.0, 4.0, 16.0, 64.0)
+SHOWN = 4.0
+"""The gauge strength of panel (a) (SPEC's default ``-D 4``)."""
+X_MAX = 3.0
+"""Time window in units of T_spec: by 3 T_spec every run has spent ≥ 99.3 % of its loss."""
+ROUND_OFF = float(np.finfo(float).eps)
+"""Relative residuals below double precision are drawn as a band."""
+CLAIM_BOUND = 1e-10
+"""SPEC's bound on the relative identity residual (C3)."""
+LOSS_FLOOR = 1e-12
+"""−dL/dt from the loss is resolved only while L is above this (:func:`loss_decay_rate`)."""
+PARITY_EVERY = 3
+"""Panel (c) draws every third sample (the grid has ~400; the points would overlap)."""
+STRENGTH_LINESTYLES = {1.0: ":", 4.0: "-.", 16.0: (0, (4, 1.5)), 64.0: "-"}
+SIGN = {"favorable": "+", "unfavorable": "−"}
 
 
-def requirements(quick: bool) -> list[Any]:
-    return [simulate_requirement(g, DEFAULT_STRENGTH) for g in GAUGES]
+def needs(quick: bool) -> dict[str, Need]:
+    """``±D`` for ``D ∈ STRENGTHS`` (m = 1, population flow, SPEC defaults). The quick profile is
+    the same: the eight runs are two ensembles that take ~1 s together."""
+    return {_name(g, D): Need("simulate", SimulateConfig(gauge=g, strengths=(D,))) for g in GAUGES for D in STRENGTHS}
 
 
-def build(data: dict[str, Any]) -> tuple[Any, dict[str, Any]]:
-    from gaugecli.core.observables import RESOLVED_GRADIENT
+def _name(gauge: str, strength: float) -> str:
+    return f"{gauge}-D{strength:g}"
 
-    runs: dict[str, Run] = {}
-    for name, raw in data.items():
-        if name.startswith("flow-") and isinstance(raw, dict):
-            run = Run(raw)
-            runs.setdefault(style.gauge_of(float(run.deltas[0])), run)
-    missing = [g for g in GAUGES if g not in runs]
-    if missing:
-        raise ValueError(f"fig6 needs population-flow runs for both gauges; missing {', '.join(missing)}")
-    D = runs["favorable"].strength
 
-    fig, axes = style.new_figure(style.TWO_COLUMN, 2.55, ncols=3)
-    panels: dict[str, Any] = {"a": {}, "b": {}, "c": {}}
-    letters = {"favorable": "a", "unfavorable": "b"}
+def _label(gauge: str, strength: float | None = None) -> str:
+    D = "D" if strength is None else f"{strength:g}"
+    return rf"$\delta={SIGN[gauge]}{D}$"
+
+
+def _window(x: np.ndarray) -> np.ndarray:
+    """Samples with ``x ≤ X_MAX`` and the first beyond it (so that a line reaches the edge)."""
+    keep = x <= X_MAX
+    beyond = np.flatnonzero(~keep)
+    if beyond.size:
+        keep[beyond[0]] = True
+    return keep
+
+
+def _cumulative(run: RunObservables) -> tuple[np.ndarray, np.ndarray]:
+    return cumulative_log_time_integral(run.t, run.reaction), cumulative_log_time_integral(run.t, run.transport)
+
+
+def _shares(runs: dict[str, RunObservables]) -> dict[str, Any]:
+    """The key numbers: recorded run integrals, their shares, the integrated identity and the
+    largest pointwise residual over the whole run where ``‖∇L‖ ≥ 1e-5`` (SPEC C3)."""
+    out: dict[str, Any] = {}
     for g in GAUGES:
-        run, ax, key = runs[g], axes[0 if g == "favorable" else 1], letters[g]
-        color = style.GAUGE_COLORS[g]
-        for name, label, kw in (
-            ("grad_norm_sq", r"$\|\nabla\mathcal{L}\|^2$", {"color": "0.7", "lw": 2.6}),
-            ("reaction", style.LABELS["reaction"] + " reaction", {"color": color, "lw": 1.3, "ls": "-"}),
-            ("transport", style.LABELS["transport"] + " transport", {"color": color, "lw": 1.3, "ls": (0, (3, 1.5))}),
-        ):
-            t, y = style.positive(run.t, run.get(name), FLOOR)
-            ax.plot(t, y, label=label, **kw)
-            panels[key][name] = style.series(t, y)
-        ax.set_xscale("log")
-        ax.set_yscale("log")
-        ax.set_xlabel(style.LABELS["t"])
-        ax.set_ylabel(style.LABELS["dissipation"])
-        ax.set_title(style.GAUGE_LABELS[g].replace("D", f"{D:g}"), fontsize=7, color=color, loc="right")
-        ax.legend(loc="lower left", fontsize=6.5)
-        style.panel_label(ax, key)
-    ylim = (min(a.get_ylim()[0] for a in axes[:2]), max(a.get_ylim()[1] for a in axes[:2]))
-    for ax in axes[:2]:
-        ax.set_ylim(*ylim)
+        out[g] = {}
+        for D in STRENGTHS:
+            run = runs[_name(g, D)]
+            R, T = run.dissipated_reaction, run.dissipated_transport
+            drop = float(run.loss[0] - run.loss[-1])
+            out[g][f"{D:g}"] = {
+                "dissipated_reaction": R,
+                "dissipated_transport": T,
+                "reaction_share": R / (R + T),
+                "instant_reaction_share": float(run.reaction[0] / (run.reaction[0] + run.transport[0])),
+                "loss_drop": drop,
+                "identity_residual": abs(R + T - drop) / drop,
+                "max_resolved_residual": resolved_residual(run),
+                "t_spec": run.t_spec,
+            }
+    fav, unf = favorable_limit_dissipation(), unfavorable_limit_dissipation()
+    out["limit_reaction_share"] = {"favorable": fav.reaction_share, "unfavorable": unf.reaction_share}
+    return out
 
-    # (c) the identity residual, resolved part solid, unresolved part faint
-    ax = axes[2]
-    t_unresolved = []
-    for g in GAUGES:
-        run = runs[g]
-        t, res, gsq = run.t, run.get("identity_residual"), run.get("grad_norm_sq")
-        resolved = gsq >= RESOLVED_GRADIENT**2
-        for part, mask, kw in (
-            ("resolved", resolved, {"lw": 1.2, "alpha": 1.0}),
-            ("unresolved", ~resolved, {"lw": 0.7, "alpha": 0.35}),
-        ):
-            tt, rr = style.positive(t[mask], res[mask])
-            ax.plot(
-                tt,
-                rr,
-                color=style.GAUGE_COLORS[g],
-                marker=style.GAUGE_MARKERS[g],
-                ms=1.8,
-                markevery=8,
-                label=f"{'$+D$' if g == 'favorable' else '$-D$'}" if part == "resolved" else None,
-                **kw,
-            )
-            panels["c"][f"residual-{part}-{g}"] = style.series(tt, rr)
-        if np.any(~resolved & (t > 0)):
-            t_unresolved.append(float(t[~resolved & (t > 0)].min()))
-        panels["c"][f"max-resolved-{g}"] = float(np.max(res[resolved])) if np.any(resolved) else None
-    if t_unresolved:
-        panels["c"]["unresolved_from"] = min(t_unresolved)
-    ax.axhline(1e-10, color=style.REFERENCE_COLOR, ls=":", lw=0.8)
-    ax.text(
-        0.02,
-        1e-10,
-        r" SPEC bound $10^{-10}$",
-        transform=ax.get_yaxis_transform(),
-        va="top",
-        fontsize=6,
-        color=style.REFERENCE_COLOR,
+
+# ------------------------------------------------------------------------------------------
+# panels
+
+
+def _note(
+    ax: Any,
+    text: str,
+    where: tuple[float, float],
+    layout: Layout,
+    *,
+    xycoords: Any = ("axes fraction", "data"),
+    offset: tuple[float, float] = (0.0, 2.0),
+    ha: str = "right",
+    va: str = "bottom",
+    color: str = style.GUIDE,
+) -> None:
+    """An in-panel annotation at the small text size (the labels of guides and curves)."""
+    ax.annotate(
+        text,
+        where,
+        xycoords=xycoords,
+        xytext=offset,
+        textcoords="offset points",
+        ha=ha,
+        va=va,
+        color=color,
+        fontsize=layout.small,
     )
+
+
+def _panel_cumulative(ax: Any, runs: dict[str, RunObservables], layout: Layout) -> dict[str, Any]:
+    out: dict[str, Any] = {"strength": SHOWN}
+    for g in GAUGES:
+        run = runs[_name(g, SHOWN)]
+        x = run.t / run.t_spec
+        keep = _window(x)
+        for part, y, ls in zip(("reaction", "transport"), _cumulative(run), ("-", (0, (4, 1.5))), strict=True):
+            ax.plot(
+                x[keep],
+                y[keep],
+                color=style.GAUGE_COLORS[g],
+                ls=ls,
+                marker=style.GAUGE_MARKERS[g],
+                markevery=(0.5 if part == "reaction" else 0.0, 0.2),
+                ms=3.0,
+                lw=1.3,
+            )
+            out[f"{g}-{part}"] = style.series(x[keep], y[keep])
+    L0 = float(runs[_name("favorable", SHOWN)].loss[0])
+    out["initial_loss"] = L0
+    style.threshold_line(ax, L0)
+    _note(ax, r"$\mathcal{L}(0)$, the same for every gauge", (0.01, L0), layout, va="bottom", ha="left")
+    # direct labels, each beside its curve's plateau (legends would cover the curves)
+    for g, part, above in (
+        ("unfavorable", "transport", False),
+        ("favorable", "reaction", False),
+        ("favorable", "transport", True),
+        ("unfavorable", "reaction", True),
+    ):
+        level = out[f"{g}-{part}"]["y"][-1]
+        symbol = r"\int_0^t R" if part == "reaction" else r"\int_0^t T"
+        _note(
+            ax,
+            rf"{part} ${symbol}$, {_label(g, SHOWN)}",
+            (0.99, level),
+            layout,
+            offset=(0, 2 if above else -2),
+            va="bottom" if above else "top",
+            color=style.GAUGE_COLORS[g],
+        )
+    ax.set_xlim(0.0, X_MAX)
+    ax.set_ylim(0.0, 1.12 * L0)
+    ax.set_xlabel(r"$t\,/\,T_{\rm spec}$")
+    ax.set_ylabel("dissipated loss")
+    style.panel_label(ax, "a")
+    return out
+
+
+def _panel_share(ax: Any, runs: dict[str, RunObservables], shares: dict[str, Any], layout: Layout) -> dict[str, Any]:
+    out: dict[str, Any] = {}
+    for g in GAUGES:
+        for D in STRENGTHS:
+            run = runs[_name(g, D)]
+            cR, cT = _cumulative(run)
+            x = run.t / run.t_spec
+            keep = _window(x) & (x > 0)  # at t = 0 the share is 0/0 (its limit: the instantaneous split)
+            share = cT[keep] / (cR[keep] + cT[keep])
+            ax.plot(x[keep], share, color=style.GAUGE_COLORS[g], ls=STRENGTH_LINESTYLES[D], lw=1.2)
+            out[_name(g, D)] = style.series(x[keep], share)
+        # t = 0: the instantaneous split R(0) : T(0), the same for every D within a percent (+D)
+        inst = [1.0 - shares[g][f"{D:g}"]["instant_reaction_share"] for D in STRENGTHS]
+        ax.plot(
+            np.zeros(len(STRENGTHS)),
+            inst,
+            ls="none",
+            marker=style.GAUGE_MARKERS[g],
+            mfc="white",
+            mec=style.GAUGE_COLORS[g],
+            ms=4.0,
+            clip_on=False,
+            zorder=4,
+        )
+        out[f"{g}-instant"] = style.series(np.zeros(len(STRENGTHS)), inst)
+        # D → ∞ (reduced equations): a short black bar at the right edge
+        limit = 1.0 - shares["limit_reaction_share"][g]
+        ax.plot([X_MAX * 0.93, X_MAX], [limit, limit], color=style.THEORY, lw=2.2, solid_capstyle="butt", zorder=5)
+        out[f"{g}-limit"] = style.series([X_MAX * 0.93, X_MAX], [limit, limit])
+    style.threshold_line(ax, 0.5)
+    for text, y, va in (("mostly transport", 0.5, "bottom"), ("mostly reaction", 0.5, "top")):
+        _note(ax, text, (0.99, y), layout, offset=(0, 2 if va == "bottom" else -2), va=va)
+    _note(ax, "open markers: the instant $t=0$", (0.6, 0.66), layout, xycoords="data", ha="left", va="center")
+    ax.set_xlim(0.0, X_MAX)
+    ax.set_ylim(0.0, 1.0)
+    ax.set_xlabel(r"$t\,/\,T_{\rm spec}$")
+    ax.set_ylabel(r"transport share $\int_0^t T \,/ \int_0^t (R+T)$")
+    handles = [style.line_handle(style.THEORY, STRENGTH_LINESTYLES[D], None, f"$D={D:g}$") for D in STRENGTHS]
+    handles.append(style.line_handle(style.THEORY, "-", None, r"$D\to\infty$", lw=2.2))
+    ax.legend(handles=handles, loc="lower right", ncols=3, columnspacing=1.0, handlelength=2.2)
+    style.panel_label(ax, "b")
+    return out
+
+
+def _panel_parity(ax: Any, runs: dict[str, RunObservables], layout: Layout) -> dict[str, Any]:
+    out: dict[str, Any] = {}
+    worst = 0.0
+    lo, hi = np.inf, 0.0
+    for g in reversed(GAUGES):  # +D drawn last, on top: its points fall among the −D ones
+        for D in STRENGTHS:
+            run = runs[_name(g, D)]
+            rate = loss_decay_rate(run.t, run.loss, LOSS_FLOOR)
+            total = run.reaction + run.transport
+            ok = np.flatnonzero(np.isfinite(rate) & (total > 0))
+            worst = max(worst, float(np.max(np.abs(rate[ok] - total[ok]) / total[ok])))
+            shown = ok[::PARITY_EVERY]
+            ax.plot(
+                total[shown],
+                rate[shown],
+                ls="none",
+                marker=style.GAUGE_MARKERS[g],
+                ms=2.2,
+                mew=0.0,
+                alpha=0.8,
+                color=style.GAUGE_COLORS[g],
+            )
+            out[_name(g, D)] = style.series(total[shown], rate[shown])
+            lo, hi = min(lo, float(total[shown].min())), max(hi, float(total[shown].max()))
+    diagonal = np.array([lo / 3.0, hi * 3.0])
+    ax.plot(diagonal, diagonal, color=style.THEORY, lw=0.8, zorder=0)
+    out["diagonal"] = style.series(diagonal, diagonal)
+    out["max_relative_deviation"] = worst
+    out["loss_floor"] = LOSS_FLOOR
     ax.set_xscale("log")
     ax.set_yscale("log")
-    ax.set_xlabel(style.LABELS["t"])
-    ax.set_ylabel("identity residual", labelpad=1)
-    ax.set_title(style.LABELS["residual"], fontsize=6.5, loc="right")
-    from matplotlib.lines import Line2D
-
-    handles, _ = ax.get_legend_handles_labels()
-    handles.append(Line2D([], [], color="0.5", lw=0.7, alpha=0.5, label=r"faint: $\|\nabla\mathcal{L}\| < 10^{-5}$"))
-    ax.legend(handles=handles, loc="upper left", fontsize=6.5)
+    ax.set_xlim(*diagonal)
+    ax.set_ylim(*diagonal)
+    ax.set_xlabel(r"$R+T$ (decomposition)")
+    ax.set_ylabel(r"$-d\mathcal{L}/dt$ (from the loss)")
+    handles = [
+        style.line_handle(style.PLUS, "none", style.GAUGE_MARKERS["favorable"], _label("favorable")),
+        style.line_handle(style.MINUS, "none", style.GAUGE_MARKERS["unfavorable"], _label("unfavorable")),
+        style.line_handle(style.THEORY, "-", None, r"$-d\mathcal{L}/dt = R+T$"),
+    ]
+    ax.legend(handles=handles, loc="upper left")
     style.panel_label(ax, "c")
-    panels["resolved_gradient"] = RESOLVED_GRADIENT
+    return out
+
+
+def _panel_residual(ax: Any, runs: dict[str, RunObservables], layout: Layout) -> dict[str, Any]:
+    out: dict[str, Any] = {}
+    shown_max = 0.0
+    for g in GAUGES:
+        for D in STRENGTHS:
+            run = runs[_name(g, D)]
+            x = run.t / run.t_spec
+            keep = _window(x)
+            y = style.clip_to_floor(run.identity_residual[keep], ROUND_OFF)
+            ax.plot(
+                x[keep],
+                y,
+                ls="none",
+                marker=style.GAUGE_MARKERS[g],
+                ms=2.0,
+                mew=0.0,
+                alpha=0.7,
+                color=style.GAUGE_COLORS[g],
+            )
+            out[_name(g, D)] = style.series(x[keep], y)
+            shown_max = max(shown_max, float(np.nanmax(y)) if np.any(np.isfinite(y)) else 0.0)
+    ax.set_yscale("log")
+    ax.set_ylim(ROUND_OFF / 10.0, CLAIM_BOUND * 30.0)
+    style.floor_band(ax, ROUND_OFF, None)
+    _note(ax, "below double precision", (0.99, ROUND_OFF), layout, offset=(0, -2), va="top")
+    style.threshold_line(ax, CLAIM_BOUND)
+    _note(ax, r"claimed bound $10^{-10}$", (0.01, CLAIM_BOUND), layout, offset=(0, 2), ha="left", va="bottom")
+    ax.set_xlim(0.0, X_MAX)
+    ax.set_xlabel(r"$t\,/\,T_{\rm spec}$")
+    ax.set_ylabel("identity residual")
+    ax.set_title(
+        r"$|\,\|\nabla\mathcal{L}\|^2-(R+T)\,|\,/\,\|\nabla\mathcal{L}\|^2$", loc="right", fontsize=layout.small
+    )
+    out["round_off"] = ROUND_OFF
+    out["bound"] = CLAIM_BOUND
+    out["max_shown"] = shown_max
+    style.panel_label(ax, "d")
+    return out
+
+
+def build(inputs: Inputs, layout: Layout) -> tuple[Any, dict[str, Any]]:
+    runs: dict[str, RunObservables] = {_name(g, D): inputs[_name(g, D)] for g in GAUGES for D in STRENGTHS}
+    missing = [name for name, run in runs.items() if run.t_spec is None]
+    if missing:
+        raise ValueError(f"fig6: the runs {', '.join(missing)} never specialized; time is read in units of T_spec")
+    shares = _shares(runs)
+    fig, axes = style.new_figure(layout.width, layout.height(0.8), nrows=2, ncols=2)
+    panels: dict[str, Any] = {
+        "a": _panel_cumulative(axes[0, 0], runs, layout),
+        "b": _panel_share(axes[0, 1], runs, shares, layout),
+        "c": _panel_parity(axes[1, 0], runs, layout),
+        "d": _panel_residual(axes[1, 1], runs, layout),
+        "shares": shares,
+    }
     return fig, panels

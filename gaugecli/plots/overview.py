@@ -2,8 +2,8 @@
 
 ``simulate`` and ``select`` get an overview of one run — loss, per-neuron alignment
 ``α_j(t)`` and coefficient ``c_j(t)``, and the dissipation ``R(t)``, ``T(t)``;
-``prune`` and ``perturb`` get the paper's figure of their kind (fig5, fig7) drawn from
-the artifact just written instead of the cached defaults.
+``prune`` and ``perturb`` get the paper's figure of their kind (fig5, fig7) and ``reln`` the
+``reln`` figure, drawn from the artifact just written instead of the cached defaults.
 """
 
 from __future__ import annotations
@@ -71,6 +71,24 @@ def build_run(raw: dict[str, Any], title: str) -> tuple[Any, dict[str, Any]]:
     return fig, panels
 
 
+def _reln_figure(artifact: dict[str, Any]) -> Any:
+    """The ``reln`` figure of this artifact: its typed result through the figure's own ``build``."""
+    from gaugecli.experiments.reln import RelnConfig, RelnResult
+    from gaugecli.plots import reln
+    from gaugecli.plots.render import Inputs
+    from gaugecli.plots.venue import layout
+    from gaugecli.store.codec import from_jsonable
+
+    sizes = layout()
+    inputs = Inputs(
+        {"reln": from_jsonable(RelnResult, artifact["result"])},
+        {"reln": from_jsonable(RelnConfig, artifact["config"])},
+    )
+    with style.context(sizes):
+        fig, _ = reln.build(inputs, sizes)
+    return fig
+
+
 def render_artifact(kind: str, artifact: dict[str, Any], path: Path) -> Path:
     """Draw the figure of a freshly written artifact to ``path`` (format from its suffix)."""
     from gaugecli.plots import fig5, fig7
@@ -83,6 +101,8 @@ def render_artifact(kind: str, artifact: dict[str, Any], path: Path) -> Path:
             fig, _ = build_run(result, f"gaugecli simulate — config {artifact['config_hash'][:10]}")
         elif kind == "select":
             fig, _ = build_run(result["runs"][0], f"gaugecli select — designated owner {result['designated']}")
+        elif kind == "reln":
+            fig = _reln_figure(artifact)
         elif kind in ("prune", "perturb"):
             data = {"artifact": result, "_configs": {"artifact": artifact["config"]}}
             fig, _ = (fig5 if kind == "prune" else fig7).build(data)

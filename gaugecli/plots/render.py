@@ -16,12 +16,14 @@ from importlib import import_module
 from pathlib import Path
 from typing import Any
 
-from gaugecli.pipeline import Pipeline
+from gaugecli.pipeline import Inputs, Need, Pipeline, resolve
 from gaugecli.plots import FIGURES
 from gaugecli.plots.venue import Layout
 from gaugecli.plots.venue import layout as default_layout
 
 FORMATS = ("pdf", "png", "svg")
+
+__all__ = ["FORMATS", "Inputs", "Need", "Requirement", "UnknownFigureError", "render", "requirements", "resolve"]
 
 Warn = Callable[[str], None]
 Progress = Callable[[float], None]
@@ -42,45 +44,6 @@ class Requirement:
     kind: str
     name: str
     config: Any
-
-
-@dataclass(frozen=True)
-class Need:
-    """One run a figure reads: experiment ``kind`` and its ``config`` (a figure declares its
-    needs by name: ``needs(quick) -> {name: Need}``)."""
-
-    kind: str
-    config: Any
-
-
-@dataclass(frozen=True)
-class Inputs:
-    """What a figure's ``build`` receives: each need's typed result (and config) by name."""
-
-    results: dict[str, Any]
-    configs: dict[str, Any]
-
-    def __getitem__(self, name: str) -> Any:
-        return self.results[name]
-
-
-def resolve(
-    needs: dict[str, Need], pipeline: Pipeline, progress: Progress | None = None
-) -> tuple[Inputs, dict[str, str]]:
-    """The typed results of ``needs`` (runs of one kind ensured together: simulate batches) and
-    each one's config hash."""
-    results: dict[str, Any] = {}
-    hashes: dict[str, str] = {}
-    kinds = list(dict.fromkeys(n.kind for n in needs.values()))
-    for i, kind in enumerate(kinds):
-        names = [name for name, n in needs.items() if n.kind == kind]
-        outcomes = pipeline.ensure_all(kind, [needs[name].config for name in names], _part(progress, i, len(kinds)))
-        for name, outcome in zip(names, outcomes, strict=True):
-            results[name] = outcome.result
-            hashes[name] = outcome.artifact["config_hash"]
-    if progress is not None:
-        progress(1.0)
-    return Inputs(results, {name: n.config for name, n in needs.items()}), {name: hashes[name] for name in needs}
 
 
 def figure_module(fig_id: str) -> Any:

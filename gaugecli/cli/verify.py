@@ -1,0 +1,67 @@
+"""``gaugecli verify``: every claim checked at the paper's settings, in one command."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+from gaugecli.cli import options as opt
+from gaugecli.cli import report, session
+from gaugecli.cli.errors import Failure, errors
+
+app = opt.command_app()
+
+
+@app.command()
+def verify(
+    quick: Annotated[bool, typer.Option("--quick", help="The CI profile: fewer strengths, widths and seeds.")] = False,
+    claims: Annotated[
+        str | None, typer.Option("--claims", help="Only these claim ids, e.g. C4,C6 (the others: not run).")
+    ] = None,
+    report_path: Annotated[
+        Path | None,
+        typer.Option(
+            "--report", parser=opt.file_path, metavar="PATH.md", help="Also write a Markdown report with the figures."
+        ),
+    ] = None,
+    figures_dir: Annotated[
+        Path, typer.Option("--figures-dir", help="Where the report finds figN.png (gaugecli plot all writes them).")
+    ] = Path("figures"),
+    out: opt.Out = None,
+    cache_dir: opt.CacheDir = opt.DEFAULT_CACHE,
+    cache: opt.UseCache = True,
+) -> None:
+    """Measure every claim (C1–C8 and the later findings) and judge it; exit 1 if any fails."""
+    with errors():
+        from gaugecli.store.artifacts import now
+        from gaugecli.verify import VerifyConfig, all_claims
+        from gaugecli.verify import verify as run
+
+        known = [c.id for c in all_claims()]
+        only = tuple(c.strip() for c in claims.split(",") if c.strip()) if claims else ()
+        unknown = [c for c in only if c not in known]
+        if claims is not None and (not only or unknown):
+            raise session.bad_parameter("--claims", f"must be claim ids among {', '.join(known)} (got {claims!r})")
+        session.check_out(out)
+        if report_path is not None:
+            session.check_writable(report_path, "--report")
+        config = VerifyConfig(quick=quick, only=only)
+        started = now()
+        with session.pipeline(cache_dir, cache) as pipe, session.progress("verify") as bar:
+            result = run(config, pipe, bar)
+            artifact = pipe.cache.save("verify", config, result, seed=None, started=started) if pipe.cache else None
+            path = pipe.cache.path("verify", config) if pipe.cache else None
+        if out is not None and artifact is not None:
+            from gaugecli.store.artifacts import write_artifact
+
+            path = write_artifact(out, artifact, "--out")
+        if report_path is not None:
+            from gaugecli.store.atomic import atomic_write_text
+            from gaugecli.verify.report import markdown
+
+            atomic_write_text(report_path, markdown(result, figures_dir, report_path.parent), "--report")
+    report.verify(result, path, report_path)
+    if result.failed:
+        raise Failure(f"{len(result.failed)} claim(s) failed: {', '.join(c.id for c in result.failed)}")

@@ -1,0 +1,86 @@
+"""``gaugecli verify``: every claim measured at the paper's settings, judged, and reported.
+
+Claims read their runs through the pipeline (so a cached run is reused, and a figure's run is a
+claim's run); all needs are resolved together, so simulate runs of every claim form one batch.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+
+from gaugecli.pipeline import Inputs, Pipeline, resolve
+from gaugecli.verify.claim import Check, Claim, ClaimOutcome
+from gaugecli.verify.paper import CLAIMS as PAPER_CLAIMS
+
+Progress = Callable[[float], None]
+
+
+def all_claims() -> list[Claim]:
+    """SPEC §3's claims, then the findings of the subcommands added since."""
+    from gaugecli.verify.findings import CLAIMS as FINDINGS
+
+    return [*PAPER_CLAIMS, *FINDINGS]
+
+
+@dataclass(frozen=True)
+class VerifyConfig:
+    """``quick``: the CI profile (fewer strengths, widths and seeds); ``only``: claim ids to run
+    (the others are reported as not run)."""
+
+    quick: bool = False
+    only: tuple[str, ...] = ()
+
+
+@dataclass
+class VerifyResult:
+    claims: list[ClaimOutcome] = field(default_factory=list)
+
+    @property
+    def failed(self) -> list[ClaimOutcome]:
+        return [c for c in self.claims if c.passed is False]
+
+
+def verify(
+    config: VerifyConfig, pipeline: Pipeline, progress: Progress | None = None, claims: Sequence[Claim] | None = None
+) -> VerifyResult:
+    """Measure and judge each claim; a claim whose measurement fails with an error is a failure."""
+    claims = list(claims if claims is not None else all_claims())
+    chosen = [c for c in claims if not config.only or c.id in config.only]
+    needs = {f"{c.id}/{name}": need for c in chosen for name, need in c.needs(config.quick).items()}
+    inputs, _ = resolve(needs, pipeline, progress)
+    outcomes = []
+    for claim in claims:
+        if claim not in chosen:
+            outcomes.append(ClaimOutcome(claim.id, claim.statement, None, "", "", None, figure=claim.figure))
+            continue
+        prefix = f"{claim.id}/"
+        own = Inputs(
+            {k[len(prefix) :]: v for k, v in inputs.results.items() if k.startswith(prefix)},
+            {k[len(prefix) :]: v for k, v in inputs.configs.items() if k.startswith(prefix)},
+        )
+        outcomes.append(_judge(claim, own, config.quick))
+    return VerifyResult(outcomes)
+
+
+def _judge(claim: Claim, inputs: Inputs, quick: bool) -> ClaimOutcome:
+    try:
+        check: Check = claim.evaluate(inputs, quick)
+    except Exception as exc:  # a claim that cannot be measured has not been verified: report it, go on
+        return ClaimOutcome(
+            claim.id, claim.statement, None, "", "", False, figure=claim.figure, error=f"{type(exc).__name__}: {exc}"
+        )
+    return ClaimOutcome(
+        claim.id,
+        claim.statement,
+        check.measured,
+        check.expected,
+        check.tolerance,
+        bool(check.passed),
+        check.quantity,
+        check.configuration,
+        claim.figure,
+    )
+
+
+__all__ = ["Claim", "ClaimOutcome", "VerifyConfig", "VerifyResult", "all_claims", "verify"]

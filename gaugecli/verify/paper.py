@@ -1,0 +1,145 @@
+"""The claims of SPEC §3 measured at the paper's settings (``quick``: fewer strengths and widths)."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from gaugecli.experiments.simulate import SimulateConfig
+from gaugecli.pipeline import Inputs, Need
+from gaugecli.verify.claim import Check, Claim, at_most, rounded, within
+
+
+def _run(gauge: str, D: float, m: int = 1) -> Need:
+    return Need("simulate", SimulateConfig(gauge=gauge, strengths=(D,), m=m))
+
+
+def _strengths(quick: bool) -> tuple[float, ...]:
+    return (4.0, 16.0, 64.0) if quick else (4.0, 16.0, 64.0, 256.0, 1024.0)
+
+
+def _pairs(quick: bool) -> dict[str, Need]:
+    return {f"{g}{D:g}": _run(g, D) for g in ("favorable", "unfavorable") for D in _strengths(quick)}
+
+
+# -- C1 ----------------------------------------------------------------------------------------
+
+
+def _c1_needs(quick: bool) -> dict[str, Need]:
+    return {f"{g}-m{m}": _run(g, 4.0, m) for g in ("favorable", "unfavorable", "balanced") for m in (1, 5)}
+
+
+def _c1(inputs: Inputs, quick: bool) -> Check:
+    losses = np.array([r.loss[0] for r in inputs.results.values()])
+    spread = float((losses.max() - losses.min()) / losses.mean())
+    return at_most(spread, 1e-12, "relative spread of L(0) over the gauges", "±D and δ = 0 at D = 4, m = 1 and 5")
+
+
+# -- C2, C3 ------------------------------------------------------------------------------------
+
+
+def _c2(inputs: Inputs, quick: bool) -> Check:
+    drift = max(r.imbalance_drift for r in inputs.results.values())
+    return at_most(drift, 1e-8, "max relative δ drift", f"flow at rtol 1e-10, ±D for D = {_listed(_strengths(quick))}")
+
+
+def _c3(inputs: Inputs, quick: bool) -> Check:
+    from gaugecli.core.observables import resolved_residual
+
+    residual = max(resolved_residual(r) for r in inputs.results.values())
+    return at_most(residual, 1e-10, "max |‖∇L‖² − (R+T)|/‖∇L‖²", "every saved time with ‖∇L‖ ≥ 1e-5, ±D")
+
+
+# -- C4, C5 ------------------------------------------------------------------------------------
+
+
+def _c4(inputs: Inputs, quick: bool) -> Check:
+    from gaugecli.core.separation import power_law_fit
+
+    Ds = _strengths(quick)
+    ratio = [inputs[f"unfavorable{D:g}"].t_spec / inputs[f"favorable{D:g}"].t_spec for D in Ds]
+    fit = power_law_fit(Ds, ratio)
+    return within(fit.slope, 2.0, 0.05, "log–log slope of T_spec(−D)/T_spec(+D)", f"m = 1, D = {_listed(Ds)}")
+
+
+def _c5(inputs: Inputs, quick: bool) -> Check:
+    from gaugecli.core.metrics import clock_free_gap, time_rescaling_mismatch
+
+    gaps, mismatch = [], []
+    for D in _strengths(quick):
+        p, q = inputs[f"favorable{D:g}"], inputs[f"unfavorable{D:g}"]
+        gaps.append(clock_free_gap(p.loss, p.alignment[:, 0], q.loss, q.alignment[:, 0], floor=1e-14))
+        mismatch.append(time_rescaling_mismatch(p.t, p.loss, q.t, q.loss)[0])
+    ok = min(gaps) >= 0.3 and min(mismatch) >= 0.05
+    return Check(
+        "clock-free gap Δ(D); loss mismatch after the best single time rescaling, / L(0)",
+        {"gap": rounded(gaps), "mismatch": rounded(mismatch)},
+        "Δ ≥ 0.3 and mismatch ≥ 0.05 at every D",
+        "",
+        ok,
+        f"m = 1, D = {_listed(_strengths(quick))}",
+    )
+
+
+# -- C6, C7 ------------------------------------------------------------------------------------
+
+
+def _c6_needs(quick: bool) -> dict[str, Need]:
+    from gaugecli.experiments.select import OwnerSweepConfig, SelectConfig
+
+    ms = (2, 3, 5) if quick else (2, 3, 4, 5, 6, 7, 8)
+    return {
+        "sweep": Need("select-sweep", OwnerSweepConfig(ms=ms)),
+        "argmax": Need("select", SelectConfig(deltas=(-2.0, 4.0, 0.0, -4.0, 2.0))),
+    }
+
+
+def _c6(inputs: Inputs, quick: bool) -> Check:
+    sweep, argmax = inputs["sweep"], inputs["argmax"]
+    wins = sum(p.success for p in sweep.points)
+    ok = wins == len(sweep.points) and bool(argmax.success[0])
+    return Check(
+        "runs whose owner is the +D neuron; owner for δ = (−2, 4, 0, −4, 2)",
+        {"designated": f"{wins}/{len(sweep.points)}", "argmax δ": argmax.owner},
+        f"{len(sweep.points)}/{len(sweep.points)}; 1",
+        "exact",
+        ok,
+        f"population flow, D = 4, m = {_listed(sweep.ms)}, every designated o",
+    )
+
+
+def _c7_needs(quick: bool) -> dict[str, Need]:
+    from gaugecli.experiments.prune import PruneConfig
+
+    return {"prune": Need("prune", PruneConfig(strengths=(4.0, 16.0) if quick else (4.0, 16.0, 64.0), sample=False))}
+
+
+def _c7(inputs: Inputs, quick: bool) -> Check:
+    result = inputs["prune"]
+    final = max(p.final for p in result.points)
+    co = result.coalignment
+    owner_c = float(co.pruned.coefficient[-1, 0])
+    shared = float(co.coaligned.nonowner_norm[-1])
+    ok = final <= 1e-6 and abs(owner_c - 1.0) <= 1e-6 and shared > 0.1
+    return Check(
+        "non-owner norm P(end) (δ < 0); owner c(end); P(end) when non-owners have δ > 0",
+        {"P(end)": rounded(final), "c_owner": rounded(owner_c, 10), "P(end), δ > 0": rounded(shared)},
+        "P ≤ 1e-6; c = 1; P > 0.1",
+        "c ± 1e-6",
+        ok,
+        "flow, m ∈ {2, 5}, owner +D, others −D; contrast m = 3 with non-owners at +D/2",
+    )
+
+
+def _listed(values: tuple[float, ...] | list[int]) -> str:
+    return ", ".join(f"{v:g}" for v in values)
+
+
+CLAIMS = [
+    Claim("C1", "At t = 0 every gauge gives the same predictions and loss", _c1_needs, _c1, "fig1"),
+    Claim("C2", "δ_j is conserved along gradient flow", _pairs, _c2, "fig1"),
+    Claim("C3", "‖∇L‖² = R + T at every saved time", _pairs, _c3, "fig6"),
+    Claim("C4", "T_spec(−D)/T_spec(+D) grows like D²", _pairs, _c4, "fig3"),
+    Claim("C5", "No global clock: the clock-free gap stays Θ(1) as D grows", _pairs, _c5, "fig2"),
+    Claim("C6", "The +D neuron becomes the owner (and, for mixed δ, argmax δ)", _c6_needs, _c6, "fig4"),
+    Claim("C7", "Non-owners are pruned when their δ ≤ 0, and share the feature when δ > 0", _c7_needs, _c7, "fig5"),
+]

@@ -1,0 +1,176 @@
+"""Figure 1 (C1 invisibility, C2 visible): the sidecar's numbers against independent references —
+the closed-form gauge map of SPEC §1, the closed-form initial loss, and the reduced ``(c, θ)``
+solver of :mod:`gaugecli.core.reduced` for the states at ``T_spec(+D)`` and the gap between
+students — and every sidecar series drawn, every text at least 7 pt."""
+
+from __future__ import annotations
+
+import json
+import math
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pytest
+
+from gaugecli.core.reduced import solve_reduced
+from gaugecli.pipeline import Pipeline
+from gaugecli.plots import fig1, style
+from gaugecli.plots.render import resolve
+from gaugecli.plots.venue import MIN_TEXT_PT, layout
+
+C0, A_STAR, THETA0, D = 0.1, 1.0, math.pi / 2, fig1.STRENGTH
+DELTAS = {"favorable": D, "balanced": 0.0, "unfavorable": -D}
+
+
+def _g(phi: float) -> float:
+    """``g(φ) = (sin φ + (π − φ) cos φ)/(2π)``, written out here (not imported) for the references."""
+    return (math.sin(phi) + (math.pi - phi) * math.cos(phi)) / (2 * math.pi)
+
+
+@pytest.fixture(scope="module")
+def inputs(tmp_path_factory: pytest.TempPathFactory) -> Any:
+    return resolve(fig1.needs(True), Pipeline(tmp_path_factory.mktemp("fig1-cache")))[0]
+
+
+def _build(inputs: Any, width: float | None = None) -> tuple[Any, dict[str, Any]]:
+    sizes = layout(width=width)
+    with style.context(sizes):
+        fig, panels = fig1.build(inputs, sizes)
+        fig.canvas.draw()
+    json.dumps(panels, allow_nan=False)  # the sidecar is plain JSON
+    return fig, panels
+
+
+@pytest.fixture(scope="module")
+def built(inputs: Any) -> tuple[Any, dict[str, Any]]:
+    return _build(inputs)
+
+
+@pytest.fixture(scope="module")
+def reduced() -> dict[str, Any]:
+    """The three runs again, through the reduced (c, θ) equations (an independent solver)."""
+    return {g: solve_reduced(np.array([delta]), t_max=1e3) for g, delta in DELTAS.items()}
+
+
+def test_paths_stay_on_their_level_sets_from_the_initial_to_the_target_curve(built: Any) -> None:
+    _, panels = built
+    for gauge, delta in DELTAS.items():
+        path = panels["a"][gauge]
+        w, a = np.array(path["x"]), np.array(path["y"])
+        # C2 along the plotted path: a² − ‖w‖² = δ to the solver's tolerance (measured ≤ 2.4e-9 at rtol 1e-10)
+        assert np.max(np.abs(a**2 - w**2 - delta)) <= 1e-8 * max(1.0, abs(delta))
+        # start: the SPEC §1 gauge map of c0, ‖w‖² = (−δ + √(δ² + 4c0²))/2 (measured to 1e-16)
+        w0 = math.sqrt((-delta + math.sqrt(delta**2 + 4 * C0**2)) / 2)
+        assert w[0] == pytest.approx(w0, rel=1e-12) and a[0] == pytest.approx(math.sqrt(delta + w0**2), rel=1e-12)
+        # end: on the target curve |a|‖w‖ = a* (the flow stops at ‖∇L‖ ≤ 1e-10; measured ≤ 1e-10)
+        assert w[-1] * a[-1] == pytest.approx(A_STAR, abs=1e-8)
+        assert path["delta_drift"] <= 1e-8
+    # the paths move: +D mostly in ‖w‖ (×9.7), −D mostly in |a| (×9.7), mirror images in the diagonal
+    plus, minus = panels["a"]["favorable"], panels["a"]["unfavorable"]
+    assert plus["end"][0] / plus["start"][0] > 9 and plus["end"][1] / plus["start"][1] < 1.05
+    assert minus["end"] == pytest.approx(plus["end"][::-1], rel=1e-8)
+
+
+def test_initial_predictions_and_loss_are_the_same_in_every_gauge(built: Any) -> None:
+    _, panels = built
+    c1 = panels["b"]["invisibility"]
+    assert c1["initial_prediction_relative_spread"] <= 1e-12
+    assert c1["initial_prediction_vs_closed_form"] <= 1e-12
+    assert c1["initial_loss_relative_spread"] <= 1e-12
+    # L(0) = ½ (c0²/2 − 2 c0 a* g(θ0) + a*²/2), closed form
+    loss0 = 0.5 * (C0**2 / 2 - 2 * C0 * A_STAR * _g(THETA0) + A_STAR**2 / 2)
+    for value in c1["initial_loss"].values():
+        assert value == pytest.approx(loss0, rel=1e-12)
+    # the drawn t = 0 curve is f0 = c0 relu(cos(φ − θ0))
+    initial = panels["b"]["initial"]
+    phi = np.array(initial["x"])
+    assert np.array(initial["y"]) == pytest.approx(C0 * np.maximum(np.cos(phi - THETA0), 0.0), abs=1e-15)
+
+
+def test_functions_at_tspec_plus_match_the_reduced_flow(built: Any, reduced: dict[str, Any]) -> None:
+    _, panels = built
+    b = panels["b"]
+    t_mark = b["t_mark"]
+    assert t_mark == pytest.approx(reduced["favorable"].crossing_times[0], rel=1e-8)  # measured 4e-11
+    assert b["favorable"]["t"] == t_mark and b["favorable"]["alignment"] == pytest.approx(0.99, abs=1e-7)
+    # the −D run at its saved time nearest T_spec(+D) (grid ~5 % apart in t)
+    assert abs(b["unfavorable"]["t"] / t_mark - 1) <= 0.03
+    for gauge in ("favorable", "unfavorable"):
+        c, theta = reduced[gauge].dense(b[gauge]["t"])
+        phi = np.array(b[gauge]["x"])
+        expected = c[0] * np.maximum(np.cos(phi - theta[0]), 0.0)
+        assert np.array(b[gauge]["y"]) == pytest.approx(expected, abs=1e-9)  # measured 2e-11
+    # decisive: +D has turned onto v, −D has barely turned (α < 0.01) and is about as far from y as f0
+    assert b["unfavorable"]["alignment"] < 0.01
+    assert b["favorable"]["relative_distance_to_teacher"] < 0.5 < 0.9 < b["unfavorable"]["relative_distance_to_teacher"]
+
+
+def test_gap_between_students_matches_the_reduced_flow(built: Any, reduced: dict[str, Any]) -> None:
+    _, panels = built
+    c = panels["c"]
+    t, gap = np.array(c["gap"]["x"]), np.array(c["gap"]["y"], dtype=float)  # null (masked) → NaN
+    plus_end, minus_end = reduced["favorable"].t[-1], reduced["unfavorable"].t[-1]
+    picks = np.searchsorted(t, [0.01, 0.1, 1.0, 3.0, 10.0, 30.0, 100.0, 200.0])
+    for i in picks:
+        (cp,), (tp,) = reduced["favorable"].dense(min(t[i], plus_end))
+        (cm,), (tm,) = reduced["unfavorable"].dense(min(t[i], minus_end))
+        dist = math.sqrt(max(cp**2 / 2 + cm**2 / 2 - 2 * cp * cm * _g(abs(tp - tm)), 0.0)) / (A_STAR / math.sqrt(2))
+        if np.isfinite(gap[i]):
+            assert gap[i] == pytest.approx(dist, abs=5e-4)  # log-t interpolation: measured ≤ 7e-5
+        else:  # masked as round-off only where both students are the teacher
+            assert dist < 1e-5
+    # invisible at the start (t = 0.01: 1.1 % of ‖y‖, growing ∝ t), of the teacher's size in between
+    assert gap[0] < 0.02 and c["peak"] > 0.9
+    masked = np.flatnonzero(~np.isfinite(gap))
+    assert masked.size and masked[-1] == gap.size - 1 and np.all(np.diff(masked) == 1)  # only a tail
+    assert t[masked[0]] > c["t_spec"]["unfavorable"] and np.nanmin(gap) >= fig1.GAP_FLOOR
+    assert c["t_spec"]["favorable"] < c["t_peak"] < c["t_spec"]["unfavorable"]
+
+
+def test_every_series_is_drawn_and_no_text_is_below_7pt(built: Any) -> None:
+    from matplotlib.text import Text
+
+    fig, panels = built
+    axes = {ax.get_title(loc="left").strip("()"): ax for ax in fig.axes}
+    assert set(axes) == {"a", "b", "c"}
+    drawn = 0
+    for letter in "abc":
+        lines = [ln for ln in axes[letter].get_lines() if len(ln.get_xdata()) > 0]
+        for value in panels[letter].values():
+            if isinstance(value, dict) and "x" in value and "y" in value:
+                x, y = np.array(value["x"], float), np.array(value["y"], float)
+                assert any(
+                    np.shape(ln.get_xdata()) == x.shape
+                    and np.allclose(ln.get_xdata(), x)
+                    and np.allclose(ln.get_ydata(), y, equal_nan=True)
+                    for ln in lines
+                ), f"({letter}) does not draw {value.get('delta', '')} (n={x.size})"
+                drawn += 1
+    assert drawn == (2 + 5 + 3) + 4 + 1  # curves, level sets, paths | f0, teacher, ±D | gap
+    texts = [t for t in fig.findobj(Text) if t.get_visible() and t.get_text().strip()]
+    assert len(texts) > 20
+    assert min(t.get_fontsize() for t in texts) >= MIN_TEXT_PT
+    assert fig.get_size_inches()[0] == pytest.approx(layout().width)
+
+
+def test_narrow_width_stacks_the_panels_in_one_column(inputs: Any) -> None:
+    from matplotlib.text import Text
+
+    fig, _ = _build(inputs, width=3.4)
+    boxes = {ax.get_title(loc="left"): ax.get_position() for ax in fig.axes}
+    assert boxes["(a)"].y0 > boxes["(b)"].y1 and boxes["(b)"].y0 > boxes["(c)"].y1  # top to bottom
+    assert all(abs(b.x0 - boxes["(b)"].x0) < 0.1 for b in boxes.values())
+    texts = [t for t in fig.findobj(Text) if t.get_visible() and t.get_text().strip()]
+    assert min(t.get_fontsize() for t in texts) >= MIN_TEXT_PT
+    assert fig.get_size_inches()[0] == pytest.approx(3.4)
+
+
+def test_needs_are_the_shared_default_runs(tmp_path: Path) -> None:
+    from gaugecli.experiments.simulate import SimulateConfig
+
+    needs = fig1.needs(True)
+    assert needs == fig1.needs(False)
+    assert {n: (need.kind, need.config) for n, need in needs.items()} == {
+        g: ("simulate", SimulateConfig(gauge=g, strengths=(4.0,))) for g in DELTAS
+    }

@@ -1,0 +1,167 @@
+"""Figure 3 (claim C4) on the quick profile (D ∈ {1, 4, 16, 64}, ±D, m = 1): the sidecar's key
+numbers against independent references — the reduced equations' D → ∞ limits and their
+T_spec at large D, closed forms (mobility ratio, slow manifold c = 2a*g(θ)), the exponents
+−1, +1, 2 — every sidecar series drawn on its panel, and no text below 7 pt."""
+
+from __future__ import annotations
+
+import math
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pytest
+
+from gaugecli.core import reduced
+from gaugecli.pipeline import Pipeline
+from gaugecli.plots import fig3, render, style
+from gaugecli.plots.venue import MIN_TEXT_PT, layout
+
+C0, THETA_EPS = 0.1, math.acos(0.99)  # SPEC defaults: c0 and the angle at α = 1 − ε_align
+
+
+@pytest.fixture(scope="module")
+def built(tmp_path_factory: pytest.TempPathFactory) -> Any:
+    pipeline = Pipeline(Path(tmp_path_factory.mktemp("fig3-cache")))
+    inputs, _ = render.resolve(fig3.needs(True), pipeline)
+    venue = layout()
+    with style.context(venue):
+        fig, panels = fig3.build(inputs, venue)
+        fig.canvas.draw()
+        yield fig, panels
+    fig.clear()
+
+
+def _y(series: dict[str, Any]) -> np.ndarray:
+    return np.array([np.nan if v is None else v for v in series["y"]], dtype=float)
+
+
+def test_needs_are_the_default_single_neuron_runs() -> None:
+    quick, full = fig3.needs(True), fig3.needs(False)
+    assert len(quick) == 8 and len(full) == 22  # ±D × {1, 4, 16, 64} and × 2^0…2^10
+    for need in full.values():
+        config = need.config
+        assert need.kind == "simulate" and config.m == 1 and config.model.c0 == C0 and len(config.strengths) == 1
+
+
+def test_reduced_limits_are_the_known_constants_and_the_large_D_reduced_times() -> None:
+    """The asymptotes drawn in (c): the two limit equations against the constants quoted in the
+    revision and against the reduced flow itself at D = 10⁴ (a different ODE: the corrections
+    there are O(1/D²) ≈ 1e-8)."""
+    F, U = reduced.favorable_limit(), reduced.unfavorable_limit()
+    assert F == pytest.approx(1.753922567501, abs=2e-12)
+    assert U == pytest.approx(10.080931302690, abs=2e-12)
+    assert U / F == pytest.approx(5.747649, abs=1e-6)
+    D = 1e4
+    assert D * reduced.reduced_specialization_time(D) == pytest.approx(F, rel=1e-7)
+    assert reduced.reduced_specialization_time(-D) / D == pytest.approx(U, rel=1e-7)
+
+
+def test_compensated_times_converge_to_the_reduced_limits_at_order_two(built: Any) -> None:
+    _, panels = built
+    c = panels["c"]
+    limits = {"favorable": reduced.favorable_limit(), "unfavorable": reduced.unfavorable_limit()}
+    limits["ratio"] = limits["unfavorable"] / limits["favorable"]
+    D = np.array(c["ratio"]["x"])
+    np.testing.assert_array_equal(D, [1.0, 4.0, 16.0, 64.0])
+    for key, limit in limits.items():
+        assert c[f"{key}-limit"]["value"] == pytest.approx(limit, rel=1e-12)
+        y = _y(c[key])
+        # measured corrections are 0.08/D² (+D), 0.86/D² (−D), 0.96/D² (ratio): bound 1.5/D²
+        assert np.all(np.abs(y[1:] / limit - 1.0) <= 1.5 / D[1:] ** 2), key
+        assert c[f"{key}-correction-order"] == pytest.approx(2.0, abs=0.05), key
+    # the direction of approach: D·T(+D) from below, T(−D)/D and ratio/D² from above
+    assert np.all(_y(c["favorable"]) < limits["favorable"])
+    assert np.all(_y(c["unfavorable"]) > limits["unfavorable"])
+
+
+def test_slopes_are_minus_one_plus_one_and_two(built: Any) -> None:
+    _, panels = built
+    a, b = panels["a"], panels["b"]
+    for key, expected in (("favorable", -1.0), ("unfavorable", 1.0)):
+        fit = a[f"{key}-fit"]
+        assert fit["fit_min"] == 4.0 and fit["n"] == 3 and fit["stderr"] > 0
+        assert abs(fit["slope"] - expected) <= 0.05  # SPEC C4 tolerance for the window slope
+        asym = a[f"{key}-asymptotic-slope"]
+        assert abs(asym["value"] - expected) <= asym["error"]  # the stated uncertainty covers it
+    fit = b["fit"]
+    assert abs(fit["slope"] - 2.0) <= 0.05 and fit["stderr"] > 0  # SPEC: 2 ± 0.05 over D ≥ 4
+    asym = b["asymptotic-slope"]
+    assert abs(asym["value"] - 2.0) <= asym["error"] < 0.05
+    # the local slopes rise monotonically towards 2 (corrections O(1/D²) of one sign)
+    local = _y(b["local-slope"])
+    assert np.all(np.diff(local) > 0) and np.all(local < 2.0)
+    assert panels["key"]["slope_ratio"] == [fit["slope"], fit["stderr"]]
+
+
+def test_mobility_line_is_the_closed_form_at_c0(built: Any) -> None:
+    _, panels = built
+    mob = panels["b"]["mobility"]
+    D = np.array(mob["x"])
+    np.testing.assert_allclose(_y(mob), (D + np.sqrt(D**2 + 4 * C0**2)) ** 2 / (4 * C0**2), rtol=1e-12)
+    ratio = _y(panels["b"]["ratio"])
+    assert panels["b"]["gap"]["mobility_over_ratio"] == pytest.approx(_y(mob)[-1] / ratio[-1], rel=1e-12)
+    assert 17.0 < panels["b"]["gap"]["mobility_over_ratio"] < 18.0  # 1/(c0² · 5.7476) = 17.40
+
+
+def test_speed_ratio_starts_at_the_mobility_ratio_and_averages_to_the_measured_ratio(built: Any) -> None:
+    """(d): at t = 0 the two runs share c = c0, so S is the closed form of (b); its time average
+    over the +D run equals T_spec(−D)/T_spec(+D) (event-located, not from the grid); at alignment
+    the −D coefficient sits on the slow manifold c = 2a*g(θ_ε)."""
+    _, panels = built
+    d = panels["d"]
+    for D in (4.0, 64.0):
+        s = d[f"speed-D{D:g}"]
+        start = (D + math.sqrt(D**2 + 4 * C0**2)) ** 2 / (4 * C0**2) / D**2
+        assert _y(s)[0] == pytest.approx(start, rel=1e-9)
+        assert s["x"][0] == 0.0 and s["x"][-1] == 1.0
+        assert s["time_average"] == pytest.approx(s["measured_ratio"], rel=1e-3)
+        slow = 2.0 * (math.sin(THETA_EPS) + (math.pi - THETA_EPS) * math.cos(THETA_EPS)) / (2 * math.pi)
+        assert s["coefficient_minus_at_alignment"] == pytest.approx(slow, abs=0.03 / D**2)  # measured 0.017/D²
+    assert _y(d["mobility-at-c0"])[0] == pytest.approx(_y(d["speed-D64"])[0], rel=1e-12)
+    # the mobility ratio at the runs' coefficients and S both fall well below the value at c0
+    assert _y(d["mobility-D64"])[-1] < 0.05 * _y(d["mobility-at-c0"])[0]
+    assert panels["key"]["speed_ratio_time_average"] == pytest.approx(
+        reduced.unfavorable_limit() / reduced.favorable_limit(), rel=1e-3
+    )
+
+
+def _axes_by_panel(fig: Any) -> dict[str, list[Any]]:
+    out: dict[str, list[Any]] = {}
+    for ax in fig.axes:
+        letter = ax.get_title(loc="left").strip("()")
+        if letter:
+            out[letter] = [ax, *ax.child_axes]  # (b) keeps its local slopes in an inset
+    return out
+
+
+def test_every_sidecar_series_is_drawn_on_its_panel(built: Any) -> None:
+    fig, panels = built
+    axes = _axes_by_panel(fig)
+    assert sorted(axes) == ["a", "b", "c", "d"]
+    count = 0
+    for letter, entries in ((k, panels[k]) for k in "abcd"):
+        for name, series in entries.items():
+            if not (isinstance(series, dict) and "x" in series and "y" in series):
+                continue
+            x, y = np.array(series["x"], float), _y(series)
+            lines = [ln for ax in axes[letter] for ln in ax.get_lines()]
+            assert any(
+                np.shape(ln.get_xdata()) == x.shape
+                and np.allclose(np.asarray(ln.get_xdata(), float), x)
+                and np.allclose(np.asarray(ln.get_ydata(), float), y, equal_nan=True)
+                for ln in lines
+            ), f"({letter}) {name} is not drawn"
+            count += 1
+    assert count == 4 + 4 + 6 + 5
+
+
+def test_no_text_below_the_floor(built: Any) -> None:
+    from matplotlib.text import Text
+
+    fig, _ = built
+    texts = [t for t in fig.findobj(Text) if t.get_visible() and t.get_text().strip()]
+    assert len(texts) > 30
+    small = [(t.get_text(), t.get_fontsize()) for t in texts if t.get_fontsize() < MIN_TEXT_PT]
+    assert not small, small
+    assert fig.get_size_inches()[0] == pytest.approx(layout().width)

@@ -1,0 +1,190 @@
+"""Figure 6 (C3, reading of SPEC §6): the quick profile built once, its key numbers against the
+reduced (c, θ) solver — an independent integrator that carries ∫R and ∫T with the state — and
+against the loss, every sidecar series drawn, no text below 7 pt."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+import pytest
+
+from gaugecli.core.observables import DISSIPATION_IDENTITY_RTOL
+from gaugecli.core.reduced import favorable_limit_dissipation, solve_reduced, unfavorable_limit_dissipation
+from gaugecli.pipeline import Pipeline
+from gaugecli.plots import fig6, style
+from gaugecli.plots.render import resolve
+from gaugecli.plots.venue import MIN_TEXT_PT, layout
+
+GAUGES = {"favorable": 1.0, "unfavorable": -1.0}
+
+
+@pytest.fixture(scope="module")
+def built(tmp_path_factory: pytest.TempPathFactory) -> tuple[Any, dict[str, Any], Any]:
+    pipeline = Pipeline(tmp_path_factory.mktemp("fig6-cache"))
+    inputs, _ = resolve(fig6.needs(True), pipeline)
+    page = layout()
+    with style.context(page):
+        fig, panels = fig6.build(inputs, page)
+        fig.canvas.draw()
+    yield fig, panels, inputs
+    fig.clear()
+
+
+@pytest.fixture(scope="module")
+def reduced_shares() -> dict[tuple[str, float], float]:
+    """Reaction share ∫R / ∫(R + T) of the reduced equations (m = 1, SPEC defaults). At rtol 1e-10
+    they agree with rtol 1e-12 to ≤ 1e-9 and take ~1 s for the eight runs (the −D ones are stiff)."""
+    out = {}
+    for g, sign in GAUGES.items():
+        for D in fig6.STRENGTHS:
+            sol = solve_reduced(np.array([sign * D]), t_max=1e5, rtol=1e-10, atol=1e-13)
+            assert sol.converged
+            out[g, D] = sol.dissipated_reaction / (sol.dissipated_reaction + sol.dissipated_transport)
+    return out
+
+
+def test_needs_are_the_default_single_neuron_flow_runs() -> None:
+    needs = fig6.needs(True)
+    assert needs.keys() == fig6.needs(False).keys()
+    assert len(needs) == 2 * len(fig6.STRENGTHS)
+    for need in needs.values():
+        assert need.kind == "simulate" and need.config.m == 1 and need.config.dynamics.mode.value == "flow"
+
+
+def test_shares_match_the_reduced_solver(built, reduced_shares) -> None:
+    """The recorded run integrals of the full flow (d = 16) against the reduced solver: measured
+    ≤ 1e-9 relative; the figure-level tolerance 1e-7 leaves room for platform differences."""
+    _, panels, _ = built
+    shares = panels["shares"]
+    for (g, D), expected in reduced_shares.items():
+        assert shares[g][f"{D:g}"]["reaction_share"] == pytest.approx(expected, rel=1e-7), (g, D)
+    # the reference values of the issue, to the digits quoted there
+    quoted = {"favorable": (0.7267, 0.7325, 0.7329, None), "unfavorable": (0.1713, 0.0648, 0.0513, None)}
+    for g, values in quoted.items():
+        for D, value in zip(fig6.STRENGTHS, values, strict=True):
+            if value is not None:
+                assert round(shares[g][f"{D:g}"]["reaction_share"], 4) == value
+
+
+def test_the_reading_of_c3(built) -> None:
+    """Integrated over the run +D is mostly reaction and −D mostly transport; the t = 0 instant
+    is the other way round (+D 84 % transport; −D ≥ 99.6 % reaction for D ≥ 4)."""
+    shares = built[1]["shares"]
+    for D in fig6.STRENGTHS:
+        plus, minus = shares["favorable"][f"{D:g}"], shares["unfavorable"][f"{D:g}"]
+        assert plus["reaction_share"] > 0.72 and minus["reaction_share"] < 0.18
+        assert 1.0 - plus["instant_reaction_share"] == pytest.approx(0.84, abs=0.005)
+        if D >= 4:
+            assert minus["instant_reaction_share"] >= 0.996
+    # D → ∞ (reduced equations in the gauge limits) and the approach to it, O(1/D²)
+    limit = shares["limit_reaction_share"]
+    assert limit["favorable"] == pytest.approx(favorable_limit_dissipation().reaction_share, rel=1e-12)
+    assert limit["favorable"] == pytest.approx(0.732932, abs=5e-7)
+    assert limit["unfavorable"] == pytest.approx(unfavorable_limit_dissipation().reaction_share, rel=1e-12)
+    assert limit["unfavorable"] == pytest.approx(0.050362, abs=5e-7)
+    assert abs(shares["favorable"]["64"]["reaction_share"] - limit["favorable"]) < 1e-5
+    assert abs(shares["unfavorable"]["64"]["reaction_share"] - limit["unfavorable"]) < 1e-4
+
+
+def test_integrals_add_up_to_the_loss_drop(built) -> None:
+    """∫R dt + ∫T dt = L(0) − L(t_end): the quadrature of the decomposition against the closed-form
+    loss at the two ends of each run (measured ≤ 1e-10)."""
+    _, panels, inputs = built
+    for g in GAUGES:
+        for D in fig6.STRENGTHS:
+            run = inputs[f"{g}-D{D:g}"]
+            drop = run.loss[0] - run.loss[-1]
+            spent = run.dissipated_reaction + run.dissipated_transport
+            assert spent == pytest.approx(drop, rel=DISSIPATION_IDENTITY_RTOL)
+            assert panels["shares"][g][f"{D:g}"]["identity_residual"] <= DISSIPATION_IDENTITY_RTOL
+            # pointwise over the whole run where ‖∇L‖ ≥ 1e-5: SPEC's 1e-10 at D = 4 (measured 6e-12); the
+            # round-off grows with the parameter scale √D, to 8e-11 at D = 64, so 1e-9 is asserted there
+            bound = 1e-10 if D <= 4 else 1e-9
+            assert panels["shares"][g][f"{D:g}"]["max_resolved_residual"] <= bound
+            # (a)'s cumulative curves (trapezoid in ln t) end at the recorded integrals
+            if D == fig6.SHOWN:
+                # the window ends at 3 T_spec, where ≥ 99.3 % of the loss is spent
+                tail = panels["a"][f"{g}-reaction"]["y"][-1] + panels["a"][f"{g}-transport"]["y"][-1]
+                assert 0.99 * spent <= tail <= spent * (1 + 1e-6)
+
+
+def test_share_curves_start_at_the_instant_and_end_at_the_run_share(built) -> None:
+    panels = built[1]
+    for g in GAUGES:
+        for D in fig6.STRENGTHS:
+            key = f"{D:g}"
+            curve = np.array(panels["b"][f"{g}-D{key}"]["y"], float)
+            numbers = panels["shares"][g][key]
+            assert curve[0] == pytest.approx(1.0 - numbers["instant_reaction_share"], abs=1e-3)
+            assert curve[-1] == pytest.approx(1.0 - numbers["reaction_share"], abs=0.01)
+            assert np.all((curve >= 0) & (curve <= 1))
+
+
+def test_loss_derivative_matches_the_decomposition(built) -> None:
+    """(c): −dL/dt from the loss alone against R + T, two independent routes (measured 8e-5)."""
+    parity = built[1]["c"]
+    assert parity["max_relative_deviation"] <= 2e-4
+    for g in GAUGES:
+        for D in fig6.STRENGTHS:
+            s = parity[f"{g}-D{D:g}"]
+            x, y = np.array(s["x"], float), np.array(s["y"], float)
+            assert x.size > 50 and np.all(np.isfinite(x) & np.isfinite(y))
+            np.testing.assert_allclose(y, x, rtol=2e-4)
+            assert y.min() < 1e-8 < 1e-2 < y.max()  # from the fast decay down to the converged tail
+
+
+def test_residual_is_round_off_and_never_drawn_below_it(built) -> None:
+    residual = built[1]["d"]
+    assert residual["max_shown"] <= 1e-12 < residual["bound"]
+    for g in GAUGES:
+        for D in fig6.STRENGTHS:
+            y = np.array([np.nan if v is None else v for v in residual[f"{g}-D{D:g}"]["y"]])
+            assert np.all(np.isnan(y) | (y > fig6.ROUND_OFF))  # below double precision: the band
+            # between 27 % (+D) and 66 % (−D) of the samples are above double precision
+            assert np.count_nonzero(np.isfinite(y)) > 0.2 * y.size
+
+
+def _lines_by_panel(fig: Any) -> dict[str, list[Any]]:
+    return {ax.get_title(loc="left").strip("()"): ax.get_lines() for ax in fig.axes if ax.get_title(loc="left")}
+
+
+def test_every_sidecar_series_is_drawn(built) -> None:
+    fig, panels, _ = built
+    lines = _lines_by_panel(fig)
+    drawn = 0
+    for letter in "abcd":
+        for name, series in panels[letter].items():
+            if not (isinstance(series, dict) and "x" in series):
+                continue
+            x = np.array([np.nan if v is None else v for v in series["x"]], float)
+            y = np.array([np.nan if v is None else v for v in series["y"]], float)
+            assert any(
+                np.asarray(ln.get_xdata(), float).shape == x.shape
+                and np.allclose(np.asarray(ln.get_xdata(), float), x, equal_nan=True)
+                and np.allclose(np.asarray(ln.get_ydata(), float), y, equal_nan=True)
+                for ln in lines[letter]
+            ), f"({letter}) {name} is in the sidecar but not drawn"
+            drawn += 1
+    # (a) 4 curves; (b) 8 shares + 2 instants + 2 limits; (c) 8 runs + diagonal; (d) 8 runs
+    assert drawn == 4 + 12 + 9 + 8
+
+
+def test_linear_time_where_integrals_are_read(built) -> None:
+    fig = built[0]
+    axes = {ax.get_title(loc="left"): ax for ax in fig.axes}
+    for letter in ("(a)", "(b)", "(d)"):
+        assert axes[letter].get_xscale() == "linear" and axes[letter].get_xlim() == (0.0, fig6.X_MAX)
+    assert axes["(a)"].get_yscale() == axes["(b)"].get_yscale() == "linear"
+    assert axes["(c)"].get_xscale() == axes["(c)"].get_yscale() == "log"
+
+
+def test_text_is_at_least_seven_points(built) -> None:
+    from matplotlib.text import Text
+
+    fig = built[0]
+    texts = [t for t in fig.findobj(Text) if t.get_visible() and t.get_text().strip()]
+    assert len(texts) > 30
+    small = [(t.get_text(), t.get_fontsize()) for t in texts if t.get_fontsize() < MIN_TEXT_PT]
+    assert not small, small
+    assert fig.get_size_inches()[0] == pytest.approx(layout().width)
