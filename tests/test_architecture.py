@@ -18,7 +18,8 @@ ALLOWED = {
     "run": {"store"},
     "pipeline": {"core", "experiments", "store"},
     "plots": {"core", "experiments", "store", "pipeline"},
-    "cli": {"core", "experiments", "store", "run", "pipeline", "plots"},
+    "verify": {"core", "experiments", "store", "pipeline"},
+    "cli": {"core", "experiments", "store", "run", "pipeline", "plots", "verify"},
     "__init__": {"core", "experiments"},
     "__main__": {"cli"},
 }

@@ -12,7 +12,9 @@ from __future__ import annotations
 import hashlib
 import json
 import platform
+import re
 import subprocess
+import uuid
 from datetime import UTC, datetime
 from functools import cache
 from importlib import metadata
@@ -134,24 +136,20 @@ def dumps(value: Any) -> str:
     matrix) on one line, a final newline. Readable, and encoded by json's C encoder: an indented
     dump of every number would go through its pure-Python encoder, several times slower."""
     arrays: list[str] = []
+    nonce = uuid.uuid4().hex  # placeholders no user string can contain
 
     def hoist(v: Any) -> Any:
         if isinstance(v, dict):
             return {k: hoist(x) for k, x in v.items()}
         if isinstance(v, list) and v and _numeric(v):
             arrays.append(json.dumps(v, allow_nan=False, separators=(",", ":")))
-            return f"\x00{len(arrays) - 1}\x00"
+            return f"@{nonce}:{len(arrays) - 1}@"
         if isinstance(v, list):
             return [hoist(x) for x in v]
         return v
 
     text = json.dumps(hoist(value), indent=1, allow_nan=False)
-    parts = text.split('"\\u0000')
-    out = [parts[0]]
-    for part in parts[1:]:
-        index, rest = part.split('\\u0000"', 1)
-        out.append(arrays[int(index)] + rest)
-    return "".join(out) + "\n"
+    return re.sub(f'"@{nonce}:(\\d+)@"', lambda m: arrays[int(m.group(1))], text) + "\n"
 
 
 def write_artifact(path: Path, artifact: dict[str, Any], flag: str = "--out") -> Path:
