@@ -155,13 +155,13 @@ def test_several_strengths_write_one_artifact_each(strength_runs) -> None:
 
 
 def test_nearby_strengths_do_not_overwrite_each_other(cli, tmp_path: Path) -> None:
-    args = ("simulate", "--mode", "gd", "--d", "4", "--t-max", "1", "-D", "4", "-D", "4.000001", "--out", "x.json")
-    result = CliRunner().invoke(app, list(args))
-    if result.exit_code == 0:  # either two artifacts, or a usage error that says why not
-        artifacts = [read_artifact(p) for p in tmp_path.glob("x*.json")]
-        assert sorted(a["config"]["strengths"][0] for a in artifacts) == [4.0, 4.000001]
-    else:
-        assert result.exit_code == 2 and result.output.startswith("Error:")
+    """Two strengths a millionth apart are two runs: two cache entries and two --out files."""
+    cli("simulate", *FAST, "-D", "4", "-D", "4.000001", "--out", "x.json", "--cache-dir", "C")
+    artifacts = [read_artifact(p) for p in sorted(tmp_path.glob("x*.json"))]
+    assert sorted(a["config"]["strengths"][0] for a in artifacts) == [4.0, 4.000001]
+    assert len(list((tmp_path / "C" / "simulate").glob("*.json"))) == 2
+    t_spec = sorted(a["result"]["t_spec"] for a in artifacts)
+    assert t_spec[0] < t_spec[1]  # T_spec(+D) ∝ 1/D: the stronger gauge is (slightly) faster
 
 
 def test_unfavorable_gauge_slows_specialization_like_D_squared(strength_runs) -> None:

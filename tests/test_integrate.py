@@ -175,15 +175,20 @@ def test_tspec_is_tolerance_converged(flow_tspec, delta: float) -> None:
 
 
 def test_gd_tspec_converges_to_flow_at_rate_eta(flow_tspec) -> None:
+    """T_spec^GD − T_spec^flow = C η + O(η²): the error per step is one constant C (measured
+    1.116–1.122 at D = 4), and the Richardson combination 2T(η/2) − T(η) removes it, leaving
+    ≤ 2 % of the smallest error. A T_spec read off the iterate grid (error ~ η·U(0,1)) fails both."""
     a0, W0 = duplicate_initial_condition(TEACHER, np.array([4.0]))
     etas = np.array([0.02, 0.01, 0.005, 0.0025])
-    err = []
-    for eta in etas:
-        tr = gradient_descent(a0, W0, TEACHER, eta, t_max=1.5 * flow_tspec[4.0])
-        err.append(abs(float(tr.crossing_times[0]) - flow_tspec[4.0]))
-    slope = np.polyfit(np.log(etas), np.log(err), 1)[0]
-    assert slope == pytest.approx(1.0, abs=0.2)
-    assert err[-1] < 0.02 * flow_tspec[4.0]
+    t_gd = np.array(
+        [float(gradient_descent(a0, W0, TEACHER, eta, t_max=1.5 * flow_tspec[4.0]).crossing_times[0]) for eta in etas]
+    )
+    err = t_gd - flow_tspec[4.0]
+    per_step = err / etas
+    assert np.all(err > 0)  # GD lags the flow
+    assert np.ptp(per_step) < 0.02 * per_step.mean()
+    richardson = 2 * t_gd[1:] - t_gd[:-1] - flow_tspec[4.0]
+    assert np.max(np.abs(richardson)) < 0.02 * err[-1]
 
 
 def test_gd_iterates_and_imbalance_drift_per_step() -> None:

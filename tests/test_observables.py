@@ -206,3 +206,21 @@ def test_dissipated_leaves_out_the_inserted_crossing_times() -> None:
     expected = dissipated(with_event[keep], R[keep], T[keep])
     assert dissipated(with_event, R, T, np.array([[0.123, np.nan]])) == expected
     assert dissipated(with_event, R, T) != expected
+
+
+def test_t_spec_is_the_owners_crossing_even_when_a_non_owner_crosses_first() -> None:
+    """Neuron 0 starts just below the threshold (α = 0.9899, δ = 0, c = 0.01) and crosses at
+    once; neuron 1 (δ = 16, from θ0 = π/2, c = 0.09) crosses later and ends as the owner. T_spec
+    is the owner's crossing, not the first crossing of any neuron."""
+    from gaugecli.core.gauge import initial_direction, parameters_from_function
+
+    teacher = standard_teacher(4)
+    U = np.array([initial_direction(teacher, np.arccos(0.9899)), initial_direction(teacher, np.pi / 2)])
+    a, W = parameters_from_function(np.array([0.01, 0.09]), U, np.array([0.0, 16.0]))
+    obs = observe(gradient_flow(a[None], W[None], teacher, t_max=500.0), teacher, (0,))
+    first, second = obs.crossing_times
+    assert first < 0.1 * second  # the non-owner crosses first ...
+    assert obs.owner == 1 and obs.coefficient[-1, 1] > 0.9  # ... but neuron 1 takes the feature
+    assert obs.t_spec == pytest.approx(second, rel=1e-12)
+    # independent check: the owner's alignment passes 1 − ε at t_spec, by interpolation on the grid
+    assert np.interp(obs.t_spec, obs.t, obs.alignment[:, 1]) == pytest.approx(0.99, abs=1e-3)
