@@ -11,6 +11,7 @@ from gaugecli.core.dynamics import dissipation, population_loss
 from gaugecli.core.gauge import function_coordinates, imbalance
 from gaugecli.core.integrate import SolverStats, Trajectory
 from gaugecli.core.metrics import alignment, final_owner, instantaneous_owner, nonowner_norm, specialization_time
+from gaugecli.core.symmetry import symmetry_report
 from gaugecli.core.teacher import Teacher
 
 Array = NDArray[np.float64]
@@ -20,9 +21,17 @@ Array = NDArray[np.float64]
 class RunObservables:
     """Observables on the time grid ``t`` (length n); per-neuron series are ``(n, m)``.
 
-    ``owner`` is the final owner (SPEC §2); ``t_spec`` its first time at
-    ``α = 1 − ε_align`` (``None`` if never); ``nonowner_norm`` is P(t) for that owner.
+    ``owner`` is the final owner (SPEC §2), or ``None`` when no unique owner exists (the
+    owner of the computed run is tied: it started identical to other neurons — SPEC §6);
+    ``computed_owner`` is the final owner of this computed run whatever decided it (equal to
+    ``owner`` when that is unique; for a tie, argmax's choice). ``t_spec`` is its first time
+    at ``α = 1 − ε_align`` (``None`` if never); ``nonowner_norm`` is P(t) for it.
     ``imbalance_drift`` is ``max_{t,j} |δ_j(t) − δ_j(0)| / max(1, |δ_j(0)|)``.
+    ``symmetric_start``: the outcome is not set by the initial condition alone or has no
+    unique owner (:func:`gaugecli.core.symmetry.symmetry_report`); ``symmetry_note`` says why
+    and what to do, in one line; ``separation_exponent`` is the largest ``Λ`` of the groups of
+    initially equal neurons (``None`` if there are none). ``eta`` and ``step_error``: the
+    GD/SGD step and the estimated relative discretisation error of ``T_spec`` (``None`` for flows).
     """
 
     t: Array
@@ -40,12 +49,18 @@ class RunObservables:
     instantaneous_owner: Array
     nonowner_norm: Array
     crossing_times: Array
-    owner: int
+    owner: int | None
+    computed_owner: int
     specialized: bool
     t_spec: float | None
     imbalance_drift: float
     converged: bool
     stats: SolverStats
+    symmetric_start: bool = False
+    symmetry_note: str | None = None
+    separation_exponent: float | None = None
+    eta: float | None = None
+    step_error: float | None = None
     empirical_loss: Array | None = None
 
     @property
@@ -79,6 +94,7 @@ def observe(trajectory: Trajectory, teacher: Teacher, member: tuple[int, ...] = 
     t_spec = float(specialization_time(crossing, owner))
     drift = np.max(np.abs(delta - delta[0]) / np.maximum(1.0, np.abs(delta[0])))
     emp = None if trajectory.empirical_loss is None else trajectory.empirical_loss[member]
+    symmetry = symmetry_report(trajectory.t, a, W, teacher, int(owner))
     return RunObservables(
         t=trajectory.t,
         loss=population_loss(a, W, teacher),
@@ -93,13 +109,19 @@ def observe(trajectory: Trajectory, teacher: Teacher, member: tuple[int, ...] = 
         grad_norm_sq=diss.grad_norm_sq,
         identity_residual=diss.residual,
         instantaneous_owner=instantaneous_owner(c, align),
-        nonowner_norm=nonowner_norm(c, U, int(owner)),
+        nonowner_norm=nonowner_norm(c, U, int(owner)),  # for the computed owner
         crossing_times=crossing,
-        owner=int(owner),
+        owner=int(owner) if symmetry.unique_owner else None,
+        computed_owner=int(owner),
         specialized=bool(specialized),
         t_spec=None if np.isnan(t_spec) else t_spec,
         imbalance_drift=float(drift),
         converged=bool(np.asarray(trajectory.converged)[member]),
         stats=trajectory.stats,
+        symmetric_start=symmetry.symmetric_start,
+        symmetry_note=symmetry.note,
+        separation_exponent=symmetry.max_separation,
+        eta=trajectory.stats.step,
+        step_error=trajectory.stats.step_error,
         empirical_loss=emp,
     )
