@@ -288,3 +288,28 @@ def test_all_unfavorable_duplicates_report_a_symmetric_start() -> None:
     assert "--eps" in run.symmetry_note and "--deltas" in run.symmetry_note
     single = simulate(SimulateConfig(model=ModelConfig(d=4)))[0]
     assert not single.symmetric_start and single.owner == 0 and single.separation_exponent is None
+
+
+def test_symmetric_and_stepped_runs_make_valid_artifacts() -> None:
+    """The schemas accept ``owner: null`` with ``symmetric_start: true`` and the step fields, and
+    still reject an owner of the wrong type."""
+    from gaugecli.experiments.select import SelectConfig, select
+    from gaugecli.store.artifacts import ArtifactError, build_artifact, now
+    from gaugecli.store.schemas import validate
+
+    model = ModelConfig(d=4)
+    sym_cfg = SimulateConfig(model=model, gauge="unfavorable", m=5, dynamics=DynamicsConfig(t_max=5.0))
+    tie_cfg = SelectConfig(model=model, deltas=(1.0, 1.0), dynamics=DynamicsConfig(t_max=5.0))
+    gd_cfg = SimulateConfig(model=model, dynamics=DynamicsConfig(mode="gd", t_max=1.0))
+    for kind, config, result in (
+        ("simulate", sym_cfg, simulate(sym_cfg)[0]),
+        ("select", tie_cfg, select(tie_cfg)),
+        ("simulate", gd_cfg, simulate(gd_cfg)[0]),
+    ):
+        artifact = build_artifact(kind, config, result, seed=None, started=now())
+        validate(artifact)
+    run = artifact["result"]
+    assert run["eta"] > 0 and run["step_error"] is not None and run["symmetric_start"] is False
+    run["owner"] = "0"
+    with pytest.raises(ArtifactError, match="owner"):
+        validate(artifact)
