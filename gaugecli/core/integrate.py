@@ -640,7 +640,8 @@ def choose_step(
             t_eta, s = _first_crossing(a0, W0, teacher, objective, new, t_max, eps_align)
             steps += s
         eta = new
+    last = "none" if err is None else f"{err:.2g}"
     raise NumericalFault(
         f"no gradient-descent step met a {target:.0%} error on T_spec in {max_rounds} rounds "
-        f"(last estimate {err:.2g} at eta={eta:.3g}); give --eta explicitly or use a flow mode"
+        f"(last estimate {last} at eta={eta:.3g}); give --eta explicitly or use a flow mode"
     )
