@@ -46,6 +46,12 @@ def _one_by_one(fn: Callable[..., Any], *, runner: bool) -> Callable[[Sequence[A
     return compute
 
 
+def _first_seed(config: Any) -> int | None:
+    """The seed an artifact's provenance records: the first of ``config.seeds`` (if any)."""
+    seeds = getattr(config, "seeds", None)
+    return seeds[0] if seeds else None
+
+
 def _part(progress: Progress | None, i: int, n: int) -> Progress | None:
     return None if progress is None else (lambda f: progress((i + min(max(f, 0.0), 1.0)) / n))
 
@@ -60,39 +66,40 @@ def _simulate() -> Kind:
                 raise ValueError(f"a simulate entry is one run; split it with config.runs() (got {len(config.runs())})")
         return simulate_batch(configs, progress)
 
-    return Kind("simulate", SimulateConfig, RunObservables, compute)
+    def seed(config: SimulateConfig) -> int | None:
+        return config.run_seed if config.dynamics.mode.stochastic else None
+
+    return Kind("simulate", SimulateConfig, RunObservables, compute, seed)
 
 
 def _select() -> Kind:
     from gaugecli.experiments.select import SelectConfig, SelectResult, select
 
-    return Kind("select", SelectConfig, SelectResult, _one_by_one(select, runner=False), lambda c: c.seeds[0])
+    return Kind("select", SelectConfig, SelectResult, _one_by_one(select, runner=False), _first_seed)
 
 
 def _select_sweep() -> Kind:
     from gaugecli.experiments.select import OwnerSweepConfig, OwnerSweepResult, owner_sweep
 
-    return Kind(
-        "select-sweep", OwnerSweepConfig, OwnerSweepResult, _one_by_one(owner_sweep, runner=True), lambda c: c.seeds[0]
-    )
+    return Kind("select-sweep", OwnerSweepConfig, OwnerSweepResult, _one_by_one(owner_sweep, runner=True), _first_seed)
 
 
 def _prune() -> Kind:
     from gaugecli.experiments.prune import PruneConfig, PruneResult, prune
 
-    return Kind("prune", PruneConfig, PruneResult, _one_by_one(prune, runner=True), lambda c: c.seeds[0])
+    return Kind("prune", PruneConfig, PruneResult, _one_by_one(prune, runner=True), _first_seed)
 
 
 def _lockin() -> Kind:
     from gaugecli.experiments.lockin import LockinConfig, LockinResult, lockin
 
-    return Kind("lockin", LockinConfig, LockinResult, _one_by_one(lockin, runner=False), lambda c: c.seeds[0])
+    return Kind("lockin", LockinConfig, LockinResult, _one_by_one(lockin, runner=False), _first_seed)
 
 
 def _perturb() -> Kind:
     from gaugecli.experiments.perturb import PerturbConfig, PerturbResult, perturb
 
-    return Kind("perturb", PerturbConfig, PerturbResult, _one_by_one(perturb, runner=True), lambda c: c.seeds[0])
+    return Kind("perturb", PerturbConfig, PerturbResult, _one_by_one(perturb, runner=True), _first_seed)
 
 
 def _reln() -> Kind:

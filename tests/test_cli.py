@@ -101,7 +101,7 @@ def test_simulate_without_options_writes_a_complete_artifact(cli, tmp_path: Path
         [4.0],
         1,
         None,
-        0,
+        None,  # the population flow takes no seed
     )
     # enough to rerun: the stored config rebuilds the same configuration (same cache key)
     assert config_hash(from_jsonable(SimulateConfig, config)) == artifact["config_hash"]
@@ -296,11 +296,17 @@ def test_perturb_prints_its_three_sweeps(cli, tmp_path: Path, one_thread) -> Non
         "-D",
         "4",
         "--step-fractions",
-        "0.05,0.1",
+        "0.01,0.02,0.04",
+        "--stability-fractions",
+        "0.3,1.5",
         "--ns",
-        "200,400",
+        "200,400,800",
         "--sample-seeds",
-        "0",
+        "0,1",
+        "--success-ns",
+        "16,64",
+        "--success-seeds",
+        "0,1",
         *FAST,
         "--cache-dir",
         "P",
@@ -308,12 +314,13 @@ def test_perturb_prints_its_three_sweeps(cli, tmp_path: Path, one_thread) -> Non
         "perturb.json",
     ).output
     assert "ε*(D)" in out
-    assert "GD (D=4" in out and "finite sample (D=4)" in out
+    assert "GD step (D=4)" in out and "finite-sample flow (D=4" in out and "selection from a finite sample" in out
     artifact = read_artifact(tmp_path / "perturb.json", "perturb")
     result = artifact["result"]
     assert result["visible"]["probability"] == [[1.0, 1.0]]
-    assert result["step"]["success"] == [True, True]
-    assert result["samples"]["ns"] == [200, 400]
+    assert result["step"]["success"] == [True, False] and result["step"]["diverged"] == [False, True]
+    assert result["samples"]["ns"] == [200, 400, 800]
+    assert result["selection"]["ns"] == [16, 64]
 
 
 # ------------------------------------------------------------------------------------------

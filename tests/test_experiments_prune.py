@@ -1,6 +1,6 @@
 """``prune``: the non-owners' function vanishes (claim C7), and the co-alignment exception.
 
-One small grid (D = 4, m ∈ {2, 5}, population flow and finite-sample GD with n = 2000)
+One small grid (D = 4, m ∈ {2, 5}, population flow and finite-sample flow with n = 2000)
 run once per module; d = 4 since duplicates move in span(v, u0) only.
 """
 
@@ -21,7 +21,7 @@ MS = (2, 5)
 
 @pytest.fixture(scope="module")
 def result() -> PruneResult:
-    """The grid of C7. Finite-sample GD runs ~1000 tiny torch matmuls; with two intra-op
+    """The grid of C7. Finite-sample flows run ~1000 tiny torch matmuls; with two intra-op
     threads on a busy 2-core machine that is ~100× slower, so use one and restore it."""
     before = torch.get_num_threads()
     torch.set_num_threads(1)

@@ -123,7 +123,8 @@ def test_argmax_delta_edge_cases(deltas: tuple[float, ...], owner: int) -> None:
 
 
 def test_finite_sample_selection_every_seed(one_torch_thread) -> None:
-    """C6, finite sample: GD on L_n with n = 4000 selects the designated neuron in every seed."""
+    """C6, finite sample: the gradient flow on L_n with n = 4000 selects the designated neuron
+    in every seed (and prunes the others to ≤ 1e-6 by the default horizon)."""
     config = SelectConfig(
         model=MODEL, dynamics=DynamicsConfig(mode="sample", n_samples=4000), m=3, owner=1, seeds=(0, 1, 2)
     )
@@ -152,3 +153,29 @@ def test_owner_sweep_success_matrix() -> None:
     for m in (2, 3):
         t = [p.t_spec for p in result.points if p.m == m]
         np.testing.assert_allclose(t, t[0], rtol=1e-6)
+
+
+def test_a_tie_in_delta_is_no_selection() -> None:
+    """``select --deltas 1,1``: identical neurons with equal δ share the feature (c = ½ each);
+    there is no unique owner, the run says why, and it counts as "no selection"."""
+    result = select(SelectConfig(model=MODEL, dynamics=FLOW, deltas=(1.0, 1.0)))
+    run = result.runs[0]
+    np.testing.assert_allclose(run.coefficient[-1], 0.5, rtol=1e-6)
+    assert run.owner is None and result.owner is None
+    assert result.success == [False]
+    assert result.symmetric_start and result.symmetry_note == run.symmetry_note
+    assert result.symmetry_note.startswith("tie:")
+    # a visible difference in δ breaks the tie (C6 beyond the paper: argmax δ)
+    broken = select(SelectConfig(model=MODEL, dynamics=FLOW, deltas=(1.0, 1.1)))
+    assert broken.owner == 1 and broken.success == [True] and not broken.symmetric_start
+
+
+def test_seeds_only_where_they_matter() -> None:
+    from gaugecli.experiments.common import ConfigError
+
+    with pytest.raises(ConfigError, match="no effect") as info:
+        SelectConfig(model=MODEL, dynamics=FLOW, seeds=(0, 1))
+    assert info.value.param == "seeds"
+    with pytest.raises(ConfigError, match="no effect"):
+        OwnerSweepConfig(model=MODEL, dynamics=DynamicsConfig(mode="gd"), seeds=(0,))
+    assert SelectConfig(model=MODEL, dynamics=DynamicsConfig(mode="sample")).run_seeds == (0,)

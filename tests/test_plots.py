@@ -106,6 +106,8 @@ def fake_run(deltas: list[float], owner: int = 0, n: int = 60, t_end: float = 50
         "nonowner_norm": P.tolist(),
         "crossing_times": [float(t[i]) if j == owner else None for j in range(m)],
         "owner": owner,
+        "computed_owner": owner,
+        "symmetric_start": False,
         "specialized": True,
         "t_spec": float(t[i]),
         "imbalance_drift": 1e-12,
@@ -455,7 +457,7 @@ def test_cache_reuses_and_recomputes_on_change(
     monkeypatch.setattr(
         fig6,
         "needs",
-        lambda quick: {k: R.Need(n.kind, replace(n.config, seed=7)) for k, n in original(quick).items()},
+        lambda quick: {k: R.Need(n.kind, replace(n.config, m=2)) for k, n in original(quick).items()},
     )
     render("fig6", cache, out, formats=("png",))
     assert len(counted_simulate) == 4 and len(list((cache / "simulate").glob("*.json"))) == 2 * runs

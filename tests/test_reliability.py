@@ -305,7 +305,7 @@ def test_each_sample_size_has_its_own_stream() -> None:
 
 def test_perturb_sample_sweep_seeds_every_point_with_seed_and_n(monkeypatch, one_thread) -> None:
     import gaugecli.core.sample
-    from gaugecli.experiments.common import ModelConfig
+    from gaugecli.experiments.common import SAMPLE_RTOL, ModelConfig
     from gaugecli.experiments.perturb import SampleJob, sample_job
 
     seen = []
@@ -318,7 +318,7 @@ def test_perturb_sample_sweep_seeds_every_point_with_seed_and_n(monkeypatch, one
     monkeypatch.setattr(gaugecli.core.sample, "draw_sample", spy)
     model = ModelConfig(d=4)
     for n in (100, 150):
-        sample_job(SampleJob(model, 2, 4.0, 0.05, 0.5, n, (0, 1)))
+        sample_job(SampleJob(model, 2, 4.0, n, (0, 1), 0.2, SAMPLE_RTOL))
     assert [n for n, _ in seen] == [100, 100, 150, 150]
     assert all(isinstance(s, np.random.SeedSequence) for _, s in seen)
     assert [tuple(s.entropy) for _, s in seen] == [(0, 100), (1, 100), (0, 150), (1, 150)]

@@ -1,5 +1,6 @@
-"""Finite-sample training: the empirical loss and its hand-written gradient, and the
-n^{-1/2} approach of finite-sample GD to population GD (C8c)."""
+"""Finite-sample training: the empirical loss, its hand-written gradient and Hessian,
+minibatches, the flow on L_n against small-step GD on the same sample, and the n^{-1/2}
+approach of finite-sample GD to population GD (C8c)."""
 
 from __future__ import annotations
 
@@ -9,8 +10,16 @@ import torch
 
 from gaugecli.core.dynamics import population_loss
 from gaugecli.core.gauge import duplicate_initial_condition, owner_imbalances
-from gaugecli.core.integrate import gradient_descent
-from gaugecli.core.sample import draw_sample, empirical_loss, empirical_oracle
+from gaugecli.core.integrate import FlowOptions, gradient_descent, gradient_flow
+from gaugecli.core.sample import (
+    draw_sample,
+    empirical_hessian,
+    empirical_loss,
+    empirical_loss_along,
+    empirical_objective,
+    empirical_oracle,
+    minibatch_oracle,
+)
 from gaugecli.core.teacher import Teacher, standard_teacher
 
 d = 4
@@ -153,3 +162,129 @@ def test_finite_sample_deviation_shrinks_like_inverse_sqrt_n() -> None:
     # and the population trajectory specialises in this window while the deviation is small
     assert np.isfinite(pop.crossing_times[0])
     assert rms[-1] < 0.05 * L_pop[0]
+
+
+# ------------------------------------------------------------------------------------
+# the empirical Hessian, minibatches, and the finite-sample flow
+
+
+def _torch_hessian(a: np.ndarray, W: np.ndarray, X: np.ndarray, y: np.ndarray) -> np.ndarray:
+    """∇²L_n by autograd (double backward through relu, whose second derivative is 0 a.e.)."""
+    m, d = W.shape
+    Xt, yt = torch.tensor(X), torch.tensor(y)
+
+    def loss(theta: torch.Tensor) -> torch.Tensor:
+        at, Wt = theta[:m], theta[m:].reshape(m, d)
+        f = torch.relu(Xt @ Wt.T) @ at
+        return 0.5 * ((f - yt) ** 2).mean()
+
+    theta = torch.tensor(np.concatenate([a, W.ravel()]))
+    return torch.autograd.functional.hessian(loss, theta).numpy()
+
+
+@pytest.mark.parametrize("name", ["random", "initial", "initial_unfav"])
+def test_empirical_hessian_vs_autograd_and_finite_differences(name: str) -> None:
+    """Gauss–Newton part plus the a–w cross terms equals autograd's Hessian and central
+    differences of the closed-form gradient (away from the kinks)."""
+    a, W = CONFIGS[name]
+    m = a.size
+    X, y = draw_sample(TEACHER3, 300, seed=11)
+    H = empirical_hessian(a, W, X, y)
+    assert H.shape == (m * (d + 1), m * (d + 1))
+    np.testing.assert_allclose(H, H.T, atol=1e-15)
+    np.testing.assert_allclose(H, _torch_hessian(a, W, X, y), rtol=1e-11, atol=1e-13)
+    oracle = empirical_oracle(X, y)
+    theta = np.concatenate([a, W.ravel()])
+    h = min(1e-7, 1e-3 * np.min(np.abs(X @ W.T)) / np.max(np.abs(X)))  # no kink within reach
+
+    def grad(th: np.ndarray) -> np.ndarray:
+        ga, gW, _ = oracle(th[:m], th[m:].reshape(m, d))
+        return np.concatenate([ga, gW.ravel()])
+
+    fd = np.stack([(grad(theta + h * e) - grad(theta - h * e)) / (2 * h) for e in np.eye(theta.size)], axis=1)
+    # central differences lose ~ε·|∇L|/h to round-off when a kink forces a tiny h
+    np.testing.assert_allclose(H, fd, rtol=1e-5, atol=max(1e-7, 1e-15 / h))
+    # batched members are the per-member Hessians, and the objective hands out the same
+    aB, WB = CONFIGS["batched"]
+    HB = empirical_objective(X, y).hessian(aB, WB)
+    np.testing.assert_allclose(HB[1, 2], empirical_hessian(aB[1, 2], WB[1, 2], X, y), rtol=1e-13, atol=1e-15)
+
+
+def test_minibatch_oracle_fresh_and_resampled() -> None:
+    a, W = CONFIGS["random"]
+    # fresh: each call is the full-batch gradient on the next B draws of the seeded stream
+    oracle = minibatch_oracle(TEACHER, 16, seed=3)
+    rng = np.random.default_rng(3)
+    for _ in range(3):
+        X = rng.standard_normal((16, d))
+        ga, gW, _ = oracle(a, W)
+        ref_a, ref_W, _ = empirical_oracle(X, TEACHER(X))(a, W)
+        np.testing.assert_allclose(ga, ref_a, rtol=1e-13)
+        np.testing.assert_allclose(gW, ref_W, rtol=1e-13)
+    # resampled: one epoch of n/B batches visits every sample point once, so the mean of the
+    # batch gradients is the full-batch gradient
+    X, y = draw_sample(TEACHER, 60, seed=12)
+    oracle = minibatch_oracle(TEACHER, 20, seed=5, sample=(X, y))
+    grads = [oracle(a, W) for _ in range(3)]
+    full_a, full_W, _ = empirical_oracle(X, y)(a, W)
+    np.testing.assert_allclose(np.mean([g[0] for g in grads], axis=0), full_a, rtol=1e-12)
+    np.testing.assert_allclose(np.mean([g[1] for g in grads], axis=0), full_W, rtol=1e-12, atol=1e-16)
+    assert not np.allclose(grads[0][0], grads[1][0])  # the batches differ
+    # a batch as large as the sample is the whole sample (in some order)
+    whole = minibatch_oracle(TEACHER, 100, seed=5, sample=(X, y))(a, W)
+    np.testing.assert_allclose(whole[0], full_a, rtol=1e-12)
+
+
+def test_finite_sample_flow_is_the_small_step_limit_of_gd_on_the_same_sample() -> None:
+    """Independent reference: full-batch GD on the same L_n at η and η/2, Richardson-
+    extrapolated to η → 0, lands on the flow's event-located T_spec (measured: 3e-5 relative;
+    the flow's own error at rtol 1e-6 is ~1e-6, GD's O(η²) remainder ~1e-5)."""
+    a0, W0 = duplicate_initial_condition(TEACHER, owner_imbalances(2, 4.0, 0))
+    X, y = draw_sample(TEACHER, 2000, seed=13)
+    objective = empirical_objective(X, y)
+    flow = gradient_flow(a0, W0, TEACHER, 1.0, objective=objective, options=FlowOptions(rtol=1e-6, atol=1e-9))
+    assert flow.stats.objective == "empirical n=2000"
+    t_flow = float(flow.crossing_times[0])
+    eta = 2e-3 * t_flow
+    t_gd = [
+        float(
+            gradient_descent(
+                a0, W0, TEACHER, e, 1.0, oracle=objective, stop_at_crossing=True, grid_points=3
+            ).crossing_times[0]
+        )
+        for e in (eta, eta / 2)
+    ]
+    richardson = 2 * t_gd[1] - t_gd[0]
+    assert abs(t_gd[0] - t_flow) > 1e-3 * t_flow  # GD alone is visibly off
+    assert richardson == pytest.approx(t_flow, rel=2e-4)
+    # and the flow on L_n is not the population flow: this sample shifts T_spec measurably
+    pop = float(gradient_flow(a0, W0, TEACHER, 1.0).crossing_times[0])
+    assert abs(t_flow - pop) > 10 * abs(richardson - t_flow)
+
+
+def test_flow_jacobian_exact_and_finite_difference_agree() -> None:
+    """The closed-form Hessian and the solver's finite-difference Jacobian integrate the same
+    flow (unfavorable gauge, BDF, which uses the Jacobian); T_spec agrees to the tolerance."""
+    a0, W0 = duplicate_initial_condition(TEACHER, np.array([-4.0]))
+    X, y = draw_sample(TEACHER, 1000, seed=14)
+    objective = empirical_objective(X, y)
+    runs = {
+        jac: gradient_flow(
+            a0,
+            W0,
+            TEACHER,
+            60.0,
+            objective=objective,
+            options=FlowOptions(rtol=1e-5, atol=1e-8, jacobian=jac, method="BDF"),
+        )
+        for jac in ("exact", "none")
+    }
+    assert runs["exact"].stats.n_hessian_evals >= 1 and runs["none"].stats.n_hessian_evals == 0
+    t = {k: float(r.crossing_times[0]) for k, r in runs.items()}
+    assert t["exact"] == pytest.approx(t["none"], rel=1e-4)
+
+
+def test_empirical_loss_along_a_trajectory() -> None:
+    aB, WB = CONFIGS["batched"]
+    X, y = draw_sample(TEACHER3, 40, seed=15)
+    np.testing.assert_allclose(empirical_loss_along(aB, WB, X, y), empirical_loss(aB, WB, X, y), rtol=1e-13)

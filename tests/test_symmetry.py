@@ -1,4 +1,5 @@
-"""Separation rate of equal neurons against its closed form and against the flow itself."""
+"""Separation rate of equal neurons against its closed form and against the flow itself;
+symmetric and tied starts detected along runs (SPEC §6)."""
 
 from __future__ import annotations
 
@@ -7,7 +8,15 @@ import pytest
 
 from gaugecli.core.dynamics import population_gradient
 from gaugecli.core.gauge import duplicate_initial_condition
-from gaugecli.core.symmetry import ROUNDOFF_EXPONENT, antisymmetric_rate, equal_groups, separation_exponent
+from gaugecli.core.integrate import FlowOptions
+from gaugecli.core.symmetry import (
+    ROUNDOFF_EXPONENT,
+    SEPARATION_THRESHOLD,
+    antisymmetric_rate,
+    equal_groups,
+    separation_exponent,
+    symmetry_report,
+)
 from gaugecli.core.teacher import standard_teacher
 
 TEACHER = standard_teacher(6)
@@ -61,3 +70,89 @@ def test_equal_groups() -> None:
     assert equal_groups(a, W) == [[1, 2, 4]]
     W[2, 0] += 1e-15
     assert equal_groups(a, W) == [[1, 4]]
+
+
+# ------------------------------------------------------------------------------------
+# symmetric and tied starts along a run
+
+
+def _report(deltas: list[float], d: int = 4):
+    from gaugecli.core.gauge import function_coordinates
+    from gaugecli.core.integrate import gradient_flow
+    from gaugecli.core.metrics import alignment, final_owner
+    from gaugecli.experiments.common import auto_horizon
+
+    teacher = standard_teacher(d)
+    a0, W0 = duplicate_initial_condition(teacher, np.array(deltas), 0.1, np.pi / 2)
+    tr = gradient_flow(a0, W0, teacher, auto_horizon(np.array(deltas), 0.1), options=FlowOptions(rtol=1e-9))
+    c, _ = function_coordinates(tr.a[-1], tr.W[-1])
+    owner, _ = final_owner(c, alignment(tr.W[-1], teacher)[0], 0.01)
+    return tr, symmetry_report(tr.t, tr.a, tr.W, teacher, int(owner)), int(owner)
+
+
+def test_all_unfavorable_duplicates_are_flagged() -> None:
+    """m = 5, all −D: the symmetric set is unstable, Λ ≫ Λ* (measured 49.4 at d = 4; 35.8 at
+    d = 16, where round-off split the group and the window closed at the split); whether round-off
+    splits the group at all depends on the arithmetic (at d = 4 it stays exactly symmetric), so
+    only the flag, the tie and the note are asserted, not the split itself."""
+    _, rep, _ = _report([-4.0] * 5)
+    assert rep.groups == [[0, 1, 2, 3, 4]]
+    assert rep.max_separation > 2 * SEPARATION_THRESHOLD
+    assert rep.symmetric_start and rep.owner_tied and not rep.unique_owner
+    assert rep.note is not None and "unstable" in rep.note and "--eps" in rep.note and "--deltas" in rep.note
+
+
+def test_a_split_closes_the_window_of_the_separation_exponent() -> None:
+    """Synthetic split: neuron 4 of the all −D run is moved away from the group after t*; the
+    report says "separated", and Λ is integrated only up to the split."""
+    from gaugecli.core.symmetry import SEPARATED
+
+    teacher = standard_teacher(4)
+    tr, rep, owner = _report([-4.0] * 5)
+    k = int(np.searchsorted(tr.t, 50.0))
+    W = tr.W.copy()
+    W[k:, 4] *= 1 + 10 * SEPARATED
+    split = symmetry_report(tr.t, tr.a, W, teacher, owner)
+    assert split.separated == [True] and split.symmetric_start
+    assert "split" in split.note
+    rate = antisymmetric_rate(tr.a[:k], tr.W[:k], teacher, (0, 1))
+    # every saved time against the report's RATE_SAMPLES (measured: < 1 % apart)
+    assert split.max_separation == pytest.approx(np.max(separation_exponent(tr.t[:k], rate)), rel=0.01)
+    assert split.max_separation < rep.max_separation
+
+
+def test_select_nonowners_stay_equal_and_are_not_flagged() -> None:
+    """One +D, four −D: the −D non-owners are pruned before repulsion acts (Λ ≈ 0.16 ≪ Λ* ≈ 18)."""
+    tr, rep, owner = _report([4.0, -4.0, -4.0, -4.0, -4.0])
+    assert owner == 0 and rep.groups == [[1, 2, 3, 4]]
+    assert rep.separated == [False] and 0 < rep.max_separation < 1.0
+    assert not rep.symmetric_start and rep.unique_owner and rep.note is None
+    np.testing.assert_allclose(tr.a[-1, 1:], tr.a[-1, 1], rtol=1e-12)  # still equal to round-off
+
+
+@pytest.mark.parametrize("deltas", [[1.0, 1.0], [4.0] * 5], ids=["tie-1,1", "all-plus"])
+def test_favorable_duplicates_share_the_feature_as_a_tie(deltas: list[float]) -> None:
+    """Equal +δ neurons co-align and share c = a*/m: no unique owner, reported as a tie."""
+    tr, rep, _ = _report(deltas)
+    m = len(deltas)
+    c_end = tr.a[-1] * np.linalg.norm(tr.W[-1], axis=-1)
+    np.testing.assert_allclose(c_end, 1.0 / m, rtol=1e-6)
+    assert rep.max_separation < SEPARATION_THRESHOLD / 10 and rep.separated == [False]
+    assert rep.owner_tied and rep.symmetric_start and not rep.unique_owner
+    assert rep.note is not None and rep.note.startswith("tie:")
+
+
+def test_roundoff_decides_only_the_symmetric_configuration() -> None:
+    """The measured fact behind SPEC §6: with all −D, d (physically irrelevant: the population
+    flow stays in span(v, u0)) changes T_spec through round-off alone, while the select
+    configuration is identical across d to round-off."""
+    from gaugecli.experiments.common import ModelConfig
+    from gaugecli.experiments.select import SelectConfig, select
+    from gaugecli.experiments.simulate import SimulateConfig, simulate
+
+    t_sym, t_sel = [], []
+    for d in (2, 4):
+        t_sym.append(simulate(SimulateConfig(model=ModelConfig(d=d), gauge="unfavorable", m=5))[0].t_spec)
+        t_sel.append(select(SelectConfig(model=ModelConfig(d=d))).t_spec)
+    assert t_sel[0] == pytest.approx(t_sel[1], rel=1e-13)
+    assert abs(t_sym[0] - t_sym[1]) > 1e-6 * t_sym[0]  # measured: 202.0403 vs 202.0602

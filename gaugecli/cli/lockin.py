@@ -138,7 +138,7 @@ def lockin(
     c0: opt.InitialCoefficient = opt.MODEL.c0,
     theta0: opt.InitialAngle = opt.MODEL.theta0,
     eps_align: opt.EpsAlign = opt.MODEL.eps_align,
-    rtol: opt.Tolerance = DEFAULT.rtol,
+    rtol: opt.FlowTolerance = DEFAULT.rtol,
     out: opt.Out = None,
     figure: opt.FigurePath = None,
     cache_dir: opt.CacheDir = opt.DEFAULT_CACHE,

@@ -109,13 +109,50 @@ Deltas = Annotated[
 ]
 
 # -- the dynamics (SPEC §1, §6) --------------------------------------------------------------
-DynamicsMode = Annotated[Mode, typer.Option("--mode", help="flow (population gradient flow), gd or sample.")]
-Step = Annotated[float | None, typer.Option("--eta", help="GD step η > 0 (default: a tenth of the stable bound).")]
-SampleSize = Annotated[int, typer.Option("--n-samples", help="Sample size n ≥ 1 for --mode sample.")]
+DynamicsMode = Annotated[
+    Mode,
+    typer.Option(
+        "--mode",
+        help="flow: population gradient flow; gd: GD on the population loss; sample: gradient flow on the "
+        "empirical loss L_n; sample-gd: full-batch GD on L_n; sgd: minibatch SGD.",
+    ),
+]
+Step = Annotated[
+    float | None,
+    typer.Option("--eta", help="GD/SGD step η > 0 (default: chosen so that the T_spec error is ≤ 1 %)."),
+]
+SampleSize = Annotated[
+    int | None,
+    typer.Option("--n-samples", help="Sample size n ≥ 1 (sample, sample-gd, resampled sgd).", show_default="10000"),
+]
+BatchSize = Annotated[int | None, typer.Option("--batch-size", help="SGD minibatch size B ≥ 1.", show_default="100")]
+Batches = Annotated[
+    str | None,
+    typer.Option(
+        "--batches",
+        help="SGD batches: fresh (new Gaussian points each step) or resampled (from a fixed sample of --n-samples).",
+        show_default="resampled with --n-samples, else fresh",
+    ),
+]
 Horizon = Annotated[float | None, typer.Option("--t-max", help="Horizon t > 0 (default: until convergence).")]
-Tolerance = Annotated[float, typer.Option("--rtol", help="Relative tolerance of the flow solver, in (0, 1e-2).")]
-Seed = Annotated[int, typer.Option("--seed", help="Seed ≥ 0 of the finite sample.")]
-Seeds = Annotated[IntList, typer.Option("--seeds", parser=integers, metavar="S1,S2,…", help="Seeds ≥ 0, e.g. 0,1,2.")]
+Tolerance = Annotated[
+    float | None,
+    typer.Option(
+        "--rtol",
+        help="Relative tolerance of the flow solver, in [1e-13, 1e-2) (flow and sample).",
+        show_default="1e-10 flow, 1e-4 sample",
+    ),
+]
+FlowTolerance = Annotated[
+    float, typer.Option("--rtol", help="Relative tolerance of the population flow solver, in [1e-13, 1e-2).")
+]
+Seed = Annotated[
+    int | None, typer.Option("--seed", help="Seed ≥ 0 of the sample or batch stream (sample, sample-gd, sgd).")
+]
+Seeds = Annotated[
+    IntList | None,
+    typer.Option("--seeds", parser=integers, metavar="S1,S2,…", help="Seeds ≥ 0 (stochastic modes), e.g. 0,1,2."),
+]
 
 # -- where results go ------------------------------------------------------------------------
 Out = Annotated[
@@ -153,5 +190,16 @@ def model_config(d: int, k: int, c0: float, theta0: float, eps_align: float) -> 
     return ModelConfig(d=d, k=k, c0=c0, theta0=theta0, eps_align=eps_align)
 
 
-def dynamics_config(mode: Mode, eta: float | None, n_samples: int, t_max: float | None, rtol: float) -> DynamicsConfig:
-    return DynamicsConfig(mode=mode, eta=eta, n_samples=n_samples, t_max=t_max, rtol=rtol)
+def dynamics_config(
+    mode: Mode,
+    eta: float | None = None,
+    n_samples: int | None = None,
+    t_max: float | None = None,
+    rtol: float | None = None,
+    batch_size: int | None = None,
+    batches: str | None = None,
+) -> DynamicsConfig:
+    """The dynamics as given: an option left out stays ``None`` (the mode's default applies)."""
+    return DynamicsConfig(
+        mode=mode, eta=eta, n_samples=n_samples, batch_size=batch_size, batches=batches, t_max=t_max, rtol=rtol
+    )

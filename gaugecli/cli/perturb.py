@@ -47,20 +47,44 @@ def perturb(
     ),
     step_fractions: Annotated[
         opt.FloatList,
-        _list("--step-fractions", DEFAULT.step_fractions, "Steps η as fractions of the stable bound 2/λ_max."),
+        _list("--step-fractions", DEFAULT.step_fractions, "GD steps η as fractions of T_spec^flow, in (0, 0.1] (≥ 3)."),
     ] = opt.FloatList(DEFAULT.step_fractions),
+    stability_fractions: Annotated[
+        opt.FloatList,
+        _list(
+            "--stability-fractions",
+            DEFAULT.stability_fractions,
+            "GD steps as fractions of the stability bound 2/λ_max: does selection survive large steps (> 1 diverges)?",
+        ),
+    ] = opt.FloatList(DEFAULT.stability_fractions),
     sample_strength: Annotated[float, typer.Option("--sample-strength", help="D of the sample-size sweep.")] = (
         DEFAULT.sample_strength
     ),
     ns: Annotated[opt.IntList, _list("--ns", DEFAULT.ns, "Sample sizes n.", True)] = opt.IntList(DEFAULT.ns),
     sample_seeds: Annotated[
-        opt.IntList, _list("--sample-seeds", DEFAULT.sample_seeds, "Seeds per sample size.", True)
+        opt.IntList, _list("--sample-seeds", DEFAULT.sample_seeds, "Seeds per sample size (≥ 2).", True)
     ] = opt.IntList(DEFAULT.sample_seeds),
+    window: Annotated[
+        float, typer.Option("--window", help="Horizon of the sample sweep, in units of T_spec^flow.")
+    ] = DEFAULT.window,
+    sample_gd: Annotated[
+        bool,
+        typer.Option("--sample-gd/--no-sample-gd", help="Also check the sample sweep with GD on L_n at η and η/2."),
+    ] = DEFAULT.sample_gd,
+    success_ns: Annotated[
+        opt.IntList, _list("--success-ns", DEFAULT.success_ns, "Sample sizes of the selection-vs-n sweep.", True)
+    ] = opt.IntList(DEFAULT.success_ns),
+    success_seeds: Annotated[
+        opt.IntList, _list("--success-seeds", DEFAULT.success_seeds, "Seeds per size of the selection sweep.", True)
+    ] = opt.IntList(DEFAULT.success_seeds),
+    success_horizon: Annotated[
+        float, typer.Option("--success-horizon", help="Horizon of the selection sweep, in units of T_spec^flow.")
+    ] = DEFAULT.success_horizon,
     d: opt.Dimension = opt.MODEL.d,
     c0: opt.InitialCoefficient = opt.MODEL.c0,
     theta0: opt.InitialAngle = opt.MODEL.theta0,
     eps_align: opt.EpsAlign = opt.MODEL.eps_align,
-    rtol: opt.Tolerance = DEFAULT.rtol,
+    rtol: opt.FlowTolerance = DEFAULT.rtol,
     out: opt.Out = None,
     figure: opt.FigurePath = None,
     cache_dir: opt.CacheDir = opt.DEFAULT_CACHE,
@@ -68,7 +92,8 @@ def perturb(
     workers: opt.Workers = 1,
     scheduler: opt.Scheduler = None,
 ) -> None:
-    """Robustness (claim C8): visible perturbations (ε × D), GD step size η, sample size n."""
+    """Robustness (claim C8), one cause per sweep: visible perturbations (ε × D), the GD step η,
+    the sample size n (finite-sample flow against the population flow), selection against n."""
     with errors():
         config = PerturbConfig(
             model=opt.model_config(d, 1, c0, theta0, eps_align),
@@ -79,9 +104,15 @@ def perturb(
             seeds=tuple(seeds),
             step_strength=step_strength,
             step_fractions=tuple(step_fractions),
+            stability_fractions=tuple(stability_fractions),
             sample_strength=sample_strength,
             ns=tuple(ns),
             sample_seeds=tuple(sample_seeds),
+            window=window,
+            sample_gd=sample_gd,
+            success_ns=tuple(success_ns),
+            success_seeds=tuple(success_seeds),
+            success_horizon=success_horizon,
             rtol=rtol,
         )
         session.check_out(out)

@@ -27,10 +27,8 @@ def prune(
     sample: Annotated[bool, typer.Option("--sample/--no-sample", help="Also run finite-sample training.")] = (
         DEFAULT.sample
     ),
-    n_samples: opt.SampleSize = DEFAULT.n_samples,
-    seeds: Annotated[
-        opt.IntList, typer.Option("--seeds", parser=opt.integers, help="Seeds of the finite samples, e.g. 0,1.")
-    ] = opt.IntList(DEFAULT.seeds),
+    n_samples: opt.SampleSize = None,
+    seeds: opt.Seeds = None,
     coalign_strength: Annotated[
         float, typer.Option("--coalign-strength", help="D of the co-alignment contrast (m=3; non-owners ±).")
     ] = DEFAULT.coalign_strength,
@@ -38,7 +36,7 @@ def prune(
     c0: opt.InitialCoefficient = opt.MODEL.c0,
     theta0: opt.InitialAngle = opt.MODEL.theta0,
     eps_align: opt.EpsAlign = opt.MODEL.eps_align,
-    rtol: opt.Tolerance = DEFAULT.rtol,
+    rtol: opt.FlowTolerance = DEFAULT.rtol,
     out: opt.Out = None,
     figure: opt.FigurePath = None,
     cache_dir: opt.CacheDir = opt.DEFAULT_CACHE,
@@ -54,7 +52,7 @@ def prune(
             ms=tuple(ms),
             sample=sample,
             n_samples=n_samples,
-            seeds=tuple(seeds),
+            seeds=None if seeds is None else tuple(seeds),
             coalign_strength=coalign_strength,
             rtol=rtol,
         )

@@ -50,7 +50,7 @@ def reln(
     eps_align: opt.EpsAlign = opt.MODEL.eps_align,
     mode: opt.DynamicsMode = opt.DYNAMICS.mode,
     t_max: opt.Horizon = opt.DYNAMICS.t_max,
-    rtol: opt.Tolerance = opt.DYNAMICS.rtol,
+    rtol: opt.Tolerance = None,
     out: opt.Out = None,
     figure: opt.FigurePath = None,
     cache_dir: opt.CacheDir = opt.DEFAULT_CACHE,
@@ -66,7 +66,7 @@ def reln(
     with errors():
         config = RelnConfig(
             model=opt.model_config(d, 1, c0, theta0, eps_align),
-            dynamics=opt.dynamics_config(mode, None, opt.DYNAMICS.n_samples, t_max, rtol),
+            dynamics=opt.dynamics_config(mode, t_max=t_max, rtol=rtol),
             strengths=tuple(gauge_strength),
             m=m,
             select_strength=select_strength,

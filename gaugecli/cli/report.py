@@ -52,6 +52,22 @@ def where(outcome: Outcome, path: Path | None) -> str:
     return f"{state}: {path}" if path is not None else state
 
 
+def owner_label(owner: int | None) -> str:
+    return "none" if owner is None else str(owner)
+
+
+def _dynamics_lines(runs: list[Any]) -> list[str]:
+    """What the summary must say besides the table: the step used, and symmetric starts."""
+    lines = []
+    for obs in runs:
+        if obs.eta is not None:
+            error = "not estimated" if obs.step_error is None else f"estimated T_spec error {obs.step_error:.2%}"
+            lines.append(f"step η = {obs.eta:.4g} ({error}; {obs.stats.objective} loss)")
+        if obs.symmetric_start:
+            lines.append(f"[yellow]warning:[/] {escape(obs.symmetry_note or 'symmetric start: no unique owner')}")
+    return list(dict.fromkeys(lines))
+
+
 def simulate(outcomes: list[Outcome], paths: list[Path | None]) -> None:
     from gaugecli.core.observables import resolved_residual
 
@@ -64,12 +80,14 @@ def simulate(outcomes: list[Outcome], paths: list[Path | None]) -> None:
             label,
             fmt(obs.t_spec),
             fmt_loss(obs.final_loss),
-            str(obs.owner),
+            owner_label(obs.owner),
             fmt(obs.imbalance_drift, ".1e"),
             fmt(resolved_residual(obs), ".1e"),
         )
     out = console()
     out.print(table)
+    for line in _dynamics_lines([o.result for o in outcomes]):
+        out.print(line)
     for outcome, path in zip(outcomes, paths, strict=True):
         out.print(where(outcome, path))
 
@@ -81,10 +99,10 @@ def select(outcome: Outcome, path: Path | None) -> None:
         ("seed", "owner", "ok", "T_spec", "P(end)", "loss(end)", "c_o", "α_o"),
     )
     for seed, run, ok in zip(result.seeds, result.runs, result.success, strict=True):
-        o = run.owner
+        o = run.owner if run.owner is not None else run.computed_owner
         table.add_row(
-            str(seed),
-            str(o),
+            "—" if seed is None else str(seed),
+            owner_label(run.owner),
             "yes" if ok else "NO",
             fmt(run.t_spec),
             fmt(float(run.nonowner_norm[-1]), ".2e"),
@@ -92,8 +110,11 @@ def select(outcome: Outcome, path: Path | None) -> None:
             fmt(float(run.coefficient[-1, o]), ".5f"),
             fmt(float(run.alignment[-1, o]), ".5f"),
         )
-    console().print(table)
-    console().print(where(outcome, path))
+    out = console()
+    out.print(table)
+    for line in _dynamics_lines(result.runs):
+        out.print(line)
+    out.print(where(outcome, path))
 
 
 def owner_sweep(outcome: Outcome, path: Path | None) -> None:
@@ -133,7 +154,7 @@ def prune(outcome: Outcome, path: Path | None) -> None:
 
 def perturb(outcome: Outcome, path: Path | None) -> None:
     result = outcome.result
-    v, st, sm = result.visible, result.step, result.samples
+    v, st, sm, sel = result.visible, result.step, result.samples, result.selection
     from rich.table import Table
 
     table = Table(title=f"gaugecli perturb — {v.kind} visible perturbations")
@@ -145,13 +166,25 @@ def perturb(outcome: Outcome, path: Path | None) -> None:
     out = console()
     out.print(table)
     out.print(
-        f"GD (D={st.strength:g}, stable bound η*={st.stable_bound:.4g}): |T_spec^GD − T_spec^flow| ∝ η^{fmt(st.slope, '.3f')}"
-        f" (expected 1); selection held for {sum(st.success)}/{len(st.success)} step sizes"
+        f"GD step (D={st.strength:g}): |T_spec^GD − T_spec^flow| ∝ η^{fmt(st.slope, '.4f')} ± {fmt(st.slope_err, '.1g')} "
+        f"(expected 1); η → 0 gives {fmt(st.intercept, '.8g')} ± {fmt(st.intercept_err, '.1g')} "
+        f"against the flow's {fmt(st.t_spec_flow, '.8g')}"
     )
+    diverged = [f"{e:.3g}" for e, d in zip(st.stability_etas, st.diverged, strict=True) if d]
+    held = sum(st.success)
     out.print(
-        f"finite sample (D={sm.strength:g}): sup_t |L(θ_n) − L(θ_∞)| ∝ n^{fmt(sm.slope, '.3f')} (expected −0.5); "
-        f"selection held in {sum(map(sum, sm.success))}/{sum(map(len, sm.success))} runs"
+        f"  large steps (fractions of 2/λ_max = {st.stable_bound:.4g}): selection held at {held}/{len(st.stability_etas)}"
+        + (f"; diverged at η = {', '.join(diverged)}" if diverged else "")
     )
+    fit = sm.fit
+    slope = "—" if fit is None else f"{fit.slope:.3f} ± {fit.slope_err:.3f}"
+    out.print(
+        f"finite-sample flow (D={sm.strength:g}, {len(sm.seeds)} seeds): sup_t ‖f_n − f_∞‖ ∝ n^{slope} (expected −0.5)"
+    )
+    if sel is not None:
+        hold = "never within the grid" if sel.n_hold is None else f"from n = {sel.n_hold}"
+        rates = ", ".join(f"{n}: {s}/{t}" for n, s, t in zip(sel.ns, sel.successes, sel.trials, strict=True))
+        out.print(f"selection from a finite sample (m={sel.m}): holds {hold} ({rates})")
     out.print(where(outcome, path))
 
 

@@ -37,20 +37,19 @@ def select(
             show_default=opt.shown(SWEEP.ms),
         ),
     ] = opt.IntList(SWEEP.ms),
-    seeds: Annotated[
-        opt.IntList,
-        typer.Option("--seeds", parser=opt.integers, help="Seeds of the finite samples (mode sample), e.g. 0,1,2."),
-    ] = opt.IntList(DEFAULT.seeds),
+    seeds: opt.Seeds = None,
     d: opt.Dimension = opt.MODEL.d,
     k: opt.TeacherFeatures = opt.MODEL.k,
     c0: opt.InitialCoefficient = opt.MODEL.c0,
     theta0: opt.InitialAngle = opt.MODEL.theta0,
     mode: opt.DynamicsMode = opt.DYNAMICS.mode,
-    eta: opt.Step = opt.DYNAMICS.eta,
-    n_samples: opt.SampleSize = opt.DYNAMICS.n_samples,
+    eta: opt.Step = None,
+    n_samples: opt.SampleSize = None,
+    batch_size: opt.BatchSize = None,
+    batches: opt.Batches = None,
     t_max: opt.Horizon = opt.DYNAMICS.t_max,
     eps_align: opt.EpsAlign = opt.MODEL.eps_align,
-    rtol: opt.Tolerance = opt.DYNAMICS.rtol,
+    rtol: opt.Tolerance = None,
     out: opt.Out = None,
     figure: opt.FigurePath = None,
     cache_dir: opt.CacheDir = opt.DEFAULT_CACHE,
@@ -61,7 +60,7 @@ def select(
     """Selection among m duplicates: the +D neuron becomes the owner (claim C6)."""
     with errors():
         model = opt.model_config(d, k, c0, theta0, eps_align)
-        dynamics = opt.dynamics_config(mode, eta, n_samples, t_max, rtol)
+        dynamics = opt.dynamics_config(mode, eta, n_samples, t_max, rtol, batch_size, batches)
         if sweep and figure is not None:
             raise bad_parameter("--figure", "select --sweep draws with `gaugecli plot fig4`")
         session.check_out(out)
@@ -69,7 +68,11 @@ def select(
         if sweep:
             kind = "select-sweep"
             config: SelectConfig | OwnerSweepConfig = OwnerSweepConfig(
-                model=model, dynamics=dynamics, ms=tuple(ms), strength=gauge_strength, seeds=tuple(seeds)
+                model=model,
+                dynamics=dynamics,
+                ms=tuple(ms),
+                strength=gauge_strength,
+                seeds=None if seeds is None else tuple(seeds),
             )
         else:
             kind = "select"
@@ -80,7 +83,7 @@ def select(
                 strength=gauge_strength,
                 owner=owner,
                 deltas=deltas,
-                seeds=tuple(seeds),
+                seeds=None if seeds is None else tuple(seeds),
             )
         with session.pipeline(cache_dir, cache, workers, scheduler) as pipe:
             (outcome,) = session.run(pipe, kind, [config], "select")

@@ -18,8 +18,7 @@ from __future__ import annotations
 import math
 from collections.abc import Callable
 from dataclasses import dataclass
-from functools import partial
-from typing import Any, NamedTuple
+from typing import Any
 
 import numpy as np
 from numpy.typing import NDArray
@@ -41,12 +40,18 @@ class NumericalFault(RuntimeError):
 
 @dataclass(frozen=True)
 class SolverStats:
+    """How a trajectory was computed. ``step``: the GD/SGD step η (``None`` for flows);
+    ``step_error``: the estimated relative discretisation error of ``T_spec`` at that step
+    (:func:`choose_step`; ``None`` when not estimated); ``objective``: the loss descended."""
+
     method: str
     n_steps: int
     n_gradient_evals: int
     n_hessian_evals: int
     message: str
     step: float | None = None
+    step_error: float | None = None
+    objective: str = "population"
 
 
 @dataclass
@@ -80,10 +85,59 @@ def log_time_grid(t_first: float, t_end: float, points: int) -> Array:
     return np.concatenate([[0.0], np.geomspace(t_first, t_end, max(points - 1, 2))])
 
 
-def stable_step_bound(a: Array, W: Array, teacher: Teacher) -> float:
-    """``2/λ_max(∇²L(θ))``: the largest step for which GD is linearly stable at θ."""
-    lam = np.linalg.eigvalsh(population_hessian(a, W, teacher))[..., -1]
+def stable_step_bound(a: Array, W: Array, teacher: Teacher, objective: Objective | None = None) -> float:
+    """``2/λ_max(∇²L(θ))``: the largest step for which GD is linearly stable at θ
+    (``objective``: the loss descended, default the population loss)."""
+    hessian = population_objective(teacher).hessian if objective is None else objective.hessian
+    if hessian is None:  # pragma: no cover - every objective here has a Hessian
+        raise ValueError("the stable step bound needs the objective's Hessian")
+    lam = np.linalg.eigvalsh(hessian(a, W))[..., -1]
     return float(2.0 / np.max(lam))
+
+
+# ----------------------------------------------------------------------------------------
+# objectives: what the flow and GD descend
+
+
+GradientOracle = Callable[[Array, Array], tuple[Array, Array, Array | None]]
+"""``(a, W) → (∂L/∂a, ∂L/∂W, loss or None)`` for the objective that GD descends."""
+
+Hessian = Callable[[Array, Array], Array]
+"""``(a, W) → ∇²L`` of shape ``(..., P, P)``, ``P = m (d + 1)``, packed ``θ = (a_1..a_m, w_1, ..., w_m)``."""
+
+
+@dataclass(frozen=True)
+class Objective:
+    """A loss ``L`` to descend: ``gradient`` gives ``(∂L/∂a, ∂L/∂W, L or None)``, ``hessian``
+    gives ``∇²L`` (``None``: the stiff solvers estimate their Jacobian by finite differences).
+    ``name`` says which loss (``"population"``, ``"empirical n=…"``) in solver statistics.
+
+    ``members``: for a loss that differs between the members of an ensemble (a ReLN with gates
+    per member), ``members(idx)`` is the objective of the members ``idx`` of the flattened
+    ensemble — the flow integrates chunks of members; ``None`` when every member shares it."""
+
+    gradient: GradientOracle
+    hessian: Hessian | None
+    name: str
+    members: Callable[[Array], Objective] | None = None
+
+    def restricted(self, idx: Array) -> Objective:
+        """The objective of the members ``idx`` (itself when members share one loss)."""
+        return self if self.members is None else self.members(idx)
+
+
+def population_objective(teacher: Teacher) -> Objective:
+    """The population loss ``L`` of SPEC §1 in closed form (gradient and Hessian)."""
+
+    def gradient(a: Array, W: Array) -> tuple[Array, Array, None]:
+        g = population_gradient(a, W, teacher)
+        return g.a, g.W, None
+
+    return Objective(gradient, lambda a, W: population_hessian(a, W, teacher), "population")
+
+
+def population_oracle(teacher: Teacher) -> GradientOracle:
+    return population_objective(teacher).gradient
 
 
 # ----------------------------------------------------------------------------------------
@@ -108,6 +162,8 @@ class FlowOptions:
     switches between Adams and BDF as the flow turns stiff, with the closed-form Hessian
     as Jacobian (banded for ensembles, whose Jacobian is block-diagonal); ensembles beyond
     :data:`ENSEMBLE_CHUNK_STATES` unknowns run as chunks of similar members.
+    ``jacobian``: ``"exact"`` passes the objective's closed-form Hessian to the implicit
+    solvers; ``"none"`` lets them estimate it by finite differences of the gradient.
     """
 
     rtol: float = 1e-10
@@ -116,32 +172,11 @@ class FlowOptions:
     grad_tol: float = 1e-10
     max_gradient_evals: int = 200_000
     grid_points: int = 400
+    jacobian: str = "exact"
 
-
-GradientFn = Callable[[Array, Array], tuple[Array, Array]]
-"""``(a (n, m), W (n, m, d)) → (∂L/∂a, ∂L/∂W)`` for ``n`` ensemble members."""
-HessianFn = Callable[[Array, Array], Array]
-"""``(a, W) → ∇²L`` in the packed order ``θ = (a_1..a_m, w_1, ..., w_m)``, shape ``(n, P, P)``."""
-
-
-class Objective(NamedTuple):
-    """What :func:`gradient_flow` descends, for the ensemble members ``members`` (an index
-    array into the flattened ensemble: the flow integrates chunks of members, so a
-    member-dependent objective — the ReLN's gates — must know which ones it is given):
-    ``gradient(a, W, members) → (∂L/∂a, ∂L/∂W)``, ``hessian(a, W, members) → ∇²L``."""
-
-    gradient: Callable[[Array, Array, Array], tuple[Array, Array]]
-    hessian: Callable[[Array, Array, Array], Array]
-
-
-def population_objective(teacher: Teacher) -> Objective:
-    """The population loss ``L(θ)`` of the ReLU student (the default objective)."""
-
-    def gradient(a: Array, W: Array, members: Array) -> tuple[Array, Array]:
-        g = population_gradient(a, W, teacher)
-        return g.a, g.W
-
-    return Objective(gradient, lambda a, W, members: population_hessian(a, W, teacher))
+    def __post_init__(self) -> None:
+        if self.jacobian not in ("exact", "none"):
+            raise ValueError(f"FlowOptions.jacobian must be 'exact' or 'none' (got {self.jacobian!r})")
 
 
 def _pack(a: Array, W: Array) -> Array:
@@ -186,17 +221,18 @@ def _solve(
     a0: Array,
     W0: Array,
     teacher: Teacher,
+    objective: Objective,
     t_max: float,
     eps_align: float,
     options: FlowOptions,
     method: str,
     progress: Progress | None,
-    gradient: GradientFn,
-    hessian: HessianFn,
 ) -> _Solved:
     n, m, d = W0.shape
     P = m * (d + 1)
     counts = {"grad": 0, "hess": 0}
+    explicit = method in ("RK23", "RK45", "DOP853")  # no Jacobian to give
+    hessian = objective.hessian if options.jacobian == "exact" and not explicit else None
 
     def rhs(t: float, y: Array) -> Array:
         counts["grad"] += 1
@@ -213,7 +249,8 @@ def _solve(
                 f"gradient flow used its budget of {options.max_gradient_evals} gradient evaluations "
                 f"and reached only t={t:.4g} of t_max={t_max:.4g}{cause}; shorten --t-max or loosen rtol"
             )
-        out = -_pack(*gradient(a, W))
+        ga, gW, _ = objective.gradient(a, W)
+        out = -_pack(ga, gW)
         if not np.all(np.isfinite(out)):
             raise NumericalFault(f"non-finite gradient at t={t:.4g}: a neuron's norm reached 0 or overflowed")
         if progress is not None:
@@ -223,7 +260,7 @@ def _solve(
     def jac(t: float, y: Array) -> Array | sparse.bsr_array:
         counts["hess"] += 1
         a, W = _unpack(y, (n,), m, d)
-        H = -hessian(a, W)
+        H = -hessian(a, W)  # type: ignore[misc]
         if n == 1:
             return H[0]
         if method == "LSODA":  # block-diagonal = banded: LSODA's packed band storage
@@ -233,8 +270,9 @@ def _solve(
         return sparse.bsr_array((H, np.arange(n), np.arange(n + 1)), shape=(n * P, n * P))
 
     def squared_gradient(y: Array) -> Array:
-        g_a, g_W = gradient(*_unpack(y, (n,), m, d))
-        return np.sum(g_a**2, axis=-1) + np.sum(g_W**2, axis=(-1, -2))
+        a, W = _unpack(y, (n,), m, d)
+        ga, gW, _ = objective.gradient(a, W)
+        return np.sum(ga**2, axis=-1) + np.sum(gW**2, axis=(-1, -2))
 
     def converged(t: float, y: Array) -> float:
         counts["grad"] += 1
@@ -244,19 +282,20 @@ def _solve(
     converged.direction = -1  # type: ignore[attr-defined]
 
     banded = {}
-    if method == "LSODA" and n > 1:
+    if method == "LSODA" and n > 1 and hessian is not None:
         # members do not interact: the Jacobian is block-diagonal, a band of half-width P − 1
         r, c = np.meshgrid(np.arange(P), np.arange(P), indexing="ij")
         band_rows = (P - 1 + r - c).ravel()[None, :]
         band_cols = np.arange(n)[:, None] * P + c.ravel()[None, :]
         banded = {"lband": P - 1, "uband": P - 1}
     y0 = _pack(a0, W0)
+    jacobian = {} if explicit else {"jac": None if hessian is None else jac}
     sol = solve_ivp(
         rhs,
         (0.0, t_max),
         y0,
         method=method,
-        jac=jac,
+        **jacobian,
         rtol=options.rtol,
         atol=options.atol,
         dense_output=True,
@@ -316,18 +355,23 @@ def gradient_flow(
     *,
     eps_align: float = 0.01,
     options: FlowOptions = FlowOptions(),
-    progress: Progress | None = None,
     objective: Objective | None = None,
+    t_grid: Array | None = None,
+    progress: Progress | None = None,
 ) -> Trajectory:
     """Integrate ``θ̇ = −∇L(θ)`` from ``(a0, W0)`` until ``t_max`` or convergence.
 
-    ``objective`` is the loss descended (default :func:`population_objective`); ``teacher``
-    still defines the alignment α and hence the crossing times.
+    ``objective`` is the loss that flows (default: the population loss; the empirical
+    loss ``L_n`` of :func:`gaugecli.core.sample.empirical_objective` gives the finite-sample
+    flow, with the same solver and the same event-located ``T_spec``). ``t_grid``: sample
+    the trajectory at these times (clipped to the run's end) instead of the default log grid
+    plus the crossing events — for comparing two runs time by time.
 
     With ``method="auto"`` an ensemble larger than :data:`ENSEMBLE_CHUNK_STATES` unknowns is
     split into chunks of similar members, each one LSODA system with a banded Jacobian; other
     methods integrate the whole ensemble as one system (Radau, BDF: block-sparse Jacobian).
     """
+    objective = objective or population_objective(teacher)
     a0, W0 = np.asarray(a0, float), np.asarray(W0, float)
     batch, (m, d) = a0.shape[:-1], W0.shape[-2:]
     a_flat, W_flat = a0.reshape(-1, m), W0.reshape(-1, m, d)
@@ -341,16 +385,17 @@ def gradient_flow(
         order = _similarity_order(a_flat, W_flat)
         chunks = [order[i : i + size] for i in range(0, n_members, size)]
 
-    objective = objective or population_objective(teacher)
     solved = []
     # One BLAS thread: the dense LUs here have at most a few hundred unknowns, and threaded
     # BLAS was measured 5-7x slower on them on 2 shared cores.
     with threadpool_limits(limits=1, user_api="blas"):
         for k, idx in enumerate(chunks):
             sub = None if progress is None else (lambda f, k=k: progress((k + f) / len(chunks)))
-            grad = partial(objective.gradient, members=idx)
-            hess = partial(objective.hessian, members=idx)
-            solved.append(_solve(a_flat[idx], W_flat[idx], teacher, t_max, eps_align, options, method, sub, grad, hess))
+            solved.append(
+                _solve(
+                    a_flat[idx], W_flat[idx], teacher, objective.restricted(idx), t_max, eps_align, options, method, sub
+                )
+            )
 
     t_end = max(s.t_end for s in solved)
     t_first = min(float(s.sol.t[1]) if s.sol.t.size > 1 else s.t_end for s in solved)
@@ -358,9 +403,12 @@ def gradient_flow(
     converged = np.empty(n_members, bool)
     for idx, s in zip(chunks, solved, strict=True):
         crossing[idx], converged[idx] = s.crossing, s.converged
-    grid = log_time_grid(max(t_first, t_end * 1e-12), t_end, options.grid_points)
-    events = crossing[np.isfinite(crossing)]
-    grid = np.unique(np.concatenate([grid, events[(events > 0) & (events < t_end)]]))
+    if t_grid is None:
+        grid = log_time_grid(max(t_first, t_end * 1e-12), t_end, options.grid_points)
+        events = crossing[np.isfinite(crossing)]
+        grid = np.unique(np.concatenate([grid, events[(events > 0) & (events < t_end)]]))
+    else:
+        grid = np.unique(np.maximum(np.asarray(t_grid, float), 0.0))  # beyond t_end: the final state
 
     a = np.empty((n_members, grid.size, m))
     W = np.empty((n_members, grid.size, m, d))
@@ -376,6 +424,7 @@ def gradient_flow(
         crossing_times=crossing.reshape((*batch, m)),
         eps_align=eps_align,
         stats=SolverStats(
+            objective=objective.name,
             method=method if len(chunks) == 1 else f"{method} in {len(chunks)} chunks",
             n_steps=sum(s.steps for s in solved),
             n_gradient_evals=sum(s.grad_evals for s in solved),
@@ -401,18 +450,6 @@ def _divergence_message(eta: float, step: int, bound: float) -> str:
     )
 
 
-GradientOracle = Callable[[Array, Array], tuple[Array, Array, Array | None]]
-"""``(a, W) → (∂L/∂a, ∂L/∂W, loss or None)`` for the objective that GD descends."""
-
-
-def population_oracle(teacher: Teacher) -> GradientOracle:
-    def oracle(a: Array, W: Array) -> tuple[Array, Array, None]:
-        g = population_gradient(a, W, teacher)
-        return g.a, g.W, None
-
-    return oracle
-
-
 def gradient_descent(
     a0: Array,
     W0: Array,
@@ -420,18 +457,29 @@ def gradient_descent(
     eta: float,
     t_max: float,
     *,
-    oracle: GradientOracle | None = None,
+    oracle: GradientOracle | Objective | None = None,
     eps_align: float = 0.01,
     grad_tol: float = 1e-10,
     grid_points: int = 400,
+    stop_at_crossing: bool = False,
+    method: str = "gd",
     progress: Progress | None = None,
 ) -> Trajectory:
-    """Full-batch ``θ ← θ − η∇L(θ)``; iterate ``k`` sits at time ``t = kη``.
+    """``θ ← θ − η g_k(θ)``; iterate ``k`` sits at time ``t = kη``.
 
-    ``oracle`` gives the gradient of the objective (default: the population loss;
-    :func:`gaugecli.core.sample.empirical_oracle` gives ``L_n``). Divergence — a non-finite
-    or exploding gradient — is a :class:`NumericalFault` naming the stable step bound.
+    ``oracle`` gives the gradient ``g_k`` of the objective, called exactly once per step
+    (default: the population loss; :func:`gaugecli.core.sample.empirical_objective` gives
+    full-batch ``L_n``, :func:`gaugecli.core.sample.minibatch_oracle` a fresh minibatch each
+    step — SGD, then ``method="sgd"`` labels it). ``stop_at_crossing``: stop once every member
+    has a neuron at ``α ≥ 1 − ε`` (the pilot runs of :func:`choose_step` need no more).
+    Divergence — a non-finite or exploding gradient — is a :class:`NumericalFault` naming the
+    stable step bound.
     """
+    objective_name = "population"
+    if isinstance(oracle, Objective):
+        objective_name, oracle = oracle.name, oracle.gradient
+    elif oracle is not None:
+        objective_name = getattr(oracle, "objective_name", "custom")
     oracle = oracle or population_oracle(teacher)
     a, W = np.array(a0, float), np.array(W0, float)
     batch, m = a.shape[:-1], a.shape[-1]
@@ -454,7 +502,8 @@ def gradient_descent(
                 _divergence_message(eta, k, stable_step_bound(np.asarray(a0), np.asarray(W0), teacher))
             )
         converged = gsq <= grad_tol**2
-        done = k == n_steps or bool(np.all(converged))
+        crossed = bool(np.all(np.any(np.isfinite(crossing), axis=-1)))
+        done = k == n_steps or bool(np.all(converged)) or (stop_at_crossing and crossed)
         if k in record_set or done:
             saved.append((k * eta, a.copy(), W.copy(), loss))
             if progress is not None:
@@ -480,7 +529,132 @@ def gradient_descent(
         W=np.moveaxis(np.array([s[2] for s in saved]), 0, -3),
         crossing_times=crossing,
         eps_align=eps_align,
-        stats=SolverStats("gd", k, k + 1, 0, f"{k} steps of size {eta:g}", step=eta),
+        stats=SolverStats(method, k, k + 1, 0, f"{k} steps of size {eta:g}", step=eta, objective=objective_name),
         converged=np.asarray(converged),
         empirical_loss=None if losses[0] is None else np.moveaxis(np.array(losses), 0, -1),
+    )
+
+
+# ----------------------------------------------------------------------------------------
+# step policy: a step whose discretisation error of T_spec is stated
+
+
+STEP_ERROR_TARGET = 0.01
+"""Default bound on the relative discretisation error of ``T_spec`` that :func:`choose_step` aims at."""
+
+PILOT_START_FRACTION = 0.1
+"""The first pilot step, as a fraction of the GD stability bound ``2/λ_max(∇²L(θ0))``."""
+
+MIN_STEPS_TO_CROSSING = 100
+"""A step is accepted only if the run reaches its first crossing in at least this many steps,
+so that the first-order error model behind the η/2 comparison holds (measured: with fewer
+than ~20 steps to T_spec the error of GD is not yet linear in η)."""
+
+
+@dataclass(frozen=True)
+class StepChoice:
+    """The outcome of :func:`choose_step` (or :func:`step_error` for a given η).
+
+    ``eta``: the step; ``step_error``: estimated relative error of the first crossing time
+    (``T_spec`` whenever the owner is the first neuron to align) at ``eta``, maximal over the
+    ensemble members that cross, ``2|T(η) − T(η/2)| / T(η/2)`` (first order in η: ``T(η) =
+    T₀ + Cη``); ``None`` when no member crossed within the horizon (nothing to control).
+    ``t_cross``: ``T(η/2)`` per member (NaN where it did not cross). ``pilot_steps``: GD
+    steps spent in pilot runs, which stop at the first crossing."""
+
+    eta: float
+    step_error: float | None
+    t_cross: Array
+    pilot_steps: int
+
+
+def _first_crossing(
+    a0: Array, W0: Array, teacher: Teacher, objective: Objective, eta: float, t_max: float, eps_align: float
+) -> tuple[Array, int]:
+    """First time any neuron of each member reaches ``α = 1 − ε`` under GD with step ``eta``."""
+    tr = gradient_descent(
+        a0, W0, teacher, eta, t_max, oracle=objective, eps_align=eps_align, grid_points=3, stop_at_crossing=True
+    )
+    crossing = np.where(np.isnan(tr.crossing_times), np.inf, tr.crossing_times)
+    first = np.min(crossing, axis=-1)
+    return np.where(np.isfinite(first), first, np.nan), tr.stats.n_steps
+
+
+def _relative_step_error(t_eta: Array, t_half: Array) -> float | None:
+    ok = np.isfinite(t_eta) & np.isfinite(t_half) & (t_half > 0)
+    if not np.any(ok):
+        return None
+    return float(np.max(2.0 * np.abs(t_eta[ok] - t_half[ok]) / t_half[ok]))
+
+
+def step_error(
+    a0: Array,
+    W0: Array,
+    teacher: Teacher,
+    eta: float,
+    t_max: float,
+    *,
+    objective: Objective | None = None,
+    eps_align: float = 0.01,
+    t_eta: Array | None = None,
+) -> StepChoice:
+    """The estimated relative error of ``T_spec`` for GD with a given step ``eta``, from one
+    pilot at ``η/2`` (and one at ``η`` unless its crossing times ``t_eta`` are given)."""
+    objective = objective or population_objective(teacher)
+    steps = 0
+    if t_eta is None:
+        t_eta, steps = _first_crossing(a0, W0, teacher, objective, eta, t_max, eps_align)
+    t_half, s = _first_crossing(a0, W0, teacher, objective, eta / 2, t_max, eps_align)
+    return StepChoice(eta, _relative_step_error(np.asarray(t_eta), t_half), t_half, steps + s)
+
+
+def choose_step(
+    a0: Array,
+    W0: Array,
+    teacher: Teacher,
+    t_max: float,
+    *,
+    objective: Objective | None = None,
+    eps_align: float = 0.01,
+    target: float = STEP_ERROR_TARGET,
+    max_rounds: int = 8,
+) -> StepChoice:
+    """A GD step for which the relative discretisation error of ``T_spec`` is ≤ ``target``.
+
+    GD with step η is a first-order method: ``T(η) = T₀ + Cη + O(η²)``, so pilot runs at η
+    and η/2 (stopped at the first crossing) estimate the error at η as
+    ``2|T(η) − T(η/2)|``. Starting from :data:`PILOT_START_FRACTION` of the stability
+    bound, the step is rescaled to meet half the target (a factor-2 margin) and checked
+    again, until the estimate is below ``target`` and the run has at least
+    :data:`MIN_STEPS_TO_CROSSING` steps before its crossing. The time scale is therefore the
+    run's own ``T_spec``, not the stability bound. If no member crosses within ``t_max``
+    the pilot step is returned with ``step_error=None``.
+    """
+    objective = objective or population_objective(teacher)
+    eta = PILOT_START_FRACTION * stable_step_bound(a0, W0, teacher, objective)
+    eta = min(eta, t_max / MIN_STEPS_TO_CROSSING)
+    t_eta, steps = _first_crossing(a0, W0, teacher, objective, eta, t_max, eps_align)
+    if not np.any(np.isfinite(t_eta)):
+        return StepChoice(eta, None, t_eta, steps)
+    for _ in range(max_rounds):
+        t_half, s = _first_crossing(a0, W0, teacher, objective, eta / 2, t_max, eps_align)
+        steps += s
+        err = _relative_step_error(t_eta, t_half)
+        shortest = float(np.nanmin(t_half))
+        resolved = eta <= shortest / MIN_STEPS_TO_CROSSING
+        if err is not None and err <= target and resolved:
+            return StepChoice(eta, err, t_half, steps)
+        # first order: err ∝ η; aim at target/2, and at least halve (η/2 is already run)
+        new = eta * 0.5 * target / err if err else eta / 2
+        new = min(new, eta / 2, shortest / (2 * MIN_STEPS_TO_CROSSING))
+        if new == eta / 2:
+            t_eta = t_half
+        else:
+            t_eta, s = _first_crossing(a0, W0, teacher, objective, new, t_max, eps_align)
+            steps += s
+        eta = new
+    last = "none" if err is None else f"{err:.2g}"
+    raise NumericalFault(
+        f"no gradient-descent step met a {target:.0%} error on T_spec in {max_rounds} rounds "
+        f"(last estimate {last} at eta={eta:.3g}); give --eta explicitly or use a flow mode"
     )

@@ -19,6 +19,7 @@ from gaugecli.core.metrics import (
     nonowner_norm,
     specialization_time,
 )
+from gaugecli.core.symmetry import symmetry_report
 from gaugecli.core.teacher import Teacher
 
 Array = NDArray[np.float64]
@@ -28,12 +29,20 @@ Array = NDArray[np.float64]
 class RunObservables:
     """Observables on the time grid ``t`` (length n); per-neuron series are ``(n, m)``.
 
-    ``owner`` is the final owner (SPEC §2); ``t_spec`` its first time at
-    ``α = 1 − ε_align`` (``None`` if never); ``nonowner_norm`` is P(t) for that owner.
+    ``owner`` is the final owner (SPEC §2), or ``None`` when no unique owner exists (the
+    owner of the computed run is tied: it started identical to other neurons — SPEC §6);
+    ``computed_owner`` is the final owner of this computed run whatever decided it (equal to
+    ``owner`` when that is unique; for a tie, argmax's choice). ``t_spec`` is its first time
+    at ``α = 1 − ε_align`` (``None`` if never); ``nonowner_norm`` is P(t) for it.
     ``imbalance_drift`` is ``max_{t,j} |δ_j(t) − δ_j(0)| / max(1, |δ_j(0)|)``.
     ``dissipated_reaction`` = ``∫₀^{t_end} R dt`` and ``dissipated_transport`` = ``∫₀^{t_end} T dt``
     (SPEC §6, "C3, reading"; :func:`dissipated`): under gradient flow their sum is
     ``L(0) − L(t_end)`` (``−dL/dt = R + T`` integrated).
+    ``symmetric_start``: the outcome is not set by the initial condition alone or has no
+    unique owner (:func:`gaugecli.core.symmetry.symmetry_report`); ``symmetry_note`` says why
+    and what to do, in one line; ``separation_exponent`` is the largest ``Λ`` of the groups of
+    initially equal neurons (``None`` if there are none). ``eta`` and ``step_error``: the
+    GD/SGD step and the estimated relative discretisation error of ``T_spec`` (``None`` for flows).
     """
 
     t: Array
@@ -53,12 +62,18 @@ class RunObservables:
     instantaneous_owner: Array
     nonowner_norm: Array
     crossing_times: Array
-    owner: int
+    owner: int | None
+    computed_owner: int
     specialized: bool
     t_spec: float | None
     imbalance_drift: float
     converged: bool
     stats: SolverStats
+    symmetric_start: bool = False
+    symmetry_note: str | None = None
+    separation_exponent: float | None = None
+    eta: float | None = None
+    step_error: float | None = None
     empirical_loss: Array | None = None
 
     @property
@@ -110,6 +125,7 @@ def observe(trajectory: Trajectory, teacher: Teacher, member: tuple[int, ...] = 
     emp = None if trajectory.empirical_loss is None else trajectory.empirical_loss[member]
     # every member's crossing times: the flow inserts all of them into the shared grid
     spent_reaction, spent_transport = dissipated(trajectory.t, diss.reaction, diss.transport, trajectory.crossing_times)
+    symmetry = symmetry_report(trajectory.t, a, W, teacher, int(owner))
     return RunObservables(
         t=trajectory.t,
         loss=population_loss(a, W, teacher),
@@ -126,13 +142,19 @@ def observe(trajectory: Trajectory, teacher: Teacher, member: tuple[int, ...] = 
         dissipated_reaction=spent_reaction,
         dissipated_transport=spent_transport,
         instantaneous_owner=instantaneous_owner(c, align),
-        nonowner_norm=nonowner_norm(c, U, int(owner)),
+        nonowner_norm=nonowner_norm(c, U, int(owner)),  # for the computed owner
         crossing_times=crossing,
-        owner=int(owner),
+        owner=int(owner) if symmetry.unique_owner else None,
+        computed_owner=int(owner),
         specialized=bool(specialized),
         t_spec=None if np.isnan(t_spec) else t_spec,
         imbalance_drift=float(drift),
         converged=bool(np.asarray(trajectory.converged)[member]),
         stats=trajectory.stats,
+        symmetric_start=symmetry.symmetric_start,
+        symmetry_note=symmetry.note,
+        separation_exponent=symmetry.max_separation,
+        eta=trajectory.stats.step,
+        step_error=trajectory.stats.step_error,
         empirical_loss=emp,
     )

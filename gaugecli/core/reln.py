@@ -141,13 +141,12 @@ def reln_objective(geo: RelnGeometry) -> Objective:
     """The ReLN loss as an :class:`~gaugecli.core.integrate.Objective` for :func:`gradient_flow`;
     a batched ``geo`` gives member ``b`` of the flattened ensemble the gates ``geo.take(b)``."""
 
-    def gradient(a: Array, W: Array, members: Array) -> tuple[Array, Array]:
-        return tuple(reln_gradient(a, W, geo.take(members)))  # type: ignore[return-value]
+    def gradient(a: Array, W: Array) -> tuple[Array, Array, None]:
+        g = reln_gradient(a, W, geo)
+        return g.a, g.W, None
 
-    def hessian(a: Array, W: Array, members: Array) -> Array:
-        return reln_hessian(a, W, geo.take(members))
-
-    return Objective(gradient, hessian)
+    members = (lambda idx: reln_objective(geo.take(idx))) if geo.batch_shape else None
+    return Objective(gradient, lambda a, W: reln_hessian(a, W, geo), "reln", members)
 
 
 def reln_flow(

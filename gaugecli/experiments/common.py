@@ -4,8 +4,9 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from enum import Enum
+from functools import partial
 from typing import Any, TypeVar
 
 import numpy as np
@@ -14,11 +15,16 @@ from numpy.typing import NDArray
 from gaugecli.core.gauge import duplicate_initial_condition
 from gaugecli.core.integrate import (
     FlowOptions,
+    GradientOracle,
     NumericalFault,
+    Objective,
     Progress,
+    choose_step,
     gradient_descent,
     gradient_flow,
+    population_objective,
     stable_step_bound,
+    step_error,
 )
 from gaugecli.core.observables import RunObservables, observe
 from gaugecli.core.teacher import Teacher, standard_teacher
@@ -67,11 +73,29 @@ def require_finite(value: float, param: str, *, low: float | None = None, strict
 
 
 class Mode(str, Enum):
-    """Dynamics of SPEC §1: population gradient flow, population GD, finite-sample GD."""
+    """Dynamics of SPEC §1 and §6.
+
+    ``flow``: population gradient flow (the reference); ``gd``: GD on the population loss;
+    ``sample``: gradient flow on the empirical loss ``L_n`` (same adaptive solver and
+    event-located ``T_spec`` as ``flow``, so its deviation from ``flow`` is sampling alone);
+    ``sample-gd``: full-batch GD on ``L_n``; ``sgd``: minibatch SGD (fresh batches from the
+    population, or batches resampled from a fixed sample of ``n``)."""
 
     flow = "flow"
     gd = "gd"
     sample = "sample"
+    sample_gd = "sample-gd"
+    sgd = "sgd"
+
+    @property
+    def stochastic(self) -> bool:
+        """Depends on a seed (a sample or a batch stream)."""
+        return self in (Mode.sample, Mode.sample_gd, Mode.sgd)
+
+    @property
+    def stepped(self) -> bool:
+        """A step η (GD or SGD) rather than an adaptive flow solver."""
+        return self in (Mode.gd, Mode.sample_gd, Mode.sgd)
 
 
 @dataclass(frozen=True)
@@ -107,33 +131,139 @@ class ModelConfig:
         return standard_teacher(self.d, self.k, self.a_star)
 
 
+DEFAULT_N_SAMPLES = 10_000
+DEFAULT_BATCH_SIZE = 100
+POPULATION_RTOL = 1e-10
+SAMPLE_RTOL = 1e-4
+"""The finite-sample flow's default tolerance. ``L_n`` is piecewise smooth (its gradient jumps
+by O(1/n) each time a sample point crosses a neuron's hyperplane, ~n/2 times while a neuron
+turns by π/2), so tighter tolerances cost steeply: LSODA, n = 10⁴, m = 1, D = 4: 1593 gradient
+evaluations at 1e-4, 11 597 at 1e-5, 48 371 at 1e-6; at 1e-8 and n = 10⁵ it ran out of budget.
+At 1e-4 the solver's error, sup_t ‖f − f_ref‖ against an RK45 run at 1e-7, was 2e-5 … 6e-5 for
+n = 10³ … 10⁵ — under 1 % of the sampling deviation from the population flow (0.048 … 0.006)."""
+SAMPLE_LSODA_BUDGET = 20_000
+"""Gradient evaluations the finite-sample flow gives LSODA before it falls back to RK45. At
+small n the flow on ``L_n`` slides along kinks (a sample point held on a neuron's hyperplane),
+where implicit steps stall (n = 8 … 32: LSODA out of 20 000 evaluations in 13 of 30 runs);
+at n ≥ 1000 LSODA needs 900 … 5 000 (to convergence) and converges where RK45 cannot (an
+explicit method chatters at the stiff minimum and never reaches ‖∇L‖ ≤ 1e-10)."""
+BATCH_STREAM = 1
+"""SGD's batch stream is the child ``BATCH_STREAM`` of the run's seed sequence (its spawn key
+extended by it), so it never shares draws with the sample drawn from the same seed."""
+
+
+def _modes(*modes: Mode) -> str:
+    return ", ".join(m.value for m in modes)
+
+
 @dataclass(frozen=True)
 class DynamicsConfig:
-    """How to move: ``mode``, step ``eta`` (GD and sample; ``None`` = a tenth of the
-    stable bound at θ0), sample size, horizon (``None`` = until ‖∇L‖ ≤ 1e-10, capped
-    by :func:`auto_horizon`) and the flow solver's relative tolerance."""
+    """How to move. ``None`` means "not given" (then the mode's default applies), so that an
+    option without effect in the chosen mode is an error, never silently ignored.
+
+    ``eta``: GD/SGD step (``None``: :func:`gaugecli.core.integrate.choose_step`, a step whose
+    discretisation error of T_spec is ≤ 1 %); ``n_samples``: sample size for ``sample``,
+    ``sample-gd`` and resampled ``sgd`` (default :data:`DEFAULT_N_SAMPLES`); ``batch_size`` and
+    ``batches`` (``fresh`` | ``resampled``; default ``resampled`` if ``n_samples`` is given,
+    else ``fresh``): ``sgd`` only; ``t_max``: horizon (``None`` = until ‖∇L‖ ≤ 1e-10, capped by
+    :func:`auto_horizon`); ``rtol``: the flow solver's relative tolerance (flow modes only;
+    default :data:`POPULATION_RTOL` for ``flow``, :data:`SAMPLE_RTOL` for ``sample``).
+    """
 
     mode: Mode = Mode.flow
     eta: float | None = None
-    n_samples: int = 10_000
+    n_samples: int | None = None
+    batch_size: int | None = None
+    batches: str | None = None
     t_max: float | None = None
-    rtol: float = 1e-10
+    rtol: float | None = None
     grid_points: int = 400
 
     def __post_init__(self) -> None:
-        object.__setattr__(self, "mode", Mode(self.mode))
+        try:
+            object.__setattr__(self, "mode", Mode(self.mode))
+        except ValueError:
+            raise ConfigError("mode", f"must be one of {_modes(*Mode)} (got {self.mode!r})") from None
+        mode = self.mode
         if self.eta is not None:
+            require(
+                mode.stepped,
+                "eta",
+                f"has no effect in --mode {mode.value} (a flow has no step); it applies to "
+                f"{_modes(Mode.gd, Mode.sample_gd, Mode.sgd)}",
+            )
             require_finite(self.eta, "eta", low=0.0)
-        require(
-            isinstance(self.n_samples, int) and self.n_samples >= 1,
-            "n_samples",
-            f"must be an integer ≥ 1 (got {self.n_samples!r})",
-        )
+        if self.n_samples is not None:
+            require(
+                mode in (Mode.sample, Mode.sample_gd, Mode.sgd),
+                "n_samples",
+                f"has no effect in --mode {mode.value} (population dynamics); it applies to "
+                f"{_modes(Mode.sample, Mode.sample_gd, Mode.sgd)}",
+            )
+            require(
+                isinstance(self.n_samples, int) and self.n_samples >= 1,
+                "n_samples",
+                f"must be an integer ≥ 1 (got {self.n_samples!r})",
+            )
+        for name in ("batch_size", "batches"):
+            if getattr(self, name) is not None:
+                require(mode is Mode.sgd, name, f"has no effect in --mode {mode.value}; it applies to --mode sgd")
+        if self.batch_size is not None:
+            require(
+                isinstance(self.batch_size, int) and self.batch_size >= 1,
+                "batch_size",
+                f"must be an integer ≥ 1 (got {self.batch_size!r})",
+            )
+        if self.batches is not None:
+            require(
+                self.batches in ("fresh", "resampled"),
+                "batches",
+                f"must be fresh or resampled (got {self.batches!r})",
+            )
+            require(
+                not (self.batches == "fresh" and self.n_samples is not None),
+                "n_samples",
+                "has no effect with --batches fresh (every batch is new); use --batches resampled",
+            )
         if self.t_max is not None:
             require_finite(self.t_max, "t_max", low=0.0)
-        require_finite(self.rtol, "rtol", low=0.0)
-        require(self.rtol < 1e-2, "rtol", f"must be in (0, 1e-2) (got {self.rtol!r})")
-        require(self.grid_points >= 3, "grid_points", f"must be ≥ 3 (got {self.grid_points!r})")
+        if self.rtol is not None:
+            require(
+                not mode.stepped,
+                "rtol",
+                f"has no effect in --mode {mode.value} (a fixed step, no tolerance); it applies to flow and sample",
+            )
+            require_finite(self.rtol, "rtol", low=0.0)
+            require(self.rtol < 1e-2, "rtol", f"must be in (0, 1e-2) (got {self.rtol!r})")
+        require(
+            isinstance(self.grid_points, int) and self.grid_points >= 3,
+            "grid_points",
+            f"must be ≥ 3 (got {self.grid_points!r})",
+        )
+
+    @property
+    def sample_size(self) -> int | None:
+        """``n`` of the fixed sample, or ``None`` when the mode uses none (flow, gd, fresh sgd)."""
+        if self.mode in (Mode.sample, Mode.sample_gd) or self.batch_source == "resampled":
+            return self.n_samples if self.n_samples is not None else DEFAULT_N_SAMPLES
+        return None
+
+    @property
+    def batch_source(self) -> str | None:
+        """``fresh`` or ``resampled`` for sgd, else ``None``."""
+        if self.mode is not Mode.sgd:
+            return None
+        return self.batches or ("resampled" if self.n_samples is not None else "fresh")
+
+    @property
+    def solver_rtol(self) -> float:
+        if self.rtol is not None:
+            return self.rtol
+        return SAMPLE_RTOL if self.mode is Mode.sample else POPULATION_RTOL
+
+    @property
+    def minibatch(self) -> int:
+        return self.batch_size if self.batch_size is not None else DEFAULT_BATCH_SIZE
 
 
 def auto_horizon(deltas: Array, c0: float) -> float:
@@ -142,12 +272,23 @@ def auto_horizon(deltas: Array, c0: float) -> float:
     return float(200.0 * (1.0 + np.max(np.abs(deltas))) * max(1.0, 0.1 / c0))
 
 
-DEFAULT_STEP_FRACTION = 0.1
-
-
-def default_step(a0: Array, W0: Array, teacher: Teacher) -> float:
-    """A tenth of the GD stability bound ``2/λ_max(∇²L(θ0))``, over the whole ensemble."""
-    return DEFAULT_STEP_FRACTION * stable_step_bound(a0, W0, teacher)
+def check_seeds(seeds: object, dynamics: DynamicsConfig, param: str = "seeds") -> None:
+    """Seeds are integers ≥ 0, and given only where they matter (a stochastic mode)."""
+    if seeds is None:
+        return
+    values = seeds if isinstance(seeds, tuple) else (seeds,)
+    require(len(values) >= 1, param, "give at least one seed, e.g. --seeds 0,1,2")
+    require(
+        all(isinstance(s, int) and not isinstance(s, bool) and s >= 0 for s in values),
+        param,
+        f"must be integers ≥ 0 (got {seeds!r})",
+    )
+    require(
+        dynamics.mode.stochastic,
+        param,
+        f"has no effect in --mode {dynamics.mode.value} (deterministic population dynamics); "
+        f"it applies to {_modes(Mode.sample, Mode.sample_gd, Mode.sgd)}",
+    )
 
 
 def duplicates(model: ModelConfig, deltas: Array) -> tuple[Array, Array]:
@@ -164,44 +305,91 @@ def run_ensemble(
     seed: int | np.random.SeedSequence = 0,
     progress: Progress | None = None,
 ) -> list[RunObservables]:
-    """Integrate the ensemble ``(a0 (B, m), W0 (B, m, d))`` and observe every member."""
+    """Integrate the ensemble ``(a0 (B, m), W0 (B, m, d))`` and observe every member.
+
+    Every member shares one sample (drawn from ``seed``) and, in stepped modes, one step η:
+    the given ``eta``, or :func:`~gaugecli.core.integrate.choose_step` on the loss that the
+    step discretises (the population loss for ``gd`` and fresh ``sgd``, ``L_n`` for
+    ``sample-gd`` and resampled ``sgd``). The estimated relative error of ``T_spec`` at that
+    step is recorded in ``stats.step_error`` (for SGD: the full-batch discretisation error,
+    without the minibatch noise).
+    """
     teacher = model.teacher()
     a0, W0 = np.atleast_2d(a0), np.asarray(W0, float).reshape((-1,) + np.shape(W0)[-2:])
     deltas = a0**2 - np.sum(W0**2, axis=-1)
     t_max = dynamics.t_max or auto_horizon(deltas, model.c0)
-    if dynamics.mode is Mode.flow:
-        traj = gradient_flow(
-            a0,
-            W0,
-            teacher,
-            t_max,
-            eps_align=model.eps_align,
-            options=FlowOptions(rtol=dynamics.rtol, atol=dynamics.rtol * 1e-3, grid_points=dynamics.grid_points),
-            progress=progress,
+    mode = dynamics.mode
+    objective = population_objective(teacher)
+    sample = None
+    if dynamics.sample_size is not None:
+        from gaugecli.core.sample import draw_sample, empirical_objective  # torch: imported only when needed
+
+        sample = draw_sample(teacher, dynamics.sample_size, seed)
+        objective = empirical_objective(*sample)
+
+    if not mode.stepped:
+        options = FlowOptions(
+            rtol=dynamics.solver_rtol, atol=dynamics.solver_rtol * 1e-3, grid_points=dynamics.grid_points
         )
+        flow = partial(
+            gradient_flow, a0, W0, teacher, t_max, eps_align=model.eps_align, objective=objective, progress=progress
+        )
+        if mode is Mode.flow:
+            traj = flow(options=options)
+        else:
+            try:
+                traj = flow(options=replace(options, max_gradient_evals=SAMPLE_LSODA_BUDGET))
+            except NumericalFault as fault:
+                # L_n can hold a sample point on a neuron's hyperplane (a sliding mode), where the
+                # implicit steps stall; the explicit RK45 crosses it (see SAMPLE_LSODA_BUDGET)
+                traj = flow(options=replace(options, method="RK45"))
+                traj.stats = replace(traj.stats, message=f"{traj.stats.message} (LSODA: {fault})")
+            from gaugecli.core.sample import empirical_loss_along
+
+            traj.empirical_loss = empirical_loss_along(traj.a, traj.W, *sample)  # type: ignore[misc]
+        return [observe(traj, teacher, (b,)) for b in range(a0.shape[0])]
+
+    if dynamics.eta is None:
+        choice = choose_step(a0, W0, teacher, t_max, objective=objective, eps_align=model.eps_align)
+        eta = choice.eta
     else:
-        bound = stable_step_bound(a0, W0, teacher)
-        eta = dynamics.eta if dynamics.eta is not None else DEFAULT_STEP_FRACTION * bound
+        eta, choice = dynamics.eta, None
+        bound = stable_step_bound(a0, W0, teacher, objective)
         if eta >= bound:
             raise NumericalFault(
                 f"eta={eta:g} is beyond the gradient-descent stability bound 2/λ_max = {bound:.4g} "
-                f"at the initial point; use --eta below {bound:.4g}"
+                f"at the initial point; use --eta below {bound:.4g}, or leave it out for a step with ≤ 1 % error"
             )
-        oracle = None
-        if dynamics.mode is Mode.sample:
-            from gaugecli.core.sample import draw_sample, empirical_oracle  # torch: imported only when needed
+    oracle: GradientOracle | Objective = objective
+    if mode is Mode.sgd:
+        from gaugecli.core.sample import minibatch_oracle
 
-            X, y = draw_sample(teacher, dynamics.n_samples, seed)
-            oracle = empirical_oracle(X, y)
-        traj = gradient_descent(
-            a0,
-            W0,
-            teacher,
-            eta,
-            t_max,
-            oracle=oracle,
-            eps_align=model.eps_align,
-            grid_points=dynamics.grid_points,
-            progress=progress,
+        root = seed if isinstance(seed, np.random.SeedSequence) else np.random.SeedSequence(seed)
+        stream = np.random.SeedSequence(root.entropy, spawn_key=(*root.spawn_key, BATCH_STREAM))
+        oracle = minibatch_oracle(
+            teacher, dynamics.minibatch, stream, sample if dynamics.batch_source == "resampled" else None
         )
+    traj = gradient_descent(
+        a0,
+        W0,
+        teacher,
+        eta,
+        t_max,
+        oracle=oracle,
+        eps_align=model.eps_align,
+        grid_points=dynamics.grid_points,
+        method="sgd" if mode is Mode.sgd else "gd",
+        progress=progress,
+    )
+    if choice is None:
+        # a given step: its error from one pilot at η/2 (full batch, so for SGD the same
+        # discretisation estimate as for an automatic step)
+        t_eta = None if mode is Mode.sgd else _first_crossings(traj.crossing_times)
+        choice = step_error(a0, W0, teacher, eta, t_max, objective=objective, eps_align=model.eps_align, t_eta=t_eta)
+    traj.stats = replace(traj.stats, step_error=choice.step_error)
     return [observe(traj, teacher, (b,)) for b in range(a0.shape[0])]
+
+
+def _first_crossings(crossing_times: Array) -> Array:
+    first = np.min(np.where(np.isnan(crossing_times), np.inf, crossing_times), axis=-1)
+    return np.where(np.isfinite(first), first, np.nan)

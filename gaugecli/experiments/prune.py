@@ -1,7 +1,7 @@
 """``gaugecli prune``: the non-owners' function vanishes (claim C7), and when it does not.
 
 ``P(t) = ‖Σ_{j≠o} a_j relu(w_j·x)‖_{L²}`` over a grid of gauge strengths D and widths m,
-for the population flow and for finite-sample GD; and the exception: non-owners with
+for the population flow and for the finite-sample flow (on ``L_n``); and the exception: non-owners with
 ``δ > 0`` co-align with the owner and keep part of the coefficient.
 """
 
@@ -20,6 +20,7 @@ from gaugecli.experiments.common import (
     Mode,
     ModelConfig,
     PointRunner,
+    check_seeds,
     duplicates,
     require,
     require_finite,
@@ -34,15 +35,16 @@ PRUNED_LEVEL = 1e-6
 @dataclass(frozen=True)
 class PruneConfig:
     """Grid ``strengths × ms``; owner 0 gets +D, the rest −D. ``sample`` adds finite-sample
-    GD runs (``n_samples``, one per seed). The co-alignment contrast uses ``m = 3``,
-    ``D = coalign_strength``: non-owners at ``−D`` (pruned) vs at ``+D/2`` (co-aligned)."""
+    flow runs (gradient flow on ``L_n``; ``n_samples``, one per seed — both only with
+    ``sample``, ``None`` = not given: 10 000 and seed 0). The co-alignment contrast uses
+    ``m = 3``, ``D = coalign_strength``: non-owners at ``−D`` (pruned) vs at ``+D/2`` (co-aligned)."""
 
     model: ModelConfig = field(default_factory=ModelConfig)
     strengths: tuple[float, ...] = (4.0, 16.0, 64.0)
     ms: tuple[int, ...] = (2, 5)
     sample: bool = True
-    n_samples: int = 10_000
-    seeds: tuple[int, ...] = (0,)
+    n_samples: int | None = None
+    seeds: tuple[int, ...] | None = None
     coalign_strength: float = 4.0
     rtol: float = 1e-10
 
@@ -52,9 +54,23 @@ class PruneConfig:
             require_finite(D, "gauge_strength", low=0.0)
         require(len(self.ms) >= 1, "ms", "give at least one m, e.g. --ms 2,5")
         require(all(isinstance(m, int) and m >= 2 for m in self.ms), "ms", f"must be integers ≥ 2 (got {self.ms!r})")
-        require(isinstance(self.n_samples, int) and self.n_samples >= 1, "n_samples", "must be an integer ≥ 1")
-        require(len(self.seeds) >= 1 and all(s >= 0 for s in self.seeds), "seeds", "must be integers ≥ 0")
+        for name in ("n_samples", "seeds"):
+            require(
+                self.sample or getattr(self, name) is None,
+                name,
+                "has no effect without the finite-sample runs (--no-sample); drop it or use --sample",
+            )
+        # validated (range, and that they apply) by the sample dynamics they build
+        check_seeds(self.seeds, self.sample_dynamics)
         require_finite(self.coalign_strength, "coalign_strength", low=0.0)
+
+    @property
+    def sample_dynamics(self) -> DynamicsConfig:
+        return DynamicsConfig(mode=Mode.sample, n_samples=self.n_samples if self.sample else None)
+
+    @property
+    def run_seeds(self) -> tuple[int, ...]:
+        return self.seeds if self.seeds is not None else (0,)
 
 
 @dataclass
@@ -63,7 +79,7 @@ class PrunePoint:
     m: int
     mode: str
     seed: int
-    owner: int
+    owner: int | None
     t: np.ndarray
     nonowner_norm: np.ndarray
     time_below: float | None
@@ -144,16 +160,16 @@ def coalign_job(job: CoalignJob) -> Coalignment:
 
 def prune(config: PruneConfig, progress: Progress | None = None, runner: PointRunner = run_serially) -> PruneResult:
     flow = DynamicsConfig(mode=Mode.flow, rtol=config.rtol)
-    sample = DynamicsConfig(mode=Mode.sample, n_samples=config.n_samples)
-    # Flow: every D for one m is one ensemble. Sample GD: one run per (m, D, seed), so
-    # that each D takes its own stable step instead of the largest D's.
+    sample = config.sample_dynamics
+    # Flow: every D for one m is one ensemble. Sample flow: one run per (m, D, seed), so
+    # that each D takes its own step sizes instead of sharing the stiffest member's.
     jobs = [PruneJob(config.model, flow, m, config.strengths, 0) for m in config.ms]
     if config.sample:
         jobs += [
             PruneJob(config.model, sample, m, (D,), s)
             for m in config.ms
             for D in config.strengths
-            for s in config.seeds
+            for s in config.run_seeds
         ]
     n = len(jobs) + 1
     scaled = None if progress is None else (lambda f: progress(f * len(jobs) / n))

@@ -11,9 +11,9 @@ from gaugecli.core.integrate import Progress
 from gaugecli.core.observables import RunObservables
 from gaugecli.experiments.common import (
     DynamicsConfig,
-    Mode,
     ModelConfig,
     PointRunner,
+    check_seeds,
     duplicates,
     require,
     require_finite,
@@ -22,16 +22,12 @@ from gaugecli.experiments.common import (
 )
 
 
-def _check_seeds(seeds: tuple[int, ...]) -> None:
-    require(len(seeds) >= 1, "seeds", "give at least one seed, e.g. --seeds 0,1,2")
-    require(all(isinstance(s, int) and s >= 0 for s in seeds), "seeds", f"must be integers ≥ 0 (got {seeds!r})")
-
-
 @dataclass(frozen=True)
 class SelectConfig:
     """``m`` duplicates; neuron ``owner`` gets ``+D`` and the others ``−D`` — or each its
-    own δ from ``deltas`` (then the designated owner is ``argmax_j δ_j``). In sample mode
-    one run per seed (each its own sample); the population flow needs only one."""
+    own δ from ``deltas`` (then the designated owner is ``argmax_j δ_j``). In a stochastic
+    mode one run per seed (each its own sample or batch stream; ``None``: seed 0); the
+    population dynamics are deterministic and take no seeds."""
 
     model: ModelConfig = field(default_factory=ModelConfig)
     dynamics: DynamicsConfig = field(default_factory=DynamicsConfig)
@@ -39,12 +35,12 @@ class SelectConfig:
     strength: float = 4.0
     owner: int = 0
     deltas: tuple[float, ...] | None = None
-    seeds: tuple[int, ...] = (0,)
+    seeds: tuple[int, ...] | None = None
 
     def __post_init__(self) -> None:
         require(isinstance(self.m, int) and self.m >= 1, "m", f"must be an integer ≥ 1 (got {self.m!r})")
         require_finite(self.strength, "gauge_strength", low=0.0)
-        _check_seeds(self.seeds)
+        check_seeds(self.seeds, self.dynamics)
         if self.deltas is not None:
             require(len(self.deltas) >= 1, "deltas", "give at least one δ, e.g. --deltas 2,-1,0.5")
             for x in self.deltas:
@@ -69,17 +65,29 @@ class SelectConfig:
 
     @property
     def run_seeds(self) -> tuple[int, ...]:
-        return self.seeds if self.dynamics.mode is Mode.sample else self.seeds[:1]
+        return self.seeds if self.seeds is not None else (0,)
+
+
+def selected(run: RunObservables, designated: int) -> bool:
+    """Selection succeeded: the run has a unique owner, it is ``designated``, and it aligned.
+    A tied or round-off-decided owner (``owner is None``) is "no selection", never a success."""
+    return run.owner is not None and run.specialized and run.owner == designated
 
 
 @dataclass
 class SelectResult:
+    """``owner``/``t_spec`` of the first run; ``owner`` is ``None`` when it has no unique owner.
+    ``symmetric_start``: some run started symmetric or tied; ``symmetry_note``: the first such
+    run's one-line reason (what to do), else ``None``."""
+
     designated: int
     runs: list[RunObservables]
     seeds: list[int]
     success: list[bool]
-    owner: int
+    owner: int | None
     t_spec: float | None
+    symmetric_start: bool = False
+    symmetry_note: str | None = None
 
 
 def select(config: SelectConfig, progress: Progress | None = None) -> SelectResult:
@@ -90,32 +98,38 @@ def select(config: SelectConfig, progress: Progress | None = None) -> SelectResu
     for i, seed in enumerate(seeds):
         sub = None if progress is None else (lambda f, i=i: progress((i + f) / len(seeds)))
         runs.extend(run_ensemble(config.model, config.dynamics, a0, W0, seed=seed, progress=sub))
-    success = [r.specialized and r.owner == config.designated for r in runs]
+    flagged = [r for r in runs if r.symmetric_start]
     return SelectResult(
         designated=config.designated,
         runs=runs,
         seeds=seeds,
-        success=success,
+        success=[selected(r, config.designated) for r in runs],
         owner=runs[0].owner,
         t_spec=runs[0].t_spec,
+        symmetric_start=bool(flagged),
+        symmetry_note=flagged[0].symmetry_note if flagged else None,
     )
 
 
 @dataclass(frozen=True)
 class OwnerSweepConfig:
-    """Owner success over ``m ∈ ms`` and every designated ``o < m`` (× seeds in sample mode)."""
+    """Owner success over ``m ∈ ms`` and every designated ``o < m`` (× seeds in a stochastic mode)."""
 
     model: ModelConfig = field(default_factory=ModelConfig)
     dynamics: DynamicsConfig = field(default_factory=DynamicsConfig)
     ms: tuple[int, ...] = (2, 3, 4, 5, 6, 7, 8)
     strength: float = 4.0
-    seeds: tuple[int, ...] = (0,)
+    seeds: tuple[int, ...] | None = None
 
     def __post_init__(self) -> None:
         require(len(self.ms) >= 1, "ms", "give at least one m, e.g. --ms 2,3,5")
         require(all(isinstance(m, int) and m >= 2 for m in self.ms), "ms", f"must be integers ≥ 2 (got {self.ms!r})")
         require_finite(self.strength, "gauge_strength", low=0.0)
-        _check_seeds(self.seeds)
+        check_seeds(self.seeds, self.dynamics)
+
+    @property
+    def run_seeds(self) -> tuple[int, ...]:
+        return self.seeds if self.seeds is not None else (0,)
 
 
 @dataclass
@@ -123,9 +137,10 @@ class OwnerSweepPoint:
     m: int
     designated: int
     seed: int
-    owner: int
+    owner: int | None
     success: bool
     t_spec: float | None
+    symmetric_start: bool = False
 
 
 @dataclass
@@ -158,7 +173,7 @@ def owner_job(job: OwnerJob) -> OwnerJobResult:
     runs = run_ensemble(job.model, job.dynamics, a0, W0, seed=job.seed)
     return OwnerJobResult(
         [
-            OwnerSweepPoint(job.m, o, job.seed, r.owner, r.specialized and r.owner == o, r.t_spec)
+            OwnerSweepPoint(job.m, o, job.seed, r.owner, selected(r, o), r.t_spec, r.symmetric_start)
             for o, r in enumerate(runs)
         ]
     )
@@ -167,8 +182,8 @@ def owner_job(job: OwnerJob) -> OwnerJobResult:
 def owner_sweep(
     config: OwnerSweepConfig, progress: Progress | None = None, runner: PointRunner = run_serially
 ) -> OwnerSweepResult:
-    """Owner success for every ``m`` and designated ``o`` (every seed in sample mode)."""
-    seeds = config.seeds if config.dynamics.mode is Mode.sample else config.seeds[:1]
+    """Owner success for every ``m`` and designated ``o`` (every seed in a stochastic mode)."""
+    seeds = config.run_seeds
     jobs = [OwnerJob(config.model, config.dynamics, m, config.strength, s) for m in config.ms for s in seeds]
     points = [p for res in runner(owner_job, jobs, progress) for p in res.points]
     matrix = [

@@ -14,6 +14,7 @@ from gaugecli.experiments.common import (
     ConfigError,
     DynamicsConfig,
     ModelConfig,
+    check_seeds,
     duplicates,
     require,
     require_finite,
@@ -42,7 +43,8 @@ def parse_gauge(text: str | float) -> Gauge | float:
 @dataclass(frozen=True)
 class SimulateConfig:
     """``m`` duplicates all in one gauge (``gauge`` word scaled by each D in ``strengths``,
-    or an explicit δ), or per-neuron ``deltas`` (which fix ``m`` and ignore ``strengths``)."""
+    or an explicit δ), or per-neuron ``deltas`` (which fix ``m`` and ignore ``strengths``).
+    ``seed``: of the sample / batch stream; stochastic modes only (``None``: not given, 0)."""
 
     model: ModelConfig = field(default_factory=ModelConfig)
     dynamics: DynamicsConfig = field(default_factory=DynamicsConfig)
@@ -50,7 +52,7 @@ class SimulateConfig:
     strengths: tuple[float, ...] = (4.0,)
     m: int = 1
     deltas: tuple[float, ...] | None = None
-    seed: int = 0
+    seed: int | None = None
 
     def __post_init__(self) -> None:
         explicit = isinstance(parse_gauge(self.gauge), float)
@@ -68,7 +70,12 @@ class SimulateConfig:
             for x in self.deltas:
                 require_finite(x, "deltas")
             object.__setattr__(self, "m", len(self.deltas))
-        require(isinstance(self.seed, int) and self.seed >= 0, "seed", f"must be an integer ≥ 0 (got {self.seed!r})")
+        check_seeds(self.seed, self.dynamics, "seed")
+
+    @property
+    def run_seed(self) -> int:
+        """The seed of the sample or batch stream (0 when not given)."""
+        return 0 if self.seed is None else self.seed
 
     def imbalances(self) -> np.ndarray:
         """δ per run and neuron, shape ``(len(strengths), m)`` (one row if ``deltas`` given)."""
@@ -117,4 +124,4 @@ def simulate_batch(configs: Sequence[SimulateConfig], progress: Progress | None 
 def simulate(config: SimulateConfig, progress: Progress | None = None) -> list[RunObservables]:
     """Integrate every run of ``config`` as one ensemble; results in the order of ``config.runs()``."""
     a0, W0 = duplicates(config.model, config.imbalances())
-    return run_ensemble(config.model, config.dynamics, a0, W0, seed=config.seed, progress=progress)
+    return run_ensemble(config.model, config.dynamics, a0, W0, seed=config.run_seed, progress=progress)

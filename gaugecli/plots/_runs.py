@@ -20,7 +20,7 @@ def simulate_requirement(
     mode: str = "flow",
     m: int = 1,
     n_samples: int | None = None,
-    seed: int = 0,
+    seed: int | None = None,
 ) -> Any:
     """A single-run ``simulate`` requirement with the SPEC defaults (``d = 16``, ``c0 = 0.1``,
     ``θ0 = π/2``, ``rtol = 1e-10``). Its name describes the run, so figures share it."""
@@ -34,7 +34,7 @@ def simulate_requirement(
     )
     name = f"{mode}-{gauge}-D{strength:g}-m{m}"
     if mode == "sample":
-        name += f"-n{dynamics.n_samples}-seed{seed}"
+        name += f"-n{dynamics.sample_size}-seed{seed or 0}"
     return Requirement("simulate", name, config)
 
 

@@ -22,9 +22,12 @@ QUICK = {
     "strengths": (1.0, 16.0),
     "seeds": (0,),
     "refine": 2,
-    "step_fractions": (0.02, 0.08),
-    "ns": (500, 2000),
-    "sample_seeds": (0,),
+    "step_fractions": (0.01, 0.02, 0.04),
+    "stability_fractions": (0.3, 1.5),
+    "ns": (500, 2000, 8000),
+    "sample_seeds": (0, 1),
+    "success_ns": (16, 64),
+    "success_seeds": (0, 1),
 }
 
 

@@ -99,7 +99,9 @@ class RelnConfig:
 def flow_options(config: RelnConfig) -> FlowOptions:
     """The stiff solver's settings: ``rtol`` from the config, ``atol = 1e-3 rtol``."""
     return FlowOptions(
-        rtol=config.dynamics.rtol, atol=config.dynamics.rtol * 1e-3, grid_points=config.dynamics.grid_points
+        rtol=config.dynamics.solver_rtol,
+        atol=config.dynamics.solver_rtol * 1e-3,
+        grid_points=config.dynamics.grid_points,
     )
 
 
