@@ -30,6 +30,13 @@ from gaugecli.plots import style
 from gaugecli.plots.render import Inputs, Need
 from gaugecli.plots.venue import Layout
 
+SIDECAR_TOLERANCES = (
+    ("a/*/delta_drift", 0.0, 1e-8, "round-off of a conserved δ"),
+    ("b/invisibility/*", 0.0, 1e-12, "round-off"),
+    ("c/gap*", 1e-6, 1e-5, "masked below 1e-6; near the floor a value may be null on another platform"),
+)
+"""Per-series tolerances of the regeneration check (:mod:`gaugecli.plots.sidecar`)."""
+
 CLAIM = "C1 invisibility: one initial function in every gauge, different paths and times later (C2 visible)"
 STRENGTH = 4.0
 GAUGES = ("favorable", "balanced", "unfavorable")

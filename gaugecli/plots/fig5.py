@@ -24,6 +24,10 @@ LEVEL = 1e-6
 FLOOR = 1e-300
 
 
+SIDECAR_TOLERANCES = (("*", 1e-5, 1e-9, "P(t) is followed to 1e-12; its absolute round-off is ~1e-12"),)
+"""Per-series tolerances of the regeneration check (:mod:`gaugecli.plots.sidecar`)."""
+
+
 def requirements(quick: bool) -> list[Requirement]:
     from gaugecli.experiments.common import ModelConfig
     from gaugecli.experiments.prune import PruneConfig

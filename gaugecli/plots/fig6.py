@@ -33,6 +33,13 @@ from gaugecli.plots import style
 from gaugecli.plots.render import Inputs, Need
 from gaugecli.plots.venue import Layout
 
+SIDECAR_TOLERANCES = (
+    ("d/*", 0.0, 1e-8, "the identity residual is round-off (≤ 1e-12 where drawn): compared absolutely"),
+    ("shares/*residual", 0.0, 1e-8, "integrated and largest resolved identity residuals are round-off, ≤ 1e-10"),
+    ("c/*", 1e-6, 1e-12, "−dL/dt and R + T reach 1e-13, where the loss's round-off shows: absolute below 1e-12"),
+)
+"""Per-series tolerances of the regeneration check (:mod:`gaugecli.plots.sidecar`)."""
+
 CLAIM = "C3 dissipation: +D spends its loss through reaction, −D through transport (the t = 0 instant looks reversed)"
 
 GAUGES = ("favorable", "unfavorable")

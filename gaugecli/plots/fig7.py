@@ -31,6 +31,10 @@ QUICK = {
 }
 
 
+SIDECAR_TOLERANCES = (("*/probability*", 0.0, 1e-12, "selection frequencies are exact fractions of the seeds"),)
+"""Per-series tolerances of the regeneration check (:mod:`gaugecli.plots.sidecar`)."""
+
+
 def requirements(quick: bool) -> list[Requirement]:
     from gaugecli.experiments.common import ModelConfig
     from gaugecli.experiments.perturb import PerturbConfig

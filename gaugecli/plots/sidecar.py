@@ -12,30 +12,35 @@ from typing import Any
 
 DEFAULT_RTOL = 1e-6
 DEFAULT_ATOL = 1e-9
+Tolerance = tuple[str, float, float, str]
+"""``(glob on "panel/series/field", rtol, atol, why)``: a figure module's ``SIDECAR_TOLERANCES``
+lists its own (the figure id is prefixed here); the first match wins."""
+
 SERIES_TOLERANCES: tuple[tuple[str, float, float, str], ...] = (
-    # (glob on "figN/panel/series/field", rtol, atol, why); the first match wins
-    ("fig6/d/*", 0.0, 1e-8, "the identity residual is round-off (≤ 1e-12 where drawn): compared absolutely"),
-    (
-        "fig6/shares/*residual",
-        0.0,
-        1e-8,
-        "the integrated and the largest resolved identity residuals are round-off, ≤ 1e-10: compared absolutely",
-    ),
-    ("fig6/c/*", 1e-6, 1e-12, "−dL/dt and R + T reach 1e-13, where the loss's round-off shows: absolute below 1e-12"),
     ("*/loss*", 1e-6, 1e-12, "a loss below 1e-12 is at round-off (absolute error ~1e-16 per kernel term)"),
-    ("fig5/*", 1e-5, 1e-9, "P(t) is followed to 1e-12; its absolute round-off is ~1e-12"),
-    ("fig7/*/probability*", 0.0, 1e-12, "selection frequencies are exact fractions of the seeds"),
-    ("fig1/*", 1e-9, 1e-12, "closed forms"),
 )
-"""Per-series tolerances of :func:`compare_sidecars`. Series not listed use its ``rtol``/``atol``
-(defaults :data:`DEFAULT_RTOL` = 1e-6 relative, :data:`DEFAULT_ATOL` = 1e-9 absolute: the runs are
-integrated with rtol = 1e-10, so a millionth absorbs BLAS and platform differences while catching any
-change of the science). A masked value (null) matches a number only if that number is within atol of 0."""
+"""Tolerances shared by every figure, after each figure's own ``SIDECAR_TOLERANCES``. Series not
+listed use :func:`compare_sidecars`' ``rtol``/``atol`` (defaults :data:`DEFAULT_RTOL` = 1e-6 relative,
+:data:`DEFAULT_ATOL` = 1e-9 absolute: the runs are integrated with rtol = 1e-10, so a millionth absorbs
+BLAS and platform differences while catching any change of the science). A masked value (null)
+matches a number only if that number is within atol of 0."""
+
+
+def _rules(fig_id: str) -> tuple[tuple[str, float, float, str], ...]:
+    """The figure's own rules (module attribute ``SIDECAR_TOLERANCES``), then the shared ones."""
+    from importlib import import_module
+
+    from gaugecli.plots import FIGURES
+
+    own: tuple[Tolerance, ...] = ()
+    if fig_id in FIGURES:
+        own = tuple(getattr(import_module(f"gaugecli.plots.{fig_id}"), "SIDECAR_TOLERANCES", ()))
+    return tuple((f"{fig_id}/{pattern}", r, a, why) for pattern, r, a, why in own) + SERIES_TOLERANCES
 
 
 def tolerance_for(path: str, rtol: float = DEFAULT_RTOL, atol: float = DEFAULT_ATOL) -> tuple[float, float]:
     """The ``(rtol, atol)`` that applies to the series at ``path`` (``figN/panel/series/...``)."""
-    for pattern, r, a, _why in SERIES_TOLERANCES:
+    for pattern, r, a, _why in _rules(path.split("/", 1)[0]):
         if fnmatch.fnmatchcase(path, pattern):
             return r, a
     return rtol, atol
