@@ -17,7 +17,6 @@ from typing import Any
 
 from gaugecli.store.artifacts import now
 from gaugecli.store.cache import Cache, Warn
-from gaugecli.store.codec import from_jsonable
 
 Progress = Callable[[float], None]
 PointRunner = Callable[[Callable[[Any], Any], Sequence[Any], Progress | None], list[Any]]
@@ -197,7 +196,9 @@ class Pipeline:
         artifact = self.cache.load(k.name, config)
         if artifact is None:
             return None
-        result = from_jsonable(k.result_type, artifact["result"])
+        result = self.cache.typed(k.name, config, k.result_type, artifact)
+        if result is None:
+            return None
         return Outcome(k.name, config, result, artifact, self.cache.path(k.name, config), False)
 
 

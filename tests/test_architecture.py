@@ -18,7 +18,7 @@ ALLOWED = {
     "run": {"store"},
     "pipeline": {"core", "experiments", "store"},
     "plots": {"core", "experiments", "store", "pipeline"},
-    "verify": {"core", "experiments", "store", "pipeline"},
+    "verify": {"core", "experiments", "store", "pipeline", "plots"},
     "cli": {"core", "experiments", "store", "run", "pipeline", "plots", "verify"},
     "__init__": {"core", "experiments"},
     "__main__": {"cli"},

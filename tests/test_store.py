@@ -83,3 +83,15 @@ def test_typed_round_trip_through_json() -> None:
     np.testing.assert_array_equal(back.inner.x, value.inner.x)  # NaN → null → NaN
     np.testing.assert_array_equal(back.items[0].x, np.eye(2))
     assert (back.inner.y, back.pair, back.maybe, back.table) == (2.5, (3, 4), None, {"a": 1.5})
+
+
+def test_a_result_this_version_cannot_read_is_reported_and_recomputed(tmp_path) -> None:
+    """An entry written by an older gaugecli (a field missing) is treated as missing, with a warning."""
+    from gaugecli.store.cache import Cache
+
+    warnings: list[str] = []
+    cache = Cache(tmp_path, warn=warnings.append)
+    artifact = {"result": {"inner": {"x": [1.0, 2.0]}}}  # no "items", "pair", …: fine (defaults)
+    assert cache.typed("point", {"p": 1}, _Outer, artifact).inner.y is None
+    assert cache.typed("point", {"p": 1}, _Outer, {"result": {"items": []}}) is None  # "inner" has no default
+    assert len(warnings) == 1 and "older gaugecli" in warnings[0]

@@ -15,7 +15,6 @@ from typing import Any
 from gaugecli.run.executors import Executor, SerialExecutor, run_ordered
 from gaugecli.store.artifacts import now
 from gaugecli.store.cache import Cache
-from gaugecli.store.codec import from_jsonable
 
 Progress = Callable[[float], None]
 PointRunner = Callable[[Callable[[Any], Any], Sequence[Any], Progress | None], list[Any]]
@@ -36,11 +35,13 @@ def make_runner(executor: Executor | None = None, cache: Cache | None = None, *,
         results: list[Any] = [None] * len(points)
         todo: list[int] = []
         for i, point in enumerate(points):
-            cached = cache.load("point", point_key(fn, point)) if cache is not None and reuse else None
-            if cached is None:
+            key = point_key(fn, point)
+            cached = cache.load("point", key) if cache is not None and reuse else None
+            value = None if cached is None or cache is None else cache.typed("point", key, result_type, cached)
+            if value is None:
                 todo.append(i)
             else:
-                results[i] = from_jsonable(result_type, cached["result"])
+                results[i] = value
         done = len(points) - len(todo)
         if progress is not None and points:
             progress(done / len(points))

@@ -42,9 +42,10 @@ __all__ = [
     "write_artifact",
 ]
 
-CACHE_LAYOUT = 2
+CACHE_LAYOUT = 3
 """Part of every config hash: bumped when the meaning of a cached result changes for reasons
-the package version does not capture (layout 2: one ``<kind>/<hash>.json`` cache for all)."""
+the package version does not capture (layout 2: one ``<kind>/<hash>.json`` cache for all;
+3: finite-sample flows, symmetric starts and the dissipation budget in every run)."""
 
 
 @cache

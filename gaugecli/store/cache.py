@@ -15,6 +15,7 @@ from typing import Any
 
 from gaugecli.store.artifacts import build_artifact, config_hash, read_artifact, write_artifact
 from gaugecli.store.atomic import sweep_leftovers
+from gaugecli.store.codec import from_jsonable
 from gaugecli.store.errors import ArtifactError
 
 Warn = Callable[[str], None]
@@ -51,6 +52,16 @@ class Cache:
                 self.warn(f"{path}: made from another configuration or version — recomputing it")
             return None
         return artifact
+
+    def typed(self, kind: str, config: Any, result_type: Any, artifact: dict[str, Any]) -> Any | None:
+        """The artifact's result rebuilt as ``result_type``; ``None`` (reported, so it is recomputed)
+        when the stored result lacks what this version's result type needs."""
+        try:
+            return from_jsonable(result_type, artifact["result"])
+        except (TypeError, KeyError, ValueError) as exc:
+            if self.warn is not None:
+                self.warn(f"{self.path(kind, config)}: made by an older gaugecli ({exc}) — recomputing it")
+            return None
 
     def save(self, kind: str, config: Any, result: Any, *, seed: int | None, started: datetime) -> dict[str, Any]:
         """Build the artifact of ``result`` and store it atomically; return it."""
