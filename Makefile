@@ -42,7 +42,7 @@ lint: $(STAMP)
 
 # The command reference, generated from the Typer app (tests/test_docs.py checks it is current).
 docs: $(STAMP)
-	$(BIN)/typer gaugecli.cli.app utils docs --name gaugecli --output docs/cli.md
+	$(BIN)/python -m typer gaugecli.cli.app utils docs --name gaugecli > docs/cli.md
 
 clean:
 	rm -rf $(VENV) build runs .pytest_cache
