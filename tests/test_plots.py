@@ -117,42 +117,6 @@ def fake_run(deltas: list[float], owner: int = 0, n: int = 60, t_end: float = 50
     }
 
 
-def fake_select(m: int = 5, D: float = 4.0, designated: int = 2) -> dict:
-    deltas = [D if j == designated else -D for j in range(m)]
-    run = fake_run(deltas, owner=designated)
-    return {
-        "designated": designated,
-        "runs": [run],
-        "seeds": [0],
-        "success": [True],
-        "owner": designated,
-        "t_spec": run["t_spec"],
-    }
-
-
-def fake_sweep(ms: tuple[int, ...], seeds: tuple[int, ...] = (0,), fail: tuple[int, int] | None = None) -> dict:
-    points = []
-    for m in ms:
-        for o in range(m):
-            for s in seeds:
-                ok = not (fail == (m, o) and s == seeds[0])
-                points.append(
-                    {
-                        "m": m,
-                        "designated": o,
-                        "seed": s,
-                        "owner": o if ok else (o + 1) % m,
-                        "success": ok,
-                        "t_spec": 0.1,
-                    }
-                )
-    matrix = [
-        [float(np.mean([p["success"] for p in points if p["m"] == m and p["designated"] == o])) for o in range(m)]
-        for m in ms
-    ]
-    return {"ms": list(ms), "strength": 4.0, "points": points, "success_matrix": matrix}
-
-
 def fake_prune(strengths=(4.0, 16.0), ms=(2, 3)) -> dict:
     points = []
     for mode in ("flow", "sample"):
@@ -272,28 +236,6 @@ def test_fig2_quick(cache_dir: Path) -> None:
     (y0, y1) = panels["c"]["gap_at"]["alpha"]
     assert abs(y1 - y0) == pytest.approx(panels["c"]["gap"]["flow"], rel=0.05)  # the arrow spans Δ
     _close(fig)
-
-
-def test_fig4_quick_and_synthetic(cache_dir: Path) -> None:
-    for data in (
-        quick_data("fig4", cache_dir),
-        {"s": fake_select(), "f": fake_sweep((2, 3, 5)), "sample": fake_sweep((2, 3), seeds=(0, 1), fail=(3, 1))},
-    ):
-        fig, panels = build("fig4", data)
-        ax_c, ax_a = fig.axes[:2]
-        assert len(fig.axes) == 5  # c_j, α_j, two matrices, colour bar
-        assert ax_c.get_xscale() == "log" and ax_c.get_ylabel() == style.LABELS["coefficient"]
-        assert ax_a.get_ylabel() == style.LABELS["alignment"]
-        assert len([ln for ln in _lines(ax_c) if ln.get_linestyle() != ":"]) >= 5
-        labels = [t.get_text() for t in ax_c.get_legend().get_texts()]
-        assert len(labels) == 2 and labels[0].startswith("owner $o=2$")
-        assert panels["a"]["owner"] == panels["a"]["designated"] == 2
-        assert panels["b"]["t_spec"] is not None
-        assert assert_sidecar_series_plotted(fig, panels, "ab") == 10
-        assert panels["c"]["matrix"][0][:2] == [1.0, 1.0]
-        _close(fig)
-    # the failing cell of the synthetic finite-sample sweep is visible as ½
-    assert panels["d"]["matrix"][1][1] == 0.5 and panels["d"]["runs_per_cell"][1][1] == 2
 
 
 def test_fig5_quick_and_synthetic(cache_dir: Path) -> None:

@@ -1,10 +1,35 @@
-"""Figure 4 — selection among ``m`` duplicates (claim C6).
+"""Figure 4 — selection among ``m`` duplicates, where it holds and where it stops (claim C6).
 
-(a) coefficients ``c_j(t)`` and (b) alignments ``α_j(t)`` of ``m = 5`` duplicates where the
-designated neuron ``o`` carries ``+D`` and the others ``−D`` (population flow): the owner
-takes the whole coefficient and aligns, the non-owners (identical to each other by
-symmetry) are pruned. (c), (d) owner-success matrices over ``(m, o)``: the fraction of runs
-whose final owner is the designated neuron — population flow, and finite-sample GD over seeds.
+Population flow from the complete initial function (SPEC §1), ``m = 5``, time in units of the
+run's ``T_spec`` (log axis: selection takes ~``T_spec``, pruning orders of magnitude longer).
+
+(a), (b) the select run: neuron ``o = 2`` at ``+D``, the others at ``−D`` (``D = 4``). (a) the
+    coefficients ``c_j(t)``: the owner takes the whole feature (``c → a*``), the non-owners
+    (identical to each other by symmetry: one line) are pruned. (b) the alignments ``α_j(t)``
+    on a logit axis, so that both the owner's approach to 1 (``1 − α`` down to round-off) and
+    the non-owners' small turn (``α ≤ 1.4e-3``) are visible — on ``1 − α`` the non-owners would
+    sit at 0.9986, indistinguishable from 1. The threshold ``1 − ε_align`` marks ``T_spec``; the
+    owner overshoots the teacher once (``α`` peaks at ``1 − 10⁻⁶`` near ``2 T_spec``) while the
+    non-owners' residual function is still there, and turns back as they are pruned.
+(c), (d) mixed per-neuron δ = (−2, 4, 0, −4, 2) (the configuration of ``gaugecli verify``'s
+    C6): the owner is ``argmax_j δ_j``; the ``δ = +2`` neuron co-aligns and keeps a share of
+    the coefficient (SPEC C7: pruning needs ``δ ≤ 0``), the others stay unaligned.
+(e) the gauge gap: the owner at ``δ_o = δ_r + g`` and the four others at ``δ_r`` for
+    ``δ_r ∈ {−4, 0, +4}`` (unfavorable, balanced, favorable others), ``g`` from ``1e-4`` to 8, and
+    the exact tie ``g = 0`` (no unique owner: SPEC §6, counted as no selection). y: the owner's
+    coefficient at the end of the run, ``c_o/a*`` (1 = exclusive selection). Filled markers:
+    the unique owner is ``argmax δ`` (every positive gap); crosses: ties (for ``δ_r = −4`` the
+    tied group is unstable and round-off splits it, SPEC §6). Against ``−D`` others selection is
+    exclusive at every gap but slows as the gap closes (``T_spec`` grows like ``ln(1/g)``: key
+    number ``-4-t_spec_per_efold``); against balanced or favorable others the owner is still
+    ``argmax δ`` but shares the feature with the co-aligned others.
+(f) finite samples: the owner-success rate of gradient flow on ``L_n`` against n with 95 %
+    Wilson intervals (``perturb``'s selection sweep, m = 2, D = 4, d = 16, 20 seeds per n, shared
+    with fig7) and the smallest n from which every seed selects.
+
+Key numbers (sidecar): the owners, their ``T_spec`` and final coefficients; per gap family the
+success counts, the owner's final coefficient, ``T_spec`` and ``P(end)`` against g, the success
+rates at positive gaps and at ties; the success counts, rates, intervals and ``n_hold`` against n.
 """
 
 from __future__ import annotations
@@ -14,211 +39,530 @@ from typing import Any
 import numpy as np
 
 from gaugecli.plots import style
-from gaugecli.plots._runs import Run, eps_align
-from gaugecli.plots.render import Requirement
+from gaugecli.plots.render import Inputs, Need
+from gaugecli.plots.venue import Layout
+
+SIDECAR_TOLERANCES = (
+    (
+        "e/-4-tie*",
+        float("inf"),
+        0.0,
+        "a tie of −D neurons is split by round-off (SPEC §6, Λ ≈ 32): which neuron ends largest, and its c, vary",
+    ),
+)
+"""Per-series tolerances of the regeneration check (:mod:`gaugecli.plots.sidecar`)."""
+
+CLAIM = "C6 selection: the neuron with the largest δ owns the feature; ties select none; finite samples need n ≳ 96"
 
 STRENGTH = 4.0
 M = 5
 DESIGNATED = 2
-"""The designated owner of panels (a), (b): not neuron 0, to show that the gauge, not the index, decides."""
-SWEEP_MS = {False: (2, 3, 4, 5, 6, 7, 8), True: (2, 3, 5)}
-SAMPLE_MS = {False: (2, 3, 4, 5, 6, 7, 8), True: (2,)}
-SAMPLE_SEEDS = {False: (0, 1, 2, 3, 4), True: (0, 1)}
-N_SAMPLES = {False: 10_000, True: 2_000}
+"""The owner of (a), (b): not neuron 0, so that the gauge, not the index, decides."""
+MIXED = (-2.0, 4.0, 0.0, -4.0, 2.0)
+"""Mixed per-neuron δ of (c), (d): the configuration ``gaugecli verify`` checks for C6 (a shared run)."""
+REST = (-4.0, 0.0, 4.0)
+"""(e): the non-owners' δ_r, one family each (unfavorable, balanced, favorable)."""
+GAPS = {False: (0.0, 1e-4, 1e-2, 0.1, 1.0, 8.0), True: (0.0, 0.1)}
+"""(e): the gauge gaps g = δ_o − δ_r (0: the exact tie)."""
+TIE_X = 1e-5
+"""(e): where the ties are drawn, on a separate slot left of the axis break."""
+PERTURB_QUICK = {
+    "eps": (0.0,),
+    "strengths": (4.0,),
+    "seeds": (0,),
+    "refine": 0,
+    "step_fractions": (0.01, 0.02, 0.04),
+    "stability_fractions": (),
+    "ns": (1000, 4000),
+    "sample_seeds": (0, 1),
+    "window": 0.5,
+    "success_ns": (16, 128),
+    "success_seeds": (0, 1, 2, 3),
+}
+"""A perturb run small enough for tests (~2.5 s; its selection part: 4 seeds at n = 16 and 128)."""
+MIXED_COLORS = {4.0: style.PLUS, 2.0: style.SKY, 0.0: style.BALANCED, -2.0: style.ORANGE, -4.0: style.MINUS}
+MIXED_MARKERS = {4.0: "o", 2.0: "D", 0.0: "^", -2.0: "v", -4.0: "s"}
+SAMPLE = style.PURPLE
+"""(f)'s colour (neither gauge's)."""
 
 
-def requirements(quick: bool) -> list[Requirement]:
-    from gaugecli.experiments.common import DynamicsConfig, ModelConfig
-    from gaugecli.experiments.select import OwnerSweepConfig, SelectConfig
-
-    model = ModelConfig()
-    sample = DynamicsConfig(mode="sample", n_samples=N_SAMPLES[quick])
-    return [
-        Requirement(
-            "select",
-            f"flow-m{M}-D{STRENGTH:g}-o{DESIGNATED}",
-            SelectConfig(model=model, dynamics=DynamicsConfig(), m=M, strength=STRENGTH, owner=DESIGNATED),
-        ),
-        Requirement(
-            "select-sweep",
-            f"flow-D{STRENGTH:g}",
-            OwnerSweepConfig(model=model, dynamics=DynamicsConfig(), ms=SWEEP_MS[quick], strength=STRENGTH),
-        ),
-        Requirement(
-            "select-sweep",
-            f"sample-D{STRENGTH:g}-n{sample.n_samples}",
-            OwnerSweepConfig(
-                model=model, dynamics=sample, ms=SAMPLE_MS[quick], strength=STRENGTH, seeds=SAMPLE_SEEDS[quick]
-            ),
-        ),
-    ]
+def _gap_name(rest: float, gap: float) -> str:
+    return f"gap{rest:+g}-g{gap:g}"
 
 
-def _by_kind(data: dict[str, Any]) -> tuple[tuple[str, dict] | None, list[tuple[str, dict]]]:
-    select, sweeps = None, []
-    for name, value in data.items():
-        if name.startswith("_") or not isinstance(value, dict):
-            continue
-        if "success_matrix" in value:
-            sweeps.append((name, value))
-        elif "runs" in value and select is None:
-            select = (name, value)
-    return select, sweeps
+def _gap_deltas(rest: float, gap: float) -> tuple[float, ...]:
+    """δ of the gap sweep: the owner (index :data:`DESIGNATED`) at ``rest + gap``, the others at ``rest``."""
+    return tuple(rest + gap if j == DESIGNATED else rest for j in range(M))
 
 
-def _matrix(ax: Any, sweep: dict[str, Any], title: str) -> dict[str, Any]:
-    ms = [int(m) for m in sweep["ms"]]
-    width = max(ms)
-    M_ = np.full((len(ms), width), np.nan)
-    for i, row in enumerate(sweep["success_matrix"]):
-        M_[i, : len(row)] = [np.nan if v is None else v for v in row]
-    counts = np.zeros_like(M_)
-    for p in sweep.get("points", []):
-        counts[ms.index(int(p["m"])), int(p["designated"])] += 1
-    image = ax.imshow(
-        np.ma.masked_invalid(M_),
-        vmin=0.0,
-        vmax=1.0,
-        cmap="cividis",
-        aspect="auto",
-        origin="lower",
-        interpolation="none",
+def _gap_runs(quick: bool) -> list[tuple[float, float]]:
+    """``(δ_r, g)`` of the gap sweep that are not the select run itself (``δ_r = −D``, ``g = 2D``)."""
+    return [(r, g) for r in REST for g in GAPS[quick] if not (r == -STRENGTH and g == 2 * STRENGTH)]
+
+
+def needs(quick: bool) -> dict[str, Need]:
+    """The select run (m = 5, D = 4, o = 2), the mixed-δ run, one select run per gap point
+    (population flow, SPEC defaults), and the default ``perturb`` run for (f) (shared with fig7;
+    the quick profile uses :data:`PERTURB_QUICK`)."""
+    from gaugecli.experiments.perturb import PerturbConfig
+    from gaugecli.experiments.select import SelectConfig
+
+    out = {
+        "select": Need("select", SelectConfig(m=M, strength=STRENGTH, owner=DESIGNATED)),
+        "mixed": Need("select", SelectConfig(deltas=MIXED)),
+    }
+    for rest, gap in _gap_runs(quick):
+        out[_gap_name(rest, gap)] = Need("select", SelectConfig(deltas=_gap_deltas(rest, gap)))
+    out["perturb"] = Need("perturb", PerturbConfig(**PERTURB_QUICK) if quick else PerturbConfig())
+    return out
+
+
+# ------------------------------------------------------------------------------------------
+# helpers
+
+
+def _note(
+    ax: Any,
+    text: str,
+    where: tuple[float, float],
+    layout: Layout,
+    *,
+    xycoords: Any = "data",
+    offset: tuple[float, float] = (0.0, 0.0),
+    ha: str = "left",
+    va: str = "center",
+    color: str = style.GUIDE,
+) -> None:
+    """An annotation at the small text size."""
+    ax.annotate(
+        text,
+        where,
+        xycoords=xycoords,
+        xytext=offset,
+        textcoords="offset points",
+        ha=ha,
+        va=va,
+        color=color,
+        fontsize=layout.small,
     )
-    ax.set_facecolor("white")
-    for i in range(len(ms)):
-        for o in range(width):
-            if np.isfinite(M_[i, o]):
-                v = M_[i, o]
-                ax.text(
-                    o,
-                    i,
-                    f"{v:.2g}" if v not in (0.0, 1.0) else f"{v:.0f}",
-                    ha="center",
-                    va="center",
-                    fontsize=6,
-                    color="black" if v > 0.6 else "white",
-                )
-    ax.set_xticks(range(width))
-    ax.set_yticks(range(len(ms)), [str(m) for m in ms])
-    ax.set_xlabel(style.LABELS["designated"])
-    ax.set_ylabel(style.LABELS["m"])
-    ax.set_title(title, fontsize=7, loc="right")
-    ax.tick_params(length=0)
-    for spine in ax.spines.values():
-        spine.set_visible(False)
+
+
+def _time_axis(ax: Any, x_max: float) -> None:
+    ax.set_xscale("log")
+    ax.set_xlim(1e-2, x_max)
+    ax.set_xlabel(r"$t\,/\,T_{\rm spec}$")
+    style.threshold_line(ax, 1.0, axis="x")
+
+
+def _window(run: Any) -> tuple[np.ndarray, np.ndarray]:
+    """Indices with ``t/T_spec ≥ 1e-2`` (the log axis' left edge) and ``t/T_spec`` there."""
+    x = run.t / run.t_spec
+    keep = np.flatnonzero(x >= 1e-2)
+    if keep.size and keep[0] > 0:  # one sample before the edge, so that lines reach it
+        keep = np.concatenate([[keep[0] - 1], keep])
+    return keep, x[keep]
+
+
+ALPHA_FLOOR = 1e-5
+"""(b), (d): alignments below this (α(0) = 0 with ``u0 ⊥ v``; negative α) are not drawn on the logit axis."""
+MISALIGNMENT_ROUND_OFF = 1e-14
+"""(b), (d): ``1 − α`` below this is round-off of ``α = u·v`` (~50 ulp of 1): a band, not data
+(the converged owner of (b) reaches exactly 0)."""
+
+
+def _logit_alignment(ax: Any, alignments: list[np.ndarray], layout: Layout) -> None:
+    """A logit y-axis for α, so that both ``α ≪ 1`` and ``1 − α ≪ 1`` are visible. It reaches a
+    decade beyond the smallest ``1 − α`` drawn, or to the round-off band where a series enters it."""
+    from matplotlib.ticker import FixedLocator, FuncFormatter, NullFormatter, NullLocator
+
+    ax.set_yscale("logit")
+    raw = np.concatenate([np.asarray(a, float).ravel() for a in alignments])
+    reaches_round_off = bool(np.any(1.0 - raw < MISALIGNMENT_ROUND_OFF))
+    if reaches_round_off:
+        top = 1.0 - MISALIGNMENT_ROUND_OFF / 10.0
+        ax.axhspan(1.0 - MISALIGNMENT_ROUND_OFF, top, color="0.9", lw=0, zorder=0)
+        _note(
+            ax,
+            "round-off",
+            (0.99, 1.0 - MISALIGNMENT_ROUND_OFF),
+            layout,
+            xycoords=("axes fraction", "data"),
+            ha="right",
+            va="bottom",
+        )
+    else:
+        top = 1.0 - 10.0 ** np.floor(np.log10(np.nanmin(1.0 - raw[raw >= ALPHA_FLOOR])) - 0.5)
+    ax.set_ylim(ALPHA_FLOOR, top)
+    ticks = [t for t in (1e-4, 1e-2, 0.5, 0.99, 1 - 1e-4, 1 - 1e-8, 1 - 1e-12) if t < top]
+    labels = {1e-4: r"$10^{-4}$", 1e-2: "0.01", 0.5: "0.5", 0.99: "0.99"}
+
+    def fmt(v: float, _pos: int) -> str:
+        return labels.get(v) or rf"$1-10^{{-{round(-np.log10(1.0 - v))}}}$"
+
+    ax.yaxis.set_major_locator(FixedLocator(ticks))
+    ax.yaxis.set_major_formatter(FuncFormatter(fmt))
+    ax.yaxis.set_minor_locator(NullLocator())
+    ax.yaxis.set_minor_formatter(NullFormatter())
+
+
+def _clip_alignment(alpha: np.ndarray) -> np.ndarray:
+    """α for the logit axis: below :data:`ALPHA_FLOOR` or within :data:`MISALIGNMENT_ROUND_OFF` of 1: NaN (not drawn)."""
+    y = np.asarray(alpha, float).copy()
+    y[~((y >= ALPHA_FLOOR) & (1.0 - y >= MISALIGNMENT_ROUND_OFF))] = np.nan
+    return y
+
+
+# ------------------------------------------------------------------------------------------
+# panels
+
+
+def _panel_select_coefficients(ax: Any, run: Any, designated: int, layout: Layout) -> dict[str, Any]:
+    keep, x = _window(run)
+    others = [j for j in range(run.coefficient.shape[1]) if j != designated]
+    out: dict[str, Any] = {"designated": designated, "unique_owner": run.owner, "t_spec": run.t_spec}
+    owner_c = run.coefficient[keep, designated]
+    other_c = run.coefficient[keep, others[0]]
+    ax.plot(x, owner_c, color=style.PLUS, lw=1.6, marker="o", markevery=(0.3, 0.25), ms=3.0)
+    ax.plot(x, other_c, color=style.MINUS, lw=1.2, ls=(0, (4, 1.5)), marker="s", markevery=(0.1, 0.25), ms=3.0)
+    out["owner"] = style.series(x, owner_c, neuron=designated)
+    out["nonowner"] = style.series(x, other_c, neuron=others[0])
+    out["nonowner_spread"] = float(np.max(np.ptp(run.coefficient[:, others], axis=1)))
+    out["final_owner_coefficient"] = float(run.coefficient[-1, designated])
+    out["final_nonowner_coefficient"] = float(np.max(np.abs(run.coefficient[-1, others])))
+    out["c0"] = float(run.coefficient[0].sum())
+    style.threshold_line(ax, 1.0)
+    _note(ax, r"$a_*$", (0.01, 1.0), layout, xycoords=("axes fraction", "data"), va="bottom", offset=(0, 1))
+    _note(ax, rf"owner $o={designated}$, $\delta=+{STRENGTH:g}$", (0.012, 0.62), layout, color=style.PLUS)
+    _note(
+        ax,
+        f"{len(others)} non-owners, $\\delta=-{STRENGTH:g}$\n(identical: one line)",
+        (0.012, 0.2),
+        layout,
+        color=style.MINUS,
+    )
+    _time_axis(ax, float(x[-1]))
+    ax.set_ylim(-0.03, 1.1)
+    ax.set_ylabel(r"coefficient $c_j$")
+    ax.set_title(rf"$m={M}$, $D={STRENGTH:g}$", loc="right", fontsize=layout.small)
+    style.panel_label(ax, "a")
+    return out
+
+
+def _panel_select_alignment(ax: Any, run: Any, designated: int, eps_align: float, layout: Layout) -> dict[str, Any]:
+    keep, x = _window(run)
+    others = [j for j in range(run.alignment.shape[1]) if j != designated]
+    owner_a = _clip_alignment(run.alignment[keep, designated])
+    other_a = _clip_alignment(run.alignment[keep, others[0]])
+    ax.plot(x, owner_a, color=style.PLUS, lw=1.6, marker="o", markevery=(0.3, 0.25), ms=3.0)
+    ax.plot(x, other_a, color=style.MINUS, lw=1.2, ls=(0, (4, 1.5)), marker="s", markevery=(0.1, 0.25), ms=3.0)
+    threshold = 1.0 - eps_align
+    style.threshold_line(ax, threshold)
+    ax.plot([1.0], [threshold], ls="none", marker="o", mfc="white", mec=style.THEORY, ms=4.5, zorder=5)
+    _note(ax, r"$T_{\rm spec}$", (1.0, threshold), layout, offset=(-3, 3), ha="right", va="bottom", color=style.THEORY)
+    _note(
+        ax,
+        r"$1-\varepsilon_{\rm align}$",
+        (0.99, threshold),
+        layout,
+        xycoords=("axes fraction", "data"),
+        offset=(0, -2),
+        ha="right",
+        va="top",
+    )
+    _note(ax, "owner", (3.0, 1 - 1e-6), layout, color=style.PLUS)
+    _note(ax, "non-owners", (3.0, 3e-3), layout, offset=(0, 4), va="bottom", color=style.MINUS)
+    _time_axis(ax, float(x[-1]))
+    _logit_alignment(ax, [run.alignment[keep][:, [designated, others[0]]]], layout)
+    ax.set_ylabel(r"alignment $\alpha_j$ (logit)")
+    ax.set_title(rf"$m={M}$, $D={STRENGTH:g}$", loc="right", fontsize=layout.small)
+    style.panel_label(ax, "b")
     return {
-        "image": image,
-        "sidecar": {
-            "ms": ms,
-            "matrix": style.tolist(M_),
-            "runs_per_cell": style.tolist(counts),
-            "strength": sweep.get("strength"),
-        },
+        "owner": style.series(x, owner_a, neuron=designated),
+        "nonowner": style.series(x, other_a, neuron=others[0]),
+        "threshold": threshold,
+        "final_owner_misalignment": float(1.0 - run.alignment[-1, designated]),
+        "max_nonowner_alignment": float(np.max(run.alignment[:, others])),
+        "final_nonowner_alignment": float(np.max(run.alignment[-1, others])),
     }
 
 
-def build(data: dict[str, Any]) -> tuple[Any, dict[str, Any]]:
-    select, sweeps = _by_kind(data)
-    fig = style.new_figure(style.TWO_COLUMN, 4.6)[0]
-    fig.clear()
-    grid = fig.add_gridspec(2, 2, height_ratios=[1.0, 0.85])
-    ax_c, ax_a = fig.add_subplot(grid[0, 0]), fig.add_subplot(grid[0, 1])
-    panels: dict[str, Any] = {"a": {}, "b": {}, "c": {}, "d": {}}
+def _mixed_title(deltas: tuple[float, ...]) -> str:
+    return r"$\delta=(" + ", ".join(f"{d:g}".replace("-", "-") for d in deltas) + ")$"
 
-    if select is None:
-        raise ValueError("fig4 needs a 'select' result (runs of m duplicates)")
-    name, sel = select
-    run = Run(sel["runs"][0])
-    designated = int(sel["designated"])
-    t = run.t[run.t > 0]
-    for j in range(run.m):
-        is_owner = j == designated
-        kw = {
-            "color": style.GAUGE_COLORS["favorable" if run.deltas[j] > 0 else "unfavorable"],
-            "lw": 1.8 if is_owner else 0.9,
-            "zorder": 3 if is_owner else 2,
-            "alpha": 1.0 if is_owner else 0.8,
-            "ls": "-" if is_owner else (0, (1 + j, 1.5)),
-        }
-        label = None
-        if is_owner:
-            label = rf"owner $o={j}$, $\delta=+{run.strength:g}$"
-        elif j == min(k for k in range(run.m) if k != designated):
-            label = rf"non-owners ($\times{run.m - 1}$, coincide), $\delta=-{run.strength:g}$"
-        c, alpha = run.coefficient[run.t > 0, j], run.alignment[run.t > 0, j]
-        ax_c.plot(t, c, label=label, **kw)
-        ax_a.plot(t, alpha, label=label, **kw)
-        panels["a"][f"neuron{j}"] = style.series(t, c, owner=is_owner)
-        panels["b"][f"neuron{j}"] = style.series(t, alpha, owner=is_owner)
-    thr = 1.0 - eps_align(data, name)
-    ax_a.axhline(thr, color=style.REFERENCE_COLOR, ls=":", lw=0.7, zorder=0)
-    if run.t_spec is not None:
-        ax_a.plot(run.t_spec, thr, marker="o", color=style.GAUGE_COLORS["favorable"], ms=4, ls="none", zorder=4)
-        ax_a.annotate(
-            rf"$T_{{\rm spec}} = {run.t_spec:.3g}$",
-            (run.t_spec, thr),
-            xytext=(6, -8),
-            textcoords="offset points",
-            ha="left",
-            va="top",
-            fontsize=6.5,
+
+def _mixed_style(delta: float, owner: bool) -> dict[str, Any]:
+    return {
+        "color": MIXED_COLORS[delta],
+        "marker": MIXED_MARKERS[delta],
+        "markevery": (0.05 + 0.04 * (delta + 4.0), 0.25),
+        "ms": 3.0,
+        "lw": 1.6 if owner else 1.1,
+        "ls": "-" if owner else (0, (4, 1.5)) if delta > 0 else (0, (1.5, 1.2)),
+        "zorder": 3 if owner else 2,
+    }
+
+
+def _panel_mixed_coefficients(ax: Any, run: Any, deltas: tuple[float, ...], layout: Layout) -> dict[str, Any]:
+    keep, x = _window(run)
+    owner = int(np.argmax(deltas))
+    out: dict[str, Any] = {
+        "deltas": list(deltas),
+        "argmax_delta": owner,
+        "owner": run.owner,
+        "t_spec": run.t_spec,
+        "final_coefficient": style.tolist(run.coefficient[-1]),
+        "final_alignment": style.tolist(run.alignment[-1]),
+    }
+    for j, delta in enumerate(deltas):
+        y = run.coefficient[keep, j]
+        ax.plot(x, y, **_mixed_style(delta, j == owner))
+        out[f"neuron{j}"] = style.series(x, y, delta=delta)
+    ends = {j: float(run.coefficient[-1, j]) for j in range(len(deltas))}
+    # direct labels at the right edge, the unaligned three (ends within 0.03 of 0) stacked
+    placed = []
+    for j in sorted(ends, key=lambda k: -deltas[k]):
+        y = ends[j]
+        while any(abs(y - p) < 0.085 for p in placed):
+            y -= 0.085
+        placed.append(y)
+        _note(
+            ax,
+            rf"$\delta={deltas[j]:+g}$".replace("+0", "0"),
+            (1.0, y),
+            layout,
+            xycoords=("axes fraction", "data"),
+            offset=(2, 0),
+            color=MIXED_COLORS[deltas[j]],
         )
-    panels["b"]["t_spec"] = run.t_spec
-    panels["b"]["threshold"] = thr
-    panels["a"]["designated"] = designated
-    panels["a"]["owner"] = run.owner
-    panels["a"]["success"] = list(sel.get("success", []))
-    panels["a"]["final_owner_coefficient"] = float(run.coefficient[-1, run.owner])
-    for ax in (ax_c, ax_a):
-        ax.set_xscale("log")
-        ax.set_xlabel(style.LABELS["t"])
-    ax_c.set_ylabel(style.LABELS["coefficient"])
-    ax_a.set_ylabel(style.LABELS["alignment"])
-    ax_a.set_ylim(-0.03, 1.03)
-    a_star = float(data.get("_configs", {}).get(name, {}).get("model", {}).get("a_star", 1.0))
-    ax_c.axhline(a_star, color=style.REFERENCE_COLOR, ls=":", lw=0.7, zorder=0)
-    ax_c.text(
-        0.02,
-        a_star,
-        r"$a_*$",
-        transform=ax_c.get_yaxis_transform(),
-        va="bottom",
-        fontsize=6.5,
-        color=style.REFERENCE_COLOR,
+    style.threshold_line(ax, 1.0)
+    _time_axis(ax, float(x[-1]))
+    ax.set_ylim(-0.25, 1.1)
+    ax.set_ylabel(r"coefficient $c_j$")
+    ax.set_title(_mixed_title(deltas), loc="right", fontsize=layout.small)
+    style.panel_label(ax, "c")
+    return out
+
+
+def _panel_mixed_alignment(
+    ax: Any, run: Any, deltas: tuple[float, ...], eps_align: float, layout: Layout
+) -> dict[str, Any]:
+    keep, x = _window(run)
+    owner = int(np.argmax(deltas))
+    out: dict[str, Any] = {}
+    for j, delta in enumerate(deltas):
+        y = _clip_alignment(run.alignment[keep, j])
+        ax.plot(x, y, **_mixed_style(delta, j == owner))
+        out[f"neuron{j}"] = style.series(x, y, delta=delta)
+    threshold = 1.0 - eps_align
+    style.threshold_line(ax, threshold)
+    out["threshold"] = threshold
+    out["crossing_times"] = style.tolist(np.asarray(run.crossing_times) / run.t_spec)
+    _time_axis(ax, float(x[-1]))
+    _logit_alignment(ax, [run.alignment[keep]], layout)
+    ax.set_ylabel(r"alignment $\alpha_j$ (logit)")
+    ax.set_title(_mixed_title(deltas), loc="right", fontsize=layout.small)
+    style.panel_label(ax, "d")
+    return out
+
+
+TIE_OFFSET = {-4.0: 0.75, 0.0: 1.0, 4.0: 1.33}
+"""(e): the three ties side by side (multiplicative x offsets within the tie slot)."""
+REST_LINESTYLES = {-4.0: "-", 0.0: (0, (1.5, 1.2)), 4.0: (0, (4, 1.5))}
+
+
+def _panel_gap(ax: Any, gap_runs: dict[tuple[float, float], Any], layout: Layout) -> dict[str, Any]:
+    from matplotlib.ticker import FixedLocator, FuncFormatter, NullLocator
+
+    from gaugecli.experiments.select import selected
+
+    out: dict[str, Any] = {}
+    positive = sorted({g for _, g in gap_runs if g > 0})
+    for rest in REST:
+        gauge = style.gauge_of(rest)
+        color, marker = style.GAUGE_COLORS[gauge], style.GAUGE_MARKERS[gauge]
+        g = np.array(positive)
+        runs = [gap_runs[rest, gi] for gi in positive]
+        share = np.array([float(r.coefficient[-1, DESIGNATED]) for r in runs])
+        success = [selected(r, DESIGNATED) for r in runs]
+        ax.plot(g, share, color=color, marker=marker, ms=4.0, lw=1.1, ls=REST_LINESTYLES[rest])
+        tie = gap_runs[rest, 0.0]
+        tie_x, tie_c = TIE_X * TIE_OFFSET[rest], float(tie.coefficient[-1, tie.computed_owner])
+        ax.plot([tie_x], [tie_c], ls="none", marker="x", ms=5.0, mew=1.3, color=color, clip_on=False, zorder=4)
+        key = f"{rest:+g}"
+        out[key] = style.series(
+            g,
+            share,
+            success=success,
+            owner=[r.owner for r in runs],
+            t_spec=[r.t_spec for r in runs],
+            symmetric_start=[bool(r.symmetric_start) for r in runs],
+            nonowner_norm=[float(r.nonowner_norm[-1]) for r in runs],
+        )
+        out[f"{key}-tie"] = style.series(
+            [tie_x],
+            [tie_c],
+            gap=0.0,
+            owner=tie.owner,
+            computed_owner=tie.computed_owner,
+            symmetric_start=bool(tie.symmetric_start),
+            success=selected(tie, DESIGNATED),
+        )
+        out[f"{key}-successes"] = int(sum(success))
+        out[f"{key}-trials"] = len(success)
+    style.threshold_line(ax, 1.0)
+    style.threshold_line(ax, 1.0 / M)
+    right = ("axes fraction", "data")
+    _note(ax, "exclusive", (0.99, 1.0), layout, xycoords=right, ha="right", va="bottom", offset=(0, 1))
+    _note(ax, rf"equal shares $a_*/{M}$", (0.99, 1.0 / M), layout, xycoords=right, ha="right", va="top", offset=(0, -3))
+    # direct labels: the others' δ_r beside each family
+    lo = positive[0]
+    _note(ax, rf"others at $\delta_r=-{STRENGTH:g}$", (lo, 1.0), layout, va="top", offset=(0, -4), color=style.MINUS)
+    mid = positive[len(positive) // 2]
+    _note(
+        ax,
+        r"$\delta_r=0$",
+        (mid, float(out["+0"]["y"][len(positive) // 2])),
+        layout,
+        ha="right",
+        offset=(-4, 2),
+        color=style.BALANCED,
     )
-    panels["a"]["a_star"] = a_star
-    handles, labels = ax_c.get_legend_handles_labels()
-    order = sorted(range(len(labels)), key=lambda i: not labels[i].startswith("owner"))
-    ax_c.legend([handles[i] for i in order], [labels[i] for i in order], loc="center left", fontsize=6.5)
-    ax_c.set_title(rf"$m={run.m}$, population flow", fontsize=7, loc="right")
-    ax_a.set_title(rf"$m={run.m}$, population flow", fontsize=7, loc="right")
-    style.panel_label(ax_c, "a")
-    style.panel_label(ax_a, "b")
+    _note(
+        ax,
+        rf"$\delta_r=+{STRENGTH:g}$",
+        (positive[-1], float(out["+4"]["y"][-1])),
+        layout,
+        ha="right",
+        va="bottom",
+        offset=(-4, 3),
+        color=style.PLUS,
+    )
+    _note(ax, "tie: no unique owner", (TIE_X * 0.6, 0.3), layout, va="bottom", color=style.THEORY)
+    ax.set_xscale("log")
+    ax.set_xlim(TIE_X / 2.2, max(positive) * 2.0)
+    ticks = [TIE_X, *(t for t in (1e-4, 1e-2, 1.0) if t >= lo), max(positive)]
+    ax.xaxis.set_major_locator(FixedLocator(ticks))
+    ax.xaxis.set_major_formatter(
+        FuncFormatter(
+            lambda v, _pos: (
+                "tie" if np.isclose(v, TIE_X) else (f"{v:g}" if v >= 0.01 else rf"$10^{{{round(np.log10(v))}}}$")
+            )
+        )
+    )
+    ax.xaxis.set_minor_locator(NullLocator())
+    # an axis break between the tie slot and the gaps
+    brk = np.sqrt(TIE_X * lo)
+    for shift in (1 / 1.2, 1.2):
+        ax.plot([brk * shift / 1.2, brk * shift * 1.2], [-0.05, -0.01], color=style.GUIDE, lw=0.8, clip_on=False)
+    ax.set_ylim(0.0, 1.1)
+    ax.set_xlabel(r"gauge gap $g=\delta_o-\delta_r$")
+    ax.set_ylabel(r"owner's final $c_o\,/\,a_*$")
+    out["-4-t_spec_per_efold"] = _log_slope(out[f"{-STRENGTH:+g}"])
+    wins = sum(out[f"{r:+g}-successes"] for r in REST)
+    trials = sum(out[f"{r:+g}-trials"] for r in REST)
+    ties = sum(bool(out[f"{r:+g}-tie"]["success"]) for r in REST)
+    out["success_rate_positive_gap"] = wins / trials
+    out["success_rate_tie"] = ties / len(REST)
+    ax.set_title(
+        rf"$\arg\max\,\delta$ owns {wins}/{trials}; ties {ties}/{len(REST)}",
+        loc="right",
+        fontsize=layout.small,
+    )
+    style.panel_label(ax, "e")
+    return out
 
-    # (c), (d): owner-success matrices (population first, then finite sample)
-    def mode_of(sweep_name: str) -> str:
-        cfg = data.get("_configs", {}).get(sweep_name, {})
-        return cfg.get("dynamics", {}).get("mode") or ("sample" if sweep_name.startswith("sample") else "flow")
 
-    sweeps.sort(key=lambda item: (mode_of(item[0]) != "flow", item[0]))
-    image = None
-    for k, (sweep_name, sweep) in enumerate(sweeps[:2]):
-        ax = fig.add_subplot(grid[1, k])
-        cfg = data.get("_configs", {}).get(sweep_name, {})
-        dyn = cfg.get("dynamics", {})
-        if mode_of(sweep_name) == "sample":
-            n_seeds = len(cfg.get("seeds", [])) or None
-            title = f"finite sample, $n={dyn.get('n_samples')}$" + (f", {n_seeds} seeds" if n_seeds else "")
-        else:
-            title = "population flow"
-        title += rf", $D={float(sweep.get('strength', STRENGTH)):g}$"
-        out = _matrix(ax, sweep, title)
-        image = out["image"]
-        letter = "cd"[k]
-        panels[letter] = out["sidecar"] | {"title": title}
-        style.panel_label(ax, letter)
-    if image is not None:
-        cbar = fig.colorbar(image, ax=fig.axes[2:], shrink=0.9, pad=0.02, aspect=25)
-        cbar.set_label("owner = designated (fraction of runs)", fontsize=6.5)
-        cbar.ax.tick_params(labelsize=6.5)
+SLOW_GAP = 0.1
+"""Gaps ``g ≤ SLOW_GAP`` are where ``T_spec`` against ``−D`` others grows like ``ln(1/g)`` (fitted)."""
+
+
+def _log_slope(family: dict[str, Any]) -> dict[str, Any] | None:
+    """Least squares ``T_spec ≈ A + B ln(1/g)`` over ``g ≤ SLOW_GAP``: ``B`` (time per e-fold of the
+    gap closing) with its standard error; ``None`` with fewer than three gaps."""
+    from scipy import stats
+
+    pairs = [(g, t) for g, t in zip(family["x"], family["t_spec"], strict=True) if g <= SLOW_GAP and t is not None]
+    if len(pairs) < 3:
+        return None
+    fit = stats.linregress(np.log(1.0 / np.array([p[0] for p in pairs])), [p[1] for p in pairs])
+    return {"slope": float(fit.slope), "stderr": float(fit.stderr), "intercept": float(fit.intercept), "n": len(pairs)}
+
+
+def _panel_samples(ax: Any, sweep: Any, layout: Layout) -> dict[str, Any]:
+    from matplotlib.ticker import FixedLocator, FuncFormatter, NullLocator
+
+    n = np.asarray(sweep.ns, float)
+    rate = np.array([np.nan if r is None else r for r in sweep.rate], float)
+    lo, hi = np.asarray(sweep.ci_low, float), np.asarray(sweep.ci_high, float)
+    ax.errorbar(n, rate, yerr=[rate - lo, hi - rate], color=SAMPLE, marker="o", ms=4.0, lw=1.2, capsize=2.5)
+    out: dict[str, Any] = {
+        "rate": style.series(n, rate, ci_low=lo, ci_high=hi),
+        "successes": list(sweep.successes),
+        "trials": list(sweep.trials),
+        "undecided": list(sweep.undecided),
+        "seeds": len(sweep.seeds),
+        "m": sweep.m,
+        "strength": sweep.strength,
+        "horizon": sweep.horizon,
+        "n_hold": sweep.n_hold,
+        "confidence": 0.95,
+    }
+    if sweep.n_hold is not None:
+        style.threshold_line(ax, float(sweep.n_hold), axis="x")
+        _note(
+            ax,
+            f"every seed\nselects from\n$n={sweep.n_hold}$",
+            (float(sweep.n_hold), 0.02),
+            layout,
+            offset=(-3, 0),
+            ha="right",
+            va="bottom",
+        )
+    _note(
+        ax,
+        f"{len(sweep.seeds)} seeds per $n$,\n95 % Wilson intervals",
+        (0.02, 0.97),
+        layout,
+        xycoords="axes fraction",
+        va="top",
+    )
+    ax.set_xscale("log", base=2)
+    ax.xaxis.set_major_locator(FixedLocator(list(n)))
+    ax.xaxis.set_major_formatter(FuncFormatter(lambda v, _pos: f"{v:g}"))
+    ax.xaxis.set_minor_locator(NullLocator())
+    ax.set_xlim(n.min() / 1.2, n.max() * 1.2)
+    ax.set_ylim(-0.03, 1.05)
+    ax.set_xlabel(r"sample size $n$")
+    ax.set_ylabel(r"selection rate ($+D$ owns)")
+    ax.set_title(rf"finite sample, $m={sweep.m}$, $D={sweep.strength:g}$", loc="right", fontsize=layout.small)
+    style.panel_label(ax, "f")
+    return out
+
+
+def build(inputs: Inputs, layout: Layout) -> tuple[Any, dict[str, Any]]:
+    select, mixed = inputs["select"], inputs["mixed"]
+    for name, result in (("select", select), ("mixed", mixed)):
+        if result.runs[0].t_spec is None:
+            raise ValueError(f"fig4: the {name} run never specialized; time is read in units of T_spec")
+    selection = inputs["perturb"].selection
+    if selection is None:
+        raise ValueError("fig4 needs perturb's selection sweep (success_ns must not be empty)")
+    eps_align = float(inputs.configs["select"].model.eps_align)
+    # the gap grid of whichever profile was resolved; (δ_r = −D, g = 2D) is the select run itself
+    gap_runs = {(r, g): select.runs[0] for r, g in [(-STRENGTH, 2 * STRENGTH)]}
+    for r in REST:
+        for g in sorted(set(GAPS[False]) | set(GAPS[True])):
+            if _gap_name(r, g) in inputs.results:
+                gap_runs[r, g] = inputs[_gap_name(r, g)].runs[0]
+    if (REST[1], 2 * STRENGTH) not in gap_runs:  # a profile without g = 2D (quick)
+        gap_runs.pop((-STRENGTH, 2 * STRENGTH))
+    fig, axes = style.new_figure(layout.width, layout.height(1.12), nrows=3, ncols=2)
+    panels: dict[str, Any] = {
+        "a": _panel_select_coefficients(axes[0, 0], select.runs[0], select.designated, layout),
+        "b": _panel_select_alignment(axes[0, 1], select.runs[0], select.designated, eps_align, layout),
+        "c": _panel_mixed_coefficients(axes[1, 0], mixed.runs[0], MIXED, layout),
+        "d": _panel_mixed_alignment(axes[1, 1], mixed.runs[0], MIXED, eps_align, layout),
+        "e": _panel_gap(axes[2, 0], gap_runs, layout),
+        "f": _panel_samples(axes[2, 1], selection, layout),
+    }
     return fig, panels

@@ -1,0 +1,225 @@
+"""Figure 4 (C6, SPEC §6 symmetric starts): the quick profile built once; its key numbers against
+the reduced (c, θ) solver — an independent integrator in function coordinates — and against the
+closed-form Wilson interval; ties reported as no unique owner; every sidecar series drawn; no
+text below 7 pt."""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+import numpy as np
+import pytest
+
+from gaugecli.core.reduced import solve_reduced
+from gaugecli.experiments.perturb import PerturbConfig
+from gaugecli.pipeline import Pipeline
+from gaugecli.plots import fig4, style
+from gaugecli.plots.render import resolve
+from gaugecli.plots.venue import MIN_TEXT_PT, layout
+
+
+@pytest.fixture(scope="module")
+def built(tmp_path_factory: pytest.TempPathFactory) -> tuple[Any, dict[str, Any], Any]:
+    """The quick profile: the select and mixed-δ runs, the gap sweep at g ∈ {0, 0.1} for the three
+    families and a small perturb run: measured 4.5 s CPU on one core (8 select runs 1.4 s, the
+    perturb run 2.4 s, build and draw 0.7 s) — the smallest runs that carry every panel."""
+    pipeline = Pipeline(tmp_path_factory.mktemp("fig4-cache"))
+    inputs, _ = resolve(fig4.needs(True), pipeline)
+    page = layout()
+    with style.context(page):
+        fig, panels = fig4.build(inputs, page)
+        fig.canvas.draw()
+    yield fig, panels, inputs
+    fig.clear()
+
+
+def _reduced(deltas: tuple[float, ...], t_end: float) -> Any:
+    """The reduced equations from the same duplicate start, to the full run's last time (its
+    convergence test is the full flow's, so it stops at the same ‖∇L‖ ≤ 1e-10 where that applies)."""
+    return solve_reduced(np.asarray(deltas, float), t_max=t_end, rtol=1e-10, atol=1e-13)
+
+
+def _array(values: list[Any]) -> np.ndarray:
+    return np.array([np.nan if v is None else v for v in values], float)
+
+
+def test_needs_share_runs_with_verify_and_fig7() -> None:
+    from gaugecli.experiments.select import SelectConfig
+
+    full, quick = fig4.needs(False), fig4.needs(True)
+    assert full["select"].config == SelectConfig(m=5, strength=4.0, owner=2)
+    # the mixed-δ run is the one `gaugecli verify` checks for C6, and (f) reads the default perturb
+    # run that fig7 reads: one cached run each
+    assert full["mixed"].config == SelectConfig(deltas=(-2.0, 4.0, 0.0, -4.0, 2.0))
+    assert full["perturb"].kind == "perturb" and full["perturb"].config == PerturbConfig()
+    assert len(full["perturb"].config.success_seeds) >= 20
+    gaps = {k: n.config for k, n in full.items() if k.startswith("gap")}
+    # 3 families × 6 gaps, less (δ_r = −4, g = 8): that is the select run itself
+    assert len(gaps) == 3 * len(fig4.GAPS[False]) - 1
+    for config in gaps.values():
+        d = np.asarray(config.deltas)
+        assert config.dynamics.mode.value == "flow" and d.size == fig4.M
+        assert np.all(np.delete(d, fig4.DESIGNATED) == d[0 if fig4.DESIGNATED else 1])
+        assert d[fig4.DESIGNATED] >= d.max()
+    assert quick.keys() <= full.keys() | {"perturb"}
+
+
+def test_select_run_owner_takes_the_feature(built) -> None:
+    """(a), (b): the +D neuron o = 2 owns, c_o → a*, the −D non-owners are identical (exact symmetry)
+    and pruned; T_spec and the final coefficients agree with the reduced solver (measured 1e-10)."""
+    _, panels, inputs = built
+    run = inputs["select"].runs[0]
+    a, b = panels["a"], panels["b"]
+    assert a["unique_owner"] == a["designated"] == fig4.DESIGNATED and inputs["select"].success == [True]
+    assert a["nonowner_spread"] <= 1e-15  # identical up to round-off (measured 5e-17)
+    assert a["final_owner_coefficient"] == pytest.approx(1.0, abs=1e-6)
+    assert abs(a["final_nonowner_coefficient"]) <= 1e-6
+    ref = _reduced(fig4._gap_deltas(-4.0, 8.0), float(run.t[-1]))
+    assert a["t_spec"] == pytest.approx(ref.crossing_times[fig4.DESIGNATED], rel=1e-7)
+    np.testing.assert_allclose(run.coefficient[-1], ref.coefficient[-1], atol=1e-6)
+    # the non-owners barely turn (α ≤ 2e-3) while the owner converges to α = 1 to round-off
+    assert 0.0 < b["max_nonowner_alignment"] < 2e-3
+    assert b["final_owner_misalignment"] <= 1e-12
+    # (b)'s owner curve crosses 1 − ε_align at t = T_spec (x = 1)
+    x, y = _array(b["owner"]["x"]), _array(b["owner"]["y"])
+    k = np.flatnonzero(y >= b["threshold"])[0]
+    assert x[k - 1] < 1.0 <= x[k]
+
+
+def test_owner_is_argmax_delta_for_mixed_deltas(built) -> None:
+    """(c), (d): δ = (−2, 4, 0, −4, 2): neuron 1 (δ = 4) owns; δ = +2 co-aligns and keeps a share;
+    the final coefficients follow the reduced solver (measured agreement 1e-9)."""
+    _, panels, inputs = built
+    c = panels["c"]
+    deltas = np.array(fig4.MIXED)
+    assert c["argmax_delta"] == int(np.argmax(deltas)) == 1
+    assert c["owner"] == 1 and inputs["mixed"].success == [True] and not inputs["mixed"].symmetric_start
+    final = np.array(c["final_coefficient"])
+    order = np.argsort(-deltas)
+    assert final[order[0]] > final[order[1]] > np.max(np.abs(final[order[2:]]))
+    run = inputs["mixed"].runs[0]
+    ref = _reduced(fig4.MIXED, float(run.t[-1]))
+    np.testing.assert_allclose(final, ref.coefficient[-1], atol=1e-6)
+    assert c["t_spec"] == pytest.approx(ref.crossing_times[1], rel=1e-7)
+    # the owner's and the co-aligned δ = +2 neuron's shares: 0.670 and 0.330 of a*
+    assert final[1] == pytest.approx(0.6701, abs=1e-3) and final[4] == pytest.approx(0.3299, abs=1e-3)
+    alignment = np.array(c["final_alignment"])
+    assert alignment[1] > 0.99 and alignment[4] > 0.99 and np.all(np.abs(alignment[[0, 2, 3]]) < 0.01)
+
+
+def test_ties_have_no_unique_owner(built) -> None:
+    """(e): exact ties (every δ equal) report owner null and symmetric_start, and count as no
+    selection — also for −D, where round-off splits the group."""
+    _, panels, inputs = built
+    e = panels["e"]
+    for rest in fig4.REST:
+        tie = e[f"{rest:+g}-tie"]
+        assert tie["gap"] == 0.0 and tie["owner"] is None and tie["symmetric_start"] is True
+        assert tie["success"] is False
+        result = inputs[fig4._gap_name(rest, 0.0)]
+        assert result.owner is None and result.symmetric_start and result.success == [False]
+    assert e["success_rate_tie"] == 0.0
+    # with δ_r ≥ 0 the tied neurons stay identical: equal shares a*/m
+    for rest in (0.0, 4.0):
+        assert e[f"{rest:+g}-tie"]["y"][0] == pytest.approx(1.0 / fig4.M, abs=1e-6)
+
+
+def test_success_for_every_positive_gap(built) -> None:
+    """(e): at every g > 0 the unique owner is argmax δ (success rate 1); its final coefficient
+    agrees with the reduced solver: exclusive for δ_r = −4, shared for δ_r ≥ 0."""
+    _, panels, inputs = built
+    e = panels["e"]
+    assert e["success_rate_positive_gap"] == 1.0
+    for rest in fig4.REST:
+        family = e[f"{rest:+g}"]
+        assert all(family["success"]) and family["owner"] == [fig4.DESIGNATED] * len(family["x"])
+        assert not any(family["symmetric_start"])
+        assert e[f"{rest:+g}-successes"] == e[f"{rest:+g}-trials"] == len(family["x"]) >= 1
+        for g, share in zip(family["x"], family["y"], strict=True):
+            run = inputs[fig4._gap_name(rest, g)].runs[0]
+            ref = _reduced(fig4._gap_deltas(rest, g), float(run.t[-1]))
+            assert share == pytest.approx(ref.coefficient[-1, fig4.DESIGNATED], abs=1e-6)
+    # g = 0.1: exclusive against −D others, shares against balanced and +D others
+    shares = {rest: dict(zip(e[f"{rest:+g}"]["x"], e[f"{rest:+g}"]["y"], strict=True))[0.1] for rest in fig4.REST}
+    assert shares[-4.0] == pytest.approx(1.0, abs=1e-6)
+    assert shares[0.0] == pytest.approx(0.682, abs=2e-3)
+    assert shares[4.0] == pytest.approx(0.2042, abs=1e-3)
+
+
+def _wilson(k: int, n: int, z: float) -> tuple[float, float]:
+    """The Wilson score interval in closed form."""
+    centre = (k + z * z / 2) / (n + z * z)
+    half = z / (n + z * z) * math.sqrt(k * (n - k) / n + z * z / 4)
+    return centre - half, centre + half
+
+
+def test_binomial_intervals(built) -> None:
+    """(f): rates k/n with 95 % Wilson intervals against the closed form; n_hold is the smallest n
+    from which every seed selected."""
+    _, panels, inputs = built
+    f = panels["f"]
+    z = 1.959963984540054  # Φ⁻¹(0.975)
+    ns = f["rate"]["x"]
+    assert ns == [float(n) for n in inputs.configs["perturb"].success_ns]
+    for i, (k, n) in enumerate(zip(f["successes"], f["trials"], strict=True)):
+        assert n == len(inputs.configs["perturb"].success_seeds) - f["undecided"][i]
+        assert f["rate"]["y"][i] == pytest.approx(k / n, abs=1e-15)
+        lo, hi = _wilson(k, n, z)
+        assert f["rate"]["ci_low"][i] == pytest.approx(lo, abs=1e-12)
+        assert f["rate"]["ci_high"][i] == pytest.approx(hi, abs=1e-12)
+    # the closed form's edge cases: k = n gives [n/(n + z²), 1]; k = 0 gives [0, z²/(n + z²)]
+    assert _wilson(20, 20, z)[0] == pytest.approx(20 / (20 + z * z), rel=1e-12)
+    assert _wilson(0, 20, z)[1] == pytest.approx(z * z / (20 + z * z), rel=1e-12)
+    hold = [n for i, n in enumerate(ns) if all(f["successes"][j] == f["trials"][j] for j in range(i, len(ns)))]
+    assert f["n_hold"] == (int(hold[0]) if hold else None)
+    # measured (quick profile, 4 seeds): none select at n = 16, all at n = 128
+    assert f["successes"] == [0, 4] and f["n_hold"] == 128
+
+
+def _lines_by_panel(fig: Any) -> dict[str, list[Any]]:
+    return {ax.get_title(loc="left").strip("()"): ax.get_lines() for ax in fig.axes if ax.get_title(loc="left")}
+
+
+def test_every_sidecar_series_is_drawn(built) -> None:
+    fig, panels, _ = built
+    lines = _lines_by_panel(fig)
+    drawn = 0
+    for letter in "abcdef":
+        for name, series in panels[letter].items():
+            if not (isinstance(series, dict) and "x" in series):
+                continue
+            x, y = _array(series["x"]), _array(series["y"])
+            assert any(
+                np.asarray(ln.get_xdata(), float).shape == x.shape
+                and np.allclose(np.asarray(ln.get_xdata(), float), x, equal_nan=True)
+                and np.allclose(np.asarray(ln.get_ydata(), float), y, equal_nan=True)
+                for ln in lines[letter]
+            ), f"({letter}) {name} is in the sidecar but not drawn"
+            drawn += 1
+    # (a), (b): owner and one non-owner line; (c), (d): five neurons; (e): 3 families + 3 ties; (f): rates
+    assert drawn == 2 + 2 + 5 + 5 + 6 + 1
+
+
+def test_axes_show_what_they_claim(built) -> None:
+    fig = built[0]
+    axes = {ax.get_title(loc="left"): ax for ax in fig.axes}
+    for letter in ("(a)", "(b)", "(c)", "(d)"):
+        assert axes[letter].get_xscale() == "log" and axes[letter].get_xlabel() == r"$t\,/\,T_{\rm spec}$"
+    # alignments on a logit axis: α ≈ 1e-3 (non-owners) and 1 − α ≈ 1e-12 (owner) both visible
+    for letter in ("(b)", "(d)"):
+        assert axes[letter].get_yscale() == "logit"
+        lo, hi = axes[letter].get_ylim()
+        assert lo <= 1e-4 and 1.0 - hi <= 1e-6
+    assert axes["(e)"].get_xscale() == "log" and axes["(f)"].get_xscale() == "log"
+
+
+def test_text_is_at_least_seven_points(built) -> None:
+    from matplotlib.text import Text
+
+    fig = built[0]
+    texts = [t for t in fig.findobj(Text) if t.get_visible() and t.get_text().strip()]
+    assert len(texts) > 40
+    small = [(t.get_text(), t.get_fontsize()) for t in texts if t.get_fontsize() < MIN_TEXT_PT]
+    assert not small, small
+    assert fig.get_size_inches()[0] == pytest.approx(layout().width)
