@@ -25,7 +25,7 @@ def select(
     ),
     deltas: opt.Deltas = None,
     sweep: Annotated[
-        bool, typer.Option("--sweep", help="Owner-success sweep over --ms × every designated o (fig4).")
+        bool, typer.Option("--sweep", help="Owner-success sweep over --ms × every designated o.")
     ] = False,
     ms: Annotated[
         opt.IntList,
@@ -62,7 +62,7 @@ def select(
         model = opt.model_config(d, k, c0, theta0, eps_align)
         dynamics = opt.dynamics_config(mode, eta, n_samples, t_max, rtol, batch_size, batches)
         if sweep and figure is not None:
-            raise bad_parameter("--figure", "select --sweep draws with `gaugecli plot fig4`")
+            raise bad_parameter("--figure", "draws one run; select --sweep prints its success matrix instead")
         session.check_out(out)
         session.check_figure(figure)
         if sweep:

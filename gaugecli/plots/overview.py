@@ -109,7 +109,7 @@ def render_artifact(kind: str, artifact: dict[str, Any], path: Path) -> Path:
         elif kind == "lockin":  # a figure on the new protocol: typed inputs at the default venue's sizes
             fig = _typed_figure(kind, artifact)
         else:
-            raise ValueError(f"no figure for {kind} artifacts; use `gaugecli plot fig4`")
+            raise ValueError(f"no figure for {kind} artifacts: the command prints its summary")
         fig.canvas.draw()
         save_figure(
             fig,
