@@ -33,13 +33,15 @@ def result() -> PruneResult:
 
     try:
         out = prune(
-            PruneConfig(model=MODEL, strengths=(D,), ms=MS, n_samples=2000, seeds=(0,), rtol=1e-8),
+            PruneConfig(
+                model=MODEL, strengths=(D,), ms=MS, n_samples=2000, seeds=(0,), sweep_deltas=(-1.0, 0.0, 1.0), rtol=1e-8
+            ),
             runner=counting_runner,
         )
     finally:
         torch.set_num_threads(before)
-    # flow: one job per m (all D batched); sample: one per (m, D, seed); then the co-alignment job
-    assert calls == [len(MS) + len(MS), 1]
+    # flow: one job per m (all D batched); sample: one per (m, D, seed); then the co-alignment job and the sweep
+    assert calls == [len(MS) + len(MS), 1, 1]
     return out
 
 
@@ -113,3 +115,30 @@ def test_coalignment_exception(result) -> None:
     # independent value: co-aligned non-owners are (c1 + c2) relu(v·x), of norm (c1 + c2)/√2
     assert shared.nonowner_norm[-1] == pytest.approx((c_end[1] + c_end[2]) / np.sqrt(2), rel=1e-3)
     assert shared.final_loss <= 1e-8
+
+
+def test_sweep_boundary_and_decay_rates(result) -> None:
+    """The boundary sweep (m = 2, owner +4): δ = −1 is pruned at the rate of the flow linearised at
+    the pruned minimum (core.pruning, measured 1e-6 relative); δ = 0 and δ = 1 co-align and keep
+    a share of the coefficient (0.9 % and 18 %); and every population grid point decays at its
+    predicted rate."""
+    assert result.sweep_strength == 4.0 and [s.delta for s in result.sweep] == [-1.0, 0.0, 1.0]
+    pruned, balanced, positive = result.sweep
+    assert pruned.final <= PRUNED_LEVEL and pruned.time_below is not None
+    assert pruned.decay_rate == pytest.approx(pruned.predicted_rate, rel=1e-4)
+    for s in (balanced, positive):
+        assert s.time_below is None and s.predicted_rate is None and s.alignment > 0.95
+    assert balanced.share == pytest.approx(0.0092, abs=3e-4) and positive.share == pytest.approx(0.184, abs=2e-3)
+    for p in result.points:
+        if p.mode == "flow":
+            assert p.decay_rate == pytest.approx(p.predicted_rate, rel=1e-4)
+        # the resolution scales with the solver tolerance: rtol 1e-8 here (flow), the default 1e-4 (sample)
+        assert p.resolution == pytest.approx(1e-9 if p.mode == "flow" else 1e-6, rel=1e-12)
+
+
+def test_sweep_deltas_above_the_owner_are_rejected() -> None:
+    from gaugecli.experiments.common import ConfigError
+
+    with pytest.raises(ConfigError) as err:
+        PruneConfig(sweep_deltas=(5.0,))
+    assert err.value.param == "sweep_deltas"

@@ -117,41 +117,6 @@ def fake_run(deltas: list[float], owner: int = 0, n: int = 60, t_end: float = 50
     }
 
 
-def fake_prune(strengths=(4.0, 16.0), ms=(2, 3)) -> dict:
-    points = []
-    for mode in ("flow", "sample"):
-        for m in ms:
-            for D in strengths:
-                run = fake_run([D] + [-D] * (m - 1), t_end=100.0 / D)
-                P = np.array(run["nonowner_norm"]) * 1e-3
-                points.append(
-                    {
-                        "strength": D,
-                        "m": m,
-                        "mode": mode,
-                        "seed": 0,
-                        "owner": 0,
-                        "t": run["t"],
-                        "nonowner_norm": P.tolist(),
-                        "time_below": 1.0,
-                        "final": float(P[-1]),
-                    }
-                )
-    pruned = fake_run([4.0, -4.0, -4.0])
-    coaligned = fake_run([4.0, 2.0, 2.0])
-    coaligned["nonowner_norm"] = np.full(len(coaligned["t"]), 0.4).tolist()
-    return {
-        "level": 1e-6,
-        "points": points,
-        "coalignment": {
-            "deltas_pruned": [4.0, -4.0, -4.0],
-            "deltas_coaligned": [4.0, 2.0, 2.0],
-            "pruned": pruned,
-            "coaligned": coaligned,
-        },
-    }
-
-
 def fake_perturb() -> dict:
     eps = [0.0, 0.5, 1.0, 1.5]
     Ds = [1.0, 4.0, 16.0]
@@ -236,27 +201,6 @@ def test_fig2_quick(cache_dir: Path) -> None:
     (y0, y1) = panels["c"]["gap_at"]["alpha"]
     assert abs(y1 - y0) == pytest.approx(panels["c"]["gap"]["flow"], rel=0.05)  # the arrow spans Δ
     _close(fig)
-
-
-def test_fig5_quick_and_synthetic(cache_dir: Path) -> None:
-    for data in (quick_data("fig5", cache_dir), {"p": fake_prune()}):
-        fig, panels = build("fig5", data)
-        assert len(fig.axes) == 4
-        for ax in fig.axes[:3]:
-            assert ax.get_yscale() == "log" and ax.get_xscale() == "log"
-            assert ax.get_ylabel() == style.LABELS["P"]
-            assert any(np.allclose(ln.get_ydata(), 1e-6) for ln in ax.get_lines())  # the 10⁻⁶ line
-        ax_d = fig.axes[0]
-        flow = [k for k in panels["a"] if k.startswith("flow")]
-        sample = [k for k in panels["a"] if k.startswith("sample")]
-        assert len(flow) == len(sample) == 2  # two D values at m_ref
-        assert len(ax_d.get_legend().get_texts()) == 4  # 2 D + flow + sample
-        assert set(panels["c"]) == {"pruned", "coaligned"}
-        # C7: pruned non-owners fall below 1e-6, co-aligned ones stay O(1)
-        assert min(panels["c"]["pruned"]["y"]) <= 1e-6
-        assert panels["c"]["coaligned"]["y"][-1] > 0.1
-        assert_sidecar_series_plotted(fig, panels, "abcd")
-        _close(fig)
 
 
 def test_fig7_synthetic() -> None:

@@ -32,6 +32,16 @@ def prune(
     coalign_strength: Annotated[
         float, typer.Option("--coalign-strength", help="D of the co-alignment contrast (m=3; non-owners ±).")
     ] = DEFAULT.coalign_strength,
+    sweep_deltas: Annotated[
+        opt.FloatList,
+        typer.Option(
+            "--sweep-deltas",
+            parser=opt.floats,
+            metavar="δ1,δ2,…",
+            help="The non-owner's δ in the boundary sweep (m=2, owner at +coalign-strength); each ≤ that δ.",
+            show_default=opt.shown(DEFAULT.sweep_deltas),
+        ),
+    ] = opt.FloatList(DEFAULT.sweep_deltas),
     d: opt.Dimension = opt.MODEL.d,
     c0: opt.InitialCoefficient = opt.MODEL.c0,
     theta0: opt.InitialAngle = opt.MODEL.theta0,
@@ -54,6 +64,7 @@ def prune(
             n_samples=n_samples,
             seeds=None if seeds is None else tuple(seeds),
             coalign_strength=coalign_strength,
+            sweep_deltas=tuple(sweep_deltas),
             rtol=rtol,
         )
         session.check_out(out)

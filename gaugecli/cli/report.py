@@ -149,6 +149,14 @@ def prune(outcome: Outcome, path: Path | None) -> None:
         f"δ={co.deltas_coaligned[1]:+g}: P(end)={co.coaligned.nonowner_norm[-1]:.3f}, "
         f"c={', '.join(f'{x:.3f}' for x in co.coaligned.coefficient[-1])} (co-aligned, coefficient shared)"
     )
+    pruned = [s for s in result.sweep if s.time_below is not None]
+    kept = [s for s in result.sweep if s.time_below is None]
+    out.print(
+        f"sweep (m=2, owner δ=+{result.sweep_strength:g}): pruned for δ = "
+        + (", ".join(f"{s.delta:g}" for s in pruned) or "none")
+        + "; co-aligned, non-owner share of c: "
+        + (", ".join(f"{s.delta:g}: {s.share:.3f}" for s in kept) or "none")
+    )
     out.print(where(outcome, path))
 
 

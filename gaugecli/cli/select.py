@@ -24,9 +24,7 @@ def select(
         DEFAULT.owner
     ),
     deltas: opt.Deltas = None,
-    sweep: Annotated[
-        bool, typer.Option("--sweep", help="Owner-success sweep over --ms × every designated o.")
-    ] = False,
+    sweep: Annotated[bool, typer.Option("--sweep", help="Owner-success sweep over --ms × every designated o.")] = False,
     ms: Annotated[
         opt.IntList,
         typer.Option(

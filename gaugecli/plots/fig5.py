@@ -1,10 +1,23 @@
-"""Figure 5 — functional pruning (claim C7).
+"""Figure 5 — functional pruning (claim C7): the non-owners' function vanishes, and where it stops.
 
-(a) the non-owner functional norm ``P(t) = ‖Σ_{j≠o} a_j relu(w_j·x)‖_{L²}`` for several
-gauge strengths D at fixed ``m``, (b) for several widths m at fixed D — population flow
-solid, finite-sample GD dashed, the pruning level ``10⁻⁶`` dotted; (c), (d) the exception:
-with ``m = 3`` and non-owners at ``δ = −D`` the non-owners are pruned, while at ``δ = +D/2``
-they co-align with the owner and keep a share of the coefficient, so ``P(t)`` stays O(1).
+One ``prune`` run (:mod:`gaugecli.experiments.prune`, SPEC defaults ``d = 16``, ``c0 = 0.1``,
+``θ0 = π/2``): owner 0 at ``+D``, the others at ``−D``, for ``D ∈ {1, 4, 16, 64, 256}`` and
+``m ∈ {2, 5}``, population flow and finite-sample flow (gradient flow on ``L_n``, same solver);
+and the boundary sweep, ``m = 2``, owner at ``δ = +4``, the non-owner's δ from −4 to +4.
+
+(a) the boundary: the non-owner norm ``P`` at the end of the run against the non-owner's δ. Below 0
+    it is pruned to round-off (drawn on the floor band, as censored values); from δ = 0 on it
+    co-aligns with the owner and keeps a share of the coefficient, ``P(end) = 0.0065`` at δ = 0
+    (balanced: 0.9 % of the coefficient) up to the equal split at the tie δ = +4.
+(b) the pruning time (first ``P ≤ 10⁻⁶``) against D on log–log axes, with a ``1/D`` guide and
+    least-squares lines over ``D ≥ 4``; the asymptotic slope (last local slope, its change as
+    error) and ``D·T_prune`` in the sidecar.
+(c) ``P(t)`` against ``D t`` on linear time (m = 2): for every D the decay is exponential at
+    the rate of the flow linearised at the pruned minimum, ``λ → 0.2036 D``
+    (:func:`gaugecli.core.pruning.pruning_rate_limit`), so the curves collapse. Below each
+    dynamics' resolution (:data:`gaugecli.experiments.prune.RESOLUTION`) nothing is drawn.
+(d) ``P(t)`` of the sweep for δ near the boundary, on linear time: slopes ``∝ |δ|`` below 0,
+    plateaus from 0 on.
 """
 
 from __future__ import annotations
@@ -13,180 +26,401 @@ from typing import Any
 
 import numpy as np
 
+from gaugecli.core.metrics import first_time_below
+from gaugecli.core.pruning import pruning_rate_limit
+from gaugecli.core.separation import asymptotic_slope, power_law_fit
+from gaugecli.experiments.prune import RESOLUTION, PrunePoint, PruneResult, SweepPoint
 from gaugecli.plots import style
-from gaugecli.plots._runs import DEFAULT_STRENGTH, Run
-from gaugecli.plots.render import Requirement
+from gaugecli.plots.render import Inputs, Need
+from gaugecli.plots.venue import Layout
 
-STRENGTHS = {False: (4.0, 16.0, 64.0), True: (4.0, 16.0)}
-MS = {False: (2, 5), True: (2, 3)}
-N_SAMPLES = {False: 10_000, True: 2_000}
-LEVEL = 1e-6
-FLOOR = 1e-300
+CLAIM = "C7 pruning: non-owners with δ < 0 vanish, exponentially, in a time ∝ 1/D; from δ = 0 on they co-align"
 
+STRENGTHS = {False: (1.0, 4.0, 16.0, 64.0, 256.0), True: (4.0, 16.0, 64.0)}
+MS = {False: (2, 5), True: (2,)}
+N_SAMPLES = {False: 2000, True: 1000}
+"""Finite-sample size: the flow on ``L_n`` costs ∝ n (n = 10⁴ takes ~4× longer for the same picture:
+its pruning times differ from n = 2000's by < 2 %)."""
+SWEEP = {
+    False: None,  # the experiment's default grid, −4 … 4
+    True: (-4.0, -1.0, -0.25, -0.1, 0.0, 0.25, 1.0, 4.0),
+}
+FIT_MIN = 4.0
+"""Least-squares slopes over ``D ≥ FIT_MIN`` (D = 1 is pre-asymptotic)."""
+SHOWN_M = 2
+"""Panel (c) draws the runs with this width."""
+TRACES = (-1.0, -0.25, -0.1, 0.0, 1.0)
+"""The sweep's δ drawn over time in (d)."""
+TRACE_LABEL_AT = {-1.0: 1e-9, -0.25: 1e-10, -0.1: 1e-10}
+"""(d) labels the pruned curves at these P (where their neighbours are far)."""
+FLOOR = RESOLUTION["flow"]
+"""The round-off band: P below the population flow's resolution."""
+M_COLORS = {2: style.PURPLE, 5: style.ORANGE}
+"""Widths in (b) (neither gauge's colour: every run has both gauges)."""
+M_MARKERS = {2: "o", 5: "s"}
+TRACE_STYLES = {-1.0: "-", -0.25: (0, (5, 1.5)), -0.1: (0, (1.5, 1.2)), 0.0: "-", 0.25: (0, (5, 1.5)), 1.0: "-"}
+SAMPLE_LS = (0, (3.5, 1.5))
 
-SIDECAR_TOLERANCES = (("*", 1e-5, 1e-9, "P(t) is followed to 1e-12; its absolute round-off is ~1e-12"),)
+SIDECAR_TOLERANCES = (
+    ("*sample*final*", 0.0, 1e-6, "a finite-sample P below its resolution 1e-6 is solver round-off: absolute"),
+    ("*sample*", 1e-3, 1e-6, "the finite-sample flow runs at rtol 1e-4: platform round-off moves it by ≪ 1e-3"),
+    ("*/final*", 0.0, 1e-11, "P at the end of a pruned run is solver round-off (≤ 1e-11): compared absolutely"),
+    ("c/*", 1e-5, 1e-11, "P(t) is followed to rtol 1e-10; near the resolution 1e-11 its round-off shows"),
+    ("d/*", 1e-5, 1e-11, "P(t) is followed to rtol 1e-10; near the resolution 1e-11 its round-off shows"),
+)
 """Per-series tolerances of the regeneration check (:mod:`gaugecli.plots.sidecar`)."""
 
 
-def requirements(quick: bool) -> list[Requirement]:
-    from gaugecli.experiments.common import ModelConfig
+def needs(quick: bool) -> dict[str, Need]:
+    """One ``prune`` run: the D × m grid, population and finite-sample flow, and the δ sweep."""
     from gaugecli.experiments.prune import PruneConfig
 
-    config = PruneConfig(
-        model=ModelConfig(), strengths=STRENGTHS[quick], ms=MS[quick], sample=True, n_samples=N_SAMPLES[quick]
+    extra = {} if SWEEP[quick] is None else {"sweep_deltas": SWEEP[quick]}
+    config = PruneConfig(strengths=STRENGTHS[quick], ms=MS[quick], n_samples=N_SAMPLES[quick], **extra)
+    return {"prune": Need("prune", config)}
+
+
+def _note(ax: Any, text: str, where: tuple[float, float], layout: Layout, **kw: Any) -> None:
+    """An in-panel annotation at the small text size."""
+    options: dict[str, Any] = {
+        "xycoords": "data",
+        "textcoords": "offset points",
+        "xytext": (0.0, 0.0),
+        "ha": "left",
+        "va": "center",
+        "color": style.GUIDE,
+    }
+    options.update(kw)
+    ax.annotate(text, where, fontsize=layout.small, **options)
+
+
+def _grid(result: PruneResult, mode: str, m: int) -> list[PrunePoint]:
+    """The runs of one mode and width, by increasing D (first seed only)."""
+    seed = min(p.seed for p in result.points if p.mode == mode)
+    return sorted(
+        (p for p in result.points if p.mode == mode and p.m == m and p.seed == seed), key=lambda p: p.strength
     )
-    return [Requirement("prune", f"grid-n{config.n_samples}", config)]
 
 
-def _prune_result(data: dict[str, Any]) -> tuple[str, dict[str, Any]]:
-    for name, value in data.items():
-        if not name.startswith("_") and isinstance(value, dict) and "points" in value and "coalignment" in value:
-            return name, value
-    raise ValueError("fig5 needs a 'prune' result (points and coalignment)")
+def _sign_style(delta: float) -> tuple[str, str]:
+    """Colour and marker of a non-owner by the sign of its δ (the gauges' fixed colours)."""
+    g = style.gauge_of(delta)
+    return style.GAUGE_COLORS[g], style.GAUGE_MARKERS[g]
 
 
-def _plot_points(ax: Any, points: list[dict], key: str, values: list, colors: list, panel: dict, fmt: str) -> None:
-    for value, color, marker in zip(values, colors, style.SEQUENCE_MARKERS, strict=False):
-        for p in points:
-            if p[key] != value:
-                continue
-            t, P = style.positive(style.as_array(p["t"]), style.as_array(p["nonowner_norm"]), FLOOR)
-            mode = p["mode"]
-            ax.plot(
-                t,
-                P,
-                color=color,
-                ls=style.MODE_LINESTYLES.get(mode, "-"),
-                lw=1.3 if mode == "flow" else 1.0,
-                marker=marker,
-                markevery=0.12,
-                ms=3,
-                mfc=color if mode == "flow" else "white",
-            )
-            name = f"{mode}-D{p['strength']:g}-m{p['m']}-seed{p['seed']}"
-            panel[name] = style.series(t, P, time_below=p.get("time_below"), final=p.get("final"))
-        label = fmt.format(value)
-        ax.plot([], [], color=color, marker=marker, ms=3, label=label)
+# ------------------------------------------------------------------------------------------
+# panels
 
 
-def build(data: dict[str, Any]) -> tuple[Any, dict[str, Any]]:
-    from matplotlib.lines import Line2D
-
-    name, result = _prune_result(data)
-    level = float(result.get("level", LEVEL))
-    points = [p for p in result["points"] if p["seed"] == min(q["seed"] for q in result["points"])]
-    strengths = sorted({float(p["strength"]) for p in points})
-    ms = sorted({int(p["m"]) for p in points})
-    m_ref = ms[0]
-    D_ref = DEFAULT_STRENGTH if DEFAULT_STRENGTH in strengths else strengths[0]
-    n_samples = data.get("_configs", {}).get(name, {}).get("n_samples")
-
-    fig, axes = style.new_figure(style.TWO_COLUMN, 4.7, nrows=2, ncols=2)
-    (ax_d, ax_m), (ax_p, ax_c) = axes
-    panels: dict[str, Any] = {"a": {}, "b": {}, "c": {}, "d": {}}
-
-    _plot_points(
-        ax_d,
-        [p for p in points if p["m"] == m_ref],
-        "strength",
-        strengths,
-        style.sequential_colors(len(strengths)),
-        panels["a"],
-        "$D={:g}$",
-    )
-    ax_d.set_title(rf"$m={m_ref}$", fontsize=7, loc="right")
-    _plot_points(
-        ax_m,
-        [p for p in points if float(p["strength"]) == D_ref],
-        "m",
-        ms,
-        style.sequential_colors(len(ms)),
-        panels["b"],
-        "$m={}$",
-    )
-    ax_m.set_title(rf"$D={D_ref:g}$", fontsize=7, loc="right")
-    for ax, letter in ((ax_d, "a"), (ax_m, "b")):
-        ax.axhline(level, color=style.REFERENCE_COLOR, ls=":", lw=0.8, zorder=0)
-        ax.text(
-            0.01,
-            level,
-            rf"$P = 10^{{{np.log10(level):.0f}}}$",
-            transform=ax.get_yaxis_transform(),
-            ha="left",
-            va="bottom",
-            fontsize=6,
-            color=style.REFERENCE_COLOR,
+def _panel_boundary(ax: Any, sweep: list[SweepPoint], owner_delta: float, layout: Layout) -> dict[str, Any]:
+    """(a) P at the end against the non-owner's δ; pruned runs (below the floor) as censored markers."""
+    out: dict[str, Any] = {"owner_delta": owner_delta, "floor": FLOOR}
+    delta = np.array([s.delta for s in sweep])
+    final = np.array([s.final for s in sweep])
+    resolved = final > FLOOR
+    for sign, keep in (("negative", delta < 0), ("zero", delta == 0), ("positive", delta > 0)):
+        if not np.any(keep):
+            continue
+        color, marker = _sign_style({"negative": -1.0, "zero": 0.0, "positive": 1.0}[sign])
+        shown = keep & resolved
+        if np.any(shown):
+            y = style.clip_to_floor(final[shown], FLOOR)
+            ax.plot(delta[shown], y, ls="none", marker=marker, color=color, ms=4.5, zorder=3)
+            out[sign] = style.series(delta[shown], y)
+        censored = keep & ~resolved
+        if np.any(censored):  # below round-off: drawn on the floor's edge, open, pointing down
+            x = delta[censored]
+            ax.plot(x, np.full(x.size, FLOOR), ls="none", marker="v", mfc="white", mec=color, ms=4.5, zorder=3)
+            out[f"{sign}-below-floor"] = style.series(x, np.full(x.size, FLOOR))
+    # co-aligned branch joined by a thin line (P(end) is continuous for δ ≥ 0)
+    co = delta >= 0
+    ax.plot(delta[co], final[co], color=style.GUIDE, lw=0.7, zorder=2)
+    out["coaligned-line"] = style.series(delta[co], final[co])
+    style.floor_band(ax, FLOOR, None)
+    style.threshold_line(ax, 1e-6)
+    style.threshold_line(ax, 0.0, axis="x")
+    _note(ax, r"pruned: $P\leq10^{-6}$", (-4.1, 1e-6), layout, xytext=(0, 2), va="bottom")
+    _note(ax, "below round-off", (4.3, FLOOR), layout, xytext=(0, -2), va="top", ha="right")
+    i0 = int(np.flatnonzero(delta == 0)[0]) if np.any(delta == 0) else None
+    if i0 is not None:
+        s0 = sweep[i0]
+        _note(
+            ax,
+            f"balanced: co-aligns,\nkeeps {100 * s0.share:.1f} % of $c$",
+            (0.0, s0.final),
+            layout,
+            xytext=(5, -3),
+            va="top",
+            color=style.BALANCED,
         )
-        ax.set_xscale("log")
-        ax.set_yscale("log")
-        ax.set_xlabel(style.LABELS["t"])
-        ax.set_ylabel(style.LABELS["P"])
-        handles, _ = ax.get_legend_handles_labels()
-        handles += [
-            Line2D([], [], color="0.3", ls="-", label=style.MODE_LABELS["flow"]),
-            Line2D(
-                [],
-                [],
-                color="0.3",
-                ls="--",
-                label=style.MODE_LABELS["sample"] + (f" ($n={n_samples}$)" if n_samples else ""),
-            ),
-        ]
-        ax.legend(handles=handles, loc="lower left", fontsize=6.2, ncol=2, columnspacing=1.0)
-        style.panel_label(ax, letter)
-    panels["a"]["m"] = m_ref
-    panels["b"]["strength"] = D_ref
-    panels["level"] = level
-    panels["time_below"] = [
-        {k: p.get(k) for k in ("strength", "m", "mode", "seed", "time_below", "final")} for p in result["points"]
-    ]
+        out["balanced_share"] = s0.share
+        out["balanced_final"] = s0.final
+    tie = [s for s in sweep if s.delta == owner_delta]
+    if tie:
+        _note(
+            ax,
+            "tie: equal split",
+            (tie[0].delta, tie[0].final),
+            layout,
+            xytext=(0, 6),
+            ha="right",
+            va="bottom",
+            color=style.PLUS,
+        )
+    ax.set_yscale("log")
+    ax.set_ylim(FLOOR / 8.0, 3.0)
+    ax.set_xlim(-4.4, 4.4)
+    ax.set_xticks([-4, -2, 0, 2, 4])
+    ax.set_xlabel(rf"non-owner imbalance $\delta$ (owner $\delta=+{owner_delta:g}$)")
+    ax.set_ylabel(r"$P$ at the end of the run")
+    style.tidy_log_axis(ax, "y")
+    style.panel_label(ax, "a")
+    return out
 
-    # (c), (d): non-owners with δ ≤ 0 are pruned; with δ > 0 they co-align
-    co = result["coalignment"]
-    cases = (
-        ("pruned", co["deltas_pruned"], style.GAUGE_COLORS["unfavorable"], "-"),
-        ("coaligned", co["deltas_coaligned"], style.GAUGE_COLORS["favorable"], "--"),
-    )
-    for case, deltas, color, ls in cases:
-        run = Run(co[case])
-        nonowner = [d for j, d in enumerate(deltas) if j != run.owner]
-        label = rf"non-owners $\delta={nonowner[0]:+g}$" if len(set(nonowner)) == 1 else f"non-owners δ={nonowner}"
-        t, P = style.positive(run.t, run.get("nonowner_norm"), FLOOR)
-        ax_p.plot(t, P, color=color, ls=ls, label=label + (" (pruned)" if case == "pruned" else " (co-align)"))
-        panels["c"][case] = style.series(t, P, deltas=list(deltas), owner=run.owner)
-        tt = run.t[run.t > 0]
-        for j in range(run.m):
-            owner = j == run.owner
-            c = run.coefficient[run.t > 0, j]
-            ax_c.plot(
-                tt,
-                c,
+
+def _panel_times(ax: Any, result: PruneResult, n_samples: int | None, layout: Layout) -> dict[str, Any]:
+    """(b) pruning time against D, both widths, population (filled) and finite sample (open)."""
+    out: dict[str, Any] = {"fit_min": FIT_MIN}
+    ms = sorted({p.m for p in result.points})
+    modes = [mode for mode in ("flow", "sample") if any(p.mode == mode for p in result.points)]
+    handles = []
+    all_D: list[float] = []
+    for m in ms:
+        color = M_COLORS.get(m, style.GREY)
+        for mode in modes:
+            runs = [p for p in _grid(result, mode, m) if p.time_below is not None]
+            D = np.array([p.strength for p in runs])
+            T = np.array([p.time_below for p in runs])
+            all_D += D.tolist()
+            filled = mode == "flow"
+            ax.plot(
+                D,
+                T,
+                ls="none",
+                marker=M_MARKERS.get(m, "D"),
                 color=color,
-                ls=ls,
-                lw=1.8 if owner else 0.9,
-                alpha=1.0 if owner else 0.85,
-                label=(
-                    f"{case}: owner"
-                    if owner
-                    else (f"{case}: non-owners" if j == min(k for k in range(run.m) if k != run.owner) else None)
-                ),
+                mfc=color if filled else "none",
+                ms=4.0 if filled else 6.5,
+                mew=1.0,
+                zorder=3 if filled else 4,
             )
-            panels["d"][f"{case}-neuron{j}"] = style.series(
-                tt, c, owner=owner, final_alignment=float(run.alignment[-1, j])
+            entry = style.series(D, T, compensated=D * T)
+            fit_range = D >= FIT_MIN
+            fit = power_law_fit(D[fit_range], T[fit_range])
+            entry.update(slope=fit.slope, stderr=fit.stderr)
+            if filled and fit_range.sum() >= 3:
+                slope, error = asymptotic_slope(D[fit_range], T[fit_range])
+                entry.update(asymptotic_slope=slope, asymptotic_error=error)
+                x = D[fit_range]
+                ax.plot(x, fit(x), color=color, lw=0.9, zorder=2)
+                out[f"m{m}-fit"] = style.series(x, fit(x))
+            out[f"{mode}-m{m}"] = entry
+        handles.append(style.line_handle(color, "-", M_MARKERS.get(m, "D"), f"$m={m}$"))
+    D_all = np.array(sorted(set(all_D)))
+    anchor = out[f"flow-m{ms[0]}"]
+    through = (float(anchor["x"][0]), float(anchor["y"][0]) * 3.0)
+    gx, gy = style.power_law_guide(ax, [D_all.min(), D_all.max()], -1.0, through)
+    out["guide"] = style.series(gx, gy)
+    handles.append(style.line_handle(style.GUIDE, ":", None, r"$\propto 1/D$"))
+    handles.append(style.line_handle("0.3", "none", "o", "population flow"))
+    if "sample" in modes:
+        handles.append(style.line_handle("0.3", "none", "o", f"finite sample, $n={n_samples}$", mfc="none"))
+    ax.set_xscale("log", base=2)
+    ax.set_yscale("log")
+    from matplotlib.ticker import FixedLocator, FuncFormatter, NullLocator
+
+    ax.xaxis.set_major_locator(FixedLocator(D_all))
+    ax.xaxis.set_major_formatter(FuncFormatter(lambda v, _pos: f"{v:g}"))
+    ax.xaxis.set_minor_locator(NullLocator())
+    ax.set_xlabel(r"gauge strength $D$")
+    ax.set_ylabel(r"pruning time, first $P\leq10^{-6}$")
+    ax.legend(handles=handles, loc="lower left", handlelength=1.6)
+    slopes = [
+        rf"$m={m}$: ${out[f'flow-m{m}']['asymptotic_slope']:.4f}\pm{out[f'flow-m{m}']['asymptotic_error']:.4f}$"
+        for m in ms
+        if "asymptotic_slope" in out.get(f"flow-m{m}", {})
+    ]
+    if slopes:
+        _note(
+            ax,
+            "slope as $D\\to\\infty$ (population)\n" + "\n".join(slopes),
+            (0.98, 0.97),
+            layout,
+            xycoords="axes fraction",
+            ha="right",
+            va="top",
+            color=style.THEORY,
+        )
+    low = min(min(v["y"]) for k, v in out.items() if k.startswith(("flow", "sample")))
+    high = max(max(v["y"]) for k, v in out.items() if k.startswith(("flow", "sample")))
+    ax.set_ylim(low / 12.0, float(gy.max()) * 1.5)
+    out["time_range"] = [low, high]
+    style.panel_label(ax, "b")
+    return out
+
+
+def _panel_decay(ax: Any, result: PruneResult, layout: Layout) -> dict[str, Any]:
+    """(c) P(t) against D·t, m = SHOWN_M, each mode down to its resolution; the linearised rate."""
+    ms = sorted({p.m for p in result.points})
+    m = SHOWN_M if SHOWN_M in ms else ms[0]
+    out: dict[str, Any] = {"m": m}
+    flow = _grid(result, "flow", m)
+    sample = _grid(result, "sample", m) if any(p.mode == "sample" for p in result.points) else []
+    colors = dict(zip([p.strength for p in flow], style.sequential_colors(len(flow)), strict=True))
+    x_max = 0.0
+    for mode, runs in (("flow", flow), ("sample", sample)):
+        for p in runs:
+            x = p.strength * p.t
+            y = style.clip_to_floor(p.nonowner_norm, p.resolution)
+            last = int(np.flatnonzero(np.isfinite(y))[-1]) + 2 if np.any(np.isfinite(y)) else x.size
+            x, y = x[:last], y[:last]
+            ax.plot(
+                x,
+                y,
+                color=colors.get(p.strength, style.GREY),
+                ls="-" if mode == "flow" else SAMPLE_LS,
+                lw=1.2 if mode == "flow" else 1.0,
             )
-    ax_p.axhline(level, color=style.REFERENCE_COLOR, ls=":", lw=0.8, zorder=0)
-    ax_p.set_xscale("log")
-    ax_p.set_yscale("log")
-    ax_p.set_xlabel(style.LABELS["t"])
-    ax_p.set_ylabel(style.LABELS["P"])
-    ax_p.legend(loc="lower left", fontsize=6.5)
-    owner_delta = co["deltas_pruned"][0]
-    ax_p.set_title(rf"$m={len(co['deltas_pruned'])}$, owner $\delta=+{owner_delta:g}$", fontsize=7, loc="right")
-    ax_c.set_xscale("log")
-    ax_c.set_xlabel(style.LABELS["t"])
-    ax_c.set_ylabel(style.LABELS["coefficient"])
-    ax_c.legend(loc="upper left", fontsize=6.5)
-    ax_c.set_title("co-aligned neurons share the coefficient", fontsize=7, loc="right")
-    style.panel_label(ax_p, "c")
-    style.panel_label(ax_c, "d")
+            out[f"{mode}-D{p.strength:g}"] = style.series(
+                x, y, resolution=p.resolution, decay_rate=p.decay_rate, predicted_rate=p.predicted_rate
+            )
+            if mode == "flow":
+                x_max = max(x_max, float(x[np.flatnonzero(np.isfinite(y))[-1]]))
+    # the linearised rate at D → ∞, as a broad light band under the largest D's curve (anchored
+    # where that curve crosses 1e-4): the data run along it
+    lam = pruning_rate_limit(m - 1)
+    top = flow[-1]
+    x0 = top.strength * first_time_below(top.t, top.nonowner_norm, 1e-4)
+    xs = np.array([x0 - np.log(10.0) / lam, x0 + np.log(1e-4 / 1e-10) / lam])
+    ys = 1e-4 * np.exp(-lam * (xs - x0))
+    ax.plot(xs, ys, color=style.THEORY, lw=5.0, alpha=0.22, solid_capstyle="butt", zorder=1)
+    out["linearised"] = style.series(xs, ys, rate_per_D=lam)
+    style.floor_band(ax, FLOOR, None)
+    style.threshold_line(ax, 1e-6)
+    ax.set_yscale("log")
+    ax.set_ylim(FLOOR / 8.0, 0.2)
+    ax.set_xlim(0.0, 1.08 * x_max)
+    ax.set_xlabel(r"time $\times$ gauge strength, $D\,t$")
+    ax.set_ylabel(r"non-owner norm $P(t)$")
+    handles = [style.line_handle(c, "-", None, f"$D={D:g}$") for D, c in colors.items()]
+    if sample:
+        handles.append(style.line_handle("0.3", SAMPLE_LS, None, "finite sample"))
+    ax.legend(handles=handles, loc="upper right", ncols=2, columnspacing=0.6, handlelength=1.3)
+    _note(
+        ax,
+        "grey band:\nlinearised flow,\n" + rf"$e^{{-\lambda t}}$, $\lambda={lam:.4f}\,D$",
+        (0.02, 0.1),
+        layout,
+        xycoords="axes fraction",
+        va="bottom",
+        color=style.THEORY,
+    )
+    ax.set_title(f"$m={m}$", loc="right", fontsize=layout.small)
+    style.panel_label(ax, "c")
+    return out
+
+
+def _panel_traces(ax: Any, sweep: list[SweepPoint], owner_delta: float, layout: Layout) -> dict[str, Any]:
+    """(d) P(t) of the sweep near the boundary, linear time."""
+    out: dict[str, Any] = {}
+    by_delta = {s.delta: s for s in sweep}
+    t_max = 0.0
+    for d in TRACES:
+        s = by_delta.get(d)
+        if s is None:
+            continue
+        color, _ = _sign_style(d)
+        y = style.clip_to_floor(s.nonowner_norm, FLOOR)
+        ax.plot(s.t, y, color=color, ls=TRACE_STYLES.get(d, "-"), lw=1.2)
+        out[f"delta{d:+g}"] = style.series(
+            s.t, y, time_below=s.time_below, decay_rate=s.decay_rate, predicted_rate=s.predicted_rate
+        )
+        t_max = max(t_max, float(s.t[-1]))
+        if d < 0:  # label to the right of the line, where the lines are far apart
+            level = TRACE_LABEL_AT.get(d, 1e-10)
+            _note(
+                ax,
+                rf"$\delta={d:g}$",
+                (first_time_below(s.t, s.nonowner_norm, level), level),
+                layout,
+                xytext=(3, 0),
+                color=color,
+            )
+        else:  # above (δ > 0) or below (δ = 0) its plateau, mid-panel
+            above = d > 0
+            _note(
+                ax,
+                rf"$\delta={d:+g}$" if d else r"$\delta=0$ (balanced)",
+                (0.55 * s.t[-1], float(s.nonowner_norm[-1])),
+                layout,
+                xytext=(0, 2 if above else -2),
+                va="bottom" if above else "top",
+                color=color,
+            )
+    style.floor_band(ax, FLOOR, None)
+    style.threshold_line(ax, 1e-6)
+    ax.set_yscale("log")
+    ax.set_ylim(FLOOR / 8.0, 1.0)
+    ax.set_xlim(0.0, t_max)
+    ax.set_xlabel(r"time $t$")
+    ax.set_ylabel(r"non-owner norm $P(t)$")
+    ax.set_title(rf"$m=2$, owner $\delta=+{owner_delta:g}$", loc="right", fontsize=layout.small)
+    style.panel_label(ax, "d")
+    return out
+
+
+def _key_numbers(result: PruneResult, panels: dict[str, Any]) -> dict[str, Any]:
+    """What the README cites: the boundary, the 1/D law, the decay rates."""
+    sweep = result.sweep
+    pruned = [s for s in sweep if s.time_below is not None]
+    kept = [s for s in sweep if s.time_below is None]
+    out: dict[str, Any] = {
+        "level": result.level,
+        "largest_pruned_delta": max((s.delta for s in pruned), default=None),
+        "smallest_coaligned_delta": min((s.delta for s in kept), default=None),
+        "sweep": {
+            f"{s.delta:g}": {
+                "final": s.final,
+                "share": s.share,
+                "alignment": s.alignment,
+                "time_below": s.time_below,
+                "decay_rate": s.decay_rate,
+                "predicted_rate": s.predicted_rate,
+            }
+            for s in sweep
+        },
+        "rate_limit_per_D": {f"m{m}": pruning_rate_limit(m - 1) for m in sorted({p.m for p in result.points})},
+    }
+    grid = {}
+    for p in result.points:
+        grid[f"{p.mode}-m{p.m}-D{p.strength:g}-seed{p.seed}"] = {
+            "time_below": p.time_below,
+            "compensated": None if p.time_below is None else p.strength * p.time_below,
+            "t_spec": p.t_spec,
+            "final": p.final,
+            "decay_rate": p.decay_rate,
+            "predicted_rate": p.predicted_rate,
+        }
+    out["grid"] = grid
+    b = panels["b"]
+    out["slopes"] = {
+        name: {k: b[name].get(k) for k in ("slope", "stderr", "asymptotic_slope", "asymptotic_error")}
+        for name in b
+        if isinstance(b[name], dict) and "slope" in b[name]
+    }
+    return out
+
+
+def build(inputs: Inputs, layout: Layout) -> tuple[Any, dict[str, Any]]:
+    result: PruneResult = inputs["prune"]
+    config = inputs.configs["prune"]
+    n_samples = config.sample_dynamics.sample_size if config.sample else None
+    fig, axes = style.new_figure(layout.width, layout.height(0.82), nrows=2, ncols=2)
+    panels: dict[str, Any] = {
+        "a": _panel_boundary(axes[0, 0], result.sweep, result.sweep_strength, layout),
+        "b": _panel_times(axes[0, 1], result, n_samples, layout),
+        "c": _panel_decay(axes[1, 0], result, layout),
+        "d": _panel_traces(axes[1, 1], result.sweep, result.sweep_strength, layout),
+    }
+    panels["key"] = _key_numbers(result, panels)
     return fig, panels

@@ -91,7 +91,7 @@ def _reln_figure(artifact: dict[str, Any]) -> Any:
 
 def render_artifact(kind: str, artifact: dict[str, Any], path: Path) -> Path:
     """Draw the figure of a freshly written artifact to ``path`` (format from its suffix)."""
-    from gaugecli.plots import fig5, fig7
+    from gaugecli.plots import fig7
     from gaugecli.plots.render import save_figure
     from gaugecli.store.artifacts import package_version
 
@@ -103,9 +103,11 @@ def render_artifact(kind: str, artifact: dict[str, Any], path: Path) -> Path:
             fig, _ = build_run(result["runs"][0], f"gaugecli select — designated owner {result['designated']}")
         elif kind == "reln":
             fig = _reln_figure(artifact)
-        elif kind in ("prune", "perturb"):
+        elif kind == "prune":  # fig5, on the new protocol: its one need is named "prune"
+            fig = _typed_figure(kind, artifact, module="fig5")
+        elif kind == "perturb":
             data = {"artifact": result, "_configs": {"artifact": artifact["config"]}}
-            fig, _ = (fig5 if kind == "prune" else fig7).build(data)
+            fig, _ = fig7.build(data)
         elif kind == "lockin":  # a figure on the new protocol: typed inputs at the default venue's sizes
             fig = _typed_figure(kind, artifact)
         else:
@@ -122,8 +124,9 @@ def render_artifact(kind: str, artifact: dict[str, Any], path: Path) -> Path:
     return path
 
 
-def _typed_figure(kind: str, artifact: dict[str, Any]) -> Any:
-    """``plots/<kind>.py``'s ``build`` on the artifact's typed config and result (figures on the new protocol)."""
+def _typed_figure(kind: str, artifact: dict[str, Any], module: str | None = None) -> Any:
+    """``plots/<module or kind>.py``'s ``build`` on the artifact's typed config and result, as the
+    input named ``kind`` (figures on the new protocol)."""
     from importlib import import_module
 
     from gaugecli.pipeline import kind as experiment_kind
@@ -135,7 +138,7 @@ def _typed_figure(kind: str, artifact: dict[str, Any]) -> Any:
     config = from_jsonable(k.config_type, artifact["config"])
     inputs = Inputs({kind: from_jsonable(k.result_type, artifact["result"])}, {kind: config})
     with style.context(sizes):
-        fig, _ = import_module(f"gaugecli.plots.{kind}").build(inputs, sizes)
+        fig, _ = import_module(f"gaugecli.plots.{module or kind}").build(inputs, sizes)
     return fig
 
 
