@@ -9,7 +9,9 @@ from gaugecli.core.gauge import function_coordinates
 from gaugecli.core.metrics import (
     alignment,
     clock_free_gap,
+    clock_free_gap_location,
     cumulative_log_time_integral,
+    distance_to_path,
     empirical_nonowner_norm,
     final_owner,
     first_time_below,
@@ -331,3 +333,38 @@ def test_loss_decay_rate_against_the_derivative_of_a_closed_form() -> None:
     assert np.isnan(rate[0])  # t = 0 is not on the ln-t axis
     assert np.all(np.isnan(rate[~resolved]))  # below the floor the loss is round-off
     assert np.all(np.isnan(loss_decay_rate(t[:3], loss[:3])))  # too few samples for a spline
+
+
+def test_distance_to_path_against_brute_force_and_closed_forms() -> None:
+    """Point-to-polyline distances from the k-d tree search against all segments (brute force),
+    and against the closed form for a circle sampled finely (distance = |r − 1|)."""
+    rng = np.random.default_rng(3)
+    # a random-walk polyline and points near it
+    path = np.cumsum(rng.normal(size=(300, 2)) * 0.05, axis=0)
+    points = path[rng.integers(0, 300, 50)] + rng.normal(size=(50, 2)) * 0.01
+    got = distance_to_path(points[:, 0], points[:, 1], path[:, 0], path[:, 1], neighbours=300)
+    a, b = path[:-1], path[1:]
+    d = b - a
+    rel = points[:, None, :] - a[None, :, :]
+    s = np.clip(np.sum(rel * d[None], axis=-1) / np.sum(d * d, axis=-1)[None], 0.0, 1.0)
+    brute = np.min(np.linalg.norm(rel - s[..., None] * d[None], axis=-1), axis=1)
+    np.testing.assert_allclose(got, brute, rtol=0, atol=1e-15)
+    # a finely sampled unit circle: the polyline lies inside by ≤ h²/8 (h = 2π/20000)
+    phi = np.linspace(0.0, 2.0 * np.pi, 20_001)
+    r = np.array([0.9, 0.999, 1.0, 1.001, 1.2])
+    psi = np.linspace(0.3, 5.0, r.size)
+    got = distance_to_path(r * np.cos(psi), r * np.sin(psi), np.cos(phi), np.sin(phi))
+    np.testing.assert_allclose(got, np.abs(r - 1.0), rtol=0, atol=(2 * np.pi / 20_000) ** 2 / 8 + 1e-15)
+    # a point beyond an end of the path: the distance to that end
+    assert distance_to_path(np.array([2.0]), np.array([0.0]), np.array([0.0, 1.0]), np.zeros(2))[0] == 1.0
+
+
+def test_clock_free_gap_location_is_where_the_gap_is_attained() -> None:
+    """Two closed-form α(ℓ) curves, α₁ = 1 − ℓ and α₂ = (1 − ℓ)², on ℓ ∈ [0.01, 1]: the gap
+    ℓ(1 − ℓ) is largest at ℓ = ½ (Δ = ¼), and the located point reads both curves there."""
+    loss = np.geomspace(1.0, 0.01, 4000)
+    gap, level, a1, a2 = clock_free_gap_location(loss, 1.0 - loss, loss, (1.0 - loss) ** 2, levels=20_000)
+    assert gap == pytest.approx(0.25, abs=1e-6) and level == pytest.approx(0.5, abs=1e-3)
+    assert a1 == pytest.approx(1.0 - level, abs=1e-6) and a2 == pytest.approx((1.0 - level) ** 2, abs=1e-6)
+    assert gap == clock_free_gap(loss, 1.0 - loss, loss, (1.0 - loss) ** 2, levels=20_000) == a1 - a2
+    assert all(np.isnan(clock_free_gap_location(loss, loss, loss * 1e-3, loss, floor=1e-20)))

@@ -186,23 +186,6 @@ def build(fig_id: str, data: dict[str, Any]) -> tuple[Any, dict[str, Any]]:
 # figures
 
 
-def test_fig2_quick(cache_dir: Path) -> None:
-    fig, panels = build("fig2", quick_data("fig2", cache_dir))
-    ax_l, ax_a, ax_c = fig.axes
-    assert (ax_l.get_xscale(), ax_l.get_yscale()) == ("log", "log")
-    assert ax_a.get_xscale() == "log" and ax_c.get_xscale() == "log"
-    assert ax_l.get_ylabel() == style.LABELS["loss"] and ax_l.get_xlabel() == style.LABELS["t"]
-    assert ax_c.get_xlim()[0] > ax_c.get_xlim()[1]  # loss level decreasing to the right
-    assert len(_lines(ax_l)) == 4
-    assert len(fig.legends[0].get_texts()) == 4
-    assert set(panels["a"]) == {"flow-favorable", "flow-unfavorable", "sample-favorable", "sample-unfavorable"}
-    assert panels["c"]["gap"]["flow"] >= 0.3  # C5 at D = 4
-    assert assert_sidecar_series_plotted(fig, panels, "abc") == 4 + 4 + 4
-    (y0, y1) = panels["c"]["gap_at"]["alpha"]
-    assert abs(y1 - y0) == pytest.approx(panels["c"]["gap"]["flow"], rel=0.05)  # the arrow spans Δ
-    _close(fig)
-
-
 def test_fig7_synthetic() -> None:
     fig, panels = build("fig7", {"x": fake_perturb()})
     ax_v, ax_s, ax_n = fig.axes[:3]

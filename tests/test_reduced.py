@@ -17,12 +17,16 @@ from scipy.integrate import simpson
 from gaugecli.core.dynamics import dissipation, population_gradient, population_loss
 from gaugecli.core.gauge import duplicate_initial_condition, function_coordinates, imbalance, owner_imbalances
 from gaugecli.core.integrate import FlowOptions, gradient_flow
+from gaugecli.core.kernels import angular_profile
+from gaugecli.core.metrics import clock_free_gap, distance_to_path
 from gaugecli.core.observables import observe
 from gaugecli.core.reduced import (
     angular_slope,
     favorable_limit,
     favorable_limit_dissipation,
+    favorable_limit_path,
     fitted_order,
+    limit_clock_free_gap,
     planar_gradient,
     planar_loss,
     planar_parameters,
@@ -32,6 +36,7 @@ from gaugecli.core.reduced import (
     solve_reduced,
     unfavorable_limit,
     unfavorable_limit_dissipation,
+    unfavorable_limit_path,
 )
 from gaugecli.core.symmetry import ROUNDOFF_EXPONENT, antisymmetric_rate, separation_exponent
 from gaugecli.core.teacher import standard_teacher
@@ -317,3 +322,50 @@ def test_minus_pairs_cross_the_roundoff_exponent_plus_pairs_do_not() -> None:
     tr = gradient_flow(a0, W0, standard_teacher(3), t_max=300.0, options=FlowOptions(grid_points=2000))
     Lam = separation_exponent(tr.t, antisymmetric_rate(tr.a, tr.W, standard_teacher(3), (0, 1)))
     assert float(np.interp(tr.crossing_times[0], tr.t, Lam)) == pytest.approx(lam4, rel=1e-3)
+
+
+@pytest.mark.parametrize(("delta", "bound"), [(1e3, 1e-8), (-1e3, 3e-6)])
+def test_limit_paths_are_the_reduced_flow_at_large_D(delta: float, bound: float) -> None:
+    """The D → ∞ paths in the (c, α) plane against the reduced flow itself at |δ| = 1000 (a different
+    ODE: the mobilities at finite D), sampled log-uniformly in t so that the −D fast layer (t ~ 2/D)
+    is resolved. Measured largest distances: 6.8e-9 for +D (≈ 0.0068/D²: the mobility ratio's
+    c²/D² correction), 1.75e-6 for −D (≈ 1.7 ln D/(D² ln 1024): the rounded corner where c reaches
+    the slow manifold)."""
+    path = favorable_limit_path(points=64_001) if delta > 0 else unfavorable_limit_path(points=64_001)
+    sol = solve_reduced(np.array([delta]), t_max=60.0 / delta if delta > 0 else 50.0 * -delta, rtol=1e-12)
+    t = np.concatenate([[0.0], np.geomspace(1e-7 * sol.t[-1], sol.t[-1], 20_000)])
+    c, theta = sol.dense(t)
+    d = distance_to_path(c[:, 0], np.cos(theta[:, 0]), path.coefficient, np.cos(path.angle))
+    assert np.max(d) <= bound
+    # both paths start at the initial function and end at the teacher (c = a*, θ = 0)
+    assert (path.coefficient[0], path.angle[0]) == (0.1, np.pi / 2)
+    assert path.coefficient[-1] == pytest.approx(1.0, abs=1e-12) and abs(path.angle[-1]) <= 1e-12
+
+
+def test_unfavorable_limit_path_is_the_segment_then_the_slow_manifold() -> None:
+    path = unfavorable_limit_path(c0=0.2, theta0=2.0, a_star=1.5, points=401)
+    on_segment = path.angle == 2.0
+    corner = 2.0 * 1.5 * (np.sin(2.0) + (np.pi - 2.0) * np.cos(2.0)) / (2 * np.pi)
+    assert np.count_nonzero(on_segment) == 100 and path.coefficient[on_segment][-1] == pytest.approx(corner)
+    manifold = ~on_segment
+    np.testing.assert_allclose(path.coefficient[manifold], 3.0 * angular_profile(path.angle[manifold]), rtol=1e-14)
+    assert np.all(np.diff(path.angle[manifold]) < 0)
+    with pytest.raises(ValueError, match="theta0"):
+        unfavorable_limit_path(theta0=0.0)
+    with pytest.raises(ValueError, match="a_star"):
+        favorable_limit_path(a_star=0.0)
+
+
+def test_limit_clock_free_gap_is_the_gap_of_the_reduced_flow_at_large_D() -> None:
+    """Δ between the D → ∞ paths against Δ between the reduced flows at D = ±1000 (another ODE,
+    sampled log-uniformly in t): equal to 1e-3 (measured 4e-4, from the two level grids)."""
+    runs = {
+        sign: solve_reduced(np.array([sign * 1e3]), t_max=60e-3 if sign > 0 else 5e4, rtol=1e-12) for sign in (1, -1)
+    }
+    curves = {}
+    for sign, sol in runs.items():
+        c, theta = sol.dense(np.concatenate([[0.0], np.geomspace(1e-8 * sol.t[-1], sol.t[-1], 8000)]))
+        curves[sign] = (planar_loss(c, theta), np.cos(theta[:, 0]))
+    reference = clock_free_gap(*curves[1], *curves[-1], floor=1e-14)
+    assert limit_clock_free_gap() == pytest.approx(reference, abs=1e-3)
+    assert limit_clock_free_gap() == pytest.approx(0.4022, abs=5e-4)

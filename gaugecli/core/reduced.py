@@ -54,6 +54,7 @@ from gaugecli.core.dynamics import reaction_mobility, transport_mobility
 from gaugecli.core.gauge import parameters_from_function
 from gaugecli.core.integrate import NumericalFault
 from gaugecli.core.kernels import angular_profile
+from gaugecli.core.metrics import clock_free_gap
 
 Array = NDArray[np.float64]
 
@@ -333,6 +334,86 @@ def unfavorable_limit(
         limit=200,
     )
     return float(value)
+
+
+def _check_path_args(theta0: float, a_star: float) -> None:
+    if not a_star > 0:
+        raise ValueError(f"a_star must be > 0 (got {a_star!r})")
+    if not 0.0 < theta0 < np.pi:
+        raise ValueError(f"theta0 must be in (0, π) (got {theta0!r})")
+
+
+class LimitPath(NamedTuple):
+    """A ``D → ∞`` path in function coordinates: ``coefficient`` ``c`` and angle ``θ`` (``α = cos θ``)
+    at the same points, in the order the flow visits them."""
+
+    coefficient: Array
+    angle: Array
+
+
+def favorable_limit_path(
+    c0: float = 0.1,
+    theta0: float = np.pi / 2,
+    a_star: float = 1.0,
+    *,
+    s_max: float = 80.0,
+    points: int = 4001,
+    rtol: float = 1e-12,
+) -> LimitPath:
+    """The path of ``δ = +D`` as ``D → ∞``: the fixed-output-weight unit of :func:`favorable_limit`,
+    ``c' = a* g(θ) − c/2``, ``θ' = −a* (π − θ) sin θ / (2π c)`` in ``s = D t``, sampled at
+    ``s = 0`` and ``points − 1`` log-spaced ``s ∈ [1e-6, s_max]``.
+
+    At finite ``D`` the full flow's path in the ``(c, θ)`` plane differs from it by ``O(1/D²)``: the
+    ratio of the two mobilities is ``M^u/M^c = (1 − c²/D² + …)/c²``. By ``s_max = 80`` the state is
+    ``c = a*`` to ~1e-17 (the approach is ``e^{−s/2}``)."""
+    _check_path_args(theta0, a_star)
+
+    def rhs(s: float, y: Array) -> Array:
+        c, th = y
+        return np.array([a_star * angular_profile(th) - 0.5 * c, -a_star * _torque(th) / c])
+
+    s = np.concatenate([[0.0], np.geomspace(1e-6, s_max, points - 1)])
+    sol = integrate.solve_ivp(rhs, (0.0, s_max), [c0, theta0], method="DOP853", t_eval=s, rtol=rtol, atol=1e-16)
+    if sol.status != 0:
+        raise NumericalFault(f"favorable limit path failed at s={sol.t[-1]:.4g}: {sol.message}; try a larger rtol")
+    return LimitPath(sol.y[0], sol.y[1])
+
+
+def unfavorable_limit_path(
+    c0: float = 0.1, theta0: float = np.pi / 2, a_star: float = 1.0, *, points: int = 4001
+) -> LimitPath:
+    """The path of ``δ = −D`` as ``D → ∞``, in closed form: the coefficient first relaxes at fixed
+    angle (``c`` at rate ``~D``, ``θ`` at rate ``~1/D``) from ``c0`` to ``2a* g(θ0)``, then the
+    state follows the slow manifold ``c = 2a* g(θ)`` from ``θ0`` to ``θ = 0`` (``c = a*``).
+    ``points`` samples in all, a quarter on the segment (``c`` evenly spaced), the rest on the
+    manifold (``θ`` evenly spaced). The full flow's path differs from it by ``O(1/D²)``."""
+    _check_path_args(theta0, a_star)
+    n_segment = max(points // 4, 2)
+    on_manifold = 2.0 * a_star * float(angular_profile(theta0))
+    c_segment = np.linspace(c0, on_manifold, n_segment)
+    theta = np.linspace(theta0, 0.0, points - n_segment + 1)[1:]
+    return LimitPath(
+        np.concatenate([c_segment, 2.0 * a_star * angular_profile(theta)]),
+        np.concatenate([np.full(n_segment, float(theta0)), theta]),
+    )
+
+
+def limit_clock_free_gap(
+    c0: float = 0.1, theta0: float = np.pi / 2, a_star: float = 1.0, *, floor: float = 1e-14, points: int = 64_001
+) -> float:
+    """``lim_{D→∞} Δ(D)``: the clock-free gap (:func:`gaugecli.core.metrics.clock_free_gap`) between
+    the two limit paths, whose loss is the closed form ``L(c, θ)`` (:func:`planar_loss`). The paths
+    do not depend on D, so neither does this; the runs' Δ(D) approach it like their paths, O(D⁻²)."""
+    plus = favorable_limit_path(c0, theta0, a_star, points=points)
+    minus = unfavorable_limit_path(c0, theta0, a_star, points=points)
+    return clock_free_gap(
+        planar_loss(plus.coefficient[:, None], plus.angle[:, None], a_star),
+        np.cos(plus.angle),
+        planar_loss(minus.coefficient[:, None], minus.angle[:, None], a_star),
+        np.cos(minus.angle),
+        floor=floor,
+    )
 
 
 class DissipationShares(NamedTuple):

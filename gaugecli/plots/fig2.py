@@ -1,9 +1,26 @@
-"""Figure 2 — loss and alignment for opposite gauges ±D (``D = 4``, ``m = 1``).
+"""Figure 2 — no global clock (claim C5): opposite gauges ``±D`` follow two different paths, and
+no rescaling of time maps one loss curve onto the other, however large D is.
 
-(a) population loss ``L(t)`` (log–log), (b) alignment ``α(t) = u·v`` with the threshold
-``1 − ε_align`` and ``T_spec`` marked, (c) alignment against the loss level ``ℓ`` — the
-clock-free view (claim C5): the gap ``Δ = max_ℓ |α₊(ℓ) − α₋(ℓ)|`` is annotated.
-Population gradient flow solid, finite-sample GD dashed (its *population* loss).
+Single neuron (``m = 1``), SPEC defaults. Population gradient flow solid; finite sample (dashed):
+gradient flow on the empirical loss ``L_n`` (``n = 10⁴``, the same adaptive solver, no step), a few
+seeds, its *population* loss and alignment read against the population ``T_spec`` of its gauge.
+
+(a) ``L(t)/L(0)`` against ``t/T_spec`` at ``D = 4`` (linear axes): at alignment (``t = T_spec``)
+    ``+D`` still holds ~21 % of its loss, ``−D`` ~2 %;
+(b) ``α = u·v`` against ``t/T_spec``: ``+D`` turns at once and then slows, ``−D`` turns steadily;
+(c) ``α`` against the loss level ``ℓ/L(0)`` — the clock-free view, unchanged by any monotone
+    reparametrization of time — with ``Δ = max_ℓ |α₊(ℓ) − α₋(ℓ)|`` marked and the ``D → ∞`` curves;
+(d) the phase portrait ``α`` against ``c`` at ``D = 4``, the largest D and ``D → ∞``: two paths
+    (``+D`` turns, then grows; ``−D`` grows, then turns), each the same for every ``D ≳ 4``;
+(e) top: ``Δ(D)``, ``D = 1 … 1024``, with the claimed 0.3 and ``Δ`` at ``D → ∞``, and the mismatch
+    left by the best single time rescaling (``/L(0)``); bottom: the largest distance of each run's
+    ``(c, α)`` path to its ``D → ∞`` path, ``∝ D⁻²`` (+D) and ``D⁻² log D`` (−D): the paths
+    converge while the gap between them stays;
+(f) that best rescaling at ``D = 4``: ``L₊(t)`` against ``L₋(s* t)``; their difference swings to
+    ``+`` and ``−`` the same size (the minimax optimum), so no other ``s`` does better.
+
+The ``D → ∞`` paths and ``Δ_∞`` come from the reduced equations (:mod:`gaugecli.core.reduced`).
+The flow runs are fig3's (``SimulateConfig(gauge=g, strengths=(D,))``): ``plot all`` computes them once.
 """
 
 from __future__ import annotations
@@ -12,181 +29,321 @@ from typing import Any
 
 import numpy as np
 
+from gaugecli.core import reduced
+from gaugecli.core.metrics import alignment_vs_loss
+from gaugecli.core.metrics import time_rescaling_mismatch as rescaling
+from gaugecli.core.observables import RunObservables
 from gaugecli.plots import style
-from gaugecli.plots._runs import DEFAULT_STRENGTH, Run, config_of, eps_align, simulate_requirement
+from gaugecli.plots._fig2_limit import (
+    DENSE_POINTS,
+    DRAW_POINTS,
+    GAP,
+    GAP_FROM,
+    GAUGES,
+    LIMIT,
+    LOSS_FLOOR,
+    MISMATCH,
+    SHOWN,
+    SIGN,
+    Paths,
+    Samples,
+    _alpha,
+    _flow,
+    _gap,
+    _limit_paths,
+    _note,
+    _panel_portrait,
+    _panel_strength,
+    _thin,
+)
+from gaugecli.plots.render import Inputs, Need
+from gaugecli.plots.venue import Layout
 
-GAUGES = ("favorable", "unfavorable")
-MODES = ("flow", "sample")
-N_SAMPLES = {True: 2_000, False: 10_000}
-LOSS_FLOOR = 1e-14
-"""Loss values at or below this are round-off of the closed-form loss and are not drawn."""
+SIDECAR_TOLERANCES = (
+    ("*sample*", 1e-3, 1e-4, "flows on L_n are solved at rtol 1e-4 (solver error 2e-5…6e-5): round-off moves steps"),
+)
+"""Per-series tolerances of the regeneration check (:mod:`gaugecli.plots.sidecar`)."""
+
+CLAIM = (
+    "C5 no global clock: ±D follow two D-independent paths; the clock-free gap Δ(D) ≥ 0.3 and the mismatch "
+    "after the best single time rescaling stay Θ(1) as D → ∞"
+)
+STRENGTHS = {False: tuple(2.0**k for k in range(11)), True: (1.0, 4.0, 16.0, 64.0)}
+"""fig3's gauge strengths (the same runs)."""
+N_SAMPLES = 10_000
+SEEDS = {False: (0, 1, 2), True: (0,)}
+"""Finite-sample seeds (each ±D pair at n = 10⁴ costs ~2.5 s on an idle core)."""
+X_MAX = 3.0
+"""Time window in units of T_spec: by 3 T_spec both runs hold < 0.5 % of their loss."""
+LEVEL_MIN = 1e-3
+"""(c) draws ``α(ℓ)`` for ``ℓ ≥ 10⁻³ L(0)`` (below, both curves sit at α ≈ 1, on the axis)."""
 
 
-def requirements(quick: bool) -> list[Any]:
-    return [
-        simulate_requirement(g, DEFAULT_STRENGTH, mode=mode, n_samples=N_SAMPLES[quick] if mode == "sample" else None)
-        for mode in MODES
-        for g in GAUGES
+def _sample(gauge: str, seed: int) -> str:
+    return f"sample-{gauge}-s{seed}"
+
+
+def needs(quick: bool) -> dict[str, Need]:
+    """fig3's single-neuron flow runs (``±D``, ``D = 2⁰ … 2¹⁰``; quick: ``D ∈ {1, 4, 16, 64}``) and
+    the finite-sample flows on ``L_n`` at ``D = 4`` (``n = 10⁴``; seeds 0, 1, 2; quick: seed 0)."""
+    from gaugecli.experiments.common import DynamicsConfig
+    from gaugecli.experiments.simulate import SimulateConfig
+
+    out = {
+        _flow(g, D): Need("simulate", SimulateConfig(gauge=g, strengths=(D,))) for g in GAUGES for D in STRENGTHS[quick]
+    }
+    sample = DynamicsConfig(mode="sample", n_samples=N_SAMPLES)
+    for s in SEEDS[quick]:
+        for g in GAUGES:
+            out[_sample(g, s)] = Need("simulate", SimulateConfig(gauge=g, strengths=(SHOWN,), dynamics=sample, seed=s))
+    return out
+
+
+# ------------------------------------------------------------------------------------------
+# helpers
+
+
+def _window(x: np.ndarray, *ys: np.ndarray) -> np.ndarray:
+    """Samples with ``x ≤ X_MAX`` and the first beyond (a line reaches the edge), thinned on the axes."""
+    keep = x <= X_MAX
+    keep[np.flatnonzero(~keep)[:1]] = True
+    inside = np.flatnonzero(keep)
+    keep[inside[~_thin(x[inside] / X_MAX, *(y[inside] for y in ys))]] = False
+    return keep
+
+
+def _levels(loss: np.ndarray, alpha: np.ndarray, loss0: float) -> tuple[np.ndarray, np.ndarray]:
+    """``α(ℓ)`` as drawn in (c): ``ℓ/L(0)`` decreasing (time order), ``ℓ ≥ LEVEL_MIN · L(0)``, thinned."""
+    ell, a = alignment_vs_loss(loss, alpha, LOSS_FLOOR)
+    ell, a = ell[::-1] / loss0, a[::-1]
+    ell, a = ell[ell >= LEVEL_MIN], a[ell >= LEVEL_MIN]
+    keep = _thin(ell, a)
+    return ell[keep], a[keep]
+
+
+# ------------------------------------------------------------------------------------------
+# panels
+
+
+def _panel_time(
+    ax: Any, flows: dict[str, RunObservables], samples: Samples, y: str, threshold: float, layout: Layout
+) -> dict[str, Any]:
+    """(a) ``y = "loss"``: ``L/L(0)``; (b) ``y = "alignment"``: ``α``; against ``t/T_spec`` of the
+    population flow of each gauge; markers where the flow (filled) and each finite-sample run (open)
+    reach ``α = 1 − ε``."""
+    loss0 = float(flows["favorable"].loss[0])
+    out: dict[str, Any] = {"strength": SHOWN}
+    for g in GAUGES:
+        run, color, marker = flows[g], style.GAUGE_COLORS[g], style.GAUGE_MARKERS[g]
+        T = float(run.t_spec)
+        for s, r in [*samples[g].items(), (None, run)]:
+            x, v = r.t / T, (r.loss / loss0 if y == "loss" else _alpha(r))
+            keep = _window(x, v)
+            if s is None:
+                ax.plot(x[keep], v[keep], color=color, lw=1.5, zorder=3)
+                out[g] = style.series(x[keep], v[keep], t_spec=T)
+            else:
+                ax.plot(x[keep], v[keep], color=color, ls="--", lw=0.9, zorder=4)
+                out[_sample(g, s)] = style.series(x[keep], v[keep], seed=s, t_spec=r.t_spec)
+        at = float(np.interp(T, run.t, run.loss)) / loss0 if y == "loss" else threshold
+        ax.plot([1.0], [at], ls="none", marker=marker, color=color, ms=4.5, zorder=5)
+        out[f"{g}-at-alignment"] = style.series([1.0], [at])
+        if y == "loss":
+            _note(
+                ax,
+                rf"${SIGN[g]}D$: {100 * at:.0f} % left",
+                (1.08, 0.47 if g == "favorable" else 0.37),
+                layout,
+                0,
+                0,
+                "lb",
+                color,
+            )
+        elif samples[g]:
+            crossings = [np.nan if r.t_spec is None else r.t_spec / T for r in samples[g].values()]
+            level = np.full(len(crossings), at)
+            ax.plot(crossings, level, ls="none", marker=marker, mfc="white", mec=color, ms=4.0, mew=0.9, zorder=6)
+            out[f"sample-{g}-crossings"] = style.series(crossings, level)
+    if y == "loss":
+        ax.axvline(1.0, color=style.GUIDE, ls=":", lw=0.8, zorder=0)
+        _note(ax, r"$\alpha = 1-\varepsilon$", (1.0, 1.0), layout, 3, -2, "lt", style.GUIDE, ("data", "axes fraction"))
+        _note(ax, r"at $t = T_{\rm spec}$:", (1.08, 0.57), layout, 0, 0, "lb")
+        out["initial_loss"] = loss0
+        ax.set_ylabel(r"loss $\mathcal{L}(t)\,/\,\mathcal{L}(0)$")
+    else:
+        out["threshold"] = threshold
+        ax.axhline(threshold, color=style.GUIDE, ls=":", lw=0.8, zorder=0)
+        _note(ax, r"$1-\varepsilon_{\rm align}$", (X_MAX, threshold), layout, 0, -2, "rt")
+        ax.set_ylabel(r"alignment $\alpha = u\cdot v$")
+    ax.set_xlim(0.0, X_MAX)
+    ax.set_ylim(0.0, 1.04)
+    ax.set_xlabel(r"$t\,/\,T_{\rm spec}$")
+    return out
+
+
+def _panel_levels(
+    ax: Any, flows: dict[str, RunObservables], samples: Samples, limits: Paths, layout: Layout
+) -> dict[str, Any]:
+    """(c) ``α`` against ``ℓ/L(0)`` (decreasing to the right), the gap Δ marked by an arrow."""
+    loss0 = float(flows["favorable"].loss[0])
+    out: dict[str, Any] = {"strength": SHOWN}
+    for g in GAUGES:
+        for s, r in samples[g].items():
+            ell, a = _levels(r.loss, _alpha(r), loss0)
+            ax.plot(ell, a, color=style.GAUGE_COLORS[g], ls="--", lw=0.9, zorder=4)
+            out[_sample(g, s)] = style.series(ell, a, seed=s)
+        ell, a = _levels(flows[g].loss, _alpha(flows[g]), loss0)
+        ax.plot(ell, a, color=style.GAUGE_COLORS[g], lw=1.5, zorder=3)
+        out[g] = style.series(ell, a)
+        c, alpha = limits[g]
+        theta = np.arccos(np.clip(alpha, -1.0, 1.0))
+        ell, a = _levels(reduced.planar_loss(c[:, None], theta[:, None]), alpha, loss0)
+        ax.plot(ell, a, zorder=5, **LIMIT)
+        out[f"{g}-limit"] = style.series(ell, a)
+    gap, level, a_plus, a_minus = _gap(flows["favorable"], flows["unfavorable"])
+    x = level / loss0
+    arrow = {"arrowstyle": "<->", "color": GAP, "lw": 1.0, "shrinkA": 0, "shrinkB": 0}
+    ax.annotate("", (x, a_plus), (x, a_minus), arrowprops=arrow, zorder=6)
+    _note(ax, r"$\Delta$", (x, 0.5 * (a_plus + a_minus)), layout, -3, 0, "lc", GAP)
+    sample_gaps = {f"s{s}": _gap(samples["favorable"][s], samples["unfavorable"][s])[0] for s in samples["favorable"]}
+    text = rf"$\Delta = {gap:.3f}$ (population flow)"
+    if sample_gaps:
+        lo, hi = min(sample_gaps.values()), max(sample_gaps.values())
+        text += f"\nfinite sample: {lo:.3f}" + ("" if len(sample_gaps) == 1 else f"–{hi:.3f}")
+    _note(ax, text, (0.98, 0.2), layout, 0, 0, "rb", GAP, "axes fraction")
+    _note(ax, r"decreasing loss $\rightarrow$", (0.98, 0.03), layout, 0, 0, "rb", style.GUIDE, "axes fraction")
+    ax.set_xlim(1.02, 0.0)
+    ax.set_ylim(0.0, 1.04)
+    ax.set_xlabel(r"loss level $\ell\,/\,\mathcal{L}(0)$")
+    ax.set_ylabel(r"alignment $\alpha$ at loss $\ell$")
+    return {**out, "gap": gap, "gap_arrow": {"loss_level": x, "alpha": [a_minus, a_plus]}, "sample_gap": sample_gaps}
+
+
+def _panel_rescaling(ax: Any, plus: RunObservables, minus: RunObservables, layout: Layout) -> dict[str, Any]:
+    """(f) ``L₊(t)`` and ``L₋(s* t)`` against ``t/T_spec(+D)``, their difference and its ± extremes."""
+    mismatch, scale = rescaling(plus.t, plus.loss, minus.t, minus.loss)
+    loss0, T = float(plus.loss[0]), float(plus.t_spec)
+    x, rescaled = plus.t / T, np.interp(scale * plus.t, minus.t, minus.loss) / loss0
+    keep = _window(x, plus.loss / loss0, rescaled)
+    x, y_plus, y_minus = x[keep], plus.loss[keep] / loss0, rescaled[keep]
+    diff = y_plus - y_minus
+    ax.plot(x, y_plus, color=style.PLUS, lw=1.5, zorder=3)
+    ax.plot(x, y_minus, color=style.MINUS, ls="-.", lw=1.3, zorder=3)
+    ax.fill_between(x, 0.0, diff, color=MISMATCH, alpha=0.18, lw=0, zorder=1)
+    ax.plot(x, diff, color=MISMATCH, lw=1.1, zorder=2)
+    for sign in (1.0, -1.0):
+        ax.plot([0.0, X_MAX], [sign * mismatch] * 2, color=MISMATCH, ls=":", lw=0.8, zorder=1)
+        label = rf"${'+' if sign > 0 else '-'}{mismatch:.3f}$"
+        _note(ax, label, (X_MAX, sign * mismatch), layout, 0, sign, "r" + ("b" if sign > 0 else "t"), MISMATCH)
+    ax.axhline(0.0, color=style.GUIDE, lw=0.5, zorder=0)
+    ratio = float(minus.t_spec / plus.t_spec)
+    handles = [
+        style.line_handle(style.PLUS, "-", None, r"$\mathcal{L}_{+}(t)$"),
+        style.line_handle(style.MINUS, "-.", None, rf"$\mathcal{{L}}_{{-}}(s^*t)$, best $s^*={scale:.1f}$"),
+        style.line_handle(MISMATCH, "-", None, "difference"),
     ]
+    ax.legend(handles=handles, loc="upper right")
+    _note(ax, rf"($T_{{\rm spec}}$ ratio: {ratio:.1f})", (0.98, 0.56), layout, 0, 0, "rt", style.GUIDE, "axes fraction")
+    ax.set_xlim(0.0, X_MAX)
+    ax.set_ylim(-0.26, 1.04)
+    ax.set_xlabel(r"$t\,/\,T_{\rm spec}(+D)$")
+    ax.set_ylabel(r"loss $/\,\mathcal{L}(0)$")
+    upper, lower = style.series([0.0, X_MAX], [mismatch] * 2), style.series([0.0, X_MAX], [-mismatch] * 2)
+    return {
+        "strength": SHOWN,
+        "plus": style.series(x, y_plus),
+        "minus-rescaled": style.series(x, y_minus, scale=scale),
+        "difference": style.series(x, diff),
+        "upper": upper,
+        "lower": lower,
+        "mismatch": mismatch,
+        "scale": scale,
+        "t_spec_ratio": ratio,
+        "extremes_at": [float(x[np.argmin(diff)]), float(x[np.argmax(diff)])],
+    }
 
 
-def _find(data: dict[str, Any], mode: str, gauge: str) -> tuple[str, Run] | None:
-    for name, run in data.items():
-        if name.startswith(f"{mode}-{gauge}-"):
-            return name, Run(run)
-    return None
+# ------------------------------------------------------------------------------------------
+# build
 
 
-def alignment_vs_loss(loss: np.ndarray, alpha: np.ndarray, floor: float = LOSS_FLOOR) -> tuple[np.ndarray, np.ndarray]:
-    """α as a function of the loss level: the samples where the loss reaches a new minimum
-    above ``floor``, in time order (ℓ decreasing)."""
-    from gaugecli.core.metrics import alignment_vs_loss
+def build(inputs: Inputs, layout: Layout) -> tuple[Any, dict[str, Any]]:
+    """Six panels (3 × 2; (e) in two stacked axes) at the layout's width; the figure and its sidecar."""
+    flow_names = [n for n in inputs.configs if not n.startswith("sample-")]
+    strengths = np.array(sorted({inputs.configs[n].strengths[0] for n in flow_names}), dtype=float)
+    seeds = sorted({inputs.configs[n].seed for n in inputs.configs if n.startswith("sample-")})
+    runs = {(g, float(D)): inputs[_flow(g, D)] for g in GAUGES for D in strengths}
+    samples = {g: {s: inputs[_sample(g, s)] for s in seeds} for g in GAUGES}
+    missing = [f"{g}-D{D:g}" for (g, D), r in runs.items() if r.t_spec is None]
+    if missing:
+        raise ValueError(f"fig2: the runs {', '.join(missing)} never specialized; time is read in units of T_spec")
+    model = inputs.configs[_flow("favorable", strengths[0])].model
+    threshold = 1.0 - model.eps_align
+    flows = {g: runs[(g, SHOWN)] for g in GAUGES}
+    draw, dense = _limit_paths(model, DRAW_POINTS), _limit_paths(model, DENSE_POINTS)
+    gap_limit = reduced.limit_clock_free_gap(model.c0, model.theta0, model.a_star, floor=LOSS_FLOOR)
 
-    ell, a = alignment_vs_loss(loss, alpha, floor)
-    return ell[::-1], a[::-1]
-
-
-def build(data: dict[str, Any]) -> tuple[Any, dict[str, Any]]:
-    from gaugecli.core.metrics import clock_free_gap
-
-    fig, axes = style.new_figure(style.TWO_COLUMN, 2.55, ncols=3)
-    ax_l, ax_a, ax_c = axes
-    panels: dict[str, Any] = {"a": {}, "b": {}, "c": {}}
-    runs: dict[tuple[str, str], Run] = {}
-    names: dict[tuple[str, str], str] = {}
-    for mode in MODES:
-        for g in GAUGES:
-            found = _find(data, mode, g)
-            if found is not None:
-                names[(mode, g)], runs[(mode, g)] = found
-    if not runs:
-        raise ValueError("fig2 needs simulate runs named flow-favorable-…, flow-unfavorable-…")
-    D = next(iter(runs.values())).strength
-
-    for (mode, g), run in runs.items():
-        key = f"{mode}-{g}"
-        kw = {
-            "color": style.GAUGE_COLORS[g],
-            "ls": style.MODE_LINESTYLES[mode],
-            "lw": 1.4 if mode == "flow" else 1.1,
-            "zorder": 2 if mode == "flow" else 3,  # dashes on top of the solid reference
-        }
-        t, loss = style.positive(run.t, run.loss, LOSS_FLOOR)
-        ax_l.plot(t, loss, **kw)
-        panels["a"][key] = style.series(t, loss)
-
-        t_a = run.t[run.t > 0]
-        alpha = run.owner_alignment[run.t > 0]
-        ax_a.plot(t_a, alpha, **kw)
-        panels["b"][key] = style.series(t_a, alpha, t_spec=run.t_spec)
-        if run.t_spec is not None:
-            ax_a.plot(
-                run.t_spec,
-                float(np.interp(run.t_spec, run.t, run.owner_alignment)),
-                marker=style.GAUGE_MARKERS[g],
-                color=style.GAUGE_COLORS[g],
-                mfc="white" if mode == "sample" else style.GAUGE_COLORS[g],
-                ms=4,
-                ls="none",
-                zorder=4,
-            )
-
-        ell, a_ell = alignment_vs_loss(run.loss, run.owner_alignment)
-        ax_c.plot(ell, a_ell, **kw)
-        panels["c"][key] = style.series(ell, a_ell)
-
-    # the clock-free gap Δ between +D and −D, per dynamics
-    gaps: dict[str, float] = {}
-    for mode in MODES:
-        if (mode, "favorable") in runs and (mode, "unfavorable") in runs:
-            p, q = runs[(mode, "favorable")], runs[(mode, "unfavorable")]
-            gaps[mode] = clock_free_gap(p.loss, p.owner_alignment, q.loss, q.owner_alignment, floor=LOSS_FLOOR)
-    panels["c"]["gap"] = {mode: gaps[mode] for mode in gaps}
-    if "flow" in gaps:
-        p, q = runs[("flow", "favorable")], runs[("flow", "unfavorable")]
-        lp, ap = alignment_vs_loss(p.loss, p.owner_alignment)
-        lq, aq = alignment_vs_loss(q.loss, q.owner_alignment)
-        lo, hi = max(lp.min(), lq.min()), min(lp.max(), lq.max())
-        grid = np.geomspace(lo, hi, 400)
-        diff = np.interp(grid, lp[::-1], ap[::-1]) - np.interp(grid, lq[::-1], aq[::-1])
-        i = int(np.argmax(np.abs(diff)))
-        y0, y1 = np.interp(grid[i], lq[::-1], aq[::-1]), np.interp(grid[i], lp[::-1], ap[::-1])
-        ax_c.annotate(
-            "", (grid[i], y1), (grid[i], y0), arrowprops={"arrowstyle": "<->", "color": "0.2", "lw": 0.8}, zorder=5
-        )
-        text = rf"$\Delta_{{\rm flow}} = {gaps['flow']:.2f}$"
-        if "sample" in gaps:
-            text += "\n" + rf"$\Delta_{{\rm sample}} = {gaps['sample']:.2f}$"
-        ax_c.text(grid[i] / 1.3, 0.5 * (y0 + y1), text, fontsize=6.5, va="center", ha="left")
-        panels["c"]["gap_at"] = {"loss_level": float(grid[i]), "alpha": [float(y0), float(y1)]}
-
-    thr = 1.0 - eps_align(data, names[next(iter(runs))])
-    for ax in (ax_a, ax_c):
-        ax.axhline(thr, color=style.REFERENCE_COLOR, lw=0.7, ls=":", zorder=0)
-    ax_a.text(
-        0.02,
-        thr,
-        r"$1-\varepsilon_{\rm align}$",
-        fontsize=6,
-        color=style.REFERENCE_COLOR,
-        va="top",
-        ha="left",
-        transform=ax_a.get_yaxis_transform(),
-    )
-    panels["b"]["threshold"] = thr
-
-    ax_l.set_xscale("log")
-    ax_l.set_yscale("log")
-    ax_l.set_xlabel(style.LABELS["t"])
-    ax_l.set_ylabel(style.LABELS["loss"])
-    ax_a.set_xscale("log")
-    ax_a.set_xlabel(style.LABELS["t"])
-    ax_a.set_ylabel(style.LABELS["alignment_owner"])
-    ax_a.set_ylim(-0.03, 1.03)
-    ax_c.set_xscale("log")
-    loss0 = max(float(r.loss[0]) for r in runs.values())
-    ax_c.set_xlim(loss0 * 1.3, loss0 * 1e-3)  # reversed: the loss decreases as training proceeds
-    panels["c"]["xlim"] = [loss0 * 1.3, loss0 * 1e-3]
-    ax_c.set_xlabel(style.LABELS["loss_level"] + r" (decreasing $\to$)")
-    ax_c.set_ylabel(style.LABELS["alignment_owner"])
-    ax_c.set_ylim(-0.03, 1.03)
-    for ax, letter in zip(axes, "abc", strict=True):
+    grid = {"height_ratios": (1.0, 1.0, 1.4)}
+    fig, axes = style.new_figure(layout.width, layout.height(1.18), nrows=3, ncols=2, gridspec_kw=grid)
+    cell = axes[2, 0].get_subplotspec().subgridspec(2, 1, height_ratios=(1.25, 1.0), hspace=0.0)
+    axes[2, 0].remove()
+    ax_e = fig.add_subplot(cell[0])
+    ax_low = fig.add_subplot(cell[1], sharex=ax_e, label="e-distance")
+    panels: dict[str, Any] = {
+        "a": _panel_time(axes[0, 0], flows, samples, "loss", threshold, layout),
+        "b": _panel_time(axes[0, 1], flows, samples, "alignment", threshold, layout),
+        "c": _panel_levels(axes[1, 0], flows, samples, draw, layout),
+        "d": _panel_portrait(axes[1, 1], runs, float(strengths[-1]), draw, threshold, layout),
+        "e": _panel_strength(ax_e, ax_low, strengths, runs, dense, gap_limit, layout),
+        "f": _panel_rescaling(axes[2, 1], flows["favorable"], flows["unfavorable"], layout),
+    }
+    for ax, letter in zip((*axes.ravel()[:4], ax_e, axes[2, 1]), "abcdef", strict=True):
         style.panel_label(ax, letter)
-
-    # one legend for the figure: gauge by colour, dynamics by line style
-    from matplotlib.lines import Line2D
-
-    handles = []
-    n_samples = None
-    if ("sample", "favorable") in runs or ("sample", "unfavorable") in runs:
-        name = names.get(("sample", "favorable")) or names[("sample", "unfavorable")]
-        n_samples = config_of(data, name).get("dynamics", {}).get("n_samples")
-    for mode in MODES:
-        for g in GAUGES:
-            if (mode, g) not in runs:
-                continue
-            label = f"{'$+D$' if g == 'favorable' else '$-D$'}, {style.MODE_LABELS[mode]}"
-            if mode == "sample" and n_samples:
-                label += f" ($n={n_samples}$)"
-            handles.append(
-                Line2D(
-                    [],
-                    [],
-                    color=style.GAUGE_COLORS[g],
-                    ls=style.MODE_LINESTYLES[mode],
-                    marker=style.GAUGE_MARKERS[g],
-                    ms=3.5,
-                    label=label,
-                )
-            )
-    fig.legend(
-        handles=handles,
-        loc="outside upper center",
-        ncol=len(handles),
-        fontsize=6.5,
-        title=f"$D = {D:g}$, $m = 1$",
-        title_fontsize=6.5,
-        columnspacing=1.2,
+    finite = rf"flow on $\mathcal{{L}}_n$, $n=10^{{{np.log10(N_SAMPLES):.0f}}}$"
+    handles = [
+        style.line_handle(style.PLUS, "-", "o", r"$+D$ population flow", lw=1.5),
+        style.line_handle(style.PLUS, "--", "o", rf"$+D$ {finite}", lw=0.9, mfc="white"),
+        style.line_handle(style.MINUS, "-", "s", r"$-D$ population flow", lw=1.5),
+        style.line_handle(style.MINUS, "--", "s", rf"$-D$ {finite}", lw=0.9, mfc="white"),
+        style.line_handle(LIMIT["color"], LIMIT["ls"], None, r"$D\to\infty$ (reduced equations)", lw=LIMIT["lw"]),
+    ]
+    title = (
+        rf"$m=1$; $D={SHOWN:g}$ except in (d), (e). Finite sample: gradient flow on the empirical loss "
+        f"(no step), {len(seeds)} seed{'s' if len(seeds) != 1 else ''}"
     )
+    fig.legend(handles=handles, loc="outside upper center", ncols=3, title=title, columnspacing=1.4)
     panels["legend"] = [h.get_label() for h in handles]
+    panels["key"] = _key_numbers(panels, strengths, samples, flows)
     return fig, panels
+
+
+def _key_numbers(
+    panels: dict[str, Any], strengths: np.ndarray, samples: Samples, flows: dict[str, RunObservables]
+) -> dict[str, Any]:
+    """The numbers the README's figure table cites."""
+    a, d, e, f = (panels[k] for k in "adef")
+    by_d = lambda series: dict(zip((f"{D:g}" for D in strengths), series["y"], strict=True))  # noqa: E731
+    tail = strengths >= GAP_FROM
+    return {
+        "strengths": style.tolist(strengths),
+        "gap": by_d(e["gap"]),
+        "gap_min_from_4": float(np.min(np.array(e["gap"]["y"])[tail])),
+        "gap_limit": e["gap-limit"]["value"],
+        "mismatch": by_d(e["mismatch"]),
+        "mismatch_min_from_4": float(np.min(np.array(e["mismatch"]["y"])[tail])),
+        "rescaling_at_shown": {"scale": f["scale"], "t_spec_ratio": f["t_spec_ratio"], "mismatch": f["mismatch"]},
+        "loss_left_at_alignment": {g: a[f"{g}-at-alignment"]["y"][0] for g in GAUGES},
+        "coefficient_at_alignment": {g: d[f"{g}-aligned-at"]["x"][0] for g in GAUGES},
+        "distance_to_limit_path": {g: by_d(e[f"{g}-distance"]) for g in GAUGES},
+        "distance_order": {
+            g: reduced.fitted_order(strengths[tail], np.array(e[f"{g}-distance"]["y"])[tail], 0.0) for g in GAUGES
+        },
+        "t_spec_shown": {g: float(flows[g].t_spec) for g in GAUGES},
+        "sample_n": N_SAMPLES,
+        "sample_t_spec_over_flow": {
+            g: {f"s{s}": None if r.t_spec is None else r.t_spec / flows[g].t_spec for s, r in samples[g].items()}
+            for g in GAUGES
+        },
+        "sample_gap": panels["c"]["sample_gap"],
+        "threshold": panels["b"]["threshold"],
+    }

@@ -1,0 +1,235 @@
+"""fig2's ``D → ∞`` panels — (d) the phase portrait and (e) the gap, the rescaling mismatch and the
+paths' distance to their limits against D — with the constants and drawing helpers that
+:mod:`gaugecli.plots.fig2` shares with them (kept apart so that each module stays short)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from gaugecli.core import reduced
+from gaugecli.core.metrics import clock_free_gap_location, distance_to_path
+from gaugecli.core.metrics import time_rescaling_mismatch as rescaling
+from gaugecli.core.observables import RunObservables
+from gaugecli.plots import style
+from gaugecli.plots.venue import Layout
+
+Runs = dict[tuple[str, float], RunObservables]
+"""Population flows by gauge and D."""
+
+Samples = dict[str, dict[int, RunObservables]]
+"""Finite-sample flows by gauge and seed."""
+
+Paths = dict[str, tuple[np.ndarray, np.ndarray]]
+"""``(c, α)`` along a path, by gauge."""
+
+GAUGES = ("favorable", "unfavorable")
+
+SHOWN = 4.0
+"""The gauge strength of (a)–(c) and (f) (SPEC's default ``-D 4``)."""
+
+THIN = 1e-3
+"""Drawn lines keep a sample once it has moved by this fraction of an axis (:func:`_thin`)."""
+
+LOSS_FLOOR = 1e-14
+"""Loss levels at or below this are round-off of the closed-form loss (as in ``gaugecli verify``)."""
+
+GAP_BOUND, GAP_FROM = 0.3, 4.0
+"""SPEC C5: ``Δ ≥ 0.3`` for every ``D ≥ 4``."""
+
+DRAW_POINTS, DENSE_POINTS = 401, 64_001
+"""Samples of the drawn ``D → ∞`` paths, and of those distances are measured to: a polyline through a
+curve at spacing ``h`` is off by ``κh²/8`` — with 4001 samples the +D distance floored at 9e-7 from
+D = 128 on; with 64 001 it is < 1e-9, below the smallest distance shown (6.3e-9, +D at D = 1024)."""
+
+SIGN = {"favorable": "+", "unfavorable": "-"}
+
+GAP, MISMATCH = style.PURPLE, style.BROWN
+"""Δ in (c) and (e), the rescaling mismatch in (e) and (f): neither gauge's colour."""
+
+LIMIT: dict[str, Any] = {"color": style.THEORY, "ls": (0, (3.0, 2.0)), "lw": 0.8}
+"""The ``D → ∞`` curves: thin near-black dashes, drawn over the runs they coincide with."""
+
+BAND, LINE = {"lw": 3.6, "alpha": 0.35}, {"lw": 1.0}
+"""(d): ``D = 4`` a wide translucent band, the largest D a thin line on it."""
+
+ALIGN = {"l": "left", "c": "center", "r": "right", "t": "top", "b": "bottom"}
+
+
+def _flow(gauge: str, strength: float) -> str:
+    return f"{gauge}-D{strength:g}"
+
+
+def _alpha(run: RunObservables) -> np.ndarray:
+    return run.alignment[:, 0]
+
+
+def _thin(*columns: np.ndarray) -> np.ndarray:
+    """Mask of the samples a drawn line needs: the ends, and each sample that has moved by ``THIN``
+    (columns scaled to their axis span) since the last one kept. The log-spaced output grid piles
+    samples where nothing moves (t ≪ T_spec, after convergence); dropping them changes no pixel."""
+    data = np.column_stack(columns)
+    keep = np.zeros(len(data), bool)
+    keep[[0, -1]] = True
+    last = data[0]
+    for i in range(1, len(data) - 1):
+        if np.max(np.abs(data[i] - last)) >= THIN:
+            keep[i], last = True, data[i]
+    return keep
+
+
+def _gap(p: RunObservables, q: RunObservables) -> tuple[float, float, float, float]:
+    """``(Δ, ℓ*, α₊(ℓ*), α₋(ℓ*))`` between runs ``p`` (+D) and ``q`` (−D)."""
+    return clock_free_gap_location(p.loss, _alpha(p), q.loss, _alpha(q), floor=LOSS_FLOOR)
+
+
+def _limit_paths(model: Any, points: int) -> Paths:
+    """``(c, α)`` along the ``D → ∞`` path of each gauge (:mod:`gaugecli.core.reduced`)."""
+    args = (model.c0, model.theta0, model.a_star)
+    paths = {"favorable": reduced.favorable_limit_path(*args, points=points)}
+    paths["unfavorable"] = reduced.unfavorable_limit_path(*args, points=points)
+    return {g: (p.coefficient, np.cos(p.angle)) for g, p in paths.items()}
+
+
+def _note(
+    ax: Any,
+    text: str,
+    at: Any,
+    layout: Layout,
+    dx: float = 0,
+    dy: float = 0,
+    align: str = "lc",
+    color: str = style.GUIDE,
+    coords: Any = "data",
+) -> None:
+    """An annotation at the small text size at ``at`` (in ``coords``), offset by ``(dx, dy)`` points;
+    ``align`` is horizontal then vertical alignment: ``l``/``c``/``r`` and ``t``/``c``/``b``."""
+    ha, va = ALIGN[align[0]], ALIGN[align[1]]
+    ax.annotate(
+        text,
+        at,
+        xycoords=coords,
+        xytext=(dx, dy),
+        textcoords="offset points",
+        fontsize=layout.small,
+        ha=ha,
+        va=va,
+        color=color,
+    )
+
+
+def _d_axis(ax: Any, strengths: np.ndarray) -> None:
+    """Log-2 D axis labelled 1, 4, 16, … (every other power of two)."""
+    from matplotlib.ticker import FixedLocator, FuncFormatter, NullLocator
+
+    ax.set_xscale("log", base=2)
+    ax.xaxis.set_major_locator(FixedLocator([D for D in strengths if np.log2(D) % 2 == 0]))
+    ax.xaxis.set_major_formatter(FuncFormatter(lambda v, _pos: f"{v:g}"))
+    ax.xaxis.set_minor_locator(NullLocator())
+
+
+def _panel_portrait(
+    ax: Any, runs: Runs, largest: float, limits: Paths, threshold: float, layout: Layout
+) -> dict[str, Any]:
+    """(d) ``α`` against ``c``: each gauge's path at ``D = SHOWN`` (band), the largest D (line) and
+    ``D → ∞`` (dashes); markers where the largest-D run reaches ``α = 1 − ε``."""
+    out: dict[str, Any] = {}
+    for g in GAUGES:
+        color = style.GAUGE_COLORS[g]
+        for D, kw in ((SHOWN, BAND), (largest, LINE)):
+            run = runs[(g, D)]
+            keep = _thin(run.coefficient[:, 0], _alpha(run))
+            c, a = run.coefficient[keep, 0], _alpha(run)[keep]
+            ax.plot(c, a, color=color, solid_capstyle="round", zorder=3, **kw)
+            out[_flow(g, D)] = style.series(c, a, D=D)
+        keep = _thin(*limits[g])
+        c, a = limits[g][0][keep], limits[g][1][keep]
+        ax.plot(c, a, zorder=5, **LIMIT)
+        out[f"{g}-limit"] = style.series(c, a)
+        run = runs[(g, largest)]
+        c_at = float(np.interp(run.t_spec, run.t, run.coefficient[:, 0]))
+        ax.plot([c_at], [threshold], ls="none", marker=style.GAUGE_MARKERS[g], color=color, ms=4.5, zorder=6)
+        out[f"{g}-aligned-at"] = style.series([c_at], [threshold], D=largest)
+    _note(ax, r"$\alpha = 1-\varepsilon$", (0.6, threshold), layout, 0, -3, "lt")
+    _note(ax, "$+D$: turn,\nthen grow", (0.15, 0.45), layout, 0, 0, "lc", style.PLUS)
+    _note(ax, "$-D$: grow,\nthen turn", (0.6, 0.2), layout, 0, 0, "lb", style.MINUS)
+    handles = [
+        style.line_handle(style.GUIDE, "-", None, f"$D={SHOWN:g}$", **BAND),
+        style.line_handle(style.GUIDE, "-", None, f"$D={largest:g}$", **LINE),
+        style.line_handle(LIMIT["color"], LIMIT["ls"], None, r"$D\to\infty$", lw=LIMIT["lw"]),
+    ]
+    ax.legend(handles=handles, loc="upper left", bbox_to_anchor=(0.34, 0.86), handlelength=1.8)
+    ax.set_xlim(0.0, 1.04)
+    ax.set_ylim(0.0, 1.04)
+    ax.set_xlabel(r"coefficient $c = a\,\|w\|$")
+    ax.set_ylabel(r"alignment $\alpha$")
+    return out
+
+
+def _panel_strength(
+    ax: Any, ax_low: Any, strengths: np.ndarray, runs: Runs, dense: Paths, gap_limit: float, layout: Layout
+) -> dict[str, Any]:
+    """(e) top: ``Δ(D)`` with the claimed bound and ``Δ_∞``, the best-rescaling mismatch ``/L(0)``;
+    bottom: the largest distance of each run's path to its ``D → ∞`` path, with a ``D⁻²`` guide."""
+    pairs = [(runs[("favorable", D)], runs[("unfavorable", D)]) for D in strengths]
+    gaps = np.array([_gap(p, q)[0] for p, q in pairs])
+    mismatch = np.array([rescaling(p.t, p.loss, q.t, q.loss)[0] for p, q in pairs])
+    ends, claim = np.array([strengths[0], strengths[-1]]), np.array([GAP_FROM, strengths[-1]])
+    ax.plot(ends, [gap_limit] * 2, zorder=2, **LIMIT)
+    ax.plot(strengths, gaps, color=GAP, marker="D", ms=3.6, mfc="white", mew=1.0, lw=1.0, zorder=3)
+    ax.plot(strengths, mismatch, color=MISMATCH, marker="v", ms=3.8, mfc="white", mew=1.0, lw=1.0, zorder=3)
+    ax.plot(claim, [GAP_BOUND] * 2, color=style.GUIDE, ls=":", lw=0.9, zorder=1)
+    # direct labels: a legend would cover the series in this short panel
+    _note(
+        ax,
+        rf"claimed: $\Delta \geq {GAP_BOUND:g}$ for $D \geq {GAP_FROM:g}$",
+        (claim[-1], GAP_BOUND),
+        layout,
+        0,
+        -2,
+        "rt",
+    )
+    _note(ax, rf"$D\to\infty$: {gap_limit:.3f}", (ends[-1], gap_limit), layout, 0, 3, "rb", style.THEORY)
+    _note(ax, r"clock-free gap $\Delta(D)$", (ends[0], gaps[0]), layout, 0, 5, "lb", GAP)
+    _note(ax, r"best-rescaling mismatch $/\,\mathcal{L}(0)$", (ends[-1], mismatch[-1]), layout, 0, -4, "rt", MISMATCH)
+    _d_axis(ax, strengths)
+    ax.tick_params(labelbottom=False)
+    ax.set_ylim(0.0, 0.52)
+    ax.set_yticks([0.0, 0.2, 0.4])
+    ax.set_ylabel("gap, mismatch")
+    out = {
+        "gap": style.series(strengths, gaps),
+        "mismatch": style.series(strengths, mismatch),
+        "gap-limit": style.series(ends, [gap_limit] * 2, value=gap_limit),
+        "bound": style.series(claim, [GAP_BOUND] * 2),
+    }
+    from matplotlib.ticker import LogLocator, NullLocator
+
+    for g in GAUGES:
+        d = [
+            float(np.max(distance_to_path(runs[(g, D)].coefficient[:, 0], _alpha(runs[(g, D)]), *dense[g])))
+            for D in strengths
+        ]
+        ax_low.plot(
+            strengths,
+            d,
+            color=style.GAUGE_COLORS[g],
+            marker=style.GAUGE_MARKERS[g],
+            ms=3.2,
+            lw=0.9,
+            mfc="white",
+            mew=0.9,
+        )
+        out[f"{g}-distance"] = style.series(strengths, d)
+    gx, gy = style.power_law_guide(ax_low, ends, -2.0, (float(ends[-1]), 0.2 * out["favorable-distance"]["y"][-1]))
+    out["guide"] = style.series(gx, gy, slope=-2.0)
+    _note(ax_low, r"$\propto D^{-2}$", (float(gx[0]), float(gy[0])), layout, 4, -7, "lt")
+    _note(ax_low, r"paths in (d) to $D\to\infty$", (0.02, 0.04), layout, 0, 0, "lb", style.THEORY, "axes fraction")
+    ax_low.set_yscale("log")
+    _d_axis(ax_low, strengths)
+    ax_low.yaxis.set_major_locator(LogLocator(base=10, numticks=4))
+    ax_low.yaxis.set_minor_locator(NullLocator())
+    ax_low.set_xlabel(r"gauge strength $D$")
+    ax_low.set_ylabel("distance")
+    return out
