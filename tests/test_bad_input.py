@@ -182,6 +182,7 @@ CASES = [
     (["validate", "edited-result.json"], RUNTIME, ["edited-result.json", "result_hash", "edited"]),
     (["plot", "fig1", "--venue", "nature"], USAGE, ["--venue", "neurips"]),
     (["plot", "fig1", "--width", "0.5"], USAGE, ["--width", "[1, 20]"]),
+    (["plot", "all", "--width", "3.4"], USAGE, ["--width", "too narrow", "fig2"]),
 ]
 
 

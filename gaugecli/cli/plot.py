@@ -53,6 +53,11 @@ def plot(
     if width is not None and not 1.0 <= width <= 20.0:
         raise bad_parameter("--width", f"must be in [1, 20] inches (got {width!r})")
     sizes = layout(venue, width)
+    from gaugecli.plots.render import figure_module
+
+    too_narrow = [f"{i} (≥ {m:g} in)" for i in ids if sizes.width < (m := getattr(figure_module(i), "MIN_WIDTH", 0.0))]
+    if too_narrow:
+        raise bad_parameter("--width", f"{sizes.width:g} in is too narrow for {', '.join(too_narrow)}")
     if compare is not None and not compare.is_dir():
         raise bad_parameter("--compare", f"{compare} is not a folder of figN.json sidecars")
     drift: list[str] = []

@@ -64,6 +64,9 @@ SIDECAR_TOLERANCES = (
 )
 """Per-series tolerances of the regeneration check (:mod:`gaugecli.plots.sidecar`)."""
 
+MIN_WIDTH = 5.0
+"""Narrower than this (inches) the panels are illegible; ``plot --width`` refuses it."""
+
 CLAIM = (
     "C5 no global clock: ±D follow two D-independent paths; the clock-free gap Δ(D) ≥ 0.3 and the mismatch "
     "after the best single time rescaling stay Θ(1) as D → ∞"

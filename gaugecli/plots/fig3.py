@@ -25,6 +25,9 @@ from gaugecli.plots import style
 from gaugecli.plots.render import Inputs, Need
 from gaugecli.plots.venue import Layout
 
+MIN_WIDTH = 5.0
+"""Narrower than this (inches) the panels are illegible; ``plot --width`` refuses it."""
+
 CLAIM = "C4 Θ(D²) separation: T_spec(−D)/T_spec(+D) ≈ C·D², T_spec(±D) ∝ D^(∓1)"
 GAUGES = ("favorable", "unfavorable")
 STRENGTHS = {False: tuple(2.0**k for k in range(11)), True: (1.0, 4.0, 16.0, 64.0)}

@@ -52,6 +52,9 @@ SIDECAR_TOLERANCES = (
 )
 """Per-series tolerances of the regeneration check (:mod:`gaugecli.plots.sidecar`)."""
 
+MIN_WIDTH = 5.0
+"""Narrower than this (inches) the panels are illegible; ``plot --width`` refuses it."""
+
 CLAIM = "C6 selection: the neuron with the largest δ owns the feature; ties select none; finite samples need n ≳ 96"
 
 STRENGTH = 4.0

@@ -34,6 +34,9 @@ from gaugecli.plots import style
 from gaugecli.plots.render import Inputs, Need
 from gaugecli.plots.venue import Layout
 
+MIN_WIDTH = 5.0
+"""Narrower than this (inches) the panels are illegible; ``plot --width`` refuses it."""
+
 CLAIM = "C7 pruning: non-owners with δ < 0 vanish, exponentially, in a time ∝ 1/D; from δ = 0 on they co-align"
 
 STRENGTHS = {False: (1.0, 4.0, 16.0, 64.0, 256.0), True: (4.0, 16.0, 64.0)}

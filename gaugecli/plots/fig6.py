@@ -40,6 +40,9 @@ SIDECAR_TOLERANCES = (
 )
 """Per-series tolerances of the regeneration check (:mod:`gaugecli.plots.sidecar`)."""
 
+MIN_WIDTH = 5.0
+"""Narrower than this (inches) the panels are illegible; ``plot --width`` refuses it."""
+
 CLAIM = "C3 dissipation: +D spends its loss through reaction, −D through transport (the t = 0 instant looks reversed)"
 
 GAUGES = ("favorable", "unfavorable")

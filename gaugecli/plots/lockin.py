@@ -30,6 +30,9 @@ from gaugecli.plots import style
 from gaugecli.plots.render import Inputs, Need
 from gaugecli.plots.venue import Layout
 
+MIN_WIDTH = 5.0
+"""Narrower than this (inches) the panels are illegible; ``plot --width`` refuses it."""
+
 CLAIM = (
     "Related work (Xu, Tian): selection leaves a rank-2 update peak ∝ 1/D at T_spec; Xu's detector and "
     "Tian's sign rate carry no lock-in signal for ReLU; all −D duplicates are split by round-off"

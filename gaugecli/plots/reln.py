@@ -26,6 +26,9 @@ from gaugecli.plots import style
 from gaugecli.plots.render import Inputs, Need
 from gaugecli.plots.venue import Layout
 
+MIN_WIDTH = 5.5
+"""Narrower than this (inches) the panels are illegible; ``plot --width`` refuses it."""
+
 CLAIM = "ReLN view: predicts selection and the +D clock (×0.606), misses the −D saddle and erases the gauge in the race"
 
 QUICK = RelnConfig(

@@ -122,6 +122,11 @@ def render(
     for target in [out_dir / f"{fig_id}.{fmt}" for fmt in formats] + [out_dir / f"{fig_id}.json"]:
         check_writable(target, "--out-dir")  # before any computation
     layout = layout or default_layout()
+    narrowest = getattr(module, "MIN_WIDTH", 0.0)
+    if layout.width < narrowest:
+        from gaugecli.experiments.common import ConfigError
+
+        raise ConfigError("width", f"{fig_id} needs at least {narrowest:g} in to stay legible (got {layout.width:g})")
     if hasattr(module, "needs"):
         inputs, hashes = resolve(module.needs(quick), pipeline, progress)
         parameters: dict[str, Any] = {}
