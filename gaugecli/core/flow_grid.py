@@ -17,7 +17,7 @@ from scipy.integrate import solve_ivp
 from threadpoolctl import threadpool_limits
 
 from gaugecli.core.dynamics import population_gradient, population_hessian
-from gaugecli.core.integrate import NumericalFault
+from gaugecli.core.trajectory import NumericalFault
 from gaugecli.core.teacher import Teacher
 
 Array = NDArray[np.float64]

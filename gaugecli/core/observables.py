@@ -9,7 +9,7 @@ from numpy.typing import NDArray
 
 from gaugecli.core.dynamics import dissipation, population_loss
 from gaugecli.core.gauge import function_coordinates, imbalance
-from gaugecli.core.integrate import SolverStats, Trajectory
+from gaugecli.core.trajectory import SolverStats, Trajectory
 from gaugecli.core.metrics import (
     alignment,
     final_owner,

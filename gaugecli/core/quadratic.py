@@ -29,7 +29,7 @@ import numpy as np
 import torch
 from numpy.typing import NDArray
 
-from gaugecli.core.integrate import NumericalFault
+from gaugecli.core.trajectory import NumericalFault
 from gaugecli.core.teacher import Teacher
 
 Array = NDArray[np.float64]
