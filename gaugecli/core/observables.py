@@ -9,7 +9,6 @@ from numpy.typing import NDArray
 
 from gaugecli.core.dynamics import dissipation, population_loss
 from gaugecli.core.gauge import function_coordinates, imbalance
-from gaugecli.core.trajectory import SolverStats, Trajectory
 from gaugecli.core.metrics import (
     alignment,
     final_owner,
@@ -21,6 +20,7 @@ from gaugecli.core.metrics import (
 )
 from gaugecli.core.symmetry import symmetry_report
 from gaugecli.core.teacher import Teacher
+from gaugecli.core.trajectory import SolverStats, Trajectory
 
 Array = NDArray[np.float64]
 

@@ -52,8 +52,8 @@ from scipy import integrate
 
 from gaugecli.core.dynamics import reaction_mobility, transport_mobility
 from gaugecli.core.gauge import parameters_from_function
-from gaugecli.core.trajectory import NumericalFault
 from gaugecli.core.kernels import angular_profile
+from gaugecli.core.trajectory import NumericalFault
 
 Array = NDArray[np.float64]
 
