@@ -112,7 +112,11 @@ def dissipated(t: Array, reaction: Array, transport: Array, inserted: Array | No
 
 
 def observe(trajectory: Trajectory, teacher: Teacher, member: tuple[int, ...] = ()) -> RunObservables:
-    """Observables of ensemble member ``member`` (an index into the leading axes)."""
+    """Observables of ensemble member ``member`` (an index into the leading axes).
+
+    Every observable is an inner product, so a trajectory in the coordinates of an invariant
+    subspace (``trajectory.basis``) is observed there, with the teacher in the same basis."""
+    teacher = trajectory.teacher_in(teacher)
     a, W = trajectory.a[member], trajectory.W[member]
     c, U = function_coordinates(a, W)
     align, feature = alignment(W, teacher)

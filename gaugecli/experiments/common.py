@@ -19,6 +19,7 @@ from gaugecli.core.integrate import (
     NumericalFault,
     Objective,
     Progress,
+    Trajectory,
     choose_step,
     gradient_descent,
     gradient_flow,
@@ -27,6 +28,7 @@ from gaugecli.core.integrate import (
     step_error,
 )
 from gaugecli.core.observables import RunObservables, observe
+from gaugecli.core.subspace import Subspace, invariant_subspace
 from gaugecli.core.teacher import Teacher, standard_teacher
 
 Array = NDArray[np.float64]
@@ -314,11 +316,14 @@ def run_ensemble(
     step is recorded in ``stats.step_error`` (for SGD: the full-batch discretisation error,
     without the minibatch noise).
     """
-    teacher = model.teacher()
+    full_teacher = teacher = model.teacher()
     a0, W0 = np.atleast_2d(a0), np.asarray(W0, float).reshape((-1,) + np.shape(W0)[-2:])
     deltas = a0**2 - np.sum(W0**2, axis=-1)
     t_max = dynamics.t_max or auto_horizon(deltas, model.c0)
     mode = dynamics.mode
+    space = None if dynamics.sample_size is not None or mode is Mode.sgd else invariant_subspace(teacher, W0)
+    if space is not None:  # population dynamics never leave S (core/subspace.py): integrate there
+        teacher, W0 = space.teacher(teacher), space.coordinates(W0)
     objective = population_objective(teacher)
     sample = None
     if dynamics.sample_size is not None:
@@ -347,7 +352,7 @@ def run_ensemble(
             from gaugecli.core.sample import empirical_loss_along
 
             traj.empirical_loss = empirical_loss_along(traj.a, traj.W, *sample)  # type: ignore[misc]
-        return [observe(traj, teacher, (b,)) for b in range(a0.shape[0])]
+        return _observe_all(traj, full_teacher, space)
 
     if dynamics.eta is None:
         choice = choose_step(a0, W0, teacher, t_max, objective=objective, eps_align=model.eps_align)
@@ -387,7 +392,12 @@ def run_ensemble(
         t_eta = None if mode is Mode.sgd else _first_crossings(traj.crossing_times)
         choice = step_error(a0, W0, teacher, eta, t_max, objective=objective, eps_align=model.eps_align, t_eta=t_eta)
     traj.stats = replace(traj.stats, step_error=choice.step_error)
-    return [observe(traj, teacher, (b,)) for b in range(a0.shape[0])]
+    return _observe_all(traj, full_teacher, space)
+
+
+def _observe_all(traj: Trajectory, teacher: Teacher, space: Subspace | None) -> list[RunObservables]:
+    traj.basis = None if space is None else space.basis
+    return [observe(traj, teacher, (b,)) for b in range(traj.a.shape[0])]
 
 
 def _first_crossings(crossing_times: Array) -> Array:
