@@ -25,6 +25,10 @@ def stable_step_bound(a: Array, W: Array, teacher: Teacher, objective: Objective
     return float(2.0 / np.max(lam))
 
 
+PROGRESS_EVERY = 1000
+"""GD reports its progress every this many steps (the saved steps are log-spaced, too sparse late)."""
+
+
 def _record_steps(n_steps: int, points: int) -> Array:
     return np.unique(np.concatenate([[0], np.geomspace(1, n_steps, max(points - 1, 2)).round().astype(int)]))
 
@@ -92,8 +96,8 @@ def gradient_descent(
         done = k == n_steps or bool(np.all(converged)) or (stop_at_crossing and crossed)
         if k in record_set or done:
             saved.append((k * eta, a.copy(), W.copy(), loss))
-            if progress is not None:
-                progress(k / n_steps)
+        if progress is not None and (done or k % PROGRESS_EVERY == 0):
+            progress(k / n_steps)  # steps are the work: a linear, meaningful fraction
         if done:
             break
         a = a - eta * ga

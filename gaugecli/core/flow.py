@@ -10,6 +10,7 @@ through :class:`FlowOptions` (Radau and BDF get a block-sparse Jacobian).
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 from typing import Any
 
@@ -58,6 +59,18 @@ class FlowOptions:
     def __post_init__(self) -> None:
         if self.jacobian not in ("exact", "none"):
             raise ValueError(f"FlowOptions.jacobian must be 'exact' or 'none' (got {self.jacobian!r})")
+
+
+PROGRESS_DECADES = 6.0
+"""The flow's progress is read on a log scale over this many decades below ``t_max``: the solver
+spends its steps about evenly per decade of t (fast relaxation early, slow alignment and
+convergence late), so a linear t/t_max would sit near 0 for most of the run, then jump."""
+
+
+def flow_progress(t: float, t_max: float) -> float:
+    """``log(1 + t/τ) / log(1 + t_max/τ)`` with ``τ = t_max·10^-PROGRESS_DECADES``: 0 at t = 0, 1 at t_max."""
+    tau = t_max * 10.0**-PROGRESS_DECADES
+    return min(math.log1p(max(t, 0.0) / tau) / math.log1p(t_max / tau), 1.0)
 
 
 def _pack(a: Array, W: Array) -> Array:
@@ -135,7 +148,7 @@ def _solve(
         if not np.all(np.isfinite(out)):
             raise NumericalFault(f"non-finite gradient at t={t:.4g}: a neuron's norm reached 0 or overflowed")
         if progress is not None:
-            progress(min(t / t_max, 1.0))
+            progress(flow_progress(t, t_max))
         return out
 
     def jac(t: float, y: Array) -> Array | sparse.bsr_array:

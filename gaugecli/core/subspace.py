@@ -61,11 +61,12 @@ def invariant_subspace(teacher: Teacher, W0: Array) -> Subspace | None:
     """``S = span(v_1 … v_k, every row of W0)`` for an initial condition ``W0 (..., m, d)`` (all
     members of an ensemble together), or ``None`` when ``S`` is all of ``R^d`` (nothing to gain).
 
-    Rank by QR with column pivoting of the distinct vectors (duplicates are dropped first, so
-    ``m`` duplicates cost one vector)."""
+    Rank by QR with column pivoting of the distinct unit vectors (duplicates are dropped first,
+    so ``m`` duplicates cost one vector; the neurons' norms do not matter, only their directions)."""
     d = teacher.d
     vectors = np.concatenate([teacher.directions, np.asarray(W0, float).reshape(-1, d)])
-    vectors = np.unique(vectors, axis=0)
+    # directions only: a norm of 1e15 next to ‖v‖ = 1 must not push v below the rank tolerance
+    vectors = np.unique(vectors / np.linalg.norm(vectors, axis=1, keepdims=True), axis=0)
     Q, R, _ = scipy.linalg.qr(vectors.T, mode="economic", pivoting=True)
     diag = np.abs(np.diag(R))
     r = int(np.count_nonzero(diag > RANK_TOLERANCE * diag[0]))
