@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 from scipy.integrate import solve_ivp
 
-from gaugecli.core import integrate
+from gaugecli.core import flow
 from gaugecli.core.dynamics import population_gradient, population_hessian, population_loss
 from gaugecli.core.gauge import (
     duplicate_initial_condition,
@@ -207,7 +207,7 @@ def test_per_member_gates_survive_chunking(monkeypatch: pytest.MonkeyPatch) -> N
     deltas = np.array([[-2.0], [3.0], [-1.0], [2.0]])
     a0, W0 = duplicate_initial_condition(teacher, deltas)
     alone = [reln_flow(a0[i], W0[i], G[i], teacher, t_max=30.0) for i in range(4)]
-    monkeypatch.setattr(integrate, "ENSEMBLE_CHUNK_STATES", 8)  # two members per chunk
+    monkeypatch.setattr(flow, "ENSEMBLE_CHUNK_STATES", 8)  # two members per chunk
     together = reln_flow(a0, W0, G, teacher, t_max=30.0)
     assert "2 chunks" in together.stats.method
     for i in range(4):

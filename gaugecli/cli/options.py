@@ -14,6 +14,7 @@ from typing import Annotated
 
 import typer
 
+from gaugecli.core.budget import DEFAULT_MAX_STEPS
 from gaugecli.experiments.common import DynamicsConfig, Mode, ModelConfig
 
 MODEL = ModelConfig()
@@ -108,6 +109,27 @@ Deltas = Annotated[
     ),
 ]
 
+Init = Annotated[
+    str,
+    typer.Option(
+        "--init",
+        help="Initial condition: duplicates (m copies of u0, c0/m each; SPEC §1) or random "
+        "(seeded random unit directions, c0/m each).",
+    ),
+]
+Perturbation = Annotated[
+    float | None,
+    typer.Option(
+        "--eps",
+        help="Make the duplicates visibly different: u_j ∝ u0 + ε ξ_j, c_j = (c0/m) e^(ε ζ_j), "
+        "ξ, ζ Gaussian (seeded by --init-seed); ε ∈ (0, 1].",
+    ),
+]
+InitSeed = Annotated[
+    int | None,
+    typer.Option("--init-seed", help="Seed ≥ 0 of --init random or of the --eps perturbation.", show_default="0"),
+]
+
 # -- the dynamics (SPEC §1, §6) --------------------------------------------------------------
 DynamicsMode = Annotated[
     Mode,
@@ -145,6 +167,14 @@ Tolerance = Annotated[
 ]
 FlowTolerance = Annotated[
     float, typer.Option("--rtol", help="Relative tolerance of the population flow solver, in [1e-13, 1e-2).")
+]
+MaxSteps = Annotated[
+    int | None,
+    typer.Option(
+        "--max-steps",
+        help="Step budget of gd, sample-gd and sgd: a run needing more steps (t-max/η) is refused before it starts.",
+        show_default=f"{DEFAULT_MAX_STEPS:.0e}",
+    ),
 ]
 Seed = Annotated[
     int | None, typer.Option("--seed", help="Seed ≥ 0 of the sample or batch stream (sample, sample-gd, sgd).")
@@ -198,8 +228,16 @@ def dynamics_config(
     rtol: float | None = None,
     batch_size: int | None = None,
     batches: str | None = None,
+    max_steps: int | None = None,
 ) -> DynamicsConfig:
     """The dynamics as given: an option left out stays ``None`` (the mode's default applies)."""
     return DynamicsConfig(
-        mode=mode, eta=eta, n_samples=n_samples, batch_size=batch_size, batches=batches, t_max=t_max, rtol=rtol
+        mode=mode,
+        eta=eta,
+        n_samples=n_samples,
+        batch_size=batch_size,
+        batches=batches,
+        t_max=t_max,
+        rtol=rtol,
+        max_steps=max_steps,
     )

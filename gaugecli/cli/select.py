@@ -40,6 +40,9 @@ def select(
     k: opt.TeacherFeatures = opt.MODEL.k,
     c0: opt.InitialCoefficient = opt.MODEL.c0,
     theta0: opt.InitialAngle = opt.MODEL.theta0,
+    init: opt.Init = DEFAULT.init,
+    eps: opt.Perturbation = None,
+    init_seed: opt.InitSeed = None,
     mode: opt.DynamicsMode = opt.DYNAMICS.mode,
     eta: opt.Step = None,
     n_samples: opt.SampleSize = None,
@@ -48,6 +51,7 @@ def select(
     t_max: opt.Horizon = opt.DYNAMICS.t_max,
     eps_align: opt.EpsAlign = opt.MODEL.eps_align,
     rtol: opt.Tolerance = None,
+    max_steps: opt.MaxSteps = None,
     out: opt.Out = None,
     figure: opt.FigurePath = None,
     cache_dir: opt.CacheDir = opt.DEFAULT_CACHE,
@@ -58,9 +62,13 @@ def select(
     """Selection among m duplicates: the +D neuron becomes the owner (claim C6)."""
     with errors():
         model = opt.model_config(d, k, c0, theta0, eps_align)
-        dynamics = opt.dynamics_config(mode, eta, n_samples, t_max, rtol, batch_size, batches)
+        dynamics = opt.dynamics_config(mode, eta, n_samples, t_max, rtol, batch_size, batches, max_steps)
         if sweep and figure is not None:
             raise bad_parameter("--figure", "draws one run; select --sweep prints its success matrix instead")
+        given = [flag for flag, on in (("--init", init != DEFAULT.init), ("--eps", eps is not None)) if on]
+        given += ["--init-seed"] if init_seed is not None else []
+        if sweep and given:
+            raise bad_parameter(given[0], "has no effect with --sweep (the sweep starts from exact duplicates)")
         session.check_out(out)
         session.check_figure(figure)
         if sweep:
@@ -82,6 +90,9 @@ def select(
                 owner=owner,
                 deltas=deltas,
                 seeds=None if seeds is None else tuple(seeds),
+                init=init,
+                eps=eps,
+                init_seed=init_seed,
             )
         with session.pipeline(cache_dir, cache, workers, scheduler) as pipe:
             (outcome,) = session.run(pipe, kind, [config], "select")

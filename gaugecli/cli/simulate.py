@@ -28,6 +28,9 @@ def simulate(
     k: opt.TeacherFeatures = opt.MODEL.k,
     c0: opt.InitialCoefficient = opt.MODEL.c0,
     theta0: opt.InitialAngle = opt.MODEL.theta0,
+    init: opt.Init = DEFAULT.init,
+    eps: opt.Perturbation = None,
+    init_seed: opt.InitSeed = None,
     mode: opt.DynamicsMode = opt.DYNAMICS.mode,
     eta: opt.Step = None,
     n_samples: opt.SampleSize = None,
@@ -37,6 +40,7 @@ def simulate(
     seed: opt.Seed = None,
     eps_align: opt.EpsAlign = opt.MODEL.eps_align,
     rtol: opt.Tolerance = None,
+    max_steps: opt.MaxSteps = None,
     out: opt.Out = None,
     figure: opt.FigurePath = None,
     cache_dir: opt.CacheDir = opt.DEFAULT_CACHE,
@@ -49,12 +53,15 @@ def simulate(
     with errors():
         config = SimulateConfig(
             model=opt.model_config(d, k, c0, theta0, eps_align),
-            dynamics=opt.dynamics_config(mode, eta, n_samples, t_max, rtol, batch_size, batches),
+            dynamics=opt.dynamics_config(mode, eta, n_samples, t_max, rtol, batch_size, batches, max_steps),
             gauge=gauge,
             strengths=tuple(gauge_strength),
             m=m,
             deltas=deltas,
             seed=seed,
+            init=init,
+            eps=eps,
+            init_seed=init_seed,
         )
         runs = config.runs()
         outs = [session.indexed(out, f"D{r.strengths[0]:.15g}", len(runs)) for r in runs]

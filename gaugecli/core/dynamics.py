@@ -107,6 +107,50 @@ def population_hessian(a: Array, W: Array, teacher: Teacher) -> Array:
     return H
 
 
+def pair_hessian_blocks(a: Array, W: Array, teacher: Teacher, pair: tuple[int, int]) -> tuple[Array, Array]:
+    """The ``(d+1)×(d+1)`` blocks ``(H_ii, H_ij)`` of :func:`population_hessian` for the neurons
+    ``pair = (i, j)`` (rows ``(a_i, w_i)``, columns ``(a_i, w_i)`` resp. ``(a_j, w_j)``), in
+    ``O(m d²)`` instead of the whole ``O(m² d²)`` Hessian. With ``p = i`` and ``q ∈ {i, j}``:
+
+    ``[κ(w_p, w_q), δ_pq h_qᵀ + a_q ∂₁κ(w_q, w_p)ᵀ; δ_pq h_p + a_p ∂₁κ(w_p, w_q),
+    δ_pq a_p (Σ_l a_l ∂²₁₁κ(w_p, w_l) − Σ_k b_k ∂²₁₁κ(w_p, v_k)) + a_p a_q ∂²₁₂κ(w_p, w_q)]``.
+    """
+    b, V = teacher.coefficients, teacher.directions
+    i, j = pair
+    d = W.shape[-1]
+    wi, wij = W[..., [i], :], W[..., [i, j], :]
+    h = _row_field(a, W, teacher, i)
+    K = arccos_kernel(wi, wij)[..., 0, :]  # (..., 2): κ(w_i, w_i), κ(w_i, w_j)
+    G_from_i = arccos_kernel_grad(wi, wij)[..., 0, :, :]  # ∂₁κ(w_i, w_q), (..., 2, d)
+    G_to_i = arccos_kernel_grad(wij, wi)[..., :, 0, :]  # ∂₁κ(w_q, w_i), (..., 2, d)
+    H11_w, _ = arccos_kernel_hessians(wi, W)
+    H11_v, _ = arccos_kernel_hessians(wi, V)
+    _, H12 = arccos_kernel_hessians(wi, wij)  # (..., 1, 2, d, d)
+    a_i, a_q = a[..., i], a[..., [i, j]]
+    diag = a_i[..., None, None] * (
+        np.einsum("...lxy,...l->...xy", H11_w[..., 0, :, :, :], a)
+        - np.einsum("...kxy,k->...xy", H11_v[..., 0, :, :, :], b)
+    )
+    blocks = []
+    for q in range(2):
+        same = q == 0
+        B = np.empty(a.shape[:-1] + (d + 1, d + 1))
+        B[..., 0, 0] = K[..., q]
+        B[..., 0, 1:] = a_q[..., q, None] * G_to_i[..., q, :] + (h if same else 0.0)
+        B[..., 1:, 0] = a_i[..., None] * G_from_i[..., q, :] + (h if same else 0.0)
+        B[..., 1:, 1:] = (a_i * a_q[..., q])[..., None, None] * H12[..., 0, q, :, :] + (diag if same else 0.0)
+        blocks.append(B)
+    return blocks[0], blocks[1]
+
+
+def _row_field(a: Array, W: Array, teacher: Teacher, i: int) -> Array:
+    """``h_i = Σ_l a_l ∂₁κ(w_i, w_l) − Σ_k b_k ∂₁κ(w_i, v_k)`` (``∂L/∂w_i = a_i h_i``), shape ``(..., d)``."""
+    wi = W[..., [i], :]
+    G_w = arccos_kernel_grad(wi, W)[..., 0, :, :]
+    G_v = arccos_kernel_grad(wi, teacher.directions)[..., 0, :, :]
+    return np.einsum("...ld,...l->...d", G_w, a) - np.einsum("...kd,k->...d", G_v, teacher.coefficients)
+
+
 class FunctionGradient(NamedTuple):
     """Gradient in function coordinates: ``∂L/∂c`` (``(..., m)``) and the Riemannian
     gradient on the sphere ``grad_u L`` (``(..., m, d)``, tangent to each ``u_j``)."""

@@ -17,8 +17,8 @@ from scipy.integrate import solve_ivp
 from threadpoolctl import threadpool_limits
 
 from gaugecli.core.dynamics import population_gradient, population_hessian
-from gaugecli.core.integrate import NumericalFault
 from gaugecli.core.teacher import Teacher
+from gaugecli.core.trajectory import NumericalFault
 
 Array = NDArray[np.float64]
 

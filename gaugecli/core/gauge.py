@@ -110,3 +110,45 @@ def duplicate_initial_condition(
     u0 = initial_direction(teacher, theta0)
     U = np.broadcast_to(u0, deltas.shape + (teacher.d,))
     return parameters_from_function(np.full(deltas.shape, c0 / m), U, deltas)
+
+
+def random_initial_condition(teacher: Teacher, deltas: Array, c0: float = 0.1, seed: int = 0) -> tuple[Array, Array]:
+    """``m = deltas.shape[-1]`` neurons with independent uniformly random unit directions
+    (normalised Gaussians from ``default_rng(seed)``) and coefficients ``c0/m`` each, so that
+    ``f0 = (c0/m) Σ_j relu(u_j·x)``. The directions are shared by every member of a batched
+    ``deltas`` (members differ in δ only). Generic directions span ``S`` of dimension ``min(d, k + m)``."""
+    deltas = np.asarray(deltas, dtype=np.float64)
+    m = deltas.shape[-1]
+    U = np.random.default_rng(seed).standard_normal((m, teacher.d))
+    U = np.broadcast_to(U / np.linalg.norm(U, axis=-1, keepdims=True), deltas.shape + (teacher.d,))
+    return parameters_from_function(np.full(deltas.shape, c0 / m), U, deltas)
+
+
+def perturbed_duplicates(
+    teacher: Teacher,
+    deltas: Array,
+    eps: float,
+    *,
+    c0: float = 0.1,
+    theta0: float = np.pi / 2,
+    adversarial: bool = False,
+    seed: int = 0,
+) -> tuple[Array, Array]:
+    """Duplicates made visibly different by ``ε`` (SPEC C8 a), for one member ``deltas (m,)``.
+
+    Random: ``u_j ∝ u0 + ε ξ_j`` with ``ξ_j ~ N(0, I_d/d)`` and ``c_j = (c0/m) e^{ε ζ_j}``,
+    ``ζ_j ~ N(0, 1)``, from ``default_rng(seed)`` (``ε = 0``: the duplicates themselves).
+    Adversarial: the favorable neuron (argmax δ) turns to angle ``θ0 + ε`` from the teacher
+    with coefficient ``(c0/m) e^{−ε}``; the others turn to ``θ0 − ε`` with ``(c0/m) e^{ε}``.
+    """
+    deltas = np.asarray(deltas, dtype=np.float64)
+    m = deltas.shape[-1]
+    if adversarial:
+        sign = np.where(np.arange(m) == int(np.argmax(deltas)), 1.0, -1.0)
+        U = np.stack([initial_direction(teacher, theta0 + s * eps) for s in sign])
+        c = c0 / m * np.exp(-sign * eps)
+    else:
+        rng = np.random.default_rng(seed)
+        U = initial_direction(teacher, theta0) + eps * rng.standard_normal((m, teacher.d)) / np.sqrt(teacher.d)
+        c = c0 / m * np.exp(eps * rng.standard_normal(m))
+    return parameters_from_function(c, U, deltas)

@@ -7,9 +7,8 @@ from dataclasses import dataclass
 import numpy as np
 from numpy.typing import NDArray
 
-from gaugecli.core.dynamics import dissipation, population_loss
+from gaugecli.core.dynamics import Dissipation, dissipation, population_loss
 from gaugecli.core.gauge import function_coordinates, imbalance
-from gaugecli.core.integrate import SolverStats, Trajectory
 from gaugecli.core.metrics import (
     alignment,
     final_owner,
@@ -21,6 +20,7 @@ from gaugecli.core.metrics import (
 )
 from gaugecli.core.symmetry import symmetry_report
 from gaugecli.core.teacher import Teacher
+from gaugecli.core.trajectory import SolverStats, Trajectory
 
 Array = NDArray[np.float64]
 
@@ -111,14 +111,40 @@ def dissipated(t: Array, reaction: Array, transport: Array, inserted: Array | No
     )
 
 
+PAIRWISE_CHUNK_BYTES = 8 * 2**20
+"""The observables built from pair kernels (loss, R, T, ‖∇L‖², P) hold several ``(n_t, m, m, d)``
+arrays at once — 256 MB each at m = 200, d = 2 on 400 saved times — so they are evaluated on chunks of
+saved times whose pair arrays stay within this many bytes (peak memory no longer grows with n_t)."""
+
+
+def _pairwise_series(
+    a: Array, W: Array, c: Array, U: Array, teacher: Teacher, owner: int
+) -> tuple[Dissipation, Array, Array]:
+    """``(dissipation, loss, P)`` along ``a (n_t, m)``, ``W (n_t, m, d)`` in chunks of saved times."""
+    n_t, m, d = W.shape
+    step = max(1, PAIRWISE_CHUNK_BYTES // (8 * (m + teacher.k) * m * d))
+    parts = []
+    for s in range(0, n_t, step):
+        w = slice(s, s + step)
+        parts.append(
+            (dissipation(a[w], W[w], teacher), population_loss(a[w], W[w], teacher), nonowner_norm(c[w], U[w], owner))
+        )
+    diss = Dissipation(*(np.concatenate([p[0][k] for p in parts]) for k in range(len(Dissipation._fields))))
+    return diss, np.concatenate([p[1] for p in parts]), np.concatenate([p[2] for p in parts])
+
+
 def observe(trajectory: Trajectory, teacher: Teacher, member: tuple[int, ...] = ()) -> RunObservables:
-    """Observables of ensemble member ``member`` (an index into the leading axes)."""
+    """Observables of ensemble member ``member`` (an index into the leading axes).
+
+    Every observable is an inner product, so a trajectory in the coordinates of an invariant
+    subspace (``trajectory.basis``) is observed there, with the teacher in the same basis."""
+    teacher = trajectory.teacher_in(teacher)
     a, W = trajectory.a[member], trajectory.W[member]
     c, U = function_coordinates(a, W)
     align, feature = alignment(W, teacher)
     delta = imbalance(a, W)
-    diss = dissipation(a, W, teacher)
     owner, specialized = final_owner(c[-1], align[-1], trajectory.eps_align)
+    diss, loss, P = _pairwise_series(a, W, c, U, teacher, int(owner))
     crossing = trajectory.crossing_times[member]
     t_spec = float(specialization_time(crossing, owner))
     drift = np.max(np.abs(delta - delta[0]) / np.maximum(1.0, np.abs(delta[0])))
@@ -128,7 +154,7 @@ def observe(trajectory: Trajectory, teacher: Teacher, member: tuple[int, ...] = 
     symmetry = symmetry_report(trajectory.t, a, W, teacher, int(owner))
     return RunObservables(
         t=trajectory.t,
-        loss=population_loss(a, W, teacher),
+        loss=loss,
         alignment=align,
         feature=feature,
         coefficient=c,
@@ -142,7 +168,7 @@ def observe(trajectory: Trajectory, teacher: Teacher, member: tuple[int, ...] = 
         dissipated_reaction=spent_reaction,
         dissipated_transport=spent_transport,
         instantaneous_owner=instantaneous_owner(c, align),
-        nonowner_norm=nonowner_norm(c, U, int(owner)),  # for the computed owner
+        nonowner_norm=P,  # for the computed owner
         crossing_times=crossing,
         owner=int(owner) if symmetry.unique_owner else None,
         computed_owner=int(owner),

@@ -29,8 +29,8 @@ import numpy as np
 import torch
 from numpy.typing import NDArray
 
-from gaugecli.core.integrate import NumericalFault
 from gaugecli.core.teacher import Teacher
+from gaugecli.core.trajectory import NumericalFault
 
 Array = NDArray[np.float64]
 

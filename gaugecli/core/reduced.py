@@ -52,9 +52,9 @@ from scipy import integrate
 
 from gaugecli.core.dynamics import reaction_mobility, transport_mobility
 from gaugecli.core.gauge import parameters_from_function
-from gaugecli.core.integrate import NumericalFault
 from gaugecli.core.kernels import angular_profile
 from gaugecli.core.metrics import clock_free_gap
+from gaugecli.core.trajectory import NumericalFault
 
 Array = NDArray[np.float64]
 

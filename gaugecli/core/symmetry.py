@@ -24,7 +24,7 @@ from dataclasses import dataclass
 import numpy as np
 from numpy.typing import NDArray
 
-from gaugecli.core.dynamics import population_hessian
+from gaugecli.core.dynamics import pair_hessian_blocks
 from gaugecli.core.teacher import Teacher
 
 Array = NDArray[np.float64]
@@ -45,11 +45,8 @@ def antisymmetric_rate(a: Array, W: Array, teacher: Teacher, pair: tuple[int, in
     Meaningful where the two neurons are equal (then ``H_ii − H_ij`` is symmetric and the
     antisymmetric mode is invariant); elsewhere it is the rate of the symmetrised block.
     """
-    i, j = pair
-    m, d = W.shape[-2:]
-    H = population_hessian(np.asarray(a, float), np.asarray(W, float), teacher)
-    ii, jj = _neuron_indices(i, m, d), _neuron_indices(j, m, d)
-    block = H[..., ii[:, None], ii[None, :]] - H[..., ii[:, None], jj[None, :]]
+    H_ii, H_ij = pair_hessian_blocks(np.asarray(a, float), np.asarray(W, float), teacher, pair)
+    block = H_ii - H_ij  # the two blocks alone: O(m d²) per time, not the O(m² d²) Hessian
     block = 0.5 * (block + np.swapaxes(block, -1, -2))
     return -np.linalg.eigvalsh(block)[..., 0]
 
@@ -125,7 +122,17 @@ class SymmetryReport:
 
 
 def _span(group: list[int]) -> str:
-    return ", ".join(str(j) for j in group)
+    """``0, 1, 2`` for a short group; runs of consecutive indices as ``0–199`` (one line at any m)."""
+    if len(group) <= 5:
+        return ", ".join(str(j) for j in group)
+    runs: list[list[int]] = []
+    for j in group:
+        if runs and j == runs[-1][1] + 1:
+            runs[-1][1] = j
+        else:
+            runs.append([j, j])
+    text = ", ".join(f"{lo}–{hi}" if hi > lo else str(lo) for lo, hi in runs[:4])
+    return text + (", …" if len(runs) > 4 else "") + f" ({len(group)} neurons)"
 
 
 def symmetry_report(

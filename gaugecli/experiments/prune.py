@@ -30,6 +30,7 @@ from gaugecli.experiments.common import (
     duplicates,
     require,
     require_finite,
+    require_imbalance,
     run_ensemble,
     run_serially,
 )
@@ -75,7 +76,7 @@ class PruneConfig:
     def __post_init__(self) -> None:
         require(len(self.strengths) >= 1, "gauge_strength", "give at least one D")
         for D in self.strengths:
-            require_finite(D, "gauge_strength", low=0.0)
+            require_imbalance(D, "gauge_strength", positive=True)
         require(len(self.ms) >= 1, "ms", "give at least one m, e.g. --ms 2,5")
         require(all(isinstance(m, int) and m >= 2 for m in self.ms), "ms", f"must be integers ≥ 2 (got {self.ms!r})")
         for name in ("n_samples", "seeds"):

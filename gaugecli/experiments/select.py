@@ -16,10 +16,11 @@ from gaugecli.experiments.common import (
     check_seeds,
     duplicates,
     require,
-    require_finite,
+    require_imbalance,
     run_ensemble,
     run_serially,
 )
+from gaugecli.experiments.initial import check_initial, initial_condition
 
 
 @dataclass(frozen=True)
@@ -27,7 +28,8 @@ class SelectConfig:
     """``m`` duplicates; neuron ``owner`` gets ``+D`` and the others ``−D`` — or each its
     own δ from ``deltas`` (then the designated owner is ``argmax_j δ_j``). In a stochastic
     mode one run per seed (each its own sample or batch stream; ``None``: seed 0); the
-    population dynamics are deterministic and take no seeds."""
+    population dynamics are deterministic and take no seeds. ``init``, ``eps``, ``init_seed``: the
+    initial condition, as for :class:`~gaugecli.experiments.simulate.SimulateConfig`."""
 
     model: ModelConfig = field(default_factory=ModelConfig)
     dynamics: DynamicsConfig = field(default_factory=DynamicsConfig)
@@ -36,15 +38,19 @@ class SelectConfig:
     owner: int = 0
     deltas: tuple[float, ...] | None = None
     seeds: tuple[int, ...] | None = None
+    init: str = "duplicates"
+    eps: float | None = None
+    init_seed: int | None = None
 
     def __post_init__(self) -> None:
         require(isinstance(self.m, int) and self.m >= 1, "m", f"must be an integer ≥ 1 (got {self.m!r})")
-        require_finite(self.strength, "gauge_strength", low=0.0)
+        check_initial(self.init, self.eps, self.init_seed)
+        require_imbalance(self.strength, "gauge_strength", positive=True)
         check_seeds(self.seeds, self.dynamics)
         if self.deltas is not None:
             require(len(self.deltas) >= 1, "deltas", "give at least one δ, e.g. --deltas 2,-1,0.5")
             for x in self.deltas:
-                require_finite(x, "deltas")
+                require_imbalance(x, "deltas", positive=False)
             object.__setattr__(self, "m", len(self.deltas))
         else:
             require(
@@ -92,7 +98,7 @@ class SelectResult:
 
 def select(config: SelectConfig, progress: Progress | None = None) -> SelectResult:
     deltas = config.imbalances()
-    a0, W0 = duplicates(config.model, deltas[None, :])
+    a0, W0 = initial_condition(config.model, deltas[None, :], config.init, config.eps, config.init_seed)
     runs: list[RunObservables] = []
     seeds = list(config.run_seeds)
     for i, seed in enumerate(seeds):
@@ -124,7 +130,7 @@ class OwnerSweepConfig:
     def __post_init__(self) -> None:
         require(len(self.ms) >= 1, "ms", "give at least one m, e.g. --ms 2,3,5")
         require(all(isinstance(m, int) and m >= 2 for m in self.ms), "ms", f"must be integers ≥ 2 (got {self.ms!r})")
-        require_finite(self.strength, "gauge_strength", low=0.0)
+        require_imbalance(self.strength, "gauge_strength", positive=True)
         check_seeds(self.seeds, self.dynamics)
 
     @property

@@ -15,11 +15,12 @@ from gaugecli.experiments.common import (
     DynamicsConfig,
     ModelConfig,
     check_seeds,
-    duplicates,
     require,
     require_finite,
+    require_imbalance,
     run_ensemble,
 )
+from gaugecli.experiments.initial import check_initial, initial_condition
 
 
 def parse_gauge(text: str | float) -> Gauge | float:
@@ -44,7 +45,10 @@ def parse_gauge(text: str | float) -> Gauge | float:
 class SimulateConfig:
     """``m`` duplicates all in one gauge (``gauge`` word scaled by each D in ``strengths``,
     or an explicit δ), or per-neuron ``deltas`` (which fix ``m`` and ignore ``strengths``).
-    ``seed``: of the sample / batch stream; stochastic modes only (``None``: not given, 0)."""
+    ``seed``: of the sample / batch stream; stochastic modes only (``None``: not given, 0).
+    ``init``: ``duplicates`` (SPEC §1) or ``random`` directions (coefficients ``c0/m`` each);
+    ``eps``: a visible random perturbation of the duplicates; ``init_seed``: the seed of either
+    (:mod:`gaugecli.experiments.initial`)."""
 
     model: ModelConfig = field(default_factory=ModelConfig)
     dynamics: DynamicsConfig = field(default_factory=DynamicsConfig)
@@ -53,6 +57,9 @@ class SimulateConfig:
     m: int = 1
     deltas: tuple[float, ...] | None = None
     seed: int | None = None
+    init: str = "duplicates"
+    eps: float | None = None
+    init_seed: int | None = None
 
     def __post_init__(self) -> None:
         explicit = isinstance(parse_gauge(self.gauge), float)
@@ -63,14 +70,17 @@ class SimulateConfig:
             f"an explicit --gauge δ={self.gauge} ignores D, so several -D values would repeat one run; give one",
         )
         for D in self.strengths:
-            require_finite(D, "gauge_strength", low=0.0)
+            require_imbalance(D, "gauge_strength", positive=True)
+        if explicit:
+            require_imbalance(float(parse_gauge(self.gauge)), "gauge", positive=False)
         require(isinstance(self.m, int) and self.m >= 1, "m", f"must be an integer ≥ 1 (got {self.m!r})")
         if self.deltas is not None:
             require(len(self.deltas) >= 1, "deltas", "give at least one δ, e.g. --deltas 2,-1,0.5")
             for x in self.deltas:
-                require_finite(x, "deltas")
+                require_imbalance(x, "deltas", positive=False)
             object.__setattr__(self, "m", len(self.deltas))
         check_seeds(self.seed, self.dynamics, "seed")
+        check_initial(self.init, self.eps, self.init_seed)
 
     @property
     def run_seed(self) -> int:
@@ -123,5 +133,5 @@ def simulate_batch(configs: Sequence[SimulateConfig], progress: Progress | None 
 
 def simulate(config: SimulateConfig, progress: Progress | None = None) -> list[RunObservables]:
     """Integrate every run of ``config`` as one ensemble; results in the order of ``config.runs()``."""
-    a0, W0 = duplicates(config.model, config.imbalances())
+    a0, W0 = initial_condition(config.model, config.imbalances(), config.init, config.eps, config.init_seed)
     return run_ensemble(config.model, config.dynamics, a0, W0, seed=config.run_seed, progress=progress)

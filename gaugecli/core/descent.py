@@ -1,0 +1,125 @@
+"""Gradient descent ``θ ← θ − η g(θ)`` on the population loss, ``L_n`` or minibatches, and the
+stability bound of its step."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+from numpy.typing import NDArray
+
+from gaugecli.core.objective import GradientOracle, Objective, population_objective, population_oracle
+from gaugecli.core.teacher import Teacher
+from gaugecli.core.trajectory import NumericalFault, Progress, SolverStats, Trajectory, unit_alignment
+
+Array = NDArray[np.float64]
+
+
+def stable_step_bound(a: Array, W: Array, teacher: Teacher, objective: Objective | None = None) -> float:
+    """``2/λ_max(∇²L(θ))``: the largest step for which GD is linearly stable at θ
+    (``objective``: the loss descended, default the population loss)."""
+    hessian = population_objective(teacher).hessian if objective is None else objective.hessian
+    if hessian is None:  # pragma: no cover - every objective here has a Hessian
+        raise ValueError("the stable step bound needs the objective's Hessian")
+    lam = np.linalg.eigvalsh(hessian(a, W))[..., -1]
+    return float(2.0 / np.max(lam))
+
+
+PROGRESS_EVERY = 1000
+"""GD reports its progress every this many steps (the saved steps are log-spaced, too sparse late)."""
+
+
+def _record_steps(n_steps: int, points: int) -> Array:
+    return np.unique(np.concatenate([[0], np.geomspace(1, n_steps, max(points - 1, 2)).round().astype(int)]))
+
+
+def _divergence_message(eta: float, step: int, bound: float) -> str:
+    return (
+        f"gradient descent diverged at step {step} with eta={eta:g}; "
+        f"the stable bound at the initial point is eta < {bound:.4g}"
+    )
+
+
+def gradient_descent(
+    a0: Array,
+    W0: Array,
+    teacher: Teacher,
+    eta: float,
+    t_max: float,
+    *,
+    oracle: GradientOracle | Objective | None = None,
+    eps_align: float = 0.01,
+    grad_tol: float = 1e-10,
+    grid_points: int = 400,
+    stop_at_crossing: bool = False,
+    method: str = "gd",
+    progress: Progress | None = None,
+) -> Trajectory:
+    """``θ ← θ − η g_k(θ)``; iterate ``k`` sits at time ``t = kη``.
+
+    ``oracle`` gives the gradient ``g_k`` of the objective, called exactly once per step
+    (default: the population loss; :func:`gaugecli.core.sample.empirical_objective` gives
+    full-batch ``L_n``, :func:`gaugecli.core.sample.minibatch_oracle` a fresh minibatch each
+    step — SGD, then ``method="sgd"`` labels it). ``stop_at_crossing``: stop once every member
+    has a neuron at ``α ≥ 1 − ε`` (the pilot runs of :func:`choose_step` need no more).
+    Divergence — a non-finite or exploding gradient — is a :class:`NumericalFault` naming the
+    stable step bound.
+    """
+    objective_name = "population"
+    if isinstance(oracle, Objective):
+        objective_name, oracle = oracle.name, oracle.gradient
+    elif oracle is not None:
+        objective_name = getattr(oracle, "objective_name", "custom")
+    oracle = oracle or population_oracle(teacher)
+    a, W = np.array(a0, float), np.array(W0, float)
+    batch, m = a.shape[:-1], a.shape[-1]
+    n_steps = max(1, math.ceil(t_max / eta))
+    record_set = set(_record_steps(n_steps, grid_points).tolist())
+    thr = 1.0 - eps_align
+    crossing = np.full(batch + (m,), np.nan)
+    prev_align = unit_alignment(W, teacher)
+    crossing[prev_align >= thr] = 0.0
+    saved: list[tuple[float, Array, Array, Array | None]] = []
+    converged = np.zeros(batch, bool)
+    gsq0 = None
+    k = 0
+    for k in range(n_steps + 1):
+        ga, gW, loss = oracle(a, W)
+        gsq = np.sum(ga**2, axis=-1) + np.sum(gW**2, axis=(-1, -2))
+        gsq0 = np.maximum(gsq, 1e-30) if gsq0 is None else gsq0
+        if not np.all(np.isfinite(gsq)) or np.any(gsq > 1e12 * np.maximum(gsq0, 1.0)):
+            raise NumericalFault(
+                _divergence_message(eta, k, stable_step_bound(np.asarray(a0), np.asarray(W0), teacher))
+            )
+        converged = gsq <= grad_tol**2
+        crossed = bool(np.all(np.any(np.isfinite(crossing), axis=-1)))
+        done = k == n_steps or bool(np.all(converged)) or (stop_at_crossing and crossed)
+        if k in record_set or done:
+            saved.append((k * eta, a.copy(), W.copy(), loss))
+        if progress is not None and (done or k % PROGRESS_EVERY == 0):
+            progress(k / n_steps)  # steps are the work: a linear, meaningful fraction
+        if done:
+            break
+        a = a - eta * ga
+        W = W - eta * gW
+        align = unit_alignment(W, teacher)
+        new = (align >= thr) & (prev_align < thr) & np.isnan(crossing)
+        if np.any(new):
+            # linear interpolation between iterates k and k+1
+            frac = (thr - prev_align[new]) / (align[new] - prev_align[new])
+            crossing[new] = (k + frac) * eta
+        prev_align = align
+    if progress is not None:
+        progress(1.0)
+    t = np.array([s[0] for s in saved])
+    losses = [s[3] for s in saved]
+    return Trajectory(
+        t=t,
+        a=np.moveaxis(np.array([s[1] for s in saved]), 0, -2),
+        W=np.moveaxis(np.array([s[2] for s in saved]), 0, -3),
+        crossing_times=crossing,
+        eps_align=eps_align,
+        stats=SolverStats(method, k, k + 1, 0, f"{k} steps of size {eta:g}", step=eta, objective=objective_name),
+        converged=np.asarray(converged),
+        empirical_loss=None if losses[0] is None else np.moveaxis(np.array(losses), 0, -1),
+    )

@@ -1,0 +1,85 @@
+"""What an integrator returns: a sampled :class:`Trajectory` with its :class:`SolverStats`, and
+the :class:`NumericalFault` raised when an integration cannot go on (with a remedy)."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+
+import numpy as np
+from numpy.typing import NDArray
+
+from gaugecli.core.teacher import Teacher
+
+Array = NDArray[np.float64]
+Progress = Callable[[float], None]
+"""Called with the fraction of work done (0..1); the CLI turns it into a progress bar."""
+
+
+class NumericalFault(RuntimeError):
+    """A numerical failure, with a message that says what to try instead."""
+
+
+@dataclass(frozen=True)
+class SolverStats:
+    """How a trajectory was computed. ``step``: the GD/SGD step η (``None`` for flows);
+    ``step_error``: the estimated relative discretisation error of ``T_spec`` at that step
+    (:func:`choose_step`; ``None`` when not estimated); ``objective``: the loss descended."""
+
+    method: str
+    n_steps: int
+    n_gradient_evals: int
+    n_hessian_evals: int
+    message: str
+    step: float | None = None
+    step_error: float | None = None
+    objective: str = "population"
+
+
+@dataclass
+class Trajectory:
+    """A sampled trajectory. Arrays carry the ensemble axes first, then time:
+    ``a`` is ``(..., n, m)``, ``W`` is ``(..., n, m, r)``.
+
+    ``basis``: ``None`` when ``W`` holds the input weights themselves (``r = d``); else the
+    ``(d, r)`` orthonormal basis of the invariant subspace ``S`` (:mod:`gaugecli.core.subspace`)
+    in which ``W`` holds the coordinates of ``w_j``, so that ``w_j = basis @ W[..., j, :]``
+    (:meth:`input_weights`). Every observable is an inner product, so it can be read off the
+    coordinates with the teacher in the same basis (:meth:`teacher_in`).
+
+    ``crossing_times[..., j]`` is the first time ``α_j(t) = max_k u_j·v̂_k`` reaches
+    ``1 − eps_align`` (NaN if never): located by root-finding on the solver's dense
+    output for flow, by linear interpolation between iterates for GD.
+    """
+
+    t: Array
+    a: Array
+    W: Array
+    crossing_times: Array
+    eps_align: float
+    stats: SolverStats
+    converged: Array
+    empirical_loss: Array | None = None
+    basis: Array | None = None
+
+    def input_weights(self) -> Array:
+        """``w_j`` in ``R^d``, shape ``(..., n, m, d)`` (a copy of size d: only where needed)."""
+        return self.W if self.basis is None else self.W @ self.basis.T
+
+    def teacher_in(self, teacher: Teacher) -> Teacher:
+        """``teacher`` in the coordinates of ``W`` (itself when ``basis`` is ``None``)."""
+        if self.basis is None:
+            return teacher
+        return Teacher(teacher.coefficients, teacher.directions @ self.basis)
+
+
+def unit_alignment(W: Array, teacher: Teacher) -> Array:
+    """``α_j = max_k ŵ_j·v̂_k`` for weights ``W (..., m, d)``."""
+    U = W / np.linalg.norm(W, axis=-1, keepdims=True)
+    return np.max(U @ teacher.unit_directions().T, axis=-1)
+
+
+def log_time_grid(t_first: float, t_end: float, points: int) -> Array:
+    """``0`` followed by ``points − 1`` log-spaced times in ``[t_first, t_end]``."""
+    t_first = min(t_first, t_end)
+    return np.concatenate([[0.0], np.geomspace(t_first, t_end, max(points - 1, 2))])
