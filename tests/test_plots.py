@@ -188,45 +188,6 @@ def fake_prune(strengths=(4.0, 16.0), ms=(2, 3)) -> dict:
     }
 
 
-def fake_perturb() -> dict:
-    eps = [0.0, 0.5, 1.0, 1.5]
-    Ds = [1.0, 4.0, 16.0]
-    prob = [[1.0, 1.0, 0.0, 0.0], [1.0, 1.0, 1.0, 0.0], [1.0, 1.0, 1.0, 1.0]]
-    etas = [0.01, 0.02, 0.04, 0.08]
-    ns = [500, 2000, 8000]
-    return {
-        "visible": {
-            "kind": "adversarial",
-            "eps": eps,
-            "strengths": Ds,
-            "probability": prob,
-            "threshold": [0.8, 1.2, None],
-            "points": [],
-        },
-        "step": {
-            "strength": 4.0,
-            "stable_bound": 0.5,
-            "etas": etas,
-            "t_spec_gd": [0.45, 0.46, 0.48, 0.52],
-            "t_spec_flow": 0.44,
-            "error": [0.3 * e for e in etas],
-            "success": [True] * 4,
-            "diverged": [False] * 4,
-            "slope": 1.0,
-        },
-        "samples": {
-            "strength": 4.0,
-            "eta": 0.05,
-            "ns": ns,
-            "seeds": [0, 1],
-            "deviation": [n**-0.5 for n in ns],
-            "deviation_per_seed": [[0.9 * n**-0.5, 1.1 * n**-0.5] for n in ns],
-            "success": [[True, True]] * 3,
-            "slope": -0.5,
-        },
-    }
-
-
 # ------------------------------------------------------------------------------------------
 # real quick-profile data, computed once for the module
 
@@ -315,28 +276,6 @@ def test_fig5_quick_and_synthetic(cache_dir: Path) -> None:
         assert panels["c"]["coaligned"]["y"][-1] > 0.1
         assert_sidecar_series_plotted(fig, panels, "abcd")
         _close(fig)
-
-
-def test_fig7_synthetic() -> None:
-    fig, panels = build("fig7", {"x": fake_perturb()})
-    ax_v, ax_s, ax_n = fig.axes[:3]
-    assert len(fig.axes) == 4  # + colour bar
-    assert ax_v.get_xlabel().startswith(style.LABELS["eps"]) and ax_v.get_ylabel() == style.LABELS["D"]
-    for ax in (ax_s, ax_n):
-        assert (ax.get_xscale(), ax.get_yscale()) == ("log", "log")
-    assert ax_s.get_xlabel() == style.LABELS["eta"] and ax_n.get_xlabel() == style.LABELS["n"]
-    assert panels["b"]["fit"]["slope"] == pytest.approx(1.0, abs=1e-9)
-    assert panels["c"]["fit"]["slope"] == pytest.approx(-0.5, abs=1e-9)
-    assert panels["a"]["threshold"]["x"] == [0.8, 1.2]  # the None threshold is not drawn as a point
-    assert np.array(panels["a"]["probability"]).shape == (3, 4)
-    assert_plotted(ax_v, panels["a"]["threshold"])
-    for key in ("error", "fit"):
-        assert_plotted(ax_s, panels["b"][key])
-    for key in ("deviation", "fit", "reference"):
-        assert_plotted(ax_n, panels["c"][key])
-    texts = [t.get_text() for t in ax_n.get_legend().get_texts()]
-    assert "fit: slope $-0.50$" in texts and len(texts) == 3
-    _close(fig)
 
 
 def _runs_of(fig_id: str, quick: bool) -> list[tuple[str, str, Any]]:
