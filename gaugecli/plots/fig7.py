@@ -357,7 +357,7 @@ def _panel_selection(ax: Any, selection: Any, small: float) -> dict[str, Any]:
         ax.axvspan(left, edge, color=SHADE, lw=0, zorder=0)
         _note(
             ax,
-            f"all {trials} seeds\nselect from\nn = {selection.n_hold}",
+            f"all {trials} seeds\nselect from\n$n={selection.n_hold}$",
             (edge, 0.5),
             small,
             xycoords=("data", "axes fraction"),
@@ -367,13 +367,14 @@ def _panel_selection(ax: Any, selection: Any, small: float) -> dict[str, Any]:
             va="center",
             color="0.15",
         )
+        _note(ax, "not every seed", (0.03, 0.97), small, ha="left", va="top")
         out["n_hold_edge"] = edge
     _log2_axis(ax, ns)
     ax.set_xlim(left, right)
     ax.set_ylim(-0.04, 1.14)
     ax.set_xlabel(style.LABELS["n"])
     ax.set_ylabel(f"share of {trials} seeds: +D owns")
-    _note(ax, "95 % Wilson\nintervals", (0.03, 0.97), small, ha="left", va="top")
+    _note(ax, "95 % Wilson\nintervals", (0.97, 0.03), small, ha="right", va="bottom", multialignment="right")
     return out
 
 
