@@ -92,7 +92,6 @@ def test_import_graph_is_acyclic() -> None:
             visit(node)
 
 
-@pytest.mark.xfail(strict=True, reason="experiments/perturb.py (746 lines) is being split on its own branch")
 def test_no_module_is_longer_than_the_limit() -> None:
     long = {
         str(p.relative_to(PACKAGE)): n

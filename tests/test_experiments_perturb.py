@@ -12,6 +12,7 @@ m = 2 (neuron 0 at +D, neuron 1 at −D), d = 4.
 
 from __future__ import annotations
 
+import math
 from dataclasses import replace
 
 import numpy as np
@@ -26,7 +27,9 @@ from gaugecli.experiments.perturb import (
     PerturbConfig,
     SampleJob,
     VisibleRowJob,
+    extrapolate_to_zero,
     fit_power_law,
+    observed_order,
     perturbed_duplicates,
     sample_job,
     sample_sweep,
@@ -110,6 +113,48 @@ def test_threshold_brackets_the_change_of_owner(adversarial, index: int) -> None
     assert row.threshold == pytest.approx(eps_star, abs=0.0101)
 
 
+def test_a_row_that_selects_on_the_whole_grid_finds_its_threshold_towards_the_wall() -> None:
+    """D = 16 selects on the grid up to ε = 1.5 (wall distance 0.071 > the threshold's 0.056):
+    the search shrinks the gap by 4 towards π/2 until selection fails, then bisects the gap
+    geometrically; both ends of the bracket are confirmed by fresh runs."""
+    wall = math.pi / 2
+    row = visible_row(VisibleRowJob(MODEL, M, 16.0, (0.0, 1.5), True, (0,), 2, RTOL))
+    assert row.probability == [1.0, 1.0]
+    lo, hi = row.bracket
+    assert 1.5 <= lo < row.threshold < hi < wall
+    assert wall - row.threshold == pytest.approx(math.sqrt((wall - lo) * (wall - hi)), rel=1e-12)
+    # two bisections of the first bracket (gaps 0.0708 → 0.0177): a gap ratio of 4^(1/4)
+    assert (wall - lo) / (wall - hi) == pytest.approx(4 ** (1 / 4), rel=1e-9)
+    check = visible_row(VisibleRowJob(MODEL, M, 16.0, (lo, hi), True, (0,), 0, RTOL))
+    assert [p.success for p in check.points] == [True, False]
+
+
+def test_extrapolation_to_zero_is_exact_for_a_quadratic_and_bounds_a_cubic() -> None:
+    """Through x = 1, 2, 4 the interpolating quadratic of y = 2 + 3x + 5x² + 7x³ has, at 0, the
+    value 2 + 7·x₀x₁x₂ = 58 (Lagrange's remainder); the error estimate is its change from the line
+    through x = 1, 2, and on a smooth expansion with small steps it covers the true error."""
+    x = np.array([4.0, 1.0, 2.0])  # any order
+    value, err = extrapolate_to_zero(x, 2 + 3 * x + 5 * x**2)
+    assert value == pytest.approx(2.0, abs=1e-12) and err == pytest.approx(5 * 1 * 2, rel=1e-12)
+    y = 2 + 3 * x + 5 * x**2 + 7 * x**3
+    value, err = extrapolate_to_zero(x, y)
+    assert value == pytest.approx(2 + 7 * 1 * 2 * 4, rel=1e-12)
+    line = (2 * y[1] - 1 * y[2]) / (2 - 1)  # the line through (1, y₁), (2, y₂) at 0
+    assert err == pytest.approx(abs(value - line), rel=1e-12)
+    # on a smooth expansion with small steps the estimate covers the true error
+    h = np.array([1e-3, 2e-3, 4e-3, 8e-3])
+    value, err = extrapolate_to_zero(h, np.exp(h))
+    assert abs(value - 1.0) <= err
+
+
+def test_observed_order_recovers_a_known_order_with_a_correction() -> None:
+    eta = 1e-3 * 2.0 ** np.arange(5)
+    for p in (1.0, 1.5, 2.0):
+        error = 0.7 * eta**p * (1 + 3 * eta - 40 * eta**2)
+        order, err = observed_order(eta, np.log(error))
+        assert abs(order - p) <= err < 1e-3
+
+
 def test_small_random_perturbations_always_select() -> None:
     config = PerturbConfig(
         model=MODEL, m=M, eps=(0.1, 0.2), strengths=(4.0,), adversarial=False, seeds=tuple(range(6)), rtol=RTOL
@@ -149,9 +194,10 @@ def _finite_difference_lambda_max(a: np.ndarray, W: np.ndarray, h: float = 1e-6)
 
 def test_step_sweep_first_order_in_eta() -> None:
     """C8(b), the step alone: on steps η = f·T_spec^flow (f = 1/800 … 1/25) GD is late by
-    C η with C ≈ 1.20 (measured 1.2028 … 1.2171), the log–log slope is 1.0032 ± 0.0007, the
-    quadratic η → 0 intercept lands on the flow (measured 2.3e-7 ≈ 2σ away, 1.2e-6 relative);
-    selection holds up to 0.9 × the stable bound and GD diverges at 1.5 ×."""
+    C η with C ≈ 1.20 (measured 1.2028 … 1.2171 per step, → 1.2022884 ± 2e-6 as η → 0), the
+    log–log slope over all steps is 1.0032 ± 0.0007 (it carries the C₂η term), the order as
+    η → 0 is 1.0000003 ± 0.0000085, the η → 0 limit of T_spec^GD lands on the flow (measured
+    −2e-9 ± 2.3e-7); selection holds up to 0.9 × the stable bound and GD diverges at 1.5 ×."""
     fractions = (0.00125, 0.0025, 0.005, 0.01, 0.02, 0.04)
     sweep = step_sweep(
         PerturbConfig(model=MODEL, m=M, step_strength=4.0, step_fractions=fractions, stability_fractions=(0.3, 1.5))
@@ -174,8 +220,10 @@ def test_step_sweep_first_order_in_eta() -> None:
     per_step = np.array(sweep.error_per_step)
     np.testing.assert_allclose(per_step, err / eta, rtol=1e-12)
     assert per_step.max() / per_step.min() < 1.02
-    # the η → 0 intercept is the flow's T_spec, within 3 of its own standard errors + 1e-6
+    # the η → 0 limit is the flow's T_spec, within 3 of its own error estimates + 1e-6
     assert abs(sweep.intercept - sweep.t_spec_flow) <= 3 * sweep.intercept_err + 1e-6 * sweep.t_spec_flow
+    assert abs(sweep.order - 1.0) <= 3 * sweep.order_err and sweep.order_err < 1e-4
+    assert sweep.first_order == pytest.approx(per_step[0], rel=2e-3) and sweep.first_order < per_step.min()
     # selection and divergence at the stability scale
     np.testing.assert_allclose(sweep.stability_etas, [0.3 * sweep.stable_bound, 1.5 * sweep.stable_bound])
     assert sweep.success == [True, False] and sweep.diverged == [False, True]

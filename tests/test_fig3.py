@@ -12,7 +12,7 @@ from typing import Any
 import numpy as np
 import pytest
 
-from gaugecli.core import reduced
+from gaugecli.core import limits, reduced
 from gaugecli.pipeline import Pipeline
 from gaugecli.plots import fig3, render, style
 from gaugecli.plots.venue import MIN_TEXT_PT, layout
@@ -48,7 +48,7 @@ def test_reduced_limits_are_the_known_constants_and_the_large_D_reduced_times() 
     """The asymptotes drawn in (c): the two limit equations against the constants quoted in the
     revision and against the reduced flow itself at D = 10⁴ (a different ODE: the corrections
     there are O(1/D²) ≈ 1e-8)."""
-    F, U = reduced.favorable_limit(), reduced.unfavorable_limit()
+    F, U = limits.favorable_limit(), limits.unfavorable_limit()
     assert F == pytest.approx(1.753922567501, abs=2e-12)
     assert U == pytest.approx(10.080931302690, abs=2e-12)
     assert U / F == pytest.approx(5.747649, abs=1e-6)
@@ -60,19 +60,19 @@ def test_reduced_limits_are_the_known_constants_and_the_large_D_reduced_times() 
 def test_compensated_times_converge_to_the_reduced_limits_at_order_two(built: Any) -> None:
     _, panels = built
     c = panels["c"]
-    limits = {"favorable": reduced.favorable_limit(), "unfavorable": reduced.unfavorable_limit()}
-    limits["ratio"] = limits["unfavorable"] / limits["favorable"]
+    expected = {"favorable": limits.favorable_limit(), "unfavorable": limits.unfavorable_limit()}
+    expected["ratio"] = expected["unfavorable"] / expected["favorable"]
     D = np.array(c["ratio"]["x"])
     np.testing.assert_array_equal(D, [1.0, 4.0, 16.0, 64.0])
-    for key, limit in limits.items():
+    for key, limit in expected.items():
         assert c[f"{key}-limit"]["value"] == pytest.approx(limit, rel=1e-12)
         y = _y(c[key])
         # measured corrections are 0.08/D² (+D), 0.86/D² (−D), 0.96/D² (ratio): bound 1.5/D²
         assert np.all(np.abs(y[1:] / limit - 1.0) <= 1.5 / D[1:] ** 2), key
         assert c[f"{key}-correction-order"] == pytest.approx(2.0, abs=0.05), key
     # the direction of approach: D·T(+D) from below, T(−D)/D and ratio/D² from above
-    assert np.all(_y(c["favorable"]) < limits["favorable"])
-    assert np.all(_y(c["unfavorable"]) > limits["unfavorable"])
+    assert np.all(_y(c["favorable"]) < expected["favorable"])
+    assert np.all(_y(c["unfavorable"]) > expected["unfavorable"])
 
 
 def test_slopes_are_minus_one_plus_one_and_two(built: Any) -> None:
@@ -122,7 +122,7 @@ def test_speed_ratio_starts_at_the_mobility_ratio_and_averages_to_the_measured_r
     # the mobility ratio at the runs' coefficients and S both fall well below the value at c0
     assert _y(d["mobility-D64"])[-1] < 0.05 * _y(d["mobility-at-c0"])[0]
     assert panels["key"]["speed_ratio_time_average"] == pytest.approx(
-        reduced.unfavorable_limit() / reduced.favorable_limit(), rel=1e-3
+        limits.unfavorable_limit() / limits.favorable_limit(), rel=1e-3
     )
 
 

@@ -9,8 +9,9 @@ from typing import Any
 import numpy as np
 import pytest
 
+from gaugecli.core.limits import favorable_limit_dissipation, unfavorable_limit_dissipation
 from gaugecli.core.observables import DISSIPATION_IDENTITY_RTOL
-from gaugecli.core.reduced import favorable_limit_dissipation, solve_reduced, unfavorable_limit_dissipation
+from gaugecli.core.reduced import solve_reduced
 from gaugecli.pipeline import Pipeline
 from gaugecli.plots import fig6, style
 from gaugecli.plots.render import resolve

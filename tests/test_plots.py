@@ -71,6 +71,10 @@ def _close(fig: Any) -> None:
 # synthetic results with the JSON shapes of the experiments (no integration)
 
 
+# ------------------------------------------------------------------------------------------
+# real quick-profile data, computed once for the module
+
+
 def fake_run(deltas: list[float], owner: int = 0, n: int = 60, t_end: float = 50.0, mode: str = "flow") -> dict:
     """A run dict with every key of a ``simulate`` result; owner aligns, the others are pruned."""
     m = len(deltas)
@@ -117,104 +121,14 @@ def fake_run(deltas: list[float], owner: int = 0, n: int = 60, t_end: float = 50
     }
 
 
-def fake_perturb() -> dict:
-    eps = [0.0, 0.5, 1.0, 1.5]
-    Ds = [1.0, 4.0, 16.0]
-    prob = [[1.0, 1.0, 0.0, 0.0], [1.0, 1.0, 1.0, 0.0], [1.0, 1.0, 1.0, 1.0]]
-    etas = [0.01, 0.02, 0.04, 0.08]
-    ns = [500, 2000, 8000]
-    return {
-        "visible": {
-            "kind": "adversarial",
-            "eps": eps,
-            "strengths": Ds,
-            "probability": prob,
-            "threshold": [0.8, 1.2, None],
-            "points": [],
-        },
-        "step": {
-            "strength": 4.0,
-            "stable_bound": 0.5,
-            "etas": etas,
-            "t_spec_gd": [0.45, 0.46, 0.48, 0.52],
-            "t_spec_flow": 0.44,
-            "error": [0.3 * e for e in etas],
-            "success": [True] * 4,
-            "diverged": [False] * 4,
-            "slope": 1.0,
-        },
-        "samples": {
-            "strength": 4.0,
-            "eta": 0.05,
-            "ns": ns,
-            "seeds": [0, 1],
-            "deviation": [n**-0.5 for n in ns],
-            "deviation_per_seed": [[0.9 * n**-0.5, 1.1 * n**-0.5] for n in ns],
-            "success": [[True, True]] * 3,
-            "slope": -0.5,
-        },
-    }
-
-
-# ------------------------------------------------------------------------------------------
-# real quick-profile data, computed once for the module
-
-QUICK_CACHE: dict[str, Any] = {}
-
-
 @pytest.fixture(scope="module")
 def cache_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return tmp_path_factory.mktemp("plot-cache")
 
 
-def quick_data(fig_id: str, cache_dir: Path) -> dict[str, Any]:
-    if fig_id not in QUICK_CACHE:
-        QUICK_CACHE[fig_id] = R.figure_data(fig_id, Pipeline(cache_dir), quick=True)[0]
-    return QUICK_CACHE[fig_id]
-
-
-def build(fig_id: str, data: dict[str, Any]) -> tuple[Any, dict[str, Any]]:
-    module = R.figure_module(fig_id)
-    with style.context():
-        fig, panels = module.build(data)
-        fig.canvas.draw()  # layout and text rendering must not fail
-    json.dumps(panels, allow_nan=False)  # the sidecar is plain JSON
-    return fig, panels
-
-
-# ------------------------------------------------------------------------------------------
-# figures
-
-
-def test_fig7_synthetic() -> None:
-    fig, panels = build("fig7", {"x": fake_perturb()})
-    ax_v, ax_s, ax_n = fig.axes[:3]
-    assert len(fig.axes) == 4  # + colour bar
-    assert ax_v.get_xlabel().startswith(style.LABELS["eps"]) and ax_v.get_ylabel() == style.LABELS["D"]
-    for ax in (ax_s, ax_n):
-        assert (ax.get_xscale(), ax.get_yscale()) == ("log", "log")
-    assert ax_s.get_xlabel() == style.LABELS["eta"] and ax_n.get_xlabel() == style.LABELS["n"]
-    assert panels["b"]["fit"]["slope"] == pytest.approx(1.0, abs=1e-9)
-    assert panels["c"]["fit"]["slope"] == pytest.approx(-0.5, abs=1e-9)
-    assert panels["a"]["threshold"]["x"] == [0.8, 1.2]  # the None threshold is not drawn as a point
-    assert np.array(panels["a"]["probability"]).shape == (3, 4)
-    assert_plotted(ax_v, panels["a"]["threshold"])
-    for key in ("error", "fit"):
-        assert_plotted(ax_s, panels["b"][key])
-    for key in ("deviation", "fit", "reference"):
-        assert_plotted(ax_n, panels["c"][key])
-    texts = [t.get_text() for t in ax_n.get_legend().get_texts()]
-    assert "fit: slope $-0.50$" in texts and len(texts) == 3
-    _close(fig)
-
-
 def _runs_of(fig_id: str, quick: bool) -> list[tuple[str, str, Any]]:
-    """``(kind, name, config)`` of every run a figure reads, on either figure protocol
-    (``needs`` → ``{name: Need}``, or the first protocol's ``requirements`` list)."""
-    module = R.figure_module(fig_id)
-    if hasattr(module, "needs"):
-        return [(n.kind, name, n.config) for name, n in module.needs(quick).items()]
-    return [(r.kind, r.name, r.config) for r in R.requirements(fig_id, quick)]
+    """``(kind, name, config)`` of every run a figure reads (``needs`` → ``{name: Need}``)."""
+    return [(n.kind, name, n.config) for name, n in R.figure_module(fig_id).needs(quick).items()]
 
 
 def test_every_figure_has_requirements_in_both_profiles() -> None:
@@ -275,7 +189,7 @@ def test_unknown_figure_lists_valid_ids(tmp_path: Path) -> None:
     with pytest.raises(ValueError, match="fig1, fig2, fig3, fig4, fig5, fig6, fig7"):
         render("fig9", tmp_path, tmp_path)
     with pytest.raises(R.UnknownFigureError):
-        R.requirements("figure3", quick=True)
+        R.figure_module("figure3")
     with pytest.raises(ValueError, match="unsupported figure format"):
         render("fig1", tmp_path, tmp_path, formats=("jpg",))
     assert not list(tmp_path.iterdir())  # nothing written
@@ -375,7 +289,7 @@ def test_ensure_artifact_rejects_multi_run_simulate(counted_simulate: list[Any],
     from dataclasses import replace
 
     req = _one_simulate_run()
-    multi = R.Requirement("simulate", "multi", replace(req.config, strengths=(1.0, 2.0)))
+    multi = R.Need("simulate", replace(req.config, strengths=(1.0, 2.0)))
     with pytest.raises(ValueError, match="one run"):
         Pipeline(tmp_path).ensure(multi.kind, multi.config)
     assert not list(tmp_path.rglob("*.json"))

@@ -18,25 +18,27 @@ from gaugecli.core.dynamics import dissipation, population_gradient, population_
 from gaugecli.core.gauge import duplicate_initial_condition, function_coordinates, imbalance, owner_imbalances
 from gaugecli.core.integrate import FlowOptions, gradient_flow
 from gaugecli.core.kernels import angular_profile
-from gaugecli.core.metrics import clock_free_gap, distance_to_path
-from gaugecli.core.observables import observe
-from gaugecli.core.reduced import (
-    angular_slope,
+from gaugecli.core.limits import (
     favorable_limit,
     favorable_limit_dissipation,
     favorable_limit_path,
     fitted_order,
     limit_clock_free_gap,
+    richardson_limit,
+    unfavorable_limit,
+    unfavorable_limit_dissipation,
+    unfavorable_limit_path,
+)
+from gaugecli.core.metrics import clock_free_gap, distance_to_path
+from gaugecli.core.observables import observe
+from gaugecli.core.reduced import (
+    angular_slope,
     planar_gradient,
     planar_loss,
     planar_parameters,
     reduced_specialization_time,
     reduced_velocity,
-    richardson_limit,
     solve_reduced,
-    unfavorable_limit,
-    unfavorable_limit_dissipation,
-    unfavorable_limit_path,
 )
 from gaugecli.core.symmetry import ROUNDOFF_EXPONENT, antisymmetric_rate, separation_exponent
 from gaugecli.core.teacher import standard_teacher

@@ -95,9 +95,9 @@ def draw(outcome: Outcome, figure: Path | None) -> None:
     if figure is None:
         return
     from gaugecli.cli.report import console
-    from gaugecli.plots.overview import render_artifact
+    from gaugecli.plots.overview import render_outcome
 
-    render_artifact(outcome.kind, outcome.artifact, figure)
+    render_outcome(outcome, figure)
     console().print(f"drew {figure}")
 
 

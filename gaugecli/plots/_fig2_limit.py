@@ -8,7 +8,7 @@ from typing import Any
 
 import numpy as np
 
-from gaugecli.core import reduced
+from gaugecli.core import limits
 from gaugecli.core.metrics import clock_free_gap_location, distance_to_path
 from gaugecli.core.metrics import time_rescaling_mismatch as rescaling
 from gaugecli.core.observables import RunObservables
@@ -87,8 +87,8 @@ def _gap(p: RunObservables, q: RunObservables) -> tuple[float, float, float, flo
 def _limit_paths(model: Any, points: int) -> Paths:
     """``(c, α)`` along the ``D → ∞`` path of each gauge (:mod:`gaugecli.core.reduced`)."""
     args = (model.c0, model.theta0, model.a_star)
-    paths = {"favorable": reduced.favorable_limit_path(*args, points=points)}
-    paths["unfavorable"] = reduced.unfavorable_limit_path(*args, points=points)
+    paths = {"favorable": limits.favorable_limit_path(*args, points=points)}
+    paths["unfavorable"] = limits.unfavorable_limit_path(*args, points=points)
     return {g: (p.coefficient, np.cos(p.angle)) for g, p in paths.items()}
 
 

@@ -29,7 +29,7 @@ from typing import Any
 
 import numpy as np
 
-from gaugecli.core import reduced
+from gaugecli.core import limits, reduced
 from gaugecli.core.metrics import alignment_vs_loss
 from gaugecli.core.metrics import time_rescaling_mismatch as rescaling
 from gaugecli.core.observables import RunObservables
@@ -284,7 +284,7 @@ def build(inputs: Inputs, layout: Layout) -> tuple[Any, dict[str, Any]]:
     threshold = 1.0 - model.eps_align
     flows = {g: runs[(g, SHOWN)] for g in GAUGES}
     draw, dense = _limit_paths(model, DRAW_POINTS), _limit_paths(model, DENSE_POINTS)
-    gap_limit = reduced.limit_clock_free_gap(model.c0, model.theta0, model.a_star, floor=LOSS_FLOOR)
+    gap_limit = limits.limit_clock_free_gap(model.c0, model.theta0, model.a_star, floor=LOSS_FLOOR)
 
     grid = {"height_ratios": (1.0, 1.0, 1.4)}
     fig, axes = style.new_figure(layout.width, layout.height(1.18), nrows=3, ncols=2, gridspec_kw=grid)
@@ -339,7 +339,7 @@ def _key_numbers(
         "coefficient_at_alignment": {g: d[f"{g}-aligned-at"]["x"][0] for g in GAUGES},
         "distance_to_limit_path": {g: by_d(e[f"{g}-distance"]) for g in GAUGES},
         "distance_order": {
-            g: reduced.fitted_order(strengths[tail], np.array(e[f"{g}-distance"]["y"])[tail], 0.0) for g in GAUGES
+            g: limits.fitted_order(strengths[tail], np.array(e[f"{g}-distance"]["y"])[tail], 0.0) for g in GAUGES
         },
         "t_spec_shown": {g: float(flows[g].t_spec) for g in GAUGES},
         "sample_n": N_SAMPLES,

@@ -164,7 +164,7 @@ def _panel_compensated(
     """(c) ``D·T(+D)``, ``T(−D)/D``, ``ratio/D²`` and their ``D → ∞`` limits (reduced equations)."""
     from matplotlib.ticker import FixedLocator, NullFormatter
 
-    from gaugecli.core.reduced import fitted_order
+    from gaugecli.core.limits import fitted_order
 
     labels = {
         "favorable": r"$D\,T_{\rm spec}(+D)$",
@@ -301,7 +301,7 @@ def _panel_speed(
 
 def build(inputs: Inputs, layout: Layout) -> tuple[Any, dict[str, Any]]:
     """Four panels (2 × 2) at the layout's width; returns the figure and its sidecar panels."""
-    from gaugecli.core.reduced import favorable_limit, unfavorable_limit
+    from gaugecli.core.limits import favorable_limit, unfavorable_limit
     from gaugecli.core.separation import paired_speed_ratio
 
     D = np.array(sorted({config.strengths[0] for config in inputs.configs.values()}), dtype=float)

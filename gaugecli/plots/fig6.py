@@ -25,9 +25,9 @@ from typing import Any
 
 import numpy as np
 
+from gaugecli.core.limits import favorable_limit_dissipation, unfavorable_limit_dissipation
 from gaugecli.core.metrics import cumulative_log_time_integral, loss_decay_rate
 from gaugecli.core.observables import RunObservables, resolved_residual
-from gaugecli.core.reduced import favorable_limit_dissipation, unfavorable_limit_dissipation
 from gaugecli.experiments.simulate import SimulateConfig
 from gaugecli.plots import style
 from gaugecli.plots.render import Inputs, Need

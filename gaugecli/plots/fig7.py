@@ -1,177 +1,335 @@
-"""Figure 7 — robustness of selection (claim C8).
+"""Figure 7 — robustness of selection (claim C8), one cause per panel.
 
-(a) probability that the favorable neuron still becomes the owner under a visible
-perturbation of size ε of the duplicates (adversarial: the favorable neuron starts farther
-from the teacher and smaller), over (ε, D), with the threshold ε*(D) overlaid;
-(b) ``|T_spec^GD − T_spec^flow|`` against the step η on log–log axes with its fitted slope (≈ 1);
-(c) the finite-sample deviation from the population trajectory against n with its fitted
-slope, and an ``n^{-1/2}`` reference.
+One ``perturb`` run (SPEC defaults, m = 2: neuron 0 at ``+D``, neuron 1 at ``−D``, d = 16):
+
+(a) visible perturbations, adversarial (the favorable neuron turned by ε away from the teacher
+    and shrunk, the other turned towards it and grown; deterministic in ε, so a *threshold*,
+    not a probability). ε is an angle and the favorable neuron points straight away from the
+    teacher at ``ε = π − θ0`` (= π/2): the claim "ε*(D) grows with D" is the distance to that
+    wall, ``π − θ0 − ε*(D)``, shrinking — on log–log axes with the bisection brackets, a
+    least-squares slope ± s.e. over ``D ≥ 4``, and every grid run marked by who owns the
+    feature at the end. Boundary: the wall itself is never reached; below the curve the ``−D``
+    neuron wins. The approach is not one power law (local slopes drift from −0.93 at D = 4–16
+    to −0.75 at D = 256–1024); the legend says so.
+(b) the step alone: the relative T_spec error of population GD against ``η/T_spec^flow`` on
+    log–log axes, the first-order line ``C_1 η`` with ``C_1`` the error per step as η → 0, the
+    observed order as η → 0 ± its error; larger steps up to and past the stability limit
+    ``2/λ_max(θ0)`` (marked, shaded beyond): GD selects up to 0.9 × the limit and diverges beyond.
+(c) the sample alone: ``sup_{t ≤ 3 T_spec} ‖f_n − f_∞‖`` of the finite-sample *flow* against n
+    (every seed, mean ± s.e.), the weighted power-law fit with slope ± s.e., an ``n^{-1/2}``
+    guide (and GD on ``L_n`` at η and η/2 if the run has that check).
+(d) selection from a finite sample: the share of seeds whose ``+D`` neuron owns the feature,
+    with 95 % Wilson intervals, against n; the smallest n from which every seed selects.
 """
 
 from __future__ import annotations
 
+import math
 from typing import Any
 
 import numpy as np
 
 from gaugecli.plots import style
-from gaugecli.plots.render import Requirement
+from gaugecli.plots._fig7_samples import (
+    GD,
+    SHADE,
+    _log2_axis,
+    _nan,
+    _note,
+    _panel_samples,
+    _panel_selection,
+    _pm,
+)
+from gaugecli.plots.render import Inputs, Need
+from gaugecli.plots.venue import Layout
+
+CLAIM = (
+    "C8 robustness: selection survives adversarial perturbations up to ε*(D) → π/2, GD steps up to the stability "
+    "limit (T_spec error first order in η), and finite samples (deviation ∝ n^-1/2; every seed selects above some n)"
+)
 
 QUICK = {
-    "eps": (0.0, 0.5, 1.0, 1.5),
-    "strengths": (1.0, 16.0),
-    "seeds": (0,),
-    "refine": 2,
-    "step_fractions": (0.01, 0.02, 0.04),
-    "stability_fractions": (0.3, 1.5),
+    "eps": (0.0, 1.2, 1.5, 1.56),
+    "strengths": (4.0, 16.0, 64.0),
+    "refine": 3,
+    "step_fractions": (0.0025, 0.005, 0.01, 0.02, 0.04),
+    "stability_fractions": (0.3, 0.9, 1.2),
     "ns": (500, 2000, 8000),
-    "sample_seeds": (0, 1),
-    "success_ns": (16, 64),
-    "success_seeds": (0, 1),
+    "sample_seeds": (0, 1, 2),
+    "window": 1.0,
+    "success_ns": (24, 96),
+    "success_seeds": (0, 1, 2),
+    "rtol": 1e-8,
 }
+"""The quick profile (tests): every sweep valid but small — three D with a coarse ε grid and
+three bisections, five doubling steps (η → 0 limits through the three smallest, the order from
+four local orders), three sample sizes × three seeds, two sizes × three seeds for selection,
+population flows at rtol 1e-8 (T_spec within 7e-9 of rtol 1e-12). ~4.5 s on one core."""
 
+FIT_MIN = 4.0
+"""(a): the wall distance is fitted over ``D ≥ FIT_MIN`` (D = 1 is not yet on the asymptote)."""
 
-SIDECAR_TOLERANCES = (("*/probability*", 0.0, 1e-12, "selection frequencies are exact fractions of the seeds"),)
+SIDECAR_TOLERANCES = (
+    ("c/*", 1e-3, 1e-9, "finite-sample flows are integrated at rtol 1e-4 (SAMPLE_RTOL): round-off can move a step"),
+    ("key/deviation*", 1e-3, 1e-9, "as c/*"),
+    ("key/sample*", 1e-3, 1e-9, "as c/*"),
+    ("d/*", 0.0, 1e-12, "selection counts and their Wilson intervals are exact"),
+)
 """Per-series tolerances of the regeneration check (:mod:`gaugecli.plots.sidecar`)."""
 
 
-def requirements(quick: bool) -> list[Requirement]:
-    from gaugecli.experiments.common import ModelConfig
+def needs(quick: bool) -> dict[str, Need]:
+    """One ``perturb`` run: the default :class:`PerturbConfig` (``gaugecli perturb`` with no
+    options, so the command and the figure share it), or :data:`QUICK`."""
     from gaugecli.experiments.perturb import PerturbConfig
 
-    config = PerturbConfig(model=ModelConfig(), **(QUICK if quick else {}))
-    kind = "adversarial" if config.adversarial else "random"
-    return [Requirement("perturb", f"{kind}-m{config.m}", config)]
+    return {"perturb": Need("perturb", PerturbConfig(**QUICK) if quick else PerturbConfig())}
 
 
-def _edges(centers: np.ndarray, log: bool) -> np.ndarray:
-    """Cell edges around sorted ``centers`` (geometric midpoints when ``log``)."""
-    c = np.log(centers) if log else np.asarray(centers, float)
-    if c.size == 1:
-        mid = np.array([c[0] - 0.5, c[0] + 0.5])
+# ------------------------------------------------------------------------------------------
+# helpers
+
+
+# ------------------------------------------------------------------------------------------
+# panels
+
+
+def _panel_threshold(ax: Any, visible: Any, wall: float, wall_label: str, small: float) -> dict[str, Any]:
+    """(a) the wall distance ``π − θ0 − ε*(D)`` with brackets, fit and the grid's outcomes."""
+    from scipy import stats
+
+    D = np.array(visible.strengths, dtype=float)
+    eps_star = _nan(visible.threshold)
+    gap = wall - eps_star
+    ok = np.isfinite(gap)
+    brackets = visible.bracket or [None] * len(D)
+    lo = np.array([np.nan if b is None else wall - b[1] for b in brackets])  # failing side: smaller gap
+    hi = np.array([np.nan if b is None else wall - b[0] for b in brackets])
+    out: dict[str, Any] = {}
+
+    # every run of the ε grid, marked by its final owner (deterministic: one run per cell)
+    owners = {"plus": ([], []), "minus": ([], [])}
+    for p in visible.points:
+        key = "plus" if p.success else "minus"
+        owners[key][0].append(p.strength)
+        owners[key][1].append(wall - p.eps)
+    for key, color, marker in (("plus", style.PLUS, "o"), ("minus", style.MINUS, "s")):
+        x, y = (np.array(v, dtype=float) for v in owners[key])
+        ax.plot(x, y, ls="none", marker=marker, ms=2.8, mfc="white", mew=0.8, color=color, zorder=3)
+        out[f"grid-{key}"] = style.series(x, y)
+
+    # the failure region (below the threshold) and the threshold itself, with its brackets
+    floor = float(np.nanmin(gap)) / 20.0 if np.any(ok) else 1e-4
+    ax.fill_between(D[ok], floor / 10.0, gap[ok], color=SHADE, lw=0, zorder=0)
+    ax.errorbar(
+        D[ok],
+        gap[ok],
+        yerr=[gap[ok] - lo[ok], hi[ok] - gap[ok]],
+        ls="none",
+        color="0.1",
+        marker="D",
+        ms=3.4,
+        capsize=0,
+        zorder=5,
+    )
+    out["threshold"] = style.series(D[ok], gap[ok], eps_star=eps_star[ok], bracket_low=lo[ok], bracket_high=hi[ok])
+
+    # the least-squares line over D ≥ FIT_MIN, and the local slopes between neighbours
+    fit_range = ok & (D >= FIT_MIN)
+    fit: dict[str, Any] = {}
+    if np.count_nonzero(fit_range) >= 3:
+        reg = stats.linregress(np.log(D[fit_range]), np.log(gap[fit_range]))
+        xs = D[fit_range]
+        ys = np.exp(reg.intercept) * xs**reg.slope
+        ax.plot(xs, ys, color=style.GUIDE, lw=1.2, zorder=4)
+        fit = {"slope": float(reg.slope), "stderr": float(reg.stderr), "fit_min": FIT_MIN, "n": int(xs.size)}
+        out["fit"] = style.series(xs, ys, **fit, intercept=float(reg.intercept))
+    Dk, gk = D[ok], gap[ok]
+    local = np.diff(np.log(gk)) / np.diff(np.log(Dk))
+    out["local_slopes"] = {k: style.tolist(v) for k, v in (("D_low", Dk[:-1]), ("D_high", Dk[1:]), ("slope", local))}
+    handles = [
+        style.line_handle(style.PLUS, "none", "o", "ε grid: +D owns", mfc="white"),
+        style.line_handle(style.MINUS, "none", "s", "ε grid: −D owns", mfc="white"),
+        style.line_handle("0.1", "none", "D", rf"threshold ${wall_label}-\varepsilon^*(D)$"),
+    ]
+    if fit:
+        slope_text = _pm(fit["slope"], fit["stderr"], 2)
+        handles.append(style.line_handle(style.GUIDE, "-", None, rf"slope {slope_text}, $D\geq{FIT_MIN:g}$"))
+        tail = local[Dk[:-1] >= FIT_MIN]
+        if tail.size >= 2:  # the approach to the wall is not one power law: say how the slope drifts
+            drift = f"local slope {tail[0]:.2f} → {tail[-1]:.2f}".replace("-", "−")
+            handles.append(style.line_handle("none", "none", None, drift))
+    ax.legend(handles=handles, loc="lower left", handlelength=1.4, borderaxespad=0.2)
+    _log2_axis(ax, [d for d in D if math.log(d, 4) % 1 == 0] or D)
+    ax.set_yscale("log")
+    ax.set_ylim(floor, wall * 1.6)
+    ax.set_xlim(D[0] / 1.4, D[-1] * 1.4)
+    ax.set_xlabel(style.LABELS["D"])
+    ax.set_ylabel(rf"distance to the wall ${wall_label}-\varepsilon$")
+    out["wall"] = wall
+    return out
+
+
+def _panel_step(ax: Any, step: Any, small: float) -> dict[str, Any]:
+    """(b) the relative ``T_spec`` error of population GD against ``η/T_spec^flow`` (log–log):
+    the resolved steps with the quadratic fit, the first-order line ``C_1 η``, larger steps up to
+    and past the stability limit ``2/λ_max(θ0)`` (marked, shaded beyond)."""
+    t_flow = float(step.t_spec_flow)
+    bound = float(step.stable_bound) / t_flow
+    x = np.array(step.etas, dtype=float) / t_flow
+    y = (_nan(step.t_spec_gd) - t_flow) / t_flow
+    stab = np.array(step.stability_etas, dtype=float) / t_flow
+    out: dict[str, Any] = {}
+    left, right = float(x.min()) / 2.0, max(float(stab.max()) if stab.size else bound, bound) * 2.0
+    handles = []
+
+    # beyond the stability limit at θ0: shaded, the limit marked
+    ax.axvspan(bound, right, color=SHADE, lw=0, zorder=0)
+    ax.axvline(bound, color=style.GUIDE, ls=":", lw=0.9, zorder=1)
+    _note(
+        ax,
+        r"$2/\lambda_{\max}(\theta_0)$",
+        (bound, 0.03),
+        small,
+        xycoords=("data", "axes fraction"),
+        xytext=(-2, 0),
+        textcoords="offset points",
+        ha="right",
+        va="bottom",
+    )
+
+    # the resolved steps and the first-order line C₁η, C₁ their error per step as η → 0
+    ax.plot(x, y, ls="none", marker="o", ms=3.6, color=GD, zorder=4)
+    out["resolved"] = style.series(x, y, error_per_step=_nan(step.error_per_step))
+    handles.append(style.line_handle(GD, "none", "o", r"GD, $\eta\leq0.04\,T_{\rm spec}$"))
+    if step.first_order is not None:
+        C1 = float(step.first_order)
+        gx, gy = style.power_law_guide(ax, [left, bound], 1.0, (1.0, C1))
+        out["first_order"] = style.series(gx, gy, value=C1, error=step.first_order_err)
+        handles.append(style.line_handle(style.GUIDE, ":", None, rf"$C_1\eta$, $C_1={C1:.5f}$"))
+    if step.order is not None:
+        _note(
+            ax,
+            r"order as $\eta\to0$:" + "\n" + _pm(float(step.order), float(step.order_err), 5),
+            (bound, 0.14),
+            small,
+            xycoords=("data", "axes fraction"),
+            xytext=(-3, 0),
+            textcoords="offset points",
+            ha="right",
+            va="bottom",
+            color="0.15",
+            multialignment="right",
+        )
+
+    # larger steps as fractions of the limit: selected (hollow), not selected (+), diverged (× on top)
+    t_stab = _nan(step.stability_t_spec) if step.stability_t_spec else np.full(stab.shape, np.nan)
+    success = np.array(step.success, dtype=bool)
+    diverged = np.array(step.diverged, dtype=bool)
+    held = success & np.isfinite(t_stab)
+    y_held = (t_stab[held] - t_flow) / t_flow
+    ax.plot(stab[held], y_held, ls="none", marker="s", ms=3.6, mfc="white", mew=1.0, color=GD, zorder=4)
+    out["large_steps"] = style.series(stab[held], y_held, fraction_of_bound=stab[held] / bound)
+    handles.append(style.line_handle(GD, "none", "s", "larger η: +D owns", mfc="white"))
+    failed = ~success & ~diverged & np.isfinite(t_stab)
+    if np.any(failed):
+        y_failed = (t_stab[failed] - t_flow) / t_flow
+        ax.plot(stab[failed], y_failed, ls="none", marker="P", ms=4, color=style.MINUS, zorder=4)
+        out["not_selected"] = style.series(stab[failed], y_failed)
+        handles.append(style.line_handle(style.MINUS, "none", "P", "larger η: +D does not own"))
+    ax.set_xscale("log")
+    ax.set_yscale("log")
+    ax.set_xlim(left, right)
+    bottom, top = ax.get_ylim()
+    if np.any(diverged):
+        y_div = np.full(np.count_nonzero(diverged), top)
+        ax.plot(stab[diverged], y_div, ls="none", marker="x", ms=4.5, mew=1.2, color="0.1", zorder=5, clip_on=False)
+        out["diverged"] = style.series(stab[diverged], y_div, fraction_of_bound=stab[diverged] / bound)
+        handles.append(style.line_handle("0.1", "none", "x", "diverged"))
+    ax.set_ylim(bottom, top)
+    ax.legend(handles=handles, loc="upper left", handlelength=1.6, borderaxespad=0.2)
+    ax.set_xlabel(r"step $\eta\,/\,T_{\rm spec}^{\rm flow}$")
+    ax.set_ylabel(r"$(T_{\rm spec}^{\rm GD}-T_{\rm spec}^{\rm flow})\,/\,T_{\rm spec}^{\rm flow}$")
+    out["bound_over_t_spec"] = bound
+    out["t_spec_flow"] = t_flow
+    return out
+
+
+# ------------------------------------------------------------------------------------------
+# build
+
+
+def build(inputs: Inputs, layout: Layout) -> tuple[Any, dict[str, Any]]:
+    """Four panels (2 × 2) at the layout's width; returns the figure and its sidecar panels."""
+    result = inputs["perturb"]
+    config = inputs.configs["perturb"]
+    if not result.visible.kind == "adversarial":
+        raise ValueError("fig7 reads the adversarial visible sweep (a threshold); got random perturbations")
+    wall = result.visible.wall if result.visible.wall is not None else math.pi - config.model.theta0
+    wall_label = r"\pi/2" if abs(config.model.theta0 - math.pi / 2) < 1e-12 else r"(\pi-\theta_0)"
+
+    fig, axes = style.new_figure(layout.width, layout.height(0.84), nrows=2, ncols=2)
+    (ax_a, ax_b), (ax_c, ax_d) = axes
+    panels: dict[str, Any] = {
+        "a": _panel_threshold(ax_a, result.visible, wall, wall_label, layout.small),
+        "b": _panel_step(ax_b, result.step, layout.small),
+        "c": _panel_samples(ax_c, result.samples, config.window, layout.small),
+    }
+    if result.selection is not None:
+        panels["d"] = _panel_selection(ax_d, result.selection, layout.small)
     else:
-        inner = 0.5 * (c[1:] + c[:-1])
-        mid = np.concatenate([[c[0] - (inner[0] - c[0])], inner, [c[-1] + (c[-1] - inner[-1])]])
-    return np.exp(mid) if log else mid
-
-
-def build(data: dict[str, Any]) -> tuple[Any, dict[str, Any]]:
-    result = next(
-        (v for k, v in data.items() if not k.startswith("_") and isinstance(v, dict) and "visible" in v), None
-    )
-    if result is None:
-        raise ValueError("fig7 needs a 'perturb' result (visible, step, samples)")
-    fig, (ax_v, ax_s, ax_n) = style.new_figure(style.TWO_COLUMN, 2.6, ncols=3, width_ratios=[1.2, 1.0, 1.0])
-    fig.get_layout_engine().set(wspace=0.06)
-    panels: dict[str, Any] = {"a": {}, "b": {}, "c": {}}
-
-    # (a) selection probability over (ε, D)
-    vis = result["visible"]
-    eps = style.as_array(vis["eps"])
-    Ds = style.as_array(vis["strengths"])
-    prob = style.as_array(vis["probability"]).reshape(len(Ds), len(eps))
-    image = ax_v.pcolormesh(
-        _edges(eps, log=False), _edges(Ds, log=True), prob, vmin=0.0, vmax=1.0, cmap="cividis", shading="flat"
-    )
-    ax_v.set_yscale("log", base=2)
-    ax_v.set_yticks(Ds, [f"{D:g}" for D in Ds])
-    ax_v.minorticks_off()
-    thr = np.array([np.nan if e is None else e for e in vis["threshold"]], dtype=float)
-    ok = np.isfinite(thr)
-    ax_v.plot(
-        thr[ok],
-        Ds[ok],
-        color="white",
-        marker="o",
-        mec="black",
-        mew=0.6,
-        ms=4,
-        lw=1.2,
-        label=r"threshold $\varepsilon^*(D)$",
-    )
-    for D in Ds[~ok]:  # selection never failed on the grid: ε* beyond it
-        ax_v.annotate(
-            "",
-            (eps.max() + 0.5 * (eps[-1] - eps[-2] if eps.size > 1 else 0.5), D),
-            (eps.max(), D),
-            arrowprops={"arrowstyle": "->", "color": "white", "lw": 1.0},
-        )
-    ax_v.set_xlabel(style.LABELS["eps"] + f" ({vis.get('kind', 'adversarial')})")
-    ax_v.set_ylabel(style.LABELS["D"])
-    if np.any(~ok):
-        ax_v.plot(
-            [], [], ls="none", marker=r"$\rightarrow$", color="black", ms=7, label=r"$\varepsilon^*$ beyond the grid"
-        )
-    ax_v.legend(loc="lower left", fontsize=6.5, frameon=True, facecolor="white", framealpha=0.85, edgecolor="none")
-    cbar = fig.colorbar(image, ax=ax_v, pad=0.02, aspect=25)
-    cbar.set_label(style.LABELS["probability"], fontsize=6.5)
-    cbar.ax.tick_params(labelsize=6.5)
-    panels["a"] = {
-        "kind": vis.get("kind"),
-        "eps": style.tolist(eps),
-        "strengths": style.tolist(Ds),
-        "probability": style.tolist(prob),
-        "threshold": style.series(thr[ok], Ds[ok]),
-    }
-    style.panel_label(ax_v, "a")
-
-    # (b) T_spec error against the GD step
-    step = result["step"]
-    etas = style.as_array(step["etas"])
-    err = style.as_array(step["error"])
-    x, y = style.positive(etas, err)
-    slope, intercept = style.loglog_fit(x, y)
-    ax_s.plot(x, y, ls="none", marker="o", color=style.BLUE, label="population GD")
-    fit_y = np.exp(intercept) * x**slope if x.size else x
-    ax_s.plot(x, fit_y, color=style.BLUE, ls="--", lw=0.9, label=rf"fit: slope ${slope:.2f}$")
-    diverged = [bool(d) for d in step.get("diverged", [])]
-    if any(diverged):
-        ax_s.text(0.97, 0.05, f"{sum(diverged)} step(s) diverged", transform=ax_s.transAxes, ha="right", fontsize=6)
-    ax_s.set_xscale("log")
-    ax_s.set_yscale("log")
-    ax_s.set_xlabel(style.LABELS["eta"])
-    ax_s.set_ylabel(style.LABELS["tspec_error"])
-    ax_s.legend(loc="upper left", fontsize=6.5)
-    ax_s.set_title(rf"$D={float(step['strength']):g}$", fontsize=7, loc="right")
-    panels["b"] = {
-        "error": style.series(x, y),
-        "fit": style.series(x, fit_y, slope=slope, intercept=intercept),
-        "slope_reported": step.get("slope"),
-        "t_spec_flow": step.get("t_spec_flow"),
-    }
-    style.tidy_log_axis(ax_s)
-    style.panel_label(ax_s, "b")
-
-    # (c) finite-sample deviation against n
-    samples = result["samples"]
-    ns = style.as_array(samples["ns"])
-    dev = style.as_array(samples["deviation"])
-    per_seed = samples.get("deviation_per_seed")
-    if per_seed and len(per_seed[0]) > 1:
-        for n, row in zip(ns, per_seed, strict=True):
-            r = style.as_array(row)
-            ax_n.plot(np.full(r.shape, n), r, ls="none", marker=".", ms=3, color=style.SKY, alpha=0.7, zorder=1)
-    x, y = style.positive(ns, dev)
-    slope_n, intercept_n = style.loglog_fit(x, y)
-    n_seeds = len(per_seed[0]) if per_seed else 1
-    mean_label = f"mean of {n_seeds} seeds" if n_seeds > 1 else "one seed"
-    ax_n.plot(x, y, ls="none", marker="s", color=style.BLUE, label=mean_label, zorder=3)
-    fit_n = np.exp(intercept_n) * x**slope_n if x.size else x
-    ax_n.plot(x, fit_n, color=style.BLUE, ls="--", lw=0.9, label=rf"fit: slope ${slope_n:.2f}$")
-    ref = y[0] * (x / x[0]) ** -0.5 if x.size else x
-    ax_n.plot(x, ref, color=style.REFERENCE_COLOR, ls=":", lw=0.9, label=r"$\propto n^{-1/2}$")
-    ax_n.set_xscale("log")
-    ax_n.set_yscale("log")
-    ax_n.set_xlabel(style.LABELS["n"])
-    ax_n.set_ylabel(r"deviation $\sup_t\|f_{\theta_n} - f_{\theta_\infty}\|_{L^2}$")
-    ax_n.legend(loc="lower left", fontsize=6.5, handlelength=1.5, borderaxespad=0.2)
-    ax_n.set_title(rf"$D={float(samples['strength']):g}$", fontsize=7, loc="right")
-    panels["c"] = {
-        "deviation": style.series(x, y),
-        "fit": style.series(x, fit_n, slope=slope_n, intercept=intercept_n),
-        "reference": style.series(x, ref, slope=-0.5),
-        "slope_reported": samples.get("slope"),
-    }
-    style.tidy_log_axis(ax_n)
-    style.panel_label(ax_n, "c")
+        ax_d.set_axis_off()
+    for ax, letter in zip((ax_a, ax_b, ax_c, ax_d), "abcd", strict=True):
+        if ax.axison:
+            style.panel_label(ax, letter)
+    panels["key"] = _key_numbers(result, panels, wall)
     return fig, panels
+
+
+def _key_numbers(result: Any, panels: dict[str, Any], wall: float) -> dict[str, Any]:
+    """The numbers the README's figure table cites."""
+    vis, step, samples, selection = result.visible, result.step, result.samples, result.selection
+    a = panels["a"]
+    key: dict[str, Any] = {
+        "strengths": list(vis.strengths),
+        "eps_star": style.tolist(_nan(vis.threshold)),
+        "wall_distance": style.tolist(wall - _nan(vis.threshold)),
+        "wall": wall,
+        "wall_slope": [a["fit"]["slope"], a["fit"]["stderr"]] if "fit" in a else None,
+        "wall_local_slopes": a["local_slopes"]["slope"],
+        "step_strength": step.strength,
+        "t_spec_flow": step.t_spec_flow,
+        "stable_bound": step.stable_bound,
+        "error_per_step_range": [min(_nan(step.error_per_step)), max(_nan(step.error_per_step))],
+        "error_per_step_limit": [step.first_order, step.first_order_err],
+        "step_order": [step.order, step.order_err],
+        "step_loglog_slope": [step.slope, step.slope_err],
+        "t_spec_gd_limit": [step.intercept, step.intercept_err],
+        "t_spec_gd_limit_minus_flow_sigma": (
+            None if step.intercept is None else (step.intercept - step.t_spec_flow) / step.intercept_err
+        ),
+        "stability_fractions": [e / step.stable_bound for e in step.stability_etas],
+        "stability_selected": list(step.success),
+        "stability_diverged": list(step.diverged),
+        "sample_strength": samples.strength,
+        "sample_seeds": len(samples.seeds),
+        "deviation_range": [samples.deviation[0], samples.deviation[-1]],
+        "deviation_ns": [samples.ns[0], samples.ns[-1]],
+        "deviation_slope": None if samples.fit is None else [samples.fit.slope, samples.fit.slope_err],
+        "sample_gd_slopes": (
+            None
+            if samples.gd is None or samples.gd.fit is None or samples.gd.fit_half is None
+            else [
+                [samples.gd.fit.slope, samples.gd.fit.slope_err],
+                [samples.gd.fit_half.slope, samples.gd.fit_half.slope_err],
+            ]
+        ),
+    }
+    if selection is not None:
+        key["selection"] = {
+            "ns": list(selection.ns),
+            "successes": list(selection.successes),
+            "trials": list(selection.trials),
+            "n_hold": selection.n_hold,
+        }
+    return key

@@ -1,8 +1,9 @@
 """Drawing a figure: its runs through the pipeline, its panels, its files.
 
-* :func:`requirements` — the runs a figure needs (``quick`` = a coarser profile for tests);
-* :func:`figure_data` — those runs' results by name, from the cache or computed (one
-  :class:`gaugecli.pipeline.Pipeline` for all figures, so figures share runs);
+* a figure module declares the runs it needs (``needs(quick) -> {name: Need}``; ``quick`` is a
+  coarser profile for tests) and draws them (``build(inputs, layout)``);
+* :func:`gaugecli.pipeline.resolve` gives their typed results by name, from the cache or computed
+  (one :class:`gaugecli.pipeline.Pipeline` for all figures, so figures share runs);
 * :func:`render` — ``figN.pdf``/``.png``/``.svg`` and the sidecar ``figN.json`` with the
   numbers plotted. Every file is written atomically.
 """
@@ -11,7 +12,6 @@ from __future__ import annotations
 
 import json
 from collections.abc import Callable, Iterable, Sequence
-from dataclasses import dataclass
 from importlib import import_module
 from pathlib import Path
 from typing import Any
@@ -23,7 +23,7 @@ from gaugecli.plots.venue import layout as default_layout
 
 FORMATS = ("pdf", "png", "svg")
 
-__all__ = ["FORMATS", "Inputs", "Need", "Requirement", "UnknownFigureError", "render", "requirements", "resolve"]
+__all__ = ["FORMATS", "Inputs", "Need", "UnknownFigureError", "figure_module", "render", "resolve"]
 
 Warn = Callable[[str], None]
 Progress = Callable[[float], None]
@@ -37,56 +37,10 @@ class UnknownFigureError(ValueError):
         self.fig_id = fig_id
 
 
-@dataclass(frozen=True)
-class Requirement:
-    """One run a figure reads: experiment ``kind``, a ``name`` the figure knows it by, its ``config``."""
-
-    kind: str
-    name: str
-    config: Any
-
-
 def figure_module(fig_id: str) -> Any:
     if fig_id not in FIGURES:
         raise UnknownFigureError(fig_id)
     return import_module(f"gaugecli.plots.{fig_id}")
-
-
-def requirements(fig_id: str, quick: bool = False) -> list[Requirement]:
-    """The runs figure ``fig_id`` needs, in the order it reads them."""
-    return list(figure_module(fig_id).requirements(quick))
-
-
-def _part(progress: Progress | None, i: int, n: int) -> Progress | None:
-    return None if progress is None else (lambda f: progress(min(1.0, (i + min(max(f, 0.0), 1.0)) / n)))
-
-
-def figure_data(
-    fig_id: str, pipeline: Pipeline, *, quick: bool = False, progress: Progress | None = None
-) -> tuple[dict[str, Any], dict[str, str], dict[str, Any]]:
-    """``(data, config_hashes, parameters)`` for ``figN.build``: each requirement's result by
-    name (and every configuration, by name, under ``data["_configs"]``), the hash of each, and
-    any closed-form parameters (fig1). Runs of one kind are ensured together (simulate batches)."""
-    module = figure_module(fig_id)
-    reqs = requirements(fig_id, quick)
-    data: dict[str, Any] = {"_configs": {}}
-    hashes: dict[str, str] = {}
-    kinds = list(dict.fromkeys(r.kind for r in reqs))
-    for i, kind in enumerate(kinds):
-        same = [r for r in reqs if r.kind == kind]
-        outcomes = pipeline.ensure_all(kind, [r.config for r in same], _part(progress, i, len(kinds)))
-        for req, outcome in zip(same, outcomes, strict=True):
-            data[req.name] = outcome.artifact["result"]
-            data["_configs"][req.name] = outcome.artifact["config"]
-            hashes[req.name] = outcome.artifact["config_hash"]
-    parameters: dict[str, Any] = {}
-    if hasattr(module, "closed_form_data"):  # fig1: closed forms, no integration
-        closed = module.closed_form_data(quick)
-        data.update(closed)
-        parameters = closed.get("parameters", {})
-    if progress is not None:
-        progress(1.0)
-    return data, hashes, parameters
 
 
 def check_formats(formats: Iterable[str]) -> tuple[str, ...]:
@@ -127,16 +81,12 @@ def render(
         from gaugecli.experiments.common import ConfigError
 
         raise ConfigError("width", f"{fig_id} needs at least {narrowest:g} in to stay legible (got {layout.width:g})")
-    if hasattr(module, "needs"):
-        inputs, hashes = resolve(module.needs(quick), pipeline, progress)
-        parameters: dict[str, Any] = {}
-    else:  # a figure still on the first protocol: results as JSON by name
-        data, hashes, parameters = figure_data(fig_id, pipeline, quick=quick, progress=progress)
+    inputs, hashes = resolve(module.needs(quick), pipeline, progress)
 
     written: list[Path] = []
     subject = "config hashes: " + (", ".join(f"{k}={v[:16]}" for k, v in hashes.items()) or "none (closed form)")
-    with style.context(layout if hasattr(module, "needs") else None):
-        fig, panels = module.build(inputs, layout) if hasattr(module, "needs") else module.build(data)
+    with style.context(layout):
+        fig, panels = module.build(inputs, layout)
         # lay out once, then freeze: every format gets the same geometry, whatever was saved before
         fig.canvas.draw()
         fig.set_layout_engine("none")
@@ -145,10 +95,7 @@ def render(
             save_figure(fig, path, title=f"gaugecli {fig_id}", subject=subject, version=package_version())
             written.append(path)
     config: dict[str, Any] = {"figure": fig_id, "quick": quick, "requirements": hashes}
-    if hasattr(module, "needs"):
-        config["layout"] = {"venue": layout.venue, "width": layout.width}
-    if parameters:
-        config["parameters"] = parameters
+    config["layout"] = {"venue": layout.venue, "width": layout.width}
     written.append(write_sidecar(out_dir / f"{fig_id}.json", fig_id, config, hashes, panels))
     return written
 

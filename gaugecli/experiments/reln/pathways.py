@@ -11,8 +11,8 @@ from numpy.typing import NDArray
 from gaugecli.core.dynamics import population_loss
 from gaugecli.core.gauge import initial_direction
 from gaugecli.core.integrate import Trajectory
+from gaugecli.core.limits import favorable_limit, unfavorable_limit
 from gaugecli.core.metrics import alignment
-from gaugecli.core.reduced import favorable_limit, unfavorable_limit
 from gaugecli.core.reln import (
     final_gate_tspec_asymptote,
     gate_floor,

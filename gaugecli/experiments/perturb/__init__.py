@@ -1,0 +1,131 @@
+"""``gaugecli perturb``: robustness of selection (claim C8), each cause isolated.
+
+(a) visible perturbations of size ε of the duplicates — random, or adversarial
+    (the favorable neuron turned away from the teacher and given a smaller coefficient)
+    — over an (ε, D) grid → selection probability and the threshold ε*(D);
+(b) the step alone: population GD against the population flow, ``T_spec^GD − T_spec^flow``
+    against η on steps that resolve ``T_spec`` (η = f·T_spec^flow): the log–log slope with its
+    standard error, the error per step, and the η → 0 intercept; plus selection and divergence
+    for steps up to and beyond the stability bound;
+(c) the sample alone: the finite-sample *flow* (gradient flow on ``L_n``, adaptive solver)
+    against the population flow, ``sup_{t ≤ window} ‖f_{θ_n(t)} − f_{θ_∞(t)}‖_{L²}`` and
+    ``|T_spec^n − T_spec^∞|/T_spec^∞`` against n over ≥ 10 seeds: means, standard errors and a
+    weighted power-law fit with its uncertainty (slope ≈ −1/2); optionally the same with GD on
+    ``L_n`` against GD on ``L`` at the automatic step η and at η/2 (the slope must not move);
+(d) selection from a finite sample: the owner-success rate against n with 95 % Wilson
+    intervals, and the smallest n from which every run selects.
+
+Neuron 0 is the favorable one (``+D``); the other ``m − 1`` are unfavorable (``−D``).
+
+Layout: :mod:`.config` (:class:`PerturbConfig`, the shared start), :mod:`.visible` (a),
+:mod:`.step` (b), :mod:`.samples` (c), :mod:`.selection` (d), :mod:`.fits` (power laws and
+Wilson intervals); :func:`perturb` runs the four sweeps.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from gaugecli.core.integrate import Progress
+from gaugecli.experiments.common import PointRunner, run_serially
+from gaugecli.experiments.perturb.config import PerturbConfig, selection_start
+from gaugecli.experiments.perturb.fits import PowerLawFit, fit_power_law, mean_sem, wilson_interval
+from gaugecli.experiments.perturb.samples import (
+    LINEAR_T_SPEC_DEVIATION,
+    SampleGDCheck,
+    SampleJob,
+    SampleOutcome,
+    SampleSweep,
+    sample_job,
+    sample_of,
+    sample_sweep,
+)
+from gaugecli.experiments.perturb.selection import (
+    SELECTION_METHOD,
+    SelectionJob,
+    SelectionOutcome,
+    SelectionSweep,
+    selection_job,
+    selection_sweep,
+)
+from gaugecli.experiments.perturb.step import (
+    StepJob,
+    StepOutcome,
+    StepSweep,
+    extrapolate_to_zero,
+    observed_order,
+    step_job,
+    step_sweep,
+)
+from gaugecli.experiments.perturb.visible import (
+    VisiblePoint,
+    VisibleRow,
+    VisibleRowJob,
+    VisibleSweep,
+    perturbed_duplicates,
+    visible_row,
+    visible_sweep,
+)
+
+__all__ = [
+    "LINEAR_T_SPEC_DEVIATION",
+    "SELECTION_METHOD",
+    "PerturbConfig",
+    "PerturbResult",
+    "PowerLawFit",
+    "SampleGDCheck",
+    "SampleJob",
+    "SampleOutcome",
+    "SampleSweep",
+    "SelectionJob",
+    "SelectionOutcome",
+    "SelectionSweep",
+    "StepJob",
+    "StepOutcome",
+    "StepSweep",
+    "VisiblePoint",
+    "VisibleRow",
+    "VisibleRowJob",
+    "VisibleSweep",
+    "extrapolate_to_zero",
+    "fit_power_law",
+    "mean_sem",
+    "observed_order",
+    "perturb",
+    "perturbed_duplicates",
+    "sample_job",
+    "sample_of",
+    "sample_sweep",
+    "selection_job",
+    "selection_start",
+    "selection_sweep",
+    "step_job",
+    "step_sweep",
+    "visible_row",
+    "visible_sweep",
+    "wilson_interval",
+]
+
+
+@dataclass
+class PerturbResult:
+    visible: VisibleSweep
+    step: StepSweep
+    samples: SampleSweep
+    selection: SelectionSweep | None
+
+
+def perturb(
+    config: PerturbConfig, progress: Progress | None = None, runner: PointRunner = run_serially
+) -> PerturbResult:
+    parts = 4 if config.success_ns else 3
+
+    def part(k: int) -> Progress | None:
+        return None if progress is None else (lambda f: progress((k + f) / parts))
+
+    return PerturbResult(
+        visible_sweep(config, part(0), runner),
+        step_sweep(config, part(1), runner),
+        sample_sweep(config, part(2), runner),
+        selection_sweep(config, part(3), runner) if config.success_ns else None,
+    )

@@ -1,0 +1,119 @@
+"""(d) Selection from a finite sample: the owner-success rate against n with 95 % Wilson
+intervals, and the smallest n from which every run selects."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from gaugecli.core.integrate import FlowOptions, NumericalFault, Progress, gradient_flow
+from gaugecli.core.observables import observe
+from gaugecli.experiments.common import SAMPLE_RTOL, ModelConfig, PointRunner, run_serially
+from gaugecli.experiments.perturb.config import PerturbConfig, selection_start
+from gaugecli.experiments.perturb.fits import wilson_interval
+from gaugecli.experiments.perturb.samples import sample_of
+from gaugecli.experiments.perturb.step import StepJob, step_job
+from gaugecli.experiments.select import selected
+
+SELECTION_METHOD = "RK45"
+"""Solver of the selection-against-n runs. At n ≲ 64 the flow on ``L_n`` slides along kinks
+(a sample point held on a neuron's hyperplane), where LSODA's implicit steps stall: measured at
+m = 2, D = 4, d = 16, horizon 25 T_spec, 10 seeds, rtol 1e-4, n = 8/16/32: LSODA ran out of a
+20 000-evaluation budget in 3/6/4 runs (0.5–1 s each), RK45 finished all in 800–3000
+evaluations (0.05–0.17 s) with the same owners where both finished."""
+
+
+@dataclass
+class SelectionSweep:
+    """Owner success against n: the finite-sample flow (``method``, rtol :data:`SAMPLE_RTOL`)
+    up to ``horizon`` (``success_horizon · T_spec^flow``); success = neuron 0 is the unique
+    owner there. ``undecided``: runs the solver could not finish (excluded from the trials).
+    ``ci_low``/``ci_high``: 95 % Wilson intervals; ``n_hold``: the smallest n of the grid from
+    which every run at every larger n selected (``None`` if even the largest failed)."""
+
+    strength: float
+    m: int
+    ns: list[int]
+    seeds: list[int]
+    horizon: float
+    method: str
+    successes: list[int]
+    trials: list[int]
+    undecided: list[int]
+    rate: list[float | None]
+    ci_low: list[float]
+    ci_high: list[float]
+    n_hold: int | None
+
+
+@dataclass(frozen=True)
+class SelectionJob:
+    model: ModelConfig
+    m: int
+    strength: float
+    n: int
+    seeds: tuple[int, ...]
+    horizon: float
+
+
+@dataclass
+class SelectionOutcome:
+    success: list[bool | None]
+
+
+def selection_job(job: SelectionJob) -> SelectionOutcome:
+    from gaugecli.core.sample import empirical_objective  # torch: only when needed
+
+    teacher = job.model.teacher()
+    a0, W0 = selection_start(job.model, job.m, job.strength)
+    options = FlowOptions(
+        rtol=SAMPLE_RTOL, atol=SAMPLE_RTOL * 1e-3, method=SELECTION_METHOD, max_gradient_evals=50_000, grid_points=3
+    )
+    out: list[bool | None] = []
+    for seed in job.seeds:
+        objective = empirical_objective(*sample_of(teacher, job.n, seed))
+        try:
+            tr = gradient_flow(
+                a0, W0, teacher, job.horizon, eps_align=job.model.eps_align, options=options, objective=objective
+            )
+        except NumericalFault:
+            out.append(None)
+            continue
+        run = observe(tr, teacher, (0,))
+        out.append(selected(run, 0))
+    return SelectionOutcome(out)
+
+
+def selection_sweep(
+    config: PerturbConfig, progress: Progress | None = None, runner: PointRunner = run_serially
+) -> SelectionSweep:
+    model = config.model
+    (flow,) = runner(step_job, [StepJob(model, config.m, config.sample_strength, None, config.rtol)], None)
+    horizon = config.success_horizon * float(flow.t_spec or 1.0)
+    ns = sorted(config.success_ns)
+    seeds = tuple(config.success_seeds)
+    jobs = [SelectionJob(model, config.m, config.sample_strength, n, seeds, horizon) for n in ns]
+    outcomes = runner(selection_job, jobs, progress)
+    successes = [sum(1 for s in o.success if s) for o in outcomes]
+    trials = [sum(1 for s in o.success if s is not None) for o in outcomes]
+    undecided = [sum(1 for s in o.success if s is None) for o in outcomes]
+    intervals = [wilson_interval(k, n) for k, n in zip(successes, trials, strict=True)]
+    n_hold = None
+    for i in range(len(ns) - 1, -1, -1):
+        if trials[i] == 0 or successes[i] < trials[i] or undecided[i]:
+            break
+        n_hold = ns[i]
+    return SelectionSweep(
+        strength=config.sample_strength,
+        m=config.m,
+        ns=ns,
+        seeds=list(seeds),
+        horizon=horizon,
+        method=SELECTION_METHOD,
+        successes=successes,
+        trials=trials,
+        undecided=undecided,
+        rate=[k / n if n else None for k, n in zip(successes, trials, strict=True)],
+        ci_low=[lo for lo, _ in intervals],
+        ci_high=[hi for _, hi in intervals],
+        n_hold=n_hold,
+    )

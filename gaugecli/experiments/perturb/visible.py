@@ -1,0 +1,183 @@
+"""(a) Visible perturbations of size ε of the duplicates — random, or adversarial (the favorable
+neuron turned away from the teacher and given a smaller coefficient) — over an (ε, D) grid:
+the selection probability and the threshold ε*(D)."""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from gaugecli.core.gauge import initial_direction, owner_imbalances, parameters_from_function
+from gaugecli.core.integrate import Progress
+from gaugecli.experiments.common import DynamicsConfig, Mode, ModelConfig, PointRunner, run_ensemble, run_serially
+from gaugecli.experiments.perturb.config import PerturbConfig
+from gaugecli.experiments.select import selected
+
+
+def perturbed_duplicates(
+    model: ModelConfig, deltas: np.ndarray, eps: float, *, adversarial: bool, seed: int = 0
+) -> tuple[np.ndarray, np.ndarray]:
+    """Duplicates made visibly different by ``ε``.
+
+    Adversarial: the favorable neuron (argmax δ) turns to angle ``θ0 + ε`` from the teacher
+    with coefficient ``(c0/m) e^{−ε}``; the others turn to ``θ0 − ε`` with ``(c0/m) e^{ε}``.
+    Random: ``u_j ∝ u0 + ε ξ_j`` with ``ξ_j ~ N(0, I_d/d)`` and ``c_j = (c0/m) e^{ε ζ_j}``,
+    ``ζ_j ~ N(0, 1)``, from ``default_rng(seed)``.
+    """
+    teacher = model.teacher()
+    m = deltas.shape[-1]
+    fav = int(np.argmax(deltas))
+    if adversarial:
+        sign = np.where(np.arange(m) == fav, 1.0, -1.0)
+        U = np.stack([initial_direction(teacher, model.theta0 + s * eps) for s in sign])
+        c = model.c0 / m * np.exp(-sign * eps)
+    else:
+        rng = np.random.default_rng(seed)
+        u0 = initial_direction(teacher, model.theta0)
+        U = u0 + eps * rng.standard_normal((m, teacher.d)) / math.sqrt(teacher.d)
+        c = model.c0 / m * np.exp(eps * rng.standard_normal(m))
+    return parameters_from_function(c, U, deltas)
+
+
+@dataclass
+class VisiblePoint:
+    strength: float
+    eps: float
+    seed: int
+    owner: int
+    success: bool
+
+
+@dataclass
+class VisibleSweep:
+    """The (ε, D) grid: ``probability[i][k]`` = share of seeds selecting at ``strengths[i]``,
+    ``eps[k]``; ``threshold[i]`` = ε*(D) (``None``: never failed); ``bracket[i]`` = the
+    last ``(selects, fails)`` pair of ε around it (adversarial: bisected, see :func:`visible_row`);
+    ``wall`` = ``π − θ0``, the largest adversarial ε (the favorable neuron anti-aligned)."""
+
+    kind: str
+    eps: list[float]
+    strengths: list[float]
+    probability: list[list[float]]
+    threshold: list[float | None]
+    points: list[VisiblePoint]
+    bracket: list[list[float] | None] = field(default_factory=list)
+    wall: float | None = None
+
+
+def _selects(
+    model: ModelConfig, flow: DynamicsConfig, deltas: np.ndarray, eps: list[float], adversarial: bool, seeds
+) -> tuple[list[bool], list[int]]:
+    inits = [perturbed_duplicates(model, deltas, e, adversarial=adversarial, seed=s) for e in eps for s in seeds]
+    a0 = np.stack([i[0] for i in inits])
+    W0 = np.stack([i[1] for i in inits])
+    runs = run_ensemble(model, flow, a0, W0)
+    fav = int(np.argmax(deltas))
+    return [selected(r, fav) for r in runs], [r.computed_owner for r in runs]
+
+
+@dataclass(frozen=True)
+class VisibleRowJob:
+    """One gauge strength D of the (ε, D) grid: every ε × seed in one ensemble, then
+    (adversarial case) bisection of the boundary ε*(D)."""
+
+    model: ModelConfig
+    m: int
+    strength: float
+    eps: tuple[float, ...]
+    adversarial: bool
+    seeds: tuple[int, ...]
+    refine: int
+    rtol: float
+
+
+@dataclass
+class VisibleRow:
+    probability: list[float]
+    threshold: float | None
+    points: list[VisiblePoint]
+    bracket: tuple[float, float] | None = None
+
+
+WALL_SEARCH = 10
+"""Adversarial rows that select on the whole ε grid look beyond it, towards the wall ``π − θ0``:
+the gap ``π − θ0 − ε`` shrinks by 4× per try, at most this many times (to 4⁻¹⁰ ≈ 1e-6 of the
+last grid gap). At the wall itself the favorable neuron is anti-aligned with the teacher (and, at
+θ0 = π/2, with the other neurons, which are aligned): every angular gradient on it vanishes at
+φ = π, its direction never moves, and selection fails."""
+
+
+def visible_row(job: VisibleRowJob) -> VisibleRow:
+    """The ε grid at one D, then the threshold ε*(D).
+
+    Random perturbations: ε* is the midpoint of the first grid cell where the selection share
+    drops below ½. Adversarial ones are deterministic in ε, and ε* approaches the wall
+    ``π − θ0`` as D grows, so the boundary is located in the *gap* ``g = π − θ0 − ε``: the
+    bracketing cell (found beyond the grid if needed, see :data:`WALL_SEARCH`) is bisected
+    ``refine`` times at the geometric midpoint of its gaps, and ε* = ``π − θ0 − √(g_lo g_hi)``
+    (relative resolution of the gap: ``(g_lo/g_hi)^{2^{-refine-1}}``).
+    """
+    flow = DynamicsConfig(mode=Mode.flow, rtol=job.rtol)
+    deltas = owner_imbalances(job.m, job.strength, 0)
+    eps = list(job.eps)
+    ok, owners = _selects(job.model, flow, deltas, eps, job.adversarial, job.seeds)
+    points = [
+        VisiblePoint(job.strength, e, s, owners[i * len(job.seeds) + k], ok[i * len(job.seeds) + k])
+        for i, e in enumerate(eps)
+        for k, s in enumerate(job.seeds)
+    ]
+    row = [float(np.mean(ok[i * len(job.seeds) : (i + 1) * len(job.seeds)])) for i in range(len(eps))]
+    failing = [k for k, p in enumerate(row) if p < 0.5]
+    if failing and failing[0] == 0:
+        return VisibleRow(row, 0.0, points, (0.0, eps[0]))
+    if not job.adversarial:
+        if not failing:
+            return VisibleRow(row, None, points)
+        lo, hi = eps[failing[0] - 1], eps[failing[0]]
+        return VisibleRow(row, 0.5 * (lo + hi), points, (lo, hi))
+
+    def selects(e: float) -> bool:
+        (good,), _ = _selects(job.model, flow, deltas, [e], True, (0,))
+        return good
+
+    wall = math.pi - job.model.theta0
+    if failing:
+        lo, hi = eps[failing[0] - 1], eps[failing[0]]
+    else:  # selection held on the whole grid: look towards the wall
+        lo, hi = eps[-1], None
+        for _ in range(WALL_SEARCH):
+            e = wall - (wall - lo) / 4.0
+            if not selects(e):
+                hi = e
+                break
+            lo = e
+        if hi is None:
+            return VisibleRow(row, None, points, None)
+    for _ in range(job.refine):
+        mid = wall - math.sqrt((wall - lo) * (wall - hi))
+        lo, hi = (mid, hi) if selects(mid) else (lo, mid)
+    return VisibleRow(row, wall - math.sqrt((wall - lo) * (wall - hi)), points, (lo, hi))
+
+
+def visible_sweep(
+    config: PerturbConfig, progress: Progress | None = None, runner: PointRunner = run_serially
+) -> VisibleSweep:
+    seeds = config.seeds if not config.adversarial else (0,)
+    eps = tuple(sorted(config.eps))
+    jobs = [
+        VisibleRowJob(config.model, config.m, D, eps, config.adversarial, seeds, config.refine, config.rtol)
+        for D in config.strengths
+    ]
+    rows = runner(visible_row, jobs, progress)
+    return VisibleSweep(
+        "adversarial" if config.adversarial else "random",
+        list(eps),
+        list(config.strengths),
+        [r.probability for r in rows],
+        [r.threshold for r in rows],
+        [p for r in rows for p in r.points],
+        [None if r.bracket is None else list(r.bracket) for r in rows],
+        math.pi - config.model.theta0 if config.adversarial else None,
+    )
