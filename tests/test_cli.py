@@ -292,7 +292,7 @@ def test_perturb_prints_its_three_sweeps(cli, tmp_path: Path, one_thread) -> Non
     out = cli(
         "perturb",
         "--eps",
-        "0,0.2",
+        "0,0.2,1.56",
         "-D",
         "4",
         "--step-fractions",
@@ -317,7 +317,7 @@ def test_perturb_prints_its_three_sweeps(cli, tmp_path: Path, one_thread) -> Non
     assert "GD step (D=4)" in out and "finite-sample flow (D=4" in out and "selection from a finite sample" in out
     artifact = read_artifact(tmp_path / "perturb.json", "perturb")
     result = artifact["result"]
-    assert result["visible"]["probability"] == [[1.0, 1.0]]
+    assert result["visible"]["probability"] == [[1.0, 1.0, 0.0]]
     assert result["step"]["success"] == [True, False] and result["step"]["diverged"] == [False, True]
     assert result["samples"]["ns"] == [200, 400, 800]
     assert result["selection"]["ns"] == [16, 64]

@@ -174,9 +174,9 @@ def perturb(outcome: Outcome, path: Path | None) -> None:
     out = console()
     out.print(table)
     out.print(
-        f"GD step (D={st.strength:g}): |T_spec^GD − T_spec^flow| ∝ η^{fmt(st.slope, '.4f')} ± {fmt(st.slope_err, '.1g')} "
-        f"(expected 1); η → 0 gives {fmt(st.intercept, '.8g')} ± {fmt(st.intercept_err, '.1g')} "
-        f"against the flow's {fmt(st.t_spec_flow, '.8g')}"
+        f"GD step (D={st.strength:g}): order {fmt(st.order, '.6f')} ± {fmt(st.order_err, '.1g')} as η → 0 (expected 1); "
+        f"error per step → C₁ = {fmt(st.first_order, '.6g')}; η → 0 gives T_spec {fmt(st.intercept, '.8g')} "
+        f"± {fmt(st.intercept_err, '.1g')} against the flow's {fmt(st.t_spec_flow, '.8g')}"
     )
     diverged = [f"{e:.3g}" for e, d in zip(st.stability_etas, st.diverged, strict=True) if d]
     held = sum(st.success)

@@ -140,6 +140,43 @@ def result_strengths(result: object) -> list[float]:
     return sorted({p.strength for p in result.points})  # type: ignore[attr-defined]
 
 
+def _c8_needs(quick: bool) -> dict[str, Need]:
+    from gaugecli.plots import fig7
+
+    return fig7.needs(quick)  # the figure's run: after `plot fig7` nothing is recomputed
+
+
+def _c8(inputs: Inputs, quick: bool) -> Check:
+    result = inputs["perturb"]
+    visible, step, samples, selection = result.visible, result.step, result.samples, result.selection
+    edge = visible.wall if visible.wall is not None else float("nan")
+    wall = [edge - t for t in visible.threshold if t is not None]
+    wall_ok = len(wall) == len(visible.threshold) and all(w > 0 for w in wall) and all(np.diff(wall) < 0)
+    order_ok = step.order is not None and abs(step.order - 1.0) <= max(3 * (step.order_err or 0.0), 0.01)
+    limit_ok = (
+        step.intercept is not None
+        and step.t_spec_flow is not None
+        and abs(step.intercept - step.t_spec_flow) <= max(3 * (step.intercept_err or 0.0), 1e-6 * step.t_spec_flow)
+    )
+    fit = samples.fit
+    sample_ok = fit is not None and abs(fit.slope + 0.5) <= 3 * fit.slope_err
+    holds = selection is not None and selection.n_hold is not None
+    return Check(
+        "wall distance π/2 − ε*(D); GD order and T_spec(η → 0) − T_spec^flow; finite-sample slope; n from which selection holds",
+        {
+            "π/2 − ε*": rounded(wall, 3),
+            "order": rounded(step.order, 6) if step.order is not None else None,
+            "T(η→0) − T_flow": rounded((step.intercept or float("nan")) - (step.t_spec_flow or float("nan")), 2),
+            "slope": f"{fit.slope:.3f} ± {fit.slope_err:.3f}" if fit is not None else None,
+            "n_hold": selection.n_hold if selection is not None else None,
+        },
+        "wall > 0, decreasing in D; order 1; limit = flow; slope −0.5; selection holds from some n",
+        "3σ",
+        bool(wall_ok and order_ok and limit_ok and sample_ok and holds),
+        f"m = 2: adversarial ε over D = {_listed(visible.strengths)}; GD and samples at D = {step.strength:g}",
+    )
+
+
 def _listed(values: tuple[float, ...] | list[int]) -> str:
     return ", ".join(f"{v:g}" for v in values)
 
@@ -157,5 +194,12 @@ CLAIMS = [
         _c7_needs,
         _c7,
         "fig5",
+    ),
+    Claim(
+        "C8",
+        "Selection survives visible perturbations below ε*(D), GD steps, and finite samples",
+        _c8_needs,
+        _c8,
+        "fig7",
     ),
 ]

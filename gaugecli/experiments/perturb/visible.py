@@ -9,7 +9,8 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from gaugecli.core.gauge import initial_direction, owner_imbalances, parameters_from_function
+from gaugecli.core import gauge
+from gaugecli.core.gauge import owner_imbalances
 from gaugecli.core.integrate import Progress
 from gaugecli.experiments.common import DynamicsConfig, Mode, ModelConfig, PointRunner, run_ensemble, run_serially
 from gaugecli.experiments.perturb.config import PerturbConfig
@@ -19,26 +20,10 @@ from gaugecli.experiments.select import selected
 def perturbed_duplicates(
     model: ModelConfig, deltas: np.ndarray, eps: float, *, adversarial: bool, seed: int = 0
 ) -> tuple[np.ndarray, np.ndarray]:
-    """Duplicates made visibly different by ``ε``.
-
-    Adversarial: the favorable neuron (argmax δ) turns to angle ``θ0 + ε`` from the teacher
-    with coefficient ``(c0/m) e^{−ε}``; the others turn to ``θ0 − ε`` with ``(c0/m) e^{ε}``.
-    Random: ``u_j ∝ u0 + ε ξ_j`` with ``ξ_j ~ N(0, I_d/d)`` and ``c_j = (c0/m) e^{ε ζ_j}``,
-    ``ζ_j ~ N(0, 1)``, from ``default_rng(seed)``.
-    """
-    teacher = model.teacher()
-    m = deltas.shape[-1]
-    fav = int(np.argmax(deltas))
-    if adversarial:
-        sign = np.where(np.arange(m) == fav, 1.0, -1.0)
-        U = np.stack([initial_direction(teacher, model.theta0 + s * eps) for s in sign])
-        c = model.c0 / m * np.exp(-sign * eps)
-    else:
-        rng = np.random.default_rng(seed)
-        u0 = initial_direction(teacher, model.theta0)
-        U = u0 + eps * rng.standard_normal((m, teacher.d)) / math.sqrt(teacher.d)
-        c = model.c0 / m * np.exp(eps * rng.standard_normal(m))
-    return parameters_from_function(c, U, deltas)
+    """:func:`gaugecli.core.gauge.perturbed_duplicates` for the start of ``model``."""
+    return gauge.perturbed_duplicates(
+        model.teacher(), deltas, eps, c0=model.c0, theta0=model.theta0, adversarial=adversarial, seed=seed
+    )
 
 
 @dataclass
