@@ -190,6 +190,32 @@ class Pipeline:
             progress(1.0)
         return [o for o in outcomes if o is not None]
 
+    def prefetch(self, needs: Sequence[Need], executor: Any, progress: Progress | None = None) -> int:
+        """Compute the needs missing from the cache on ``executor`` (``submit(fn, *args)`` →
+        handle with ``result()``), several at once; return how many tasks ran. Each task is one
+        configuration (simulate: all its configurations, one batched ensemble), run in a worker
+        that writes its artifact to this cache; later :meth:`ensure` calls read them. The costly
+        kinds go first so that the cheap ones fill the other workers meanwhile."""
+        if self.cache is None:
+            raise ValueError("prefetch needs a cache to hand results over")
+        missing: dict[str, list[Any]] = {}
+        for need in needs:
+            if not self.reuse or self.cache.load(need.kind, need.config) is None:
+                batch = missing.setdefault(need.kind, [])
+                if need.config not in batch:
+                    batch.append(need.config)
+        tasks = [(kind, [c]) for kind, configs in missing.items() if kind != "simulate" for c in configs]
+        tasks.sort(key=lambda task: PREFETCH_ORDER.index(task[0]) if task[0] in PREFETCH_ORDER else len(PREFETCH_ORDER))
+        if "simulate" in missing:
+            tasks.insert(min(len(tasks), 2), ("simulate", missing["simulate"]))
+        root = str(self.cache.root)
+        handles = [executor.submit(_ensure_in_worker, root, kind, configs, self.reuse) for kind, configs in tasks]
+        for done, handle in enumerate(handles, start=1):
+            handle.result()
+            if progress is not None:
+                progress(done / len(handles))
+        return len(handles)
+
     def _cached(self, k: Kind, config: Any) -> Outcome | None:
         if self.cache is None or not self.reuse:
             return None
@@ -200,6 +226,16 @@ class Pipeline:
         if result is None:
             return None
         return Outcome(k.name, config, result, artifact, self.cache.path(k.name, config), False)
+
+
+PREFETCH_ORDER = ("perturb", "lockin", "reln", "prune", "select-sweep", "select")
+"""Kinds by decreasing cost at their defaults (measured: perturb ≈ 47 s, lockin with σ = x² ≈ 35 s,
+reln ≈ 5 s, prune ≈ 4 s on one core): :meth:`Pipeline.prefetch` starts the long ones first."""
+
+
+def _ensure_in_worker(cache_root: str, kind_name: str, configs: list[Any], reuse: bool) -> None:
+    """A prefetch task, run in a worker process: compute into the shared cache."""
+    Pipeline(cache_root, reuse=reuse).ensure_all(kind_name, configs)
 
 
 @dataclass(frozen=True)

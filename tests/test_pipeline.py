@@ -92,3 +92,26 @@ def test_every_kind_has_a_schema_and_a_config_with_defaults() -> None:
 def test_unknown_kind_names_the_known_ones() -> None:
     with pytest.raises(ValueError, match="simulate"):
         kind("nope")
+
+
+def test_prefetch_computes_the_missing_runs_in_workers_once(tmp_path: Path) -> None:
+    """Runs computed by worker processes land in the cache: a later ensure computes nothing,
+    and a second prefetch has nothing left to do."""
+    from gaugecli.experiments.common import ModelConfig
+    from gaugecli.experiments.select import SelectConfig
+    from gaugecli.pipeline import Need
+    from gaugecli.run.executors import make_executor
+
+    model = ModelConfig(d=3)
+    needs = [
+        Need("simulate", SimulateConfig(model=model, strengths=(4.0,))),
+        Need("simulate", SimulateConfig(model=model, gauge="unfavorable", strengths=(4.0,))),
+        Need("select", SelectConfig(model=model, m=3)),
+    ]
+    pipe = Pipeline(tmp_path)
+    with make_executor(None, 2) as executor:
+        assert pipe.prefetch(needs, executor) == 2  # the two simulate runs are one batch
+        assert pipe.prefetch(needs, executor) == 0
+    outcomes = [pipe.ensure(n.kind, n.config) for n in needs]
+    assert not any(o.computed for o in outcomes)
+    assert outcomes[0].result.t_spec == pytest.approx(0.43626, rel=1e-4)

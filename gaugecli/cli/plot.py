@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 from pathlib import Path
 from typing import Annotated
 
@@ -30,6 +31,15 @@ def plot(
     width: Annotated[
         float | None,
         typer.Option("--width", help="Figure width in inches, in [1, 20] (default: the venue's text width)."),
+    ] = None,
+    workers: Annotated[
+        int | None,
+        typer.Option(
+            "--workers",
+            min=1,
+            help="Processes computing the figures' runs at once (before drawing).",
+            show_default="the CPUs, at most 4",
+        ),
     ] = None,
     compare: Annotated[
         Path | None,
@@ -61,9 +71,15 @@ def plot(
     if compare is not None and not compare.is_dir():
         raise bad_parameter("--compare", f"{compare} is not a folder of figN.json sidecars")
     drift: list[str] = []
+    jobs = workers if workers is not None else min(4, os.cpu_count() or 1)
     with errors(), session.pipeline(cache_dir, cache) as pipe:
         from gaugecli.plots.render import render
+        from gaugecli.run.executors import make_executor
 
+        if jobs > 1:  # the runs of every figure at once, on `jobs` processes; drawing then reads the cache
+            needs = [need for fig_id in ids for need in figure_module(fig_id).needs(quick).values()]
+            with make_executor(None, jobs) as executor, session.progress("runs") as bar:
+                pipe.prefetch(needs, executor, bar)
         for fig_id in ids:
             with session.progress(fig_id) as bar:
                 paths = render(fig_id, pipe, out_dir, formats=formats, quick=quick, progress=bar, layout=sizes)
