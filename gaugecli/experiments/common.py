@@ -147,6 +147,10 @@ small n the flow on ``L_n`` slides along kinks (a sample point held on a neuron'
 where implicit steps stall (n = 8 … 32: LSODA out of 20 000 evaluations in 13 of 30 runs);
 at n ≥ 1000 LSODA needs 900 … 5 000 (to convergence) and converges where RK45 cannot (an
 explicit method chatters at the stiff minimum and never reaches ‖∇L‖ ≤ 1e-10)."""
+DEVICES = ("cpu", "cuda", "auto")
+DEFAULT_DEVICE = "auto"
+"""Where the finite-sample modes run their torch work when ``--device`` is not given: a CUDA
+GPU if torch sees one, else the CPU (results agree to round-off)."""
 BATCH_STREAM = 1
 """SGD's batch stream is the child ``BATCH_STREAM`` of the run's seed sequence (its spawn key
 extended by it), so it never shares draws with the sample drawn from the same seed."""
@@ -178,6 +182,7 @@ class DynamicsConfig:
     t_max: float | None = None
     rtol: float | None = None
     grid_points: int = 400
+    device: str | None = None
 
     def __post_init__(self) -> None:
         try:
@@ -235,6 +240,21 @@ class DynamicsConfig:
             )
             require_finite(self.rtol, "rtol", low=0.0)
             require(self.rtol < 1e-2, "rtol", f"must be in (0, 1e-2) (got {self.rtol!r})")
+        if self.device is not None:
+            require(
+                mode.stochastic,
+                "device",
+                f"has no effect in --mode {mode.value} (population dynamics run in numpy); it applies to "
+                f"{_modes(Mode.sample, Mode.sample_gd, Mode.sgd)}",
+            )
+            require(self.device in DEVICES, "device", f"must be cpu, cuda or auto (got {self.device!r})")
+            if self.device == "cuda":
+                from gaugecli.core.sample import resolve_device  # torch: only when a GPU is asked for
+
+                try:
+                    resolve_device("cuda")
+                except ValueError as err:
+                    raise ConfigError("device", str(err).removeprefix("cuda: ")) from None
         require(
             isinstance(self.grid_points, int) and self.grid_points >= 3,
             "grid_points",
@@ -260,6 +280,11 @@ class DynamicsConfig:
         if self.rtol is not None:
             return self.rtol
         return SAMPLE_RTOL if self.mode is Mode.sample else POPULATION_RTOL
+
+    @property
+    def torch_device(self) -> str:
+        """``cpu`` | ``cuda`` | ``auto`` for the finite-sample torch work (default :data:`DEFAULT_DEVICE`)."""
+        return self.device if self.device is not None else DEFAULT_DEVICE
 
     @property
     def minibatch(self) -> int:
@@ -322,10 +347,14 @@ def run_ensemble(
     objective = population_objective(teacher)
     sample = None
     if dynamics.sample_size is not None:
-        from gaugecli.core.sample import draw_sample, empirical_objective  # torch: imported only when needed
+        from gaugecli.core.sample import EmpiricalSample  # torch: imported only when needed
 
-        sample = draw_sample(teacher, dynamics.sample_size, seed)
-        objective = empirical_objective(*sample)
+        # kept in memory, or streamed from the seed when too large (the same numbers); the sums
+        # over it run in chunks of rows, so n = 10⁷ fits in a few GB
+        # (resampled minibatches need random access to rows: always kept)
+        store = True if dynamics.batch_source == "resampled" else None
+        sample = EmpiricalSample.draw(teacher, dynamics.sample_size, seed, device=dynamics.torch_device, store=store)
+        objective = sample.objective()
 
     if not mode.stepped:
         options = FlowOptions(
@@ -344,9 +373,7 @@ def run_ensemble(
                 # implicit steps stall; the explicit RK45 crosses it (see SAMPLE_LSODA_BUDGET)
                 traj = flow(options=replace(options, method="RK45"))
                 traj.stats = replace(traj.stats, message=f"{traj.stats.message} (LSODA: {fault})")
-            from gaugecli.core.sample import empirical_loss_along
-
-            traj.empirical_loss = empirical_loss_along(traj.a, traj.W, *sample)  # type: ignore[misc]
+            traj.empirical_loss = sample.loss_along(traj.a, traj.W)  # type: ignore[union-attr]
         return [observe(traj, teacher, (b,)) for b in range(a0.shape[0])]
 
     if dynamics.eta is None:
@@ -367,7 +394,11 @@ def run_ensemble(
         root = seed if isinstance(seed, np.random.SeedSequence) else np.random.SeedSequence(seed)
         stream = np.random.SeedSequence(root.entropy, spawn_key=(*root.spawn_key, BATCH_STREAM))
         oracle = minibatch_oracle(
-            teacher, dynamics.minibatch, stream, sample if dynamics.batch_source == "resampled" else None
+            teacher,
+            dynamics.minibatch,
+            stream,
+            sample if dynamics.batch_source == "resampled" else None,
+            device=dynamics.torch_device,
         )
     traj = gradient_descent(
         a0,
