@@ -140,8 +140,11 @@ def run_point(build: Build, argv: Sequence[str], size: float, timeout_s: float, 
     elif run.timed_out:
         point.status, point.error = "timeout", f"killed after {timeout_s:g} s"
     elif run.returncode != 0 or "@@PROBE@@" not in run.stdout:
-        lines = [ln for ln in (run.stderr + run.stdout).splitlines() if ln.strip()]
-        traceback = any(ln.startswith("Traceback") for ln in lines)
+        # the command's last words: stderr first (errors), else its own stdout (not the probe's line)
+        err = [ln for ln in run.stderr.splitlines() if ln.strip()]
+        out = [ln for ln in run.stdout.splitlines() if ln.strip() and "@@PROBE@@" not in ln]
+        lines = err or out
+        traceback = any(ln.startswith("Traceback") for ln in err)
         point.status = "error"
         point.error = ("traceback: " if traceback else "") + (lines[-1].strip() if lines else f"exit {run.returncode}")
     if "@@PROBE@@" in run.stdout:
@@ -262,7 +265,8 @@ GD_STEPS_ETA, GD_STEPS_T = 0.01, 0.1  # ten full-batch GD steps on L_n
 def samples(quick: bool = False) -> list[Row]:
     """h1: full-batch GD on L_n (10 steps) for n = 10³…10⁷, both builds; h2: the goal,
     ``--mode sample --n-samples 10⁷`` (the flow on L_n) peak RSS ≤ 3 GB."""
-    sizes = [1e3, 1e4, 1e5] if quick else [1e3, 1e4, 1e5, 1e6, 1e7]
+    sizes = [1e3, 1e4] if quick else [1e3, 1e4, 1e5, 1e6, 1e7]
+    fit_from = sizes[0] if quick else 1e5
     timeout, rss_limit = (20.0, 4 * GiB) if quick else (120.0, 6 * GiB)
     gd = ["--eta", f"{GD_STEPS_ETA:g}", "--t-max", f"{GD_STEPS_T:g}"]
     curves = {}
@@ -278,9 +282,9 @@ def samples(quick: bool = False) -> list[Row]:
     note = (
         f"`simulate --mode sample-gd --eta {GD_STEPS_ETA:g} --t-max {GD_STEPS_T:g}` (10 GD steps on L_n, plus the "
         "η/2 pilot that states the step error; the previous build's `--mode sample` was this GD, without the pilot); "
-        f"d=16, m=1, D=4; exponents fitted over n ≥ 10^5; caps {timeout:g} s, {fmt_bytes(rss_limit)}"
+        f"d=16, m=1, D=4; exponents fitted over n ≥ {_fmt_size(fit_from)}; caps {timeout:g} s, {fmt_bytes(rss_limit)}"
     )
-    rows = [_comparison_row("h1", "sample size n = 10³…10⁷: full-batch GD on L_n", curves, 1e5, "n", note)]
+    rows = [_comparison_row("h1", "sample size n = 10³…10⁷: full-batch GD on L_n", curves, fit_from, "n", note)]
     rows.append(_sample_goal(quick, curves))
     return rows
 
@@ -300,10 +304,11 @@ def _sample_goal(quick: bool, curves: dict[str, list[Point]]) -> Row:
         return Row("h2", label, f"{point.status}: {point.error}", goal, False, "", data)
     met = (point.rss or 0) <= N_SAMPLE_GOAL_BYTES
     note = (
-        f"--t-max {horizon:g} (T_spec = 0.437; the default horizon needs ~600 gradient evaluations of ~0.5 s each "
-        "here, every phase — draw, flow with Hessians, L_n at 400 saved times, artifact — is in this run); "
-        f"sample kept in memory (8n(d+1) = 1.27 GiB), sums over chunks of rows; estimate "
-        f"{fmt_bytes(estimate)} + interpreter"
+        f"--t-max {horizon:g} to keep the suite short, with every phase of the full run (draw, LSODA with "
+        "Hessians, L_n at 400 saved times, artifact); the default horizon (to ‖∇L_n‖ ≤ 1e-10, T_spec = 0.436) "
+        "takes ~400 gradient evaluations: 151 s and 1.58 GiB when measured once on this machine; "
+        f"sample kept in memory (8n(d+1) = 1.27 GiB), every sum over chunks of rows; "
+        f"sample_memory_estimate {fmt_bytes(estimate)} + ~0.3 GiB interpreter"
     )
     return Row("h2", label, _point_text(point), goal, met, note, data)
 
@@ -329,7 +334,8 @@ def neurons(quick: bool = False) -> list[Row]:
     """i1: ``simulate --m M`` (duplicates, d = 16, default horizon) for m = 1…1000, both
     builds; i2: the goal ``--m 200`` ≤ 2 GB; i3: ``--m 1000 --init random --d 32`` completes or
     refuses at once."""
-    sizes = [1, 2, 5] if quick else [1, 2, 5, 10, 20, 50, 100, 200, 500, 1000]
+    sizes = [1, 4] if quick else [1, 2, 5, 10, 20, 50, 100, 200, 500, 1000]
+    fit_from = sizes[0] if quick else 10
     timeout, rss_limit = (8.0, 3 * GiB) if quick else (30.0, 4 * GiB)
     curves = {}
     this = this_build()
@@ -338,10 +344,10 @@ def neurons(quick: bool = False) -> list[Row]:
     if prev is not None:
         curves[prev.name] = sweep(prev, sizes, lambda m: ["simulate", "--m", str(int(m))], timeout, rss_limit)
     note = (
-        f"`simulate --m M` (m duplicates, favorable D=4, d=16, to the default horizon); exponents fitted over m ≥ 10; "
-        f"caps {timeout:g} s, {fmt_bytes(rss_limit)}"
+        f"`simulate --m M` (m duplicates, favorable D=4, d=16, to the default horizon); exponents fitted over "
+        f"m ≥ {fit_from:g}; caps {timeout:g} s, {fmt_bytes(rss_limit)}"
     )
-    rows = [_comparison_row("i1", "neurons m = 1…1000 (population flow, duplicates)", curves, 10, "m", note)]
+    rows = [_comparison_row("i1", "neurons m = 1…1000 (population flow, duplicates)", curves, fit_from, "m", note)]
 
     goal = f"peak RSS ≤ {M_200_GOAL_BYTES / GiB:.0f} GiB, completes"
     label = "`simulate --m 200` duplicates (d=16, default horizon)"
@@ -385,7 +391,8 @@ D_TIME_GOAL, D_RSS_GOAL = 2.0, 1 * GiB
 def dimension(quick: bool = False) -> list[Row]:
     """j1: ``simulate --m 5 --d D`` for d = 16…10⁵, both builds; j2: the goal d = 10⁵ within
     2× the time of d = 16, peak RSS ≤ 1 GB."""
-    sizes = [16, 100, 1000] if quick else [16, 100, 1000, 10_000, 100_000]
+    sizes = [16, 32] if quick else [16, 100, 1000, 10_000, 100_000]
+    fit_from = sizes[0] if quick else 100
     timeout, rss_limit = (8.0, 3 * GiB) if quick else (30.0, 4 * GiB)
     curves = {}
     this = this_build()
@@ -396,10 +403,10 @@ def dimension(quick: bool = False) -> list[Row]:
             prev, sizes, lambda d: ["simulate", "--m", "5", "--d", str(int(d))], timeout, rss_limit
         )
     note = (
-        f"`simulate --m 5 --d D` (5 duplicates, favorable D=4, default horizon); exponents fitted over d ≥ 100; "
-        f"caps {timeout:g} s, {fmt_bytes(rss_limit)}"
+        f"`simulate --m 5 --d D` (5 duplicates, favorable D=4, default horizon); exponents fitted over "
+        f"d ≥ {fit_from:g}; caps {timeout:g} s, {fmt_bytes(rss_limit)}"
     )
-    rows = [_comparison_row("j1", "input dimension d = 16…10⁵ (population flow, m=5)", curves, 100, "d", note)]
+    rows = [_comparison_row("j1", "input dimension d = 16…10⁵ (population flow, m=5)", curves, fit_from, "d", note)]
     goal = f"time ≤ {D_TIME_GOAL:g}× that of d=16, peak RSS ≤ {D_RSS_GOAL / GiB:.0f} GiB"
     label = "`simulate --m 5 --d 100000` vs `--d 16`"
     if quick:
@@ -434,6 +441,10 @@ def write_curves(rows: Sequence[Row], out_dir: Path, suffix: str = "") -> list[P
 
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
+    from matplotlib.ticker import FuncFormatter, LogLocator, NullFormatter
+
+    plain = FuncFormatter(lambda v, _: f"{v:g}")
+    powers = FuncFormatter(lambda v, _: f"$10^{{{math.log10(v):.0f}}}$" if v >= 1e4 else f"{v:g}")
 
     fig, axes = plt.subplots(2, len(panels), figsize=(4.2 * len(panels), 6.4), squeeze=False, constrained_layout=True)
     styles = {0: ("C0", "o", "-"), 1: ("C3", "s", "--")}
@@ -454,11 +465,25 @@ def write_curves(rows: Sequence[Row], out_dir: Path, suffix: str = "") -> list[P
                     y = (p["wall"] if key == "seconds" else p["rss"]) or 0
                     if y:
                         ax.plot(p["size"], y / scale, marker="x", color=color, ms=9, ls="none")
-                        ax.annotate(p["status"], (p["size"], y / scale), fontsize=7, color=color)
+                        ax.annotate(
+                            p["status"],
+                            (p["size"], y / scale),
+                            fontsize=7,
+                            color=color,
+                            textcoords="offset points",
+                            xytext=(-8, 6),
+                            ha="right",
+                        )
         for r_, ylabel in ((0, "time of the command [s]"), (1, "peak RSS [GiB]")):
             ax = axes[r_][col]
             ax.set_xscale("log")
             ax.set_yscale("log")
+            ax.xaxis.set_major_locator(LogLocator(base=10, subs=(1.0,)))
+            ax.xaxis.set_major_formatter(powers)
+            ax.yaxis.set_major_locator(LogLocator(base=10, subs=(1.0, 2.0, 5.0)))
+            ax.yaxis.set_major_formatter(plain)
+            for axis in (ax.xaxis, ax.yaxis):
+                axis.set_minor_formatter(NullFormatter())
             ax.set_xlabel(symbol)
             ax.set_ylabel(ylabel)
             ax.grid(True, which="both", alpha=0.3)

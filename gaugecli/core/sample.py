@@ -436,14 +436,15 @@ def minibatch_oracle(
     Xt, yt = full.X, full.y
     n = full.n
     B = min(batch_size, n)
-    state: dict[str, object] = {"order": rng.permutation(n), "pos": 0}
+    order = [rng.permutation(n)]  # this epoch's order of the rows
+    position = [0]  # rows of it already used
 
     def next_batch() -> torch.Tensor:
-        if int(state["pos"]) + B > n:  # type: ignore[arg-type]
-            state["order"], state["pos"] = rng.permutation(n), 0
-        pos = int(state["pos"])  # type: ignore[arg-type]
-        state["pos"] = pos + B
-        return torch.from_numpy(np.asarray(state["order"])[pos : pos + B]).to(full.device)
+        if position[0] + B > n:
+            order[0], position[0] = rng.permutation(n), 0
+        pos = position[0]
+        position[0] = pos + B
+        return torch.from_numpy(order[0][pos : pos + B]).to(full.device)
 
     def resampled(a: Array, W: Array) -> tuple[Array, Array, None]:
         idx = next_batch()
