@@ -274,7 +274,7 @@ def samples(quick: bool = False) -> list[Row]:
     curves[this.name] = sweep(
         this, sizes, lambda n: ["simulate", "--mode", "sample-gd", "--n-samples", str(int(n)), *gd], timeout, rss_limit
     )
-    prev = previous_build()
+    prev = None if quick else previous_build()  # --quick: this build only
     if prev is not None:
         curves[prev.name] = sweep(
             prev, sizes, lambda n: ["simulate", "--mode", "sample", "--n-samples", str(int(n)), *gd], timeout, rss_limit
@@ -340,7 +340,7 @@ def neurons(quick: bool = False) -> list[Row]:
     curves = {}
     this = this_build()
     curves[this.name] = sweep(this, sizes, lambda m: ["simulate", "--m", str(int(m))], timeout, rss_limit)
-    prev = previous_build()
+    prev = None if quick else previous_build()  # --quick: this build only
     if prev is not None:
         curves[prev.name] = sweep(prev, sizes, lambda m: ["simulate", "--m", str(int(m))], timeout, rss_limit)
     note = (
@@ -397,7 +397,7 @@ def dimension(quick: bool = False) -> list[Row]:
     curves = {}
     this = this_build()
     curves[this.name] = sweep(this, sizes, lambda d: ["simulate", "--m", "5", "--d", str(int(d))], timeout, rss_limit)
-    prev = previous_build()
+    prev = None if quick else previous_build()  # --quick: this build only
     if prev is not None:
         curves[prev.name] = sweep(
             prev, sizes, lambda d: ["simulate", "--m", "5", "--d", str(int(d))], timeout, rss_limit

@@ -357,18 +357,24 @@ def _gradient_sums(
 ) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
     """``Σ_i r_i relu(Z_i)``, ``Σ_i (1(Z_i > 0) r_i) x_iᵀ`` and ``Σ_i r_i²`` over the chunks
     (``Z = X Wᵀ``, ``r = relu(Z) a − y``): the unnormalised gradient of ``L_n`` and ``2 n L_n``."""
-    ga, gW = torch.zeros_like(at), torch.zeros_like(Wt)
-    sq = torch.zeros(at.shape[:-1], dtype=at.dtype, device=at.device)
     WT, a_col = Wt.transpose(-1, -2), at.unsqueeze(-1)
+    sums: list[torch.Tensor] = []
     for Xc, yc in chunks:
         Z = torch.matmul(Xc, WT)  # (..., c, m)
         H = torch.relu(Z)
         r = torch.matmul(H, a_col).squeeze(-1) - yc  # (..., c)
-        ga += torch.matmul(H.transpose(-1, -2), r.unsqueeze(-1)).squeeze(-1)
         G = torch.where(Z > 0, r.unsqueeze(-1), 0.0)  # (..., c, m)
-        gW += torch.matmul(G.transpose(-1, -2), Xc)
-        sq += torch.sum(r * r, dim=-1)
-    return ga, gW, sq
+        terms = (
+            torch.matmul(H.transpose(-1, -2), r.unsqueeze(-1)).squeeze(-1),
+            torch.matmul(G.transpose(-1, -2), Xc),
+            torch.sum(r * r, dim=-1),
+        )
+        if sums:  # the first chunk's terms start the sums (one chunk: no extra work at small n)
+            for total, term in zip(sums, terms, strict=True):
+                total += term
+        else:
+            sums = list(terms)
+    return sums[0], sums[1], sums[2]
 
 
 def empirical_oracle(X: Array, y: Array, *, device: str = "cpu") -> GradientOracle:
