@@ -32,6 +32,7 @@ import tempfile
 from collections.abc import Callable, Sequence
 from dataclasses import asdict, dataclass
 from pathlib import Path
+from typing import Any
 
 from _common import REPO_ROOT, Row, blas_env, fmt_bytes, fmt_seconds, not_available, run_command
 
@@ -286,7 +287,73 @@ def samples(quick: bool = False) -> list[Row]:
     )
     rows = [_comparison_row("h1", "sample size n = 10³…10⁷: full-batch GD on L_n", curves, fit_from, "n", note)]
     rows.append(_sample_goal(quick, curves))
+    rows.append(_gradient_row(quick, prev))
     return rows
+
+
+# One gradient of L_n, in-process, in either build (the oracle moved from gaugecli.sample to
+# gaugecli.core.sample); best of 3 after one warm-up call.
+_GRADIENT_PROBE = """
+import json, sys, time
+import numpy as np
+import torch
+torch.set_num_threads(1)
+try:
+    from gaugecli.core.sample import draw_sample, empirical_oracle
+    from gaugecli.core.gauge import duplicate_initial_condition
+    from gaugecli.core.teacher import standard_teacher
+except ImportError:
+    from gaugecli.sample import draw_sample, empirical_oracle
+    from gaugecli.gauge import duplicate_initial_condition
+    from gaugecli.teacher import standard_teacher
+n, ms = int(sys.argv[1]), json.loads(sys.argv[2])
+teacher = standard_teacher(16)
+X, y = draw_sample(teacher, n, 0)
+oracle = empirical_oracle(X, y)
+out = {}
+for m in ms:
+    a, W = duplicate_initial_condition(teacher, np.full(m, 4.0))
+    oracle(a, W)
+    best = float("inf")
+    for _ in range(3):
+        start = time.perf_counter()
+        oracle(a, W)
+        best = min(best, time.perf_counter() - start)
+    out[str(m)] = best
+print("@@GRAD@@" + json.dumps(out))
+"""
+
+
+def _gradient_row(quick: bool, prev: Build | None) -> Row:
+    """h3: one gradient of L_n at the largest n, m = 1 and 8, both builds."""
+    n, ms = (10**5, [1, 8]) if quick else (10**7, [1, 8])
+    label = f"one gradient of L_n, n={_fmt_size(n)}, d=16, m=1 and 8 (in-process, best of 3)"
+    builds = [this_build()] + ([prev] if prev is not None else [])
+    results: dict[str, Any] = {}
+    for build in builds:
+        run = run_command(
+            [sys.executable, "-c", _GRADIENT_PROBE, str(n), json.dumps(ms)],
+            env={**blas_env(1), "PYTHONPATH": str(build.root)},
+            timeout_s=300,
+            rss_limit_bytes=8 * GiB,
+        )
+        if run.returncode != 0 or "@@GRAD@@" not in run.stdout:
+            results[build.name] = {"error": run.last_error_line()}
+            continue
+        times = json.loads(run.stdout.rsplit("@@GRAD@@", 1)[-1])
+        results[build.name] = {"seconds": times, "max_rss_bytes": run.max_rss_bytes}
+    parts = []
+    for name, res in results.items():
+        if "error" in res:
+            parts.append(f"{name}: failed ({res['error']})")
+            continue
+        times = " / ".join(fmt_seconds(res["seconds"][str(m)]) for m in ms)
+        parts.append(f"{name}: {times}, peak RSS {fmt_bytes(res['max_rss_bytes'])}")
+    note = (
+        "`empirical_oracle(X, y)(a, W)`: this build sums over chunks of rows (2 MiB intermediates), the previous one "
+        "forms Z = X Wᵀ and G (n × m) whole; RSS includes the sample (1.2 GiB at n = 10^7)"
+    )
+    return Row("h3", label, " | ".join(parts), "information", None, note, {"n": n, "m": ms, "builds": results})
 
 
 def _sample_goal(quick: bool, curves: dict[str, list[Point]]) -> Row:
@@ -471,7 +538,7 @@ def write_curves(rows: Sequence[Row], out_dir: Path, suffix: str = "") -> list[P
                             fontsize=7,
                             color=color,
                             textcoords="offset points",
-                            xytext=(-8, 6),
+                            xytext=(-6, -12),
                             ha="right",
                         )
         for r_, ylabel in ((0, "time of the command [s]"), (1, "peak RSS [GiB]")):
