@@ -116,11 +116,13 @@ def previous_build() -> Build | None:
 
 def has_option(build: Build, command: str, option: str) -> bool:
     """Whether ``gaugecli <command> --help`` of ``build`` lists ``option``."""
-    run = run_command(
-        [sys.executable, "-m", "gaugecli", command, "--help"],
-        env={"PYTHONPATH": str(build.root), "COLUMNS": "200", "TERM": "dumb", "NO_COLOR": "1"},
-        timeout_s=60,
-    )
+    with tempfile.TemporaryDirectory(prefix="gaugecli-bench-help-") as tmp:  # cwd is first on sys.path
+        run = run_command(
+            [sys.executable, "-m", "gaugecli", command, "--help"],
+            env={"PYTHONPATH": str(build.root), "COLUMNS": "200", "TERM": "dumb", "NO_COLOR": "1"},
+            cwd=tmp,
+            timeout_s=60,
+        )
     return run.returncode == 0 and option in run.stdout
 
 
@@ -331,12 +333,15 @@ def _gradient_row(quick: bool, prev: Build | None) -> Row:
     builds = [this_build()] + ([prev] if prev is not None else [])
     results: dict[str, Any] = {}
     for build in builds:
-        run = run_command(
-            [sys.executable, "-c", _GRADIENT_PROBE, str(n), json.dumps(ms)],
-            env={**blas_env(1), "PYTHONPATH": str(build.root)},
-            timeout_s=300,
-            rss_limit_bytes=8 * GiB,
-        )
+        # an empty working directory: `python -c` puts it first on sys.path, ahead of PYTHONPATH
+        with tempfile.TemporaryDirectory(prefix="gaugecli-bench-grad-") as tmp:
+            run = run_command(
+                [sys.executable, "-c", _GRADIENT_PROBE, str(n), json.dumps(ms)],
+                env={**blas_env(1), "PYTHONPATH": str(build.root)},
+                cwd=tmp,
+                timeout_s=300,
+                rss_limit_bytes=8 * GiB,
+            )
         if run.returncode != 0 or "@@GRAD@@" not in run.stdout:
             results[build.name] = {"error": run.last_error_line()}
             continue
