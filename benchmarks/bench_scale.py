@@ -38,6 +38,8 @@ from _common import REPO_ROOT, Row, blas_env, fmt_bytes, fmt_seconds, not_availa
 
 PREVIOUS_COMMIT = "60b31cd"
 GiB = 1024**3
+SWEEP_BUDGET_S = 90.0
+"""Seconds one build's sweep may spend (wall, all points) before the larger sizes are skipped."""
 
 # The probe: import everything heavy first, then time the command itself in-process.
 _PROBE = """
@@ -161,18 +163,24 @@ def sweep(
     argv_of: Callable[[float], list[str]],
     timeout_s: float,
     rss_limit: int,
+    budget_s: float = math.inf,
 ) -> list[Point]:
     """Each size in increasing order; after the first point that fails or hits a cap, the
-    larger ones are recorded as skipped."""
+    larger ones are recorded as skipped — also once the sweep has spent ``budget_s`` (which
+    keeps ``make bench`` near ten minutes whatever the build)."""
     out: list[Point] = []
     stop = ""
+    spent = 0.0
     for size in sizes:
         argv = argv_of(size)
+        if not stop and spent > budget_s:
+            stop = f"not run: the sweep's budget of {budget_s:g} s is spent"
         if stop:
             out.append(Point(build.name, size, argv, "skipped", error=stop))
             continue
         print(f"    {build.name}: gaugecli {' '.join(argv)}", file=sys.stderr, flush=True)
         point = run_point(build, argv, size, timeout_s, rss_limit)
+        spent += point.wall or 0.0
         out.append(point)
         if not point.ok:
             stop = f"not run: size {size:g} already {point.status} ({point.error})"
@@ -275,12 +283,22 @@ def samples(quick: bool = False) -> list[Row]:
     curves = {}
     this = this_build()
     curves[this.name] = sweep(
-        this, sizes, lambda n: ["simulate", "--mode", "sample-gd", "--n-samples", str(int(n)), *gd], timeout, rss_limit
+        this,
+        sizes,
+        lambda n: ["simulate", "--mode", "sample-gd", "--n-samples", str(int(n)), *gd],
+        timeout,
+        rss_limit,
+        budget_s=SWEEP_BUDGET_S,
     )
     prev = None if quick else previous_build()  # --quick: this build only
     if prev is not None:
         curves[prev.name] = sweep(
-            prev, sizes, lambda n: ["simulate", "--mode", "sample", "--n-samples", str(int(n)), *gd], timeout, rss_limit
+            prev,
+            sizes,
+            lambda n: ["simulate", "--mode", "sample", "--n-samples", str(int(n)), *gd],
+            timeout,
+            rss_limit,
+            budget_s=SWEEP_BUDGET_S,
         )
     note = (
         f"`simulate --mode sample-gd --eta {GD_STEPS_ETA:g} --t-max {GD_STEPS_T:g}` (10 GD steps on L_n, plus the "
@@ -411,10 +429,14 @@ def neurons(quick: bool = False) -> list[Row]:
     timeout, rss_limit = (8.0, 3 * GiB) if quick else (30.0, 4 * GiB)
     curves = {}
     this = this_build()
-    curves[this.name] = sweep(this, sizes, lambda m: ["simulate", "--m", str(int(m))], timeout, rss_limit)
+    curves[this.name] = sweep(
+        this, sizes, lambda m: ["simulate", "--m", str(int(m))], timeout, rss_limit, budget_s=SWEEP_BUDGET_S
+    )
     prev = None if quick else previous_build()  # --quick: this build only
     if prev is not None:
-        curves[prev.name] = sweep(prev, sizes, lambda m: ["simulate", "--m", str(int(m))], timeout, rss_limit)
+        curves[prev.name] = sweep(
+            prev, sizes, lambda m: ["simulate", "--m", str(int(m))], timeout, rss_limit, budget_s=SWEEP_BUDGET_S
+        )
     note = (
         f"`simulate --m M` (m duplicates, favorable D=4, d=16, to the default horizon); exponents fitted over "
         f"m ≥ {fit_from:g}; caps {timeout:g} s, {fmt_bytes(rss_limit)}"
@@ -468,11 +490,18 @@ def dimension(quick: bool = False) -> list[Row]:
     timeout, rss_limit = (8.0, 3 * GiB) if quick else (30.0, 4 * GiB)
     curves = {}
     this = this_build()
-    curves[this.name] = sweep(this, sizes, lambda d: ["simulate", "--m", "5", "--d", str(int(d))], timeout, rss_limit)
+    curves[this.name] = sweep(
+        this, sizes, lambda d: ["simulate", "--m", "5", "--d", str(int(d))], timeout, rss_limit, budget_s=SWEEP_BUDGET_S
+    )
     prev = None if quick else previous_build()  # --quick: this build only
     if prev is not None:
         curves[prev.name] = sweep(
-            prev, sizes, lambda d: ["simulate", "--m", "5", "--d", str(int(d))], timeout, rss_limit
+            prev,
+            sizes,
+            lambda d: ["simulate", "--m", "5", "--d", str(int(d))],
+            timeout,
+            rss_limit,
+            budget_s=SWEEP_BUDGET_S,
         )
     note = (
         f"`simulate --m 5 --d D` (5 duplicates, favorable D=4, default horizon); exponents fitted over "
