@@ -87,6 +87,11 @@ class CommandRun:
     stdout: str
     stderr: str
     timed_out: bool
+    over_rss: bool = False
+
+    @property
+    def ok(self) -> bool:
+        return self.returncode == 0 and not self.timed_out and not self.over_rss
 
     def last_error_line(self) -> str:
         lines = [ln.strip() for ln in (self.stderr or self.stdout).splitlines() if ln.strip()]
@@ -98,24 +103,46 @@ class CommandRun:
 # inherits that process's high-water mark (Linux keeps ru_maxrss across fork and exec).
 # The wait is a blocking waitpid with a timer thread for the timeout: Popen.wait(timeout)
 # polls with sleeps of up to 50 ms, which would quantize every measured time.
+# With an RSS limit, a watcher thread reads the child's resident set from /proc every 20 ms and
+# kills it above the limit (a run that would swap or exhaust a shared machine is stopped, and
+# reported as such, rather than measured to the end).
 _WRAPPER = """
 import json, resource, subprocess, sys, threading, time
-out, timeout, argv = sys.argv[1], float(sys.argv[2]), sys.argv[3:]
+out, timeout, rss_limit, argv = sys.argv[1], float(sys.argv[2]), int(sys.argv[3]), sys.argv[4:]
 killed = threading.Event()
+over = threading.Event()
 start = time.perf_counter()
 proc = subprocess.Popen(argv)
 def kill():
     killed.set()
     proc.kill()
+def rss_bytes():
+    try:
+        with open(f"/proc/{proc.pid}/status") as f:
+            for line in f:
+                if line.startswith("VmRSS:"):
+                    return int(line.split()[1]) * 1024
+    except OSError:
+        pass
+    return 0
+def watch():
+    while proc.poll() is None:
+        if rss_bytes() > rss_limit:
+            over.set()
+            proc.kill()
+            return
+        time.sleep(0.02)
 timer = threading.Timer(timeout, kill)
 timer.start()
+if rss_limit > 0:
+    threading.Thread(target=watch, daemon=True).start()
 rc = proc.wait()
 seconds = time.perf_counter() - start
 timer.cancel()
 timed_out = killed.is_set()
 rss = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss * 1024
 with open(out, "w") as f:
-    json.dump({"rc": rc, "seconds": seconds, "rss": rss, "timed_out": timed_out}, f)
+    json.dump({"rc": rc, "seconds": seconds, "rss": rss, "timed_out": timed_out, "over_rss": over.is_set()}, f)
 """
 
 
@@ -125,17 +152,20 @@ def run_command(
     timeout_s: float = 600.0,
     env: Mapping[str, str] | None = None,
     cwd: str | Path | None = None,
+    rss_limit_bytes: int = 0,
 ) -> CommandRun:
     """Run ``argv``: its wall time (measured next to it, without the launcher's start-up)
     and peak resident set size (``getrusage(RUSAGE_CHILDREN)`` in a small launcher: the
     largest single process of the command's tree that was waited for).
 
-    A run past ``timeout_s`` is killed and reported with ``timed_out=True``.
+    A run past ``timeout_s`` is killed and reported with ``timed_out=True``; with
+    ``rss_limit_bytes > 0``, a run whose resident set exceeds it is killed and reported with
+    ``over_rss=True``.
     """
     full_env = {**os.environ, **(env or {})}
     with tempfile.TemporaryDirectory(prefix="gaugecli-bench-run-") as tmp:
         report = Path(tmp) / "report.json"
-        launcher = [sys.executable, "-c", _WRAPPER, str(report), str(timeout_s), *argv]
+        launcher = [sys.executable, "-c", _WRAPPER, str(report), str(timeout_s), str(int(rss_limit_bytes)), *argv]
         proc = subprocess.run(launcher, capture_output=True, env=full_env, cwd=cwd, timeout=timeout_s + 60)
         stdout, stderr = proc.stdout.decode(errors="replace"), proc.stderr.decode(errors="replace")
         if not report.exists():
@@ -149,6 +179,7 @@ def run_command(
         stdout=stdout,
         stderr=stderr,
         timed_out=bool(info["timed_out"]),
+        over_rss=bool(info.get("over_rss", False)),
     )
 
 

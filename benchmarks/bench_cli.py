@@ -1,4 +1,5 @@
-"""(e) CLI start-up and (f) ``gaugecli plot all``, both as subprocesses.
+"""(e) CLI start-up, (f) ``gaugecli plot all`` and (g) the CLI's cost over its computation
+(the fig3 sweep), as subprocesses.
 
 Each reports 'not available' (with the reason) until the command it measures
 exists and exits 0, so the suite runs at every stage of the project.
@@ -17,6 +18,9 @@ from _common import (
     CommandRun,
     Row,
     best_command,
+    best_of,
+    blas_env,
+    call_in_subprocess,
     fmt_bytes,
     fmt_ratio,
     fmt_seconds,
@@ -203,3 +207,81 @@ def plot_all(quick: bool = False) -> list[Row]:
                 )
             )
     return rows
+
+
+# ----------------------------------------------------------------------------------------
+# (g) the command line's cost over its computation: the fig3 sweep
+
+FIG3_STRENGTHS = tuple(float(2**i) for i in range(11))
+_COMPUTE_IMPORTS = "import numpy, scipy.integrate, scipy.optimize, gaugecli.experiments.simulate"
+CLI_OVERHEAD_GOAL = 1.6
+
+
+def measure_inprocess_sweep(k: int) -> dict[str, float]:
+    """Best of ``k``: :func:`gaugecli.experiments.simulate.simulate_batch` on the configurations
+    that ``gaugecli simulate --gauge G -D 1 … -D 1024`` builds, for both gauges (as two calls,
+    like the two commands); imports done before the clock starts."""
+    from gaugecli.experiments.simulate import SimulateConfig, simulate_batch
+
+    def sweep() -> None:
+        for gauge in ("favorable", "unfavorable"):
+            simulate_batch(SimulateConfig(gauge=gauge, strengths=FIG3_STRENGTHS).runs())
+
+    seconds, _ = best_of(sweep, k)
+    return {"seconds": seconds}
+
+
+def cli_overhead(quick: bool = False) -> list[Row]:
+    """Row g1: ``gaugecli simulate --gauge favorable -D 1 … -D 1024`` and the same unfavorable
+    (two processes, an empty cache) against their in-process compute, best of k each."""
+    k = 1 if quick else 3
+    goal = f"≤ {fmt_ratio(CLI_OVERHEAD_GOAL)} in-process"
+    label = "CLI fig3 sweep (`simulate --gauge ±` -D 1…1024, empty cache) vs in-process `simulate_batch`"
+    exe = gaugecli_command() or [sys.executable, "-m", "gaugecli"]
+    strengths = [arg for D in FIG3_STRENGTHS for arg in ("-D", f"{D:g}")]
+    best_cli = math.inf
+    for _ in range(k):
+        total = 0.0
+        with tempfile.TemporaryDirectory(prefix="gaugecli-bench-cli-") as tmp:
+            for gauge in ("favorable", "unfavorable"):
+                run = run_command([*exe, "simulate", "--gauge", gauge, *strengths], timeout_s=300, cwd=tmp)
+                if run.returncode != 0:
+                    return [Row("g1", label, f"failed: {run.last_error_line()}", goal, False)]
+                total += run.seconds
+            artifacts = len(list(Path(tmp).rglob("*.json")))
+        best_cli = min(best_cli, total)
+    try:
+        inproc = call_in_subprocess("bench_cli", "measure_inprocess_sweep", {"k": k}, env=blas_env(1))
+    except RuntimeError as err:
+        return [Row("g1", label, "in-process run failed", goal, None, str(err))]
+    bare = best_command([sys.executable, "-c", "pass"], 3)
+    # what a process must load before it can compute anything (the floor of the CLI's overhead)
+    imports = best_command([sys.executable, "-c", _COMPUTE_IMPORTS], 3, timeout_s=120)
+    ratio = best_cli / inproc["seconds"]
+    floor = 2 * imports.seconds + inproc["seconds"]
+    data = {
+        "cli_seconds": best_cli,
+        "inprocess_seconds": inproc["seconds"],
+        "ratio": ratio,
+        "artifacts": artifacts,
+        "import_seconds": imports.seconds,
+        "bare_python_seconds": bare.seconds,
+    }
+    note = (
+        f"best of {k}; two processes (start-up, imports, pipeline, {artifacts} artifacts written and validated) "
+        f"vs the same 22 runs in one warm interpreter; python + the compute's imports "
+        f"{fmt_seconds(imports.seconds)} per process (bare python {fmt_seconds(bare.seconds)}), so 2 imports + "
+        f"compute = {fmt_seconds(floor)} ({fmt_ratio(floor / inproc['seconds'])}) is the floor; the rest, "
+        f"{fmt_seconds(max(best_cli - floor, 0.0))}, is the CLI and pipeline"
+    )
+    return [
+        Row(
+            "g1",
+            label,
+            f"{fmt_seconds(best_cli)} vs {fmt_seconds(inproc['seconds'])} ({fmt_ratio(ratio)})",
+            goal,
+            ratio <= CLI_OVERHEAD_GOAL,
+            note,
+            data,
+        )
+    ]

@@ -12,6 +12,12 @@ Rows (one function each):
     d  bench_sample.finite_sample    finite-sample GD step vs its two matrix products
     e  bench_cli.startup             `gaugecli --help/--version` vs bare python
     f  bench_cli.plot_all            `gaugecli plot all` with an empty and a warm cache
+    g  bench_cli.cli_overhead        CLI fig3 sweep vs its in-process compute
+    h  bench_scale.samples           time and peak RSS against n (10³…10⁷), this build vs previous
+    i  bench_scale.neurons           time and peak RSS against m (1…1000), this build vs previous
+    j  bench_scale.dimension         time and peak RSS against d (16…10⁵), this build vs previous
+
+Rows h–j also write scaling.png (their curves) and scaling.json (every point).
 
 Every ratio compares two measurements taken in this run, on this machine; absolute
 times are reported but never compared with fixed thresholds except where a row's
@@ -48,6 +54,7 @@ def _suites() -> dict[str, Callable[[bool], list[Row]]]:
     import bench_ensemble
     import bench_flow
     import bench_sample
+    import bench_scale
     import bench_selection
 
     return {
@@ -57,6 +64,10 @@ def _suites() -> dict[str, Callable[[bool], list[Row]]]:
         "d": bench_sample.finite_sample,
         "e": bench_cli.startup,
         "f": bench_cli.plot_all,
+        "g": bench_cli.cli_overhead,
+        "h": bench_scale.samples,
+        "i": bench_scale.neurons,
+        "j": bench_scale.dimension,
     }
 
 
@@ -117,7 +128,7 @@ def _environment() -> dict[str, object]:
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--quick", action="store_true", help="shrink every row so the suite runs in under a minute")
-    parser.add_argument("--only", default="abcdef", help="letters of the rows to run (default: all, abcdef)")
+    parser.add_argument("--only", default="abcdefghij", help="letters of the rows to run (default: all, a–j)")
     parser.add_argument("--out-dir", type=Path, default=BENCH_DIR, help="where results*.json/.md go")
     parser.add_argument("--blas-threads", type=int, default=None, help="cap BLAS/OpenMP threads (re-executes)")
     args = parser.parse_args(argv)
@@ -184,6 +195,10 @@ def main(argv: list[str] | None = None) -> int:
         f"scipy {env['scipy']}, torch {env['torch']}; {total:.0f} s). Regenerate with `python benchmarks/run.py`."
     )
     (args.out_dir / f"results{suffix}.md").write_text(header + "\n\n" + markdown_table(rows) + "\n")
+    import bench_scale
+
+    for path in bench_scale.write_curves(rows, args.out_dir, suffix):
+        print(f"wrote {path}", file=sys.stderr)
     return 0
 
 

@@ -12,6 +12,8 @@ from gaugecli.core.dynamics import population_loss
 from gaugecli.core.gauge import duplicate_initial_condition, owner_imbalances
 from gaugecli.core.integrate import FlowOptions, gradient_descent, gradient_flow
 from gaugecli.core.sample import (
+    DEFAULT_CHUNK_BYTES,
+    EmpiricalSample,
     draw_sample,
     empirical_hessian,
     empirical_loss,
@@ -19,6 +21,8 @@ from gaugecli.core.sample import (
     empirical_objective,
     empirical_oracle,
     minibatch_oracle,
+    resolve_device,
+    sample_memory_estimate,
 )
 from gaugecli.core.teacher import Teacher, standard_teacher
 
@@ -288,3 +292,129 @@ def test_empirical_loss_along_a_trajectory() -> None:
     aB, WB = CONFIGS["batched"]
     X, y = draw_sample(TEACHER3, 40, seed=15)
     np.testing.assert_allclose(empirical_loss_along(aB, WB, X, y), empirical_loss(aB, WB, X, y), rtol=1e-13)
+
+
+# ------------------------------------------------------------------------------------
+# large samples: chunked passes, a streamed sample, the device
+
+
+def _chunked_and_whole(X: np.ndarray, y: np.ndarray, rows: int, width: int) -> tuple[EmpiricalSample, EmpiricalSample]:
+    """The same sample read ``rows`` rows of ``width`` columns at a time (uneven last chunk) and in one chunk."""
+    small = EmpiricalSample.from_arrays(X, y, chunk_bytes=8 * rows * max(width, X.shape[1]))
+    whole = EmpiricalSample.from_arrays(X, y, chunk_bytes=2**40)
+    return small, whole
+
+
+@pytest.mark.parametrize("name", list(CONFIGS))
+def test_chunked_gradient_hessian_and_loss_equal_the_unchunked_ones(name: str) -> None:
+    """Chunks of 7 rows (43 chunks, the last of 6) change only the order of the additions:
+    gradient, loss, loss along a trajectory and Hessian agree with one chunk to round-off,
+    and both with autograd."""
+    a, W = CONFIGS[name]
+    X, y = draw_sample(TEACHER3, 300, seed=21)
+    members = int(np.prod(W.shape[:-2]))
+    small, whole = _chunked_and_whole(X, y, 7, members * a.shape[-1])
+    assert small.rows_per_chunk(members * a.shape[-1]) == 7 and whole.rows_per_chunk(members * 5 * 17) >= 300
+    for got, ref in zip(small.gradient(a, W), whole.gradient(a, W), strict=True):
+        np.testing.assert_allclose(got, ref, rtol=1e-13, atol=1e-16)
+    ref_loss, ref_ga, ref_gW = _torch_loss_and_grad(a, W, X, y)
+    ga, gW, loss = small.gradient(a, W)
+    np.testing.assert_allclose(loss, ref_loss, rtol=1e-13)
+    np.testing.assert_allclose(ga, ref_ga, rtol=1e-12, atol=1e-15)
+    np.testing.assert_allclose(gW, ref_gW, rtol=1e-12, atol=1e-15)
+    np.testing.assert_allclose(small.loss(a, W), empirical_loss(a, W, X, y, chunk_bytes=2**40), rtol=1e-13)
+    np.testing.assert_allclose(empirical_loss(a, W, X, y, chunk_bytes=8 * 5 * d), ref_loss, rtol=1e-13)
+    # a trajectory of 5 states per member, read in blocks of one state (chunk_bytes / 8·1024·m)
+    traj_a = np.stack([a * (1 + 0.1 * s) for s in range(5)], axis=-2)
+    traj_W = np.stack([W * (1 - 0.05 * s) for s in range(5)], axis=-3)
+    along = EmpiricalSample.from_arrays(X, y, chunk_bytes=8 * 1024 * a.shape[-1]).loss_along(traj_a, traj_W)
+    direct = np.stack([empirical_loss(traj_a[..., s, :], traj_W[..., s, :, :], X, y) for s in range(5)], axis=-1)
+    np.testing.assert_allclose(along, direct, rtol=1e-13)
+    np.testing.assert_allclose(small.loss_along(traj_a, traj_W), direct, rtol=1e-13)
+    # Hessian: J of 7 rows at a time (width members·P) against one J of all rows, and autograd
+    P = a.shape[-1] * (d + 1)
+    small_h = EmpiricalSample.from_arrays(X, y, chunk_bytes=8 * 7 * max(members * P, d))
+    assert small_h.rows_per_chunk(members * P) == 7
+    H = small_h.hessian(a, W)
+    np.testing.assert_allclose(H, whole.hessian(a, W), rtol=1e-12, atol=1e-14)
+    if W.ndim == 2:
+        np.testing.assert_allclose(H, _torch_hessian(a, W, X, y), rtol=1e-11, atol=1e-13)
+
+
+def test_a_streamed_sample_is_the_stored_sample_to_the_bit() -> None:
+    """Regenerated block by block from its seed, the sample is numpy's single draw (the Gaussian
+    stream does not depend on the block size), so every sum over it is bitwise the stored one's."""
+    n, seed = 1000, np.random.SeedSequence([3, 1000])
+    stored = EmpiricalSample.draw(TEACHER3, n, seed, store=True, chunk_bytes=8 * 64 * d)
+    streamed = EmpiricalSample.draw(TEACHER3, n, seed, store=False, chunk_bytes=8 * 64 * d)
+    assert stored.stored and not streamed.stored
+    blocks = list(streamed.chunks(1))
+    assert len(blocks) == 16  # 15 blocks of 64 rows and one of 40
+    X = np.concatenate([b[0].numpy() for b in blocks])
+    np.testing.assert_array_equal(X, np.random.default_rng(seed).standard_normal((n, d)))
+    np.testing.assert_array_equal(np.concatenate([b[1].numpy() for b in blocks]), TEACHER3(X))
+    np.testing.assert_array_equal(stored.arrays()[0], X)
+    a, W = CONFIGS["batched"]
+    for got, ref in zip(streamed.gradient(a, W), stored.gradient(a, W), strict=True):
+        np.testing.assert_array_equal(got, ref)
+    np.testing.assert_array_equal(streamed.hessian(a[0, 0], W[0, 0]), stored.hessian(a[0, 0], W[0, 0]))
+    # resampled SGD needs random access to rows
+    with pytest.raises(ValueError, match="stored sample"):
+        minibatch_oracle(TEACHER3, 10, seed=0, sample=streamed)
+
+
+def test_store_limit_decides_between_keeping_and_streaming(monkeypatch: pytest.MonkeyPatch) -> None:
+    import gaugecli.core.empirical as empirical_module
+
+    monkeypatch.setattr(empirical_module, "STORE_LIMIT_BYTES", 8 * 100 * (d + 1))
+    assert EmpiricalSample.draw(TEACHER, 100, 0).stored
+    assert not EmpiricalSample.draw(TEACHER, 101, 0).stored
+    # the estimate makes the same decision, and counts the sample only when kept
+    kept = sample_memory_estimate(100, d, 1, hessian=False)
+    streamed = sample_memory_estimate(101, d, 1, hessian=False)
+    assert kept - streamed >= 8 * 100 * (d + 1) - 8 * 6 * (d + 1)
+
+
+def test_memory_estimate_at_ten_million_points() -> None:
+    """n = 10⁷, d = 16, m = 1: the sample (1.36 GB) dominates; chunks add ≤ 6 × DEFAULT_CHUNK_BYTES."""
+    est = sample_memory_estimate(10**7, 16, 1)
+    assert 8 * 10**7 * 17 < est < 8 * 10**7 * 17 + 6 * DEFAULT_CHUNK_BYTES + 10**6
+    # beyond the store limit it is streamed: memory no longer grows with n
+    assert sample_memory_estimate(10**9, 16, 1) == sample_memory_estimate(10**10, 16, 1) < 2**30
+
+
+def test_device_auto_is_the_cpu_without_cuda(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(torch.cuda, "is_available", lambda: False)
+    assert resolve_device("auto") == torch.device("cpu")
+    assert resolve_device("cpu") == torch.device("cpu")
+    with pytest.raises(ValueError, match="sees no CUDA device; use cpu or auto"):
+        resolve_device("cuda")
+    with pytest.raises(ValueError, match="one of cpu, cuda, auto"):
+        resolve_device("tpu")
+    sample = EmpiricalSample.draw(TEACHER, 50, 0, device="auto")
+    assert sample.device.type == "cpu" and sample.name == "empirical n=50"
+    X, y = draw_sample(TEACHER, 50, 0)
+    a, W = CONFIGS["random"]
+    for got, ref in zip(sample.gradient(a, W), EmpiricalSample.from_arrays(X, y).gradient(a, W), strict=True):
+        np.testing.assert_array_equal(got, ref)
+
+
+def test_device_option_in_the_dynamics_config(monkeypatch: pytest.MonkeyPatch) -> None:
+    from gaugecli.experiments.common import DEFAULT_DEVICE, ConfigError, DynamicsConfig, ModelConfig, run_ensemble
+
+    monkeypatch.setattr(torch.cuda, "is_available", lambda: False)
+    assert DynamicsConfig(mode="sample").torch_device == DEFAULT_DEVICE == "auto"
+    assert DynamicsConfig(mode="sgd", device="cpu").torch_device == "cpu"
+    with pytest.raises(ConfigError, match="no effect in --mode flow") as err:
+        DynamicsConfig(device="cpu")
+    assert err.value.param == "device"
+    with pytest.raises(ConfigError, match="must be cpu, cuda or auto"):
+        DynamicsConfig(mode="sample", device="gpu")
+    with pytest.raises(ConfigError, match="sees no CUDA device") as err:
+        DynamicsConfig(mode="sample", device="cuda")
+    assert err.value.param == "device"
+    # auto on this CPU-only torch: the run happens, on the CPU
+    a0, W0 = duplicate_initial_condition(TEACHER, np.array([[4.0]]))
+    dyn = DynamicsConfig(mode="sample", n_samples=200, device="auto", t_max=0.5, grid_points=5)
+    (run,) = run_ensemble(ModelConfig(d=d), dyn, a0, W0, seed=1)
+    assert run is not None

@@ -156,6 +156,15 @@ Batches = Annotated[
         show_default="resampled with --n-samples, else fresh",
     ),
 ]
+Device = Annotated[
+    str | None,
+    typer.Option(
+        "--device",
+        help="Where the finite-sample torch work runs (sample, sample-gd, sgd): cpu, cuda, or auto "
+        "(a CUDA GPU if torch sees one, else the CPU).",
+        show_default="auto",
+    ),
+]
 Horizon = Annotated[float | None, typer.Option("--t-max", help="Horizon t > 0 (default: until convergence).")]
 Tolerance = Annotated[
     float | None,
@@ -229,6 +238,7 @@ def dynamics_config(
     batch_size: int | None = None,
     batches: str | None = None,
     max_steps: int | None = None,
+    device: str | None = None,
 ) -> DynamicsConfig:
     """The dynamics as given: an option left out stays ``None`` (the mode's default applies)."""
     return DynamicsConfig(
@@ -240,4 +250,5 @@ def dynamics_config(
         t_max=t_max,
         rtol=rtol,
         max_steps=max_steps,
+        device=device,
     )

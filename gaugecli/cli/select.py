@@ -52,6 +52,7 @@ def select(
     eps_align: opt.EpsAlign = opt.MODEL.eps_align,
     rtol: opt.Tolerance = None,
     max_steps: opt.MaxSteps = None,
+    device: opt.Device = None,
     out: opt.Out = None,
     figure: opt.FigurePath = None,
     cache_dir: opt.CacheDir = opt.DEFAULT_CACHE,
@@ -62,7 +63,7 @@ def select(
     """Selection among m duplicates: the +D neuron becomes the owner (claim C6)."""
     with errors():
         model = opt.model_config(d, k, c0, theta0, eps_align)
-        dynamics = opt.dynamics_config(mode, eta, n_samples, t_max, rtol, batch_size, batches, max_steps)
+        dynamics = opt.dynamics_config(mode, eta, n_samples, t_max, rtol, batch_size, batches, max_steps, device)
         if sweep and figure is not None:
             raise bad_parameter("--figure", "draws one run; select --sweep prints its success matrix instead")
         given = [flag for flag, on in (("--init", init != DEFAULT.init), ("--eps", eps is not None)) if on]

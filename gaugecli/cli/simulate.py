@@ -41,6 +41,7 @@ def simulate(
     eps_align: opt.EpsAlign = opt.MODEL.eps_align,
     rtol: opt.Tolerance = None,
     max_steps: opt.MaxSteps = None,
+    device: opt.Device = None,
     out: opt.Out = None,
     figure: opt.FigurePath = None,
     cache_dir: opt.CacheDir = opt.DEFAULT_CACHE,
@@ -53,7 +54,7 @@ def simulate(
     with errors():
         config = SimulateConfig(
             model=opt.model_config(d, k, c0, theta0, eps_align),
-            dynamics=opt.dynamics_config(mode, eta, n_samples, t_max, rtol, batch_size, batches, max_steps),
+            dynamics=opt.dynamics_config(mode, eta, n_samples, t_max, rtol, batch_size, batches, max_steps, device),
             gauge=gauge,
             strengths=tuple(gauge_strength),
             m=m,

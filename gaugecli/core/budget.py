@@ -120,17 +120,13 @@ def descent_memory(members: int, m: int, r: int, d: int, grid_points: int, stabl
 
 
 def sample_memory(members: int, m: int, d: int, n: int, grid_points: int) -> MemoryEstimate:
-    """Peak memory of a finite-sample run on ``n`` points in ``R^d`` (the sample, its activations,
-    the trajectory in ``R^d``); the flow on ``L_n`` also holds its Jacobian."""
-    P = m * (d + 1)
-    return _estimate(
-        {
-            "the sample X (n × d)": FLOAT * 2.0 * n * d,
-            "the activations (n × m per member)": FLOAT * 4.0 * n * m * members,
-            "the Jacobian of L_n": FLOAT * 3.0 * min(members * P, CHUNK_UNKNOWNS) * P,
-            "the saved trajectory": FLOAT * 12.0 * members * grid_points * m * (d + 1),
-        }
-    )
+    """Peak memory of a finite-sample run on ``n`` points in ``R^d``: the sample (kept, or streamed
+    from its seed when too large), the chunked passes over it, the Jacobian of ``L_n`` and the
+    trajectory (:func:`gaugecli.core.sample.sample_memory_estimate`)."""
+    from gaugecli.core.sample import sample_memory_estimate  # torch: only for finite samples
+
+    total = float(sample_memory_estimate(n, d, m, members=members, grid_points=grid_points))
+    return _estimate({"the sample, its chunked passes, the Jacobian and the trajectory": total})
 
 
 def _count(n: float) -> str:

@@ -35,7 +35,9 @@ from gaugecli.experiments.config import (
     BATCH_STREAM,
     C0_RANGE,
     DEFAULT_BATCH_SIZE,
+    DEFAULT_DEVICE,
     DEFAULT_N_SAMPLES,
+    DEVICES,
     MAX_GAUGE_STRENGTH,
     MIN_RTOL,
     POPULATION_RTOL,
@@ -56,7 +58,9 @@ __all__ = [
     "BATCH_STREAM",
     "C0_RANGE",
     "DEFAULT_BATCH_SIZE",
+    "DEFAULT_DEVICE",
     "DEFAULT_N_SAMPLES",
+    "DEVICES",
     "MAX_GAUGE_STRENGTH",
     "MIN_RTOL",
     "POPULATION_RTOL",
@@ -136,10 +140,14 @@ def run_ensemble(
     objective = population_objective(teacher)
     sample = None
     if dynamics.sample_size is not None:
-        from gaugecli.core.sample import draw_sample, empirical_objective  # torch: imported only when needed
+        from gaugecli.core.sample import EmpiricalSample  # torch: imported only when needed
 
-        sample = draw_sample(teacher, dynamics.sample_size, seed)
-        objective = empirical_objective(*sample)
+        # kept in memory, or streamed from the seed when too large (the same numbers); the sums
+        # over it run in chunks of rows, so n = 10⁷ fits in a few GB
+        # (resampled minibatches need random access to rows: always kept)
+        store = True if dynamics.batch_source == "resampled" else None
+        sample = EmpiricalSample.draw(teacher, dynamics.sample_size, seed, device=dynamics.torch_device, store=store)
+        objective = sample.objective()
 
     if not mode.stepped:
         options = FlowOptions(
@@ -158,9 +166,7 @@ def run_ensemble(
                 # implicit steps stall; the explicit RK45 crosses it (see SAMPLE_LSODA_BUDGET)
                 traj = flow(options=replace(options, method="RK45"))
                 traj.stats = replace(traj.stats, message=f"{traj.stats.message} (LSODA: {fault})")
-            from gaugecli.core.sample import empirical_loss_along
-
-            traj.empirical_loss = empirical_loss_along(traj.a, traj.W, *sample)  # type: ignore[misc]
+            traj.empirical_loss = sample.loss_along(traj.a, traj.W)  # type: ignore[union-attr]
         return _observe_all(traj, full_teacher, space)
 
     if dynamics.eta is None:
@@ -182,7 +188,11 @@ def run_ensemble(
         root = seed if isinstance(seed, np.random.SeedSequence) else np.random.SeedSequence(seed)
         stream = np.random.SeedSequence(root.entropy, spawn_key=(*root.spawn_key, BATCH_STREAM))
         oracle = minibatch_oracle(
-            teacher, dynamics.minibatch, stream, sample if dynamics.batch_source == "resampled" else None
+            teacher,
+            dynamics.minibatch,
+            stream,
+            sample if dynamics.batch_source == "resampled" else None,
+            device=dynamics.torch_device,
         )
     traj = gradient_descent(
         a0,

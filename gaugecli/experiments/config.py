@@ -155,6 +155,10 @@ small n the flow on ``L_n`` slides along kinks (a sample point held on a neuron'
 where implicit steps stall (n = 8 … 32: LSODA out of 20 000 evaluations in 13 of 30 runs);
 at n ≥ 1000 LSODA needs 900 … 5 000 (to convergence) and converges where RK45 cannot (an
 explicit method chatters at the stiff minimum and never reaches ‖∇L‖ ≤ 1e-10)."""
+DEVICES = ("cpu", "cuda", "auto")
+DEFAULT_DEVICE = "auto"
+"""Where the finite-sample modes run their torch work when ``--device`` is not given: a CUDA
+GPU if torch sees one, else the CPU (results agree to round-off)."""
 BATCH_STREAM = 1
 """SGD's batch stream is the child ``BATCH_STREAM`` of the run's seed sequence (its spawn key
 extended by it), so it never shares draws with the sample drawn from the same seed."""
@@ -189,6 +193,7 @@ class DynamicsConfig:
     rtol: float | None = None
     grid_points: int = 400
     max_steps: int | None = None
+    device: str | None = None
 
     def __post_init__(self) -> None:
         try:
@@ -263,11 +268,31 @@ class DynamicsConfig:
                 "max_steps",
                 f"must be an integer ≥ 1 (got {self.max_steps!r})",
             )
+        if self.device is not None:
+            require(
+                mode.stochastic,
+                "device",
+                f"has no effect in --mode {mode.value} (population dynamics run in numpy); it applies to "
+                f"{_modes(Mode.sample, Mode.sample_gd, Mode.sgd)}",
+            )
+            require(self.device in DEVICES, "device", f"must be cpu, cuda or auto (got {self.device!r})")
+            if self.device == "cuda":
+                from gaugecli.core.sample import resolve_device  # torch: only when a GPU is asked for
+
+                try:
+                    resolve_device("cuda")
+                except ValueError as err:
+                    raise ConfigError("device", str(err).removeprefix("cuda: ")) from None
         require(
             isinstance(self.grid_points, int) and self.grid_points >= 3,
             "grid_points",
             f"must be ≥ 3 (got {self.grid_points!r})",
         )
+
+    @property
+    def torch_device(self) -> str:
+        """``cpu`` | ``cuda`` | ``auto`` for the finite-sample torch work (default :data:`DEFAULT_DEVICE`)."""
+        return self.device if self.device is not None else DEFAULT_DEVICE
 
     @property
     def sample_size(self) -> int | None:

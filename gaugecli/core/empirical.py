@@ -1,0 +1,347 @@
+"""The empirical loss ``L_n`` on a sample read in chunks of rows, on a torch device.
+
+Every sum over the sample runs over chunks of rows (:class:`EmpiricalSample`), so that no
+intermediate — ``Z = X Wᵀ``, ``relu(Z)``, ``G`` (``n × m``) or the Hessian's ``J``
+(``n × m(d+1)``) — is larger than :data:`DEFAULT_CHUNK_BYTES`; the sums are the same up to the
+order of floating-point additions (round-off). The sample ``X`` itself is either kept
+(``8 n d`` bytes: 1.28 GB at ``n = 10⁷, d = 16``) or, beyond :data:`STORE_LIMIT_BYTES`,
+regenerated chunk by chunk from its seed at every pass: numpy's Gaussian stream drawn in
+consecutive blocks is the same stream drawn at once, so both give the same ``X`` to the bit,
+but regeneration makes a gradient evaluation ~7× slower (measured at ``n = 10⁶, d = 16,
+m = 1``: 0.21 s streamed against 0.03 s stored). The torch work runs on ``device`` (``cpu``,
+``cuda``, or ``auto``: CUDA where torch sees a GPU). :mod:`gaugecli.core.sample` re-exports
+what callers need.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Iterator
+from contextlib import contextmanager
+
+import numpy as np
+import torch
+from numpy.typing import NDArray
+
+from gaugecli.core.integrate import GradientOracle, Objective
+from gaugecli.core.teacher import Teacher
+
+Array = NDArray[np.float64]
+Seed = int | np.random.SeedSequence
+
+DEVICES = ("cpu", "cuda", "auto")
+"""Where the torch work runs: ``cpu``, ``cuda`` (an error if torch sees no CUDA device), or
+``auto`` (CUDA if available, else the CPU)."""
+
+DEFAULT_CHUNK_BYTES = 2 * 2**20
+"""Bound on each ``rows × columns`` intermediate of a pass over the sample. Small enough that a
+chunk of ``X`` read by ``X_c Wᵀ`` is still in cache when ``G_cᵀ X_c`` reads it again, large
+enough that torch's per-call cost is amortised: measured at n = 10⁶, d = 16 (one thread, best
+of 7), gradient at m = 1 / 8 / 64: 31 / 85 / 555 ms at 2 MiB against 39 / 149 / 787 ms at
+16 MiB and 33 / 99 / 533 ms at 1 MiB; Hessian (m = 1) 41 ms against 106 ms at 16 MiB; L_n at
+400 saved states 0.68 s against 1.8 s at 16 MiB."""
+
+STORE_LIMIT_BYTES = 4 * 2**30
+"""A sample of at most this many bytes (``8 n (d + 1)``: ``X`` and ``y``) is kept in memory; a
+larger one is regenerated from its seed at every pass (the same numbers, ~7× the time per
+gradient). 4 GiB keeps ``n = 10⁷`` at ``d ≤ 49`` in memory."""
+
+SMALL_PROBLEM_FLOPS = 5e7
+"""Below this many multiply-adds per step, run torch on one thread: intra-op threads
+cost more in synchronisation than they save, and on a busy 2-core machine they were
+measured to slow small runs down a hundredfold."""
+
+
+def resolve_device(device: str) -> torch.device:
+    """The torch device for ``cpu`` | ``cuda`` | ``auto``; ``ValueError`` (with the remedy)
+    for another name, or for ``cuda`` where torch sees no CUDA device."""
+    if device not in DEVICES:
+        raise ValueError(f"device must be one of {', '.join(DEVICES)} (got {device!r})")
+    if device == "auto":
+        return torch.device("cuda" if torch.cuda.is_available() else "cpu")
+    if device == "cuda" and not torch.cuda.is_available():
+        build = "a CPU-only build" if torch.version.cuda is None else f"built for CUDA {torch.version.cuda}"
+        raise ValueError(f"cuda: torch ({torch.__version__}, {build}) sees no CUDA device; use cpu or auto")
+    return torch.device(device)
+
+
+def draw_sample(teacher: Teacher, n: int, seed: Seed) -> tuple[Array, Array]:
+    """``n`` inputs ``x ~ N(0, I_d)`` from ``numpy.random.default_rng(seed)`` and teacher labels.
+
+    Drawn in blocks of rows (the same numbers as one ``standard_normal((n, d))`` call), so that
+    the labels' intermediates stay small."""
+    X = np.empty((n, teacher.d))
+    y = np.empty(n)
+    rng = np.random.default_rng(seed)
+    rows = chunk_rows(DEFAULT_CHUNK_BYTES, teacher.d + teacher.k)
+    for start in range(0, n, rows):
+        block = slice(start, min(start + rows, n))
+        rng.standard_normal(out=X[block])
+        y[block] = teacher(X[block])
+    return X, y
+
+
+def chunk_rows(chunk_bytes: int, width: int) -> int:
+    """Rows per chunk so that a ``rows × width`` float64 intermediate fits ``chunk_bytes``."""
+    return max(1, int(chunk_bytes) // (8 * max(1, int(width))))
+
+
+@contextmanager
+def _threads_for(flops: float) -> Iterator[None]:
+    threads = torch.get_num_threads()
+    small = flops < SMALL_PROBLEM_FLOPS
+    if small and threads != 1:
+        torch.set_num_threads(1)
+    try:
+        yield
+    finally:
+        if small and threads != 1:
+            torch.set_num_threads(threads)
+
+
+def _to_numpy(t: torch.Tensor) -> Array:
+    return t.detach().cpu().numpy()
+
+
+class EmpiricalSample:
+    """A sample of ``n`` points ``(x_i, y_i)``, ``x_i ∈ ℝ^d``, read in chunks of rows, and the
+    empirical loss ``L_n`` on it: gradient, Hessian, loss (also along a trajectory).
+
+    Either *stored* — ``X (n, d)`` and ``y (n,)`` as tensors on ``device`` — or *streamed*:
+    ``X`` regenerated from ``seed`` by :func:`numpy.random.default_rng` at every pass, block by
+    block (the same numbers as :func:`draw_sample`; memory ``O(chunk)``, time ~7× per pass).
+    Each pass holds at most ``chunk_bytes`` per ``rows × columns`` intermediate.
+    """
+
+    def __init__(
+        self,
+        n: int,
+        d: int,
+        *,
+        X: torch.Tensor | None = None,
+        y: torch.Tensor | None = None,
+        teacher: Teacher | None = None,
+        seed: Seed | None = None,
+        device: torch.device | str = "cpu",
+        chunk_bytes: int = DEFAULT_CHUNK_BYTES,
+    ) -> None:
+        if (X is None) != (y is None) or (X is None and (teacher is None or seed is None)):
+            raise ValueError("EmpiricalSample: give X and y (stored), or teacher and seed (streamed)")
+        self.n, self.d = int(n), int(d)
+        self.X, self.y = X, y
+        self.teacher, self.seed = teacher, seed
+        self.device = torch.device(device) if isinstance(device, str) else device
+        self.chunk_bytes = int(chunk_bytes)
+
+    # -- construction -----------------------------------------------------------------
+
+    @classmethod
+    def from_arrays(
+        cls, X: Array, y: Array, *, device: str = "cpu", chunk_bytes: int = DEFAULT_CHUNK_BYTES
+    ) -> EmpiricalSample:
+        """A stored sample from arrays (on the CPU: shared with them, no copy)."""
+        dev = resolve_device(device)
+        Xt = torch.from_numpy(np.ascontiguousarray(X, dtype=np.float64)).to(dev)
+        yt = torch.from_numpy(np.ascontiguousarray(y, dtype=np.float64)).to(dev)
+        return cls(Xt.shape[0], Xt.shape[1], X=Xt, y=yt, device=dev, chunk_bytes=chunk_bytes)
+
+    @classmethod
+    def draw(
+        cls,
+        teacher: Teacher,
+        n: int,
+        seed: Seed,
+        *,
+        device: str = "cpu",
+        store: bool | None = None,
+        chunk_bytes: int = DEFAULT_CHUNK_BYTES,
+    ) -> EmpiricalSample:
+        """The sample of :func:`draw_sample` (same numbers), stored on ``device`` or streamed.
+
+        ``store=None``: keep it if ``8 n (d + 1) ≤`` :data:`STORE_LIMIT_BYTES` (on a GPU, and
+        under half its free memory). It is drawn block by block straight into its tensor, so
+        a GPU run never holds it in host memory."""
+        dev = resolve_device(device)
+        d = teacher.d
+        if store is None:
+            size = 8 * n * (d + 1)
+            store = size <= STORE_LIMIT_BYTES
+            if dev.type == "cuda":
+                store = store and size <= torch.cuda.mem_get_info(dev)[0] // 2
+        if not store:
+            return cls(n, d, teacher=teacher, seed=seed, device=dev, chunk_bytes=chunk_bytes)
+        if dev.type == "cpu":
+            X, y = draw_sample(teacher, n, seed)
+            return cls(n, d, X=torch.from_numpy(X), y=torch.from_numpy(y), device=dev, chunk_bytes=chunk_bytes)
+        Xt = torch.empty((n, d), dtype=torch.float64, device=dev)
+        yt = torch.empty(n, dtype=torch.float64, device=dev)
+        streamed = cls(n, d, teacher=teacher, seed=seed, device=dev, chunk_bytes=chunk_bytes)
+        start = 0
+        for Xc, yc in streamed.chunks(d + teacher.k):
+            Xt[start : start + Xc.shape[0]] = Xc
+            yt[start : start + Xc.shape[0]] = yc
+            start += Xc.shape[0]
+        return cls(n, d, X=Xt, y=yt, device=dev, chunk_bytes=chunk_bytes)
+
+    # -- reading ----------------------------------------------------------------------
+
+    @property
+    def stored(self) -> bool:
+        return self.X is not None
+
+    @property
+    def name(self) -> str:
+        """As in solver statistics: ``empirical n=…`` (with the device where not the CPU)."""
+        where = "" if self.device.type == "cpu" else f" on {self.device.type}"
+        return f"empirical n={self.n}{where}"
+
+    def rows_per_chunk(self, width: int) -> int:
+        """Rows of a chunk whose widest intermediate has ``width`` columns (and ``X``'s ``d``)."""
+        return chunk_rows(self.chunk_bytes, max(width, self.d))
+
+    def chunks(self, width: int) -> Iterator[tuple[torch.Tensor, torch.Tensor]]:
+        """``(X_c, y_c)`` over consecutive blocks of rows, on the sample's device."""
+        rows = self.rows_per_chunk(width)
+        if self.X is not None and self.y is not None:
+            for start in range(0, self.n, rows):
+                yield self.X[start : start + rows], self.y[start : start + rows]
+            return
+        assert self.teacher is not None and self.seed is not None
+        rng = np.random.default_rng(self.seed)
+        for start in range(0, self.n, rows):
+            Xc = rng.standard_normal((min(rows, self.n - start), self.d))
+            yc = self.teacher(Xc)
+            yield torch.from_numpy(Xc).to(self.device), torch.from_numpy(yc).to(self.device)
+
+    def arrays(self) -> tuple[Array, Array]:
+        """``(X, y)`` as numpy arrays (materialised: a streamed sample is drawn in full)."""
+        if self.X is not None and self.y is not None:
+            return _to_numpy(self.X), _to_numpy(self.y)
+        assert self.teacher is not None and self.seed is not None
+        return draw_sample(self.teacher, self.n, self.seed)
+
+    def _tensor(self, x: Array) -> torch.Tensor:
+        return torch.from_numpy(np.ascontiguousarray(x, dtype=np.float64)).to(self.device)
+
+    # -- the loss and its derivatives ---------------------------------------------------
+
+    def gradient(self, a: Array, W: Array) -> tuple[Array, Array, Array]:
+        """``(∂L_n/∂a, ∂L_n/∂W, L_n)`` with the ensemble axes of ``a (..., m)``, ``W (..., m, d)``:
+
+        ``∂L_n/∂a_j = (1/n) Σ_i r_i relu(w_j·x_i)``, ``∂L_n/∂w_j = (a_j/n) Σ_i r_i 1(w_j·x_i > 0) x_i``,
+        ``r = f − y``, summed chunk by chunk."""
+        with _threads_for(2 * np.size(W) * self.n):
+            at = self._tensor(a)
+            ga, gW, sq = _gradient_sums(at, self._tensor(W), self._chunks_for(W))
+            return _to_numpy(ga / self.n), _to_numpy(gW * (at.unsqueeze(-1) / self.n)), _to_numpy(0.5 * sq / self.n)
+
+    def _chunks_for(self, W: Array) -> Iterator[tuple[torch.Tensor, torch.Tensor]]:
+        return self.chunks(int(np.prod(np.shape(W)[:-1])))  # (members × m) columns
+
+    def hessian(self, a: Array, W: Array) -> Array:
+        """Closed-form ``∇²L_n`` away from the kinks, packed ``θ = (a_1..a_m, w_1, ..., w_m)``.
+
+        With ``J_i = ∂r_i/∂θ = (relu(w_j·x_i))_j ⊕ (a_j 1_ij x_i)_j`` (``1_ij = 1(w_j·x_i > 0)``):
+
+            ∇²L_n = (1/n) Σ_i J_iᵀ J_i + (1/n) Σ_i r_i ∂²r_i,
+
+        and the only non-zero second derivative of ``r_i`` off the kinks is
+        ``∂²r_i/∂a_j∂w_j = 1_ij x_i`` (``∂²r_i/∂w_j² = a_j δ(w_j·x_i) x_i x_iᵀ`` vanishes a.e.).
+        Shape ``(..., P, P)``, ``P = m (d + 1)``; ensemble axes are kept. ``J`` is built one
+        chunk of rows at a time (``rows × members × P`` ≤ ``chunk_bytes``).
+        """
+        at, Wt = self._tensor(a), self._tensor(W)
+        batch, (m, d) = tuple(at.shape[:-1]), tuple(Wt.shape[-2:])
+        P = m * (d + 1)
+        members = math.prod(batch)
+        with _threads_for(2 * self.n * P**2 * members):
+            hess = torch.zeros(batch + (P, P), dtype=torch.float64, device=self.device)
+            cross = torch.zeros(batch + (m, d), dtype=torch.float64, device=self.device)
+            WT, a_col, a_row = Wt.transpose(-1, -2), at.unsqueeze(-1), at.unsqueeze(-2)
+            for Xc, yc in self.chunks(members * P):
+                Z = torch.matmul(Xc, WT)  # (..., c, m)
+                H = torch.relu(Z)
+                r = torch.matmul(H, a_col).squeeze(-1) - yc
+                ind = (Z > 0).to(torch.float64)
+                J = torch.empty(batch + (Xc.shape[0], P), dtype=torch.float64, device=self.device)
+                J[..., :m] = H
+                J_w = J[..., m:].view(batch + (Xc.shape[0], m, d))
+                torch.mul((ind * a_row).unsqueeze(-1), Xc.unsqueeze(-2), out=J_w)
+                hess += torch.matmul(J.transpose(-1, -2), J)
+                ind *= r.unsqueeze(-1)
+                cross += torch.matmul(ind.transpose(-1, -2), Xc)
+            hess /= self.n
+            cross /= self.n
+            rows = torch.arange(m, device=self.device).repeat_interleave(d)
+            cols = m + torch.arange(m * d, device=self.device)
+            flat = cross.reshape(batch + (m * d,))
+            hess[..., rows, cols] += flat
+            hess[..., cols, rows] += flat
+            return _to_numpy(hess)
+
+    def loss(self, a: Array, W: Array) -> Array:
+        """``L_n(θ)`` with the ensemble axes of ``a``, ``W``."""
+        a = np.asarray(a, float)
+        return self.loss_along(a[..., None, :], np.asarray(W, float)[..., None, :, :])[..., 0]
+
+    def loss_along(self, a: Array, W: Array) -> Array:
+        """``L_n`` along a trajectory ``a (..., n_t, m)``, ``W (..., n_t, m, d)``: every saved
+        state in one product ``X_c W_allᵀ`` per chunk of rows (blocks of states keep the
+        ``rows × states·m`` intermediate within ``chunk_bytes``)."""
+        a, W = np.asarray(a, float), np.asarray(W, float)
+        lead, (m, d) = a.shape[:-1], W.shape[-2:]
+        states = math.prod(lead)
+        a_all, W_all = a.reshape(states, m), W.reshape(states * m, d)
+        # at least 1024 rows per chunk: a block of states has ≤ chunk_bytes / (8·1024·m) of them
+        block = max(1, self.chunk_bytes // (8 * 1024 * m))
+        out = np.empty(states)
+        with _threads_for(2 * self.n * W.size):
+            for s0 in range(0, states, block):
+                s1 = min(s0 + block, states)
+                at = self._tensor(a_all[s0:s1])  # (s, m)
+                WT = self._tensor(W_all[s0 * m : s1 * m]).T  # (d, s·m)
+                sq = torch.zeros(s1 - s0, dtype=torch.float64, device=self.device)
+                for Xc, yc in self.chunks((s1 - s0) * m):
+                    H = torch.relu_(torch.matmul(Xc, WT)).view(Xc.shape[0], s1 - s0, m)
+                    r = torch.sum(H.mul_(at), dim=-1) - yc.unsqueeze(-1)  # (c, s)
+                    sq += torch.sum(r * r, dim=0)
+                out[s0:s1] = _to_numpy(0.5 * sq / self.n)
+        return out.reshape(lead)
+
+    def oracle(self) -> GradientOracle:
+        """:meth:`gradient` as a :data:`~gaugecli.core.integrate.GradientOracle` for GD."""
+
+        def oracle(a: Array, W: Array) -> tuple[Array, Array, Array]:
+            return self.gradient(a, W)
+
+        oracle.objective_name = self.name  # type: ignore[attr-defined]
+        return oracle
+
+    def objective(self) -> Objective:
+        """``L_n`` as an :class:`~gaugecli.core.integrate.Objective` (gradient and Hessian)."""
+        return Objective(self.oracle(), self.hessian, self.name)
+
+
+def _gradient_sums(
+    at: torch.Tensor, Wt: torch.Tensor, chunks: Iterator[tuple[torch.Tensor, torch.Tensor]]
+) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
+    """``Σ_i r_i relu(Z_i)``, ``Σ_i (1(Z_i > 0) r_i) x_iᵀ`` and ``Σ_i r_i²`` over the chunks
+    (``Z = X Wᵀ``, ``r = relu(Z) a − y``): the unnormalised gradient of ``L_n`` and ``2 n L_n``."""
+    WT, a_col = Wt.transpose(-1, -2), at.unsqueeze(-1)
+    sums: list[torch.Tensor] = []
+    for Xc, yc in chunks:
+        Z = torch.matmul(Xc, WT)  # (..., c, m)
+        H = torch.relu(Z)
+        r = torch.matmul(H, a_col).squeeze(-1) - yc  # (..., c)
+        G = torch.where(Z > 0, r.unsqueeze(-1), 0.0)  # (..., c, m)
+        terms = (
+            torch.matmul(H.transpose(-1, -2), r.unsqueeze(-1)).squeeze(-1),
+            torch.matmul(G.transpose(-1, -2), Xc),
+            torch.sum(r * r, dim=-1),
+        )
+        if sums:  # the first chunk's terms start the sums (one chunk: no extra work at small n)
+            for total, term in zip(sums, terms, strict=True):
+                total += term
+        else:
+            sums = list(terms)
+    return sums[0], sums[1], sums[2]
