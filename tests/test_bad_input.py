@@ -72,6 +72,7 @@ CASES = [
     (["simulate", "--out", "file.txt/x.json"], RUNTIME, ["--out", "file.txt", "not a folder"]),
     (["simulate", "-D", "4", "-D", "8", "--out", "file.txt/x.json"], RUNTIME, ["--out", "file.txt"]),
     (["simulate", "--out", "newdir/"], USAGE, ["--out", "names a folder", "newdir/run.json"]),
+    (["simulate", "--deltas", "1,-1", "--gauge", "unfavorable"], USAGE, ["--gauge", "--deltas"]),
     pytest.param(["simulate", "--out", "a" * 300 + ".json"], RUNTIME, ["--out", "305", "255"], id="--out too long"),
     pytest.param(
         ["simulate", "--figure", "b" * 300 + ".pdf"], RUNTIME, ["--figure", "shorter"], id="--figure too long"

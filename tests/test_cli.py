@@ -363,3 +363,13 @@ def test_python_dash_m_help(tmp_path: Path) -> None:
         assert command in proc.stdout
     assert proc.stderr == ""
     assert list(tmp_path.iterdir()) == []
+
+
+def test_several_gauges_in_one_command(cli, tmp_path: Path) -> None:
+    """``--gauge`` repeats: every gauge × every D, one batched ensemble per gauge, one artifact each."""
+    out = cli("simulate", "--gauge", "favorable", "--gauge", "unfavorable", "-D", "4", "-D", "8", *FAST).output
+    artifacts = [read_artifact(p) for p in (tmp_path / "runs" / "simulate").glob("*.json")]
+    runs = {(a["config"]["gauge"], a["config"]["strengths"][0]): a["result"]["t_spec"] for a in artifacts}
+    assert set(runs) == {("favorable", 4.0), ("favorable", 8.0), ("unfavorable", 4.0), ("unfavorable", 8.0)}
+    assert runs["unfavorable", 8.0] / runs["favorable", 8.0] > runs["unfavorable", 4.0] / runs["favorable", 4.0]
+    assert out.count("computed: ") == 4

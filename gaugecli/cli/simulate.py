@@ -9,7 +9,7 @@ import typer
 
 from gaugecli.cli import options as opt
 from gaugecli.cli import report, session
-from gaugecli.cli.errors import errors
+from gaugecli.cli.errors import bad_parameter, errors
 from gaugecli.experiments.simulate import SimulateConfig
 
 DEFAULT = SimulateConfig()
@@ -19,8 +19,13 @@ app = opt.command_app()
 @app.command()
 def simulate(
     gauge: Annotated[
-        str, typer.Option("--gauge", help="favorable | unfavorable | balanced, or a signed number (explicit δ).")
-    ] = DEFAULT.gauge,
+        list[str],
+        typer.Option(
+            "--gauge",
+            metavar="GAUGE",
+            help="favorable | unfavorable | balanced, or a signed number (explicit δ); repeat for several.",
+        ),
+    ] = [DEFAULT.gauge],
     gauge_strength: opt.Strengths = list(DEFAULT.strengths),
     m: Annotated[int, typer.Option("--m", help="Number of student neurons m ≥ 1 (all in the same gauge).")] = DEFAULT.m,
     deltas: opt.Deltas = None,
@@ -49,24 +54,30 @@ def simulate(
 ) -> None:
     """One configuration: loss, alignment, coefficients, δ, reaction and transport over time.
 
-    Several -D values run together as one batched ensemble and give one artifact each.
+    Several -D values (and gauges) run together as batched ensembles and give one artifact each.
     """
     with errors():
-        config = SimulateConfig(
-            model=opt.model_config(d, k, c0, theta0, eps_align),
-            dynamics=opt.dynamics_config(mode, eta, n_samples, t_max, rtol, batch_size, batches, max_steps, device),
-            gauge=gauge,
-            strengths=tuple(gauge_strength),
-            m=m,
-            deltas=deltas,
-            seed=seed,
-            init=init,
-            eps=eps,
-            init_seed=init_seed,
-        )
-        runs = config.runs()
-        outs = [session.indexed(out, f"D{r.strengths[0]:.15g}", len(runs)) for r in runs]
-        figures = [session.indexed(figure, f"D{r.strengths[0]:.15g}", len(runs)) for r in runs]
+        if deltas is not None and gauge != [DEFAULT.gauge]:
+            raise bad_parameter("--gauge", "has no effect with --deltas (every neuron has its own δ); give one of them")
+        configs = [
+            SimulateConfig(
+                model=opt.model_config(d, k, c0, theta0, eps_align),
+                dynamics=opt.dynamics_config(mode, eta, n_samples, t_max, rtol, batch_size, batches, max_steps, device),
+                gauge=g,
+                strengths=tuple(gauge_strength),
+                m=m,
+                deltas=deltas,
+                seed=seed,
+                init=init,
+                eps=eps,
+                init_seed=init_seed,
+            )
+            for g in dict.fromkeys(gauge)
+        ]
+        runs = [run for config in configs for run in config.runs()]
+        labels = [_label(r, len(configs) > 1) for r in runs]
+        outs = [session.indexed(out, label, len(runs)) for label in labels]
+        figures = [session.indexed(figure, label, len(runs)) for label in labels]
         for path, fig in zip(outs, figures, strict=True):
             session.check_out(path)
             session.check_figure(fig)
@@ -77,3 +88,9 @@ def simulate(
             paths.append(session.export(outcome, path))
             session.draw(outcome, fig)
     report.simulate(outcomes, paths)
+
+
+def _label(run: SimulateConfig, several_gauges: bool) -> str:
+    """How ``--out``/``--figure`` names one of several runs: ``D4`` or ``unfavorable-D4``."""
+    strength = f"D{run.strengths[0]:.15g}"
+    return f"{run.gauge}-{strength}" if several_gauges else strength
