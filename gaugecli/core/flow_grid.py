@@ -12,15 +12,14 @@ from __future__ import annotations
 from typing import Any, NamedTuple
 
 import numpy as np
-from numpy.typing import NDArray
 from scipy.integrate import solve_ivp
 from threadpoolctl import threadpool_limits
 
 from gaugecli.core.dynamics import population_gradient, population_hessian
+from gaugecli.core.metrics import alignment
 from gaugecli.core.teacher import Teacher
 from gaugecli.core.trajectory import NumericalFault
-
-Array = NDArray[np.float64]
+from gaugecli.core.types import Array
 
 
 def _class_projector(m: int, d: int, groups: list[list[int]]) -> Array:
@@ -75,7 +74,6 @@ def population_flow_on_grid(
     a0, W0 = np.asarray(a0, float), np.asarray(W0, float)
     m, d = W0.shape
     Pi = _class_projector(m, d, groups) if groups else None
-    V = teacher.unit_directions()
     threshold = 1.0 - eps_align
 
     def split(y: Array) -> tuple[Array, Array]:
@@ -96,7 +94,7 @@ def population_flow_on_grid(
 
     def aligned(_t: float, y: Array) -> float:
         W = split(y)[1]
-        return float(np.max((W / np.linalg.norm(W, axis=-1, keepdims=True)) @ V.T) - threshold)
+        return float(np.max(alignment(W, teacher)[0]) - threshold)
 
     aligned.direction = 1  # type: ignore[attr-defined]
     options = {"method": "LSODA", "jac": jac, "rtol": rtol, "atol": rtol * 1e-3}

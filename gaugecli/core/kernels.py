@@ -19,9 +19,8 @@ batch of ensembles costs one call.
 from __future__ import annotations
 
 import numpy as np
-from numpy.typing import NDArray
 
-Array = NDArray[np.float64]
+from gaugecli.core.types import Array
 
 _TWO_PI = 2.0 * np.pi
 # Below this sine the rank-one terms q qᵀ / sin φ are replaced by their limit 0;

@@ -35,13 +35,11 @@ from typing import NamedTuple
 
 import numpy as np
 from numpy.lib.stride_tricks import sliding_window_view
-from numpy.typing import NDArray
 
 from gaugecli.core.kernels import arccos_kernel
 from gaugecli.core.symmetry import antisymmetric_rate, separation_exponent
 from gaugecli.core.teacher import Teacher
-
-Array = NDArray[np.float64]
+from gaugecli.core.types import Array
 
 _TWO_PI = 2.0 * np.pi
 

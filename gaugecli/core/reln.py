@@ -29,15 +29,13 @@ from __future__ import annotations
 from typing import NamedTuple
 
 import numpy as np
-from numpy.typing import NDArray
 from scipy import integrate, optimize
 
 from gaugecli.core.dynamics import Gradient, population_gradient, population_loss
-from gaugecli.core.integrate import FlowOptions, Objective, Progress, Trajectory, gradient_flow
+from gaugecli.core.integrate import FlowOptions, Objective, Trajectory, gradient_flow
 from gaugecli.core.kernels import arccos_kernel, arccos_kernel_grad, arccos_kernel_hessians
 from gaugecli.core.teacher import Teacher
-
-Array = NDArray[np.float64]
+from gaugecli.core.types import Array, Progress
 
 
 class RelnGeometry(NamedTuple):

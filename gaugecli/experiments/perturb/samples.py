@@ -10,17 +10,11 @@ from dataclasses import dataclass, replace
 
 import numpy as np
 
-from gaugecli.core.integrate import (
-    FlowOptions,
-    NumericalFault,
-    Progress,
-    choose_step,
-    gradient_descent,
-    gradient_flow,
-)
+from gaugecli.core.integrate import FlowOptions, NumericalFault, choose_step, gradient_descent, gradient_flow
 from gaugecli.core.metrics import function_distance
 from gaugecli.core.teacher import Teacher
-from gaugecli.experiments.common import SAMPLE_RTOL, ModelConfig, PointRunner, run_serially
+from gaugecli.core.types import PointRunner, Progress
+from gaugecli.experiments.common import SAMPLE_RTOL, ModelConfig, run_serially
 from gaugecli.experiments.perturb.config import PerturbConfig, selection_start
 from gaugecli.experiments.perturb.fits import PowerLawFit, fit_power_law, mean_sem
 from gaugecli.experiments.perturb.step import StepJob, step_job

@@ -11,16 +11,9 @@ import numpy as np
 from scipy import stats
 
 from gaugecli.core.gauge import owner_imbalances
-from gaugecli.core.integrate import NumericalFault, Progress, gradient_descent, stable_step_bound
-from gaugecli.experiments.common import (
-    DynamicsConfig,
-    Mode,
-    ModelConfig,
-    PointRunner,
-    auto_horizon,
-    run_ensemble,
-    run_serially,
-)
+from gaugecli.core.integrate import NumericalFault, gradient_descent, stable_step_bound
+from gaugecli.core.types import PointRunner, Progress
+from gaugecli.experiments.common import DynamicsConfig, Mode, ModelConfig, auto_horizon, run_ensemble, run_serially
 from gaugecli.experiments.perturb.config import PerturbConfig, selection_start
 from gaugecli.experiments.select import selected
 

@@ -11,8 +11,8 @@ import numpy as np
 
 from gaugecli.core import gauge
 from gaugecli.core.gauge import owner_imbalances
-from gaugecli.core.integrate import Progress
-from gaugecli.experiments.common import DynamicsConfig, Mode, ModelConfig, PointRunner, run_ensemble, run_serially
+from gaugecli.core.types import PointRunner, Progress
+from gaugecli.experiments.common import DynamicsConfig, Mode, ModelConfig, run_ensemble, run_serially
 from gaugecli.experiments.perturb.config import PerturbConfig
 from gaugecli.experiments.select import selected
 

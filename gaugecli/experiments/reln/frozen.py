@@ -6,19 +6,17 @@ from __future__ import annotations
 import math
 
 import numpy as np
-from numpy.typing import NDArray
 
 from gaugecli.core.dynamics import population_loss
 from gaugecli.core.gauge import initial_direction
 from gaugecli.core.integrate import Trajectory, gradient_flow
 from gaugecli.core.metrics import first_time_below
 from gaugecli.core.reln import reln_floor, reln_flow, reln_geometry, trajectory_loss
+from gaugecli.core.types import Array
 from gaugecli.experiments.common import duplicates
 from gaugecli.experiments.reln.config import RelnConfig, flow_options, horizon
 from gaugecli.experiments.reln.result import RESOLVED_LOSS, RelnEnvelope, RelnRestart
 from gaugecli.experiments.reln.series import time_to
-
-Array = NDArray[np.float64]
 
 
 def _relu_state_at(tr: Trajectory, b: int, t0: float, config: RelnConfig) -> tuple[Array, Array]:
