@@ -24,7 +24,7 @@ from gaugecli.core.metrics import alignment
 from gaugecli.core.objective import Objective, population_objective
 from gaugecli.core.teacher import Teacher
 from gaugecli.core.trajectory import NumericalFault, SolverStats, Trajectory, log_time_grid
-from gaugecli.core.types import Array, Progress
+from gaugecli.core.types import Array, Indices, Progress
 
 ENSEMBLE_CHUNK_STATES = 1000
 """Ensembles are integrated in chunks of at most this many unknowns (whole members). Within
@@ -234,7 +234,7 @@ def _solve(
     )
 
 
-def _similarity_order(a0: Array, W0: Array) -> Array:
+def _similarity_order(a0: Array, W0: Array) -> Indices:
     """Members sorted by their imbalances, so that a chunk holds runs on similar time
     scales and its shared step size suits all of them."""
     delta = imbalance(a0, W0)

@@ -44,6 +44,9 @@ class FlowSamples(NamedTuple):
     t_spec: float | None
 
 
+_SPAN_OR_TIMES = "give exactly one of span (grid from this flow's T_spec) or times"
+
+
 def population_flow_on_grid(
     a0: Array,
     W0: Array,
@@ -70,7 +73,7 @@ def population_flow_on_grid(
     them; this is the trajectory on which the duplicates' separation rate is defined.
     """
     if (span is None) == (times is None):
-        raise ValueError("give exactly one of span (grid from this flow's T_spec) or times")
+        raise ValueError(_SPAN_OR_TIMES)
     a0, W0 = np.asarray(a0, float), np.asarray(W0, float)
     m, d = W0.shape
     Pi = _class_projector(m, d, groups) if groups else None
@@ -111,7 +114,10 @@ def population_flow_on_grid(
 
     with threadpool_limits(limits=1, user_api="blas"):
         start_aligned = aligned(0.0, y0) >= 0
+        t_spec: float | None
         if times is None:
+            if span is None:  # excluded above; narrows the type
+                raise ValueError(_SPAN_OR_TIMES)
             if start_aligned:
                 raise ValueError("the flow starts aligned (T_spec = 0): give the grid times explicitly")
             first = solve(0.0, t_max, y0, True, dense_output=True)

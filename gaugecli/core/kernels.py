@@ -18,6 +18,8 @@ batch of ensembles costs one call.
 
 from __future__ import annotations
 
+from typing import overload
+
 import numpy as np
 
 from gaugecli.core.types import Array
@@ -51,8 +53,13 @@ def _pair_geometry(W1: Array, W2: Array) -> dict[str, Array]:
     return {"U1": U1, "U2": U2, "n1": n1, "n2": n2, "rho": rho, "q": q, "sin": sin, "phi": phi}
 
 
-def angular_profile(phi: Array) -> Array:
-    """``g(φ) = (sin φ + (π − φ) cos φ) / (2π)``, so that κ(w, w') = ‖w‖‖w'‖ g(φ)."""
+@overload
+def angular_profile(phi: float) -> float: ...
+@overload
+def angular_profile(phi: Array) -> Array: ...
+def angular_profile(phi: float | Array) -> float | Array:
+    """``g(φ) = (sin φ + (π − φ) cos φ) / (2π)``, so that κ(w, w') = ‖w‖‖w'‖ g(φ); elementwise on
+    an array of angles, a float for one angle."""
     return (np.sin(phi) + (np.pi - phi) * np.cos(phi)) / _TWO_PI
 
 

@@ -8,7 +8,7 @@ from dataclasses import dataclass
 
 from gaugecli.core.dynamics import population_gradient, population_hessian
 from gaugecli.core.teacher import Teacher
-from gaugecli.core.types import Array
+from gaugecli.core.types import Array, Indices
 
 GradientOracle = Callable[[Array, Array], tuple[Array, Array, Array | None]]
 """``(a, W) → (∂L/∂a, ∂L/∂W, loss or None)`` for the objective that GD descends."""
@@ -30,9 +30,9 @@ class Objective:
     gradient: GradientOracle
     hessian: Hessian | None
     name: str
-    members: Callable[[Array], Objective] | None = None
+    members: Callable[[Indices], Objective] | None = None
 
-    def restricted(self, idx: Array) -> Objective:
+    def restricted(self, idx: Indices) -> Objective:
         """The objective of the members ``idx`` (itself when members share one loss)."""
         return self if self.members is None else self.members(idx)
 

@@ -1,4 +1,4 @@
-"""The type names shared by every layer: :data:`Array`, :data:`Progress`, :data:`PointRunner`.
+"""The type names shared by every layer: :data:`Array`, :data:`Indices`, :data:`Progress`, :data:`PointRunner`.
 
 Defined once here (a leaf module: it imports nothing of ours) and imported everywhere else, so
 that a change of meaning happens in one place. Typing only; no numerics.
@@ -12,7 +12,7 @@ from typing import Any, TypeVar
 import numpy as np
 from numpy.typing import NDArray
 
-__all__ = ["Array", "PointRunner", "Progress"]
+__all__ = ["Array", "Indices", "PointRunner", "Progress"]
 
 Array = NDArray[np.floating[Any]]
 """A real array. At run time every array of the package is float64 (STYLE: float64 throughout);
@@ -21,6 +21,10 @@ that are float64 at run time as ``floating[Any]`` (``np.linspace``, ``np.logspac
 ``np.asarray(x, float)``, reductions, arithmetic mixing float64 with ``floating``), so a
 ``float64`` alias would need a cast at each of them. ``ndarray`` is covariant in its dtype, so an
 ``NDArray[np.float64]`` still passes wherever an ``Array`` is expected."""
+
+Indices = NDArray[np.intp]
+"""Integer positions into an array (members of an ensemble, off-diagonal pairs): what
+``np.arange``, ``np.argsort``, ``np.lexsort`` and ``np.triu_indices`` return."""
 
 Progress = Callable[[float], None]
 """Called with the fraction of work done (0..1); the CLI turns it into a progress bar."""

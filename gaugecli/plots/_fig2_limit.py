@@ -148,7 +148,7 @@ def _panel_portrait(
         ax.plot(c, a, zorder=5, **LIMIT)
         out[f"{g}-limit"] = style.series(c, a)
         run = runs[(g, largest)]
-        c_at = float(np.interp(run.t_spec, run.t, run.coefficient[:, 0]))
+        c_at = float(np.interp(style.spec_time(run), run.t, run.coefficient[:, 0]))
         ax.plot([c_at], [threshold], ls="none", marker=style.GAUGE_MARKERS[g], color=color, ms=4.5, zorder=6)
         out[f"{g}-aligned-at"] = style.series([c_at], [threshold], D=largest)
     _note(ax, r"$\alpha = 1-\varepsilon$", (0.6, threshold), layout, 0, -3, "lt")

@@ -89,13 +89,13 @@ def _sample(gauge: str, seed: int) -> str:
 def needs(quick: bool) -> dict[str, Need]:
     """fig3's single-neuron flow runs (``±D``, ``D = 2⁰ … 2¹⁰``; quick: ``D ∈ {1, 4, 16, 64}``) and
     the finite-sample flows on ``L_n`` at ``D = 4`` (``n = 10⁴``; seeds 0, 1, 2; quick: seed 0)."""
-    from gaugecli.experiments.common import DynamicsConfig
+    from gaugecli.experiments.common import DynamicsConfig, Mode
     from gaugecli.experiments.simulate import SimulateConfig
 
     out = {
         _flow(g, D): Need("simulate", SimulateConfig(gauge=g, strengths=(D,))) for g in GAUGES for D in STRENGTHS[quick]
     }
-    sample = DynamicsConfig(mode="sample", n_samples=N_SAMPLES)
+    sample = DynamicsConfig(mode=Mode.sample, n_samples=N_SAMPLES)
     for s in SEEDS[quick]:
         for g in GAUGES:
             out[_sample(g, s)] = Need("simulate", SimulateConfig(gauge=g, strengths=(SHOWN,), dynamics=sample, seed=s))
@@ -138,7 +138,7 @@ def _panel_time(
     out: dict[str, Any] = {"strength": SHOWN}
     for g in GAUGES:
         run, color, marker = flows[g], style.GAUGE_COLORS[g], style.GAUGE_MARKERS[g]
-        T = float(run.t_spec)
+        T = style.spec_time(run)
         for s, r in [*samples[g].items(), (None, run)]:
             x, v = r.t / T, (r.loss / loss0 if y == "loss" else _alpha(r))
             keep = _window(x, v)
@@ -225,7 +225,7 @@ def _panel_levels(
 def _panel_rescaling(ax: Any, plus: RunObservables, minus: RunObservables, layout: Layout) -> dict[str, Any]:
     """(f) ``L₊(t)`` and ``L₋(s* t)`` against ``t/T_spec(+D)``, their difference and its ± extremes."""
     mismatch, scale = rescaling(plus.t, plus.loss, minus.t, minus.loss)
-    loss0, T = float(plus.loss[0]), float(plus.t_spec)
+    loss0, T = float(plus.loss[0]), style.spec_time(plus)
     x, rescaled = plus.t / T, np.interp(scale * plus.t, minus.t, minus.loss) / loss0
     keep = _window(x, plus.loss / loss0, rescaled)
     x, y_plus, y_minus = x[keep], plus.loss[keep] / loss0, rescaled[keep]
@@ -239,7 +239,7 @@ def _panel_rescaling(ax: Any, plus: RunObservables, minus: RunObservables, layou
         label = rf"${'+' if sign > 0 else '-'}{mismatch:.3f}$"
         _note(ax, label, (X_MAX, sign * mismatch), layout, 0, sign, "r" + ("b" if sign > 0 else "t"), MISMATCH)
     ax.axhline(0.0, color=style.GUIDE, lw=0.5, zorder=0)
-    ratio = float(minus.t_spec / plus.t_spec)
+    ratio = style.spec_time(minus) / style.spec_time(plus)
     handles = [
         style.line_handle(style.PLUS, "-", None, r"$\mathcal{L}_{+}(t)$"),
         style.line_handle(style.MINUS, "-.", None, rf"$\mathcal{{L}}_{{-}}(s^*t)$, best $s^*={scale:.1f}$"),
@@ -341,10 +341,13 @@ def _key_numbers(
         "distance_order": {
             g: limits.fitted_order(strengths[tail], np.array(e[f"{g}-distance"]["y"])[tail], 0.0) for g in GAUGES
         },
-        "t_spec_shown": {g: float(flows[g].t_spec) for g in GAUGES},
+        "t_spec_shown": {g: style.spec_time(flows[g]) for g in GAUGES},
         "sample_n": N_SAMPLES,
         "sample_t_spec_over_flow": {
-            g: {f"s{s}": None if r.t_spec is None else r.t_spec / flows[g].t_spec for s, r in samples[g].items()}
+            g: {
+                f"s{s}": None if r.t_spec is None else r.t_spec / style.spec_time(flows[g])
+                for s, r in samples[g].items()
+            }
             for g in GAUGES
         },
         "sample_gap": panels["c"]["sample_gap"],

@@ -34,7 +34,7 @@ rates at positive gaps and at ties; the success counts, rates, intervals and ``n
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
@@ -50,6 +50,9 @@ from gaugecli.plots._fig4_boundary import (
 )
 from gaugecli.plots.render import Inputs, Need
 from gaugecli.plots.venue import Layout
+
+if TYPE_CHECKING:
+    from gaugecli.experiments.perturb import PerturbConfig
 
 SIDECAR_TOLERANCES = (
     (
@@ -70,20 +73,27 @@ MIXED = (-2.0, 4.0, 0.0, -4.0, 2.0)
 """Mixed per-neuron δ of (c), (d): the configuration ``gaugecli verify`` checks for C6 (a shared run)."""
 GAPS = {False: (0.0, 1e-4, 1e-2, 0.1, 1.0, 8.0), True: (0.0, 0.1)}
 """(e): the gauge gaps g = δ_o − δ_r (0: the exact tie)."""
-PERTURB_QUICK = {
-    "eps": (0.0,),
-    "strengths": (4.0,),
-    "seeds": (0,),
-    "refine": 0,
-    "step_fractions": (0.01, 0.02, 0.04),
-    "stability_fractions": (),
-    "ns": (1000, 4000),
-    "sample_seeds": (0, 1),
-    "window": 0.5,
-    "success_ns": (16, 128),
-    "success_seeds": (0, 1, 2, 3),
-}
-"""A perturb run small enough for tests (~2.5 s; its selection part: 4 seeds at n = 16 and 128)."""
+
+
+def perturb_quick() -> PerturbConfig:
+    """A perturb run small enough for tests (~2.5 s; its selection part: 4 seeds at n = 16 and 128)."""
+    from gaugecli.experiments.perturb import PerturbConfig
+
+    return PerturbConfig(
+        eps=(0.0,),
+        strengths=(4.0,),
+        seeds=(0,),
+        refine=0,
+        step_fractions=(0.01, 0.02, 0.04),
+        stability_fractions=(),
+        ns=(1000, 4000),
+        sample_seeds=(0, 1),
+        window=0.5,
+        success_ns=(16, 128),
+        success_seeds=(0, 1, 2, 3),
+    )
+
+
 MIXED_COLORS = {4.0: style.PLUS, 2.0: style.SKY, 0.0: style.BALANCED, -2.0: style.ORANGE, -4.0: style.MINUS}
 MIXED_MARKERS = {4.0: "o", 2.0: "D", 0.0: "^", -2.0: "v", -4.0: "s"}
 
@@ -105,7 +115,7 @@ def _gap_runs(quick: bool) -> list[tuple[float, float]]:
 def needs(quick: bool) -> dict[str, Need]:
     """The select run (m = 5, D = 4, o = 2), the mixed-δ run, one select run per gap point
     (population flow, SPEC defaults), and the default ``perturb`` run for (f) (shared with fig7;
-    the quick profile uses :data:`PERTURB_QUICK`)."""
+    the quick profile uses :func:`perturb_quick`)."""
     from gaugecli.experiments.perturb import PerturbConfig
     from gaugecli.experiments.select import SelectConfig
 
@@ -115,7 +125,7 @@ def needs(quick: bool) -> dict[str, Need]:
     }
     for rest, gap in _gap_runs(quick):
         out[_gap_name(rest, gap)] = Need("select", SelectConfig(deltas=_gap_deltas(rest, gap)))
-    out["perturb"] = Need("perturb", PerturbConfig(**PERTURB_QUICK) if quick else PerturbConfig())
+    out["perturb"] = Need("perturb", perturb_quick() if quick else PerturbConfig())
     return out
 
 
@@ -295,7 +305,7 @@ def _panel_mixed_coefficients(ax: Any, run: Any, deltas: tuple[float, ...], layo
         out[f"neuron{j}"] = style.series(x, y, delta=delta)
     ends = {j: float(run.coefficient[-1, j]) for j in range(len(deltas))}
     # direct labels at the right edge, the unaligned three (ends within 0.03 of 0) stacked
-    placed = []
+    placed: list[float] = []
     for j in sorted(ends, key=lambda k: -deltas[k]):
         y = ends[j]
         while any(abs(y - p) < 0.085 for p in placed):

@@ -22,6 +22,7 @@ and the boundary sweep, ``m = 2``, owner at ``δ = +4``, the non-owner's δ from
 
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import Any
 
 import numpy as np
@@ -73,8 +74,10 @@ def needs(quick: bool) -> dict[str, Need]:
     """One ``prune`` run: the D × m grid, population and finite-sample flow, and the δ sweep."""
     from gaugecli.experiments.prune import PruneConfig
 
-    extra = {} if SWEEP[quick] is None else {"sweep_deltas": SWEEP[quick]}
-    config = PruneConfig(strengths=STRENGTHS[quick], ms=MS[quick], n_samples=N_SAMPLES[quick], **extra)
+    config = PruneConfig(strengths=STRENGTHS[quick], ms=MS[quick], n_samples=N_SAMPLES[quick])
+    sweep = SWEEP[quick]
+    if sweep is not None:
+        config = replace(config, sweep_deltas=sweep)
     return {"prune": Need("prune", config)}
 
 
@@ -199,7 +202,7 @@ def _panel_times(ax: Any, result: PruneResult, n_samples: int | None, layout: La
     ax.set_yscale("log")
     from matplotlib.ticker import FixedLocator, FuncFormatter, NullLocator
 
-    ax.xaxis.set_major_locator(FixedLocator(D_all))
+    ax.xaxis.set_major_locator(FixedLocator(D_all.tolist()))
     ax.xaxis.set_major_formatter(FuncFormatter(lambda v, _pos: f"{v:g}"))
     ax.xaxis.set_minor_locator(NullLocator())
     ax.set_xlabel(r"gauge strength $D$")

@@ -21,7 +21,7 @@ and the relative residual of ``∫R + ∫T = L(0) − L(t_end)``.
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
@@ -32,6 +32,9 @@ from gaugecli.experiments.simulate import SimulateConfig
 from gaugecli.plots import style
 from gaugecli.plots.render import Inputs, Need
 from gaugecli.plots.venue import Layout
+
+if TYPE_CHECKING:
+    from matplotlib.typing import LineStyleType
 
 SIDECAR_TOLERANCES = (
     ("d/*", 0.0, 1e-8, "the identity residual is round-off (≤ 1e-12 where drawn): compared absolutely"),
@@ -59,7 +62,7 @@ LOSS_FLOOR = 1e-12
 """−dL/dt from the loss is resolved only while L is above this (:func:`loss_decay_rate`)."""
 PARITY_EVERY = 3
 """Panel (c) draws every third sample (the grid has ~400; the points would overlap)."""
-STRENGTH_LINESTYLES = {1.0: ":", 4.0: "-.", 16.0: (0, (4, 1.5)), 64.0: "-"}
+STRENGTH_LINESTYLES: dict[float, LineStyleType] = {1.0: ":", 4.0: "-.", 16.0: (0, (4, 1.5)), 64.0: "-"}
 SIGN = {"favorable": "+", "unfavorable": "−"}
 
 
@@ -150,7 +153,7 @@ def _panel_cumulative(ax: Any, runs: dict[str, RunObservables], layout: Layout) 
     out: dict[str, Any] = {"strength": SHOWN}
     for g in GAUGES:
         run = runs[_name(g, SHOWN)]
-        x = run.t / run.t_spec
+        x = run.t / style.spec_time(run)
         keep = _window(x)
         for part, y, ls in zip(("reaction", "transport"), _cumulative(run), ("-", (0, (4, 1.5))), strict=True):
             ax.plot(
@@ -200,7 +203,7 @@ def _panel_share(ax: Any, runs: dict[str, RunObservables], shares: dict[str, Any
         for D in STRENGTHS:
             run = runs[_name(g, D)]
             cR, cT = _cumulative(run)
-            x = run.t / run.t_spec
+            x = run.t / style.spec_time(run)
             keep = _window(x) & (x > 0)  # at t = 0 the share is 0/0 (its limit: the instantaneous split)
             share = cT[keep] / (cR[keep] + cT[keep])
             ax.plot(x[keep], share, color=style.GAUGE_COLORS[g], ls=STRENGTH_LINESTYLES[D], lw=1.2)
@@ -289,7 +292,7 @@ def _panel_residual(ax: Any, runs: dict[str, RunObservables], layout: Layout) ->
     for g in GAUGES:
         for D in STRENGTHS:
             run = runs[_name(g, D)]
-            x = run.t / run.t_spec
+            x = run.t / style.spec_time(run)
             keep = _window(x)
             y = style.clip_to_floor(run.identity_residual[keep], ROUND_OFF)
             ax.plot(

@@ -25,7 +25,7 @@ One ``perturb`` run (SPEC defaults, m = 2: neuron 0 at ``+D``, neuron 1 at ``−
 from __future__ import annotations
 
 import math
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
@@ -43,28 +43,36 @@ from gaugecli.plots._fig7_samples import (
 from gaugecli.plots.render import Inputs, Need
 from gaugecli.plots.venue import Layout
 
+if TYPE_CHECKING:
+    from gaugecli.experiments.perturb import PerturbConfig
+
 CLAIM = (
     "C8 robustness: selection survives adversarial perturbations up to ε*(D) → π/2, GD steps up to the stability "
     "limit (T_spec error first order in η), and finite samples (deviation ∝ n^-1/2; every seed selects above some n)"
 )
 
-QUICK = {
-    "eps": (0.0, 1.2, 1.5, 1.56),
-    "strengths": (4.0, 16.0, 64.0),
-    "refine": 3,
-    "step_fractions": (0.0025, 0.005, 0.01, 0.02, 0.04),
-    "stability_fractions": (0.3, 0.9, 1.2),
-    "ns": (500, 2000, 8000),
-    "sample_seeds": (0, 1, 2),
-    "window": 1.0,
-    "success_ns": (24, 96),
-    "success_seeds": (0, 1, 2),
-    "rtol": 1e-8,
-}
-"""The quick profile (tests): every sweep valid but small — three D with a coarse ε grid and
-three bisections, five doubling steps (η → 0 limits through the three smallest, the order from
-four local orders), three sample sizes × three seeds, two sizes × three seeds for selection,
-population flows at rtol 1e-8 (T_spec within 7e-9 of rtol 1e-12). ~4.5 s on one core."""
+
+def quick_config() -> PerturbConfig:
+    """The quick profile (tests): every sweep valid but small — three D with a coarse ε grid and
+    three bisections, five doubling steps (η → 0 limits through the three smallest, the order from
+    four local orders), three sample sizes × three seeds, two sizes × three seeds for selection,
+    population flows at rtol 1e-8 (T_spec within 7e-9 of rtol 1e-12). ~4.5 s on one core."""
+    from gaugecli.experiments.perturb import PerturbConfig
+
+    return PerturbConfig(
+        eps=(0.0, 1.2, 1.5, 1.56),
+        strengths=(4.0, 16.0, 64.0),
+        refine=3,
+        step_fractions=(0.0025, 0.005, 0.01, 0.02, 0.04),
+        stability_fractions=(0.3, 0.9, 1.2),
+        ns=(500, 2000, 8000),
+        sample_seeds=(0, 1, 2),
+        window=1.0,
+        success_ns=(24, 96),
+        success_seeds=(0, 1, 2),
+        rtol=1e-8,
+    )
+
 
 FIT_MIN = 4.0
 """(a): the wall distance is fitted over ``D ≥ FIT_MIN`` (D = 1 is not yet on the asymptote)."""
@@ -80,10 +88,10 @@ SIDECAR_TOLERANCES = (
 
 def needs(quick: bool) -> dict[str, Need]:
     """One ``perturb`` run: the default :class:`PerturbConfig` (``gaugecli perturb`` with no
-    options, so the command and the figure share it), or :data:`QUICK`."""
+    options, so the command and the figure share it), or :func:`quick_config`."""
     from gaugecli.experiments.perturb import PerturbConfig
 
-    return {"perturb": Need("perturb", PerturbConfig(**QUICK) if quick else PerturbConfig())}
+    return {"perturb": Need("perturb", quick_config() if quick else PerturbConfig())}
 
 
 # ------------------------------------------------------------------------------------------
@@ -108,7 +116,7 @@ def _panel_threshold(ax: Any, visible: Any, wall: float, wall_label: str, small:
     out: dict[str, Any] = {}
 
     # every run of the ε grid, marked by its final owner (deterministic: one run per cell)
-    owners = {"plus": ([], []), "minus": ([], [])}
+    owners: dict[str, tuple[list[float], list[float]]] = {"plus": ([], []), "minus": ([], [])}
     for p in visible.points:
         key = "plus" if p.success else "minus"
         owners[key][0].append(p.strength)

@@ -122,8 +122,8 @@ def sample_job(job: SampleJob) -> SampleOutcome:
             for seed in job.seeds
         )
     else:
-        common = {"eps_align": job.model.eps_align, "grad_tol": 0.0}
-        pop = gradient_descent(a0, W0, teacher, job.eta, job.window, **common)
+        eps_align = job.model.eps_align
+        pop = gradient_descent(a0, W0, teacher, job.eta, job.window, eps_align=eps_align, grad_tol=0.0)
         runs = (
             gradient_descent(
                 a0,
@@ -132,7 +132,8 @@ def sample_job(job: SampleJob) -> SampleOutcome:
                 job.eta,
                 job.window,
                 oracle=empirical_objective(*sample_of(teacher, job.n, seed)),
-                **common,
+                eps_align=eps_align,
+                grad_tol=0.0,
             )
             for seed in job.seeds
         )
