@@ -44,7 +44,6 @@ from gaugecli.plots._fig4_boundary import (
     REST,
     STRENGTH,
     M,
-    _note,
     _panel_gap,
     _panel_samples,
 )
@@ -167,7 +166,7 @@ def _logit_alignment(ax: Any, alignments: list[np.ndarray], layout: Layout) -> N
     if reaches_round_off:
         top = 1.0 - MISALIGNMENT_ROUND_OFF / 10.0
         ax.axhspan(1.0 - MISALIGNMENT_ROUND_OFF, top, color="0.9", lw=0, zorder=0)
-        _note(
+        style.note(
             ax,
             "round-off",
             (0.99, 1.0 - MISALIGNMENT_ROUND_OFF),
@@ -217,9 +216,9 @@ def _panel_select_coefficients(ax: Any, run: Any, designated: int, layout: Layou
     out["final_nonowner_coefficient"] = float(np.max(np.abs(run.coefficient[-1, others])))
     out["c0"] = float(run.coefficient[0].sum())
     style.threshold_line(ax, 1.0)
-    _note(ax, r"$a_*$", (0.01, 1.0), layout, xycoords=("axes fraction", "data"), va="bottom", offset=(0, 1))
-    _note(ax, rf"owner $o={designated}$, $\delta=+{STRENGTH:g}$", (0.012, 0.62), layout, color=style.PLUS)
-    _note(
+    style.note(ax, r"$a_*$", (0.01, 1.0), layout, offset=(0, 1), xycoords=("axes fraction", "data"), va="bottom")
+    style.note(ax, rf"owner $o={designated}$, $\delta=+{STRENGTH:g}$", (0.012, 0.62), layout, color=style.PLUS)
+    style.note(
         ax,
         f"{len(others)} non-owners, $\\delta=-{STRENGTH:g}$\n(identical: one line)",
         (0.012, 0.2),
@@ -244,19 +243,21 @@ def _panel_select_alignment(ax: Any, run: Any, designated: int, eps_align: float
     threshold = 1.0 - eps_align
     style.threshold_line(ax, threshold)
     ax.plot([1.0], [threshold], ls="none", marker="o", mfc="white", mec=style.THEORY, ms=4.5, zorder=5)
-    _note(ax, r"$T_{\rm spec}$", (1.0, threshold), layout, offset=(-3, 3), ha="right", va="bottom", color=style.THEORY)
-    _note(
+    style.note(
+        ax, r"$T_{\rm spec}$", (1.0, threshold), layout, offset=(-3, 3), ha="right", va="bottom", color=style.THEORY
+    )
+    style.note(
         ax,
         r"$1-\varepsilon_{\rm align}$",
         (0.99, threshold),
         layout,
-        xycoords=("axes fraction", "data"),
         offset=(0, -2),
+        xycoords=("axes fraction", "data"),
         ha="right",
         va="top",
     )
-    _note(ax, "owner", (3.0, 1 - 1e-6), layout, color=style.PLUS)
-    _note(ax, "non-owners", (3.0, 3e-3), layout, offset=(0, 4), va="bottom", color=style.MINUS)
+    style.note(ax, "owner", (3.0, 1 - 1e-6), layout, color=style.PLUS)
+    style.note(ax, "non-owners", (3.0, 3e-3), layout, offset=(0, 4), va="bottom", color=style.MINUS)
     _time_axis(ax, float(x[-1]))
     _logit_alignment(ax, [run.alignment[keep][:, [designated, others[0]]]], layout)
     ax.set_ylabel(r"alignment $\alpha_j$ (logit)")
@@ -311,13 +312,13 @@ def _panel_mixed_coefficients(ax: Any, run: Any, deltas: tuple[float, ...], layo
         while any(abs(y - p) < 0.085 for p in placed):
             y -= 0.085
         placed.append(y)
-        _note(
+        style.note(
             ax,
             rf"$\delta={deltas[j]:+g}$".replace("+0", "0"),
             (1.0, y),
             layout,
-            xycoords=("axes fraction", "data"),
             offset=(2, 0),
+            xycoords=("axes fraction", "data"),
             color=MIXED_COLORS[deltas[j]],
         )
     style.threshold_line(ax, 1.0)

@@ -123,32 +123,6 @@ def _shares(runs: dict[str, RunObservables]) -> dict[str, Any]:
 # panels
 
 
-def _note(
-    ax: Any,
-    text: str,
-    where: tuple[float, float],
-    layout: Layout,
-    *,
-    xycoords: Any = ("axes fraction", "data"),
-    offset: tuple[float, float] = (0.0, 2.0),
-    ha: str = "right",
-    va: str = "bottom",
-    color: str = style.GUIDE,
-) -> None:
-    """An in-panel annotation at the small text size (the labels of guides and curves)."""
-    ax.annotate(
-        text,
-        where,
-        xycoords=xycoords,
-        xytext=offset,
-        textcoords="offset points",
-        ha=ha,
-        va=va,
-        color=color,
-        fontsize=layout.small,
-    )
-
-
 def _panel_cumulative(ax: Any, runs: dict[str, RunObservables], layout: Layout) -> dict[str, Any]:
     out: dict[str, Any] = {"strength": SHOWN}
     for g in GAUGES:
@@ -170,7 +144,15 @@ def _panel_cumulative(ax: Any, runs: dict[str, RunObservables], layout: Layout) 
     L0 = float(runs[_name("favorable", SHOWN)].loss[0])
     out["initial_loss"] = L0
     style.threshold_line(ax, L0)
-    _note(ax, r"$\mathcal{L}(0)$, the same for every gauge", (0.01, L0), layout, va="bottom", ha="left")
+    style.note(
+        ax,
+        r"$\mathcal{L}(0)$, the same for every gauge",
+        (0.01, L0),
+        layout,
+        offset=(0.0, 2.0),
+        xycoords=("axes fraction", "data"),
+        va="bottom",
+    )
     # direct labels, each beside its curve's plateau (legends would cover the curves)
     for g, part, above in (
         ("unfavorable", "transport", False),
@@ -180,12 +162,14 @@ def _panel_cumulative(ax: Any, runs: dict[str, RunObservables], layout: Layout) 
     ):
         level = out[f"{g}-{part}"]["y"][-1]
         symbol = r"\int_0^t R" if part == "reaction" else r"\int_0^t T"
-        _note(
+        style.note(
             ax,
             rf"{part} ${symbol}$, {_label(g, SHOWN)}",
             (0.99, level),
             layout,
             offset=(0, 2 if above else -2),
+            xycoords=("axes fraction", "data"),
+            ha="right",
             va="bottom" if above else "top",
             color=style.GAUGE_COLORS[g],
         )
@@ -228,8 +212,17 @@ def _panel_share(ax: Any, runs: dict[str, RunObservables], shares: dict[str, Any
         out[f"{g}-limit"] = style.series([X_MAX * 0.93, X_MAX], [limit, limit])
     style.threshold_line(ax, 0.5)
     for text, y, va in (("mostly transport", 0.5, "bottom"), ("mostly reaction", 0.5, "top")):
-        _note(ax, text, (0.99, y), layout, offset=(0, 2 if va == "bottom" else -2), va=va)
-    _note(ax, "open markers: the instant $t=0$", (0.6, 0.66), layout, xycoords="data", ha="left", va="center")
+        style.note(
+            ax,
+            text,
+            (0.99, y),
+            layout,
+            offset=(0, 2 if va == "bottom" else -2),
+            xycoords=("axes fraction", "data"),
+            ha="right",
+            va=va,
+        )
+    style.note(ax, "open markers: the instant $t=0$", (0.6, 0.66), layout, offset=(0.0, 2.0))
     ax.set_xlim(0.0, X_MAX)
     ax.set_ylim(0.0, 1.0)
     ax.set_xlabel(r"$t\,/\,T_{\rm spec}$")
@@ -310,9 +303,26 @@ def _panel_residual(ax: Any, runs: dict[str, RunObservables], layout: Layout) ->
     ax.set_yscale("log")
     ax.set_ylim(ROUND_OFF / 10.0, CLAIM_BOUND * 30.0)
     style.floor_band(ax, ROUND_OFF, None)
-    _note(ax, "below double precision", (0.99, ROUND_OFF), layout, offset=(0, -2), va="top")
+    style.note(
+        ax,
+        "below double precision",
+        (0.99, ROUND_OFF),
+        layout,
+        offset=(0, -2),
+        xycoords=("axes fraction", "data"),
+        ha="right",
+        va="top",
+    )
     style.threshold_line(ax, CLAIM_BOUND)
-    _note(ax, r"claimed bound $10^{-10}$", (0.01, CLAIM_BOUND), layout, offset=(0, 2), ha="left", va="bottom")
+    style.note(
+        ax,
+        r"claimed bound $10^{-10}$",
+        (0.01, CLAIM_BOUND),
+        layout,
+        offset=(0, 2),
+        xycoords=("axes fraction", "data"),
+        va="bottom",
+    )
     ax.set_xlim(0.0, X_MAX)
     ax.set_xlabel(r"$t\,/\,T_{\rm spec}$")
     ax.set_ylabel("identity residual")

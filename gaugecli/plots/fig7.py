@@ -35,7 +35,6 @@ from gaugecli.plots._fig7_samples import (
     SHADE,
     _log2_axis,
     _nan,
-    _note,
     _panel_samples,
     _panel_selection,
     _pm,
@@ -102,7 +101,7 @@ def needs(quick: bool) -> dict[str, Need]:
 # panels
 
 
-def _panel_threshold(ax: Any, visible: Any, wall: float, wall_label: str, small: float) -> dict[str, Any]:
+def _panel_threshold(ax: Any, visible: Any, wall: float, wall_label: str, layout: Layout) -> dict[str, Any]:
     """(a) the wall distance ``π − θ0 − ε*(D)`` with brackets, fit and the grid's outcomes."""
     from scipy import stats
 
@@ -178,7 +177,7 @@ def _panel_threshold(ax: Any, visible: Any, wall: float, wall_label: str, small:
     return out
 
 
-def _panel_step(ax: Any, step: Any, small: float) -> dict[str, Any]:
+def _panel_step(ax: Any, step: Any, layout: Layout) -> dict[str, Any]:
     """(b) the relative ``T_spec`` error of population GD against ``η/T_spec^flow`` (log–log):
     the resolved steps with the quadratic fit, the first-order line ``C_1 η``, larger steps up to
     and past the stability limit ``2/λ_max(θ0)`` (marked, shaded beyond)."""
@@ -194,14 +193,13 @@ def _panel_step(ax: Any, step: Any, small: float) -> dict[str, Any]:
     # beyond the stability limit at θ0: shaded, the limit marked
     ax.axvspan(bound, right, color=SHADE, lw=0, zorder=0)
     ax.axvline(bound, color=style.GUIDE, ls=":", lw=0.9, zorder=1)
-    _note(
+    style.note(
         ax,
         r"$2/\lambda_{\max}(\theta_0)$",
         (bound, 0.03),
-        small,
+        layout,
+        offset=(-2, 0),
         xycoords=("data", "axes fraction"),
-        xytext=(-2, 0),
-        textcoords="offset points",
         ha="right",
         va="bottom",
     )
@@ -216,14 +214,13 @@ def _panel_step(ax: Any, step: Any, small: float) -> dict[str, Any]:
         out["first_order"] = style.series(gx, gy, value=C1, error=step.first_order_err)
         handles.append(style.line_handle(style.GUIDE, ":", None, rf"$C_1\eta$, $C_1={C1:.5f}$"))
     if step.order is not None:
-        _note(
+        style.note(
             ax,
             r"order as $\eta\to0$:" + "\n" + _pm(float(step.order), float(step.order_err), 5),
             (bound, 0.14),
-            small,
+            layout,
+            offset=(-3, 0),
             xycoords=("data", "axes fraction"),
-            xytext=(-3, 0),
-            textcoords="offset points",
             ha="right",
             va="bottom",
             color="0.15",
@@ -279,12 +276,12 @@ def build(inputs: Inputs, layout: Layout) -> tuple[Any, dict[str, Any]]:
     fig, axes = style.new_figure(layout.width, layout.height(0.84), nrows=2, ncols=2)
     (ax_a, ax_b), (ax_c, ax_d) = axes
     panels: dict[str, Any] = {
-        "a": _panel_threshold(ax_a, result.visible, wall, wall_label, layout.small),
-        "b": _panel_step(ax_b, result.step, layout.small),
-        "c": _panel_samples(ax_c, result.samples, config.window, layout.small),
+        "a": _panel_threshold(ax_a, result.visible, wall, wall_label, layout),
+        "b": _panel_step(ax_b, result.step, layout),
+        "c": _panel_samples(ax_c, result.samples, config.window, layout),
     }
     if result.selection is not None:
-        panels["d"] = _panel_selection(ax_d, result.selection, layout.small)
+        panels["d"] = _panel_selection(ax_d, result.selection, layout)
     else:
         ax_d.set_axis_off()
     for ax, letter in zip((ax_a, ax_b, ax_c, ax_d), "abcd", strict=True):

@@ -286,6 +286,37 @@ def power_law_guide(
     return xs, ys
 
 
+def note(
+    ax: Any,
+    text: str,
+    xy: tuple[float, float],
+    layout: Layout,
+    *,
+    offset: tuple[float, float] = (0.0, 0.0),
+    xycoords: Any = "data",
+    ha: str = "left",
+    va: str = "center",
+    color: str | None = GUIDE,
+    **kw: Any,
+) -> Any:
+    """An in-panel annotation (the label of a guide, curve or band) at the layout's small text size:
+    ``text`` at ``xy`` in ``xycoords`` (matplotlib's: ``"data"``, ``"axes fraction"``, or an
+    ``(x, y)`` pair of them), shifted by ``offset`` points, aligned by ``ha``/``va``; ``color``
+    ``None`` takes the style's text colour. ``kw`` goes to ``annotate`` (e.g. ``multialignment``)."""
+    return ax.annotate(
+        text,
+        xy,
+        xycoords=xycoords,
+        xytext=offset,
+        textcoords="offset points",
+        ha=ha,
+        va=va,
+        color=color,
+        fontsize=layout.small,
+        **kw,
+    )
+
+
 def threshold_line(ax: Any, y: float, label: str | None = None, *, axis: str = "y") -> None:
     """A thin dotted line at ``y`` (``axis="x"``: a vertical line at x = ``y``), optionally labelled."""
     line = ax.axhline if axis == "y" else ax.axvline
