@@ -149,7 +149,7 @@ def _panel_cumulative(ax: Any, runs: dict[str, RunObservables], layout: Layout) 
         r"$\mathcal{L}(0)$, the same for every gauge",
         (0.01, L0),
         layout,
-        offset=(0.0, 2.0),
+        offset=(0, 2),
         xycoords=("axes fraction", "data"),
         va="bottom",
     )
@@ -222,7 +222,7 @@ def _panel_share(ax: Any, runs: dict[str, RunObservables], shares: dict[str, Any
             ha="right",
             va=va,
         )
-    style.note(ax, "open markers: the instant $t=0$", (0.6, 0.66), layout, offset=(0.0, 2.0))
+    style.note(ax, "open markers: the instant $t=0$", (0.6, 0.66), layout, offset=(0, 2))
     ax.set_xlim(0.0, X_MAX)
     ax.set_ylim(0.0, 1.0)
     ax.set_xlabel(r"$t\,/\,T_{\rm spec}$")

@@ -10,14 +10,14 @@ from dataclasses import dataclass, replace
 
 import numpy as np
 
-from gaugecli.core.integrate import FlowOptions, NumericalFault, choose_step, gradient_descent, gradient_flow
+from gaugecli.core.integrate import FlowOptions, choose_step, gradient_descent, gradient_flow
 from gaugecli.core.metrics import function_distance
 from gaugecli.core.teacher import Teacher
 from gaugecli.core.types import PointRunner, Progress
 from gaugecli.experiments.common import SAMPLE_RTOL, ModelConfig, run_serially
 from gaugecli.experiments.perturb.config import PerturbConfig, selection_start
 from gaugecli.experiments.perturb.fits import PowerLawFit, fit_power_law, mean_sem
-from gaugecli.experiments.perturb.step import StepJob, step_job
+from gaugecli.experiments.perturb.step import flow_t_spec
 
 
 @dataclass
@@ -149,10 +149,7 @@ def sample_sweep(
 ) -> SampleSweep:
     model = config.model
     a0, W0 = selection_start(model, config.m, config.sample_strength)
-    (flow,) = runner(step_job, [StepJob(model, config.m, config.sample_strength, None, config.rtol)], None)
-    t_flow = flow.t_spec
-    if t_flow is None:  # pragma: no cover - the selection problem always specialises
-        raise NumericalFault("the population flow did not specialise; raise --t-max")
+    t_flow = flow_t_spec(config, config.sample_strength, runner)
     window = config.window * t_flow
     seeds = tuple(config.sample_seeds)
     jobs = [SampleJob(model, config.m, config.sample_strength, n, seeds, window, SAMPLE_RTOL) for n in config.ns]
