@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import numpy as np
 
@@ -11,9 +11,6 @@ from gaugecli.core.pruning import pruning_rate_limit
 from gaugecli.experiments.prune import RESOLUTION, PrunePoint, PruneResult, SweepPoint
 from gaugecli.plots import style
 from gaugecli.plots.venue import Layout
-
-if TYPE_CHECKING:
-    from matplotlib.typing import LineStyleType
 
 FIT_MIN = 4.0
 """Least-squares slopes over ``D ≥ FIT_MIN`` (D = 1 is pre-asymptotic)."""
@@ -45,7 +42,7 @@ M_MARKERS = {2: "o", 5: "s"}
 TRACE_STYLES = {-1.0: "-", -0.25: (0, (5, 1.5)), -0.1: (0, (1.5, 1.2)), 0.0: "-", 0.25: (0, (5, 1.5)), 1.0: "-"}
 
 
-SAMPLE_LS: LineStyleType = (0, (3.5, 1.5))
+SAMPLE_LS: style.LineStyleType = (0, (3.5, 1.5))
 
 
 def _grid(result: PruneResult, mode: str, m: int) -> list[PrunePoint]:

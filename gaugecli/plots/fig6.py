@@ -21,7 +21,7 @@ and the relative residual of ``∫R + ∫T = L(0) − L(t_end)``.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import numpy as np
 
@@ -32,9 +32,6 @@ from gaugecli.experiments.simulate import SimulateConfig
 from gaugecli.plots import style
 from gaugecli.plots.render import Inputs, Need
 from gaugecli.plots.venue import Layout
-
-if TYPE_CHECKING:
-    from matplotlib.typing import LineStyleType
 
 SIDECAR_TOLERANCES = (
     ("d/*", 0.0, 1e-8, "the identity residual is round-off (≤ 1e-12 where drawn): compared absolutely"),
@@ -62,7 +59,7 @@ LOSS_FLOOR = 1e-12
 """−dL/dt from the loss is resolved only while L is above this (:func:`loss_decay_rate`)."""
 PARITY_EVERY = 3
 """Panel (c) draws every third sample (the grid has ~400; the points would overlap)."""
-STRENGTH_LINESTYLES: dict[float, LineStyleType] = {1.0: ":", 4.0: "-.", 16.0: (0, (4, 1.5)), 64.0: "-"}
+STRENGTH_LINESTYLES: dict[float, style.LineStyleType] = {1.0: ":", 4.0: "-.", 16.0: (0, (4, 1.5)), 64.0: "-"}
 SIGN = {"favorable": "+", "unfavorable": "−"}
 
 

@@ -22,16 +22,13 @@ with σ = x² (dash-dotted); selection in purple, the aligned control in brown. 
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import numpy as np
 
 from gaugecli.plots import style
 from gaugecli.plots.render import Inputs, Need
 from gaugecli.plots.venue import Layout
-
-if TYPE_CHECKING:
-    from matplotlib.typing import LineStyleType
 
 MIN_WIDTH = 5.0
 """Narrower than this (inches) the panels are illegible; ``plot --width`` refuses it."""
@@ -42,11 +39,8 @@ CLAIM = (
 )
 SELECT, CONTROL = style.PURPLE, style.BROWN
 """Selection runs and aligned controls (PLUS/MINUS keep their meaning: the pair's gauge in (f))."""
-LINESTYLES: dict[tuple[str, str], LineStyleType] = {
-    ("flow", "relu"): "-",
-    ("sample", "relu"): "--",
-    ("sample", "x2"): "-.",
-}
+LINESTYLES: dict[tuple[str, str], style.LineStyleType]
+LINESTYLES = {("flow", "relu"): "-", ("sample", "relu"): "--", ("sample", "x2"): "-."}
 CONDITION_LABELS = {
     ("flow", "relu"): "population flow",
     ("sample", "relu"): "finite sample",

@@ -16,7 +16,7 @@ where it fails (``gaugecli reln``; RELATED.md §1).
 from __future__ import annotations
 
 import math
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import numpy as np
 
@@ -25,9 +25,6 @@ from gaugecli.experiments.reln import RelnConfig, RelnResult
 from gaugecli.plots import style
 from gaugecli.plots.render import Inputs, Need
 from gaugecli.plots.venue import Layout
-
-if TYPE_CHECKING:
-    from matplotlib.typing import LineStyleType
 
 MIN_WIDTH = 5.5
 """Narrower than this (inches) the panels are illegible; ``plot --width`` refuses it."""
@@ -47,7 +44,7 @@ CURVES_D = 4.0
 """D of panel (a) (the default's, and the quick profile's)."""
 
 MODELS = ("relu", "reln", "reln_initial", "race")
-LINESTYLES: dict[str, LineStyleType] = {"relu": "-", "reln": "--", "reln_initial": ":", "race": "-."}
+LINESTYLES: dict[str, style.LineStyleType] = {"relu": "-", "reln": "--", "reln_initial": ":", "race": "-."}
 NAMES = {"relu": "ReLU", "reln": r"ReLN, gate $v$", "reln_initial": r"ReLN, gate $u_0$", "race": "aligned race"}
 SIGNS = ((1.0, "favorable"), (-1.0, "unfavorable"))
 SIGN_NAMES = {"favorable": r"$+D$", "unfavorable": r"$-D$"}

@@ -20,8 +20,8 @@ from numpy.typing import ArrayLike
 
 from gaugecli.plots.venue import Layout
 
-if TYPE_CHECKING:
-    from matplotlib.typing import LineStyleType
+if TYPE_CHECKING:  # a dash pattern: a name ("-", ":", …) or (offset, on-off sequence)
+    from matplotlib.typing import LineStyleType as LineStyleType
 
 ONE_COLUMN = 3.4
 """Width of a one-column figure, inches."""
