@@ -15,11 +15,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from gaugecli.core.types import PointRunner, Progress
 from gaugecli.store.artifacts import now
 from gaugecli.store.cache import Cache, Warn
-
-Progress = Callable[[float], None]
-PointRunner = Callable[[Callable[[Any], Any], Sequence[Any], Progress | None], list[Any]]
 
 
 @dataclass(frozen=True)

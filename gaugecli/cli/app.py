@@ -18,6 +18,7 @@ from typer._click.exceptions import NoArgsIsHelpError
 from typer.core import TyperGroup
 
 from gaugecli.cli.errors import ClickException, UsageError
+from gaugecli.run.executors import THREAD_ENV_VARS  # stdlib only: --help stays numpy-free
 
 COMMANDS: dict[str, str] = {
     "simulate": "One configuration: loss, alignment, coefficients, δ, reaction and transport over time.",
@@ -31,9 +32,6 @@ COMMANDS: dict[str, str] = {
     "verify": "Check every claim at the paper's settings: measured, expected, verdict.",
 }
 """Subcommand → one-line help (shown by ``gaugecli --help`` without importing the command)."""
-
-THREAD_VARIABLES = ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS", "VECLIB_MAXIMUM_THREADS")
-"""BLAS/OpenMP thread-pool sizes; the CLI defaults them to 1 (see :func:`main`)."""
 
 
 class _LazyOneLineGroup(TyperGroup):
@@ -109,7 +107,7 @@ def main(argv: list[str] | None = None) -> None:
     """Console entry point. BLAS/OpenMP default to one thread unless the user set them: our
     matrices are small (a dense LU of ≤ a few hundred unknowns, sample gradients of a few neurons),
     and on 2 shared cores threaded BLAS was measured 4-10× slower (README, Benchmarks)."""
-    for var in THREAD_VARIABLES:
+    for var in THREAD_ENV_VARS:
         os.environ.setdefault(var, "1")
     command: Callable[..., Any] = app
     command(args=argv)

@@ -333,9 +333,9 @@ def lockin(outcome: Outcome, path: Path | None) -> None:
     for control in (False, True):
         rows = [row for row in result.resolution_scan if row["control"] is control]
         if rows:
-            fires = ", ".join(f"{row['per']}: {fmt(row['detector_fire_raw'], '.3g')}" for row in rows)
+            fire_times = ", ".join(f"{row['per']}: {fmt(row['detector_fire_raw'], '.3g')}" for row in rows)
             label = "aligned control" if control else "select"
-            out.print(f"Xu raw detector, {label} flow, fire time by per: {fires}")
+            out.print(f"Xu raw detector, {label} flow, fire time by per: {fire_times}")
     if result.tspec_vs_d:
         for assign in ("select", "all-minus"):
             ts = [row[assign] for row in result.tspec_vs_d if row[assign] is not None]

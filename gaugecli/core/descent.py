@@ -6,13 +6,12 @@ from __future__ import annotations
 import math
 
 import numpy as np
-from numpy.typing import NDArray
 
+from gaugecli.core.metrics import alignment
 from gaugecli.core.objective import GradientOracle, Objective, population_objective, population_oracle
 from gaugecli.core.teacher import Teacher
-from gaugecli.core.trajectory import NumericalFault, Progress, SolverStats, Trajectory, unit_alignment
-
-Array = NDArray[np.float64]
+from gaugecli.core.trajectory import NumericalFault, SolverStats, Trajectory
+from gaugecli.core.types import Array, Progress
 
 
 def stable_step_bound(a: Array, W: Array, teacher: Teacher, objective: Objective | None = None) -> float:
@@ -77,7 +76,7 @@ def gradient_descent(
     record_set = set(_record_steps(n_steps, grid_points).tolist())
     thr = 1.0 - eps_align
     crossing = np.full(batch + (m,), np.nan)
-    prev_align = unit_alignment(W, teacher)
+    prev_align = alignment(W, teacher)[0]
     crossing[prev_align >= thr] = 0.0
     saved: list[tuple[float, Array, Array, Array | None]] = []
     converged = np.zeros(batch, bool)
@@ -102,7 +101,7 @@ def gradient_descent(
             break
         a = a - eta * ga
         W = W - eta * gW
-        align = unit_alignment(W, teacher)
+        align = alignment(W, teacher)[0]
         new = (align >= thr) & (prev_align < thr) & np.isnan(crossing)
         if np.any(new):
             # linear interpolation between iterates k and k+1

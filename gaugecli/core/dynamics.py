@@ -21,13 +21,11 @@ from __future__ import annotations
 from typing import NamedTuple
 
 import numpy as np
-from numpy.typing import NDArray
 
 from gaugecli.core.gauge import function_coordinates, imbalance
 from gaugecli.core.kernels import arccos_kernel, arccos_kernel_and_grad, arccos_kernel_grad, arccos_kernel_hessians
 from gaugecli.core.teacher import Teacher
-
-Array = NDArray[np.float64]
+from gaugecli.core.types import Array
 
 
 def population_loss(a: Array, W: Array, teacher: Teacher) -> Array:

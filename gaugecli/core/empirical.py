@@ -21,12 +21,11 @@ from contextlib import contextmanager
 
 import numpy as np
 import torch
-from numpy.typing import NDArray
 
 from gaugecli.core.integrate import GradientOracle, Objective
 from gaugecli.core.teacher import Teacher
+from gaugecli.core.types import Array
 
-Array = NDArray[np.float64]
 Seed = int | np.random.SeedSequence
 
 DEVICES = ("cpu", "cuda", "auto")

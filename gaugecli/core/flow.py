@@ -15,16 +15,16 @@ from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
-from numpy.typing import NDArray
 from scipy import optimize, sparse
 from scipy.integrate import solve_ivp
 from threadpoolctl import threadpool_limits
 
+from gaugecli.core.gauge import imbalance
+from gaugecli.core.metrics import alignment
 from gaugecli.core.objective import Objective, population_objective
 from gaugecli.core.teacher import Teacher
-from gaugecli.core.trajectory import NumericalFault, Progress, SolverStats, Trajectory, log_time_grid, unit_alignment
-
-Array = NDArray[np.float64]
+from gaugecli.core.trajectory import NumericalFault, SolverStats, Trajectory, log_time_grid
+from gaugecli.core.types import Array, Indices, Progress
 
 ENSEMBLE_CHUNK_STATES = 1000
 """Ensembles are integrated in chunks of at most this many unknowns (whole members). Within
@@ -202,7 +202,7 @@ def _solve(
     # T_spec: the first solver step at which α_j ≥ 1 − ε brackets the crossing; brentq
     # then finds it on the dense output (as solve_ivp's own event location does).
     thr = 1.0 - eps_align
-    align = unit_alignment(_unpack(sol.y.T, (sol.t.size, n), m, d)[1], teacher)  # (steps, n, m)
+    align = alignment(_unpack(sol.y.T, (sol.t.size, n), m, d)[1], teacher)[0]  # (steps, n, m)
     crossing = np.full((n, m), np.nan)
     for b, j in zip(*np.nonzero(np.any(align >= thr, axis=0)), strict=True):
         i = int(np.argmax(align[:, b, j] >= thr))
@@ -212,7 +212,7 @@ def _solve(
 
         def gap(t: float, b: int = b, j: int = j) -> float:
             W = _unpack(sol.sol(t), (n,), m, d)[1]
-            return float(unit_alignment(W[b, j], teacher) - thr)
+            return float(alignment(W[b, j], teacher)[0] - thr)
 
         crossing[b, j] = optimize.brentq(gap, sol.t[i - 1], sol.t[i], xtol=1e-14, rtol=1e-13)
 
@@ -234,10 +234,10 @@ def _solve(
     )
 
 
-def _similarity_order(a0: Array, W0: Array) -> Array:
+def _similarity_order(a0: Array, W0: Array) -> Indices:
     """Members sorted by their imbalances, so that a chunk holds runs on similar time
     scales and its shared step size suits all of them."""
-    delta = a0**2 - np.sum(W0**2, axis=-1)
+    delta = imbalance(a0, W0)
     return np.lexsort((np.min(delta, axis=-1), np.max(delta, axis=-1)))
 
 

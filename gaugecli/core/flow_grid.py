@@ -12,15 +12,14 @@ from __future__ import annotations
 from typing import Any, NamedTuple
 
 import numpy as np
-from numpy.typing import NDArray
 from scipy.integrate import solve_ivp
 from threadpoolctl import threadpool_limits
 
 from gaugecli.core.dynamics import population_gradient, population_hessian
+from gaugecli.core.metrics import alignment
 from gaugecli.core.teacher import Teacher
 from gaugecli.core.trajectory import NumericalFault
-
-Array = NDArray[np.float64]
+from gaugecli.core.types import Array
 
 
 def _class_projector(m: int, d: int, groups: list[list[int]]) -> Array:
@@ -43,6 +42,9 @@ class FlowSamples(NamedTuple):
     a: Array
     W: Array
     t_spec: float | None
+
+
+_SPAN_OR_TIMES = "give exactly one of span (grid from this flow's T_spec) or times"
 
 
 def population_flow_on_grid(
@@ -71,11 +73,10 @@ def population_flow_on_grid(
     them; this is the trajectory on which the duplicates' separation rate is defined.
     """
     if (span is None) == (times is None):
-        raise ValueError("give exactly one of span (grid from this flow's T_spec) or times")
+        raise ValueError(_SPAN_OR_TIMES)
     a0, W0 = np.asarray(a0, float), np.asarray(W0, float)
     m, d = W0.shape
     Pi = _class_projector(m, d, groups) if groups else None
-    V = teacher.unit_directions()
     threshold = 1.0 - eps_align
 
     def split(y: Array) -> tuple[Array, Array]:
@@ -96,7 +97,7 @@ def population_flow_on_grid(
 
     def aligned(_t: float, y: Array) -> float:
         W = split(y)[1]
-        return float(np.max((W / np.linalg.norm(W, axis=-1, keepdims=True)) @ V.T) - threshold)
+        return float(np.max(alignment(W, teacher)[0]) - threshold)
 
     aligned.direction = 1  # type: ignore[attr-defined]
     options = {"method": "LSODA", "jac": jac, "rtol": rtol, "atol": rtol * 1e-3}
@@ -113,7 +114,10 @@ def population_flow_on_grid(
 
     with threadpool_limits(limits=1, user_api="blas"):
         start_aligned = aligned(0.0, y0) >= 0
+        t_spec: float | None
         if times is None:
+            if span is None:  # excluded above; narrows the type
+                raise ValueError(_SPAN_OR_TIMES)
             if start_aligned:
                 raise ValueError("the flow starts aligned (T_spec = 0): give the grid times explicitly")
             first = solve(0.0, t_max, y0, True, dense_output=True)

@@ -13,11 +13,9 @@ from __future__ import annotations
 from enum import Enum
 
 import numpy as np
-from numpy.typing import NDArray
 
 from gaugecli.core.teacher import Teacher
-
-Array = NDArray[np.float64]
+from gaugecli.core.types import Array
 
 
 class Gauge(str, Enum):

@@ -26,7 +26,8 @@ from gaugecli.core.step import (
     choose_step,
     step_error,
 )
-from gaugecli.core.trajectory import NumericalFault, Progress, SolverStats, Trajectory, log_time_grid
+from gaugecli.core.trajectory import NumericalFault, SolverStats, Trajectory, log_time_grid
+from gaugecli.core.types import Progress
 
 __all__ = [
     "ENSEMBLE_CHUNK_STATES",

@@ -18,10 +18,11 @@ batch of ensembles costs one call.
 
 from __future__ import annotations
 
-import numpy as np
-from numpy.typing import NDArray
+from typing import overload
 
-Array = NDArray[np.float64]
+import numpy as np
+
+from gaugecli.core.types import Array
 
 _TWO_PI = 2.0 * np.pi
 # Below this sine the rank-one terms q qᵀ / sin φ are replaced by their limit 0;
@@ -52,8 +53,13 @@ def _pair_geometry(W1: Array, W2: Array) -> dict[str, Array]:
     return {"U1": U1, "U2": U2, "n1": n1, "n2": n2, "rho": rho, "q": q, "sin": sin, "phi": phi}
 
 
-def angular_profile(phi: Array) -> Array:
-    """``g(φ) = (sin φ + (π − φ) cos φ) / (2π)``, so that κ(w, w') = ‖w‖‖w'‖ g(φ)."""
+@overload
+def angular_profile(phi: float) -> float: ...
+@overload
+def angular_profile(phi: Array) -> Array: ...
+def angular_profile(phi: float | Array) -> float | Array:
+    """``g(φ) = (sin φ + (π − φ) cos φ) / (2π)``, so that κ(w, w') = ‖w‖‖w'‖ g(φ); elementwise on
+    an array of angles, a float for one angle."""
     return (np.sin(phi) + (np.pi - phi) * np.cos(phi)) / _TWO_PI
 
 

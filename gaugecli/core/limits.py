@@ -6,15 +6,14 @@ import math
 from typing import NamedTuple
 
 import numpy as np
-from numpy.typing import NDArray
 from scipy import integrate
 
 from gaugecli.core.kernels import angular_profile
 from gaugecli.core.metrics import clock_free_gap
 from gaugecli.core.reduced import planar_loss
 from gaugecli.core.trajectory import NumericalFault
+from gaugecli.core.types import Array
 
-Array = NDArray[np.float64]
 _TWO_PI = 2.0 * np.pi
 
 

@@ -35,13 +35,11 @@ from typing import NamedTuple
 
 import numpy as np
 from numpy.lib.stride_tricks import sliding_window_view
-from numpy.typing import NDArray
 
 from gaugecli.core.kernels import arccos_kernel
 from gaugecli.core.symmetry import antisymmetric_rate, separation_exponent
 from gaugecli.core.teacher import Teacher
-
-Array = NDArray[np.float64]
+from gaugecli.core.types import Array, Indices
 
 _TWO_PI = 2.0 * np.pi
 
@@ -225,7 +223,7 @@ def tian_b(G: Array, eta: Array | float) -> TianB:
     return TianB(G, B, G - G @ B @ G, eta)
 
 
-def _offdiag(m: int) -> tuple[Array, Array]:
+def _offdiag(m: int) -> tuple[Indices, Indices]:
     return np.triu_indices(m, k=1)
 
 

@@ -8,13 +8,11 @@ All functions take trajectories or snapshots with the neuron axis last
 from __future__ import annotations
 
 import numpy as np
-from numpy.typing import NDArray
 from scipy import integrate, interpolate, optimize
 
 from gaugecli.core.kernels import arccos_kernel
 from gaugecli.core.teacher import Teacher
-
-Array = NDArray[np.float64]
+from gaugecli.core.types import Array
 
 
 def alignment(W: Array, teacher: Teacher) -> tuple[Array, Array]:

@@ -6,13 +6,9 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass
 
-import numpy as np
-from numpy.typing import NDArray
-
 from gaugecli.core.dynamics import population_gradient, population_hessian
 from gaugecli.core.teacher import Teacher
-
-Array = NDArray[np.float64]
+from gaugecli.core.types import Array, Indices
 
 GradientOracle = Callable[[Array, Array], tuple[Array, Array, Array | None]]
 """``(a, W) → (∂L/∂a, ∂L/∂W, loss or None)`` for the objective that GD descends."""
@@ -34,9 +30,9 @@ class Objective:
     gradient: GradientOracle
     hessian: Hessian | None
     name: str
-    members: Callable[[Array], Objective] | None = None
+    members: Callable[[Indices], Objective] | None = None
 
-    def restricted(self, idx: Array) -> Objective:
+    def restricted(self, idx: Indices) -> Objective:
         """The objective of the members ``idx`` (itself when members share one loss)."""
         return self if self.members is None else self.members(idx)
 

@@ -5,7 +5,6 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import numpy as np
-from numpy.typing import NDArray
 
 from gaugecli.core.dynamics import Dissipation, dissipation, population_loss
 from gaugecli.core.gauge import function_coordinates, imbalance
@@ -21,8 +20,7 @@ from gaugecli.core.metrics import (
 from gaugecli.core.symmetry import symmetry_report
 from gaugecli.core.teacher import Teacher
 from gaugecli.core.trajectory import SolverStats, Trajectory
-
-Array = NDArray[np.float64]
+from gaugecli.core.types import Array
 
 
 @dataclass

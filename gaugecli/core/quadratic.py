@@ -27,12 +27,10 @@ from typing import NamedTuple
 
 import numpy as np
 import torch
-from numpy.typing import NDArray
 
 from gaugecli.core.teacher import Teacher
 from gaugecli.core.trajectory import NumericalFault
-
-Array = NDArray[np.float64]
+from gaugecli.core.types import Array
 
 
 def _teacher_matrix(teacher: Teacher) -> Array:

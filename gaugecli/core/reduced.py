@@ -46,15 +46,13 @@ from dataclasses import dataclass
 from typing import NamedTuple
 
 import numpy as np
-from numpy.typing import NDArray
 from scipy import integrate
 
 from gaugecli.core.dynamics import reaction_mobility, transport_mobility
 from gaugecli.core.gauge import parameters_from_function
 from gaugecli.core.kernels import angular_profile
 from gaugecli.core.trajectory import NumericalFault
-
-Array = NDArray[np.float64]
+from gaugecli.core.types import Array
 
 _TWO_PI = 2.0 * np.pi
 

@@ -29,15 +29,14 @@ from __future__ import annotations
 from typing import NamedTuple
 
 import numpy as np
-from numpy.typing import NDArray
+from numpy.typing import ArrayLike
 from scipy import integrate, optimize
 
 from gaugecli.core.dynamics import Gradient, population_gradient, population_loss
-from gaugecli.core.integrate import FlowOptions, Objective, Progress, Trajectory, gradient_flow
+from gaugecli.core.integrate import FlowOptions, Objective, Trajectory, gradient_flow
 from gaugecli.core.kernels import arccos_kernel, arccos_kernel_grad, arccos_kernel_hessians
 from gaugecli.core.teacher import Teacher
-
-Array = NDArray[np.float64]
+from gaugecli.core.types import Array, Indices, Progress
 
 
 class RelnGeometry(NamedTuple):
@@ -57,7 +56,7 @@ class RelnGeometry(NamedTuple):
     def batch_shape(self) -> tuple[int, ...]:
         return self.gates.shape[:-2]
 
-    def take(self, members: Array) -> RelnGeometry:
+    def take(self, members: Indices) -> RelnGeometry:
         """The ReLNs of the flattened batch indices ``members`` (all of them if unbatched)."""
         if not self.batch_shape:
             return self
@@ -251,7 +250,7 @@ def race_time(c_start: float, c_end: float, delta: float, target: float = 1.0) -
     return float(value)
 
 
-def _race_antiderivative(c: Array, delta: float, target: float, gap: Array | None = None) -> Array:
+def _race_antiderivative(c: ArrayLike, delta: float, target: float, gap: ArrayLike | None = None) -> Array:
     # ∫ 2 dc / ((a − c)√(δ² + 4c²)) = (2/s) ln[(4ac + δ² + s√(δ² + 4c²)) / |a − c|],  s = √(δ² + 4a²);
     # the argument of the log is ≥ 2δ² + 4a(c + |c|) > 0 (Cauchy–Schwarz) unless δ = 0 and c ≤ 0.
     # ``gap`` = a − c when the caller has it more accurately than ``target − c``.

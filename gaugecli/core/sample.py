@@ -22,7 +22,6 @@ from typing import Literal
 
 import numpy as np
 import torch
-from numpy.typing import NDArray
 
 from gaugecli.core import empirical
 from gaugecli.core.empirical import (
@@ -36,6 +35,7 @@ from gaugecli.core.empirical import (
 )
 from gaugecli.core.integrate import GradientOracle, Objective
 from gaugecli.core.teacher import Teacher
+from gaugecli.core.types import Array
 
 __all__ = [
     "DEFAULT_CHUNK_BYTES",
@@ -53,7 +53,6 @@ __all__ = [
     "sample_memory_estimate",
 ]
 
-Array = NDArray[np.float64]
 Batches = Literal["fresh", "resampled"]
 
 

@@ -28,12 +28,11 @@ from __future__ import annotations
 from typing import NamedTuple
 
 import numpy as np
-from numpy.typing import ArrayLike, NDArray
+from numpy.typing import ArrayLike
 from scipy import integrate
 
 from gaugecli.core.dynamics import transport_mobility
-
-Array = NDArray[np.float64]
+from gaugecli.core.types import Array
 
 
 class PowerLawFit(NamedTuple):

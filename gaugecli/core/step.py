@@ -5,15 +5,12 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import numpy as np
-from numpy.typing import NDArray
 
 from gaugecli.core.descent import gradient_descent, stable_step_bound
 from gaugecli.core.objective import Objective, population_objective
 from gaugecli.core.teacher import Teacher
 from gaugecli.core.trajectory import NumericalFault
-
-Array = NDArray[np.float64]
-
+from gaugecli.core.types import Array
 
 STEP_ERROR_TARGET = 0.01
 """Default bound on the relative discretisation error of ``T_spec`` that :func:`choose_step` aims at."""

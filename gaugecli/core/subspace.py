@@ -17,11 +17,9 @@ from dataclasses import dataclass
 
 import numpy as np
 import scipy.linalg
-from numpy.typing import NDArray
 
 from gaugecli.core.teacher import Teacher
-
-Array = NDArray[np.float64]
+from gaugecli.core.types import Array
 
 RANK_TOLERANCE = 1e-13
 """A pivoted-QR diagonal below this fraction of the largest counts as zero: the vectors beyond

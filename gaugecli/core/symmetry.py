@@ -22,12 +22,10 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import numpy as np
-from numpy.typing import NDArray
 
 from gaugecli.core.dynamics import pair_hessian_blocks
 from gaugecli.core.teacher import Teacher
-
-Array = NDArray[np.float64]
+from gaugecli.core.types import Array
 
 MACHINE_EPSILON = float(np.finfo(np.float64).eps)
 ROUNDOFF_EXPONENT = float(np.log(1.0 / MACHINE_EPSILON))

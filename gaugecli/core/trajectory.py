@@ -3,17 +3,12 @@ the :class:`NumericalFault` raised when an integration cannot go on (with a reme
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from dataclasses import dataclass
 
 import numpy as np
-from numpy.typing import NDArray
 
 from gaugecli.core.teacher import Teacher
-
-Array = NDArray[np.float64]
-Progress = Callable[[float], None]
-"""Called with the fraction of work done (0..1); the CLI turns it into a progress bar."""
+from gaugecli.core.types import Array
 
 
 class NumericalFault(RuntimeError):
@@ -71,12 +66,6 @@ class Trajectory:
         if self.basis is None:
             return teacher
         return Teacher(teacher.coefficients, teacher.directions @ self.basis)
-
-
-def unit_alignment(W: Array, teacher: Teacher) -> Array:
-    """``α_j = max_k ŵ_j·v̂_k`` for weights ``W (..., m, d)``."""
-    U = W / np.linalg.norm(W, axis=-1, keepdims=True)
-    return np.max(U @ teacher.unit_directions().T, axis=-1)
 
 
 def log_time_grid(t_first: float, t_end: float, points: int) -> Array:

@@ -7,19 +7,17 @@ import math
 from collections.abc import Callable, Sequence
 from dataclasses import replace
 from functools import partial
-from typing import Any, TypeVar
+from typing import Any
 
 import numpy as np
-from numpy.typing import NDArray
 
 from gaugecli.core.budget import check_run, check_steps
-from gaugecli.core.gauge import duplicate_initial_condition
+from gaugecli.core.gauge import duplicate_initial_condition, imbalance
 from gaugecli.core.integrate import (
     FlowOptions,
     GradientOracle,
     NumericalFault,
     Objective,
-    Progress,
     Trajectory,
     choose_step,
     gradient_descent,
@@ -31,6 +29,7 @@ from gaugecli.core.integrate import (
 from gaugecli.core.observables import RunObservables, observe
 from gaugecli.core.subspace import Subspace, invariant_subspace
 from gaugecli.core.teacher import Teacher
+from gaugecli.core.types import Array, PointRunner, Progress
 from gaugecli.experiments.config import (
     BATCH_STREAM,
     C0_RANGE,
@@ -81,17 +80,6 @@ __all__ = [
     "run_serially",
 ]
 
-Array = NDArray[np.float64]
-P = TypeVar("P")
-R = TypeVar("R")
-
-PointRunner = Callable[[Callable[[P], R], Sequence[P], "Progress | None"], list[R]]
-"""How a sweep evaluates its independent points: ``runner(fn, points, progress)`` returns
-``[fn(p) for p in points]`` in order. :func:`run_serially` is the default; the CLI passes
-one that uses a process pool or a Dask cluster and stores each finished point so that an
-interrupted sweep resumes (:mod:`gaugecli.run.sweep`). ``fn`` is a module-level function and
-each point a frozen dataclass, so both pickle."""
-
 
 def run_serially(fn: Callable[[Any], Any], points: Sequence[Any], progress: Progress | None = None) -> list[Any]:
     out = []
@@ -127,7 +115,7 @@ def run_ensemble(
     """
     full_teacher = teacher = model.teacher()
     a0, W0 = np.atleast_2d(a0), np.asarray(W0, float).reshape((-1,) + np.shape(W0)[-2:])
-    deltas = a0**2 - np.sum(W0**2, axis=-1)
+    deltas = imbalance(a0, W0)
     t_max = dynamics.t_max or auto_horizon(deltas, model.c0)
     mode = dynamics.mode
     space = None if dynamics.sample_size is not None or mode is Mode.sgd else invariant_subspace(teacher, W0)

@@ -9,12 +9,10 @@ from dataclasses import dataclass
 from enum import Enum
 
 import numpy as np
-from numpy.typing import NDArray
 
 from gaugecli.core.budget import DEFAULT_MAX_STEPS
 from gaugecli.core.teacher import Teacher, standard_teacher
-
-Array = NDArray[np.float64]
+from gaugecli.core.types import Array
 
 
 class ConfigError(ValueError):

@@ -4,12 +4,10 @@ visibly different by ``ε`` (``--eps``), or random directions (``--init random``
 from __future__ import annotations
 
 import numpy as np
-from numpy.typing import NDArray
 
 from gaugecli.core.gauge import perturbed_duplicates, random_initial_condition
+from gaugecli.core.types import Array
 from gaugecli.experiments.common import ModelConfig, duplicates, require, require_finite
-
-Array = NDArray[np.float64]
 
 INITS = ("duplicates", "random")
 

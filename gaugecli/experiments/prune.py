@@ -15,17 +15,16 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from gaugecli.core.gauge import owner_imbalances
-from gaugecli.core.integrate import Progress
 from gaugecli.core.metrics import first_time_below
 from gaugecli.core.observables import RunObservables
 from gaugecli.core.pruning import pruning_rate
+from gaugecli.core.types import PointRunner, Progress
 from gaugecli.experiments.common import (
     POPULATION_RTOL,
     SAMPLE_RTOL,
     DynamicsConfig,
     Mode,
     ModelConfig,
-    PointRunner,
     check_seeds,
     duplicates,
     require,

@@ -7,12 +7,11 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from gaugecli.core.gauge import owner_imbalances
-from gaugecli.core.integrate import Progress
 from gaugecli.core.observables import RunObservables
+from gaugecli.core.types import PointRunner, Progress
 from gaugecli.experiments.common import (
     DynamicsConfig,
     ModelConfig,
-    PointRunner,
     check_seeds,
     duplicates,
     require,

@@ -8,8 +8,8 @@ from dataclasses import dataclass, field, replace
 import numpy as np
 
 from gaugecli.core.gauge import Gauge, gauge_imbalance
-from gaugecli.core.integrate import Progress
 from gaugecli.core.observables import RunObservables
+from gaugecli.core.types import Progress
 from gaugecli.experiments.common import (
     ConfigError,
     DynamicsConfig,

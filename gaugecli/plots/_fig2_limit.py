@@ -54,8 +54,6 @@ LIMIT: dict[str, Any] = {"color": style.THEORY, "ls": (0, (3.0, 2.0)), "lw": 0.8
 BAND, LINE = {"lw": 3.6, "alpha": 0.35}, {"lw": 1.0}
 """(d): ``D = 4`` a wide translucent band, the largest D a thin line on it."""
 
-ALIGN = {"l": "left", "c": "center", "r": "right", "t": "top", "b": "bottom"}
-
 
 def _flow(gauge: str, strength: float) -> str:
     return f"{gauge}-D{strength:g}"
@@ -92,33 +90,6 @@ def _limit_paths(model: Any, points: int) -> Paths:
     return {g: (p.coefficient, np.cos(p.angle)) for g, p in paths.items()}
 
 
-def _note(
-    ax: Any,
-    text: str,
-    at: Any,
-    layout: Layout,
-    dx: float = 0,
-    dy: float = 0,
-    align: str = "lc",
-    color: str = style.GUIDE,
-    coords: Any = "data",
-) -> None:
-    """An annotation at the small text size at ``at`` (in ``coords``), offset by ``(dx, dy)`` points;
-    ``align`` is horizontal then vertical alignment: ``l``/``c``/``r`` and ``t``/``c``/``b``."""
-    ha, va = ALIGN[align[0]], ALIGN[align[1]]
-    ax.annotate(
-        text,
-        at,
-        xycoords=coords,
-        xytext=(dx, dy),
-        textcoords="offset points",
-        fontsize=layout.small,
-        ha=ha,
-        va=va,
-        color=color,
-    )
-
-
 def _d_axis(ax: Any, strengths: np.ndarray) -> None:
     """Log-2 D axis labelled 1, 4, 16, … (every other power of two)."""
     from matplotlib.ticker import FixedLocator, FuncFormatter, NullLocator
@@ -148,12 +119,12 @@ def _panel_portrait(
         ax.plot(c, a, zorder=5, **LIMIT)
         out[f"{g}-limit"] = style.series(c, a)
         run = runs[(g, largest)]
-        c_at = float(np.interp(run.t_spec, run.t, run.coefficient[:, 0]))
+        c_at = float(np.interp(style.spec_time(run), run.t, run.coefficient[:, 0]))
         ax.plot([c_at], [threshold], ls="none", marker=style.GAUGE_MARKERS[g], color=color, ms=4.5, zorder=6)
         out[f"{g}-aligned-at"] = style.series([c_at], [threshold], D=largest)
-    _note(ax, r"$\alpha = 1-\varepsilon$", (0.6, threshold), layout, 0, -3, "lt")
-    _note(ax, "$+D$: turn,\nthen grow", (0.15, 0.45), layout, 0, 0, "lc", style.PLUS)
-    _note(ax, "$-D$: grow,\nthen turn", (0.6, 0.2), layout, 0, 0, "lb", style.MINUS)
+    style.note(ax, r"$\alpha = 1-\varepsilon$", (0.6, threshold), layout, offset=(0, -3), va="top")
+    style.note(ax, "$+D$: turn,\nthen grow", (0.15, 0.45), layout, color=style.PLUS)
+    style.note(ax, "$-D$: grow,\nthen turn", (0.6, 0.2), layout, va="bottom", color=style.MINUS)
     handles = [
         style.line_handle(style.GUIDE, "-", None, f"$D={SHOWN:g}$", **BAND),
         style.line_handle(style.GUIDE, "-", None, f"$D={largest:g}$", **LINE),
@@ -181,18 +152,36 @@ def _panel_strength(
     ax.plot(strengths, mismatch, color=MISMATCH, marker="v", ms=3.8, mfc="white", mew=1.0, lw=1.0, zorder=3)
     ax.plot(claim, [GAP_BOUND] * 2, color=style.GUIDE, ls=":", lw=0.9, zorder=1)
     # direct labels: a legend would cover the series in this short panel
-    _note(
+    style.note(
         ax,
         rf"claimed: $\Delta \geq {GAP_BOUND:g}$ for $D \geq {GAP_FROM:g}$",
         (claim[-1], GAP_BOUND),
         layout,
-        0,
-        -2,
-        "rt",
+        offset=(0, -2),
+        ha="right",
+        va="top",
     )
-    _note(ax, rf"$D\to\infty$: {gap_limit:.3f}", (ends[-1], gap_limit), layout, 0, 3, "rb", style.THEORY)
-    _note(ax, r"clock-free gap $\Delta(D)$", (ends[0], gaps[0]), layout, 0, 5, "lb", GAP)
-    _note(ax, r"best-rescaling mismatch $/\,\mathcal{L}(0)$", (ends[-1], mismatch[-1]), layout, 0, -4, "rt", MISMATCH)
+    style.note(
+        ax,
+        rf"$D\to\infty$: {gap_limit:.3f}",
+        (ends[-1], gap_limit),
+        layout,
+        offset=(0, 3),
+        ha="right",
+        va="bottom",
+        color=style.THEORY,
+    )
+    style.note(ax, r"clock-free gap $\Delta(D)$", (ends[0], gaps[0]), layout, offset=(0, 5), va="bottom", color=GAP)
+    style.note(
+        ax,
+        r"best-rescaling mismatch $/\,\mathcal{L}(0)$",
+        (ends[-1], mismatch[-1]),
+        layout,
+        offset=(0, -4),
+        ha="right",
+        va="top",
+        color=MISMATCH,
+    )
     _d_axis(ax, strengths)
     ax.tick_params(labelbottom=False)
     ax.set_ylim(0.0, 0.52)
@@ -224,8 +213,16 @@ def _panel_strength(
         out[f"{g}-distance"] = style.series(strengths, d)
     gx, gy = style.power_law_guide(ax_low, ends, -2.0, (float(ends[-1]), 0.2 * out["favorable-distance"]["y"][-1]))
     out["guide"] = style.series(gx, gy, slope=-2.0)
-    _note(ax_low, r"$\propto D^{-2}$", (float(gx[0]), float(gy[0])), layout, 4, -7, "lt")
-    _note(ax_low, r"paths in (d) to $D\to\infty$", (0.02, 0.04), layout, 0, 0, "lb", style.THEORY, "axes fraction")
+    style.note(ax_low, r"$\propto D^{-2}$", (float(gx[0]), float(gy[0])), layout, offset=(4, -7), va="top")
+    style.note(
+        ax_low,
+        r"paths in (d) to $D\to\infty$",
+        (0.02, 0.04),
+        layout,
+        xycoords="axes fraction",
+        va="bottom",
+        color=style.THEORY,
+    )
     ax_low.set_yscale("log")
     _d_axis(ax_low, strengths)
     ax_low.yaxis.set_major_locator(LogLocator(base=10, numticks=4))

@@ -31,32 +31,6 @@ SAMPLE = style.PURPLE
 """(f)'s colour (neither gauge's)."""
 
 
-def _note(
-    ax: Any,
-    text: str,
-    where: tuple[float, float],
-    layout: Layout,
-    *,
-    xycoords: Any = "data",
-    offset: tuple[float, float] = (0.0, 0.0),
-    ha: str = "left",
-    va: str = "center",
-    color: str = style.GUIDE,
-) -> None:
-    """An annotation at the small text size."""
-    ax.annotate(
-        text,
-        where,
-        xycoords=xycoords,
-        xytext=offset,
-        textcoords="offset points",
-        ha=ha,
-        va=va,
-        color=color,
-        fontsize=layout.small,
-    )
-
-
 TIE_OFFSET = {-4.0: 0.75, 0.0: 1.0, 4.0: 1.33}
 """(e): the three ties side by side (multiplicative x offsets within the tie slot)."""
 
@@ -106,32 +80,36 @@ def _panel_gap(ax: Any, gap_runs: dict[tuple[float, float], Any], layout: Layout
     style.threshold_line(ax, 1.0)
     style.threshold_line(ax, 1.0 / M)
     right = ("axes fraction", "data")
-    _note(ax, "exclusive", (0.99, 1.0), layout, xycoords=right, ha="right", va="bottom", offset=(0, 1))
-    _note(ax, rf"equal shares $a_*/{M}$", (0.99, 1.0 / M), layout, xycoords=right, ha="right", va="top", offset=(0, -3))
+    style.note(ax, "exclusive", (0.99, 1.0), layout, offset=(0, 1), xycoords=right, ha="right", va="bottom")
+    style.note(
+        ax, rf"equal shares $a_*/{M}$", (0.99, 1.0 / M), layout, offset=(0, -3), xycoords=right, ha="right", va="top"
+    )
     # direct labels: the others' δ_r beside each family
     lo = positive[0]
-    _note(ax, rf"others at $\delta_r=-{STRENGTH:g}$", (lo, 1.0), layout, va="top", offset=(0, -4), color=style.MINUS)
+    style.note(
+        ax, rf"others at $\delta_r=-{STRENGTH:g}$", (lo, 1.0), layout, offset=(0, -4), va="top", color=style.MINUS
+    )
     mid = positive[len(positive) // 2]
-    _note(
+    style.note(
         ax,
         r"$\delta_r=0$",
         (mid, float(out["+0"]["y"][len(positive) // 2])),
         layout,
-        ha="right",
         offset=(-4, 2),
+        ha="right",
         color=style.BALANCED,
     )
-    _note(
+    style.note(
         ax,
         rf"$\delta_r=+{STRENGTH:g}$",
         (positive[-1], float(out["+4"]["y"][-1])),
         layout,
+        offset=(-4, 3),
         ha="right",
         va="bottom",
-        offset=(-4, 3),
         color=style.PLUS,
     )
-    _note(ax, "tie: no unique owner", (TIE_X * 0.6, 0.3), layout, va="bottom", color=style.THEORY)
+    style.note(ax, "tie: no unique owner", (TIE_X * 0.6, 0.3), layout, va="bottom", color=style.THEORY)
     ax.set_xscale("log")
     ax.set_xlim(TIE_X / 2.2, max(positive) * 2.0)
     ticks = [TIE_X, *(t for t in (1e-4, 1e-2, 1.0) if t >= lo), max(positive)]
@@ -203,7 +181,7 @@ def _panel_samples(ax: Any, sweep: Any, layout: Layout) -> dict[str, Any]:
     }
     if sweep.n_hold is not None:
         style.threshold_line(ax, float(sweep.n_hold), axis="x")
-        _note(
+        style.note(
             ax,
             f"every seed\nselects from\n$n={sweep.n_hold}$",
             (float(sweep.n_hold), 0.02),
@@ -212,7 +190,7 @@ def _panel_samples(ax: Any, sweep: Any, layout: Layout) -> dict[str, Any]:
             ha="right",
             va="bottom",
         )
-    _note(
+    style.note(
         ax,
         f"{len(sweep.seeds)} seeds per $n$,\n95 % Wilson intervals",
         (0.02, 0.97),

@@ -42,21 +42,7 @@ M_MARKERS = {2: "o", 5: "s"}
 TRACE_STYLES = {-1.0: "-", -0.25: (0, (5, 1.5)), -0.1: (0, (1.5, 1.2)), 0.0: "-", 0.25: (0, (5, 1.5)), 1.0: "-"}
 
 
-SAMPLE_LS = (0, (3.5, 1.5))
-
-
-def _note(ax: Any, text: str, where: tuple[float, float], layout: Layout, **kw: Any) -> None:
-    """An in-panel annotation at the small text size."""
-    options: dict[str, Any] = {
-        "xycoords": "data",
-        "textcoords": "offset points",
-        "xytext": (0.0, 0.0),
-        "ha": "left",
-        "va": "center",
-        "color": style.GUIDE,
-    }
-    options.update(kw)
-    ax.annotate(text, where, fontsize=layout.small, **options)
+SAMPLE_LS: style.LineStyleType = (0, (3.5, 1.5))
 
 
 def _grid(result: PruneResult, mode: str, m: int) -> list[PrunePoint]:
@@ -120,7 +106,7 @@ def _panel_decay(ax: Any, result: PruneResult, layout: Layout) -> dict[str, Any]
     if sample:
         handles.append(style.line_handle("0.3", SAMPLE_LS, None, "finite sample"))
     ax.legend(handles=handles, loc="upper right", ncols=2, columnspacing=0.6, handlelength=1.3)
-    _note(
+    style.note(
         ax,
         "grey band:\nlinearised flow,\n" + rf"$e^{{-\lambda t}}$, $\lambda={lam:.4f}\,D$",
         (0.02, 0.1),
@@ -152,22 +138,22 @@ def _panel_traces(ax: Any, sweep: list[SweepPoint], owner_delta: float, layout: 
         t_max = max(t_max, float(s.t[-1]))
         if d < 0:  # label to the right of the line, where the lines are far apart
             level = TRACE_LABEL_AT.get(d, 1e-10)
-            _note(
+            style.note(
                 ax,
                 rf"$\delta={d:g}$",
                 (first_time_below(s.t, s.nonowner_norm, level), level),
                 layout,
-                xytext=(3, 0),
+                offset=(3, 0),
                 color=color,
             )
         else:  # above (δ > 0) or below (δ = 0) its plateau, mid-panel
             above = d > 0
-            _note(
+            style.note(
                 ax,
                 rf"$\delta={d:+g}$" if d else r"$\delta=0$ (balanced)",
                 (0.55 * s.t[-1], float(s.nonowner_norm[-1])),
                 layout,
-                xytext=(0, 2 if above else -2),
+                offset=(0, 2 if above else -2),
                 va="bottom" if above else "top",
                 color=color,
             )

@@ -7,6 +7,7 @@ from typing import Any
 import numpy as np
 
 from gaugecli.plots import style
+from gaugecli.plots.venue import Layout
 
 GD = style.ORANGE
 """Population GD in (b)."""
@@ -35,17 +36,11 @@ def _log2_axis(ax: Any, ticks: Any, which: str = "x") -> None:
     axis.set_minor_locator(NullLocator())
 
 
-def _note(ax: Any, text: str, xy: tuple[float, float], small: float, **kw: Any) -> None:
-    kw.setdefault("xycoords", "axes fraction")
-    kw.setdefault("color", style.GUIDE)
-    ax.annotate(text, xy, fontsize=small, **kw)
-
-
 def _pm(value: float, error: float, digits: int) -> str:
     return rf"${value:.{digits}f} \pm {error:.{digits}f}$"
 
 
-def _panel_samples(ax: Any, samples: Any, window: float, small: float) -> dict[str, Any]:
+def _panel_samples(ax: Any, samples: Any, window: float, layout: Layout) -> dict[str, Any]:
     """(c) the finite-sample flow's deviation against n, every seed, mean ± s.e., fit, guide."""
     ns = np.array(samples.ns, dtype=float)
     per_seed = np.array(samples.deviation_per_seed, dtype=float)
@@ -78,11 +73,12 @@ def _panel_samples(ax: Any, samples: Any, window: float, small: float) -> dict[s
             out[key] = style.series(ns, values)
         handles.append(style.line_handle(GD, "none", "^", r"GD on $L_n$ at $\eta$, $\eta/2$", mfc="white"))
     ax.legend(handles=handles, loc="lower left", handlelength=1.6, borderaxespad=0.2)
-    _note(
+    style.note(
         ax,
         "flow on $L_n$ vs. flow on $L$\n" + rf"$t\leq{window:g}\,T_{{\rm spec}}$",
         (0.97, 0.97),
-        small,
+        layout,
+        xycoords="axes fraction",
         ha="right",
         va="top",
         multialignment="right",
@@ -95,7 +91,7 @@ def _panel_samples(ax: Any, samples: Any, window: float, small: float) -> dict[s
     return out
 
 
-def _panel_selection(ax: Any, selection: Any, small: float) -> dict[str, Any]:
+def _panel_selection(ax: Any, selection: Any, layout: Layout) -> dict[str, Any]:
     """(d) the share of seeds whose ``+D`` neuron owns the feature against n (95 % Wilson
     intervals), the population flow's certainty, and ``n_hold``."""
     ns = np.array(selection.ns, dtype=float)
@@ -104,14 +100,13 @@ def _panel_selection(ax: Any, selection: Any, small: float) -> dict[str, Any]:
     trials = max(selection.trials) if selection.trials else 0
     left, right = float(ns[0]) / 1.3, float(ns[-1]) * 1.3
     ax.axhline(1.0, color=style.GUIDE, ls=":", lw=0.8, zorder=0)
-    _note(
+    style.note(
         ax,
         "population flow",
         (0.97, 1.0),
-        small,
+        layout,
+        offset=(0, 2),
         xycoords=("axes fraction", "data"),
-        xytext=(0, 2),
-        textcoords="offset points",
         ha="right",
         va="bottom",
     )
@@ -124,24 +119,30 @@ def _panel_selection(ax: Any, selection: Any, small: float) -> dict[str, Any]:
     if selection.n_hold is not None:
         edge = float(np.sqrt(selection.n_hold * max([n for n in ns if n < selection.n_hold], default=left)))
         ax.axvspan(left, edge, color=SHADE, lw=0, zorder=0)
-        _note(
+        style.note(
             ax,
             f"all {trials} seeds\nselect from\n$n={selection.n_hold}$",
             (edge, 0.5),
-            small,
+            layout,
+            offset=(3, 0),
             xycoords=("data", "axes fraction"),
-            xytext=(3, 0),
-            textcoords="offset points",
-            ha="left",
-            va="center",
             color="0.15",
         )
-        _note(ax, "not every seed", (0.03, 0.97), small, ha="left", va="top")
+        style.note(ax, "not every seed", (0.03, 0.97), layout, xycoords="axes fraction", va="top")
         out["n_hold_edge"] = edge
     _log2_axis(ax, ns)
     ax.set_xlim(left, right)
     ax.set_ylim(-0.04, 1.14)
     ax.set_xlabel(style.LABELS["n"])
     ax.set_ylabel(f"share of {trials} seeds: +D owns")
-    _note(ax, "95 % Wilson\nintervals", (0.97, 0.03), small, ha="right", va="bottom", multialignment="right")
+    style.note(
+        ax,
+        "95 % Wilson\nintervals",
+        (0.97, 0.03),
+        layout,
+        xycoords="axes fraction",
+        ha="right",
+        va="bottom",
+        multialignment="right",
+    )
     return out

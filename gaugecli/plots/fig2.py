@@ -51,7 +51,6 @@ from gaugecli.plots._fig2_limit import (
     _flow,
     _gap,
     _limit_paths,
-    _note,
     _panel_portrait,
     _panel_strength,
     _thin,
@@ -89,13 +88,13 @@ def _sample(gauge: str, seed: int) -> str:
 def needs(quick: bool) -> dict[str, Need]:
     """fig3's single-neuron flow runs (``±D``, ``D = 2⁰ … 2¹⁰``; quick: ``D ∈ {1, 4, 16, 64}``) and
     the finite-sample flows on ``L_n`` at ``D = 4`` (``n = 10⁴``; seeds 0, 1, 2; quick: seed 0)."""
-    from gaugecli.experiments.common import DynamicsConfig
+    from gaugecli.experiments.common import DynamicsConfig, Mode
     from gaugecli.experiments.simulate import SimulateConfig
 
     out = {
         _flow(g, D): Need("simulate", SimulateConfig(gauge=g, strengths=(D,))) for g in GAUGES for D in STRENGTHS[quick]
     }
-    sample = DynamicsConfig(mode="sample", n_samples=N_SAMPLES)
+    sample = DynamicsConfig(mode=Mode.sample, n_samples=N_SAMPLES)
     for s in SEEDS[quick]:
         for g in GAUGES:
             out[_sample(g, s)] = Need("simulate", SimulateConfig(gauge=g, strengths=(SHOWN,), dynamics=sample, seed=s))
@@ -138,7 +137,7 @@ def _panel_time(
     out: dict[str, Any] = {"strength": SHOWN}
     for g in GAUGES:
         run, color, marker = flows[g], style.GAUGE_COLORS[g], style.GAUGE_MARKERS[g]
-        T = float(run.t_spec)
+        T = style.spec_time(run)
         for s, r in [*samples[g].items(), (None, run)]:
             x, v = r.t / T, (r.loss / loss0 if y == "loss" else _alpha(r))
             keep = _window(x, v)
@@ -152,15 +151,13 @@ def _panel_time(
         ax.plot([1.0], [at], ls="none", marker=marker, color=color, ms=4.5, zorder=5)
         out[f"{g}-at-alignment"] = style.series([1.0], [at])
         if y == "loss":
-            _note(
+            style.note(
                 ax,
                 rf"${SIGN[g]}D$: {100 * at:.0f} % left",
                 (1.08, 0.47 if g == "favorable" else 0.37),
                 layout,
-                0,
-                0,
-                "lb",
-                color,
+                va="bottom",
+                color=color,
             )
         elif samples[g]:
             crossings = [np.nan if r.t_spec is None else r.t_spec / T for r in samples[g].values()]
@@ -169,14 +166,22 @@ def _panel_time(
             out[f"sample-{g}-crossings"] = style.series(crossings, level)
     if y == "loss":
         ax.axvline(1.0, color=style.GUIDE, ls=":", lw=0.8, zorder=0)
-        _note(ax, r"$\alpha = 1-\varepsilon$", (1.0, 1.0), layout, 3, -2, "lt", style.GUIDE, ("data", "axes fraction"))
-        _note(ax, r"at $t = T_{\rm spec}$:", (1.08, 0.57), layout, 0, 0, "lb")
+        style.note(
+            ax,
+            r"$\alpha = 1-\varepsilon$",
+            (1.0, 1.0),
+            layout,
+            offset=(3, -2),
+            xycoords=("data", "axes fraction"),
+            va="top",
+        )
+        style.note(ax, r"at $t = T_{\rm spec}$:", (1.08, 0.57), layout, va="bottom")
         out["initial_loss"] = loss0
         ax.set_ylabel(r"loss $\mathcal{L}(t)\,/\,\mathcal{L}(0)$")
     else:
         out["threshold"] = threshold
         ax.axhline(threshold, color=style.GUIDE, ls=":", lw=0.8, zorder=0)
-        _note(ax, r"$1-\varepsilon_{\rm align}$", (X_MAX, threshold), layout, 0, -2, "rt")
+        style.note(ax, r"$1-\varepsilon_{\rm align}$", (X_MAX, threshold), layout, offset=(0, -2), ha="right", va="top")
         ax.set_ylabel(r"alignment $\alpha = u\cdot v$")
     ax.set_xlim(0.0, X_MAX)
     ax.set_ylim(0.0, 1.04)
@@ -207,14 +212,16 @@ def _panel_levels(
     x = level / loss0
     arrow = {"arrowstyle": "<->", "color": GAP, "lw": 1.0, "shrinkA": 0, "shrinkB": 0}
     ax.annotate("", (x, a_plus), (x, a_minus), arrowprops=arrow, zorder=6)
-    _note(ax, r"$\Delta$", (x, 0.5 * (a_plus + a_minus)), layout, -3, 0, "lc", GAP)
+    style.note(ax, r"$\Delta$", (x, 0.5 * (a_plus + a_minus)), layout, offset=(-3, 0), color=GAP)
     sample_gaps = {f"s{s}": _gap(samples["favorable"][s], samples["unfavorable"][s])[0] for s in samples["favorable"]}
     text = rf"$\Delta = {gap:.3f}$ (population flow)"
     if sample_gaps:
         lo, hi = min(sample_gaps.values()), max(sample_gaps.values())
         text += f"\nfinite sample: {lo:.3f}" + ("" if len(sample_gaps) == 1 else f"–{hi:.3f}")
-    _note(ax, text, (0.98, 0.2), layout, 0, 0, "rb", GAP, "axes fraction")
-    _note(ax, r"decreasing loss $\rightarrow$", (0.98, 0.03), layout, 0, 0, "rb", style.GUIDE, "axes fraction")
+    style.note(ax, text, (0.98, 0.2), layout, xycoords="axes fraction", ha="right", va="bottom", color=GAP)
+    style.note(
+        ax, r"decreasing loss $\rightarrow$", (0.98, 0.03), layout, xycoords="axes fraction", ha="right", va="bottom"
+    )
     ax.set_xlim(1.02, 0.0)
     ax.set_ylim(0.0, 1.04)
     ax.set_xlabel(r"loss level $\ell\,/\,\mathcal{L}(0)$")
@@ -225,7 +232,7 @@ def _panel_levels(
 def _panel_rescaling(ax: Any, plus: RunObservables, minus: RunObservables, layout: Layout) -> dict[str, Any]:
     """(f) ``L₊(t)`` and ``L₋(s* t)`` against ``t/T_spec(+D)``, their difference and its ± extremes."""
     mismatch, scale = rescaling(plus.t, plus.loss, minus.t, minus.loss)
-    loss0, T = float(plus.loss[0]), float(plus.t_spec)
+    loss0, T = float(plus.loss[0]), style.spec_time(plus)
     x, rescaled = plus.t / T, np.interp(scale * plus.t, minus.t, minus.loss) / loss0
     keep = _window(x, plus.loss / loss0, rescaled)
     x, y_plus, y_minus = x[keep], plus.loss[keep] / loss0, rescaled[keep]
@@ -237,16 +244,33 @@ def _panel_rescaling(ax: Any, plus: RunObservables, minus: RunObservables, layou
     for sign in (1.0, -1.0):
         ax.plot([0.0, X_MAX], [sign * mismatch] * 2, color=MISMATCH, ls=":", lw=0.8, zorder=1)
         label = rf"${'+' if sign > 0 else '-'}{mismatch:.3f}$"
-        _note(ax, label, (X_MAX, sign * mismatch), layout, 0, sign, "r" + ("b" if sign > 0 else "t"), MISMATCH)
+        style.note(
+            ax,
+            label,
+            (X_MAX, sign * mismatch),
+            layout,
+            offset=(0, sign),
+            ha="right",
+            va="bottom" if sign > 0 else "top",
+            color=MISMATCH,
+        )
     ax.axhline(0.0, color=style.GUIDE, lw=0.5, zorder=0)
-    ratio = float(minus.t_spec / plus.t_spec)
+    ratio = style.spec_time(minus) / style.spec_time(plus)
     handles = [
         style.line_handle(style.PLUS, "-", None, r"$\mathcal{L}_{+}(t)$"),
         style.line_handle(style.MINUS, "-.", None, rf"$\mathcal{{L}}_{{-}}(s^*t)$, best $s^*={scale:.1f}$"),
         style.line_handle(MISMATCH, "-", None, "difference"),
     ]
     ax.legend(handles=handles, loc="upper right")
-    _note(ax, rf"($T_{{\rm spec}}$ ratio: {ratio:.1f})", (0.98, 0.56), layout, 0, 0, "rt", style.GUIDE, "axes fraction")
+    style.note(
+        ax,
+        rf"($T_{{\rm spec}}$ ratio: {ratio:.1f})",
+        (0.98, 0.56),
+        layout,
+        xycoords="axes fraction",
+        ha="right",
+        va="top",
+    )
     ax.set_xlim(0.0, X_MAX)
     ax.set_ylim(-0.26, 1.04)
     ax.set_xlabel(r"$t\,/\,T_{\rm spec}(+D)$")
@@ -341,10 +365,13 @@ def _key_numbers(
         "distance_order": {
             g: limits.fitted_order(strengths[tail], np.array(e[f"{g}-distance"]["y"])[tail], 0.0) for g in GAUGES
         },
-        "t_spec_shown": {g: float(flows[g].t_spec) for g in GAUGES},
+        "t_spec_shown": {g: style.spec_time(flows[g]) for g in GAUGES},
         "sample_n": N_SAMPLES,
         "sample_t_spec_over_flow": {
-            g: {f"s{s}": None if r.t_spec is None else r.t_spec / flows[g].t_spec for s, r in samples[g].items()}
+            g: {
+                f"s{s}": None if r.t_spec is None else r.t_spec / style.spec_time(flows[g])
+                for s, r in samples[g].items()
+            }
             for g in GAUGES
         },
         "sample_gap": panels["c"]["sample_gap"],

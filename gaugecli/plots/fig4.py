@@ -34,7 +34,7 @@ rates at positive gaps and at ties; the success counts, rates, intervals and ``n
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
@@ -44,12 +44,14 @@ from gaugecli.plots._fig4_boundary import (
     REST,
     STRENGTH,
     M,
-    _note,
     _panel_gap,
     _panel_samples,
 )
 from gaugecli.plots.render import Inputs, Need
 from gaugecli.plots.venue import Layout
+
+if TYPE_CHECKING:
+    from gaugecli.experiments.perturb import PerturbConfig
 
 SIDECAR_TOLERANCES = (
     (
@@ -70,20 +72,27 @@ MIXED = (-2.0, 4.0, 0.0, -4.0, 2.0)
 """Mixed per-neuron δ of (c), (d): the configuration ``gaugecli verify`` checks for C6 (a shared run)."""
 GAPS = {False: (0.0, 1e-4, 1e-2, 0.1, 1.0, 8.0), True: (0.0, 0.1)}
 """(e): the gauge gaps g = δ_o − δ_r (0: the exact tie)."""
-PERTURB_QUICK = {
-    "eps": (0.0,),
-    "strengths": (4.0,),
-    "seeds": (0,),
-    "refine": 0,
-    "step_fractions": (0.01, 0.02, 0.04),
-    "stability_fractions": (),
-    "ns": (1000, 4000),
-    "sample_seeds": (0, 1),
-    "window": 0.5,
-    "success_ns": (16, 128),
-    "success_seeds": (0, 1, 2, 3),
-}
-"""A perturb run small enough for tests (~2.5 s; its selection part: 4 seeds at n = 16 and 128)."""
+
+
+def perturb_quick() -> PerturbConfig:
+    """A perturb run small enough for tests (~2.5 s; its selection part: 4 seeds at n = 16 and 128)."""
+    from gaugecli.experiments.perturb import PerturbConfig
+
+    return PerturbConfig(
+        eps=(0.0,),
+        strengths=(4.0,),
+        seeds=(0,),
+        refine=0,
+        step_fractions=(0.01, 0.02, 0.04),
+        stability_fractions=(),
+        ns=(1000, 4000),
+        sample_seeds=(0, 1),
+        window=0.5,
+        success_ns=(16, 128),
+        success_seeds=(0, 1, 2, 3),
+    )
+
+
 MIXED_COLORS = {4.0: style.PLUS, 2.0: style.SKY, 0.0: style.BALANCED, -2.0: style.ORANGE, -4.0: style.MINUS}
 MIXED_MARKERS = {4.0: "o", 2.0: "D", 0.0: "^", -2.0: "v", -4.0: "s"}
 
@@ -105,7 +114,7 @@ def _gap_runs(quick: bool) -> list[tuple[float, float]]:
 def needs(quick: bool) -> dict[str, Need]:
     """The select run (m = 5, D = 4, o = 2), the mixed-δ run, one select run per gap point
     (population flow, SPEC defaults), and the default ``perturb`` run for (f) (shared with fig7;
-    the quick profile uses :data:`PERTURB_QUICK`)."""
+    the quick profile uses :func:`perturb_quick`)."""
     from gaugecli.experiments.perturb import PerturbConfig
     from gaugecli.experiments.select import SelectConfig
 
@@ -115,7 +124,7 @@ def needs(quick: bool) -> dict[str, Need]:
     }
     for rest, gap in _gap_runs(quick):
         out[_gap_name(rest, gap)] = Need("select", SelectConfig(deltas=_gap_deltas(rest, gap)))
-    out["perturb"] = Need("perturb", PerturbConfig(**PERTURB_QUICK) if quick else PerturbConfig())
+    out["perturb"] = Need("perturb", perturb_quick() if quick else PerturbConfig())
     return out
 
 
@@ -157,7 +166,7 @@ def _logit_alignment(ax: Any, alignments: list[np.ndarray], layout: Layout) -> N
     if reaches_round_off:
         top = 1.0 - MISALIGNMENT_ROUND_OFF / 10.0
         ax.axhspan(1.0 - MISALIGNMENT_ROUND_OFF, top, color="0.9", lw=0, zorder=0)
-        _note(
+        style.note(
             ax,
             "round-off",
             (0.99, 1.0 - MISALIGNMENT_ROUND_OFF),
@@ -207,9 +216,9 @@ def _panel_select_coefficients(ax: Any, run: Any, designated: int, layout: Layou
     out["final_nonowner_coefficient"] = float(np.max(np.abs(run.coefficient[-1, others])))
     out["c0"] = float(run.coefficient[0].sum())
     style.threshold_line(ax, 1.0)
-    _note(ax, r"$a_*$", (0.01, 1.0), layout, xycoords=("axes fraction", "data"), va="bottom", offset=(0, 1))
-    _note(ax, rf"owner $o={designated}$, $\delta=+{STRENGTH:g}$", (0.012, 0.62), layout, color=style.PLUS)
-    _note(
+    style.note(ax, r"$a_*$", (0.01, 1.0), layout, offset=(0, 1), xycoords=("axes fraction", "data"), va="bottom")
+    style.note(ax, rf"owner $o={designated}$, $\delta=+{STRENGTH:g}$", (0.012, 0.62), layout, color=style.PLUS)
+    style.note(
         ax,
         f"{len(others)} non-owners, $\\delta=-{STRENGTH:g}$\n(identical: one line)",
         (0.012, 0.2),
@@ -234,19 +243,21 @@ def _panel_select_alignment(ax: Any, run: Any, designated: int, eps_align: float
     threshold = 1.0 - eps_align
     style.threshold_line(ax, threshold)
     ax.plot([1.0], [threshold], ls="none", marker="o", mfc="white", mec=style.THEORY, ms=4.5, zorder=5)
-    _note(ax, r"$T_{\rm spec}$", (1.0, threshold), layout, offset=(-3, 3), ha="right", va="bottom", color=style.THEORY)
-    _note(
+    style.note(
+        ax, r"$T_{\rm spec}$", (1.0, threshold), layout, offset=(-3, 3), ha="right", va="bottom", color=style.THEORY
+    )
+    style.note(
         ax,
         r"$1-\varepsilon_{\rm align}$",
         (0.99, threshold),
         layout,
-        xycoords=("axes fraction", "data"),
         offset=(0, -2),
+        xycoords=("axes fraction", "data"),
         ha="right",
         va="top",
     )
-    _note(ax, "owner", (3.0, 1 - 1e-6), layout, color=style.PLUS)
-    _note(ax, "non-owners", (3.0, 3e-3), layout, offset=(0, 4), va="bottom", color=style.MINUS)
+    style.note(ax, "owner", (3.0, 1 - 1e-6), layout, color=style.PLUS)
+    style.note(ax, "non-owners", (3.0, 3e-3), layout, offset=(0, 4), va="bottom", color=style.MINUS)
     _time_axis(ax, float(x[-1]))
     _logit_alignment(ax, [run.alignment[keep][:, [designated, others[0]]]], layout)
     ax.set_ylabel(r"alignment $\alpha_j$ (logit)")
@@ -295,19 +306,19 @@ def _panel_mixed_coefficients(ax: Any, run: Any, deltas: tuple[float, ...], layo
         out[f"neuron{j}"] = style.series(x, y, delta=delta)
     ends = {j: float(run.coefficient[-1, j]) for j in range(len(deltas))}
     # direct labels at the right edge, the unaligned three (ends within 0.03 of 0) stacked
-    placed = []
+    placed: list[float] = []
     for j in sorted(ends, key=lambda k: -deltas[k]):
         y = ends[j]
         while any(abs(y - p) < 0.085 for p in placed):
             y -= 0.085
         placed.append(y)
-        _note(
+        style.note(
             ax,
             rf"$\delta={deltas[j]:+g}$".replace("+0", "0"),
             (1.0, y),
             layout,
-            xycoords=("axes fraction", "data"),
             offset=(2, 0),
+            xycoords=("axes fraction", "data"),
             color=MIXED_COLORS[deltas[j]],
         )
     style.threshold_line(ax, 1.0)

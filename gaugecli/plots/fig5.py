@@ -22,6 +22,7 @@ and the boundary sweep, ``m = 2``, owner at ``δ = +4``, the non-owner's δ from
 
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import Any
 
 import numpy as np
@@ -36,7 +37,6 @@ from gaugecli.plots._fig5_time import (
     M_COLORS,
     M_MARKERS,
     _grid,
-    _note,
     _panel_decay,
     _panel_traces,
     _sign_style,
@@ -73,8 +73,10 @@ def needs(quick: bool) -> dict[str, Need]:
     """One ``prune`` run: the D × m grid, population and finite-sample flow, and the δ sweep."""
     from gaugecli.experiments.prune import PruneConfig
 
-    extra = {} if SWEEP[quick] is None else {"sweep_deltas": SWEEP[quick]}
-    config = PruneConfig(strengths=STRENGTHS[quick], ms=MS[quick], n_samples=N_SAMPLES[quick], **extra)
+    config = PruneConfig(strengths=STRENGTHS[quick], ms=MS[quick], n_samples=N_SAMPLES[quick])
+    sweep = SWEEP[quick]
+    if sweep is not None:
+        config = replace(config, sweep_deltas=sweep)
     return {"prune": Need("prune", config)}
 
 
@@ -109,17 +111,17 @@ def _panel_boundary(ax: Any, sweep: list[SweepPoint], owner_delta: float, layout
     style.floor_band(ax, FLOOR, None)
     style.threshold_line(ax, 1e-6)
     style.threshold_line(ax, 0.0, axis="x")
-    _note(ax, r"pruned: $P\leq10^{-6}$", (-4.1, 1e-6), layout, xytext=(0, 2), va="bottom")
-    _note(ax, "below round-off", (4.3, FLOOR), layout, xytext=(0, -2), va="top", ha="right")
+    style.note(ax, r"pruned: $P\leq10^{-6}$", (-4.1, 1e-6), layout, offset=(0, 2), va="bottom")
+    style.note(ax, "below round-off", (4.3, FLOOR), layout, offset=(0, -2), ha="right", va="top")
     i0 = int(np.flatnonzero(delta == 0)[0]) if np.any(delta == 0) else None
     if i0 is not None:
         s0 = sweep[i0]
-        _note(
+        style.note(
             ax,
             f"balanced: co-aligns,\nkeeps {100 * s0.share:.1f} % of $c$",
             (0.0, s0.final),
             layout,
-            xytext=(5, -3),
+            offset=(5, -3),
             va="top",
             color=style.BALANCED,
         )
@@ -127,12 +129,12 @@ def _panel_boundary(ax: Any, sweep: list[SweepPoint], owner_delta: float, layout
         out["balanced_final"] = s0.final
     tie = [s for s in sweep if s.delta == owner_delta]
     if tie:
-        _note(
+        style.note(
             ax,
             "tie: equal split",
             (tie[0].delta, tie[0].final),
             layout,
-            xytext=(0, 6),
+            offset=(0, 6),
             ha="right",
             va="bottom",
             color=style.PLUS,
@@ -199,7 +201,7 @@ def _panel_times(ax: Any, result: PruneResult, n_samples: int | None, layout: La
     ax.set_yscale("log")
     from matplotlib.ticker import FixedLocator, FuncFormatter, NullLocator
 
-    ax.xaxis.set_major_locator(FixedLocator(D_all))
+    ax.xaxis.set_major_locator(FixedLocator(D_all.tolist()))
     ax.xaxis.set_major_formatter(FuncFormatter(lambda v, _pos: f"{v:g}"))
     ax.xaxis.set_minor_locator(NullLocator())
     ax.set_xlabel(r"gauge strength $D$")
@@ -211,7 +213,7 @@ def _panel_times(ax: Any, result: PruneResult, n_samples: int | None, layout: La
         if "asymptotic_slope" in out.get(f"flow-m{m}", {})
     ]
     if slopes:
-        _note(
+        style.note(
             ax,
             "slope as $D\\to\\infty$ (population)\n" + "\n".join(slopes),
             (0.98, 0.97),

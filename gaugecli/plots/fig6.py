@@ -59,7 +59,7 @@ LOSS_FLOOR = 1e-12
 """−dL/dt from the loss is resolved only while L is above this (:func:`loss_decay_rate`)."""
 PARITY_EVERY = 3
 """Panel (c) draws every third sample (the grid has ~400; the points would overlap)."""
-STRENGTH_LINESTYLES = {1.0: ":", 4.0: "-.", 16.0: (0, (4, 1.5)), 64.0: "-"}
+STRENGTH_LINESTYLES: dict[float, style.LineStyleType] = {1.0: ":", 4.0: "-.", 16.0: (0, (4, 1.5)), 64.0: "-"}
 SIGN = {"favorable": "+", "unfavorable": "−"}
 
 
@@ -120,37 +120,11 @@ def _shares(runs: dict[str, RunObservables]) -> dict[str, Any]:
 # panels
 
 
-def _note(
-    ax: Any,
-    text: str,
-    where: tuple[float, float],
-    layout: Layout,
-    *,
-    xycoords: Any = ("axes fraction", "data"),
-    offset: tuple[float, float] = (0.0, 2.0),
-    ha: str = "right",
-    va: str = "bottom",
-    color: str = style.GUIDE,
-) -> None:
-    """An in-panel annotation at the small text size (the labels of guides and curves)."""
-    ax.annotate(
-        text,
-        where,
-        xycoords=xycoords,
-        xytext=offset,
-        textcoords="offset points",
-        ha=ha,
-        va=va,
-        color=color,
-        fontsize=layout.small,
-    )
-
-
 def _panel_cumulative(ax: Any, runs: dict[str, RunObservables], layout: Layout) -> dict[str, Any]:
     out: dict[str, Any] = {"strength": SHOWN}
     for g in GAUGES:
         run = runs[_name(g, SHOWN)]
-        x = run.t / run.t_spec
+        x = run.t / style.spec_time(run)
         keep = _window(x)
         for part, y, ls in zip(("reaction", "transport"), _cumulative(run), ("-", (0, (4, 1.5))), strict=True):
             ax.plot(
@@ -167,7 +141,15 @@ def _panel_cumulative(ax: Any, runs: dict[str, RunObservables], layout: Layout) 
     L0 = float(runs[_name("favorable", SHOWN)].loss[0])
     out["initial_loss"] = L0
     style.threshold_line(ax, L0)
-    _note(ax, r"$\mathcal{L}(0)$, the same for every gauge", (0.01, L0), layout, va="bottom", ha="left")
+    style.note(
+        ax,
+        r"$\mathcal{L}(0)$, the same for every gauge",
+        (0.01, L0),
+        layout,
+        offset=(0, 2),
+        xycoords=("axes fraction", "data"),
+        va="bottom",
+    )
     # direct labels, each beside its curve's plateau (legends would cover the curves)
     for g, part, above in (
         ("unfavorable", "transport", False),
@@ -177,12 +159,14 @@ def _panel_cumulative(ax: Any, runs: dict[str, RunObservables], layout: Layout) 
     ):
         level = out[f"{g}-{part}"]["y"][-1]
         symbol = r"\int_0^t R" if part == "reaction" else r"\int_0^t T"
-        _note(
+        style.note(
             ax,
             rf"{part} ${symbol}$, {_label(g, SHOWN)}",
             (0.99, level),
             layout,
             offset=(0, 2 if above else -2),
+            xycoords=("axes fraction", "data"),
+            ha="right",
             va="bottom" if above else "top",
             color=style.GAUGE_COLORS[g],
         )
@@ -200,7 +184,7 @@ def _panel_share(ax: Any, runs: dict[str, RunObservables], shares: dict[str, Any
         for D in STRENGTHS:
             run = runs[_name(g, D)]
             cR, cT = _cumulative(run)
-            x = run.t / run.t_spec
+            x = run.t / style.spec_time(run)
             keep = _window(x) & (x > 0)  # at t = 0 the share is 0/0 (its limit: the instantaneous split)
             share = cT[keep] / (cR[keep] + cT[keep])
             ax.plot(x[keep], share, color=style.GAUGE_COLORS[g], ls=STRENGTH_LINESTYLES[D], lw=1.2)
@@ -225,8 +209,17 @@ def _panel_share(ax: Any, runs: dict[str, RunObservables], shares: dict[str, Any
         out[f"{g}-limit"] = style.series([X_MAX * 0.93, X_MAX], [limit, limit])
     style.threshold_line(ax, 0.5)
     for text, y, va in (("mostly transport", 0.5, "bottom"), ("mostly reaction", 0.5, "top")):
-        _note(ax, text, (0.99, y), layout, offset=(0, 2 if va == "bottom" else -2), va=va)
-    _note(ax, "open markers: the instant $t=0$", (0.6, 0.66), layout, xycoords="data", ha="left", va="center")
+        style.note(
+            ax,
+            text,
+            (0.99, y),
+            layout,
+            offset=(0, 2 if va == "bottom" else -2),
+            xycoords=("axes fraction", "data"),
+            ha="right",
+            va=va,
+        )
+    style.note(ax, "open markers: the instant $t=0$", (0.6, 0.66), layout, offset=(0, 2))
     ax.set_xlim(0.0, X_MAX)
     ax.set_ylim(0.0, 1.0)
     ax.set_xlabel(r"$t\,/\,T_{\rm spec}$")
@@ -289,7 +282,7 @@ def _panel_residual(ax: Any, runs: dict[str, RunObservables], layout: Layout) ->
     for g in GAUGES:
         for D in STRENGTHS:
             run = runs[_name(g, D)]
-            x = run.t / run.t_spec
+            x = run.t / style.spec_time(run)
             keep = _window(x)
             y = style.clip_to_floor(run.identity_residual[keep], ROUND_OFF)
             ax.plot(
@@ -307,9 +300,26 @@ def _panel_residual(ax: Any, runs: dict[str, RunObservables], layout: Layout) ->
     ax.set_yscale("log")
     ax.set_ylim(ROUND_OFF / 10.0, CLAIM_BOUND * 30.0)
     style.floor_band(ax, ROUND_OFF, None)
-    _note(ax, "below double precision", (0.99, ROUND_OFF), layout, offset=(0, -2), va="top")
+    style.note(
+        ax,
+        "below double precision",
+        (0.99, ROUND_OFF),
+        layout,
+        offset=(0, -2),
+        xycoords=("axes fraction", "data"),
+        ha="right",
+        va="top",
+    )
     style.threshold_line(ax, CLAIM_BOUND)
-    _note(ax, r"claimed bound $10^{-10}$", (0.01, CLAIM_BOUND), layout, offset=(0, 2), ha="left", va="bottom")
+    style.note(
+        ax,
+        r"claimed bound $10^{-10}$",
+        (0.01, CLAIM_BOUND),
+        layout,
+        offset=(0, 2),
+        xycoords=("axes fraction", "data"),
+        va="bottom",
+    )
     ax.set_xlim(0.0, X_MAX)
     ax.set_xlabel(r"$t\,/\,T_{\rm spec}$")
     ax.set_ylabel("identity residual")

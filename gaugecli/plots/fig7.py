@@ -25,7 +25,7 @@ One ``perturb`` run (SPEC defaults, m = 2: neuron 0 at ``+D``, neuron 1 at ``−
 from __future__ import annotations
 
 import math
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
@@ -35,7 +35,6 @@ from gaugecli.plots._fig7_samples import (
     SHADE,
     _log2_axis,
     _nan,
-    _note,
     _panel_samples,
     _panel_selection,
     _pm,
@@ -43,28 +42,36 @@ from gaugecli.plots._fig7_samples import (
 from gaugecli.plots.render import Inputs, Need
 from gaugecli.plots.venue import Layout
 
+if TYPE_CHECKING:
+    from gaugecli.experiments.perturb import PerturbConfig
+
 CLAIM = (
     "C8 robustness: selection survives adversarial perturbations up to ε*(D) → π/2, GD steps up to the stability "
     "limit (T_spec error first order in η), and finite samples (deviation ∝ n^-1/2; every seed selects above some n)"
 )
 
-QUICK = {
-    "eps": (0.0, 1.2, 1.5, 1.56),
-    "strengths": (4.0, 16.0, 64.0),
-    "refine": 3,
-    "step_fractions": (0.0025, 0.005, 0.01, 0.02, 0.04),
-    "stability_fractions": (0.3, 0.9, 1.2),
-    "ns": (500, 2000, 8000),
-    "sample_seeds": (0, 1, 2),
-    "window": 1.0,
-    "success_ns": (24, 96),
-    "success_seeds": (0, 1, 2),
-    "rtol": 1e-8,
-}
-"""The quick profile (tests): every sweep valid but small — three D with a coarse ε grid and
-three bisections, five doubling steps (η → 0 limits through the three smallest, the order from
-four local orders), three sample sizes × three seeds, two sizes × three seeds for selection,
-population flows at rtol 1e-8 (T_spec within 7e-9 of rtol 1e-12). ~4.5 s on one core."""
+
+def quick_config() -> PerturbConfig:
+    """The quick profile (tests): every sweep valid but small — three D with a coarse ε grid and
+    three bisections, five doubling steps (η → 0 limits through the three smallest, the order from
+    four local orders), three sample sizes × three seeds, two sizes × three seeds for selection,
+    population flows at rtol 1e-8 (T_spec within 7e-9 of rtol 1e-12). ~4.5 s on one core."""
+    from gaugecli.experiments.perturb import PerturbConfig
+
+    return PerturbConfig(
+        eps=(0.0, 1.2, 1.5, 1.56),
+        strengths=(4.0, 16.0, 64.0),
+        refine=3,
+        step_fractions=(0.0025, 0.005, 0.01, 0.02, 0.04),
+        stability_fractions=(0.3, 0.9, 1.2),
+        ns=(500, 2000, 8000),
+        sample_seeds=(0, 1, 2),
+        window=1.0,
+        success_ns=(24, 96),
+        success_seeds=(0, 1, 2),
+        rtol=1e-8,
+    )
+
 
 FIT_MIN = 4.0
 """(a): the wall distance is fitted over ``D ≥ FIT_MIN`` (D = 1 is not yet on the asymptote)."""
@@ -80,10 +87,10 @@ SIDECAR_TOLERANCES = (
 
 def needs(quick: bool) -> dict[str, Need]:
     """One ``perturb`` run: the default :class:`PerturbConfig` (``gaugecli perturb`` with no
-    options, so the command and the figure share it), or :data:`QUICK`."""
+    options, so the command and the figure share it), or :func:`quick_config`."""
     from gaugecli.experiments.perturb import PerturbConfig
 
-    return {"perturb": Need("perturb", PerturbConfig(**QUICK) if quick else PerturbConfig())}
+    return {"perturb": Need("perturb", quick_config() if quick else PerturbConfig())}
 
 
 # ------------------------------------------------------------------------------------------
@@ -94,7 +101,7 @@ def needs(quick: bool) -> dict[str, Need]:
 # panels
 
 
-def _panel_threshold(ax: Any, visible: Any, wall: float, wall_label: str, small: float) -> dict[str, Any]:
+def _panel_threshold(ax: Any, visible: Any, wall: float, wall_label: str, layout: Layout) -> dict[str, Any]:
     """(a) the wall distance ``π − θ0 − ε*(D)`` with brackets, fit and the grid's outcomes."""
     from scipy import stats
 
@@ -108,7 +115,7 @@ def _panel_threshold(ax: Any, visible: Any, wall: float, wall_label: str, small:
     out: dict[str, Any] = {}
 
     # every run of the ε grid, marked by its final owner (deterministic: one run per cell)
-    owners = {"plus": ([], []), "minus": ([], [])}
+    owners: dict[str, tuple[list[float], list[float]]] = {"plus": ([], []), "minus": ([], [])}
     for p in visible.points:
         key = "plus" if p.success else "minus"
         owners[key][0].append(p.strength)
@@ -170,7 +177,7 @@ def _panel_threshold(ax: Any, visible: Any, wall: float, wall_label: str, small:
     return out
 
 
-def _panel_step(ax: Any, step: Any, small: float) -> dict[str, Any]:
+def _panel_step(ax: Any, step: Any, layout: Layout) -> dict[str, Any]:
     """(b) the relative ``T_spec`` error of population GD against ``η/T_spec^flow`` (log–log):
     the resolved steps with the quadratic fit, the first-order line ``C_1 η``, larger steps up to
     and past the stability limit ``2/λ_max(θ0)`` (marked, shaded beyond)."""
@@ -186,14 +193,13 @@ def _panel_step(ax: Any, step: Any, small: float) -> dict[str, Any]:
     # beyond the stability limit at θ0: shaded, the limit marked
     ax.axvspan(bound, right, color=SHADE, lw=0, zorder=0)
     ax.axvline(bound, color=style.GUIDE, ls=":", lw=0.9, zorder=1)
-    _note(
+    style.note(
         ax,
         r"$2/\lambda_{\max}(\theta_0)$",
         (bound, 0.03),
-        small,
+        layout,
+        offset=(-2, 0),
         xycoords=("data", "axes fraction"),
-        xytext=(-2, 0),
-        textcoords="offset points",
         ha="right",
         va="bottom",
     )
@@ -208,14 +214,13 @@ def _panel_step(ax: Any, step: Any, small: float) -> dict[str, Any]:
         out["first_order"] = style.series(gx, gy, value=C1, error=step.first_order_err)
         handles.append(style.line_handle(style.GUIDE, ":", None, rf"$C_1\eta$, $C_1={C1:.5f}$"))
     if step.order is not None:
-        _note(
+        style.note(
             ax,
             r"order as $\eta\to0$:" + "\n" + _pm(float(step.order), float(step.order_err), 5),
             (bound, 0.14),
-            small,
+            layout,
+            offset=(-3, 0),
             xycoords=("data", "axes fraction"),
-            xytext=(-3, 0),
-            textcoords="offset points",
             ha="right",
             va="bottom",
             color="0.15",
@@ -271,12 +276,12 @@ def build(inputs: Inputs, layout: Layout) -> tuple[Any, dict[str, Any]]:
     fig, axes = style.new_figure(layout.width, layout.height(0.84), nrows=2, ncols=2)
     (ax_a, ax_b), (ax_c, ax_d) = axes
     panels: dict[str, Any] = {
-        "a": _panel_threshold(ax_a, result.visible, wall, wall_label, layout.small),
-        "b": _panel_step(ax_b, result.step, layout.small),
-        "c": _panel_samples(ax_c, result.samples, config.window, layout.small),
+        "a": _panel_threshold(ax_a, result.visible, wall, wall_label, layout),
+        "b": _panel_step(ax_b, result.step, layout),
+        "c": _panel_samples(ax_c, result.samples, config.window, layout),
     }
     if result.selection is not None:
-        panels["d"] = _panel_selection(ax_d, result.selection, layout.small)
+        panels["d"] = _panel_selection(ax_d, result.selection, layout)
     else:
         ax_d.set_axis_off()
     for ax, letter in zip((ax_a, ax_b, ax_c, ax_d), "abcd", strict=True):

@@ -39,6 +39,7 @@ CLAIM = (
 )
 SELECT, CONTROL = style.PURPLE, style.BROWN
 """Selection runs and aligned controls (PLUS/MINUS keep their meaning: the pair's gauge in (f))."""
+LINESTYLES: dict[tuple[str, str], style.LineStyleType]
 LINESTYLES = {("flow", "relu"): "-", ("sample", "relu"): "--", ("sample", "x2"): "-."}
 CONDITION_LABELS = {
     ("flow", "relu"): "population flow",

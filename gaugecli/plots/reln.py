@@ -44,7 +44,7 @@ CURVES_D = 4.0
 """D of panel (a) (the default's, and the quick profile's)."""
 
 MODELS = ("relu", "reln", "reln_initial", "race")
-LINESTYLES = {"relu": "-", "reln": "--", "reln_initial": ":", "race": "-."}
+LINESTYLES: dict[str, style.LineStyleType] = {"relu": "-", "reln": "--", "reln_initial": ":", "race": "-."}
 NAMES = {"relu": "ReLU", "reln": r"ReLN, gate $v$", "reln_initial": r"ReLN, gate $u_0$", "race": "aligned race"}
 SIGNS = ((1.0, "favorable"), (-1.0, "unfavorable"))
 SIGN_NAMES = {"favorable": r"$+D$", "unfavorable": r"$-D$"}
@@ -67,18 +67,11 @@ def _strengths(result: RelnResult) -> list[float]:
     return sorted({r.D for r in result.ratios})
 
 
-def _note(
-    ax: Any, text: str, xy: tuple[float, float], offset: tuple[float, float], ha: str, va: str, **kw: Any
-) -> None:
-    """A text at ``xy`` (data coordinates unless ``xycoords`` says otherwise), shifted by ``offset`` points."""
-    ax.annotate(text, xy, xytext=offset, textcoords="offset points", ha=ha, va=va, **kw)
-
-
 # ------------------------------------------------------------------------------------------
 # panels
 
 
-def _panel_curves(ax: Any, result: RelnResult, D: float) -> dict[str, Any]:
+def _panel_curves(ax: Any, result: RelnResult, D: float, layout: Layout) -> dict[str, Any]:
     """Loss against t (log) at ±D; the initial-gate ReLN plateaus on L_floor(θ0). Absolute time, so that
     the race's ±D curves (one and the same) coincide while the ReLU's lie two decades apart."""
     curves, ratios = _by_delta(result.curves), _by_delta(result.ratios)
@@ -100,7 +93,7 @@ def _panel_curves(ax: Any, result: RelnResult, D: float) -> dict[str, Any]:
     floor = ratios[D].floor_reln_initial
     style.threshold_line(ax, floor)
     # right of every drop, under the plateau
-    _note(ax, r"$L_{\rm floor}$", (0.99, floor), (0, -2), "right", "top", xycoords=AXES_X, color=style.GUIDE)
+    style.note(ax, r"$L_{\rm floor}$", (0.99, floor), layout, offset=(0, -2), xycoords=AXES_X, ha="right", va="top")
     out["gate_floor"] = floor
     out["loss_end_reln_initial"] = {g: ratios[s * D].loss_end_reln_initial for s, g in SIGNS}
     ax.set(xscale="log", ylim=(0.0, 1.1 * top), xlabel=style.LABELS["t"], ylabel=r"loss $\mathcal{L}(t)$")
@@ -121,7 +114,7 @@ def _d_ticks(ax: Any, Ds: Any) -> None:
     ax.xaxis.set_minor_locator(NullLocator())
 
 
-def _panel_tspec_ratio(ax: Any, result: RelnResult) -> dict[str, Any]:
+def _panel_tspec_ratio(ax: Any, result: RelnResult, layout: Layout) -> dict[str, Any]:
     """T_spec(ReLN, gate v)/T_spec(ReLU) against D for ±D, with the D → ∞ limits: the constant
     ``2 ln(1 + c0/tan θ_ε)/lim D·T_ReLU(+D)`` at +D and ``(4 ln D + B)/lim(T_ReLU(−D)/D)`` at −D."""
     ratios, fits = _by_delta(result.ratios), result.fits
@@ -135,14 +128,23 @@ def _panel_tspec_ratio(ax: Any, result: RelnResult) -> dict[str, Any]:
     if fits.favorable_ratio_limit is not None:
         lim = np.full_like(grid, fits.favorable_ratio_limit)
         ax.plot(grid, lim, color=style.THEORY, lw=0.8, zorder=2)
-        _note(ax, rf"$D\to\infty$: {fits.favorable_ratio_limit:.3f}", (grid[-1], lim[-1]), (0, -5), "right", "top")
+        style.note(
+            ax,
+            rf"$D\to\infty$: {fits.favorable_ratio_limit:.3f}",
+            (grid[-1], lim[-1]),
+            layout,
+            offset=(0, -5),
+            ha="right",
+            va="top",
+            color=None,
+        )
         out["favorable_limit"] = style.series(grid, lim)
     if fits.unfavorable_log_asymptote is not None and fits.relu_limits is not None:
         slope, intercept = fits.unfavorable_log_asymptote
         lim = (slope * np.log(grid) + intercept) / fits.relu_limits[1]
         ax.plot(grid, lim, color=style.THEORY, lw=0.8, zorder=2)
         text = "$D\\to\\infty$:\n" + rf"$({slope:g}\ln D + {intercept:.1f})/{fits.relu_limits[1]:.1f}$"
-        _note(ax, text, (0.03, 0.97), (0, 0), "left", "top", xycoords="axes fraction")
+        style.note(ax, text, (0.03, 0.97), layout, xycoords="axes fraction", va="top", color=None)
         out["unfavorable_limit"] = style.series(grid, lim)
     style.threshold_line(ax, 1.0)
     ax.set(xscale="log", xlabel=r"gauge strength $D$", ylabel=r"$T_{\rm spec}$: ReLN / ReLU")
@@ -154,7 +156,7 @@ def _panel_tspec_ratio(ax: Any, result: RelnResult) -> dict[str, Any]:
     return out
 
 
-def _panel_separation(ax: Any, result: RelnResult) -> dict[str, Any]:
+def _panel_separation(ax: Any, result: RelnResult, layout: Layout) -> dict[str, Any]:
     """T_spec(−D)/T_spec(+D) against D for the ReLU, the ReLN (gate v) and the race, with the limits
     ``(lim T_ReLU(−D)/D)/(lim D·T_ReLU(+D)) D²`` and ``D² (4 ln D + B)/lim D·T_ReLN(+D)``; each model
     labelled beside its points (ReLN above-left, ReLU below-right, the race above its line)."""
@@ -196,8 +198,10 @@ def _panel_separation(ax: Any, result: RelnResult) -> dict[str, Any]:
     mid = float(grid[len(grid) // 2])
     for model, offset, ha, va in (("reln", (-4, 4), "right", "bottom"), ("relu", (5, -5), "left", "top")):
         at = float(np.exp(np.interp(np.log(mid), np.log(Ds), np.log(out[model]["y"]))))
-        _note(ax, names[model], (mid, at), offset, ha, va, multialignment=ha)
-    _note(ax, r"race $\equiv 1$", (0.5, 1.0), (0, 3), "center", "bottom", xycoords=AXES_X)
+        style.note(ax, names[model], (mid, at), layout, offset=offset, ha=ha, va=va, color=None, multialignment=ha)
+    style.note(
+        ax, r"race $\equiv 1$", (0.5, 1.0), layout, offset=(0, 3), xycoords=AXES_X, ha="center", va="bottom", color=None
+    )
     style.threshold_line(ax, 1.0)
     ax.set(xscale="log", yscale="log", xlabel=r"gauge strength $D$", ylabel=r"$T_{\rm spec}(-D)\,/\,T_{\rm spec}(+D)$")
     ax.set_ylim(0.3, None)
@@ -248,7 +252,7 @@ FLOOR_BAND = (0.4, 1.6)
 """Panel (e)'s y-band for restarts that stop on their gates' floor (no time to report)."""
 
 
-def _panel_restart(ax: Any, result: RelnResult) -> dict[str, Any]:
+def _panel_restart(ax: Any, result: RelnResult, layout: Layout) -> dict[str, Any]:
     """|relative error| of the restarted ReLN's time to L(t0)/k against t0/T_spec: the largest over D
     (markers, filled k = smallest level), the range over D (bars); restarts stopped by their gates'
     floor (L_floor > L(t0)/k) in the top band."""
@@ -290,16 +294,7 @@ def _panel_restart(ax: Any, result: RelnResult) -> dict[str, Any]:
                 ax.plot(hx, hy, ls="none", marker=marker, mfc=face, mec=color, ms=4.0)
                 out[f"{key}_floor"] = style.series(hx, hy)
     ax.axhspan(*FLOOR_BAND, color="0.92", lw=0, zorder=0)
-    _note(
-        ax,
-        "gate floor",
-        (0.98, math.sqrt(FLOOR_BAND[0] * FLOOR_BAND[1])),
-        (0, 0),
-        "right",
-        "center",
-        xycoords=AXES_X,
-        color=style.GUIDE,
-    )
+    style.note(ax, "gate floor", (0.98, math.sqrt(FLOOR_BAND[0] * FLOOR_BAND[1])), layout, xycoords=AXES_X, ha="right")
     key = f"time to $\\mathcal{{L}}(t_0)/k$:\nfilled $k={levels[0]:g}$"
     key += f", open $k={levels[-1]:g}$" if len(levels) > 1 else ""
     ax.text(0.03, 0.03, key, transform=ax.transAxes, ha="left", va="bottom")
@@ -320,7 +315,7 @@ def _panel_restart(ax: Any, result: RelnResult) -> dict[str, Any]:
     return out
 
 
-def _panel_envelope(ax: Any, result: RelnResult) -> dict[str, Any]:
+def _panel_envelope(ax: Any, result: RelnResult, layout: Layout) -> dict[str, Any]:
     """t_ReLU(ℓ)/min_ψ t_ψ(ℓ) against ℓ (decreasing to the right: the run's progress) for every ±D;
     the smallest D light (open markers), the others coincide."""
     out: dict[str, Any] = {}
@@ -342,7 +337,9 @@ def _panel_envelope(ax: Any, result: RelnResult) -> dict[str, Any]:
         )
         out[f"delta_{e.delta:+g}"] = style.series(e.levels, y, psi_best_deg=e.psi_best_deg)
         if light and gauge == "unfavorable":
-            _note(ax, f"$D={e.D:g}$", (e.levels[-1], y[-1]), (0, -4), "right", "top", color=color)
+            style.note(
+                ax, f"$D={e.D:g}$", (e.levels[-1], y[-1]), layout, offset=(0, -4), ha="right", va="top", color=color
+            )
     style.threshold_line(ax, 1.0)
     ax.set(xscale="log", xlabel=r"loss level $\ell$", ylabel=r"$t_{\rm ReLU}(\ell)\,/\,\min_\psi t_\psi(\ell)$")
     levels = [ell for e in result.envelope for ell in e.levels]
@@ -374,12 +371,12 @@ def _build(result: RelnResult, layout: Layout) -> tuple[Any, dict[str, Any]]:
     (ax_a, ax_b, ax_c), (ax_d, ax_e, ax_f) = axes
     D = CURVES_D if CURVES_D in _strengths(result) else _strengths(result)[-1]
     panels = {
-        "a": _panel_curves(ax_a, result, D),
-        "b": _panel_tspec_ratio(ax_b, result),
-        "c": _panel_separation(ax_c, result),
+        "a": _panel_curves(ax_a, result, D, layout),
+        "b": _panel_tspec_ratio(ax_b, result, layout),
+        "c": _panel_separation(ax_c, result, layout),
         "d": _panel_select(ax_d, result),
-        "e": _panel_restart(ax_e, result),
-        "f": _panel_envelope(ax_f, result),
+        "e": _panel_restart(ax_e, result, layout),
+        "f": _panel_envelope(ax_f, result, layout),
     }
     for ax, letter in zip(axes.ravel(), "abcdef", strict=True):
         style.panel_label(ax, letter)

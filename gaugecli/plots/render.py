@@ -16,6 +16,7 @@ from importlib import import_module
 from pathlib import Path
 from typing import Any
 
+from gaugecli.core.types import Progress
 from gaugecli.pipeline import Inputs, Need, Pipeline, resolve
 from gaugecli.plots import FIGURES
 from gaugecli.plots.venue import Layout
@@ -26,7 +27,6 @@ FORMATS = ("pdf", "png", "svg")
 __all__ = ["FORMATS", "Inputs", "Need", "UnknownFigureError", "figure_module", "render", "resolve"]
 
 Warn = Callable[[str], None]
-Progress = Callable[[float], None]
 
 
 class UnknownFigureError(ValueError):

@@ -11,13 +11,17 @@ figures are built on :class:`matplotlib.figure.Figure` directly (Agg canvas, no 
 from __future__ import annotations
 
 import contextlib
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterator
 from functools import cache
-from typing import Any
+from typing import TYPE_CHECKING, Any, Protocol
 
 import numpy as np
+from numpy.typing import ArrayLike
 
 from gaugecli.plots.venue import Layout
+
+if TYPE_CHECKING:  # a dash pattern: a name ("-", ":", …) or (offset, on-off sequence)
+    from matplotlib.typing import LineStyleType as LineStyleType
 
 ONE_COLUMN = 3.4
 """Width of a one-column figure, inches."""
@@ -148,7 +152,8 @@ def context(layout: Layout | None = None) -> Iterator[None]:
     never pyplot or a display, so the caller's backend is left alone)."""
     import matplotlib
 
-    with matplotlib.rc_context(rc_params(layout)):
+    # the stubs key rc_context by a Literal of every rcParams name; ours is a dict built at run time
+    with matplotlib.rc_context(rc_params(layout)):  # type: ignore[arg-type]
         yield
 
 
@@ -189,16 +194,30 @@ def as_array(values: Any) -> np.ndarray:
     return np.array(values, dtype=float)
 
 
-def loglog_fit(x: Sequence[float], y: Sequence[float]) -> tuple[float, float]:
+class _Aligning(Protocol):
+    @property
+    def t_spec(self) -> float | None: ...
+
+
+def spec_time(run: _Aligning) -> float:
+    """``T_spec`` of a run whose time axis a figure scales by it. Every run a figure requests
+    aligns within its horizon; one that did not (``t_spec`` is ``None``) is a bug in the figure's
+    configuration, reported here rather than as a ``TypeError`` in the arithmetic."""
+    if run.t_spec is None:
+        raise ValueError("a figure's run never reached alignment α = 1 − ε (T_spec is None): lengthen its horizon")
+    return float(run.t_spec)
+
+
+def loglog_fit(x: ArrayLike, y: ArrayLike) -> tuple[float, float]:
     """Least-squares ``log y = slope · log x + intercept`` over finite positive pairs.
 
     Returns ``(slope, intercept)``; NaN for both with fewer than two usable points.
     """
-    x, y = np.asarray(x, float), np.asarray(y, float)
-    ok = np.isfinite(x) & np.isfinite(y) & (x > 0) & (y > 0)
+    xs, ys = np.asarray(x, float), np.asarray(y, float)
+    ok = np.isfinite(xs) & np.isfinite(ys) & (xs > 0) & (ys > 0)
     if np.count_nonzero(ok) < 2:
         return float("nan"), float("nan")
-    slope, intercept = np.polyfit(np.log(x[ok]), np.log(y[ok]), 1)
+    slope, intercept = np.polyfit(np.log(xs[ok]), np.log(ys[ok]), 1)
     return float(slope), float(intercept)
 
 
@@ -257,7 +276,7 @@ def tidy_log_axis(ax: Any, which: str = "both") -> None:
 
 
 def power_law_guide(
-    ax: Any, x: Sequence[float], slope: float, through: tuple[float, float], label: str | None = None
+    ax: Any, x: ArrayLike, slope: float, through: tuple[float, float], label: str | None = None
 ) -> tuple[np.ndarray, np.ndarray]:
     """A dotted grey guide ``y = y0 (x/x0)^slope`` over ``x``; returns the plotted ``(x, y)``."""
     xs = np.asarray(x, float)
@@ -265,6 +284,37 @@ def power_law_guide(
     ys = y0 * (xs / x0) ** slope
     ax.plot(xs, ys, color=GUIDE, ls=":", lw=0.9, zorder=1, label=label)
     return xs, ys
+
+
+def note(
+    ax: Any,
+    text: str,
+    xy: tuple[float, float],
+    layout: Layout,
+    *,
+    offset: tuple[float, float] = (0.0, 0.0),
+    xycoords: Any = "data",
+    ha: str = "left",
+    va: str = "center",
+    color: str | None = GUIDE,
+    **kw: Any,
+) -> Any:
+    """An in-panel annotation (the label of a guide, curve or band) at the layout's small text size:
+    ``text`` at ``xy`` in ``xycoords`` (matplotlib's: ``"data"``, ``"axes fraction"``, or an
+    ``(x, y)`` pair of them), shifted by ``offset`` points, aligned by ``ha``/``va``; ``color``
+    ``None`` takes the style's text colour. ``kw`` goes to ``annotate`` (e.g. ``multialignment``)."""
+    return ax.annotate(
+        text,
+        xy,
+        xycoords=xycoords,
+        xytext=offset,
+        textcoords="offset points",
+        ha=ha,
+        va=va,
+        color=color,
+        fontsize=layout.small,
+        **kw,
+    )
 
 
 def threshold_line(ax: Any, y: float, label: str | None = None, *, axis: str = "y") -> None:
@@ -294,7 +344,7 @@ def clip_to_floor(values: Any, floor: float) -> np.ndarray:
     return v
 
 
-def line_handle(color: str, ls: str = "-", marker: str | None = None, label: str = "", **kw: Any) -> Any:
+def line_handle(color: str, ls: LineStyleType = "-", marker: str | None = None, label: str = "", **kw: Any) -> Any:
     """A legend handle that shows the line's dashes and marker (not only its colour)."""
     from matplotlib.lines import Line2D
 

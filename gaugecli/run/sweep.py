@@ -12,12 +12,10 @@ import typing
 from collections.abc import Callable, Sequence
 from typing import Any
 
+from gaugecli.core.types import PointRunner, Progress
 from gaugecli.run.executors import Executor, SerialExecutor, run_ordered
 from gaugecli.store.artifacts import now
 from gaugecli.store.cache import Cache
-
-Progress = Callable[[float], None]
-PointRunner = Callable[[Callable[[Any], Any], Sequence[Any], Progress | None], list[Any]]
 
 
 def point_key(fn: Callable[[Any], Any], point: Any) -> dict[str, Any]:

@@ -6,14 +6,13 @@ claim's run); all needs are resolved together, so simulate runs of every claim f
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 
+from gaugecli.core.types import Progress
 from gaugecli.pipeline import Inputs, Pipeline, resolve
 from gaugecli.verify.claim import Check, Claim, ClaimOutcome
 from gaugecli.verify.paper import CLAIMS as PAPER_CLAIMS
-
-Progress = Callable[[float], None]
 
 
 def all_claims() -> list[Claim]:

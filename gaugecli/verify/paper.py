@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 import numpy as np
 
 from gaugecli.experiments.simulate import SimulateConfig
@@ -177,7 +179,7 @@ def _c8(inputs: Inputs, quick: bool) -> Check:
     )
 
 
-def _listed(values: tuple[float, ...] | list[int]) -> str:
+def _listed(values: Sequence[float]) -> str:
     return ", ".join(f"{v:g}" for v in values)
 
 

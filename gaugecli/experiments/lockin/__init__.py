@@ -33,8 +33,8 @@ Layout: :mod:`.config` (:class:`LockinConfig`, the assignments), :mod:`.result` 
 from __future__ import annotations
 
 from gaugecli.core import lockin as lk
-from gaugecli.core.integrate import Progress
 from gaugecli.core.symmetry import ROUNDOFF_EXPONENT
+from gaugecli.core.types import Progress
 from gaugecli.experiments.lockin.config import ASSIGNMENTS, LockinConfig, assignment_imbalances
 from gaugecli.experiments.lockin.quadratic import quadratic_runs, saddle_notes
 from gaugecli.experiments.lockin.result import LockinResult, LockinRun, summarize

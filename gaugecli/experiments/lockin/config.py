@@ -7,13 +7,11 @@ from dataclasses import dataclass, field, replace
 from typing import Any
 
 import numpy as np
-from numpy.typing import NDArray
 
 from gaugecli.core import lockin as lk
 from gaugecli.core.gauge import owner_imbalances
+from gaugecli.core.types import Array
 from gaugecli.experiments.common import ModelConfig, duplicates, require, require_finite
-
-Array = NDArray[np.float64]
 
 ASSIGNMENTS = ("select", "reversed", "all-plus", "all-minus")
 """Gauge assignments of the m duplicates (see :func:`assignment_imbalances`)."""

@@ -13,15 +13,13 @@ from dataclasses import dataclass
 from typing import NamedTuple
 
 import numpy as np
-from numpy.typing import NDArray
 
 from gaugecli.core import lockin as lk
 from gaugecli.core.metrics import final_owner
 from gaugecli.core.teacher import Teacher
+from gaugecli.core.types import Array
 from gaugecli.experiments.lockin.config import LockinConfig
 from gaugecli.experiments.lockin.result import LockinRun
-
-Array = NDArray[np.float64]
 
 
 @dataclass(frozen=True)

@@ -11,16 +11,14 @@ from __future__ import annotations
 import math
 
 import numpy as np
-from numpy.typing import NDArray
 
 from gaugecli.core import quadratic as qd
-from gaugecli.core.integrate import NumericalFault, Progress
+from gaugecli.core.integrate import NumericalFault
 from gaugecli.core.teacher import Teacher
+from gaugecli.core.types import Array, Progress
 from gaugecli.experiments.lockin.config import LockinConfig, assignment_imbalances
 from gaugecli.experiments.lockin.diagnose import Condition, Trajectory, diagnose, unique_owner
 from gaugecli.experiments.lockin.result import LockinRun
-
-Array = NDArray[np.float64]
 
 QUADRATIC_PILOT_HORIZON = 1000.0
 """Give up on the σ = x² pilot run if it has not aligned by then (T_spec ≈ 0.6 at the defaults)."""

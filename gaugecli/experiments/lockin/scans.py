@@ -37,6 +37,8 @@ def rank2_collapse(config: LockinConfig) -> list[dict[str, float]]:
             rtol=config.rtol,
         )
 
+        if flow.t_spec is None:  # span mode stops at the alignment event or raises: a bug if reached
+            raise RuntimeError(f"population flow at D = {D:g} returned no T_spec on its span grid")
         share = lk.rank2_share(lk.update_singular_values(-population_gradient(flow.a, flow.W, teacher).W))
         peak = lk.sampled_peak(flow.t / flow.t_spec, share)
         out.append(

@@ -4,12 +4,11 @@
 from __future__ import annotations
 
 import numpy as np
-from numpy.typing import NDArray
 
 from gaugecli.core.integrate import GradientOracle, gradient_descent
+from gaugecli.core.metrics import alignment
 from gaugecli.core.teacher import Teacher
-
-Array = NDArray[np.float64]
+from gaugecli.core.types import Array
 
 
 class _CachedOracle:
@@ -56,6 +55,6 @@ def finite_sample_on_grid(
         if t_spec is None and np.any(np.isfinite(traj.crossing_times)):
             t_spec = float(times[k] + np.nanmin(traj.crossing_times))
         a, W = traj.a[-1], traj.W[-1]
-    if np.max(np.max(np.asarray(Ws[0]) @ teacher.unit_directions().T, axis=-1)) >= 1 - eps_align:
+    if np.max(alignment(np.asarray(Ws[0]), teacher)[0]) >= 1 - eps_align:  # aligned from the start
         t_spec = 0.0
     return np.array(As), np.array(Ws), np.array(dWs), t_spec

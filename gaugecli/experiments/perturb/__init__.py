@@ -26,8 +26,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from gaugecli.core.integrate import Progress
-from gaugecli.experiments.common import PointRunner, run_serially
+from gaugecli.core.types import PointRunner, Progress
+from gaugecli.experiments.common import run_serially
 from gaugecli.experiments.perturb.config import PerturbConfig, selection_start
 from gaugecli.experiments.perturb.fits import PowerLawFit, fit_power_law, mean_sem, wilson_interval
 from gaugecli.experiments.perturb.samples import (

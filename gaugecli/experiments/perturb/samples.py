@@ -10,20 +10,14 @@ from dataclasses import dataclass, replace
 
 import numpy as np
 
-from gaugecli.core.integrate import (
-    FlowOptions,
-    NumericalFault,
-    Progress,
-    choose_step,
-    gradient_descent,
-    gradient_flow,
-)
+from gaugecli.core.integrate import FlowOptions, choose_step, gradient_descent, gradient_flow
 from gaugecli.core.metrics import function_distance
 from gaugecli.core.teacher import Teacher
-from gaugecli.experiments.common import SAMPLE_RTOL, ModelConfig, PointRunner, run_serially
+from gaugecli.core.types import PointRunner, Progress
+from gaugecli.experiments.common import SAMPLE_RTOL, ModelConfig, run_serially
 from gaugecli.experiments.perturb.config import PerturbConfig, selection_start
 from gaugecli.experiments.perturb.fits import PowerLawFit, fit_power_law, mean_sem
-from gaugecli.experiments.perturb.step import StepJob, step_job
+from gaugecli.experiments.perturb.step import flow_t_spec
 
 
 @dataclass
@@ -128,8 +122,8 @@ def sample_job(job: SampleJob) -> SampleOutcome:
             for seed in job.seeds
         )
     else:
-        common = {"eps_align": job.model.eps_align, "grad_tol": 0.0}
-        pop = gradient_descent(a0, W0, teacher, job.eta, job.window, **common)
+        eps_align = job.model.eps_align
+        pop = gradient_descent(a0, W0, teacher, job.eta, job.window, eps_align=eps_align, grad_tol=0.0)
         runs = (
             gradient_descent(
                 a0,
@@ -138,7 +132,8 @@ def sample_job(job: SampleJob) -> SampleOutcome:
                 job.eta,
                 job.window,
                 oracle=empirical_objective(*sample_of(teacher, job.n, seed)),
-                **common,
+                eps_align=eps_align,
+                grad_tol=0.0,
             )
             for seed in job.seeds
         )
@@ -154,10 +149,7 @@ def sample_sweep(
 ) -> SampleSweep:
     model = config.model
     a0, W0 = selection_start(model, config.m, config.sample_strength)
-    (flow,) = runner(step_job, [StepJob(model, config.m, config.sample_strength, None, config.rtol)], None)
-    t_flow = flow.t_spec
-    if t_flow is None:  # pragma: no cover - the selection problem always specialises
-        raise NumericalFault("the population flow did not specialise; raise --t-max")
+    t_flow = flow_t_spec(config, config.sample_strength, runner)
     window = config.window * t_flow
     seeds = tuple(config.sample_seeds)
     jobs = [SampleJob(model, config.m, config.sample_strength, n, seeds, window, SAMPLE_RTOL) for n in config.ns]

@@ -5,13 +5,14 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from gaugecli.core.integrate import FlowOptions, NumericalFault, Progress, gradient_flow
+from gaugecli.core.integrate import FlowOptions, NumericalFault, gradient_flow
 from gaugecli.core.observables import observe
-from gaugecli.experiments.common import SAMPLE_RTOL, ModelConfig, PointRunner, run_serially
+from gaugecli.core.types import PointRunner, Progress
+from gaugecli.experiments.common import SAMPLE_RTOL, ModelConfig, run_serially
 from gaugecli.experiments.perturb.config import PerturbConfig, selection_start
 from gaugecli.experiments.perturb.fits import wilson_interval
 from gaugecli.experiments.perturb.samples import sample_of
-from gaugecli.experiments.perturb.step import StepJob, step_job
+from gaugecli.experiments.perturb.step import flow_t_spec
 from gaugecli.experiments.select import selected
 
 SELECTION_METHOD = "RK45"
@@ -87,8 +88,7 @@ def selection_sweep(
     config: PerturbConfig, progress: Progress | None = None, runner: PointRunner = run_serially
 ) -> SelectionSweep:
     model = config.model
-    (flow,) = runner(step_job, [StepJob(model, config.m, config.sample_strength, None, config.rtol)], None)
-    horizon = config.success_horizon * float(flow.t_spec or 1.0)
+    horizon = config.success_horizon * flow_t_spec(config, config.sample_strength, runner)
     ns = sorted(config.success_ns)
     seeds = tuple(config.success_seeds)
     jobs = [SelectionJob(model, config.m, config.sample_strength, n, seeds, horizon) for n in ns]

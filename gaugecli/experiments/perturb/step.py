@@ -11,16 +11,9 @@ import numpy as np
 from scipy import stats
 
 from gaugecli.core.gauge import owner_imbalances
-from gaugecli.core.integrate import NumericalFault, Progress, gradient_descent, stable_step_bound
-from gaugecli.experiments.common import (
-    DynamicsConfig,
-    Mode,
-    ModelConfig,
-    PointRunner,
-    auto_horizon,
-    run_ensemble,
-    run_serially,
-)
+from gaugecli.core.integrate import NumericalFault, gradient_descent, stable_step_bound
+from gaugecli.core.types import PointRunner, Progress
+from gaugecli.experiments.common import DynamicsConfig, Mode, ModelConfig, auto_horizon, run_ensemble, run_serially
 from gaugecli.experiments.perturb.config import PerturbConfig, selection_start
 from gaugecli.experiments.select import selected
 
@@ -105,16 +98,22 @@ def step_job(job: StepJob) -> StepOutcome:
     return StepOutcome(run.t_spec, selected(run, 0), False)
 
 
+def flow_t_spec(config: PerturbConfig, strength: float, runner: PointRunner) -> float:
+    """``T_spec`` of the population flow on the selection problem at ``strength``: the reference of
+    the step and sample sweeps (one point through ``runner``, so it is cached like theirs)."""
+    (flow,) = runner(step_job, [StepJob(config.model, config.m, strength, None, config.rtol)], None)
+    if flow.t_spec is None:  # pragma: no cover - the selection problem always specialises
+        raise NumericalFault("the population flow did not specialise; raise --t-max")
+    return flow.t_spec
+
+
 def step_sweep(
     config: PerturbConfig, progress: Progress | None = None, runner: PointRunner = run_serially
 ) -> StepSweep:
     model = config.model
     a0, W0 = selection_start(model, config.m, config.step_strength)
     bound = stable_step_bound(a0, W0, model.teacher())
-    (flow,) = runner(step_job, [StepJob(model, config.m, config.step_strength, None, config.rtol)], None)
-    t_flow = flow.t_spec
-    if t_flow is None:  # pragma: no cover - the selection problem always specialises
-        raise NumericalFault("the population flow did not specialise; raise --t-max")
+    t_flow = flow_t_spec(config, config.step_strength, runner)
     etas = [f * t_flow for f in sorted(config.step_fractions)]
     stab = [f * bound for f in sorted(config.stability_fractions)]
     jobs = [StepJob(model, config.m, config.step_strength, eta, config.rtol) for eta in etas]

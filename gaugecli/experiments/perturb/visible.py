@@ -11,8 +11,8 @@ import numpy as np
 
 from gaugecli.core import gauge
 from gaugecli.core.gauge import owner_imbalances
-from gaugecli.core.integrate import Progress
-from gaugecli.experiments.common import DynamicsConfig, Mode, ModelConfig, PointRunner, run_ensemble, run_serially
+from gaugecli.core.types import PointRunner, Progress
+from gaugecli.experiments.common import DynamicsConfig, Mode, ModelConfig, run_ensemble, run_serially
 from gaugecli.experiments.perturb.config import PerturbConfig
 from gaugecli.experiments.select import selected
 
@@ -131,15 +131,16 @@ def visible_row(job: VisibleRowJob) -> VisibleRow:
     if failing:
         lo, hi = eps[failing[0] - 1], eps[failing[0]]
     else:  # selection held on the whole grid: look towards the wall
-        lo, hi = eps[-1], None
+        lo, failed = eps[-1], None
         for _ in range(WALL_SEARCH):
             e = wall - (wall - lo) / 4.0
             if not selects(e):
-                hi = e
+                failed = e
                 break
             lo = e
-        if hi is None:
+        if failed is None:
             return VisibleRow(row, None, points, None)
+        hi = failed
     for _ in range(job.refine):
         mid = wall - math.sqrt((wall - lo) * (wall - hi))
         lo, hi = (mid, hi) if selects(mid) else (lo, mid)

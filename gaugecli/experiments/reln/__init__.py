@@ -25,9 +25,10 @@ from __future__ import annotations
 import numpy as np
 
 from gaugecli.core.gauge import initial_direction
-from gaugecli.core.integrate import Progress, gradient_flow
+from gaugecli.core.integrate import gradient_flow
 from gaugecli.core.kernels import arccos_kernel
 from gaugecli.core.reln import gate_identity_error, reln_flow
+from gaugecli.core.types import Progress
 from gaugecli.experiments.common import duplicates
 from gaugecli.experiments.reln.config import RelnConfig, flow_options, horizon
 from gaugecli.experiments.reln.frozen import compare_restarts, fixed_gate_envelope

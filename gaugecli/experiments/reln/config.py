@@ -7,9 +7,9 @@ import math
 from dataclasses import dataclass, field
 
 import numpy as np
-from numpy.typing import NDArray
 
 from gaugecli.core.integrate import FlowOptions
+from gaugecli.core.types import Array
 from gaugecli.experiments.common import (
     DynamicsConfig,
     Mode,
@@ -18,8 +18,6 @@ from gaugecli.experiments.common import (
     require,
     require_finite,
 )
-
-Array = NDArray[np.float64]
 
 
 @dataclass(frozen=True)

@@ -6,19 +6,17 @@ from __future__ import annotations
 import math
 
 import numpy as np
-from numpy.typing import NDArray
 
 from gaugecli.core.dynamics import population_loss
 from gaugecli.core.gauge import initial_direction
 from gaugecli.core.integrate import Trajectory, gradient_flow
 from gaugecli.core.metrics import first_time_below
-from gaugecli.core.reln import reln_floor, reln_flow, reln_geometry, trajectory_loss
+from gaugecli.core.reln import RelnGeometry, reln_floor, reln_flow, reln_geometry, trajectory_loss
+from gaugecli.core.types import Array
 from gaugecli.experiments.common import duplicates
 from gaugecli.experiments.reln.config import RelnConfig, flow_options, horizon
 from gaugecli.experiments.reln.result import RESOLVED_LOSS, RelnEnvelope, RelnRestart
 from gaugecli.experiments.reln.series import time_to
-
-Array = NDArray[np.float64]
 
 
 def _relu_state_at(tr: Trajectory, b: int, t0: float, config: RelnConfig) -> tuple[Array, Array]:
@@ -33,6 +31,23 @@ def _relu_state_at(tr: Trajectory, b: int, t0: float, config: RelnConfig) -> tup
         a[None], W[None], teacher, t0 - tr.t[i], eps_align=config.model.eps_align, options=flow_options(config)
     )
     return short.a[0, -1], short.W[0, -1]
+
+
+def _frozen_flow(
+    config: RelnConfig, a0: Array, W0: Array, gates: Array, geo: RelnGeometry, delta: float
+) -> tuple[Trajectory, Array]:
+    """The ReLN flow with frozen ``gates`` (geometry ``geo``) from ``(a0, W0)`` over the horizon of
+    imbalance ``delta``, and its loss along the trajectory."""
+    run = reln_flow(
+        a0,
+        W0,
+        gates,
+        config.model.teacher(),
+        horizon(config, np.array([delta])),
+        eps_align=config.model.eps_align,
+        options=flow_options(config),
+    )
+    return run, trajectory_loss(run, geo)
 
 
 def compare_restarts(config: RelnConfig, relu: Trajectory, deltas: Array) -> list[RelnRestart]:
@@ -52,16 +67,7 @@ def compare_restarts(config: RelnConfig, relu: Trajectory, deltas: Array) -> lis
         W0 = np.stack([s[1] for s in states])
         gates = W0  # frozen at the current directions: the ReLN equals the ReLU at t0
         geo = reln_geometry(gates, teacher)
-        run = reln_flow(
-            a0,
-            W0,
-            gates,
-            teacher,
-            horizon(config, np.array([delta])),
-            eps_align=config.model.eps_align,
-            options=flow_options(config),
-        )
-        loss_reln = trajectory_loss(run, geo)
+        run, loss_reln = _frozen_flow(config, a0, W0, gates, geo, delta)
         floors = reln_floor(geo)
         for r, (k, t0) in enumerate(zip(config.restart, t0s, strict=True)):
             L0 = float(population_loss(a0[r], W0[r], teacher))
@@ -113,16 +119,7 @@ def fixed_gate_envelope(config: RelnConfig, relu: Trajectory, deltas: Array) -> 
     out = []
     for b, delta in enumerate(deltas):
         a0, W0 = duplicates(config.model, np.full((psi.size, 1), float(delta)))
-        run = reln_flow(
-            a0,
-            W0,
-            gates,
-            teacher,
-            horizon(config, np.array([delta])),
-            eps_align=config.model.eps_align,
-            options=flow_options(config),
-        )
-        loss = trajectory_loss(run, geo)
+        run, loss = _frozen_flow(config, a0, W0, gates, geo, delta)
         t_relu, t_best, psi_best, ratio = [], [], [], []
         for ell in config.envelope_levels:
             tr = time_to(relu.t, loss_relu[b], ell)

@@ -6,7 +6,6 @@ from __future__ import annotations
 import math
 
 import numpy as np
-from numpy.typing import NDArray
 
 from gaugecli.core.dynamics import population_loss
 from gaugecli.core.gauge import initial_direction
@@ -22,11 +21,10 @@ from gaugecli.core.reln import (
     reln_geometry,
     trajectory_loss,
 )
+from gaugecli.core.types import Array
 from gaugecli.experiments.reln.config import RelnConfig, perpendicular
 from gaugecli.experiments.reln.result import RelnCurves, RelnFits, RelnRatio
 from gaugecli.experiments.reln.series import curve_grid, finite_or_none, resample
-
-Array = NDArray[np.float64]
 
 
 def race_tspec(c0: float, delta: float, a_star: float, eps_align: float) -> float:

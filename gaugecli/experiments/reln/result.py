@@ -5,10 +5,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-import numpy as np
-from numpy.typing import NDArray
-
-Array = NDArray[np.float64]
+from gaugecli.core.types import Array
 
 RESOLVED_LOSS = 1e-12
 """Loss levels below this are not resolved: the closed-form loss is a difference of O(1) kernel

@@ -4,19 +4,17 @@ run and in the ReLN with the ReLU's final activation pattern."""
 from __future__ import annotations
 
 import numpy as np
-from numpy.typing import NDArray
 
 from gaugecli.core.dynamics import population_loss
 from gaugecli.core.gauge import function_coordinates, owner_imbalances
 from gaugecli.core.integrate import gradient_flow
 from gaugecli.core.metrics import alignment, final_owner, nonowner_norm
 from gaugecli.core.reln import pathway_norm, reln_flow, reln_geometry, trajectory_loss
+from gaugecli.core.types import Array
 from gaugecli.experiments.common import duplicates
 from gaugecli.experiments.reln.config import RelnConfig, flow_options, horizon
 from gaugecli.experiments.reln.result import RelnSelect
 from gaugecli.experiments.reln.series import curve_grid, finite_or_none, resample
-
-Array = NDArray[np.float64]
 
 
 def compare_select(config: RelnConfig) -> tuple[RelnSelect, list[tuple[Array, Array]]]:

@@ -3,11 +3,9 @@
 from __future__ import annotations
 
 import numpy as np
-from numpy.typing import NDArray
 
 from gaugecli.core.metrics import first_time_below
-
-Array = NDArray[np.float64]
+from gaugecli.core.types import Array
 
 CURVE_POINTS = 160
 """Samples per stored loss curve (log-spaced in t, for the figure)."""
