@@ -64,7 +64,9 @@ def invariant_subspace(teacher: Teacher, W0: Array) -> Subspace | None:
     d = teacher.d
     vectors = np.concatenate([teacher.directions, np.asarray(W0, float).reshape(-1, d)])
     # directions only: a norm of 1e15 next to ‖v‖ = 1 must not push v below the rank tolerance
-    vectors = np.unique(vectors / np.linalg.norm(vectors, axis=1, keepdims=True), axis=0)
+    units = vectors / np.linalg.norm(vectors, axis=1, keepdims=True)
+    # equal rows once each (a dict of row bytes: np.unique(axis=0) sorts rows of length d, 0.3 s at d = 10⁵)
+    vectors = np.array(list({row.tobytes(): row for row in units}.values()))
     Q, R, _ = scipy.linalg.qr(vectors.T, mode="economic", pivoting=True)
     diag = np.abs(np.diag(R))
     r = int(np.count_nonzero(diag > RANK_TOLERANCE * diag[0]))
