@@ -122,7 +122,7 @@ def plot_all(quick: bool = False) -> list[Row]:
     }
     cold_goal = {
         True: f"< {PLOT_QUICK_GOAL_S:g} s, RSS < {fmt_bytes(PEAK_RSS_GOAL)}",
-        False: f"none (capped at {PLOT_FULL_TIMEOUT_S:g} s)",
+        False: f"≤ {PLOT_QUICK_GOAL_S:g} s on 2 cores",
     }
     warm_goal = f"≤ {WARM_GOAL_FRACTION:.0%} of empty-cache time"
     reason = None
@@ -149,7 +149,7 @@ def plot_all(quick: bool = False) -> list[Row]:
             cache, out = Path(tmp) / "cache", Path(tmp) / "figures"
             cold = _plot_run(exe, cache, out, q, timeout)
             label = f"`gaugecli plot all {name}`"
-            goal_s = PLOT_QUICK_GOAL_S if q else math.inf
+            goal_s = PLOT_QUICK_GOAL_S
             if cold.timed_out:
                 capped = timeout < goal_s  # stopped by this suite's cap before the goal could be judged
                 rows.append(
@@ -174,7 +174,7 @@ def plot_all(quick: bool = False) -> list[Row]:
                 )
                 continue
             files = sorted(p.name for p in out.rglob("*") if p.is_file()) if out.exists() else []
-            met = (cold.seconds < goal_s and cold.max_rss_bytes < PEAK_RSS_GOAL) if q else None
+            met = cold.seconds < goal_s and (cold.max_rss_bytes < PEAK_RSS_GOAL if q else True)
             rows.append(
                 Row(
                     cold_id,
