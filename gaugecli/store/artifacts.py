@@ -84,11 +84,17 @@ def _git_commit() -> str | None:
     return out.stdout.strip() or None
 
 
+@cache  # reading a distribution's metadata parses its METADATA file: once per process
 def _version_of(dist: str) -> str | None:
     try:
         return metadata.version(dist)
     except metadata.PackageNotFoundError:
         return None
+
+
+@cache
+def _platform() -> str:
+    return platform.platform()
 
 
 def provenance(seed: int | None, started: datetime) -> dict[str, Any]:
@@ -100,7 +106,7 @@ def provenance(seed: int | None, started: datetime) -> dict[str, Any]:
         "numpy": np.__version__,
         "scipy": _version_of("scipy"),
         "torch": _version_of("torch"),
-        "platform": platform.platform(),
+        "platform": _platform(),
         "seed": seed,
         "timestamps": {"started": started.isoformat(), "finished": datetime.now(UTC).isoformat()},
     }
@@ -123,13 +129,17 @@ def build_artifact(kind: str, config: Any, result: Any, *, seed: int | None, sta
     }
 
 
+_NUMBER_TYPES = frozenset({float, int, type(None)})
+
+
 def _numeric(value: Any) -> bool:
-    return isinstance(value, list) and all(
-        type(x) in (float, int)
-        or x is None
-        or (isinstance(x, list) and all(type(y) in (float, int) or y is None for y in x))
-        for x in value
-    )
+    """A list of numbers (or null), or a list of such lists: written on one line."""
+    if not isinstance(value, list) or not value:
+        return False
+    kinds = set(map(type, value))  # built in C: no Python loop per number
+    if kinds <= _NUMBER_TYPES:
+        return True
+    return kinds == {list} and all(set(map(type, row)) <= _NUMBER_TYPES for row in value)
 
 
 def dumps(value: Any) -> str:

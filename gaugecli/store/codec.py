@@ -26,8 +26,16 @@ def to_jsonable(obj: Any) -> Any:
     if isinstance(obj, dict):
         return {str(k): to_jsonable(v) for k, v in obj.items()}
     if isinstance(obj, np.ndarray):
-        if obj.dtype.kind == "f" and bool(np.all(np.isfinite(obj))):
-            return obj.tolist()  # the common case, without a Python-level pass over every number
+        # without a Python-level pass over every number: arrays are most of an artifact
+        if obj.dtype.kind == "f":
+            finite = np.isfinite(obj)
+            if bool(np.all(finite)):
+                return obj.tolist()
+            masked = obj.astype(object)
+            masked[~finite] = None
+            return masked.tolist()
+        if obj.dtype.kind in "iub":
+            return obj.tolist()
         return to_jsonable(obj.tolist())
     if isinstance(obj, (list, tuple)):
         return [to_jsonable(v) for v in obj]

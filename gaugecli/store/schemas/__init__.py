@@ -49,8 +49,17 @@ def parse_schema_name(name: Any, source: str | None = None) -> tuple[str, int]:
     return match["kind"], int(match["version"])
 
 
+_NUMBER_TYPES = frozenset({float, int, type(None)})
+"""What a numeric array may hold: JSON numbers and null (not bool: JSON Schema's "number" excludes it)."""
+
+
 def _is_number(x: Any) -> bool:
-    return type(x) in (float, int) or x is None  # not bool: JSON Schema's "number" excludes it
+    return type(x) in _NUMBER_TYPES
+
+
+def _numbers(values: list[Any]) -> bool:
+    """Every entry a number or null (the type set is built in C: no Python loop per entry)."""
+    return bool(values) and set(map(type, values)) <= _NUMBER_TYPES
 
 
 def _skeleton(value: Any) -> Any:
@@ -60,9 +69,9 @@ def _skeleton(value: Any) -> Any:
     if isinstance(value, dict):
         return {k: _skeleton(v) for k, v in value.items()}
     if isinstance(value, list):
-        if value and all(_is_number(x) for x in value):
+        if _numbers(value):
             return value[:2]
-        if value and all(isinstance(row, list) and all(_is_number(x) for x in row) for row in value):
+        if value and all(isinstance(row, list) and _numbers(row) for row in value):
             return [row[:2] for row in value[:2]]
         return [_skeleton(v) for v in value]
     return value
