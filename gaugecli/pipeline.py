@@ -139,8 +139,9 @@ class Outcome:
 class Pipeline:
     """Results by configuration, through one cache (``cache_dir``; ``None`` keeps nothing).
 
-    ``reuse=False`` recomputes and overwrites cached entries. ``runner`` evaluates the points of
-    sweeps (local processes, Dask; each finished point is cached under the kind ``point``).
+    ``reuse=False`` recomputes and overwrites cached entries, each once per pipeline. ``runner``
+    evaluates the points of sweeps (local processes, Dask; each finished point is cached under the
+    kind ``point``).
     """
 
     def __init__(
@@ -156,7 +157,8 @@ class Pipeline:
         self.reuse = reuse
         self.runner = runner
         self.computed: list[tuple[str, str]] = []
-        """``(kind, config_hash)`` of every computation this pipeline ran, in order."""
+        """``(kind, config_hash)`` of every computation this pipeline ran (or prefetched), in order;
+        with ``reuse=False`` these, and only these, are read back from the cache."""
 
     def ensure(self, kind_name: str, config: Any, progress: Progress | None = None) -> Outcome:
         """The result of ``config``: from the cache when valid, else computed and cached."""
@@ -212,11 +214,19 @@ class Pipeline:
             handle.result()
             if progress is not None:
                 progress(done / len(handles))
+        from gaugecli.store.artifacts import config_hash
+
+        self.computed += [(kind, config_hash(c)) for kind, configs in tasks for c in configs]
         return len(handles)
 
     def _cached(self, k: Kind, config: Any) -> Outcome | None:
-        if self.cache is None or not self.reuse:
+        if self.cache is None:
             return None
+        if not self.reuse:  # recompute once: what this pipeline computed (or prefetched) is reused
+            from gaugecli.store.artifacts import config_hash
+
+            if (k.name, config_hash(config)) not in self.computed:
+                return None
         artifact = self.cache.load(k.name, config)
         if artifact is None:
             return None

@@ -42,3 +42,8 @@ def thread_env(_: int) -> dict[str, str | None]:
     from gaugecli.run.executors import THREAD_ENV_VARS
 
     return {name: os.environ.get(name) for name in THREAD_ENV_VARS}
+
+
+def raise_error(cls: type[Exception], args: tuple[str, ...]) -> None:
+    """Raise ``cls(*args)`` (in a worker process: the error must pickle back whole)."""
+    raise cls(*args)

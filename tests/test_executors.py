@@ -9,7 +9,7 @@ import time
 
 import numpy as np
 import pytest
-from _sweep_fns import fail_if_negative, sleep_then_return, specialization_time, thread_env
+from _sweep_fns import fail_if_negative, raise_error, sleep_then_return, specialization_time, thread_env
 
 from gaugecli.run.executors import (
     THREAD_ENV_VARS,
@@ -165,3 +165,22 @@ def test_dask_cluster_matches_serial(serial_results: list[tuple[float, int]]) ->
     _check_same(results, serial_results)
     assert sorted(done) == list(range(len(DELTAS)))
     assert np.all(np.isfinite([t for t, _ in results]))
+
+
+@pytest.mark.parametrize(
+    "error",
+    [
+        pytest.param(("gaugecli.experiments.config", "ConfigError", ("n_samples", "must be ≥ 2 (got 1)")), id="config"),
+        pytest.param(("gaugecli.core.budget", "BudgetExceeded", ("max_steps", "needs 1e12 steps")), id="budget"),
+    ],
+)
+def test_errors_raised_in_a_worker_process_reach_the_caller_whole(error: tuple[str, str, tuple[str, str]]) -> None:
+    """A worker's exception is pickled back: errors whose constructor takes (param, message)
+    must survive it, or the user sees a broken process pool instead of the one-line message."""
+    from importlib import import_module
+
+    module, name, args = error
+    cls = getattr(import_module(module), name)
+    with make_executor(None, 2) as executor, pytest.raises(cls) as caught:
+        executor.submit(raise_error, cls, args).result()
+    assert caught.value.param == args[0] and str(caught.value) == str(cls(*args))

@@ -115,3 +115,26 @@ def test_prefetch_computes_the_missing_runs_in_workers_once(tmp_path: Path) -> N
     outcomes = [pipe.ensure(n.kind, n.config) for n in needs]
     assert not any(o.computed for o in outcomes)
     assert outcomes[0].result.t_spec == pytest.approx(0.43626, rel=1e-4)
+
+
+def test_recompute_runs_each_configuration_once_per_pipeline(tmp_path: Path, counted) -> None:
+    """``--no-cache`` recomputes what a command uses, once: two figures sharing a run share it."""
+    Pipeline(tmp_path).ensure("simulate", FAST)
+    pipe = Pipeline(tmp_path, reuse=False)
+    first, second = pipe.ensure("simulate", FAST), pipe.ensure("simulate", FAST)
+    assert first.computed and not second.computed and len(counted) == 2
+    assert second.result.t_spec == first.result.t_spec
+
+
+def test_prefetch_without_reuse_recomputes_once_and_the_drawing_reads_it(tmp_path: Path, counted) -> None:
+    from gaugecli.pipeline import Need
+    from gaugecli.run.executors import make_executor
+
+    Pipeline(tmp_path).ensure("simulate", FAST)
+    stale = (tmp_path / "simulate" / f"{config_hash(FAST)}.json").stat().st_mtime_ns
+    pipe = Pipeline(tmp_path, reuse=False)
+    with make_executor(None, 1) as executor:  # in-process, so the counter sees the prefetch
+        assert pipe.prefetch([Need("simulate", FAST)], executor) == 1
+    assert len(counted) == 2
+    assert (tmp_path / "simulate" / f"{config_hash(FAST)}.json").stat().st_mtime_ns >= stale
+    assert not pipe.ensure("simulate", FAST).computed and len(counted) == 2

@@ -173,6 +173,21 @@ def test_render_writes_vector_pdf_png_and_a_figure_artifact(tmp_path: Path) -> N
     assert set(artifact["result"]["config_hashes"]) == {"favorable", "balanced", "unfavorable"}
 
 
+def test_a_figure_drawn_in_a_worker_process_is_byte_identical(tmp_path: Path) -> None:
+    """``plot all`` draws its figures on worker processes (``render_from_cache``) once the runs are
+    cached: the files must be those drawn in-process, byte for byte."""
+    from gaugecli.plots.venue import layout
+    from gaugecli.run.executors import make_executor
+
+    serial = render("fig1", tmp_path / "cache", tmp_path / "serial", formats=("pdf", "png"), quick=True)
+    args = ("fig1", str(tmp_path / "cache"), tmp_path / "worker", ("pdf", "png"), True, layout())
+    with make_executor(None, 2) as executor:
+        parallel = executor.submit(R.render_from_cache, *args).result()
+    assert [p.name for p in parallel] == [p.name for p in serial]
+    for a, b in zip(serial, parallel, strict=True):
+        assert a.read_bytes() == b.read_bytes(), a.name
+
+
 def test_render_sidecar_records_config_hashes(cache_dir: Path, tmp_path: Path) -> None:
     from gaugecli.plots import fig6
 

@@ -76,16 +76,29 @@ def plot(
         from gaugecli.plots.render import render
         from gaugecli.run.executors import make_executor
 
-        if jobs > 1:  # the runs of every figure at once, on `jobs` processes; drawing then reads the cache
-            needs = [need for fig_id in ids for need in figure_module(fig_id).needs(quick).values()]
-            with make_executor(None, jobs) as executor, session.progress("runs") as bar:
-                pipe.prefetch(needs, executor, bar)
-        for fig_id in ids:
-            with session.progress(fig_id) as bar:
-                paths = render(fig_id, pipe, out_dir, formats=formats, quick=quick, progress=bar, layout=sizes)
+        def done(fig_id: str, paths: list[Path]) -> None:
             console().print(f"{fig_id}: " + ", ".join(str(p) for p in paths))
             if compare is not None:
-                drift += _compare(compare / f"{fig_id}.json", out_dir / f"{fig_id}.json")
+                drift.extend(_compare(compare / f"{fig_id}.json", out_dir / f"{fig_id}.json"))
+
+        if jobs > 1:
+            # the runs of every figure at once on `jobs` processes, then the drawing (≈ 2 s a figure,
+            # mostly matplotlib's text layout) on the same processes, reading what the runs cached
+            needs = [need for fig_id in ids for need in figure_module(fig_id).needs(quick).values()]
+            with make_executor(None, jobs) as executor:
+                with session.progress("runs") as bar:
+                    pipe.prefetch(needs, executor, bar)
+                if len(ids) > 1:
+                    from gaugecli.plots.render import render_from_cache
+                    from gaugecli.run.executors import run_ordered
+
+                    tasks = [(fig_id, str(cache_dir), out_dir, formats, quick, sizes) for fig_id in ids]
+                    run_ordered(executor, render_from_cache, tasks, on_done=lambda i, paths: done(ids[i], paths))
+        if jobs == 1 or len(ids) == 1:
+            for fig_id in ids:
+                with session.progress(fig_id) as bar:
+                    paths = render(fig_id, pipe, out_dir, formats=formats, quick=quick, progress=bar, layout=sizes)
+                done(fig_id, paths)
     if compare is not None:
         for line in drift:
             console().print(f"[red]drift:[/] {escape(line)}")

@@ -48,6 +48,11 @@ class BudgetExceeded(NumericalFault):
     def __init__(self, param: str, message: str) -> None:
         super().__init__(f"--{param.replace('_', '-')}: {message}")
         self.param = param
+        self.message = message
+
+    def __reduce__(self) -> tuple[type[BudgetExceeded], tuple[str, str]]:
+        # raised in worker processes too: pickle by the constructor's arguments, not by ``args``
+        return type(self), (self.param, self.message)
 
 
 def available_memory() -> int:

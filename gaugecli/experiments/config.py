@@ -21,6 +21,11 @@ class ConfigError(ValueError):
     def __init__(self, param: str, message: str) -> None:
         super().__init__(f"{param}: {message}")
         self.param = param
+        self.message = message
+
+    def __reduce__(self) -> tuple[type[ConfigError], tuple[str, str]]:
+        # raised in worker processes too: pickle by the constructor's arguments, not by ``args``
+        return type(self), (self.param, self.message)
 
 
 def require(condition: bool, param: str, message: str) -> None:

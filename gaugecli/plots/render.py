@@ -24,7 +24,7 @@ from gaugecli.plots.venue import layout as default_layout
 
 FORMATS = ("pdf", "png", "svg")
 
-__all__ = ["FORMATS", "Inputs", "Need", "UnknownFigureError", "figure_module", "render", "resolve"]
+__all__ = ["FORMATS", "Inputs", "Need", "UnknownFigureError", "figure_module", "render", "render_from_cache", "resolve"]
 
 Warn = Callable[[str], None]
 
@@ -98,6 +98,14 @@ def render(
     config["layout"] = {"venue": layout.venue, "width": layout.width}
     written.append(write_sidecar(out_dir / f"{fig_id}.json", fig_id, config, hashes, panels))
     return written
+
+
+def render_from_cache(
+    fig_id: str, cache_root: str, out_dir: Path | str, formats: Sequence[str], quick: bool, layout: Layout
+) -> list[Path]:
+    """:func:`render` in a worker process, from a cache that already holds the figure's runs
+    (``plot`` prefetches them first, so nothing is computed twice)."""
+    return render(fig_id, Pipeline(cache_root), out_dir, formats=formats, quick=quick, layout=layout)
 
 
 def save_figure(fig: Any, path: Path, *, title: str, subject: str, version: str, flag: str = "--out-dir") -> Path:
