@@ -15,7 +15,7 @@ from gaugecli.cli import app
 SMALL = [
     *("-D", "4", "--d", "4", "--per", "50", "--span", "3", "--burn-in", "50"),
     *("--assign", "select,all-minus", "--seeds", "0", "--n-samples", "500"),
-    *("--scan-strengths", "none", "--scan-pers", "50", "--scan-dims", "4"),
+    *("--scan-strengths", "none", "--scan-pers", "50", "--scan-eps", "1e-16"),
 ]
 
 
@@ -47,9 +47,10 @@ def test_artifact_validates_and_carries_the_options(ran: tuple[Path, str]) -> No
         ("select", "sample", True),
     }
     # the clock of the select flow (the epoch-grid LSODA flow on the invariant set) against T_spec from the
-    # package's flow (`gaugecli select`'s solver), reported in the d-scan: measured to agree to 1e-15
+    # package's flow (`gaugecli select`'s solver) with duplicates perturbed by ε = 1e-16: measured to agree to 1e-13
     (flow,) = [r for r in result["runs"] if (r["assign"], r["mode"], r["control"]) == ("select", "flow", False)]
-    assert result["tspec_vs_d"][0]["select"] == pytest.approx(flow["t_unit"], rel=1e-7)
+    assert result["tspec_vs_eps"][0]["eps"] == 1e-16
+    assert result["tspec_vs_eps"][0]["select"] == pytest.approx(flow["t_unit"], rel=1e-7)
     assert result["rank2_collapse"] == []
 
 

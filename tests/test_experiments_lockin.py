@@ -44,7 +44,7 @@ SMALL = ex.LockinConfig(
     quadratic=True,
     scan_strengths=(2.0, 4.0),
     scan_pers=(50, 100),
-    scan_dims=(2, 4),
+    scan_eps=(1e-16, 1e-8),
 )
 
 
@@ -131,7 +131,8 @@ def test_small_run_records_every_condition(small_result: ex.LockinResult) -> Non
     assert any("exact saddle" in note for note in small_result.notes)
     conditions = {(row["condition"], row["mode"], row["activation"]) for row in small_result.summary}
     assert ("select", "sample", "x2") in conditions and ("control", "flow", "relu") in conditions
-    assert [row["d"] for row in small_result.tspec_vs_d] == [2, 4]
+    scan = small_result.tspec_vs_eps  # ε × seeds, select and all-minus for each draw
+    assert [(row["eps"], row["seed"]) for row in scan] == [(e, s) for e in SMALL.scan_eps for s in SMALL.seeds]
     assert small_result.owner_overshoot["max_deg"] > 1.0
 
 

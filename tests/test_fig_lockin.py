@@ -74,14 +74,16 @@ def test_xu_detector_round_off_and_the_x2_positive(built: Any) -> None:
     assert d["flow control"]["detector_fire_floored_count"] == 0
 
 
-def test_tian_b_and_d_independence(built: Any) -> None:
+def test_tian_b_and_the_perturbation_scan(built: Any) -> None:
     g, h = built[1]["g"], built[1]["h"]
     # duplicates have identical columns: B_jl = −g/(η(η + k g)) < 0 for every similar pair, so the rate is 1
     assert g["informative_rate_min"] == 1.0
     assert g["sign_identity_residual_max"] < 1e-11  # f̃_jᵀP_ηf̃_l = −η²B_jl to round-off
-    # the flow of duplicates stays in span(v, u0): select's T_spec does not depend on d; all −D's does (round-off)
-    assert h["select"]["spread"] <= 1e-9
-    assert h["all-minus"]["spread"] >= 0.01
+    # perturbing the duplicates by ε (1e-16, 1e-8): select's T_spec does not move; all −D's does, by
+    # ~ln(ε)/λ_anti (measured 0.98 at ε = 1e-16, 0.60 at 1e-8 of the unperturbed value)
+    assert np.allclose(style.as_array(h["select"]["y"]), 1.0, atol=1e-6)
+    moved = style.as_array(h["all-minus"]["y"])
+    assert moved[-1] < 0.8 and moved[-1] < moved[0]
 
 
 def _series(node: Any, path: str = "") -> list[tuple[str, dict[str, Any]]]:

@@ -92,7 +92,10 @@ def lockin(
     seeds: Annotated[
         opt.IntList,
         typer.Option(
-            "--seeds", parser=opt.integers, metavar="S1,S2,…", help="Seeds ≥ 0 of the finite-sample runs, e.g. 0,1,2."
+            "--seeds",
+            parser=opt.integers,
+            metavar="S1,S2,…",
+            help="Seeds ≥ 0 of the finite-sample runs and the perturbation scan, e.g. 0,1,2.",
         ),
     ] = opt.IntList(DEFAULT.seeds),
     n_samples: Annotated[
@@ -122,15 +125,15 @@ def lockin(
             DEFAULT.scan_pers,
         ),
     ] = opt.IntList(DEFAULT.scan_pers),
-    scan_dims: Annotated[
-        opt.IntList,
+    scan_eps: Annotated[
+        opt.FloatList,
         _scan(
-            "--scan-dims",
-            _integers_or_none,
-            "Input dimensions d of the T_spec-vs-d scan (none: skip).",
-            DEFAULT.scan_dims,
+            "--scan-eps",
+            _floats_or_none,
+            "Sizes ε in (0, 1] of the perturbations of the duplicates, one draw per seed (none: skip).",
+            DEFAULT.scan_eps,
         ),
-    ] = opt.IntList(DEFAULT.scan_dims),
+    ] = opt.FloatList(DEFAULT.scan_eps),
     store_every: Annotated[
         int, typer.Option("--store-every", help="Keep every k-th epoch (k ≥ 1) in the stored series.")
     ] = DEFAULT.store_every,
@@ -174,7 +177,7 @@ def lockin(
             quadratic_step_fraction=x2_step_fraction,
             scan_strengths=tuple(scan_strengths),
             scan_pers=tuple(scan_pers),
-            scan_dims=tuple(scan_dims),
+            scan_eps=tuple(scan_eps),
             store_every=store_every,
         )
         session.check_out(out)

@@ -122,7 +122,7 @@ Perturbation = Annotated[
     typer.Option(
         "--eps",
         help="Make the duplicates visibly different: u_j ∝ u0 + ε ξ_j, c_j = (c0/m) e^(ε ζ_j), "
-        "ξ, ζ Gaussian (seeded by --init-seed); ε ∈ (0, 1].",
+        "ξ, ζ Gaussian (seeded by --init-seed); ε ∈ [1e-12, 1] (smaller is round-off).",
     ),
 ]
 InitSeed = Annotated[

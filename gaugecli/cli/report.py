@@ -336,14 +336,15 @@ def lockin(outcome: Outcome, path: Path | None) -> None:
             fire_times = ", ".join(f"{row['per']}: {fmt(row['detector_fire_raw'], '.3g')}" for row in rows)
             label = "aligned control" if control else "select"
             out.print(f"Xu raw detector, {label} flow, fire time by per: {fire_times}")
-    if result.tspec_vs_d:
-        for assign in ("select", "all-minus"):
-            ts = [row[assign] for row in result.tspec_vs_d if row[assign] is not None]
-            if ts:
-                dims = ",".join(str(row["d"]) for row in result.tspec_vs_d)
-                out.print(
-                    f"T_spec({assign}) over d = {dims}: {min(ts):.6g}…{max(ts):.6g} (spread {max(ts) / min(ts) - 1:.1e})"
-                )
+    for assign in ("select", "all-minus"):
+        rows = [row for row in result.tspec_vs_eps if row[assign] is not None]
+        if rows:
+            ts, owners = [row[assign] for row in rows], sorted({row[f"{assign}_owner"] for row in rows})
+            eps = [row["eps"] for row in rows]
+            out.print(
+                f"T_spec({assign}), duplicates perturbed by ε = {min(eps):.0e}…{max(eps):.0e}: "
+                f"{min(ts):.6g}…{max(ts):.6g}; winners: {', '.join(map(str, owners))}"
+            )
     for note in result.notes:
         out.print(f"note: {escape(note)}")
     out.print(where(outcome, path))

@@ -73,9 +73,9 @@ SEPARATION_THRESHOLD = 0.5 * ROUNDOFF_EXPONENT
 grown to ``√ε_machine ≈ 1.5e-8`` — about the accuracy to which the flow reports ``T_spec`` at its
 default tolerance — so the run's digits are no longer set by its initial condition alone.
 
-Measured Λ (d = 16, c0 = 0.1, default horizon, flow at rtol 1e-10): all −D duplicates, m = 5:
-35.8 at D = 4 and 34.4 at D = 16 (round-off split the group; Λ counted up to the split), 49.4 at
-D = 4, d = 4 (no split: there the arithmetic stays exactly symmetric); m = 2, D = 4: 20.5;
+Measured Λ (c0 = 0.1, default horizon, flow at rtol 1e-10; the flow runs in the invariant
+subspace, so every d gives the same numbers): all −D duplicates, m = 5: 48.5 at D = 4 and 53.7
+at D = 16 (round-off splits the group late; Λ counted up to the split); m = 2, D = 4: 20.5;
 m = 5, D = 1: 13.3. The select configuration's −D non-owners: 0.50, 0.16, 0.04 at D = 1, 4, 16
 (0.01 for m = 8, D = 64); +D co-owners: 1.4; balanced: 2.6. Where the owner itself is in an
 equal group the run has no unique owner whatever Λ is (a tie), so the threshold only decides

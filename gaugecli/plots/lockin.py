@@ -27,6 +27,7 @@ from typing import Any
 import numpy as np
 
 from gaugecli.plots import style
+from gaugecli.plots._lockin_perturbation import perturbation_panel
 from gaugecli.plots.render import Inputs, Need
 from gaugecli.plots.venue import Layout
 
@@ -54,7 +55,7 @@ TITLES = {
     "e": "sampling resolution",
     "f": "duplicate separation",
     "g": "Tian's repulsion",
-    "h": "T_spec over d",
+    "h": "T_spec over a perturbation",
 }
 ASSIGN_LABELS = {"select": "select", "reversed": "reversed", "all-plus": "all +D", "all-minus": "all −D"}
 PAIR_COLORS = {"select": style.MINUS, "reversed": style.PLUS, "all-plus": style.PLUS, "all-minus": style.MINUS}
@@ -80,7 +81,7 @@ def needs(quick: bool) -> dict[str, Need]:
         quadratic=True,
         scan_strengths=(2.0, 8.0),
         scan_pers=(25, 50),
-        scan_dims=(2, 8),
+        scan_eps=(1e-16, 1e-8),
     )
     return {"lockin": Need("lockin", quick_config)}
 
@@ -338,29 +339,19 @@ def _panel_repulsion(ax: Any, result: Any, span: float) -> dict[str, Any]:
     return out
 
 
-def _panel_dimension(ax: Any, result: Any) -> dict[str, Any]:
-    out: dict[str, Any] = {}
-    rows = result.tspec_vs_d
-    if not rows:
-        ax.annotate("not scanned", (0.5, 0.5), xycoords="axes fraction", ha="center", color=style.GUIDE)
-        return out
-    D = rows[0]["D"]
-    d = np.array([row["d"] for row in rows], float)
-    for assign, color, marker in (("select", SELECT, "o"), ("all-minus", style.MINUS, "s")):
-        ref = [r.t_unit for r in _runs(result, mode="flow", assign=assign, control=False) if r.D == D]
-        if not ref:
-            continue
-        y = np.array([np.nan if row[assign] is None else row[assign] for row in rows]) / ref[0]
-        ax.plot(d, y, color=color, marker=marker, label=ASSIGN_LABELS[assign])
-        out[assign] = style.series(d, y, reference_t_spec=ref[0], spread=float(np.nanmax(y) - np.nanmin(y)))
-    style.threshold_line(ax, 1.0)
-    ax.annotate(
-        "invariant set", (0.99, 1.0), xycoords=("axes fraction", "data"), ha="right", va="bottom", color=style.GUIDE
-    )
-    ax.set(xscale="log", xlabel="input dimension $d$", ylabel=r"$T_{\rm spec}(d)\,/\,T_{\rm spec}^{\rm inv}$")
-    _plain_ticks(ax, list(d))
-    ax.legend(loc="upper left")
-    return out
+def _panel_perturbation(ax: Any, result: Any) -> dict[str, Any]:
+    rows = result.tspec_vs_eps
+    D = rows[0]["D"] if rows else None
+    references = {
+        assign: ref[0].t_unit
+        for assign in ("select", "all-minus")
+        if (ref := [r for r in _runs(result, mode="flow", assign=assign, control=False) if r.D == D])
+    }
+    styles = {
+        "select": (SELECT, "o", ASSIGN_LABELS["select"]),
+        "all-minus": (style.MINUS, "s", ASSIGN_LABELS["all-minus"]),
+    }
+    return perturbation_panel(ax, rows, references, styles)
 
 
 def _panels(axes: Any, result: Any, config: Any, layout: Layout) -> dict[str, Any]:
@@ -374,7 +365,7 @@ def _panels(axes: Any, result: Any, config: Any, layout: Layout) -> dict[str, An
         "e": _panel_resolution(e, result, span),
         "f": _panel_separation(f, result, span, config.m, layout.small),
         "g": _panel_repulsion(g, result, span),
-        "h": _panel_dimension(h, result),
+        "h": _panel_perturbation(h, result),
     }
 
 

@@ -26,7 +26,7 @@ records its own ``t_spec``.
 Layout: :mod:`.config` (:class:`LockinConfig`, the assignments), :mod:`.result` (:class:`LockinRun`,
 :class:`LockinResult`, :func:`summarize`), :mod:`.training` (finite-sample GD on the epoch grid),
 :mod:`.diagnose` (one run's diagnostics), :mod:`.runs` (ReLU flow and finite-sample runs),
-:mod:`.quadratic` (the σ = x² runs), :mod:`.scans` (D, per and d scans, the owner's overshoot);
+:mod:`.quadratic` (the σ = x² runs), :mod:`.scans` (D, per and ε scans, the owner's overshoot);
 :func:`lockin` runs them all.
 """
 
@@ -39,7 +39,7 @@ from gaugecli.experiments.lockin.config import ASSIGNMENTS, LockinConfig, assign
 from gaugecli.experiments.lockin.quadratic import quadratic_runs, saddle_notes
 from gaugecli.experiments.lockin.result import LockinResult, LockinRun, summarize
 from gaugecli.experiments.lockin.runs import flow_run, sample_run
-from gaugecli.experiments.lockin.scans import long_overshoot, rank2_collapse, resolution_scan, tspec_vs_d
+from gaugecli.experiments.lockin.scans import long_overshoot, rank2_collapse, resolution_scan, tspec_vs_perturbation
 from gaugecli.experiments.lockin.training import finite_sample_on_grid
 
 __all__ = [
@@ -94,14 +94,14 @@ def lockin(config: LockinConfig, progress: Progress | None = None) -> LockinResu
     tick()
     scan = resolution_scan(config, t_select)
     tick()
-    tspec_d = tspec_vs_d(config)
+    tspec_eps = tspec_vs_perturbation(config)
     tick()
     return LockinResult(
         runs=runs,
         summary=summarize(runs),
         rank2_collapse=collapse,
         resolution_scan=scan,
-        tspec_vs_d=tspec_d,
+        tspec_vs_eps=tspec_eps,
         owner_overshoot=long_overshoot(config, t_select),
         roundoff_exponent=ROUNDOFF_EXPONENT,
         roundoff_level=lk.ROUNDOFF_LEVEL,

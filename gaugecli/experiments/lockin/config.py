@@ -41,7 +41,7 @@ class LockinConfig:
     ``ridge``: Tian's η relative to the features' mean variance (``η = ridge · tr G/m``).
     Finite sample: ``seeds``, ``n_samples``, GD step ``η ≤ t_unit/steps_per_unit`` (and a whole
     number of steps per epoch). ``quadratic`` adds σ = x² finite-sample runs (GD step
-    ``quadratic_step_fraction`` × the stability bound at θ0). ``scan_*``: the D, per and d scans
+    ``quadratic_step_fraction`` × the stability bound at θ0). ``scan_*``: the D, per and ε scans
     (empty to skip). ``store_every``: keep every k-th epoch in the stored series.
     """
 
@@ -67,7 +67,7 @@ class LockinConfig:
     quadratic_step_fraction: float = 0.2
     scan_strengths: tuple[float, ...] = (1.0, 2.0, 4.0, 8.0, 16.0, 32.0)
     scan_pers: tuple[int, ...] = (50, 100, 200, 400, 800)
-    scan_dims: tuple[int, ...] = (2, 4, 8, 16, 32)
+    scan_eps: tuple[float, ...] = (1e-16, 1e-13, 1e-10, 1e-7, 1e-4)
     store_every: int = 4
 
     def __post_init__(self) -> None:
@@ -133,8 +133,9 @@ class LockinConfig:
                 f"per = {p} gives fewer than window + lag epochs over the span; use per ≥ "
                 f"{math.ceil((self.window + self.lag) / self.span)}",
             )
-        for d in self.scan_dims:
-            integer(d, "scan_dims", self.model.k + 1)
+        for eps in self.scan_eps:
+            require_finite(eps, "scan_eps", low=0.0)
+            require(eps <= 1.0, "scan_eps", f"must be in (0, 1] (a perturbation size; got {eps!r})")
         integer(self.store_every, "store_every", 1)
 
     @property

@@ -54,7 +54,7 @@ class LockinResult:
     summary: list[dict[str, Any]]
     rank2_collapse: list[dict[str, float]]
     resolution_scan: list[dict[str, Any]]
-    tspec_vs_d: list[dict[str, Any]]
+    tspec_vs_eps: list[dict[str, Any]]
     owner_overshoot: dict[str, float]
     roundoff_exponent: float
     roundoff_level: float

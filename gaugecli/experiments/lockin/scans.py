@@ -1,9 +1,9 @@
 """The scans of ``gaugecli lockin``: the rank-2 share's peak over D, Xu's detector over the sampling
-resolution, T_spec over d (select vs all-minus), and the owner's overshoot past v over a long horizon."""
+resolution, T_spec over the size of a perturbation of the duplicates (select vs all-minus), and the
+owner's overshoot past v over a long horizon."""
 
 from __future__ import annotations
 
-from dataclasses import replace
 from typing import Any
 
 import numpy as np
@@ -11,8 +11,9 @@ import numpy as np
 from gaugecli.core import lockin as lk
 from gaugecli.core.dynamics import population_gradient
 from gaugecli.core.flow_grid import population_flow_on_grid
+from gaugecli.core.gauge import perturbed_duplicates
 from gaugecli.core.symmetry import equal_groups
-from gaugecli.experiments.common import DynamicsConfig, duplicates, run_ensemble
+from gaugecli.experiments.common import DynamicsConfig, run_ensemble
 from gaugecli.experiments.lockin.config import LockinConfig, assignment_imbalances, condition_model, start_state
 from gaugecli.experiments.lockin.diagnose import fire_time
 
@@ -82,20 +83,35 @@ def resolution_scan(config: LockinConfig, t_unit: float) -> list[dict[str, Any]]
     return out
 
 
-def tspec_vs_d(config: LockinConfig) -> list[dict[str, Any]]:
-    """``T_spec`` of select and all-minus over d, as ``simulate``/``select`` compute it (the package's flow)."""
+def tspec_vs_perturbation(config: LockinConfig) -> list[dict[str, Any]]:
+    """``T_spec`` and owner of select and all-minus when the duplicates are perturbed by ``ε``
+    (``scan_eps``; :func:`gaugecli.core.gauge.perturbed_duplicates`, one draw per seed of ``seeds``),
+    by the package's flow (the one ``simulate`` and ``select`` use).
+
+    The flow runs in the invariant subspace, so its arithmetic (and round-off) is the same for
+    every d: d cannot show the round-off sensitivity. ε does: the all-minus group is unstable on
+    the symmetric set (Λ > ln(1/ε_machine)), so a perturbation of any size, down to round-off,
+    decides the winner and moves ``T_spec`` by ~ln(ε)/λ_anti. Select's −D non-owners are pruned
+    before they separate: nothing moves."""
     D = config.sample_strength
-    out = []
-    for d in config.scan_dims:
-        model = replace(config.model, d=d)
-        row: dict[str, Any] = {"d": d, "D": D}
-        for assign in ("select", "all-minus"):
-            deltas = assignment_imbalances(assign, config.m, D, config.owner)
-            a0, W0 = duplicates(model, deltas[None, :])
-            obs = run_ensemble(model, DynamicsConfig(rtol=config.rtol), a0, W0)[0]
-            row[assign] = obs.t_spec
-            row[f"{assign}_owner"] = obs.owner
-        out.append(row)
+    teacher = config.model.teacher()
+    out: list[dict[str, Any]] = []
+    for assign in ("select", "all-minus"):
+        deltas = assignment_imbalances(assign, config.m, D, config.owner)
+        draws = [(eps, seed) for eps in config.scan_eps for seed in config.seeds]
+        if not draws:
+            break
+        starts = [
+            perturbed_duplicates(teacher, deltas, eps, c0=config.model.c0, theta0=config.model.theta0, seed=seed)
+            for eps, seed in draws
+        ]
+        a0, W0 = np.stack([a for a, _ in starts]), np.stack([W for _, W in starts])
+        runs = run_ensemble(config.model, DynamicsConfig(rtol=config.rtol), a0, W0)  # one batched integration
+        for i, ((eps, seed), obs) in enumerate(zip(draws, runs, strict=True)):
+            if assign == "select":
+                out.append({"eps": eps, "seed": seed, "D": D})
+            out[i][assign] = obs.t_spec
+            out[i][f"{assign}_owner"] = obs.computed_owner
     return out
 
 
