@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import concurrent.futures
 import os
 import socket
 import sys
@@ -46,13 +47,46 @@ def test_serial_sweep_is_the_direct_call(serial_results: list[tuple[float, int]]
     assert t[-8.0] > t[-2.0] > t[-1.0] > t[1.0] > t[4.0] > t[16.0] > 0
 
 
-def test_serial_handle_is_resolved_and_keeps_errors() -> None:
+def test_serial_handle_runs_once_on_result_and_keeps_errors() -> None:
+    calls: list[float] = []
+
+    def square(x: float) -> float:
+        calls.append(x)
+        return fail_if_negative(x)
+
     with SerialExecutor() as ex:
-        ok = ex.submit(fail_if_negative, 3.0)
-        bad = ex.submit(fail_if_negative, -1.0)  # does not raise here
-    assert ok.result() == 9.0
-    with pytest.raises(ValueError, match="negative input"):
-        bad.result()
+        ok = ex.submit(square, 3.0)
+        bad = ex.submit(square, -1.0)  # does not raise here
+        assert calls == [] and not ok.done()
+    assert ok.result() == 9.0 and ok.result() == 9.0
+    for _ in range(2):
+        with pytest.raises(ValueError, match="negative input"):
+            bad.result()
+    assert calls == [3.0, -1.0]  # each task ran exactly once
+
+
+def test_serial_hands_each_result_over_before_the_next_task_starts() -> None:
+    """What makes an interrupted serial sweep resumable: on_done (which caches the
+    point) runs after each task, not after all of them."""
+    events: list[str] = []
+
+    def task(i: int) -> int:
+        events.append(f"run {i}")
+        if i == 2:
+            raise KeyboardInterrupt  # the user's Ctrl-C during the third point
+        return i
+
+    with SerialExecutor() as ex, pytest.raises(KeyboardInterrupt):
+        run_ordered(ex, task, [(0,), (1,), (2,), (3,)], on_done=lambda i, r: events.append(f"done {i}"))
+    assert events == ["run 0", "done 0", "run 1", "done 1", "run 2"]
+
+
+def test_serial_cancel_drops_a_task_that_has_not_run() -> None:
+    with SerialExecutor() as ex:
+        handle = ex.submit(fail_if_negative, 2.0)
+        assert handle.cancel()
+    with pytest.raises(concurrent.futures.CancelledError):
+        handle.result()
 
 
 def test_on_done_reports_every_task_once(serial_results: list[tuple[float, int]]) -> None:

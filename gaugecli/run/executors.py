@@ -101,38 +101,56 @@ class _ContextManaged:
 # serial
 
 
-class _Resolved:
-    """The handle of a task that already ran: its value, or the exception it raised."""
+class _Deferred:
+    """The handle of a serial task: it runs, once, when its result is first asked for.
 
-    __slots__ = ("_error", "_value")
+    Running at ``result()`` rather than at ``submit`` lets ``run_ordered`` hand each
+    result to ``on_done`` (which caches a sweep point) before the next task starts, so
+    an interrupted serial sweep keeps every point it finished.
+    """
 
-    def __init__(self, value: Any = None, error: BaseException | None = None) -> None:
-        self._value = value
-        self._error = error
+    __slots__ = ("_args", "_error", "_fn", "_ran", "_value")
+
+    def __init__(self, fn: Callable[..., Any], args: tuple[Any, ...]) -> None:
+        self._fn, self._args = fn, args
+        self._ran = False
+        self._value: Any = None
+        self._error: BaseException | None = None
 
     def done(self) -> bool:
+        return self._ran
+
+    def cancel(self) -> bool:
+        """Drop a task that has not run; it never will (as a pool's pending future)."""
+        if self._ran:
+            return False
+        self._ran, self._error = True, concurrent.futures.CancelledError()
         return True
 
     def result(self) -> Any:
+        if not self._ran:
+            try:
+                self._value = self._fn(*self._args)
+            except Exception as err:  # kept, and re-raised on every call, as a pool's future does
+                self._error = err
+            self._ran = True
+            self._fn, self._args = None, ()  # type: ignore[assignment]
         if self._error is not None:
             raise self._error
         return self._value
 
 
 class SerialExecutor(_ContextManaged):
-    """Runs each task in this process at ``submit`` time; its handle is already resolved.
+    """Runs each task in this process, in submission order, when its result is asked for.
 
     An exception raised by the task is kept and re-raised by ``handle.result()``,
     as with the pool executors, so code behaves the same under every executor.
     """
 
-    def submit(self, fn: Callable[..., Any], *args: Any) -> _Resolved:
-        try:
-            return _Resolved(value=fn(*args))
-        except Exception as err:  # re-raised by result()
-            return _Resolved(error=err)
+    def submit(self, fn: Callable[..., Any], *args: Any) -> _Deferred:
+        return _Deferred(fn, args)
 
-    def as_completed(self, handles: Iterable[_Resolved]) -> Iterator[_Resolved]:
+    def as_completed(self, handles: Iterable[_Deferred]) -> Iterator[_Deferred]:
         return iter(list(handles))
 
     def close(self) -> None:
