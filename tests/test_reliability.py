@@ -143,6 +143,12 @@ def _points(folder: Path) -> dict[Path, tuple[bytes, int]]:
     return {p: (p.read_bytes(), p.stat().st_mtime_ns) for p in folder.rglob("*.json")}
 
 
+def _default_interrupt() -> None:
+    # A shell starts background jobs with SIGINT ignored, and a child inherits that: Python then
+    # never turns Ctrl-C into KeyboardInterrupt. Give the command the terminal's default.
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
+
+
 def _gaugecli(cwd: Path, *args: str, **kwargs) -> subprocess.Popen:
     return subprocess.Popen(
         [sys.executable, "-m", "gaugecli", *args],
@@ -150,6 +156,7 @@ def _gaugecli(cwd: Path, *args: str, **kwargs) -> subprocess.Popen:
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
         text=True,
+        preexec_fn=_default_interrupt,
         **kwargs,
     )
 

@@ -62,6 +62,36 @@ def test_a_valid_artifact_validates(artifact: dict) -> None:
     assert validate(artifact) == ("simulate", 1)
 
 
+def _one_pass_matches_two(result: object, config: object) -> None:
+    from gaugecli.store.artifacts import build_artifact, encode_artifact, now, result_hash
+
+    started = now()
+    artifact, text = encode_artifact("simulate", config, result, seed=3, started=started)
+    reference = build_artifact("simulate", config, result, seed=3, started=started)
+    for a in (artifact, reference):  # the only field that may differ: when each finished
+        a["provenance"]["timestamps"].pop("finished")
+    assert artifact == reference  # result_hash included: the same canonical text was hashed
+    assert artifact["result_hash"] == result_hash(result)
+    assert text == dumps(json.loads(text))
+    loaded = json.loads(text)
+    loaded["provenance"]["timestamps"].pop("finished")
+    assert loaded == artifact
+
+
+def test_one_pass_encoding_is_build_then_dumps() -> None:
+    """encode_artifact shares each array's encoding between the file and the hash; it must
+    write the same bytes, and the same result_hash, as build_artifact followed by dumps."""
+    from gaugecli.experiments.simulate import SimulateConfig, simulate
+
+    config = SimulateConfig(model=SimulateConfig().model.__class__(d=3), strengths=(4.0,)).runs()[0]
+    _one_pass_matches_two(simulate(config)[0], config)
+
+
+@given(st.dictionaries(st.text(max_size=5), json_values, max_size=5), st.lists(st.floats(allow_nan=True), max_size=6))
+def test_one_pass_encoding_is_build_then_dumps_for_any_result(result: dict, series: list[float]) -> None:
+    _one_pass_matches_two({**result, "series": np.array(series), "nested": [series, {"x": series}]}, {"d": [1, 2.5]})
+
+
 @dataclass
 class _Inner:
     x: np.ndarray

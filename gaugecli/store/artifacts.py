@@ -18,6 +18,7 @@ import uuid
 from datetime import UTC, datetime
 from functools import cache
 from importlib import metadata
+from itertools import chain
 from pathlib import Path
 from typing import Any
 
@@ -34,10 +35,12 @@ __all__ = [
     "build_artifact",
     "config_hash",
     "dumps",
+    "encode_artifact",
     "now",
     "package_version",
     "read_artifact",
     "result_hash",
+    "save_artifact",
     "schema_name",
     "write_artifact",
 ]
@@ -116,17 +119,23 @@ def now() -> datetime:
     return datetime.now(UTC)
 
 
-def build_artifact(kind: str, config: Any, result: Any, *, seed: int | None, started: datetime) -> dict[str, Any]:
-    """The artifact dict of one computation (plain JSON values throughout)."""
-    result_json = to_jsonable(result)
+def _assembled(
+    kind: str, config: Any, result_json: Any, result_digest: str, seed: int | None, started: datetime
+) -> dict[str, Any]:
     return {
         "schema": schema_name(kind),
         "config": to_jsonable(config),
         "config_hash": config_hash(config),
         "provenance": provenance(seed, started),
         "result": result_json,
-        "result_hash": _sha256(result_json),
+        "result_hash": result_digest,
     }
+
+
+def build_artifact(kind: str, config: Any, result: Any, *, seed: int | None, started: datetime) -> dict[str, Any]:
+    """The artifact dict of one computation (plain JSON values throughout)."""
+    result_json = to_jsonable(result)
+    return _assembled(kind, config, result_json, _sha256(result_json), seed, started)
 
 
 _NUMBER_TYPES = frozenset({float, int, type(None)})
@@ -139,7 +148,25 @@ def _numeric(value: Any) -> bool:
     kinds = set(map(type, value))  # built in C: no Python loop per number
     if kinds <= _NUMBER_TYPES:
         return True
-    return kinds == {list} and all(set(map(type, row)) <= _NUMBER_TYPES for row in value)
+    return kinds == {list} and set(map(type, chain.from_iterable(value))) <= _NUMBER_TYPES
+
+
+def _hoisted(value: Any, arrays: list[str], nonce: str) -> Any:
+    """``value`` with each numeric array replaced by a placeholder; the array's compact JSON text
+    is appended to ``arrays``. The compact text of an array is the same wherever it is written
+    (indented or not, keys sorted or not), so one encoding serves the file and the hash."""
+    if isinstance(value, dict):
+        return {k: _hoisted(x, arrays, nonce) for k, x in value.items()}
+    if isinstance(value, list) and value and _numeric(value):
+        arrays.append(json.dumps(value, allow_nan=False, separators=(",", ":")))
+        return f"@{nonce}:{len(arrays) - 1}@"
+    if isinstance(value, list):
+        return [_hoisted(x, arrays, nonce) for x in value]
+    return value
+
+
+def _filled(text: str, arrays: list[str], nonce: str) -> str:
+    return re.sub(f'"@{nonce}:(\\d+)@"', lambda m: arrays[int(m.group(1))], text)
 
 
 def dumps(value: Any) -> str:
@@ -148,19 +175,32 @@ def dumps(value: Any) -> str:
     dump of every number would go through its pure-Python encoder, several times slower."""
     arrays: list[str] = []
     nonce = uuid.uuid4().hex  # placeholders no user string can contain
+    return _filled(json.dumps(_hoisted(value, arrays, nonce), indent=1, allow_nan=False), arrays, nonce) + "\n"
 
-    def hoist(v: Any) -> Any:
-        if isinstance(v, dict):
-            return {k: hoist(x) for k, x in v.items()}
-        if isinstance(v, list) and v and _numeric(v):
-            arrays.append(json.dumps(v, allow_nan=False, separators=(",", ":")))
-            return f"@{nonce}:{len(arrays) - 1}@"
-        if isinstance(v, list):
-            return [hoist(x) for x in v]
-        return v
 
-    text = json.dumps(hoist(value), indent=1, allow_nan=False)
-    return re.sub(f'"@{nonce}:(\\d+)@"', lambda m: arrays[int(m.group(1))], text) + "\n"
+def encode_artifact(
+    kind: str, config: Any, result: Any, *, seed: int | None, started: datetime
+) -> tuple[dict[str, Any], str]:
+    """:func:`build_artifact` and :func:`dumps` of it in one pass: each number of the result is
+    encoded once, for both its ``result_hash`` and the file (most of the cost of an artifact)."""
+    result_json = to_jsonable(result)
+    arrays: list[str] = []
+    nonce = uuid.uuid4().hex
+    skeleton = _hoisted(result_json, arrays, nonce)
+    canonical = _filled(json.dumps(skeleton, sort_keys=True, allow_nan=False, separators=(",", ":")), arrays, nonce)
+    artifact = _assembled(kind, config, result_json, hashlib.sha256(canonical.encode()).hexdigest(), seed, started)
+    outline = {k: skeleton if k == "result" else _hoisted(v, arrays, nonce) for k, v in artifact.items()}
+    return artifact, _filled(json.dumps(outline, indent=1, allow_nan=False), arrays, nonce) + "\n"
+
+
+def save_artifact(
+    path: Path, kind: str, config: Any, result: Any, *, seed: int | None, started: datetime, flag: str = "--out"
+) -> dict[str, Any]:
+    """Build the artifact of ``result``, validate it against its schema and write it atomically."""
+    artifact, text = encode_artifact(kind, config, result, seed=seed, started=started)
+    validate(artifact)
+    atomic_write_text(Path(path), text, flag)
+    return artifact
 
 
 def write_artifact(path: Path, artifact: dict[str, Any], flag: str = "--out") -> Path:

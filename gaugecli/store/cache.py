@@ -13,7 +13,7 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any
 
-from gaugecli.store.artifacts import build_artifact, config_hash, read_artifact, write_artifact
+from gaugecli.store.artifacts import config_hash, read_artifact, save_artifact
 from gaugecli.store.atomic import sweep_leftovers
 from gaugecli.store.codec import from_jsonable
 from gaugecli.store.errors import ArtifactError
@@ -65,6 +65,4 @@ class Cache:
 
     def save(self, kind: str, config: Any, result: Any, *, seed: int | None, started: datetime) -> dict[str, Any]:
         """Build the artifact of ``result`` and store it atomically; return it."""
-        artifact = build_artifact(kind, config, result, seed=seed, started=started)
-        write_artifact(self.path(kind, config), artifact, self.flag)
-        return artifact
+        return save_artifact(self.path(kind, config), kind, config, result, seed=seed, started=started, flag=self.flag)

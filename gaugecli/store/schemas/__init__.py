@@ -11,6 +11,7 @@ import json
 import re
 from functools import cache
 from importlib import resources
+from itertools import chain
 from typing import Any
 
 from gaugecli.store.errors import ArtifactError
@@ -71,7 +72,12 @@ def _skeleton(value: Any) -> Any:
     if isinstance(value, list):
         if _numbers(value):
             return value[:2]
-        if value and all(isinstance(row, list) and _numbers(row) for row in value):
+        if (
+            value
+            and set(map(type, value)) == {list}
+            and all(value)
+            and set(map(type, chain.from_iterable(value))) <= _NUMBER_TYPES
+        ):
             return [row[:2] for row in value[:2]]
         return [_skeleton(v) for v in value]
     return value
