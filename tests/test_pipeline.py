@@ -117,6 +117,34 @@ def test_prefetch_computes_the_missing_runs_in_workers_once(tmp_path: Path) -> N
     assert outcomes[0].result.t_spec == pytest.approx(0.43626, rel=1e-4)
 
 
+def test_prefetch_reports_what_is_cached_as_each_task_finishes(tmp_path: Path) -> None:
+    """What lets ``plot all`` draw a figure while the runs of others still compute: first the
+    runs already cached, then each task's runs as the task finishes."""
+    from gaugecli.experiments.common import ModelConfig
+    from gaugecli.experiments.select import SelectConfig
+    from gaugecli.pipeline import Need
+    from gaugecli.run.executors import make_executor
+
+    model = ModelConfig(d=3)
+    sims = [SimulateConfig(model=model, strengths=(4.0,)), SimulateConfig(model=model, strengths=(2.0,))]
+    select = SelectConfig(model=model, m=3)
+    Pipeline(tmp_path).ensure("simulate", sims[0])
+    reports: list[set[tuple[str, str]]] = []
+
+    def on_cached(keys: set[tuple[str, str]]) -> None:
+        for kind_name, digest in keys:  # each reported run is in the cache when reported
+            assert (tmp_path / kind_name / f"{digest}.json").exists()
+        reports.append(keys)
+
+    needs = [Need("simulate", c) for c in sims] + [Need("select", select)]
+    with make_executor(None, 1) as executor:
+        assert Pipeline(tmp_path).prefetch(needs, executor, on_cached=on_cached) == 2
+    assert reports[0] == {("simulate", config_hash(sims[0]))}
+    assert sorted(map(sorted, reports[1:])) == sorted(
+        [[("select", config_hash(select))], [("simulate", config_hash(sims[1]))]]
+    )
+
+
 def test_recompute_runs_each_configuration_once_per_pipeline(tmp_path: Path, counted) -> None:
     """``--no-cache`` recomputes what a command uses, once: two figures sharing a run share it."""
     Pipeline(tmp_path).ensure("simulate", FAST)

@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 import os
 from pathlib import Path
-from typing import Annotated
+from typing import Annotated, Any
 
 import typer
 
@@ -82,18 +82,27 @@ def plot(
                 drift.extend(_compare(compare / f"{fig_id}.json", out_dir / f"{fig_id}.json"))
 
         if jobs > 1:
-            # the runs of every figure at once on `jobs` processes, then the drawing (≈ 2 s a figure,
-            # mostly matplotlib's text layout) on the same processes, reading what the runs cached
-            needs = [need for fig_id in ids for need in figure_module(fig_id).needs(quick).values()]
-            with make_executor(None, jobs) as executor:
-                with session.progress("runs") as bar:
-                    pipe.prefetch(needs, executor, bar)
-                if len(ids) > 1:
-                    from gaugecli.plots.render import render_from_cache
-                    from gaugecli.run.executors import run_ordered
+            # the runs of every figure at once on `jobs` processes; each figure is drawn (≈ 2 s,
+            # mostly matplotlib's text layout) on the same processes as soon as its runs are cached
+            from gaugecli.plots.render import render_from_cache
+            from gaugecli.store.artifacts import config_hash
 
-                    tasks = [(fig_id, str(cache_dir), out_dir, formats, quick, sizes) for fig_id in ids]
-                    run_ordered(executor, render_from_cache, tasks, on_done=lambda i, paths: done(ids[i], paths))
+            needs = {i: list(figure_module(i).needs(quick).values()) for i in ids}
+            waiting = {i: {(n.kind, config_hash(n.config)) for n in ns} for i, ns in needs.items()}
+            drawing: dict[Any, str] = {}
+            with make_executor(None, jobs) as executor:
+
+                def cached(keys: set[tuple[str, str]]) -> None:
+                    for fig_id in ids:
+                        waiting[fig_id] -= keys
+                        if len(ids) > 1 and not waiting[fig_id] and fig_id not in drawing.values():
+                            args = (fig_id, str(cache_dir), out_dir, formats, quick, sizes)
+                            drawing[executor.submit(render_from_cache, *args)] = fig_id
+
+                with session.progress("runs") as bar:
+                    pipe.prefetch([n for ns in needs.values() for n in ns], executor, bar, cached)
+                for handle in executor.as_completed(list(drawing)):
+                    done(drawing[handle], handle.result())
         if jobs == 1 or len(ids) == 1:
             for fig_id in ids:
                 with session.progress(fig_id) as bar:
