@@ -146,6 +146,8 @@ CASES = [
     (["plot", "fig1", "--format", ""], USAGE, ["--format", "pdf"]),
     (["plot", "fig1", "--out-dir", "file.txt"], USAGE, ["--out-dir", "not a folder"]),
     (["plot", "fig1", "--cache-dir", "file.txt"], USAGE, ["--cache-dir", "not a folder"]),
+    (["plot", "fig1", "--out-dir", "/dev/null"], USAGE, ["--out-dir", "not a folder"]),
+    (["plot", "fig1", "--out-dir", "n" * 300], RUNTIME, ["--out-dir", "300 bytes", "shorter"]),
     (["plot"], USAGE, ["figure"]),
     # --- validate -----------------------------------------------------------------------------
     (["validate", "missing.json"], RUNTIME, ["missing.json", "no such file"]),

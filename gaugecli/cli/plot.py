@@ -55,7 +55,8 @@ def plot(
     formats = tuple(f.strip().lower() for f in format.split(",") if f.strip())
     if not formats or any(f not in ("pdf", "png", "svg") for f in formats):
         raise bad_parameter("--format", f"must be a list of pdf, png, svg (got {format!r})")
-    session.check_folder(out_dir, "--out-dir")
+    with errors():
+        session.check_folder(out_dir, "--out-dir")
     from gaugecli.plots.venue import VENUES, layout
 
     if venue not in VENUES:

@@ -22,7 +22,7 @@ def check_folder(path: Path, flag: str) -> None:
     from gaugecli.store.atomic import check_names
 
     check_names(path, flag)  # names within the filesystem's limits first: only then can the OS be asked
-    if path.is_file():
+    if path.exists() and not path.is_dir():  # a file, or a device such as /dev/null
         raise bad_parameter(flag, f"{path} is a file, not a folder")
     check(path, flag)
 
