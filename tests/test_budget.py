@@ -14,6 +14,7 @@ from gaugecli.core.budget import (
     BASELINE_BYTES,
     BudgetExceeded,
     available_memory,
+    batch_memory,
     check_memory,
     check_run,
     population_flow_memory,
@@ -69,6 +70,17 @@ def test_memory_refusal_names_the_flag_and_a_value_that_fits() -> None:
     assert population_flow_memory(1, int(fits * 1.25), 32, 32, 400).total > 0.9 * 16 * 2**30  # a tight hint
 
 
+def test_the_hint_fits_even_when_the_smaller_terms_alone_overflow() -> None:
+    """m = 10⁵ duplicates: beside the Jacobian, the pair arrays alone exceed the machine. The hint
+    used to shrink only the largest term and so read '--m ≤ 0'; it must name an m that fits."""
+    available = 23 * 2**30
+    with pytest.raises(BudgetExceeded) as info:
+        check_run("flow", members=1, m=100_000, r=2, d=16, grid_points=400, available=available)
+    fits = int(str(info.value).split("--m ≤ ")[1].split()[0])
+    assert population_flow_memory(1, fits, 2, 16, 400).total <= 0.9 * available
+    assert population_flow_memory(1, fits + 1, 2, 16, 400).total > 0.9 * available  # the largest that fits
+
+
 def test_a_thousand_random_neurons_in_d32_refuse_at_once_on_a_small_machine(monkeypatch: pytest.MonkeyPatch) -> None:
     """Refused before computing: the whole call takes a small fraction of one gradient evaluation
     of the run itself would (no wall-clock assertion: the call must raise before any solve)."""
@@ -105,3 +117,34 @@ def test_flow_progress_is_logarithmic_and_ends_at_one() -> None:
     # each decade of t adds about one sixth of the bar (6 decades below t_max)
     steps = np.diff([flow_progress(t, 1000.0) for t in (1e-1, 1.0, 10.0, 100.0)])
     np.testing.assert_allclose(steps, 1 / 6, rtol=0.02)
+
+
+def test_sgd_batch_refusal_names_a_batch_that_fits() -> None:
+    available = 4 * 2**30
+    with pytest.raises(BudgetExceeded, match=r"^--batch-size: .*a minibatch") as info:
+        check_run("descent", members=1, m=5, r=2, d=16, grid_points=400, batch_size=10**9, available=available)
+    fits = int(str(info.value).split("--batch-size ≤ ")[1].split()[0])
+    assert batch_memory(1, 5, 16, fits).total <= 0.9 * available < batch_memory(1, 5, 16, fits + 1).total
+
+
+def test_every_flow_is_checked_before_its_jacobian_is_allocated(monkeypatch: pytest.MonkeyPatch) -> None:
+    """gradient_flow itself refuses (the reln comparison called it with no check of its own and
+    died allocating LSODA's 21 TiB work array at m = 10⁵)."""
+    import gaugecli.core.budget as budget
+    from gaugecli.core.integrate import gradient_flow
+    from gaugecli.core.teacher import Teacher
+
+    monkeypatch.setattr(budget, "available_memory", lambda: 2 * 2**30)
+    teacher = ModelConfig(d=16).teacher()
+    assert isinstance(teacher, Teacher)
+    a0, W0 = np.full(5000, 0.01), np.ones((5000, 16))
+    with pytest.raises(BudgetExceeded, match=r"^--m: this run needs .* Jacobian"):
+        gradient_flow(a0, W0, teacher, 1.0)
+
+
+def test_owner_sweep_refuses_a_width_before_building_its_starts() -> None:
+    """m designations × m neurons × d: at m = 10⁵ the starts alone took 15 GB before any check."""
+    from gaugecli.experiments.select import OwnerSweepConfig, owner_sweep
+
+    with pytest.raises(BudgetExceeded, match=r"^--ms: .* use --ms ≤ \d+ \(memory grows like ms\^3\)"):
+        owner_sweep(OwnerSweepConfig(ms=(2, 100_000)))

@@ -149,3 +149,38 @@ def test_artifact_validates(small_result: ex.LockinResult) -> None:
     del bad["result"]["runs"][0]["rank2_peak"]
     with pytest.raises(ArtifactError, match="rank2_peak"):
         validate(bad)
+
+
+def test_a_run_whose_epoch_grids_do_not_fit_is_refused_before_it_starts(monkeypatch: pytest.MonkeyPatch) -> None:
+    """``--per`` sets the epochs of every run's grid: at per = 10⁶ a default run needed > 100 GB
+    and was killed by the OOM killer. It is refused at once, with the largest per that fits."""
+    import gaugecli.core.budget as budget
+    from gaugecli.core.budget import USABLE_FRACTION, BudgetExceeded
+
+    monkeypatch.setattr(budget, "available_memory", lambda: 4 * 2**30)
+    config = ex.LockinConfig(per=1_000_000)
+    with pytest.raises(BudgetExceeded, match=r"^--per: this run needs ≈ \d+ GB \(mostly the runs on their epoch grids"):
+        ex.lockin(config)  # would take hours if it started
+    with pytest.raises(BudgetExceeded) as info:
+        ex.lockin(config)
+    fits = int(str(info.value).split("--per ≤ ")[1].split()[0])
+    usable = USABLE_FRACTION * 4 * 2**30
+    assert ex.memory_estimate(config, per=fits).total <= usable < ex.memory_estimate(config, per=fits + 1).total
+    assert ex.memory_estimate(ex.LockinConfig()).total < 2**30  # the defaults: well under a gigabyte
+
+
+@pytest.mark.parametrize(
+    ("kwargs", "flag"),
+    [
+        ({"n_samples": 10**9}, "n-samples"),  # the sample dominates
+        ({"m": 3000}, "m"),  # even the coarsest grid is too large: fewer neurons
+        ({"span": 10**6}, "span"),  # per = 1 is below the detector's window: a shorter horizon
+    ],
+)
+def test_the_refusal_names_what_can_make_it_fit(monkeypatch: pytest.MonkeyPatch, kwargs: dict, flag: str) -> None:
+    import gaugecli.core.budget as budget
+    from gaugecli.core.budget import BudgetExceeded
+
+    monkeypatch.setattr(budget, "available_memory", lambda: 4 * 2**30)
+    with pytest.raises(BudgetExceeded, match=rf"^--{flag}: this run needs .* use --{flag} ≤ \d"):
+        ex.check_memory_budget(ex.LockinConfig(**kwargs))

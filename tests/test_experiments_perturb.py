@@ -324,3 +324,12 @@ def test_selection_from_a_finite_sample_needs_enough_points(one_torch_thread) ->
     assert sweep.rate == [sweep.successes[0] / 10, 1.0]
     assert (sweep.ci_low[1], sweep.ci_high[1]) == wilson_interval(10, 10)
     assert sweep.ci_low[1] > 0.69 and sweep.ci_high[0] < 0.7
+
+
+def test_a_sample_size_that_would_not_fit_is_refused_before_any_run() -> None:
+    """Each finite-sample run draws its sample whole: 10¹⁰ points in d = 16 is 1.3 TB."""
+    from gaugecli.core.budget import BudgetExceeded
+    from gaugecli.experiments.perturb import PerturbConfig, perturb
+
+    with pytest.raises(BudgetExceeded, match=r"^--success-ns: this run needs ≈ .* use --success-ns ≤ \d+"):
+        perturb(PerturbConfig(success_ns=(16, 10**10)))

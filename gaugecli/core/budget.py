@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import math
 import os
+from collections.abc import Callable
 from dataclasses import dataclass
 
 from gaugecli.core.trajectory import NumericalFault
@@ -124,14 +125,22 @@ def descent_memory(members: int, m: int, r: int, d: int, grid_points: int, stabl
     )
 
 
-def sample_memory(members: int, m: int, d: int, n: int, grid_points: int) -> MemoryEstimate:
+def sample_memory(
+    members: int, m: int, d: int, n: int, grid_points: int, *, stored: bool | None = None
+) -> MemoryEstimate:
     """Peak memory of a finite-sample run on ``n`` points in ``R^d``: the sample (kept, or streamed
-    from its seed when too large), the chunked passes over it, the Jacobian of ``L_n`` and the
-    trajectory (:func:`gaugecli.core.sample.sample_memory_estimate`)."""
+    from its seed when too large; ``stored=True``: always kept), the chunked passes over it, the
+    Jacobian of ``L_n`` and the trajectory (:func:`gaugecli.core.sample.sample_memory_estimate`)."""
     from gaugecli.core.sample import sample_memory_estimate  # torch: only for finite samples
 
-    total = float(sample_memory_estimate(n, d, m, members=members, grid_points=grid_points))
+    total = float(sample_memory_estimate(n, d, m, members=members, grid_points=grid_points, stored=stored))
     return _estimate({"the sample, its chunked passes, the Jacobian and the trajectory": total})
+
+
+def batch_memory(members: int, m: int, d: int, batch_size: int) -> MemoryEstimate:
+    """Peak memory of one SGD minibatch of ``B`` points per member: its inputs and labels, and the
+    passes over them (``Z``, ``relu(Z)``, ``G``: ``~3 B m``)."""
+    return _estimate({"a minibatch and its passes": FLOAT * 2.0 * members * batch_size * (d + 1 + 3 * m)})
 
 
 def _count(n: float) -> str:
@@ -143,23 +152,41 @@ def _gb(n: float) -> str:
 
 
 def check_memory(
-    estimate: MemoryEstimate, param: str, scaling: float, value: float, *, available: int | None = None
+    estimate: MemoryEstimate,
+    param: str,
+    scaling: float,
+    value: float,
+    *,
+    available: int | None = None,
+    estimate_at: Callable[[int], MemoryEstimate] | None = None,
 ) -> None:
     """Refuse a run whose estimate exceeds :data:`USABLE_FRACTION` of the available memory.
 
     ``param``/``value``: the option the hint is about and its current value; ``scaling``: how the
-    estimate grows with it (memory ∝ value**scaling), so the hint can name a value that fits."""
+    estimate grows with it (memory ∝ value**scaling), so the hint can name a value that fits.
+    ``estimate_at(v)``, where given (an integer option), is the estimate at ``v``: the hint is
+    then the largest ``v`` whose whole estimate fits, found by bisection."""
     free = available_memory() if available is None else available
     usable = USABLE_FRACTION * free
     if estimate.total <= usable:
         return
-    room = max(usable - BASELINE_BYTES - (estimate.total - BASELINE_BYTES - estimate.largest), 0.0)
-    fits = value * (room / max(estimate.largest, 1)) ** (1.0 / scaling)
+    if estimate_at is not None:
+        lo, hi = 0, int(value)  # estimate_at(lo) fits (or lo = 0), estimate_at(hi) does not
+        while hi - lo > 1:
+            mid = (lo + hi) // 2
+            lo, hi = (mid, hi) if estimate_at(mid).total <= usable else (lo, mid)
+        fits: float = lo
+    else:  # shrink the largest term into the room the others leave
+        room = max(usable - BASELINE_BYTES - (estimate.total - BASELINE_BYTES - estimate.largest), 0.0)
+        fits = value * (room / max(estimate.largest, 1)) ** (1.0 / scaling)
+    flag = "--" + param.replace("_", "-")
+    needs = f"this run needs ≈ {_gb(estimate.total)} (mostly {estimate.what}: {_gb(estimate.largest)}), more than the "
+    if fits < 1:
+        raise BudgetExceeded(param, needs + f"{_gb(free)} this machine has available, at any {flag}; free memory")
     fits_text = f"{math.floor(fits):d}" if float(value).is_integer() else f"{fits:.3g}"
     raise BudgetExceeded(
         param,
-        f"this run needs ≈ {_gb(estimate.total)} (mostly {estimate.what}: {_gb(estimate.largest)}), more than the "
-        f"{_gb(free)} this machine has available; use --{param.replace('_', '-')} ≤ {fits_text} "
+        needs + f"{_gb(free)} this machine has available; use {flag} ≤ {fits_text} "
         f"(memory grows like {param.replace('_', ' ')}^{scaling:g}) or run it on a larger machine",
     )
 
@@ -195,21 +222,41 @@ def check_run(
     t_max: float | None = None,
     eta: float | None = None,
     max_steps: int = DEFAULT_MAX_STEPS,
+    batch_size: int | None = None,
+    width_flag: str = "m",
+    members_per_width: bool = False,
     available: int | None = None,
 ) -> MemoryEstimate:
     """Check a run before it starts: ``kind`` is ``"flow"`` (population flow in ``r = dim S``
     coordinates), ``"descent"`` (population GD, or SGD on fresh batches, in ``r`` coordinates) or
     ``"sample"`` (any dynamics on a fixed sample of ``n`` points in ``R^d``); a given step ``eta``
-    must reach ``t_max`` within ``max_steps``. Returns the memory estimate."""
+    must reach ``t_max`` within ``max_steps``; an SGD ``batch_size`` must fit. A refusal for
+    memory names ``--<width_flag>``; ``members_per_width``: the ensemble has one member per
+    neuron (the owner sweep's m designations), so both grow with the width. Returns the memory
+    estimate."""
     if eta is not None and t_max is not None:
         check_steps(math.ceil(t_max / eta), max_steps, eta, t_max, chosen=False)
+    if batch_size is not None:
+        check_memory(
+            batch_memory(members, m, d, batch_size),
+            "batch_size",
+            1.0,
+            float(batch_size),
+            available=available,
+            estimate_at=lambda b: batch_memory(members, m, d, b),
+        )
     if kind == "sample":
         estimate = sample_memory(members, m, d, int(n or 0), grid_points)
         check_memory(estimate, "n_samples", 1.0, float(n or 0), available=available)
         return estimate
-    if kind == "descent":
-        estimate = descent_memory(members, m, r, d, grid_points, stable_bound=True)
-    else:
-        estimate = population_flow_memory(members, m, r, d, grid_points)
-    check_memory(estimate, "m", 2.0, float(m), available=available)
+
+    def at(width: int) -> MemoryEstimate:
+        count = width if members_per_width else members
+        if kind == "descent":
+            return descent_memory(count, width, r, d, grid_points, stable_bound=True)
+        return population_flow_memory(count, width, r, d, grid_points)
+
+    estimate = at(m)
+    scaling = 3.0 if members_per_width else 2.0
+    check_memory(estimate, width_flag, scaling, float(m), available=available, estimate_at=at)
     return estimate

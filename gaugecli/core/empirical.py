@@ -22,7 +22,7 @@ from contextlib import contextmanager
 import numpy as np
 import torch
 
-from gaugecli.core.integrate import GradientOracle, Objective
+from gaugecli.core.objective import GradientOracle, Objective
 from gaugecli.core.teacher import Teacher
 from gaugecli.core.types import Array
 

@@ -19,6 +19,7 @@ from scipy import optimize, sparse
 from scipy.integrate import solve_ivp
 from threadpoolctl import threadpool_limits
 
+from gaugecli.core.budget import check_run
 from gaugecli.core.gauge import imbalance
 from gaugecli.core.metrics import alignment
 from gaugecli.core.objective import Objective, population_objective
@@ -270,6 +271,8 @@ def gradient_flow(
     batch, (m, d) = a0.shape[:-1], W0.shape[-2:]
     a_flat, W_flat = a0.reshape(-1, m), W0.reshape(-1, m, d)
     n_members, P = a_flat.shape[0], m * (d + 1)
+    # every flow, whoever calls it, is refused before the solver allocates its Jacobian
+    check_run("flow", members=n_members, m=m, r=d, d=d, grid_points=options.grid_points)
     if options.method != "auto":
         chunks = [np.arange(n_members)]
         method = options.method

@@ -33,7 +33,7 @@ from gaugecli.core.empirical import (
     draw_sample,
     resolve_device,
 )
-from gaugecli.core.integrate import GradientOracle, Objective
+from gaugecli.core.objective import GradientOracle, Objective
 from gaugecli.core.teacher import Teacher
 from gaugecli.core.types import Array
 

@@ -72,6 +72,7 @@ __all__ = [
     "PointRunner",
     "auto_horizon",
     "check_seeds",
+    "check_widths",
     "duplicates",
     "require",
     "require_finite",
@@ -93,6 +94,39 @@ def run_serially(fn: Callable[[Any], Any], points: Sequence[Any], progress: Prog
 def duplicates(model: ModelConfig, deltas: Array) -> tuple[Array, Array]:
     """The complete initial function for imbalances ``deltas`` of shape ``(..., m)``."""
     return duplicate_initial_condition(model.teacher(), np.asarray(deltas, float), model.c0, model.theta0)
+
+
+def _check_budget(
+    dynamics: DynamicsConfig, members: int, m: int, r: int, d: int, t_max: float | None, **width: Any
+) -> None:
+    mode = dynamics.mode
+    check_run(
+        "sample" if dynamics.sample_size is not None else ("descent" if mode.stepped else "flow"),
+        members=members,
+        m=m,
+        r=r,
+        d=d,
+        grid_points=dynamics.grid_points,
+        n=dynamics.sample_size,
+        t_max=t_max,
+        eta=dynamics.eta,
+        max_steps=dynamics.step_budget,
+        batch_size=dynamics.minibatch if mode is Mode.sgd else None,
+        **width,
+    )
+
+
+def check_widths(model: ModelConfig, dynamics: DynamicsConfig, W0: Array, flag: str = "ms") -> None:
+    """Refuse, before it is built, the owner sweep's ensemble at width ``m``: ``m`` starts (one
+    per designated owner) shaped like ``W0 (m, d)``, which :func:`run_ensemble` would refuse for
+    its memory (the starts alone are ``m² d`` floats), assuming every start spans ``W0``'s subspace."""
+    teacher = model.teacher()
+    W0 = np.asarray(W0, float)[None]
+    population = dynamics.sample_size is None and dynamics.mode is not Mode.sgd
+    space = invariant_subspace(teacher, W0) if population else None
+    r = space.coordinates(W0).shape[-1] if space is not None else teacher.d
+    m = W0.shape[-2]
+    _check_budget(dynamics, m, m, r, teacher.d, None, width_flag=flag, members_per_width=True)
 
 
 def run_ensemble(
@@ -121,10 +155,8 @@ def run_ensemble(
     space = None if dynamics.sample_size is not None or mode is Mode.sgd else invariant_subspace(teacher, W0)
     if space is not None:  # population dynamics never leave S (core/subspace.py): integrate there
         teacher, W0 = space.teacher(teacher), space.coordinates(W0)
-    kind = "sample" if dynamics.sample_size is not None else ("descent" if mode.stepped else "flow")
     (members, m, r), d = W0.shape, full_teacher.d
-    budget = {"members": members, "m": m, "r": r, "d": d, "grid_points": dynamics.grid_points}
-    check_run(kind, n=dynamics.sample_size, t_max=t_max, eta=dynamics.eta, max_steps=dynamics.step_budget, **budget)
+    _check_budget(dynamics, members, m, r, d, t_max)
     objective = population_objective(teacher)
     sample = None
     if dynamics.sample_size is not None:

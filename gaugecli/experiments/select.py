@@ -13,6 +13,7 @@ from gaugecli.experiments.common import (
     DynamicsConfig,
     ModelConfig,
     check_seeds,
+    check_widths,
     duplicates,
     require,
     require_imbalance,
@@ -189,6 +190,9 @@ def owner_sweep(
 ) -> OwnerSweepResult:
     """Owner success for every ``m`` and designated ``o`` (every seed in a stochastic mode)."""
     seeds = config.run_seeds
+    for m in config.ms:  # each job builds m designations × m neurons: refuse before any is built
+        _, W0 = duplicates(config.model, owner_imbalances(m, config.strength, 0)[None])
+        check_widths(config.model, config.dynamics, W0[0])
     jobs = [OwnerJob(config.model, config.dynamics, m, config.strength, s) for m in config.ms for s in seeds]
     points = [p for res in runner(owner_job, jobs, progress) for p in res.points]
     matrix = [

@@ -11,8 +11,8 @@ and analysed by :mod:`gaugecli.core.lockin`:
 * **modes**: the population flow (per assignment and D), and finite-sample training of
   ``select`` and its control over seeds (ReLU: GD on L_n; σ = x²: GD on L_n, opt-in);
 * **scans**: the rank-2 share over D (its height ∝ 1/D), the detector over the sampling
-  resolution ``per`` (the raw detector moves with it), and ``T_spec`` over ``d`` for ``select``
-  and ``all-minus`` (d is physically irrelevant; any dependence is round-off).
+  resolution ``per`` (the raw detector moves with it), and ``T_spec`` over the size ε of a
+  perturbation of the duplicates for ``select`` and ``all-minus`` (what decides an exact −D group).
 
 Clocks (``t_unit``, every time in the result is in these units):
 flow runs use the ``T_spec`` of the flow restricted to the invariant set where equal-gauge
@@ -32,7 +32,12 @@ Layout: :mod:`.config` (:class:`LockinConfig`, the assignments), :mod:`.result` 
 
 from __future__ import annotations
 
+import math
+from functools import partial
+
+from gaugecli.core import budget
 from gaugecli.core import lockin as lk
+from gaugecli.core.budget import MemoryEstimate
 from gaugecli.core.symmetry import ROUNDOFF_EXPONENT
 from gaugecli.core.types import Progress
 from gaugecli.experiments.lockin.config import ASSIGNMENTS, LockinConfig, assignment_imbalances
@@ -48,14 +53,67 @@ __all__ = [
     "LockinResult",
     "LockinRun",
     "assignment_imbalances",
+    "check_memory_budget",
     "finite_sample_on_grid",
     "lockin",
+    "memory_estimate",
     "summarize",
 ]
 
 
+EPOCH_FLOATS = 40
+"""Floats held per epoch, neuron and coordinate of ``(d + 1 + m)`` (trajectories, updates, Grams,
+the flow's dense output on the grid): measured 16–20 KB per epoch at m = 5, d = 16 (peak RSS at
+per = 1000 … 8000), i.e. 24–29; 40 errs on the safe side."""
+BASE_BYTES = 400 * 2**20
+"""Peak RSS of a default run less its epoch grids (measured ≈ 400 MB: torch, the samples, the scans)."""
+SAMPLE_FLOATS = 4
+"""Floats held per sample point and ``(d + 1 + m)``: ``X``, ``y`` and the activations of a pass."""
+
+
+def memory_estimate(
+    config: LockinConfig,
+    *,
+    per: int | None = None,
+    span: float | None = None,
+    m: int | None = None,
+    n_samples: int | None = None,
+) -> MemoryEstimate:
+    """Peak memory of :func:`lockin` (with ``per``, ``span``, ``m`` or ``n_samples`` in place of
+    the config's)."""
+    epochs = round((config.span if span is None else span) * (config.per if per is None else per)) + 1
+    m, d = config.m if m is None else m, config.model.d
+    n = config.n_samples if n_samples is None else n_samples
+    grids = 8.0 * EPOCH_FLOATS * epochs * m * (d + 1 + m)
+    samples = 8.0 * SAMPLE_FLOATS * n * (d + 1 + m)
+    largest, what = max((grids, "the runs on their epoch grids"), (samples, "a finite sample"))
+    return MemoryEstimate(int(BASE_BYTES + grids + samples), int(largest), what)
+
+
+def check_memory_budget(config: LockinConfig) -> None:
+    """Refuse a run that would not fit, before it starts, naming the first of ``--n-samples``
+    (when the sample dominates), ``--per``, ``--span`` and ``--m`` whose smallest allowed value
+    would fit, with the largest value that fits."""
+    usable = budget.USABLE_FRACTION * budget.available_memory()
+    estimate = memory_estimate(config)
+    if estimate.total <= usable:
+        return
+    if estimate.what == "a finite sample":
+        at_n = partial(memory_estimate, config)
+        budget.check_memory(estimate, "n_samples", 1.0, config.n_samples, estimate_at=lambda n: at_n(n_samples=n))
+    epochs = config.window + config.lag  # the fewest epochs the detector allows
+    at_per, at_m = partial(memory_estimate, config), partial(memory_estimate, config)
+    if at_per(per=math.ceil(epochs / config.span)).total <= usable:
+        budget.check_memory(estimate, "per", 1.0, config.per, estimate_at=lambda p: at_per(per=p))
+    if memory_estimate(config, span=max(1.0, epochs / config.per)).total <= usable:
+        budget.check_memory(estimate, "span", 1.0, config.span)  # epochs ∝ span: the largest term shrinks
+    budget.check_memory(estimate, "m", 2.0, config.m, estimate_at=lambda k: at_m(m=k))
+
+
 def lockin(config: LockinConfig, progress: Progress | None = None) -> LockinResult:
-    """Every run, scan and the summary of ``gaugecli lockin``."""
+    """Every run, scan and the summary of ``gaugecli lockin`` (refused at once when it would not
+    fit in the available memory: :func:`check_memory_budget`)."""
+    check_memory_budget(config)
     notes: list[str] = []
     runs: list[LockinRun] = []
     n_sample = len(config.seeds) * (1 + config.control)

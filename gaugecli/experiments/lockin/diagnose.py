@@ -51,13 +51,23 @@ class Trajectory(NamedTuple):
     u0: Array
 
 
+GRAM_BLOCK_BYTES = 32 * 2**20
+"""Activations held at once by :func:`gram_series` (epochs × n × m): all epochs at once grew
+like per · n · m (12 GB at per = 8000, n = 10⁴)."""
+
+
 def gram_series(activation: str, W: Array, X: Array | None) -> Array:
-    """Centered feature Gram per stored epoch: population closed form (ReLU flow) or activations."""
+    """Centered feature Gram per stored epoch: population closed form (ReLU flow) or activations
+    (computed in blocks of epochs of at most :data:`GRAM_BLOCK_BYTES`)."""
     if X is None:
         return lk.centered_feature_gram(W)
-    Z = np.einsum("nd,tmd->tnm", X, W)
-    F = np.maximum(Z, 0.0) if activation == "relu" else Z * Z
-    return lk.sample_feature_gram(F)
+    block = max(1, GRAM_BLOCK_BYTES // (8 * X.shape[0] * W.shape[-2]))
+    grams = []
+    for start in range(0, W.shape[0], block):
+        Z = np.einsum("nd,tmd->tnm", X, W[start : start + block])
+        F = np.maximum(Z, 0.0) if activation == "relu" else Z * Z
+        grams.append(lk.sample_feature_gram(F))
+    return np.concatenate(grams)
 
 
 def fire_time(epoch: int | None, per: int) -> float | None:

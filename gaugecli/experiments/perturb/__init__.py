@@ -26,12 +26,14 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from gaugecli.core import budget
 from gaugecli.core.types import PointRunner, Progress
 from gaugecli.experiments.common import run_serially
 from gaugecli.experiments.perturb.config import PerturbConfig, selection_start
 from gaugecli.experiments.perturb.fits import PowerLawFit, fit_power_law, mean_sem, wilson_interval
 from gaugecli.experiments.perturb.samples import (
     LINEAR_T_SPEC_DEVIATION,
+    SAMPLE_GRID_POINTS,
     SampleGDCheck,
     SampleJob,
     SampleOutcome,
@@ -118,6 +120,12 @@ class PerturbResult:
 def perturb(
     config: PerturbConfig, progress: Progress | None = None, runner: PointRunner = run_serially
 ) -> PerturbResult:
+    for flag, sizes in (("ns", config.ns), ("success_ns", config.success_ns)):
+        if sizes:  # refuse a sample that would not fit before any run draws it
+            n = max(sizes)
+            # each run draws its sample whole (sample_of), so it is counted as kept
+            estimate = budget.sample_memory(1, config.m, config.model.d, n, SAMPLE_GRID_POINTS, stored=True)
+            budget.check_memory(estimate, flag, 1.0, n)
     parts = 4 if config.success_ns else 3
 
     def part(k: int) -> Progress | None:

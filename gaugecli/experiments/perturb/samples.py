@@ -19,6 +19,9 @@ from gaugecli.experiments.perturb.config import PerturbConfig, selection_start
 from gaugecli.experiments.perturb.fits import PowerLawFit, fit_power_law, mean_sem
 from gaugecli.experiments.perturb.step import flow_t_spec
 
+SAMPLE_GRID_POINTS = 201
+"""Times on which a finite-sample flow is compared with the population flow."""
+
 
 @dataclass
 class SampleGDCheck:
@@ -105,7 +108,7 @@ def sample_job(job: SampleJob) -> SampleOutcome:
     devs: list[float] = []
     t_specs: list[float | None] = []
     if job.eta is None:
-        grid = np.linspace(0.0, job.window, 201)
+        grid = np.linspace(0.0, job.window, SAMPLE_GRID_POINTS)
         options = FlowOptions(rtol=job.rtol, atol=job.rtol * 1e-3)
         pop = gradient_flow(a0, W0, teacher, job.window, eps_align=job.model.eps_align, t_grid=grid)
         runs = (
