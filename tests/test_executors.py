@@ -218,3 +218,15 @@ def test_errors_raised_in_a_worker_process_reach_the_caller_whole(error: tuple[s
     with make_executor(None, 2) as executor, pytest.raises(cls) as caught:
         executor.submit(raise_error, cls, args).result()
     assert caught.value.param == args[0] and str(caught.value) == str(cls(*args))
+
+
+def test_an_interrupt_stops_the_local_workers_instead_of_waiting_for_them() -> None:
+    """SIGTERM or Ctrl-C in the main process ends ``plot all`` at once: leaving the pool on an
+    exception terminates its workers (it used to wait for every running and queued task)."""
+    start = time.monotonic()
+    with pytest.raises(KeyboardInterrupt), LocalExecutor(max_workers=2) as ex:
+        handles = [ex.submit(sleep_then_return, i, 60.0) for i in range(4)]
+        time.sleep(1.0)
+        raise KeyboardInterrupt
+    assert time.monotonic() - start < 30.0  # not the 120 s of letting the four tasks run
+    assert not any(h.done() and not h.cancelled() and h.exception() is None for h in handles)
