@@ -9,6 +9,7 @@ or the remedy. Every case also checks that no file appeared anywhere in the sand
 from __future__ import annotations
 
 import json
+import os
 from pathlib import Path
 
 import pytest
@@ -147,6 +148,11 @@ CASES = [
     (["plot", "fig1", "--out-dir", "file.txt"], USAGE, ["--out-dir", "not a folder"]),
     (["plot", "fig1", "--cache-dir", "file.txt"], USAGE, ["--cache-dir", "not a folder"]),
     (["plot", "fig1", "--out-dir", "/dev/null"], USAGE, ["--out-dir", "not a folder"]),
+    # an atomic write renames onto its target: a device or a pipe would become a regular file
+    (["simulate", "--out", "pipe"], RUNTIME, ["--out", "device or pipe"]),
+    (["verify", "--quick", "--report", "pipe"], RUNTIME, ["--report", "device or pipe"]),
+    (["simulate", "--figure", "pipe.png"], RUNTIME, ["--figure", "device or pipe"]),
+    (["validate", "pipe"], RUNTIME, ["pipe", "device or pipe"]),
     (["plot", "fig1", "--out-dir", "n" * 300], RUNTIME, ["--out-dir", "300 bytes", "shorter"]),
     (["plot"], USAGE, ["figure"]),
     # --- validate -----------------------------------------------------------------------------
@@ -229,6 +235,8 @@ def sandbox(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, good_artifact: str)
     (tmp_path / "binary.json").write_bytes(b"\xff\xfe\x00garbage")
     (tmp_path / "list.json").write_text("[1, 2, 3]\n")
     (tmp_path / "good.json").write_text(good_artifact)
+    os.mkfifo(tmp_path / "pipe")  # a special file in the sandbox (never /dev/null: a regression would replace it)
+    os.mkfifo(tmp_path / "pipe.png")
 
     def variant(name: str, edit) -> None:
         artifact = json.loads(good_artifact)

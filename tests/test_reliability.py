@@ -374,3 +374,13 @@ def test_wrong_type_is_reported_with_its_path(simulate_artifact: dict) -> None:
     bad["result"]["owner"] = 0.5
     with pytest.raises(ArtifactError, match=r"at result/owner"):
         validate(bad)
+
+
+def test_an_atomic_write_through_a_symlink_updates_its_target_and_keeps_the_link(tmp_path: Path) -> None:
+    from gaugecli.store.atomic import atomic_write_text
+
+    target, link = tmp_path / "target.json", tmp_path / "link.json"
+    target.write_text("old\n")
+    link.symlink_to(target.name)
+    atomic_write_text(link, "new\n")
+    assert link.is_symlink() and target.read_text() == "new\n"

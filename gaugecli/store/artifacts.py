@@ -217,6 +217,8 @@ def _refuse_constant(name: str) -> Any:
 def load_json(path: Path) -> Any:
     """Standard JSON from ``path``; ``NaN``/``Infinity`` and other non-JSON are an :class:`ArtifactError`."""
     path = Path(path)
+    if path.exists() and not path.is_file() and not path.is_dir():  # reading a pipe could block for ever
+        raise ArtifactError(f"{path}: a device or pipe, not an artifact file")
     try:
         return json.loads(path.read_text(encoding="utf-8"), parse_constant=_refuse_constant)
     except FileNotFoundError:

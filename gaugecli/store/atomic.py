@@ -63,12 +63,15 @@ def check_writable(path: Path, flag: str = "--out") -> None:
     check_names(path, flag)
     try:
         is_dir = path.is_dir()
+        special = path.exists() and not is_dir and not path.is_file()
         ancestor = _existing_ancestor(path)
         ancestor_is_dir = ancestor.is_dir()
     except OSError as exc:
         raise ArtifactError(f"{flag}: cannot use {path} ({exc.strerror or exc})") from None
     if is_dir:
         raise ArtifactError(f"{flag}: {path} is a directory; give a file path such as {path / 'run.json'}")
+    if special:  # an atomic write replaces the path: it would turn a device or a pipe into a file
+        raise ArtifactError(f"{flag}: {path} is a device or pipe, not a regular file; give a file path")
     if not ancestor_is_dir:
         raise ArtifactError(f"{flag}: cannot write {path}: {ancestor} is a file, not a folder; choose another path")
     if not os.access(ancestor, os.W_OK | os.X_OK):
@@ -87,6 +90,8 @@ def atomic_target(path: Path, flag: str = "--out") -> Iterator[Path]:
     """Yield a temporary path beside ``path``; on success it is fsynced and renamed onto
     ``path``, on any exception (KeyboardInterrupt included) it is removed."""
     path = Path(path)
+    if path.is_symlink():  # write the file the link points to; renaming onto the link would replace it
+        path = Path(os.path.realpath(path))
     check_writable(path, flag)
     # The name is chosen before the file exists and the file is created inside the ``try``:
     # a signal landing anywhere in between leaves nothing behind.
