@@ -44,11 +44,20 @@ def _c2(inputs: Inputs, quick: bool) -> Check:
     return at_most(drift, 1e-8, "max relative δ drift", f"flow at rtol 1e-10, ±D for D = {_listed(_strengths(quick))}")
 
 
+IDENTITY_TOLERANCE = 1e-8
+"""C3's bound on the relative residual of ``‖∇L‖² = R + T`` where ``‖∇L‖ ≥ 1e-5``. The identity is
+exact; its two routes differ by round-off that grows like ``ε/‖∇L‖`` (measured ≤ 53 ε/‖∇L‖ over
+every run of ``make figures``: 2.7e-10 at ‖∇L‖ ≈ 1e-5, and it differs between a run computed in
+a batch and alone). 10³ ε/1e-5 ≈ 2e-8 bounds round-off; a wrong R or T shows at ≥ 1e-5."""
+
+
 def _c3(inputs: Inputs, quick: bool) -> Check:
     from gaugecli.core.observables import resolved_residual
 
     residual = max(resolved_residual(r) for r in inputs.results.values())
-    return at_most(residual, 1e-10, "max |‖∇L‖² − (R+T)|/‖∇L‖²", "every saved time with ‖∇L‖ ≥ 1e-5, ±D")
+    return at_most(
+        residual, IDENTITY_TOLERANCE, "max |‖∇L‖² − (R+T)|/‖∇L‖²", "every saved time with ‖∇L‖ ≥ 1e-5, ±D"
+    )
 
 
 # -- C4, C5 ------------------------------------------------------------------------------------
