@@ -48,7 +48,7 @@ def floats(text: str | tuple[float, ...]) -> FloatList:
 def integers(text: str | tuple[int, ...]) -> IntList:
     if isinstance(text, tuple):
         return IntList(text)
-    message = f"must be a comma-separated list of integers ≥ 0 such as 0,1,2 (got {text!r})"
+    message = f"must be a comma-separated list of integers ≥ 0 (got {text!r})"
     try:
         values = tuple(int(p.strip()) for p in text.split(","))
     except ValueError:

@@ -78,7 +78,10 @@ def perturb(
         opt.IntList, _list("--success-seeds", DEFAULT.success_seeds, "Seeds per size of the selection sweep.", True)
     ] = opt.IntList(DEFAULT.success_seeds),
     success_horizon: Annotated[
-        float, typer.Option("--success-horizon", help="Horizon of the selection sweep, in units of T_spec^flow.")
+        float,
+        typer.Option(
+            "--success-horizon", help="Horizon of the selection sweep, in units of T_spec^flow, in (0, 1000]."
+        ),
     ] = DEFAULT.success_horizon,
     d: opt.Dimension = opt.MODEL.d,
     c0: opt.InitialCoefficient = opt.MODEL.c0,

@@ -42,7 +42,8 @@ def reln(
         _list("--envelope-levels", DEFAULT.envelope_levels, "Loss levels ℓ > 0 of the fixed-gate envelope."),
     ] = opt.FloatList(DEFAULT.envelope_levels),
     psi_step: Annotated[
-        float, typer.Option("--psi-step", help="Step of the envelope's gate angles ψ ∈ [0°, 90°], degrees in (0, 45].")
+        float,
+        typer.Option("--psi-step", help="Step of the envelope's gate angles ψ ∈ [0°, 90°], degrees in [0.1, 45]."),
     ] = DEFAULT.psi_step,
     d: opt.Dimension = opt.MODEL.d,
     c0: opt.InitialCoefficient = opt.MODEL.c0,

@@ -77,7 +77,11 @@ class PruneConfig:
         for D in self.strengths:
             require_imbalance(D, "gauge_strength", positive=True)
         require(len(self.ms) >= 1, "ms", "give at least one m, e.g. --ms 2,5")
-        require(all(isinstance(m, int) and m >= 2 for m in self.ms), "ms", f"must be integers ≥ 2 (got {self.ms!r})")
+        require(
+            all(isinstance(m, int) and m >= 2 for m in self.ms),
+            "ms",
+            f"must be integers ≥ 2 (got {','.join(map(str, self.ms))})",
+        )
         for name in ("n_samples", "seeds"):
             require(
                 self.sample or getattr(self, name) is None,
@@ -86,7 +90,7 @@ class PruneConfig:
             )
         # validated (range, and that they apply) by the sample dynamics they build
         check_seeds(self.seeds, self.sample_dynamics)
-        require_finite(self.coalign_strength, "coalign_strength", low=0.0)
+        require_imbalance(self.coalign_strength, "coalign_strength", positive=True)
         require(len(self.sweep_deltas) >= 1, "sweep_deltas", "give at least one δ, e.g. --sweep-deltas -1,0,1")
         for x in self.sweep_deltas:
             require_finite(x, "sweep_deltas")

@@ -129,7 +129,11 @@ class OwnerSweepConfig:
 
     def __post_init__(self) -> None:
         require(len(self.ms) >= 1, "ms", "give at least one m, e.g. --ms 2,3,5")
-        require(all(isinstance(m, int) and m >= 2 for m in self.ms), "ms", f"must be integers ≥ 2 (got {self.ms!r})")
+        require(
+            all(isinstance(m, int) and m >= 2 for m in self.ms),
+            "ms",
+            f"must be integers ≥ 2 (got {','.join(map(str, self.ms))})",
+        )
         require_imbalance(self.strength, "gauge_strength", positive=True)
         check_seeds(self.seeds, self.dynamics)
 

@@ -55,9 +55,7 @@ def _c3(inputs: Inputs, quick: bool) -> Check:
     from gaugecli.core.observables import resolved_residual
 
     residual = max(resolved_residual(r) for r in inputs.results.values())
-    return at_most(
-        residual, IDENTITY_TOLERANCE, "max |‖∇L‖² − (R+T)|/‖∇L‖²", "every saved time with ‖∇L‖ ≥ 1e-5, ±D"
-    )
+    return at_most(residual, IDENTITY_TOLERANCE, "max |‖∇L‖² − (R+T)|/‖∇L‖²", "every saved time with ‖∇L‖ ≥ 1e-5, ±D")
 
 
 # -- C4, C5 ------------------------------------------------------------------------------------

@@ -11,7 +11,7 @@ import numpy as np
 from gaugecli.core import lockin as lk
 from gaugecli.core.gauge import owner_imbalances
 from gaugecli.core.types import Array
-from gaugecli.experiments.common import ModelConfig, duplicates, require, require_finite
+from gaugecli.experiments.common import ModelConfig, duplicates, require, require_finite, require_imbalance
 
 ASSIGNMENTS = ("select", "reversed", "all-plus", "all-minus")
 """Gauge assignments of the m duplicates (see :func:`assignment_imbalances`)."""
@@ -29,6 +29,10 @@ def assignment_imbalances(assign: str, m: int, strength: float, owner: int = 0) 
     if assign == "all-minus":
         return np.full(m, -float(strength))
     raise ValueError(f"unknown assignment {assign!r}; one of {', '.join(ASSIGNMENTS)}")
+
+
+MAX_EPOCHS = 1e9
+"""Most epochs a run's grid may have (far beyond any memory: the budget check names the limit)."""
 
 
 @dataclass(frozen=True)
@@ -83,7 +87,7 @@ class LockinConfig:
         )
         require(len(self.strengths) >= 1, "gauge_strength", "give at least one D, e.g. -D 4")
         for D in self.strengths:
-            require_finite(D, "gauge_strength", low=0.0)
+            require_imbalance(D, "gauge_strength", positive=True)
         require(len(self.assignments) >= 1, "assign", f"give at least one of {', '.join(ASSIGNMENTS)}")
         for a in self.assignments:
             require(a in ASSIGNMENTS, "assign", f"must be among {', '.join(ASSIGNMENTS)} (got {a!r})")
@@ -103,6 +107,11 @@ class LockinConfig:
         require_finite(self.ridge, "ridge", low=0.0)
         require_finite(self.rtol, "rtol", low=0.0)
         require(self.rtol < 1e-2, "rtol", f"must be in (0, 1e-2) (got {self.rtol!r})")
+        require(
+            self.span * self.per <= MAX_EPOCHS,
+            "span",
+            f"span × per = {self.span * self.per:.3g} epochs; must be ≤ {MAX_EPOCHS:.0e} (lower --span or --per)",
+        )
         n_epochs = round(self.span * self.per)
         require(
             n_epochs >= self.window + self.lag,
@@ -113,7 +122,7 @@ class LockinConfig:
         require(
             all(isinstance(s, int) and s >= 0 for s in self.seeds),
             "seeds",
-            f"must be integers ≥ 0 (got {self.seeds!r})",
+            f"must be integers ≥ 0 (got {','.join(map(str, self.seeds))})",
         )
         integer(self.n_samples, "n_samples", 2)
         integer(self.steps_per_unit, "steps_per_unit", 1)
@@ -124,7 +133,7 @@ class LockinConfig:
             f"must be in (0, 1): a fraction of the stability bound (got {self.quadratic_step_fraction!r})",
         )
         for D in self.scan_strengths:
-            require_finite(D, "scan_strengths", low=0.0)
+            require_imbalance(D, "scan_strengths", positive=True)
         for p in self.scan_pers:
             integer(p, "scan_pers", 2)
             require(

@@ -9,7 +9,14 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from gaugecli.core.gauge import owner_imbalances
-from gaugecli.experiments.common import ModelConfig, duplicates, require, require_finite
+from gaugecli.experiments.common import ModelConfig, duplicates, require, require_finite, require_imbalance
+
+MAX_SUCCESS_HORIZON = 1000.0
+"""Longest horizon of the selection-vs-n runs, in units of T_spec^flow (the default is 25)."""
+
+
+def _listed(values: tuple[int, ...]) -> str:
+    return ",".join(str(v) for v in values)
 
 
 @dataclass(frozen=True)
@@ -55,12 +62,16 @@ class PerturbConfig:
                 f"adversarial ε turns the favorable neuron to θ0 + ε, so ε must be in [0, π − θ0) = [0, {limit:.4g})",
             )
         require(len(self.strengths) >= 1, "gauge_strength", "give at least one D")
-        for D in (*self.strengths, self.step_strength, self.sample_strength):
-            require_finite(D, "gauge_strength", low=0.0)
+        for D in self.strengths:
+            require_imbalance(D, "gauge_strength", positive=True)
+        require_imbalance(self.step_strength, "step_strength", positive=True)
+        require_imbalance(self.sample_strength, "sample_strength", positive=True)
         require(len(self.seeds) >= 1 and all(s >= 0 for s in self.seeds), "seeds", "must be integers ≥ 0")
         require(len(self.step_fractions) >= 3, "step_fractions", "give at least three step sizes (a fit)")
-        for f in (*self.step_fractions, *self.stability_fractions):
+        for f in self.step_fractions:
             require_finite(f, "step_fractions", low=0.0)
+        for f in self.stability_fractions:
+            require_finite(f, "stability_fractions", low=0.0)
         require(
             max(self.step_fractions) <= 0.1,
             "step_fractions",
@@ -68,7 +79,9 @@ class PerturbConfig:
             f"got {max(self.step_fractions):g}",
         )
         require(len(self.ns) >= 2, "ns", "give at least two sample sizes, e.g. --ns 1000,4000")
-        require(all(isinstance(n, int) and n >= 1 for n in self.ns), "ns", f"must be integers ≥ 1 (got {self.ns!r})")
+        require(
+            all(isinstance(n, int) and n >= 1 for n in self.ns), "ns", f"must be integers ≥ 1 (got {_listed(self.ns)})"
+        )
         require(
             len(self.sample_seeds) >= 2 and all(s >= 0 for s in self.sample_seeds),
             "sample_seeds",
@@ -78,10 +91,16 @@ class PerturbConfig:
         require(
             all(isinstance(n, int) and n >= 1 for n in self.success_ns),
             "success_ns",
-            f"must be integers ≥ 1 (got {self.success_ns!r})",
+            f"must be integers ≥ 1 (got {_listed(self.success_ns)})",
         )
         require(all(s >= 0 for s in self.success_seeds), "success_seeds", "must be integers ≥ 0")
         require_finite(self.success_horizon, "success_horizon", low=0.0)
+        require(
+            self.success_horizon <= MAX_SUCCESS_HORIZON,
+            "success_horizon",
+            f"must be in (0, {MAX_SUCCESS_HORIZON:g}] T_spec (got {self.success_horizon:g}): selection is decided "
+            "within a few T_spec, and each unit costs solver steps at every n and seed",
+        )
         require(isinstance(self.refine, int) and self.refine >= 0, "refine", "must be an integer ≥ 0")
 
 

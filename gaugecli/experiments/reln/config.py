@@ -17,7 +17,11 @@ from gaugecli.experiments.common import (
     auto_horizon,
     require,
     require_finite,
+    require_imbalance,
 )
+
+MIN_PSI_STEP = 0.1
+"""Finest step of the envelope's gate-angle grid, in degrees (901 angles; 1e-7° asked for 10⁹)."""
 
 
 @dataclass(frozen=True)
@@ -53,14 +57,14 @@ class RelnConfig:
         require(self.model.a_star > 0, "a_star", f"reln needs a teacher weight a* > 0 (got {self.model.a_star!r})")
         require(len(self.strengths) >= 1, "gauge_strength", "give at least one D, e.g. -D 4")
         for D in self.strengths:
-            require_finite(D, "gauge_strength", low=0.0)
+            require_imbalance(D, "gauge_strength", positive=True)
         require(len(set(self.strengths)) == len(self.strengths), "gauge_strength", "give each D once (got duplicates)")
         require(
             isinstance(self.m, int) and not isinstance(self.m, bool) and self.m >= 2,
             "m",
             f"select needs m ≥ 2 neurons (got {self.m!r})",
         )
-        require_finite(self.select_strength, "select_strength", low=0.0)
+        require_imbalance(self.select_strength, "select_strength", positive=True)
         require(
             isinstance(self.owner, int) and not isinstance(self.owner, bool) and 0 <= self.owner < self.m,
             "owner",
@@ -78,7 +82,11 @@ class RelnConfig:
         for ell in self.envelope_levels:
             require_finite(ell, "envelope_levels", low=0.0)
         require_finite(self.psi_step, "psi_step", low=0.0)
-        require(self.psi_step <= 45.0, "psi_step", f"must be in (0, 45] degrees (got {self.psi_step!r})")
+        require(
+            MIN_PSI_STEP <= self.psi_step <= 45.0,
+            "psi_step",
+            f"must be in [{MIN_PSI_STEP:g}, 45] degrees (got {self.psi_step:g})",
+        )
 
     def deltas(self) -> list[float]:
         """δ of the m = 1 runs: +D, −D for each D, in that order."""
