@@ -192,6 +192,13 @@ CASES = [
     (["lockin", "--figure", "lockin.txt"], USAGE, ["--figure", ".png"]),
     (["lockin", "--per", "100000000"], RUNTIME, ["--per", "GB", "epoch grids", "use --per ≤"]),
     (["reln", "--psi-step", "1e-7"], USAGE, ["--psi-step", "[0.1, 45]"]),
+    # an option that another makes meaningless is an error, not silently ignored
+    (["select", "--deltas", "4,-4", "--m", "3"], USAGE, ["--m", "no effect with --deltas"]),
+    (["select", "--deltas", "-4,4", "--owner", "0"], USAGE, ["--owner", "no effect with --deltas"]),
+    (["select", "--deltas", "4,-4", "-D", "2"], USAGE, ["-D", "no effect with --deltas"]),
+    (["select", "--ms", "3"], USAGE, ["--ms", "--sweep"]),
+    (["perturb", "--seeds", "5,6"], USAGE, ["--seeds", "no effect with --kind adversarial"]),
+    (["select", "--sweep", "--m", "3"], USAGE, ["--m", "no effect with --sweep"]),
     (["reln", "-D", "1e7"], USAGE, ["--gauge-strength", "(0, 1e+06]"]),
     (["reln", "--select-strength", "1e308"], USAGE, ["--select-strength", "(0, 1e+06]"]),
     (["perturb", "-D", "1e308"], USAGE, ["--gauge-strength", "(0, 1e+06]"]),

@@ -58,6 +58,15 @@ def integers(text: str | tuple[int, ...]) -> IntList:
     return IntList(values)
 
 
+def given(ctx: typer.Context, *names: str) -> list[str]:
+    """The flags (``--m``) of the parameters ``names`` that the user typed on the command line,
+    as opposed to left at their defaults — for options that another option makes meaningless."""
+    from typer._click.core import ParameterSource  # typer ≥ 0.29 vendors click
+
+    flags = {p.name: p.opts[0] for p in ctx.command.params}
+    return [flags[n] for n in names if ctx.get_parameter_source(n) is ParameterSource.COMMANDLINE]
+
+
 def command_app() -> typer.Typer:
     """The Typer app of one subcommand, in the root app's plain-help, no-traceback style."""
     return typer.Typer(rich_markup_mode=None, pretty_exceptions_enable=False, add_completion=False)

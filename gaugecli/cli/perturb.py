@@ -9,7 +9,7 @@ import typer
 
 from gaugecli.cli import options as opt
 from gaugecli.cli import report, session
-from gaugecli.cli.errors import errors
+from gaugecli.cli.errors import bad_parameter, errors
 from gaugecli.experiments.perturb import PerturbConfig
 
 DEFAULT = PerturbConfig()
@@ -31,6 +31,7 @@ def _list(
 
 @app.command()
 def perturb(
+    ctx: typer.Context,
     eps: Annotated[opt.FloatList, _list("--eps", DEFAULT.eps, "Perturbation sizes ε ≥ 0.")] = opt.FloatList(
         DEFAULT.eps
     ),
@@ -98,6 +99,8 @@ def perturb(
     """Robustness (claim C8), one cause per sweep: visible perturbations (ε × D), the GD step η,
     the sample size n (finite-sample flow against the population flow), selection against n."""
     with errors():
+        if kind is PerturbKind.adversarial and (clash := opt.given(ctx, "seeds")):
+            raise bad_parameter(clash[0], "has no effect with --kind adversarial (deterministic); use --kind random")
         config = PerturbConfig(
             model=opt.model_config(d, 1, c0, theta0, eps_align),
             m=m,

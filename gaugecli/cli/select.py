@@ -18,6 +18,7 @@ app = opt.command_app()
 
 @app.command("select")
 def select(
+    ctx: typer.Context,
     gauge_strength: opt.Strength = DEFAULT.strength,
     m: Annotated[int, typer.Option("--m", help="Number of duplicates m ≥ 1.")] = DEFAULT.m,
     owner: Annotated[int, typer.Option("--owner", help="Designated owner o ∈ [0, m−1]: gets +D, others −D.")] = (
@@ -70,6 +71,14 @@ def select(
         given += ["--init-seed"] if init_seed is not None else []
         if sweep and given:
             raise bad_parameter(given[0], "has no effect with --sweep (the sweep starts from exact duplicates)")
+        if sweep and (clash := opt.given(ctx, "m", "owner", "deltas")):
+            raise bad_parameter(clash[0], "has no effect with --sweep (it runs every m of --ms and every owner)")
+        if not sweep and (clash := opt.given(ctx, "ms")):
+            raise bad_parameter(clash[0], "sets the widths of --sweep; without it, give one width with --m")
+        if deltas is not None and (clash := opt.given(ctx, "m", "owner", "gauge_strength")):
+            raise bad_parameter(
+                clash[0], "has no effect with --deltas (m is their number, the owner their argmax); give one of them"
+            )
         session.check_out(out)
         session.check_figure(figure)
         if sweep:
