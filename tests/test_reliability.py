@@ -197,7 +197,7 @@ def test_interrupted_sweep_resumes(tmp_path: Path, signum: int, reference_sweep:
         shutil.rmtree(points_dir)
         out.unlink(missing_ok=True)
 
-    assert proc.returncode == 130, (proc.returncode, stdout, stderr)
+    assert proc.returncode == 128 + signum, (proc.returncode, stdout, stderr)  # 130 Ctrl-C, 143 SIGTERM
     assert "Traceback" not in stderr
     message = [line for line in stderr.splitlines() if line.strip()]
     assert len(message) == 1 and message[0].startswith("Error:") and "resume" in message[0], stderr

@@ -10,7 +10,7 @@ from typing import Any
 # typer ≥ 0.29 vendors its own click: its parser raises these, not the click package's
 from typer._click.exceptions import ClickException, UsageError
 
-__all__ = ["ClickException", "Failure", "Interrupted", "UsageError", "bad_parameter", "errors"]
+__all__ = ["ClickException", "Failure", "Interrupted", "Terminated", "UsageError", "bad_parameter", "errors"]
 
 
 class Failure(ClickException):
@@ -20,7 +20,19 @@ class Failure(ClickException):
 
 
 class Interrupted(ClickException):
+    """Ctrl-C: exit code 130 (128 + SIGINT), as a shell reports it."""
+
     exit_code = 130
+
+
+class Terminated(Interrupted):
+    """SIGTERM: exit code 143 (128 + SIGTERM)."""
+
+    exit_code = 143
+
+
+class _SigTerm(KeyboardInterrupt):
+    """Raised by the SIGTERM handler: unwinds like Ctrl-C (every cleanup runs), reported as SIGTERM."""
 
 
 def bad_parameter(flag: str, message: str) -> UsageError:
@@ -29,7 +41,7 @@ def bad_parameter(flag: str, message: str) -> UsageError:
 
 
 def _raise_interrupt(signum: int, frame: Any) -> None:
-    raise KeyboardInterrupt
+    raise _SigTerm
 
 
 @contextlib.contextmanager
@@ -43,11 +55,12 @@ def errors() -> Iterator[None]:
     previous = signal.signal(signal.SIGTERM, _raise_interrupt)
     try:
         yield
-    except KeyboardInterrupt:
-        raise Interrupted(
+    except KeyboardInterrupt as exc:
+        message = (
             "interrupted; no partial artifact was written, finished runs and sweep points are cached — "
             "run the same command again to resume"
-        ) from None
+        )
+        raise (Terminated if isinstance(exc, _SigTerm) else Interrupted)(message) from None
     except ConfigError as exc:
         raise bad_parameter("--" + exc.param.replace("_", "-"), str(exc).split(": ", 1)[1]) from None
     except (NumericalFault, ArtifactError, ExecutorError) as exc:
