@@ -150,6 +150,9 @@ CASES = [
     (["plot", "fig1", "--out-dir", "/dev/null"], USAGE, ["--out-dir", "not a folder"]),
     # an atomic write renames onto its target: a device or a pipe would become a regular file
     (["simulate", "--out", "pipe"], RUNTIME, ["--out", "device or pipe"]),
+    # folders the OS refuses to create files in are found before computing (os.access says yes to root)
+    (["plot", "fig3", "--out-dir", "/proc/gaugecli-figs"], RUNTIME, ["--out-dir", "cannot write", "another folder"]),
+    (["simulate", "--cache-dir", "/proc/gaugecli-runs"], RUNTIME, ["--cache-dir", "cannot write", "another folder"]),
     (["verify", "--quick", "--report", "pipe"], RUNTIME, ["--report", "device or pipe"]),
     (["simulate", "--figure", "pipe.png"], RUNTIME, ["--figure", "device or pipe"]),
     (["validate", "pipe"], RUNTIME, ["pipe", "device or pipe"]),

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import contextlib
 import os
+import tempfile
 import uuid
 from collections.abc import Iterator
 from pathlib import Path
@@ -54,6 +55,7 @@ def check_folder(path: Path, flag: str) -> None:
         raise ArtifactError(f"{flag}: {path} is a file, not a folder; choose a folder")
     if not ancestor.is_dir():
         raise ArtifactError(f"{flag}: cannot create {path}: {ancestor} is a file, not a folder")
+    _probe(ancestor, path, flag)
 
 
 def check_writable(path: Path, flag: str = "--out") -> None:
@@ -76,6 +78,17 @@ def check_writable(path: Path, flag: str = "--out") -> None:
         raise ArtifactError(f"{flag}: cannot write {path}: {ancestor} is a file, not a folder; choose another path")
     if not os.access(ancestor, os.W_OK | os.X_OK):
         raise ArtifactError(f"{flag}: cannot write to {ancestor} (permission denied); choose a writable folder")
+    _probe(ancestor, path, flag)
+
+
+def _probe(folder: Path, path: Path, flag: str) -> None:
+    """Create (and at once drop) a nameless file in ``folder``: ``os.access`` says yes to root
+    everywhere, and a pseudo-filesystem such as /proc refuses only when asked to create."""
+    try:
+        with tempfile.TemporaryFile(dir=folder):
+            pass
+    except OSError as exc:
+        raise ArtifactError(f"{flag}: cannot write {path} ({exc.strerror or exc}); choose another folder") from None
 
 
 def _existing_ancestor(path: Path) -> Path:
