@@ -232,6 +232,11 @@ def test_select_prints_the_designated_owner(cli, tmp_path: Path) -> None:
     assert run["nonowner_norm"][-1] < 1e-6
 
 
+def test_select_with_a_tie_at_the_largest_delta_names_no_designated_owner(cli) -> None:
+    out = cli("select", *FAST, "--deltas", "1,1").output
+    assert "no designated owner (the largest δ is shared)" in out and "designated owner 0" not in out
+
+
 def test_select_sweep_prints_the_success_matrix(cli, tmp_path: Path) -> None:
     out = cli("select", "--sweep", "--ms", "2,3", *FAST, "--cache-dir", "P", "--out", "sweep.json").output
     assert "5/5 runs selected the designated neuron" in out

@@ -94,8 +94,12 @@ def simulate(outcomes: list[Outcome], paths: list[Path | None]) -> None:
 
 def select(outcome: Outcome, path: Path | None) -> None:
     result = outcome.result
+    deltas = getattr(outcome.config, "deltas", None)
+    tied = deltas is not None and list(deltas).count(max(deltas)) > 1
     table = _table(
-        f"gaugecli select — designated owner {result.designated}",
+        "gaugecli select — no designated owner (the largest δ is shared)"
+        if tied
+        else f"gaugecli select — designated owner {result.designated}",
         ("seed", "owner", "ok", "T_spec", "P(end)", "loss(end)", "c_o", "α_o"),
     )
     for seed, run, ok in zip(result.seeds, result.runs, result.success, strict=True):

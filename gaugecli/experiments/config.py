@@ -129,8 +129,11 @@ class ModelConfig:
                 else "below it the neurons' weights approach the solver's absolute tolerance"
             ),
         )
-        require_finite(self.theta0, "theta0", low=0.0, strict=False)
-        require(self.theta0 < math.pi, "theta0", f"must be in [0, π) (got {self.theta0!r})")
+        require(
+            isinstance(self.theta0, (int, float)) and 0.0 <= self.theta0 < math.pi,  # NaN fails both
+            "theta0",
+            f"must be in [0, π) (got {self.theta0!r})",
+        )
         require_finite(self.eps_align, "eps_align", low=0.0)
         require(self.eps_align < 1.0, "eps_align", f"must be in (0, 1) (got {self.eps_align!r})")
 
