@@ -146,5 +146,5 @@ def test_owner_sweep_refuses_a_width_before_building_its_starts() -> None:
     """m designations × m neurons × d: at m = 10⁵ the starts alone took 15 GB before any check."""
     from gaugecli.experiments.select import OwnerSweepConfig, owner_sweep
 
-    with pytest.raises(BudgetExceeded, match=r"^--ms: .* use --ms ≤ \d+ \(memory grows like ms\^3\)"):
+    with pytest.raises(BudgetExceeded, match=r"^--ms: .* use --ms ≤ \d+ \(memory grows like its cube\)"):
         owner_sweep(OwnerSweepConfig(ms=(2, 100_000)))

@@ -151,6 +151,11 @@ def _gb(n: float) -> str:
     return f"{n / 2**30:.3g} GB" if n >= 2**27 else f"{n / 2**20:.3g} MB"
 
 
+def _growth(scaling: float) -> str:
+    words = {1.0: "in proportion to it", 2.0: "like its square", 3.0: "like its cube"}
+    return "memory grows " + words.get(float(scaling), f"like its power {scaling:g}")
+
+
 def check_memory(
     estimate: MemoryEstimate,
     param: str,
@@ -187,7 +192,7 @@ def check_memory(
     raise BudgetExceeded(
         param,
         needs + f"{_gb(free)} this machine has available; use {flag} ≤ {fits_text} "
-        f"(memory grows like {param.replace('_', ' ')}^{scaling:g}) or run it on a larger machine",
+        f"({_growth(scaling)}) or run it on a larger machine",
     )
 
 
