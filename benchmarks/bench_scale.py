@@ -396,7 +396,7 @@ def _sample_goal(quick: bool, curves: dict[str, list[Point]]) -> Row:
     note = (
         f"--t-max {horizon:g} to keep the suite short, with every phase of the full run (draw, LSODA with "
         "Hessians, L_n at 400 saved times, artifact); the default horizon (to ‖∇L_n‖ ≤ 1e-10, T_spec = 0.436) "
-        "takes ~400 gradient evaluations: 151 s and 1.58 GiB when measured once on this machine; "
+        "takes ~400 gradient evaluations: 60 s and 1.58 GiB when measured once on this machine (151 s before the neurons × points layout); "
         f"sample kept in memory (8n(d+1) = 1.27 GiB), every sum over chunks of rows; "
         f"sample_memory_estimate {fmt_bytes(estimate)} + ~0.3 GiB interpreter"
     )
