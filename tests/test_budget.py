@@ -148,3 +148,24 @@ def test_owner_sweep_refuses_a_width_before_building_its_starts() -> None:
 
     with pytest.raises(BudgetExceeded, match=r"^--ms: .* use --ms ≤ \d+ \(memory grows like its cube\)"):
         owner_sweep(OwnerSweepConfig(ms=(2, 100_000)))
+
+
+def test_a_streamed_sample_that_would_take_hours_is_announced_before_it_starts() -> None:
+    from gaugecli.core.budget import LongRunWarning, warn_if_streamed_and_slow
+
+    limit = 4 * 2**30
+    with pytest.warns(LongRunWarning, match=r"^--n-samples 1e\+09 does not fit in memory .* ≈ 9 h .* ≤ 3.16e\+07"):
+        warn_if_streamed_and_slow(10**9, 16, 1, 1, limit)
+    import warnings
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        warn_if_streamed_and_slow(10**7, 16, 1, 1, limit)  # kept in memory: nothing to say
+        warn_if_streamed_and_slow(15 * 10**6, 16, 1, 1, 2**20)  # streamed, but ≈ 8 min in all
+
+
+def test_warnings_reach_the_terminal_as_one_line(capsys: pytest.CaptureFixture[str]) -> None:
+    from gaugecli.cli.app import _one_line_warning
+
+    _one_line_warning(UserWarning("a long run ahead"), UserWarning, "file.py", 3)
+    assert capsys.readouterr().err == "Warning: a long run ahead\n"

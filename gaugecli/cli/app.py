@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import os
 import sys
+import warnings
 from collections.abc import Callable
 from importlib import import_module
 from typing import Annotated, Any
@@ -103,11 +104,17 @@ def _root(
     """Gauge-controlled feature specialization in a Gaussian teacher–student ReLU model."""
 
 
+def _one_line_warning(message: Warning | str, category: type[Warning], *args: Any, **kwargs: Any) -> None:
+    """Warnings (a long run ahead, a library's numerical note) as one line on stderr, no source line."""
+    print(f"Warning: {message}", file=sys.stderr)
+
+
 def main(argv: list[str] | None = None) -> None:
     """Console entry point. BLAS/OpenMP default to one thread unless the user set them: our
     matrices are small (a dense LU of ≤ a few hundred unknowns, sample gradients of a few neurons),
     and on 2 shared cores threaded BLAS was measured 4-10× slower (README, Benchmarks)."""
     for var in THREAD_ENV_VARS:
         os.environ.setdefault(var, "1")
+    warnings.showwarning = _one_line_warning
     command: Callable[..., Any] = app
     command(args=argv)

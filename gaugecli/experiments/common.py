@@ -11,7 +11,7 @@ from typing import Any
 
 import numpy as np
 
-from gaugecli.core.budget import check_run, check_steps
+from gaugecli.core.budget import check_run, check_steps, warn_if_streamed_and_slow
 from gaugecli.core.gauge import duplicate_initial_condition, imbalance
 from gaugecli.core.integrate import (
     FlowOptions,
@@ -160,7 +160,11 @@ def run_ensemble(
     objective = population_objective(teacher)
     sample = None
     if dynamics.sample_size is not None:
+        from gaugecli.core import empirical
         from gaugecli.core.sample import EmpiricalSample  # torch: imported only when needed
+
+        if dynamics.batch_source != "resampled":  # resampled batches keep the sample whatever its size
+            warn_if_streamed_and_slow(dynamics.sample_size, d, m, members, empirical.STORE_LIMIT_BYTES)
 
         # kept in memory, or streamed from the seed when too large (the same numbers); the sums
         # over it run in chunks of rows, so n = 10⁷ fits in a few GB
