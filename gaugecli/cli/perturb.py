@@ -32,15 +32,16 @@ def _list(
 @app.command()
 def perturb(
     ctx: typer.Context,
-    eps: Annotated[opt.FloatList, _list("--eps", DEFAULT.eps, "Perturbation sizes ε ≥ 0.")] = opt.FloatList(
-        DEFAULT.eps
-    ),
+    eps: Annotated[
+        opt.FloatList,
+        _list("--eps", DEFAULT.eps, "Perturbation sizes ε: angles in [0, π − θ0) (adversarial) or ≥ 0 (random)."),
+    ] = opt.FloatList(DEFAULT.eps),
     gauge_strength: opt.Strengths = list(DEFAULT.strengths),
     kind: Annotated[PerturbKind, typer.Option("--kind", help="adversarial (deterministic) or random.")] = (
         PerturbKind.adversarial if DEFAULT.adversarial else PerturbKind.random
     ),
     seeds: Annotated[
-        opt.IntList, _list("--seeds", DEFAULT.seeds, "Seeds of random perturbations.", True)
+        opt.IntList, _list("--seeds", DEFAULT.seeds, "Seeds ≥ 0 of random perturbations (--kind random).", True)
     ] = opt.IntList(DEFAULT.seeds),
     m: Annotated[int, typer.Option("--m", help="Number of neurons m ≥ 2 (neuron 0 favorable).")] = DEFAULT.m,
     step_strength: Annotated[float, typer.Option("--step-strength", help="D of the step-size sweep.")] = (
@@ -61,7 +62,9 @@ def perturb(
     sample_strength: Annotated[float, typer.Option("--sample-strength", help="D of the sample-size sweep.")] = (
         DEFAULT.sample_strength
     ),
-    ns: Annotated[opt.IntList, _list("--ns", DEFAULT.ns, "Sample sizes n.", True)] = opt.IntList(DEFAULT.ns),
+    ns: Annotated[
+        opt.IntList, _list("--ns", DEFAULT.ns, "Sample sizes n ≥ 1 (at least two) of the finite-sample flows.", True)
+    ] = opt.IntList(DEFAULT.ns),
     sample_seeds: Annotated[
         opt.IntList, _list("--sample-seeds", DEFAULT.sample_seeds, "Seeds per sample size (≥ 2).", True)
     ] = opt.IntList(DEFAULT.sample_seeds),

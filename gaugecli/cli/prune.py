@@ -27,7 +27,12 @@ def prune(
     sample: Annotated[bool, typer.Option("--sample/--no-sample", help="Also run finite-sample training.")] = (
         DEFAULT.sample
     ),
-    n_samples: opt.SampleSize = None,
+    n_samples: Annotated[
+        int | None,
+        typer.Option(
+            "--n-samples", help="Sample size n ≥ 1 of the finite-sample rows (the flow on L_n).", show_default="10000"
+        ),
+    ] = None,
     seeds: opt.Seeds = None,
     coalign_strength: Annotated[
         float, typer.Option("--coalign-strength", help="D of the co-alignment contrast (m=3; non-owners ±).")
