@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import math
 import os
+import warnings
 from collections.abc import Callable
 from dataclasses import dataclass
 
@@ -153,6 +154,7 @@ points dominates: 7× the 1.2e-8 s of a stored sample, measured at n = 10⁷).""
 FLOW_GRADIENTS = 400
 """Gradient evaluations of a finite-sample flow to its default horizon (measured ~400 at n = 10⁷)."""
 LONG_RUN_SECONDS = 600.0
+"""A streamed-sample run estimated to take longer than this is announced before it starts."""
 
 
 def warn_if_streamed_and_slow(n: int, d: int, m: int, members: int, stored_limit: int) -> None:
@@ -164,8 +166,6 @@ def warn_if_streamed_and_slow(n: int, d: int, m: int, members: int, stored_limit
     per_gradient = STREAMED_SECONDS_PER_POINT * n * (d + 1) / 17 * max(m, 1) ** 0.75 * members
     if per_gradient * FLOW_GRADIENTS <= LONG_RUN_SECONDS:
         return
-    import warnings
-
     kept = stored_limit // (8 * (d + 1))
     warnings.warn(
         f"--n-samples {n:.3g} does not fit in memory and is regenerated from its seed at every pass: "

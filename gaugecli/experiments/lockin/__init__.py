@@ -98,16 +98,15 @@ def check_memory_budget(config: LockinConfig) -> None:
     estimate = memory_estimate(config)
     if estimate.total <= usable:
         return
+    at = partial(memory_estimate, config)
     if estimate.what == "a finite sample":
-        at_n = partial(memory_estimate, config)
-        budget.check_memory(estimate, "n_samples", 1.0, config.n_samples, estimate_at=lambda n: at_n(n_samples=n))
+        budget.check_memory(estimate, "n_samples", 1.0, config.n_samples, estimate_at=lambda n: at(n_samples=n))
     epochs = config.window + config.lag  # the fewest epochs the detector allows
-    at_per, at_m = partial(memory_estimate, config), partial(memory_estimate, config)
-    if at_per(per=math.ceil(epochs / config.span)).total <= usable:
-        budget.check_memory(estimate, "per", 1.0, config.per, estimate_at=lambda p: at_per(per=p))
-    if memory_estimate(config, span=max(1.0, epochs / config.per)).total <= usable:
+    if at(per=math.ceil(epochs / config.span)).total <= usable:
+        budget.check_memory(estimate, "per", 1.0, config.per, estimate_at=lambda p: at(per=p))
+    if at(span=max(1.0, epochs / config.per)).total <= usable:
         budget.check_memory(estimate, "span", 1.0, config.span)  # epochs ∝ span: the largest term shrinks
-    budget.check_memory(estimate, "m", 2.0, config.m, estimate_at=lambda k: at_m(m=k))
+    budget.check_memory(estimate, "m", 2.0, config.m, estimate_at=lambda k: at(m=k))
 
 
 def lockin(config: LockinConfig, progress: Progress | None = None) -> LockinResult:
