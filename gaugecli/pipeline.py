@@ -226,21 +226,19 @@ class Pipeline:
         keys = [[(kind, config_hash(c)) for c in configs] for kind, configs in tasks]
         if on_cached is not None:
             on_cached(present)
-        finished = [0]
-
-        def done(i: int, _result: None) -> None:
-            self.computed.extend(keys[i])
-            finished[0] += 1
-            if progress is not None:
-                progress(finished[0] / len(tasks))
-            if on_cached is not None:
-                on_cached(set(keys[i]))
-
         root = str(self.cache.root)
         handles = [executor.submit(_ensure_in_worker, root, kind, configs, self.reuse) for kind, configs in tasks]
         position = {id(h): i for i, h in enumerate(handles)}
-        for handle in executor.as_completed(handles):  # every executor of gaugecli.run has it
-            done(position[id(handle)], handle.result())
+        # completion order (every executor of gaugecli.run has as_completed): a finished run is
+        # reported at once, not after the slower runs submitted before it
+        for finished, handle in enumerate(executor.as_completed(handles), start=1):
+            handle.result()
+            i = position[id(handle)]
+            self.computed.extend(keys[i])
+            if progress is not None:
+                progress(finished / len(tasks))
+            if on_cached is not None:
+                on_cached(set(keys[i]))
         return len(tasks)
 
     def _cached(self, k: Kind, config: Any) -> Outcome | None:

@@ -5,8 +5,10 @@ Re-exported by :mod:`gaugecli.experiments.common`, which runs what is configured
 from __future__ import annotations
 
 import math
+from collections.abc import Sequence
 from dataclasses import dataclass
 from enum import Enum
+from typing import Any
 
 import numpy as np
 
@@ -79,6 +81,11 @@ MAX_GAUGE_STRENGTH = 1e6
 """The largest |δ| (gauge strength D or explicit δ) the numerics honour (d = 16, c0 = 0.1): the
 unfavorable run's final loss is 1e-14 at D = 1e6 but 1e-12 at 1e8 and 1e-5 at 1e15 (its gradient
 ∝ 1/D meets the stopping tolerance first), and T_spec(+D) ∝ 1/D is off by 2 % at D = 1e15."""
+
+
+def listed(values: Sequence[Any]) -> str:
+    """A list as the user typed it (``2,3,5``), for messages — not a Python tuple."""
+    return ",".join(f"{v:g}" if isinstance(v, float) else str(v) for v in values)
 
 
 def require_imbalance(value: float, param: str, *, positive: bool) -> None:

@@ -27,6 +27,7 @@ from gaugecli.experiments.common import (
     ModelConfig,
     check_seeds,
     duplicates,
+    listed,
     require,
     require_finite,
     require_imbalance,
@@ -80,7 +81,7 @@ class PruneConfig:
         require(
             all(isinstance(m, int) and m >= 2 for m in self.ms),
             "ms",
-            f"must be integers ≥ 2 (got {','.join(map(str, self.ms))})",
+            f"must be integers ≥ 2 (got {listed(self.ms)})",
         )
         for name in ("n_samples", "seeds"):
             require(

@@ -15,6 +15,7 @@ from gaugecli.experiments.common import (
     check_seeds,
     check_widths,
     duplicates,
+    listed,
     require,
     require_imbalance,
     run_ensemble,
@@ -132,7 +133,7 @@ class OwnerSweepConfig:
         require(
             all(isinstance(m, int) and m >= 2 for m in self.ms),
             "ms",
-            f"must be integers ≥ 2 (got {','.join(map(str, self.ms))})",
+            f"must be integers ≥ 2 (got {listed(self.ms)})",
         )
         require_imbalance(self.strength, "gauge_strength", positive=True)
         check_seeds(self.seeds, self.dynamics)

@@ -11,7 +11,7 @@ import numpy as np
 from gaugecli.core import lockin as lk
 from gaugecli.core.gauge import owner_imbalances
 from gaugecli.core.types import Array
-from gaugecli.experiments.common import ModelConfig, duplicates, require, require_finite, require_imbalance
+from gaugecli.experiments.common import ModelConfig, duplicates, listed, require, require_finite, require_imbalance
 
 ASSIGNMENTS = ("select", "reversed", "all-plus", "all-minus")
 """Gauge assignments of the m duplicates (see :func:`assignment_imbalances`)."""
@@ -122,7 +122,7 @@ class LockinConfig:
         require(
             all(isinstance(s, int) and s >= 0 for s in self.seeds),
             "seeds",
-            f"must be integers ≥ 0 (got {','.join(map(str, self.seeds))})",
+            f"must be integers ≥ 0 (got {listed(self.seeds)})",
         )
         integer(self.n_samples, "n_samples", 2)
         integer(self.steps_per_unit, "steps_per_unit", 1)

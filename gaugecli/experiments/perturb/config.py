@@ -9,14 +9,10 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from gaugecli.core.gauge import owner_imbalances
-from gaugecli.experiments.common import ModelConfig, duplicates, require, require_finite, require_imbalance
+from gaugecli.experiments.common import ModelConfig, duplicates, listed, require, require_finite, require_imbalance
 
 MAX_SUCCESS_HORIZON = 1000.0
 """Longest horizon of the selection-vs-n runs, in units of T_spec^flow (the default is 25)."""
-
-
-def _listed(values: tuple[int, ...]) -> str:
-    return ",".join(str(v) for v in values)
 
 
 @dataclass(frozen=True)
@@ -80,7 +76,7 @@ class PerturbConfig:
         )
         require(len(self.ns) >= 2, "ns", "give at least two sample sizes, e.g. --ns 1000,4000")
         require(
-            all(isinstance(n, int) and n >= 1 for n in self.ns), "ns", f"must be integers ≥ 1 (got {_listed(self.ns)})"
+            all(isinstance(n, int) and n >= 1 for n in self.ns), "ns", f"must be integers ≥ 1 (got {listed(self.ns)})"
         )
         require(
             len(self.sample_seeds) >= 2 and all(s >= 0 for s in self.sample_seeds),
@@ -91,7 +87,7 @@ class PerturbConfig:
         require(
             all(isinstance(n, int) and n >= 1 for n in self.success_ns),
             "success_ns",
-            f"must be integers ≥ 1 (got {_listed(self.success_ns)})",
+            f"must be integers ≥ 1 (got {listed(self.success_ns)})",
         )
         require(all(s >= 0 for s in self.success_seeds), "success_seeds", "must be integers ≥ 0")
         require_finite(self.success_horizon, "success_horizon", low=0.0)
