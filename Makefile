@@ -13,7 +13,7 @@ STAMP  := $(VENV)/.installed
 TORCH_INDEX ?=
 PIP_EXTRA := $(if $(TORCH_INDEX),--extra-index-url $(TORCH_INDEX),)
 
-.PHONY: figures test check-figures bench lint docs clean
+.PHONY: figures test check-figures check-portable bench lint docs clean
 
 $(STAMP): pyproject.toml constraints.txt
 	$(PYTHON) -m venv $(VENV)
@@ -31,6 +31,22 @@ test: $(STAMP)
 check-figures: $(STAMP)
 	rm -rf build/check-figures
 	$(BIN)/gaugecli plot all --cache-dir build/check-figures/runs --out-dir build/check-figures/figures --compare figures
+
+# The same checks on a second arithmetic path: OpenBLAS's generic SSE3 kernels instead of the
+# machine's (Prescott), numpy's SIMD dispatch cut to its x86-64-v2 baseline, torch's default (no
+# AVX) kernels, and two BLAS/OpenMP threads. Results must agree with the committed figures and the
+# numeric tests within their stated tolerances, not bit for bit.
+PORTABLE_ENV := OPENBLAS_CORETYPE=Prescott NPY_DISABLE_CPU_FEATURES=X86_V3,X86_V4 ATEN_CPU_CAPABILITY=default \
+	OMP_NUM_THREADS=2 OPENBLAS_NUM_THREADS=2
+NUMERIC_TESTS := tests/test_fig1.py tests/test_fig3.py tests/test_fig4.py tests/test_fig6.py tests/test_symmetry.py \
+	tests/test_lockin.py tests/test_integrate.py tests/test_kernels.py tests/test_reduced.py tests/test_portability.py
+
+check-portable: $(STAMP)
+	rm -rf build/check-portable
+	$(PORTABLE_ENV) $(BIN)/python -c "from threadpoolctl import threadpool_info; import numpy._core._multiarray_umath as u; \
+	print('arithmetic path: BLAS', [i.get('architecture') for i in threadpool_info()], '| numpy X86_V3:', u.__cpu_features__.get('X86_V3'))"
+	$(PORTABLE_ENV) $(BIN)/python -m pytest -q -n 2 $(NUMERIC_TESTS)
+	$(PORTABLE_ENV) $(BIN)/gaugecli plot all --cache-dir build/check-portable/runs --out-dir build/check-portable/figures --compare figures
 
 bench: $(STAMP)
 	$(BIN)/python benchmarks/run.py

@@ -123,15 +123,34 @@ def test_share_curves_start_at_the_instant_and_end_at_the_run_share(built) -> No
 
 
 def test_loss_derivative_matches_the_decomposition(built) -> None:
-    """(c): −dL/dt from the loss alone against R + T, two independent routes (measured 8e-5)."""
-    parity = built[1]["c"]
-    assert parity["max_relative_deviation"] <= 2e-4
+    """(c): −dL/dt from the loss alone against R + T, two independent routes.
+
+    Their difference is the cubic spline's differentiation error on the stored grid (the flow's
+    own error, rtol = 1e-10, is far below it). The bound has that basis: a spline derivative's
+    error falls like h³ with the spacing h in ln t, so on every second sample it must be several
+    times larger; the full grid's deviation is held to half the coarse grid's (8× expected), and
+    to 1e-3 absolutely (what the panel's log–log parity can show)."""
+    from gaugecli.core.metrics import loss_decay_rate
+
+    _, parity, inputs = built[0], built[1]["c"], built[2]
+    assert parity["max_relative_deviation"] <= 1e-3
+    for g in GAUGES:
+        for D in fig6.STRENGTHS:
+            run = inputs[fig6._name(g, D)]
+            total = run.reaction + run.transport
+            deviation = []
+            for step in (1, 2):
+                rate = loss_decay_rate(run.t[::step], run.loss[::step], fig6.LOSS_FLOOR)
+                ref = total[::step]
+                ok = np.isfinite(rate) & (ref > 0)
+                deviation.append(float(np.max(np.abs(rate[ok] - ref[ok]) / ref[ok])))
+            assert deviation[0] <= 0.5 * deviation[1], (g, D, deviation)
     for g in GAUGES:
         for D in fig6.STRENGTHS:
             s = parity[f"{g}-D{D:g}"]
             x, y = np.array(s["x"], float), np.array(s["y"], float)
             assert x.size > 50 and np.all(np.isfinite(x) & np.isfinite(y))
-            np.testing.assert_allclose(y, x, rtol=2e-4)
+            np.testing.assert_allclose(y, x, rtol=1e-3)
             assert y.min() < 1e-8 < 1e-2 < y.max()  # from the fast decay down to the converged tail
 
 

@@ -126,9 +126,37 @@ def test_c3_integrated_dissipation_on_the_saved_grid() -> None:
 
 def test_flow_reports_convergence_when_it_stops_on_the_convergence_event() -> None:
     a0, W0 = duplicate_initial_condition(TEACHER, np.array([8.0]))
-    tr = gradient_flow(a0, W0, TEACHER, t_max=1000.0)
-    assert tr.t[-1] < 1000.0 and "termination event" in tr.stats.message
-    assert bool(tr.converged)
+    tr = gradient_flow(a0, W0, TEACHER, t_max=1000.0, options=FlowOptions(stop_at_convergence=True))
+    assert "termination event" in tr.stats.message and bool(tr.converged)
+    # the stored grid is the declared one either way; past the event the final state is held
+    full = gradient_flow(a0, W0, TEACHER, t_max=1000.0)
+    assert bool(full.converged) and "termination event" not in full.stats.message
+    np.testing.assert_array_equal(tr.t, full.t)
+    assert tr.t[-1] == 1000.0
+    np.testing.assert_allclose(tr.a[-1], full.a[-1], atol=1e-8)  # ‖∇L‖ ≤ 1e-10 at the event
+
+
+def test_stored_grid_is_declared_and_does_not_depend_on_batch_mates() -> None:
+    """A member's stored states depend on its own start only: the grid is the declared log grid
+    plus its crossing, whatever else shares the call; simulate integrates each run by itself, so
+    a run alone and the same run inside a sweep are stored identically."""
+    from gaugecli.core.flow import GRID_DECADES, declared_grid
+    from gaugecli.experiments.simulate import SimulateConfig, simulate, simulate_batch
+
+    a0, W0 = duplicate_initial_condition(TEACHER, np.array([4.0]))
+    tr = gradient_flow(a0, W0, TEACHER, t_max=500.0)
+    assert tr.t[0] == 0.0 and tr.t[1] == pytest.approx(500.0 * 10**-GRID_DECADES) and tr.t[-1] == 500.0
+    np.testing.assert_array_equal(tr.t, declared_grid(500.0, 400, tr.crossing_times))
+    alone = simulate(SimulateConfig(gauge="unfavorable", strengths=(16.0,)))[0]
+    batch = simulate_batch(
+        [SimulateConfig(gauge="unfavorable", strengths=(D,)) for D in (1.0, 16.0, 64.0)]
+        + [SimulateConfig(gauge="favorable", strengths=(16.0, 4.0))]
+    )
+    swept = simulate(SimulateConfig(gauge="unfavorable", strengths=(64.0, 16.0)))[1]
+    for other in (batch[1], swept):
+        for field in ("t", "alignment", "coefficient", "loss"):
+            np.testing.assert_array_equal(getattr(alone, field), getattr(other, field))
+        assert alone.t_spec == other.t_spec
 
 
 # ------------------------------------------------------------------------------------

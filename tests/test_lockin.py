@@ -309,20 +309,34 @@ def test_all_minus_separation_exceeds_round_off_and_select_stays_small() -> None
 def test_invariant_set_flow_and_the_package_flow_are_d_independent() -> None:
     """Restricted to the invariant set, all-minus reaches T_spec at the same time for d = 2 and 8
     (202.060 at D = 4). The package's flow runs in the reduced basis, so its arithmetic and its
-    round-off are the same at every d: the same T_spec (202.040: round-off splits the group late,
-    1e-4 from the invariant set's)."""
+    round-off are the same at every d: the same T_spec (202.040 with AVX2 kernels, 200.514 with
+    generic ones: round-off splits the group, how early depends on the arithmetic)."""
     t = {}
     for d in (2, 8):
         flow, _ = _flow("all-minus", 4.0, span=1.0, per=2, groups=True, d=d)
         t[d] = flow.t_spec
-        assert np.max(np.abs(flow.W - flow.W[:, :1])) == 0.0  # the group stays exactly equal
+        # the group stays equal to round-off: each stored W_j is one row of Y·Π, a sum of P = m(d+1)
+        # products, and the group's rows of Π are equal, so two members differ by ≤ P·ε·Σ|Y_i Π_ij|
+        P = flow.W.shape[1] * (d + 1)
+        scale = np.max(np.abs(flow.W)) + np.max(np.abs(flow.a))
+        assert np.max(np.abs(flow.W - flow.W[:, :1])) <= P * np.finfo(float).eps * scale
     assert t[2] == pytest.approx(t[8], rel=1e-7)
     assert t[2] == pytest.approx(202.06, rel=1e-4)
     package = {}
     for d in (2, 8):
         model, a0, W0 = _start("all-minus", 4.0, d=d)
-        package[d] = run_ensemble(model, DynamicsConfig(), a0[None], W0[None])[0].t_spec
-    assert package[2] == package[8] == pytest.approx(t[2], rel=1e-3)
+        run = run_ensemble(model, DynamicsConfig(), a0[None], W0[None])[0]
+        # round-off decides here: the flag says so on every arithmetic path
+        assert run.symmetric_start
+        package[d] = run.t_spec
+        if "round-off split them" in (run.symmetry_note or ""):
+            # one duplicate broke away and took the feature first: never later than on the invariant
+            # set (measured 1e-4 earlier with AVX2 kernels, 8e-3 with generic SSE3 ones)
+            assert package[d] <= t[2] * (1 + 1e-7)
+        else:
+            assert package[d] == pytest.approx(t[2], rel=1e-7)
+    # the reduced basis is the same at every d, so is the arithmetic: d = 2 and d = 8 split alike
+    assert package[2] == pytest.approx(package[8], rel=1e-4)
 
 
 def test_standard_teacher_fixture() -> None:

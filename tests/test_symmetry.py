@@ -99,7 +99,12 @@ def test_all_unfavorable_duplicates_are_flagged() -> None:
     assert rep.groups == [[0, 1, 2, 3, 4]]
     assert rep.max_separation > 2 * SEPARATION_THRESHOLD
     assert rep.symmetric_start and rep.owner_tied and not rep.unique_owner
-    assert rep.note is not None and "unstable" in rep.note and "--eps" in rep.note and "--deltas" in rep.note
+    # the note names whichever round-off chose: the group stayed together on the unstable set, or
+    # round-off split it (which, depends on the arithmetic: both are correct reports)
+    assert rep.note is not None and "--eps" in rep.note and "--deltas" in rep.note
+    split = any(rep.separated)
+    assert ("round-off split them" in rep.note) == split
+    assert ("unstable symmetric set" in rep.note) == (not split)
 
 
 def test_a_split_closes_the_window_of_the_separation_exponent() -> None:
@@ -127,7 +132,9 @@ def test_select_nonowners_stay_equal_and_are_not_flagged() -> None:
     assert owner == 0 and rep.groups == [[1, 2, 3, 4]]
     assert rep.separated == [False] and 0 < rep.max_separation < 1.0
     assert not rep.symmetric_start and rep.unique_owner and rep.note is None
-    np.testing.assert_allclose(tr.a[-1, 1:], tr.a[-1, 1], rtol=1e-12)  # still equal to round-off
+    # still equal to round-off: pruned to ~1e-18, so the bound is k·ε on the run's scale max|a|
+    scale = float(np.max(np.abs(tr.a[-1])))
+    np.testing.assert_allclose(tr.a[-1, 1:], tr.a[-1, 1], rtol=1e-12, atol=64 * np.finfo(float).eps * scale)
 
 
 @pytest.mark.parametrize("deltas", [[1.0, 1.0], [4.0] * 5], ids=["tie-1,1", "all-plus"])

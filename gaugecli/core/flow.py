@@ -45,6 +45,9 @@ class FlowOptions:
     switches between Adams and BDF as the flow turns stiff, with the closed-form Hessian
     as Jacobian (banded for ensembles, whose Jacobian is block-diagonal); ensembles beyond
     :data:`ENSEMBLE_CHUNK_STATES` unknowns run as chunks of similar members.
+    ``stop_at_convergence``: end the solve at the convergence event and hold the final state
+    after it (cheaper, but the stored tail then depends on when the event fired); by default the
+    flow is integrated over its whole declared horizon, so each stored state is the flow's own.
     ``jacobian``: ``"exact"`` passes the objective's closed-form Hessian to the implicit
     solvers; ``"none"`` lets them estimate it by finite differences of the gradient.
     """
@@ -56,10 +59,31 @@ class FlowOptions:
     max_gradient_evals: int = 200_000
     grid_points: int = 400
     jacobian: str = "exact"
+    stop_at_convergence: bool = False
 
     def __post_init__(self) -> None:
         if self.jacobian not in ("exact", "none"):
             raise ValueError(f"FlowOptions.jacobian must be 'exact' or 'none' (got {self.jacobian!r})")
+
+
+GRID_DECADES = 12.0
+"""The stored grid spans this many decades below ``t_max`` (log-spaced; the fast relaxation of the
+coefficient at rate ~D and the slow turn of the direction at rate ~c/D lie inside it)."""
+
+
+def declared_grid(t_max: float, points: int, crossing: Array) -> Array:
+    """The times a flow's states are stored at: ``0``, ``points − 1`` log-spaced times from
+    ``t_max·10^-GRID_DECADES`` to ``t_max``, and each member's crossing ``T_spec`` (root-found on
+    the dense output) inside ``(0, t_max)``.
+
+    Only the configuration (``t_max``, ``points``) and the located crossings decide it — never the
+    solver's own steps, nor the convergence time (which depends on the step sequence, and so on
+    the arithmetic and on the members that share a solve): past a member's convergence its final
+    state is held. The crossings are roots of the trajectory, so they move only within the
+    solver's tolerance from one machine to the next."""
+    grid = log_time_grid(t_max * 10.0**-GRID_DECADES, t_max, points)
+    events = crossing[np.isfinite(crossing)]
+    return np.unique(np.concatenate([grid, events[(events > 0) & (events < t_max)]]))
 
 
 PROGRESS_DECADES = 6.0
@@ -173,7 +197,9 @@ def _solve(
         counts["grad"] += 1
         return float(np.log(np.max(squared_gradient(y)) + 1e-300) - 2.0 * np.log(options.grad_tol))
 
-    converged.terminal = True  # type: ignore[attr-defined]
+    # The event ends the solve once the flow has converged; past it the final state is held (what
+    # is stored beyond it is that state, see declared_grid).
+    converged.terminal = options.stop_at_convergence  # type: ignore[attr-defined]
     converged.direction = -1  # type: ignore[attr-defined]
 
     banded = {}
@@ -252,6 +278,7 @@ def gradient_flow(
     options: FlowOptions = FlowOptions(),
     objective: Objective | None = None,
     t_grid: Array | None = None,
+    extra_times: Array | None = None,
     progress: Progress | None = None,
 ) -> Trajectory:
     """Integrate ``θ̇ = −∇L(θ)`` from ``(a0, W0)`` until ``t_max`` or convergence.
@@ -260,7 +287,8 @@ def gradient_flow(
     loss ``L_n`` of :func:`gaugecli.core.sample.empirical_objective` gives the finite-sample
     flow, with the same solver and the same event-located ``T_spec``). ``t_grid``: sample
     the trajectory at these times (clipped to the run's end) instead of the default log grid
-    plus the crossing events — for comparing two runs time by time.
+    plus the crossing events — for comparing two runs time by time. ``extra_times``: declared
+    times added to the default grid (a state wanted at a time another run located, say).
 
     With ``method="auto"`` an ensemble larger than :data:`ENSEMBLE_CHUNK_STATES` unknowns is
     split into chunks of similar members, each one LSODA system with a banded Jacobian; other
@@ -294,16 +322,14 @@ def gradient_flow(
                 )
             )
 
-    t_end = max(s.t_end for s in solved)
-    t_first = min(float(s.sol.t[1]) if s.sol.t.size > 1 else s.t_end for s in solved)
     crossing = np.empty((n_members, m))
     converged = np.empty(n_members, bool)
     for idx, s in zip(chunks, solved, strict=True):
         crossing[idx], converged[idx] = s.crossing, s.converged
     if t_grid is None:
-        grid = log_time_grid(max(t_first, t_end * 1e-12), t_end, options.grid_points)
-        events = crossing[np.isfinite(crossing)]
-        grid = np.unique(np.concatenate([grid, events[(events > 0) & (events < t_end)]]))
+        grid = declared_grid(t_max, options.grid_points, crossing)
+        if extra_times is not None:
+            grid = np.unique(np.concatenate([grid, np.clip(np.asarray(extra_times, float), 0.0, t_max)]))
     else:
         grid = np.unique(np.maximum(np.asarray(t_grid, float), 0.0))  # beyond t_end: the final state
 

@@ -138,6 +138,7 @@ def run_ensemble(
     W0: Array,
     *,
     seed: int | np.random.SeedSequence = 0,
+    times: Sequence[float] = (),
     progress: Progress | None = None,
 ) -> list[RunObservables]:
     """Integrate the ensemble ``(a0 (B, m), W0 (B, m, d))`` and observe every member.
@@ -147,7 +148,8 @@ def run_ensemble(
     step discretises (the population loss for ``gd`` and fresh ``sgd``, ``L_n`` for
     ``sample-gd`` and resampled ``sgd``). The estimated relative error of ``T_spec`` at that
     step is recorded in ``stats.step_error`` (for SGD: the full-batch discretisation error,
-    without the minibatch noise).
+    without the minibatch noise). ``times``: declared times the flow's states are stored at, in
+    addition to its log grid (flow modes only: a stepped run stores its own steps).
     """
     full_teacher = teacher = model.teacher()
     a0, W0 = np.atleast_2d(a0), np.asarray(W0, float).reshape((-1,) + np.shape(W0)[-2:])
@@ -180,7 +182,15 @@ def run_ensemble(
             rtol=dynamics.solver_rtol, atol=dynamics.solver_rtol * 1e-3, grid_points=dynamics.grid_points
         )
         flow = partial(
-            gradient_flow, a0, W0, teacher, t_max, eps_align=model.eps_align, objective=objective, progress=progress
+            gradient_flow,
+            a0,
+            W0,
+            teacher,
+            t_max,
+            eps_align=model.eps_align,
+            objective=objective,
+            extra_times=np.asarray(times, float) if times else None,
+            progress=progress,
         )
         if mode is Mode.flow:
             traj = flow(options=options)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
 
@@ -48,7 +49,9 @@ class SimulateConfig:
     ``seed``: of the sample / batch stream; stochastic modes only (``None``: not given, 0).
     ``init``: ``duplicates`` (SPEC §1) or ``random`` directions (coefficients ``c0/m`` each);
     ``eps``: a visible random perturbation of the duplicates; ``init_seed``: the seed of either
-    (:mod:`gaugecli.experiments.initial`)."""
+    (:mod:`gaugecli.experiments.initial`). ``times``: declared times at which the states are also
+    stored, from the solver's dense output (flow modes; e.g. a figure's snapshot of this run at
+    a time another run located)."""
 
     model: ModelConfig = field(default_factory=ModelConfig)
     dynamics: DynamicsConfig = field(default_factory=DynamicsConfig)
@@ -60,6 +63,7 @@ class SimulateConfig:
     init: str = "duplicates"
     eps: float | None = None
     init_seed: int | None = None
+    times: tuple[float, ...] = ()
 
     def __post_init__(self) -> None:
         explicit = isinstance(parse_gauge(self.gauge), float)
@@ -79,6 +83,17 @@ class SimulateConfig:
             for x in self.deltas:
                 require_imbalance(x, "deltas", positive=False)
             object.__setattr__(self, "m", len(self.deltas))
+        for t in self.times:
+            require(
+                isinstance(t, float | int) and math.isfinite(t) and t >= 0,
+                "times",
+                f"must be finite and ≥ 0 (got {t!r})",
+            )
+        require(
+            not self.times or not self.dynamics.mode.stepped,
+            "times",
+            "declared times need a flow mode (a stepped run stores its own steps)",
+        )
         check_seeds(self.seed, self.dynamics, "seed")
         check_initial(self.init, self.eps, self.init_seed)
 
@@ -101,37 +116,28 @@ class SimulateConfig:
         return [replace(self, strengths=(D,)) for D in self.strengths]
 
 
-def _batch_key(config: SimulateConfig) -> SimulateConfig | None:
-    """Configurations with equal keys differ at most in D, so one ensemble runs them all;
-    ``None`` where D plays no part (explicit δ), so there is nothing to merge."""
-    if config.deltas is not None or isinstance(parse_gauge(config.gauge), float):
-        return None
-    return replace(config, strengths=(1.0,))
-
-
 def simulate_batch(configs: Sequence[SimulateConfig], progress: Progress | None = None) -> list[RunObservables]:
-    """Results of several single-run configurations, in order; configurations that differ only
-    in their gauge strength are integrated together as one ensemble (fig3's sweep is one call)."""
-    batches: dict[SimulateConfig, list[int]] = {}
-    singles: list[list[int]] = []
+    """Results of several configurations' runs, in order (each config's runs concatenated).
+
+    Each run is integrated by itself, never in an ensemble with another configuration's runs:
+    an ensemble shares one step sequence (and its horizon is set by its largest |δ|), so a run
+    batched with others would store other numbers — equal only to the solver's tolerance —
+    than the same run alone, and a figure drawn inside ``plot all`` would differ from the same
+    figure drawn alone. Measured on fig3's 22 runs: 4.0 s alone against 2.4 s as one ensemble."""
+    out: list[RunObservables] = []
     for i, config in enumerate(configs):
-        key = _batch_key(config)
-        if key is None:
-            singles.append([i])
-        else:
-            batches.setdefault(key, []).append(i)
-    groups = [*batches.values(), *singles]
-    out: list[RunObservables | None] = [None] * len(configs)
-    for g, members in enumerate(groups):
-        sub = None if progress is None else (lambda f, g=g: progress((g + f) / len(groups)))
-        first = configs[members[0]]
-        merged = replace(first, strengths=tuple(configs[i].strengths[0] for i in members))
-        for i, run in zip(members, simulate(merged, sub), strict=True):
-            out[i] = run
-    return [r for r in out if r is not None]
+        sub = None if progress is None else (lambda f, i=i: progress((i + f) / len(configs)))
+        out.extend(simulate(config, sub))
+    return out
 
 
 def simulate(config: SimulateConfig, progress: Progress | None = None) -> list[RunObservables]:
-    """Integrate every run of ``config`` as one ensemble; results in the order of ``config.runs()``."""
-    a0, W0 = initial_condition(config.model, config.imbalances(), config.init, config.eps, config.init_seed)
-    return run_ensemble(config.model, config.dynamics, a0, W0, seed=config.run_seed, progress=progress)
+    """Integrate every run of ``config``, one by one (see :func:`simulate_batch`: a run's stored
+    numbers depend on its own configuration only); results in the order of ``config.runs()``."""
+    runs = config.runs()
+    out: list[RunObservables] = []
+    for i, run in enumerate(runs):
+        sub = None if progress is None else (lambda f, i=i: progress((i + f) / len(runs)))
+        a0, W0 = initial_condition(run.model, run.imbalances(), run.init, run.eps, run.init_seed)
+        out.extend(run_ensemble(run.model, run.dynamics, a0, W0, seed=run.run_seed, times=run.times, progress=sub))
+    return out

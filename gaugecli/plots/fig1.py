@@ -46,6 +46,10 @@ NARROW = 4.5
 """Below this width (inches) the panels are stacked in one column."""
 GAP_T_FIRST = 1e-2
 """Panel (c) starts here: before, the gap grows ∝ t from 0 to about 1 % of ‖y‖."""
+WINDOW_LEVEL = 0.5
+"""(c)'s window: where the gap between the ±D functions exceeds this fraction of ‖y‖."""
+WINDOW_REFINE = 65
+"""Samples across each stored interval that brackets an end of the window (see followups)."""
 GAP_FLOOR = 1e-6
 """Below this the gap in (c) is round-off: the stored α = cos θ fixes θ only to ~1e-8 near
 α = 1, and the L² distance is the square root of a difference of O(1) kernel terms (measured
@@ -58,6 +62,21 @@ def needs(quick: bool) -> dict[str, Need]:
     from gaugecli.experiments.simulate import SimulateConfig
 
     return {g: Need("simulate", SimulateConfig(gauge=g, strengths=(STRENGTH,))) for g in GAUGES}
+
+
+def followups(inputs: Inputs, quick: bool) -> dict[str, Need]:
+    """The runs again, storing states at declared times read off the first runs (from the solver's
+    dense output): the other gauges at ``T_spec(+D)``, for the snapshots of (a) and (b); both ±D
+    runs across each interval where (c)'s gap crosses ½, for the ends of its window."""
+    from dataclasses import replace
+
+    t_mark = inputs["favorable"].t_spec
+    if t_mark is None:
+        return {}
+    model = inputs.configs["favorable"].model
+    window = _window_times(inputs["favorable"], inputs["unfavorable"], model.a_star)
+    times = {"favorable": window, "balanced": (t_mark,), "unfavorable": (t_mark, *window)}
+    return {g: Need("simulate", replace(inputs.configs[g], times=times[g])) for g in GAUGES}
 
 
 # ------------------------------------------------------------------------------------------
@@ -87,8 +106,12 @@ def _on_slice(a: np.ndarray, W: np.ndarray, phi: np.ndarray) -> np.ndarray:
 
 
 def _nearest(t: np.ndarray, when: float) -> int:
-    """Index of the saved time nearest ``when`` (the +D run saves its own T_spec exactly)."""
-    return int(np.argmin(np.abs(t - when)))
+    """Index of the saved time ``when``: every run of the figure stores T_spec(+D) itself (the +D
+    run as its own crossing, the others as a declared time, see :func:`followups`)."""
+    i = int(np.argmin(np.abs(t - when)))
+    if t[i] != when:
+        raise ValueError(f"figure 1: a run does not store its state at T_spec(+D) = {when!r}")
+    return i
 
 
 # ------------------------------------------------------------------------------------------
@@ -231,13 +254,14 @@ def _panel_functions(ax: Any, runs: dict[str, Any], a_star: float, theta0: float
     return out
 
 
-def _panel_gap(ax: Any, runs: dict[str, Any], a_star: float) -> dict[str, Any]:
+def _gap_series(plus: Any, minus: Any, a_star: float) -> tuple[np.ndarray, np.ndarray]:
+    """``‖f_{+D} − f_{−D}‖ / ‖y‖`` at the union of the two runs' positive stored times ≥ GAP_T_FIRST.
+
+    Both runs store the same declared grid (their horizons agree: equal |δ|), the window times of
+    :func:`followups` and their own crossings; a time only one run stores is read in the other by
+    linear interpolation of α and c in log t."""
     from gaugecli.core.metrics import function_distance
 
-    plus, minus = runs["favorable"], runs["unfavorable"]
-    # The two runs are saved on different grids: read both on the union of their positive times,
-    # interpolating α and c linearly in log t (grids ~5 % apart; the gap moves by far less in
-    # one step) and holding each converged run's final state past its end.
     t = np.union1d(plus.t[plus.t > 0], minus.t[minus.t > 0])
     t = t[t >= GAP_T_FIRST]
 
@@ -247,7 +271,33 @@ def _panel_gap(ax: Any, runs: dict[str, Any], a_star: float) -> dict[str, Any]:
         W = np.stack([alpha, np.sqrt(np.clip(1.0 - alpha**2, 0.0, None))], axis=-1)[:, None, :]
         return c[:, None], W  # the function c relu(u·x): any gauge of it gives the same distance
 
-    gap = function_distance(*state(plus), *state(minus)) / (abs(a_star) / np.sqrt(2.0))
+    return t, function_distance(*state(plus), *state(minus)) / (abs(a_star) / np.sqrt(2.0))
+
+
+def _crossings(t: np.ndarray, y: np.ndarray, level: float) -> list[tuple[int, float]]:
+    """``(i, t*)`` for each sign change of ``y − level`` between samples ``i`` and ``i + 1``; ``t*`` is
+    the root of the linear interpolant in ``ln t`` between them."""
+    s = np.sign(y - level)
+    out = []
+    for i in np.flatnonzero(s[:-1] * s[1:] < 0):
+        u0, u1 = np.log(t[i]), np.log(t[i + 1])
+        out.append((int(i), float(np.exp(u0 + (level - y[i]) * (u1 - u0) / (y[i + 1] - y[i])))))
+    return out
+
+
+def _window_times(plus: Any, minus: Any, a_star: float) -> tuple[float, ...]:
+    """:data:`WINDOW_REFINE` times log-spaced across each stored interval where the gap crosses
+    :data:`WINDOW_LEVEL`: stored by both runs, they locate the window's ends from the flows' dense
+    output (the linear root between refined samples errs by ~(Δ ln t)²/8 · |gap''|, Δ ln t ≈ 1e-3)."""
+    t, gap = _gap_series(plus, minus, a_star)
+    times: list[float] = []
+    for i, _ in _crossings(t, gap, WINDOW_LEVEL):
+        times.extend(np.geomspace(t[i], t[i + 1], WINDOW_REFINE)[1:-1].tolist())
+    return tuple(times)
+
+
+def _panel_gap(ax: Any, runs: dict[str, Any], a_star: float) -> dict[str, Any]:
+    t, gap = _gap_series(runs["favorable"], runs["unfavorable"], a_star)
     gap = style.clip_to_floor(gap, GAP_FLOOR)  # once both have converged the gap is round-off: not drawn
     ax.plot(t, gap, color=style.THEORY, lw=1.4, zorder=3)
     out: dict[str, Any] = {"gap": style.series(t, gap)}
@@ -267,10 +317,14 @@ def _panel_gap(ax: Any, runs: dict[str, Any], a_star: float) -> dict[str, Any]:
             )
     peak = int(np.nanargmax(gap))
     out.update(peak=float(gap[peak]), t_peak=float(t[peak]), t_spec={g: runs[g].t_spec for g in GAUGES})
-    above = t[gap >= 0.5]
-    out["window_above_half"] = [float(above[0]), float(above[-1])] if above.size else None
+    ends = [root for _, root in _crossings(t, gap, WINDOW_LEVEL)]
+    out["window_above_half"] = [ends[0], ends[-1]] if len(ends) >= 2 else None
     ax.set_xscale("log")
-    ax.set_xlim(GAP_T_FIRST, t[-1])
+    # the stored grid runs to the horizon; the axis ends soon after the gap has fallen to round-off
+    resolved = t[np.isfinite(gap)]
+    t_right = min(float(t[-1]), 2.0 * float(resolved[-1])) if resolved.size else float(t[-1])
+    out["t_axis_end"] = t_right
+    ax.set_xlim(GAP_T_FIRST, t_right)
     ax.set_ylim(0.0, 1.15)
     ax.set_yticks([0.0, 0.5, 1.0])
     ax.set_xlabel(style.LABELS["t"])

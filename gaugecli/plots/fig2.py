@@ -60,6 +60,7 @@ from gaugecli.plots.venue import Layout
 
 SIDECAR_TOLERANCES = (
     ("*sample*", 1e-3, 1e-4, "flows on L_n are solved at rtol 1e-4 (solver error 2e-5…6e-5): round-off moves steps"),
+    ("*gap*", 1e-4, 1e-6, "Δ: the largest gap of α(ℓ) read between stored samples (interpolation error ≈ 1e-5)"),
 )
 """Per-series tolerances of the regeneration check (:mod:`gaugecli.plots.sidecar`)."""
 

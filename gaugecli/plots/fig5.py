@@ -60,6 +60,13 @@ SWEEP = {
 }
 
 SIDECAR_TOLERANCES = (
+    (
+        "*decay_rate",
+        1e-3,
+        1e-9,
+        "−d ln P/dt fitted down to 10× P's resolution, where P carries the solver's absolute error: ≤ 1e-3",
+    ),
+    ("*asymptotic_error", 1e-6, 1e-7, "a standard error from fit residuals at the runs' 1e-9 level"),
     ("*sample*final*", 0.0, 1e-6, "a finite-sample P below its resolution 1e-6 is solver round-off: absolute"),
     ("*sample*", 1e-3, 1e-6, "the finite-sample flow runs at rtol 1e-4: platform round-off moves it by ≪ 1e-3"),
     ("*/final*", 0.0, 1e-11, "P at the end of a pruned run is solver round-off (≤ 1e-11): compared absolutely"),

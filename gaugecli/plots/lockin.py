@@ -38,6 +38,14 @@ CLAIM = (
     "Related work (Xu, Tian): selection leaves a rank-2 update peak ∝ 1/D at T_spec; Xu's detector and "
     "Tian's sign rate carry no lock-in signal for ReLU; all −D duplicates are split by round-off"
 )
+SIDECAR_TOLERANCES = (
+    ("d/*/detector_fire_raw/*", float("inf"), 0.0, "the raw detector reads λ2/λ3 in the round-off band: round-off"),
+    ("e/*_raw/*", float("inf"), 0.0, "the raw gap λ2/λ3 is round-off wherever λ3 is (what (e) shows)"),
+    ("d/flow all −D/*", float("inf"), 0.0, "all −D duplicates: a symmetric start split by round-off (Λ > 36)"),
+    ("h/all-minus/*", float("inf"), 0.0, "all −D: the winner and T_spec move with the draw and the arithmetic"),
+    ("g/informative_rate_min", float("inf"), 0.0, "windows at the round-off band's edge flip with the arithmetic"),
+)
+"""Where a number moves more than the shared default across arithmetic paths, and why (first match wins)."""
 SELECT, CONTROL = style.PURPLE, style.BROWN
 """Selection runs and aligned controls (PLUS/MINUS keep their meaning: the pair's gauge in (f))."""
 LINESTYLES: dict[tuple[str, str], style.LineStyleType]

@@ -30,6 +30,10 @@ MIN_WIDTH = 5.5
 """Narrower than this (inches) the panels are illegible; ``plot --width`` refuses it."""
 
 CLAIM = "ReLN view: predicts selection and the +D clock (×0.606), misses the −D saddle and erases the gauge in the race"
+SIDECAR_TOLERANCES = (
+    ("e/*", 1e-6, 1e-7, "errors of the race reduction: differences of nearly equal times (absolute, their scale ≈ 1)"),
+)
+"""Where a number moves more than the shared default across arithmetic paths, and why (first match wins)."""
 
 QUICK = RelnConfig(
     model=ModelConfig(d=4),

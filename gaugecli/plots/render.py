@@ -2,6 +2,8 @@
 
 * a figure module declares the runs it needs (``needs(quick) -> {name: Need}``; ``quick`` is a
   coarser profile for tests) and draws them (``build(inputs, layout)``);
+* a figure may also declare ``followups(inputs, quick) -> {name: Need}``: runs configured from
+  the first ones' results (resolved after them);
 * :func:`gaugecli.pipeline.resolve` gives their typed results by name, from the cache or computed
   (one :class:`gaugecli.pipeline.Pipeline` for all figures, so figures share runs);
 * :func:`render` — ``figN.pdf``/``.png``/``.svg`` and the sidecar ``figN.json`` with the
@@ -24,7 +26,17 @@ from gaugecli.plots.venue import layout as default_layout
 
 FORMATS = ("pdf", "png", "svg")
 
-__all__ = ["FORMATS", "Inputs", "Need", "UnknownFigureError", "figure_module", "render", "render_from_cache", "resolve"]
+__all__ = [
+    "FORMATS",
+    "Inputs",
+    "Need",
+    "UnknownFigureError",
+    "figure_inputs",
+    "figure_module",
+    "render",
+    "render_from_cache",
+    "resolve",
+]
 
 Warn = Callable[[str], None]
 
@@ -41,6 +53,20 @@ def figure_module(fig_id: str) -> Any:
     if fig_id not in FIGURES:
         raise UnknownFigureError(fig_id)
     return import_module(f"gaugecli.plots.{fig_id}")
+
+
+def figure_inputs(
+    module: Any, quick: bool, pipeline: Pipeline, progress: Progress | None = None
+) -> tuple[Inputs, dict[str, str]]:
+    """A figure's typed inputs and their config hashes: its ``needs``, then its ``followups``
+    (runs whose configuration reads a number of the first ones — a state at a time another run
+    located, taken from that run's dense output rather than interpolated between samples)."""
+    inputs, hashes = resolve(module.needs(quick), pipeline, progress)
+    if hasattr(module, "followups"):
+        more, more_hashes = resolve(module.followups(inputs, quick), pipeline)
+        inputs = Inputs({**inputs.results, **more.results}, {**inputs.configs, **more.configs})
+        hashes = {**hashes, **more_hashes}
+    return inputs, hashes
 
 
 def check_formats(formats: Iterable[str]) -> tuple[str, ...]:
@@ -63,8 +89,8 @@ def render(
     """Write ``out_dir/figN.<fmt>`` for each format and the sidecar ``out_dir/figN.json``.
 
     PDF and SVG are vector with embedded TrueType fonts; PNG is 300 dpi. The sidecar holds the
-    plotted numbers and the runs' config hashes — no timestamps, so an unchanged figure
-    regenerates byte for byte. Returns the paths written (sidecar last).
+    plotted numbers, the runs' config hashes and the command's provenance — no timestamps, so an
+    unchanged figure regenerates byte for byte. Returns the paths written (sidecar last).
     """
     from gaugecli.plots import style
     from gaugecli.store.artifacts import package_version
@@ -81,7 +107,7 @@ def render(
         from gaugecli.experiments.common import ConfigError
 
         raise ConfigError("width", f"{fig_id} needs at least {narrowest:g} in to stay legible (got {layout.width:g})")
-    inputs, hashes = resolve(module.needs(quick), pipeline, progress)
+    inputs, hashes = figure_inputs(module, quick, pipeline, progress)
 
     written: list[Path] = []
     subject = "config hashes: " + (", ".join(f"{k}={v[:16]}" for k, v in hashes.items()) or "none (closed form)")
@@ -129,8 +155,10 @@ def save_figure(fig: Any, path: Path, *, title: str, subject: str, version: str,
 def write_sidecar(
     path: Path, fig_id: str, config: dict[str, Any], hashes: dict[str, str], panels: dict[str, Any]
 ) -> Path:
-    """``figN.json``: a ``figure`` artifact without provenance (nothing in it changes unless a number does)."""
-    from gaugecli.store.artifacts import config_hash, dumps, schema_name
+    """``figN.json``: a ``figure`` artifact whose provenance has no seed and no timestamps — what
+    made it (version, commit, command line), nothing of when, so a rerun of the command rewrites
+    it byte for byte unless a number moved. ``--compare`` reads its ``result`` only."""
+    from gaugecli.store.artifacts import config_hash, dumps, schema_name, stable_provenance
     from gaugecli.store.atomic import atomic_write_text
     from gaugecli.store.schemas import validate
 
@@ -138,6 +166,7 @@ def write_sidecar(
         "schema": schema_name("figure"),
         "config": config,
         "config_hash": config_hash(config),
+        "provenance": stable_provenance(),
         "result": {"figure": fig_id, "config_hashes": hashes, "panels": json.loads(json.dumps(panels))},
     }
     validate(sidecar)

@@ -87,7 +87,8 @@ def _diff(x: Any, y: Any, path: str, rtol: float, atol: float, out: list[str]) -
         return
     if isinstance(x, list) and isinstance(y, list):
         if len(x) != len(y):
-            out.append(f"{_where(path)}: length changed from {len(x)} to {len(y)}")
+            if math.isfinite(tolerance_for(path, rtol, atol)[0]):  # an uncompared series may change length
+                out.append(f"{_where(path)}: length changed from {len(x)} to {len(y)}")
             return
         if all(_is_number(v) or v is None for v in x + y):
             _diff_numbers(x, y, path, rtol, atol, out)
@@ -106,6 +107,8 @@ def _diff_numbers(x: list[Any], y: list[Any], path: str, rtol: float, atol: floa
     import numpy as np
 
     r, a = tolerance_for(path, rtol, atol)
+    if not math.isfinite(r):  # decided by round-off (the rule says why): not compared
+        return
     u = np.array([np.nan if v is None else v for v in x], dtype=float)
     v = np.array([np.nan if w is None else w for w in y], dtype=float)
     nan_u, nan_v = np.isnan(u), np.isnan(v)

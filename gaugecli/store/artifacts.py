@@ -11,13 +11,15 @@ from __future__ import annotations
 
 import hashlib
 import json
+import os
 import platform
 import re
 import subprocess
+import sys
 import uuid
 from datetime import UTC, datetime
 from functools import cache
-from importlib import metadata
+from importlib import import_module, metadata
 from itertools import chain
 from pathlib import Path
 from typing import Any
@@ -42,13 +44,15 @@ __all__ = [
     "result_hash",
     "save_artifact",
     "schema_name",
+    "stable_provenance",
     "write_artifact",
 ]
 
-CACHE_LAYOUT = 3
+CACHE_LAYOUT = 4
 """Part of every config hash: bumped when the meaning of a cached result changes for reasons
 the package version does not capture (layout 2: one ``<kind>/<hash>.json`` cache for all;
-3: finite-sample flows, symmetric starts and the dissipation budget in every run)."""
+3: finite-sample flows, symmetric starts and the dissipation budget in every run; 4: flows stored
+on declared grids over their whole horizon, each simulate run integrated by itself)."""
 
 
 @cache
@@ -75,16 +79,64 @@ def result_hash(result: Any) -> str:
     return _sha256(to_jsonable(result))
 
 
-@cache
-def _git_commit() -> str | None:
-    here = Path(__file__).resolve().parent
+_PROJECT_NAME = re.compile(r"""^\s*name\s*=\s*["']gaugecli["']\s*$""", re.MULTILINE)
+
+
+def _git(checkout: Path, *args: str) -> str | None:
+    """stdout of ``git -C checkout args`` (stripped), or None when git is absent or fails."""
+    # GIT_DIR, GIT_WORK_TREE and the like (set inside hooks, for instance) would point git at
+    # another repository than the one this package lies in
+    env = {k: v for k, v in os.environ.items() if not k.startswith("GIT_")}
     try:
         out = subprocess.run(
-            ["git", "-C", str(here), "rev-parse", "HEAD"], capture_output=True, text=True, timeout=5, check=False
+            ["git", "-C", str(checkout), *args], capture_output=True, text=True, timeout=5, check=False, env=env
         )
     except (OSError, subprocess.SubprocessError):
         return None
-    return out.stdout.strip() or None
+    return out.stdout.strip() if out.returncode == 0 else None
+
+
+def _own_checkout() -> Path | None:
+    """The folder holding ``gaugecli/`` when it is the top of a git work tree whose
+    ``pyproject.toml`` declares this project; None otherwise. An installed copy inside someone
+    else's work tree (a ``.venv`` in another repository) must not report that repository's commit."""
+    root = Path(__file__).resolve().parents[2]  # .../<checkout>/gaugecli/store/artifacts.py
+    top = _git(root, "rev-parse", "--show-toplevel")
+    if top is None or Path(top).resolve() != root:
+        return None
+    try:
+        declared = _PROJECT_NAME.search((root / "pyproject.toml").read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError):
+        return None
+    return root if declared else None
+
+
+def _stamped() -> tuple[str | None, bool | None]:
+    """The commit a build stamped into ``gaugecli/_build_info.py``, if it did.
+
+    The module is not in the repository: a build that wants wheels to know their commit writes it
+    before packaging, e.g. ``printf 'COMMIT = "%s"\\nDIRTY = False\\n' "$(git rev-parse HEAD)" >
+    gaugecli/_build_info.py`` (``DIRTY`` from ``git status --porcelain --untracked-files=no``)."""
+    try:
+        info = import_module("gaugecli._build_info")
+    except ImportError:
+        return None, None
+    commit, dirty = getattr(info, "COMMIT", None), getattr(info, "DIRTY", None)
+    if not isinstance(commit, str) or not commit:
+        return None, None
+    return commit, dirty if isinstance(dirty, bool) else None
+
+
+@cache  # two git processes: once per process
+def _git_source() -> tuple[str | None, bool | None]:
+    """``(commit, dirty)`` of gaugecli's own source: its git checkout's HEAD and whether tracked
+    files differ from it; else the commit stamped at build time; else ``(None, None)``."""
+    checkout = _own_checkout()
+    commit = _git(checkout, "rev-parse", "HEAD") if checkout is not None else None
+    if checkout is None or not commit:
+        return _stamped()
+    status = _git(checkout, "status", "--porcelain", "--untracked-files=no")
+    return commit, None if status is None else bool(status)
 
 
 @cache  # reading a distribution's metadata parses its METADATA file: once per process
@@ -100,16 +152,30 @@ def _platform() -> str:
     return platform.platform()
 
 
-def provenance(seed: int | None, started: datetime) -> dict[str, Any]:
-    """Who made the artifact, from what, when. Only ``timestamps`` vary between reruns."""
+def stable_provenance() -> dict[str, Any]:
+    """What made a file, without when: gaugecli's version and commit, the command line, the
+    versions it ran on. The same for every file one command writes, so a figure's sidecar can
+    carry it and still be rewritten byte for byte by a rerun of that command."""
+    commit, dirty = _git_source()
     return {
         "gaugecli": package_version(),
-        "git_commit": _git_commit(),
+        "git_commit": commit,
+        "git_dirty": dirty,
+        "command_line": [str(arg) for arg in sys.argv],
         "python": platform.python_version(),
         "numpy": np.__version__,
         "scipy": _version_of("scipy"),
         "torch": _version_of("torch"),
+        "matplotlib": _version_of("matplotlib"),  # from its metadata: a run never imports matplotlib
+        "tueplots": _version_of("tueplots"),
         "platform": _platform(),
+    }
+
+
+def provenance(seed: int | None, started: datetime) -> dict[str, Any]:
+    """Who made the artifact, from what, when. Only ``timestamps`` vary between reruns of one command."""
+    return {
+        **stable_provenance(),
         "seed": seed,
         "timestamps": {"started": started.isoformat(), "finished": datetime.now(UTC).isoformat()},
     }

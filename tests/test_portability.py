@@ -1,0 +1,64 @@
+"""Stored numbers do not depend on how they were computed: batch-mates, order, or process.
+
+The stored grid of a flow is declared (:func:`gaugecli.core.flow.declared_grid`); every run of
+``simulate`` is integrated by itself. So a figure drawn alone and the same figure drawn after
+other runs filled the cache, in another order, write byte-identical sidecars (no tolerance: the
+same arithmetic on the same machine). Across machines the same numbers agree within the solver's
+tolerance; ``make check-portable`` reruns these tests and the figure comparison on a second
+arithmetic path.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+
+from gaugecli.pipeline import Pipeline
+from gaugecli.plots import fig1
+from gaugecli.plots.render import render
+
+
+def test_a_figure_alone_and_after_a_shuffled_batch_writes_the_same_sidecar(tmp_path: Path) -> None:
+    from gaugecli.experiments.simulate import SimulateConfig
+
+    alone = render("fig1", Pipeline(tmp_path / "a"), tmp_path / "fa", formats=("png",), quick=True)[-1]
+    # another cache, filled first by one batch holding fig1's runs among others, in reverse order
+    others = [SimulateConfig(gauge=g, strengths=(D,)) for g in ("favorable", "unfavorable") for D in (1.0, 64.0)]
+    mixed = [n.config for n in fig1.needs(True).values()] + others
+    Pipeline(tmp_path / "b").ensure_all("simulate", mixed[::-1])
+    batched = render("fig1", Pipeline(tmp_path / "b"), tmp_path / "fb", formats=("png",), quick=True)[-1]
+    assert alone.read_bytes() == batched.read_bytes()
+
+
+def test_runs_are_stored_on_declared_times_only(tmp_path: Path) -> None:
+    """Two runs that differ only in the sign of δ store the same declared grid, apart from their
+    own crossing times (located on the dense output)."""
+    from gaugecli.experiments.simulate import SimulateConfig
+
+    plus, minus = (
+        Pipeline(tmp_path).ensure("simulate", SimulateConfig(gauge=g, strengths=(16.0,))).result
+        for g in ("favorable", "unfavorable")
+    )
+    own = {float(plus.t_spec), float(minus.t_spec)}
+    np.testing.assert_array_equal(np.setdiff1d(plus.t, list(own)), np.setdiff1d(minus.t, list(own)))
+    assert plus.t.size == minus.t.size == 401  # 400 declared points and the run's own T_spec
+
+
+def test_declared_times_are_stored_from_the_dense_output(tmp_path: Path) -> None:
+    """A declared time adds a sample and changes no other: the rest of the run is stored as before,
+    bit for bit (the solver never sees the stored grid)."""
+    from dataclasses import replace
+
+    from gaugecli.experiments.simulate import SimulateConfig
+
+    base = SimulateConfig(gauge="unfavorable", strengths=(4.0,))
+    run = Pipeline(tmp_path).ensure("simulate", base).result
+    t_star = 0.4362624620972934
+    more = Pipeline(tmp_path).ensure("simulate", replace(base, times=(t_star,))).result
+    i = int(np.flatnonzero(more.t == t_star)[0])
+    keep = np.arange(more.t.size) != i
+    np.testing.assert_array_equal(more.t[keep], run.t)
+    np.testing.assert_array_equal(more.alignment[keep], run.alignment)
+    # the new sample lies between its neighbours (α grows monotonically along this run)
+    assert more.alignment[i - 1, 0] <= more.alignment[i, 0] <= more.alignment[i + 1, 0]
