@@ -149,15 +149,15 @@ _BLOCK = re.compile(r'^ "provenance": \{\n.*?^ \},\n', re.MULTILINE | re.DOTALL)
 def test_sidecar_provenance_is_left_out_of_comparison_and_of_byte_identity(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
+    """A sidecar says what made it (version, commit, packages) but not when nor by which command:
+    ``plot fig1`` and ``plot all`` write the same bytes; ``--compare`` ignores the block anyway."""
     a = _sidecar(tmp_path / "a.json", ["gaugecli", "plot", "fig1"], monkeypatch)
     b = _sidecar(tmp_path / "b.json", ["gaugecli", "plot", "all", "--out-dir", "x"], monkeypatch)
     first, second = read_artifact(a, "figure"), read_artifact(b, "figure")
-    assert first["provenance"]["command_line"] == ["gaugecli", "plot", "fig1"]
+    assert "command_line" not in first["provenance"] and first["provenance"]["gaugecli"]
     assert "timestamps" not in first["provenance"] and "seed" not in first["provenance"]  # nothing of when
-    assert first["provenance"] != second["provenance"]
-    assert compare_sidecars(first, second) == []
-    text_a, text_b = a.read_text(), b.read_text()
-    assert text_a != text_b and _BLOCK.sub("", text_a) == _BLOCK.sub("", text_b)
-    assert "provenance" not in _BLOCK.sub("", text_a)
-    # the same command writes the same bytes, block included
-    assert _sidecar(tmp_path / "c.json", ["gaugecli", "plot", "fig1"], monkeypatch).read_bytes() == a.read_bytes()
+    assert a.read_bytes() == b.read_bytes()
+    edited = {**second, "provenance": {**second["provenance"], "git_commit": "0" * 40}}
+    assert compare_sidecars(first, edited) == []
+    text = a.read_text()
+    assert "provenance" not in _BLOCK.sub("", text)

@@ -156,8 +156,9 @@ def write_sidecar(
     path: Path, fig_id: str, config: dict[str, Any], hashes: dict[str, str], panels: dict[str, Any]
 ) -> Path:
     """``figN.json``: a ``figure`` artifact whose provenance has no seed and no timestamps — what
-    made it (version, commit, command line), nothing of when, so a rerun of the command rewrites
-    it byte for byte unless a number moved. ``--compare`` reads its ``result`` only."""
+    made it (version, commit, packages), nothing of when and not the command line, so any command
+    that draws the figure rewrites it byte for byte unless a number moved. ``--compare`` reads its
+    ``result`` only."""
     from gaugecli.store.artifacts import config_hash, dumps, schema_name, stable_provenance
     from gaugecli.store.atomic import atomic_write_text
     from gaugecli.store.schemas import validate
@@ -166,7 +167,9 @@ def write_sidecar(
         "schema": schema_name("figure"),
         "config": config,
         "config_hash": config_hash(config),
-        "provenance": stable_provenance(),
+        # what made it, nothing of when or of how it was asked for: `plot fig3` and `plot all` write
+        # the same bytes (the runs' artifacts record the command line)
+        "provenance": {k: v for k, v in stable_provenance().items() if k != "command_line"},
         "result": {"figure": fig_id, "config_hashes": hashes, "panels": json.loads(json.dumps(panels))},
     }
     validate(sidecar)
