@@ -4,8 +4,11 @@ computation (core/budget.py, and its use in run_ensemble)."""
 from __future__ import annotations
 
 import math
+import subprocess
+import sys
 import time
 import tracemalloc
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -169,3 +172,163 @@ def test_warnings_reach_the_terminal_as_one_line(capsys: pytest.CaptureFixture[s
 
     _one_line_warning(UserWarning("a long run ahead"), UserWarning, "file.py", 3)
     assert capsys.readouterr().err == "Warning: a long run ahead\n"
+
+
+# ----------------------------------------------------------------------------------------
+# memory as the process sees it: cgroup and address-space limits bound what is available
+
+
+def test_available_memory_is_the_least_of_meminfo_cgroup_and_rlimit(monkeypatch: pytest.MonkeyPatch) -> None:
+    from gaugecli.core import budget as B
+
+    monkeypatch.setattr(B, "_meminfo_available", lambda: 20 * 2**30)
+    monkeypatch.setattr(B, "_cgroup_headroom", lambda: None)
+    monkeypatch.setattr(B, "_rlimit_headroom", lambda: None)
+    assert B.available_memory() == 20 * 2**30
+    monkeypatch.setattr(B, "_cgroup_headroom", lambda: 6 * 2**30)
+    assert B.available_memory() == 6 * 2**30
+    monkeypatch.setattr(B, "_rlimit_headroom", lambda: 3 * 2**30)
+    assert B.available_memory() == 3 * 2**30
+    monkeypatch.setattr(B, "_cgroup_headroom", lambda: 2 * 2**30)
+    assert B.available_memory() == 2 * 2**30
+    monkeypatch.setattr(B, "_meminfo_available", lambda: None)
+    monkeypatch.setattr(B, "_cgroup_headroom", lambda: None)
+    monkeypatch.setattr(B, "_rlimit_headroom", lambda: None)
+    assert B.available_memory() == 2**62  # nothing known: unbounded
+
+
+def _cgroup_tree(root: Path, files: dict[str, str]) -> None:
+    for name, text in files.items():
+        (root / name).parent.mkdir(parents=True, exist_ok=True)
+        (root / name).write_text(text + "\n")
+
+
+def test_cgroup_v2_max_is_no_limit_and_a_parents_limit_binds(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """memory.max of the process's group and of every group above it (a batch job's limit sits on
+    the job, its steps' groups say ``max``): the least ``max − current`` is the headroom."""
+    from gaugecli.core import budget as B
+
+    monkeypatch.setattr(B, "CGROUP_ROOT", str(tmp_path))
+    monkeypatch.setattr(B, "_own_cgroups", lambda: ("/job/step", None))
+    _cgroup_tree(tmp_path, {"job/memory.max": "max", "job/memory.current": "1000"})
+    _cgroup_tree(tmp_path, {"job/step/memory.max": "max", "job/step/memory.current": "500"})
+    assert B._cgroup_headroom() is None  # "max" all the way up: no limit
+    _cgroup_tree(tmp_path, {"job/memory.max": str(8 * 2**30)})
+    assert B._cgroup_headroom() == 8 * 2**30 - 1000  # the job's limit binds its step
+    _cgroup_tree(tmp_path, {"job/step/memory.max": str(2**30)})
+    assert B._cgroup_headroom() == 2**30 - 500
+    _cgroup_tree(tmp_path, {"job/step/memory.current": str(2**31)})
+    assert B._cgroup_headroom() == 0  # over its limit already: no room, not a negative one
+    monkeypatch.setattr(B, "_meminfo_available", lambda: 20 * 2**30)
+    monkeypatch.setattr(B, "_rlimit_headroom", lambda: None)
+    _cgroup_tree(tmp_path, {"job/step/memory.current": "500"})
+    assert B.available_memory() == 2**30 - 500
+
+
+def test_cgroup_v1_limit_less_usage_and_its_huge_no_limit(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from gaugecli.core import budget as B
+
+    monkeypatch.setattr(B, "CGROUP_ROOT", str(tmp_path))
+    monkeypatch.setattr(B, "_own_cgroups", lambda: ("/", "/grp"))
+    unlimited = str(2**63 - 4096)  # what v1 writes for "no limit"
+    _cgroup_tree(tmp_path, {"memory/memory.limit_in_bytes": unlimited, "memory/memory.usage_in_bytes": "7"})
+    _cgroup_tree(tmp_path, {"memory/grp/memory.limit_in_bytes": unlimited, "memory/grp/memory.usage_in_bytes": "5"})
+    assert B._cgroup_headroom() is None
+    _cgroup_tree(tmp_path, {"memory/grp/memory.limit_in_bytes": str(4 * 2**30)})
+    assert B._cgroup_headroom() == 4 * 2**30 - 5
+    monkeypatch.setattr(B, "_own_cgroups", lambda: ("/", "/elsewhere"))  # a host path, the group mounted at root
+    _cgroup_tree(tmp_path, {"memory/memory.limit_in_bytes": str(3 * 2**30)})
+    assert B._cgroup_headroom() == 3 * 2**30 - 7
+
+
+def test_own_cgroups_reads_the_v2_line_and_the_v1_memory_controller(tmp_path: Path) -> None:
+    from gaugecli.core.budget import _own_cgroups
+
+    listing = tmp_path / "cgroup"
+    listing.write_text("12:pids:/a\n4:memory:/process_api/x\n3:cpu,cpuacct:/b\n0::/user.slice/job\n")
+    assert _own_cgroups(str(listing)) == ("/user.slice/job", "/process_api/x")
+    listing.write_text("0::/\n")
+    assert _own_cgroups(str(listing)) == ("/", None)
+    assert _own_cgroups(str(tmp_path / "absent")) == (None, None)
+
+
+def test_rlimit_headroom_is_the_limit_less_what_is_mapped(monkeypatch: pytest.MonkeyPatch) -> None:
+    """RLIMIT_AS against VmSize, RLIMIT_DATA against VmData; RLIM_INFINITY is no limit."""
+    import resource
+
+    from gaugecli.core import budget as B
+
+    monkeypatch.setattr(B, "_address_space", lambda: (2 * 10**9, 10**9))
+    monkeypatch.setattr(B, "_rlimits", lambda: {"RLIMIT_AS": None, "RLIMIT_DATA": None})
+    assert B._rlimit_headroom() is None
+    monkeypatch.setattr(B, "_rlimits", lambda: {"RLIMIT_AS": 12 * 10**9, "RLIMIT_DATA": None})
+    assert B._rlimit_headroom() == 10 * 10**9
+    monkeypatch.setattr(B, "_rlimits", lambda: {"RLIMIT_AS": 12 * 10**9, "RLIMIT_DATA": 5 * 10**9})
+    assert B._rlimit_headroom() == 4 * 10**9
+    monkeypatch.setattr(B, "_rlimits", lambda: {"RLIMIT_AS": 10**9, "RLIMIT_DATA": None})
+    assert B._rlimit_headroom() == 0  # already past it
+    monkeypatch.undo()
+
+    limits = {resource.RLIMIT_AS: 12 * 10**9, resource.RLIMIT_DATA: resource.RLIM_INFINITY}
+    monkeypatch.setattr(resource, "getrlimit", lambda which: (limits[which], resource.RLIM_INFINITY))
+    assert B._rlimits() == {"RLIMIT_AS": 12 * 10**9, "RLIMIT_DATA": None}
+    monkeypatch.setattr(B, "_meminfo_available", lambda: 20 * 10**9)
+    monkeypatch.setattr(B, "_cgroup_headroom", lambda: None)
+    monkeypatch.setattr(B, "_address_space", lambda: (3 * 10**9, 10**9))
+    assert B.available_memory() == 9 * 10**9
+
+
+def test_rlimit_as_bounds_the_headroom() -> None:
+    """In a child with ``RLIMIT_AS`` = 12 GB, the headroom is 12 GB less the address space in use."""
+    code = (
+        "import resource; resource.setrlimit(resource.RLIMIT_AS, (12 * 10**9, resource.RLIM_INFINITY)); "
+        "from gaugecli.core.budget import available_memory, _virtual_size; "
+        "print(available_memory(), _virtual_size())"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True, timeout=120)
+    free, used = map(int, out.stdout.split())
+    assert 0 < free <= 12 * 10**9 - used
+
+
+def test_the_input_dimension_is_refused_with_the_largest_d_that_fits(monkeypatch: pytest.MonkeyPatch) -> None:
+    """5 vectors in R^d per teacher feature and neuron: at d = 10⁹, k = 1, one neuron, 74.5 GB."""
+    from gaugecli.core import budget as B
+
+    monkeypatch.setattr(B, "_fitted_input_bytes", 0)
+    monkeypatch.setattr(B, "available_memory", lambda: 2 * 2**30)
+    with pytest.raises(BudgetExceeded, match=r"^--d: this run needs ≈ 74.7 GB \(mostly vectors in R\^d") as info:
+        ModelConfig(d=10**9).teacher()
+    fits = int(str(info.value).split("--d ≤ ")[1].split()[0])
+    vectors = B.FLOAT * B.VECTORS_PER_DIRECTION * 2
+    assert BASELINE_BYTES + vectors * fits <= 0.9 * 2 * 2**30 < BASELINE_BYTES + vectors * (fits + 1)
+    assert ModelConfig(d=fits).teacher().d == fits  # the hint fits (and is then not checked again)
+    monkeypatch.setattr(B, "available_memory", lambda: 0)
+    assert ModelConfig(d=16).teacher().d == 16  # a few kB in R^d: never what does not fit
+    assert ModelConfig(d=fits // 2).teacher().d == fits // 2  # fitted before in this process
+    with pytest.raises(BudgetExceeded, match=r"^--d: .*at any --d"):
+        ModelConfig(d=2 * fits).teacher()
+
+
+def test_a_d_beyond_the_address_space_limit_is_one_line_naming_d(tmp_path: Path) -> None:
+    """``simulate --d 10⁹`` (7.45 GiB per vector in R^d) under ``RLIMIT_AS`` = 12 GB, as a batch
+    cluster sets it: refused before the teacher is built, exit 2, one line naming --d (it ended in
+    numpy's ``_ArrayMemoryError`` traceback, the budget reading only /proc/meminfo)."""
+
+    def limit() -> None:
+        import resource
+
+        resource.setrlimit(resource.RLIMIT_AS, (12 * 10**9, resource.RLIM_INFINITY))
+
+    out = subprocess.run(
+        [sys.executable, "-m", "gaugecli", "simulate", "--d", "1000000000"],
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        timeout=120,
+        preexec_fn=limit,
+    )
+    lines = [line for line in (out.stdout + out.stderr).splitlines() if line.strip()]
+    assert out.returncode == 2, out.stderr
+    assert "Traceback" not in out.stdout + out.stderr
+    assert len(lines) == 1 and "--d" in lines[0] and "use --d ≤" in lines[0], lines
+    assert not any(tmp_path.iterdir())  # no file, no cache folder

@@ -12,7 +12,7 @@ from typing import Any
 
 import numpy as np
 
-from gaugecli.core.budget import DEFAULT_MAX_STEPS
+from gaugecli.core.budget import DEFAULT_MAX_STEPS, check_input_dimension
 from gaugecli.core.teacher import Teacher, standard_teacher
 from gaugecli.core.types import Array
 
@@ -145,6 +145,9 @@ class ModelConfig:
         require(self.eps_align < 1.0, "eps_align", f"must be in (0, 1) (got {self.eps_align!r})")
 
     def teacher(self) -> Teacher:
+        # the teacher is the first thing of size d a run builds: refuse a d that cannot fit before it
+        # (its k features and, the least a run has, one neuron: budget.VECTORS_PER_DIRECTION each)
+        check_input_dimension(self.d, self.k + 1)
         return standard_teacher(self.d, self.k, self.a_star)
 
 
