@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from gaugecli.core.budget import check_input_dimension
 from gaugecli.core.gauge import perturbed_duplicates, random_initial_condition
 from gaugecli.core.types import Array
 from gaugecli.experiments.common import ModelConfig, duplicates, require, require_finite
@@ -55,6 +56,7 @@ def initial_condition(
     """``(a0, W0)`` for imbalances ``deltas (B, m)``: every member gets the same directions and
     coefficients (members differ in δ only), seeded by ``init_seed`` (default 0)."""
     deltas = np.atleast_2d(np.asarray(deltas, float))
+    check_input_dimension(model.d, model.k + deltas.size)  # W0 (B, m, d): refused before it is built
     seed = 0 if init_seed is None else init_seed
     if init == "random":
         return random_initial_condition(model.teacher(), deltas, model.c0, seed)
