@@ -179,7 +179,7 @@ def test_warnings_reach_the_terminal_as_one_line(capsys: pytest.CaptureFixture[s
 
 
 def test_available_memory_is_the_least_of_meminfo_cgroup_and_rlimit(monkeypatch: pytest.MonkeyPatch) -> None:
-    from gaugecli.core import budget as B
+    from gaugecli.core import memory as B
 
     monkeypatch.setattr(B, "_meminfo_available", lambda: 20 * 2**30)
     monkeypatch.setattr(B, "_cgroup_headroom", lambda: None)
@@ -206,7 +206,7 @@ def _cgroup_tree(root: Path, files: dict[str, str]) -> None:
 def test_cgroup_v2_max_is_no_limit_and_a_parents_limit_binds(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """memory.max of the process's group and of every group above it (a batch job's limit sits on
     the job, its steps' groups say ``max``): the least ``max − current`` is the headroom."""
-    from gaugecli.core import budget as B
+    from gaugecli.core import memory as B
 
     monkeypatch.setattr(B, "CGROUP_ROOT", str(tmp_path))
     monkeypatch.setattr(B, "_own_cgroups", lambda: ("/job/step", None))
@@ -226,7 +226,7 @@ def test_cgroup_v2_max_is_no_limit_and_a_parents_limit_binds(tmp_path: Path, mon
 
 
 def test_cgroup_v1_limit_less_usage_and_its_huge_no_limit(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    from gaugecli.core import budget as B
+    from gaugecli.core import memory as B
 
     monkeypatch.setattr(B, "CGROUP_ROOT", str(tmp_path))
     monkeypatch.setattr(B, "_own_cgroups", lambda: ("/", "/grp"))
@@ -242,7 +242,7 @@ def test_cgroup_v1_limit_less_usage_and_its_huge_no_limit(tmp_path: Path, monkey
 
 
 def test_own_cgroups_reads_the_v2_line_and_the_v1_memory_controller(tmp_path: Path) -> None:
-    from gaugecli.core.budget import _own_cgroups
+    from gaugecli.core.memory import _own_cgroups
 
     listing = tmp_path / "cgroup"
     listing.write_text("12:pids:/a\n4:memory:/process_api/x\n3:cpu,cpuacct:/b\n0::/user.slice/job\n")
@@ -256,7 +256,7 @@ def test_rlimit_headroom_is_the_limit_less_what_is_mapped(monkeypatch: pytest.Mo
     """RLIMIT_AS against VmSize, RLIMIT_DATA against VmData; RLIM_INFINITY is no limit."""
     import resource
 
-    from gaugecli.core import budget as B
+    from gaugecli.core import memory as B
 
     monkeypatch.setattr(B, "_address_space", lambda: (2 * 10**9, 10**9))
     monkeypatch.setattr(B, "_rlimits", lambda: {"RLIMIT_AS": None, "RLIMIT_DATA": None})
@@ -282,7 +282,7 @@ def test_rlimit_as_bounds_the_headroom() -> None:
     """In a child with ``RLIMIT_AS`` = 12 GB, the headroom is 12 GB less the address space in use."""
     code = (
         "import resource; resource.setrlimit(resource.RLIMIT_AS, (12 * 10**9, resource.RLIM_INFINITY)); "
-        "from gaugecli.core.budget import available_memory, _virtual_size; "
+        "from gaugecli.core.memory import available_memory, _virtual_size; "
         "print(available_memory(), _virtual_size())"
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True, timeout=120)

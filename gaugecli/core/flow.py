@@ -77,10 +77,9 @@ def declared_grid(t_max: float, points: int, crossing: Array) -> Array:
     the dense output) inside ``(0, t_max)``.
 
     Only the configuration (``t_max``, ``points``) and the located crossings decide it — never the
-    solver's own steps, nor the convergence time (which depends on the step sequence, and so on
-    the arithmetic and on the members that share a solve): past a member's convergence its final
-    state is held. The crossings are roots of the trajectory, so they move only within the
-    solver's tolerance from one machine to the next."""
+    solver's own steps, nor where the solve ended (a flow stopped at its convergence event holds
+    its final state on the rest of the grid). The crossings are roots of the trajectory, so they
+    move only within the solver's tolerance from one machine to the next."""
     grid = log_time_grid(t_max * 10.0**-GRID_DECADES, t_max, points)
     events = crossing[np.isfinite(crossing)]
     return np.unique(np.concatenate([grid, events[(events > 0) & (events < t_max)]]))
@@ -197,8 +196,8 @@ def _solve(
         counts["grad"] += 1
         return float(np.log(np.max(squared_gradient(y)) + 1e-300) - 2.0 * np.log(options.grad_tol))
 
-    # The event ends the solve once the flow has converged; past it the final state is held (what
-    # is stored beyond it is that state, see declared_grid).
+    # With stop_at_convergence the event ends the solve once every member has converged, and the
+    # stored states past it are that final state; otherwise it only marks where convergence came.
     converged.terminal = options.stop_at_convergence  # type: ignore[attr-defined]
     converged.direction = -1  # type: ignore[attr-defined]
 
