@@ -23,7 +23,7 @@ from gaugecli.store.cache import Cache, Warn
 @dataclass(frozen=True)
 class Kind:
     """An experiment kind: ``compute(configs, progress, runner)`` returns one result per config
-    (several configs at once where the experiment can batch them, e.g. simulate's ensembles)."""
+    (several configs in one call; each result depends on its own config only)."""
 
     name: str
     config_type: type
@@ -199,7 +199,7 @@ class Pipeline:
     ) -> int:
         """Compute the needs missing from the cache on ``executor`` (``submit(fn, *args)`` →
         handle with ``result()``), several at once; return how many tasks ran. Each task is one
-        configuration (simulate: all its configurations, one batched ensemble), run in a worker
+        configuration (simulate: all its configurations in one task, each run integrated by itself), run in a worker
         that writes its artifact to this cache; later :meth:`ensure` calls read them. The costly
         kinds go first so that the cheap ones fill the other workers meanwhile.
 
@@ -292,7 +292,7 @@ class Inputs:
 def resolve(
     needs: dict[str, Need], pipeline: Pipeline, progress: Progress | None = None
 ) -> tuple[Inputs, dict[str, str]]:
-    """The typed results of ``needs`` (runs of one kind ensured together: simulate batches) and
+    """The typed results of ``needs`` (runs of one kind ensured in one call) and
     each one's config hash."""
     results: dict[str, Any] = {}
     hashes: dict[str, str] = {}

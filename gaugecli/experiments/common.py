@@ -181,7 +181,7 @@ def run_ensemble(
         # The population flow is integrated over its whole horizon (each stored state is the flow's
         # own; cheap). A flow on L_n stops once ‖∇L_n‖ ≤ grad_tol — a root of the dense output, not
         # a step — and holds that state: its tail moves by ≤ ~grad_tol/λ, far inside its rtol 1e-4,
-        # and integrating it on to the horizon made plot all 104 s instead of 85 s (side by side).
+        # and integrating it on to the horizon made plot all 104 s instead of 85 s (one machine).
         options = FlowOptions(
             rtol=dynamics.solver_rtol,
             atol=dynamics.solver_rtol * 1e-3,

@@ -89,7 +89,7 @@ def render(
     """Write ``out_dir/figN.<fmt>`` for each format and the sidecar ``out_dir/figN.json``.
 
     PDF and SVG are vector with embedded TrueType fonts; PNG is 300 dpi. The sidecar holds the
-    plotted numbers, the runs' config hashes and the command's provenance — no timestamps, so an
+    plotted numbers, the runs' config hashes and a provenance without time or command line, so an
     unchanged figure regenerates byte for byte. Returns the paths written (sidecar last).
     """
     from gaugecli.plots import style
