@@ -62,3 +62,44 @@ def test_declared_times_are_stored_from_the_dense_output(tmp_path: Path) -> None
     np.testing.assert_array_equal(more.alignment[keep], run.alignment)
     # the new sample lies between its neighbours (α grows monotonically along this run)
     assert more.alignment[i - 1, 0] <= more.alignment[i, 0] <= more.alignment[i + 1, 0]
+
+
+def test_regenerating_keeps_files_whose_numbers_are_within_tolerance(tmp_path: Path) -> None:
+    """``plot`` (``keep_unchanged``) leaves a figure's files byte for byte when the existing sidecar
+    was drawn by the same renderer at the same configuration and every number is within its
+    ``--compare`` tolerance — as another CPU's last digits are — and redraws it otherwise."""
+    import json
+
+    from gaugecli.plots.sidecar import tolerance_for
+
+    cache, out = Pipeline(tmp_path / "cache"), tmp_path / "out"
+    first = render("fig1", cache, out, formats=("png",), quick=True)
+    assert not first.kept
+    png, sidecar = first[0], first[-1]
+    original = json.loads(sidecar.read_text())
+
+    def perturbed(scale: float) -> None:
+        """The sidecar as another machine would have written it: (b)'s time T_spec(+D) moved by
+        ``scale`` times its tolerance, the image replaced by a marker so that a redraw shows."""
+        doc = json.loads(json.dumps(original))
+        rtol, atol = tolerance_for("fig1/b/t_mark")
+        doc["result"]["panels"]["b"]["t_mark"] += scale * (atol + rtol * abs(doc["result"]["panels"]["b"]["t_mark"]))
+        sidecar.write_text(json.dumps(doc))
+        png.write_bytes(b"marker")
+
+    perturbed(0.5)  # inside the tolerance: kept, nothing written
+    again = render("fig1", cache, out, formats=("png",), quick=True, keep_unchanged=True)
+    assert again.kept and png.read_bytes() == b"marker"
+    perturbed(2.0)  # outside: redrawn, and the sidecar is the regenerated one again
+    again = render("fig1", cache, out, formats=("png",), quick=True, keep_unchanged=True)
+    assert not again.kept and png.read_bytes().startswith(b"\x89PNG")
+    assert json.loads(sidecar.read_text()) == original
+    # another configuration (here the layout) or a missing file is redrawn too
+    doc = json.loads(sidecar.read_text())
+    doc["config"]["layout"]["width"] += 0.5
+    sidecar.write_text(json.dumps(doc))
+    assert not render("fig1", cache, out, formats=("png",), quick=True, keep_unchanged=True).kept
+    png.unlink()
+    assert not render("fig1", cache, out, formats=("png",), quick=True, keep_unchanged=True).kept
+    # without keep_unchanged (the library default) the files are always written
+    assert not render("fig1", cache, out, formats=("png",), quick=True).kept

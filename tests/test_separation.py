@@ -48,24 +48,31 @@ def test_asymptotic_slope_error_covers_an_order_two_correction() -> None:
         asymptotic_slope([1.0, 2.0], [1.0, 2.0])
 
 
-def test_paired_speed_ratio_of_reduced_runs_averages_to_their_time_ratio() -> None:
-    """Two runs of the reduced (c, θ) equations, saved on log grids like the full flow's: the
-    time average of S over the +D run equals T_spec(−D)/T_spec(+D) from event location."""
-    D = 8.0
-    runs = {}
-    for sign in (1.0, -1.0):
-        sol = reduced.solve_reduced(np.array([sign * D]), t_max=1e3, grad_tol=None, stop_at_crossing=0)
-        t_spec = float(sol.crossing_times[0])
-        grid = np.concatenate([[0.0], np.geomspace(1e-9, t_spec * 1.2, 400)])
-        grid = grid[grid <= sol.t[-1]]
-        c, theta = sol.dense(grid)
-        runs[sign] = (grid, c[:, 0], np.cos(theta[:, 0]), t_spec)
-    plus, minus = runs[1.0], runs[-1.0]
-    sp = paired_speed_ratio(D, plus[:3], minus[1:3], plus[3])
-    assert sp.t[0] == 0.0 and sp.t[-1] == plus[3]
-    c0 = 0.1
-    assert sp.speed_ratio[0] == pytest.approx((D + math.sqrt(D**2 + 4 * c0**2)) ** 2 / (4 * c0**2), rel=1e-9)
-    assert sp.time_average == pytest.approx(minus[3] / plus[3], rel=5e-4)
-    np.testing.assert_allclose(sp.speed_ratio, sp.mobility_ratio * sp.coefficient_plus / sp.coefficient_minus)
-    with pytest.raises(ValueError, match="positive time"):
-        paired_speed_ratio(D, plus[:3], minus[1:3], float("nan"))
+def test_paired_speed_ratio_averages_to_the_ratio_of_independently_located_times() -> None:
+    """The paired integration (both runs by angle, ∫S dt as a state) against two separate reduced
+    runs with event location by another solver (Radau): T₊, ∫S dt = T_spec(−D) and the time
+    average meet them to the solvers' tolerance (rtol 1e-12 each; ~10·rtol on an event time), the
+    series sit on the declared times, c₊ is the +D run's own, and c₋ is the −D run's at equal angle."""
+    for D, c0 in ((8.0, 0.1), (256.0, 0.05)):
+        t_plus = reduced.reduced_specialization_time(D, c0=c0, method="Radau")
+        t_minus = reduced.reduced_specialization_time(-D, c0=c0, method="Radau")
+        grid = np.concatenate([[0.0], np.geomspace(1e-9, t_plus * 1.2, 400)])
+        sp = paired_speed_ratio(D, grid, c0=c0)
+        assert sp.t_spec_plus == pytest.approx(t_plus, rel=1e-9)
+        assert sp.t_spec_minus == pytest.approx(t_minus, rel=1e-9)
+        assert sp.time_average == pytest.approx(t_minus / t_plus, rel=1e-9)
+        np.testing.assert_array_equal(sp.t[:-1], grid[grid < sp.t_spec_plus * (1 - 1e-8)])
+        assert sp.t[-1] == sp.t_spec_plus
+        assert sp.speed_ratio[0] == pytest.approx((D + math.sqrt(D**2 + 4 * c0**2)) ** 2 / (4 * c0**2), rel=1e-9)
+        np.testing.assert_allclose(sp.speed_ratio, sp.mobility_ratio * sp.coefficient_plus / sp.coefficient_minus)
+        plus = reduced.solve_reduced(np.array([D]), t_max=2 * t_plus, c0=c0, grad_tol=None)
+        c, theta = plus.dense(sp.t)
+        np.testing.assert_allclose(sp.coefficient_plus, c[:, 0], rtol=1e-8)
+        # the −D run at the angle the +D run has at its alignment: c₋ there, by root-finding
+        minus = reduced.solve_reduced(np.array([-D]), t_max=2 * t_minus, c0=c0, grad_tol=None)
+        from scipy.optimize import brentq
+
+        t_eq = brentq(lambda t: float(minus.dense(t)[1][0] - theta[-1, 0]), 0.0, 1.5 * t_minus, xtol=1e-14)
+        assert sp.coefficient_minus[-1] == pytest.approx(float(minus.dense(t_eq)[0][0]), rel=1e-8)
+    with pytest.raises(ValueError, match="positive number"):
+        paired_speed_ratio(float("nan"), grid)

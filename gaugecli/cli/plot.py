@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 import os
 from pathlib import Path
-from typing import Annotated, Any
+from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
@@ -13,6 +13,9 @@ from gaugecli.cli import options as opt
 from gaugecli.cli import session
 from gaugecli.cli.errors import Failure, bad_parameter, errors
 from gaugecli.plots import FIGURES
+
+if TYPE_CHECKING:
+    from gaugecli.plots.render import Rendered
 
 app = opt.command_app()
 
@@ -45,6 +48,14 @@ def plot(
         Path | None,
         typer.Option("--compare", help="Folder of committed figN.json: fail if a regenerated series drifted."),
     ] = None,
+    rewrite: Annotated[
+        bool,
+        typer.Option(
+            "--rewrite",
+            help="Rewrite a figure whose files in --out-dir already show it (same renderer and "
+            "configuration, every number within its --compare tolerance); by default they are kept.",
+        ),
+    ] = False,
 ) -> None:
     """Render publication figures (computing and caching any run they need)."""
     from gaugecli.cli.report import console, escape
@@ -77,8 +88,11 @@ def plot(
         from gaugecli.plots.render import render
         from gaugecli.run.executors import make_executor
 
-        def done(fig_id: str, paths: list[Path]) -> None:
-            console().print(f"{fig_id}: " + ", ".join(str(p) for p in paths))
+        def done(fig_id: str, paths: Rendered) -> None:
+            files = ", ".join(str(p) for p in paths)
+            if paths.kept:
+                files = f"unchanged within tolerance, kept {files} (--rewrite to redraw)"
+            console().print(f"{fig_id}: {files}")
             if compare is not None:
                 drift.extend(_compare(compare / f"{fig_id}.json", out_dir / f"{fig_id}.json"))
 
@@ -97,7 +111,7 @@ def plot(
                     for fig_id in ids:
                         waiting[fig_id] -= keys
                         if len(ids) > 1 and not waiting[fig_id] and fig_id not in drawing.values():
-                            args = (fig_id, str(cache_dir), out_dir, formats, quick, sizes)
+                            args = (fig_id, str(cache_dir), out_dir, formats, quick, sizes, not rewrite)
                             drawing[executor.submit(render_from_cache, *args)] = fig_id
 
                 with session.progress("runs") as bar:
@@ -107,7 +121,16 @@ def plot(
         if jobs == 1 or len(ids) == 1:
             for fig_id in ids:
                 with session.progress(fig_id) as bar:
-                    paths = render(fig_id, pipe, out_dir, formats=formats, quick=quick, progress=bar, layout=sizes)
+                    paths = render(
+                        fig_id,
+                        pipe,
+                        out_dir,
+                        formats=formats,
+                        quick=quick,
+                        progress=bar,
+                        layout=sizes,
+                        keep_unchanged=not rewrite,
+                    )
                 done(fig_id, paths)
     if compare is not None:
         for line in drift:

@@ -83,12 +83,14 @@ def asymptotic_slope(x: ArrayLike, y: ArrayLike) -> tuple[float, float]:
 
 
 class SpeedRatio(NamedTuple):
-    """The ``±D`` angular-speed ratio along the ``+D`` run, on its saved times up to ``T₊``.
+    """The ``±D`` angular-speed ratio along the ``+D`` run, at declared times up to ``T₊``.
 
     ``t`` (n,) times of the ``+D`` run in ``[0, T₊]`` (``T₊`` last); ``coefficient_plus``,
     ``coefficient_minus`` (n,) ``c₊(t)`` and ``c₋`` at the same angle; ``mobility_ratio`` (n,)
     ``M^u(+D, c₊)/M^u(−D, c₋)``; ``speed_ratio`` (n,) ``S = mobility_ratio · c₊/c₋``;
-    ``time_average`` ``(1/T₊) ∫₀^{T₊} S dt`` (equal to ``T_spec(−D)/T_spec(+D)``).
+    ``time_average`` ``(1/T₊) ∫₀^{T₊} S dt`` (equal to ``T_spec(−D)/T_spec(+D)``);
+    ``t_spec_plus`` ``T₊`` and ``t_spec_minus`` ``∫₀^{T₊} S dt = T_spec(−D)``, both from the paired
+    integration.
     """
 
     t: Array
@@ -97,36 +99,77 @@ class SpeedRatio(NamedTuple):
     mobility_ratio: Array
     speed_ratio: Array
     time_average: float
+    t_spec_plus: float
+    t_spec_minus: float
 
 
 def paired_speed_ratio(
     strength: float,
-    plus: tuple[ArrayLike, ArrayLike, ArrayLike],
-    minus: tuple[ArrayLike, ArrayLike],
-    t_spec_plus: float,
+    times: ArrayLike,
+    *,
+    c0: float = 0.1,
+    theta0: float = np.pi / 2,
+    eps_align: float = 0.01,
+    a_star: float = 1.0,
+    rtol: float = 1e-12,
+    atol: float = 1e-15,
 ) -> SpeedRatio:
-    """``S(θ₊(t))`` for ``t ∈ [0, T₊]`` from two saved ``m = 1`` runs, ``plus = (t, c, α)`` with
-    ``δ = +D`` and ``minus = (c, α)`` with ``δ = −D`` (``D = strength``; its times are not needed:
-    the runs are paired by angle), both started from the same ``(c0, θ0)`` with the teacher in
-    their plane (the duplicate start of SPEC §1).
+    """``S(θ₊(t))`` at the declared ``times`` in ``[0, T₊]`` (``T₊`` appended) for one neuron
+    (``m = 1``) started at ``(c0, θ0)`` in the teacher's plane with ``δ = ±D`` (``D = strength``).
 
-    The angle ``θ = arccos α`` decreases monotonically along each run (``θ̇ < 0`` for ``c > 0``),
-    so ``c₋`` at the angle of the ``+D`` run is interpolated linearly in θ. The time average is
-    Simpson's rule on the ``+D`` run's saved times (``T₊`` appended, its state interpolated).
+    The two runs are paired by angle in one integration of the reduced equations, with state
+    ``(c₊, θ₊, c₋, I)``: ``(ċ₊, θ̇₊)`` of the ``+D`` neuron; ``c₋`` the ``−D`` run's coefficient at
+    the angle ``θ₊`` (``θ`` falls monotonically along both runs, so ``dc₋/dt = ċ₋ · θ̇₊/θ̇₋``, both
+    velocities of the ``−D`` neuron at ``(c₋, θ₊)``); and ``I = ∫₀^t S dt`` with ``S = θ̇₊/θ̇₋``.
+    ``T₊`` is located by root-finding ``cos θ₊ = 1 − ε`` on the dense output and every series is
+    the dense output at ``times``, so nothing depends on the solver's steps or on stored samples:
+    the time average ``I(T₊)/T₊`` meets ``T_spec(−D)/T_spec(+D)`` to the solver's tolerance.
+    LSODA, because the system turns stiff: for ``δ = −D`` the coefficient relaxes ~``D³/c²``
+    faster than ``θ₊`` turns (Radau gives the same times to ~1e-11 at 20× the cost).
     """
-    t_p, c_p, a_p = (np.asarray(v, float) for v in plus)
-    c_m, a_m = (np.asarray(v, float) for v in minus)
-    if not (np.isfinite(t_spec_plus) and t_spec_plus > 0):
-        raise ValueError(f"t_spec_plus must be a positive time (got {t_spec_plus!r})")
-    keep = t_p < t_spec_plus
-    t = np.append(t_p[keep], t_spec_plus)
-    c_plus = np.interp(t, t_p, c_p)
-    theta_plus = np.arccos(np.clip(np.interp(t, t_p, a_p), -1.0, 1.0))
-    theta_minus = np.arccos(np.clip(a_m, -1.0, 1.0))
-    # np.interp needs increasing abscissae: θ decreases in time, so interpolate in −θ
-    c_minus = np.interp(-theta_plus, -theta_minus, c_m)
-    delta = np.full_like(c_plus, strength)
+    from gaugecli.core.reduced import reduced_velocity
+
+    D = float(strength)
+    if not (np.isfinite(D) and D > 0):
+        raise ValueError(f"strength must be a positive number (got {strength!r})")
+    plus, minus = np.array([D]), np.array([-D])
+
+    def rhs(t: float, y: Array) -> Array:
+        c_p, th, c_m = y[0:1], y[1:2], y[2:3]
+        dc_p, dth_p = reduced_velocity(c_p, th, plus, a_star)
+        dc_m, dth_m = reduced_velocity(c_m, th, minus, a_star)
+        speed = dth_p / dth_m
+        return np.concatenate([dc_p, dth_p, dc_m * speed, speed])
+
+    threshold = 1.0 - eps_align
+
+    def aligned(t: float, y: Array) -> float:
+        return float(np.cos(y[1]) - threshold)
+
+    aligned.terminal = True  # type: ignore[attr-defined]
+    aligned.direction = 1  # type: ignore[attr-defined]
+    # generous: T_spec(+D) ≈ 1.75/D at the defaults and ∝ 1/c0 for small c0
+    t_max = 1e3 * max(1.0, 1.0 / c0) / a_star**2
+    sol = integrate.solve_ivp(
+        rhs,
+        (0.0, t_max),
+        [c0, theta0, c0, 0.0],
+        method="LSODA",
+        rtol=rtol,
+        atol=atol,
+        dense_output=True,
+        events=[aligned],
+    )
+    if sol.status != 1 or not sol.t_events[0].size:
+        raise ValueError(f"the +D run (D = {D:g}) does not align before t = {t_max:g}: {sol.message}")
+    t_plus = float(sol.t_events[0][0])
+    t = np.asarray(times, float)
+    # a declared time within 1e-8 of T₊ is the caller's own event time for the same crossing
+    # (located at rtol ≤ 1e-10, so agreeing to ~10·rtol): T₊ stands for it
+    t = np.append(t[(t >= 0.0) & (t < t_plus * (1.0 - 1e-8))], t_plus)
+    c_plus, _, c_minus, _ = sol.sol(t)
+    integral = float(sol.sol(t_plus)[3])
+    delta = np.full_like(c_plus, D)
     mobility = transport_mobility(c_plus, delta) / transport_mobility(c_minus, -delta)
     speed = mobility * c_plus / c_minus
-    average = float(integrate.simpson(speed, x=t) / t_spec_plus)
-    return SpeedRatio(t, c_plus, c_minus, mobility, speed, average)
+    return SpeedRatio(t, c_plus, c_minus, mobility, speed, integral / t_plus, t_plus, integral)

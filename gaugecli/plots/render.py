@@ -16,7 +16,7 @@ import json
 from collections.abc import Callable, Iterable, Sequence
 from importlib import import_module
 from pathlib import Path
-from typing import Any
+from typing import Any, overload
 
 from gaugecli.core.types import Progress
 from gaugecli.pipeline import Inputs, Need, Pipeline, resolve
@@ -30,11 +30,13 @@ __all__ = [
     "FORMATS",
     "Inputs",
     "Need",
+    "Rendered",
     "UnknownFigureError",
     "figure_inputs",
     "figure_module",
     "render",
     "render_from_cache",
+    "renderer_fingerprint",
     "resolve",
 ]
 
@@ -85,16 +87,25 @@ def render(
     quick: bool = False,
     progress: Progress | None = None,
     layout: Layout | None = None,
-) -> list[Path]:
+    keep_unchanged: bool = False,
+) -> Rendered:
     """Write ``out_dir/figN.<fmt>`` for each format and the sidecar ``out_dir/figN.json``.
 
     PDF and SVG are vector with embedded TrueType fonts; PNG is 300 dpi. The sidecar holds the
     plotted numbers, the runs' config hashes and a provenance without time or command line, so an
-    unchanged figure regenerates byte for byte. Returns the paths written (sidecar last).
+    unchanged figure regenerates byte for byte on one machine. Returns the paths (sidecar last).
+
+    ``keep_unchanged``: when ``out_dir`` already holds this figure drawn by the same renderer
+    (:func:`renderer_fingerprint`) at the same configuration, and every regenerated number is within
+    its stated ``--compare`` tolerance of the existing sidecar's, the existing files are kept, byte
+    for byte, and nothing is written (``Rendered.kept``). Another CPU moves the last digits of
+    the numbers, hence of the PDF's coordinates and the PNG's anti-aliasing: without this,
+    regenerating committed figures on another machine would rewrite every file although no
+    figure changed.
     """
     from gaugecli.plots import style
-    from gaugecli.store.artifacts import package_version
-    from gaugecli.store.atomic import check_writable
+    from gaugecli.store.artifacts import config_hash, dumps, package_version
+    from gaugecli.store.atomic import atomic_write_text, check_writable
 
     module = figure_module(fig_id)
     formats = check_formats(formats)
@@ -109,29 +120,100 @@ def render(
         raise ConfigError("width", f"{fig_id} needs at least {narrowest:g} in to stay legible (got {layout.width:g})")
     inputs, hashes = figure_inputs(module, quick, pipeline, progress)
 
-    written: list[Path] = []
+    # the runs the figure declares; the hashes of all it read (followups included: those are
+    # configured from numbers, so their hashes move with the last digits) are in the result
+    declared = {name: config_hash(need.config) for name, need in module.needs(quick).items()}
+    config: dict[str, Any] = {"figure": fig_id, "quick": quick, "requirements": declared}
+    config["layout"] = {"venue": layout.venue, "width": layout.width}
+    config["renderer"] = renderer_fingerprint()
+    images = [out_dir / f"{fig_id}.{fmt}" for fmt in formats]
+    sidecar_path = out_dir / f"{fig_id}.json"
     subject = "config hashes: " + (", ".join(f"{k}={v[:16]}" for k, v in hashes.items()) or "none (closed form)")
     with style.context(layout):
         fig, panels = module.build(inputs, layout)
+        sidecar = sidecar_document(fig_id, config, hashes, panels)
+        if keep_unchanged and _unchanged(sidecar_path, sidecar, images):
+            return Rendered(images + [sidecar_path], kept=True)
         # lay out once, then freeze: every format gets the same geometry, whatever was saved before
         fig.canvas.draw()
         fig.set_layout_engine("none")
-        for fmt in formats:
-            path = out_dir / f"{fig_id}.{fmt}"
+        for path in images:
             save_figure(fig, path, title=f"gaugecli {fig_id}", subject=subject, version=package_version())
-            written.append(path)
-    config: dict[str, Any] = {"figure": fig_id, "quick": quick, "requirements": hashes}
-    config["layout"] = {"venue": layout.venue, "width": layout.width}
-    written.append(write_sidecar(out_dir / f"{fig_id}.json", fig_id, config, hashes, panels))
-    return written
+    atomic_write_text(sidecar_path, dumps(sidecar), "--out-dir")
+    return Rendered(images + [sidecar_path], kept=False)
+
+
+class Rendered(Sequence[Path]):
+    """The paths of one rendered figure (images in the order asked, sidecar last); ``kept`` is
+    true when the existing files were left as they were (:func:`render`'s ``keep_unchanged``)."""
+
+    def __init__(self, paths: list[Path], kept: bool) -> None:
+        self.paths, self.kept = list(paths), kept
+
+    @overload
+    def __getitem__(self, i: int) -> Path: ...
+    @overload
+    def __getitem__(self, i: slice) -> list[Path]: ...
+    def __getitem__(self, i: int | slice) -> Path | list[Path]:
+        return self.paths[i]
+
+    def __len__(self) -> int:
+        return len(self.paths)
+
+    def __repr__(self) -> str:
+        return f"Rendered({self.paths!r}, kept={self.kept})"
+
+
+def renderer_fingerprint() -> str:
+    """What draws a figure from its numbers: the source of the plotting package (apart from the
+    ``--compare`` rules) and the matplotlib and tueplots versions, hashed (16 hex digits). Files
+    drawn by another fingerprint are redrawn even when their numbers are unchanged."""
+    import hashlib
+    from importlib.metadata import PackageNotFoundError, version
+
+    def installed(dist: str) -> str:
+        try:
+            return version(dist)
+        except PackageNotFoundError:
+            return "absent"
+
+    digest = hashlib.sha256()
+    for source in sorted(Path(__file__).parent.glob("*.py")):
+        if source.name != "sidecar.py":
+            digest.update(source.name.encode() + b"\0" + source.read_bytes().replace(b"\r\n", b"\n"))
+    digest.update(f"matplotlib {installed('matplotlib')} tueplots {installed('tueplots')}".encode())
+    return digest.hexdigest()[:16]
+
+
+def _unchanged(sidecar_path: Path, sidecar: dict[str, Any], images: list[Path]) -> bool:
+    """Whether the files at hand already show this figure: same configuration and renderer, every
+    number within its ``--compare`` tolerance, every image present."""
+    from gaugecli.plots.sidecar import compare_sidecars
+
+    if not sidecar_path.is_file() or not all(p.is_file() for p in images):
+        return False
+    try:
+        existing = json.loads(sidecar_path.read_text())
+    except (OSError, ValueError):
+        return False
+    if not isinstance(existing, dict) or existing.get("config") != sidecar["config"]:
+        return False
+    return not compare_sidecars(existing, sidecar)
 
 
 def render_from_cache(
-    fig_id: str, cache_root: str, out_dir: Path | str, formats: Sequence[str], quick: bool, layout: Layout
-) -> list[Path]:
+    fig_id: str,
+    cache_root: str,
+    out_dir: Path | str,
+    formats: Sequence[str],
+    quick: bool,
+    layout: Layout,
+    keep_unchanged: bool = False,
+) -> Rendered:
     """:func:`render` in a worker process, from a cache that already holds the figure's runs
     (``plot`` prefetches them first, so nothing is computed twice)."""
-    return render(fig_id, Pipeline(cache_root), out_dir, formats=formats, quick=quick, layout=layout)
+    pipeline = Pipeline(cache_root)
+    return render(fig_id, pipeline, out_dir, formats=formats, quick=quick, layout=layout, keep_unchanged=keep_unchanged)
 
 
 def save_figure(fig: Any, path: Path, *, title: str, subject: str, version: str, flag: str = "--out-dir") -> Path:
@@ -152,16 +234,17 @@ def save_figure(fig: Any, path: Path, *, title: str, subject: str, version: str,
     return path
 
 
-def write_sidecar(
-    path: Path, fig_id: str, config: dict[str, Any], hashes: dict[str, str], panels: dict[str, Any]
-) -> Path:
+def sidecar_document(
+    fig_id: str, config: dict[str, Any], hashes: dict[str, str], panels: dict[str, Any]
+) -> dict[str, Any]:
     """``figN.json``: a ``figure`` artifact whose provenance has no seed and no timestamps — what
     made it (version, commit, packages), nothing of when and not the command line, so any command
     that draws the figure rewrites it byte for byte unless a number moved. ``--compare`` reads its
     ``result`` only."""
-    from gaugecli.store.artifacts import config_hash, dumps, schema_name, stable_provenance
-    from gaugecli.store.atomic import atomic_write_text
+    from gaugecli.store.artifacts import config_hash, schema_name, stable_provenance
     from gaugecli.store.schemas import validate
+
+    config = json.loads(json.dumps(config))  # as read back: tuples become lists
 
     sidecar = {
         "schema": schema_name("figure"),
@@ -173,5 +256,15 @@ def write_sidecar(
         "result": {"figure": fig_id, "config_hashes": hashes, "panels": json.loads(json.dumps(panels))},
     }
     validate(sidecar)
-    atomic_write_text(path, dumps(sidecar), "--out-dir")
+    return sidecar
+
+
+def write_sidecar(
+    path: Path, fig_id: str, config: dict[str, Any], hashes: dict[str, str], panels: dict[str, Any]
+) -> Path:
+    """Write :func:`sidecar_document` to ``path`` atomically."""
+    from gaugecli.store.artifacts import dumps
+    from gaugecli.store.atomic import atomic_write_text
+
+    atomic_write_text(path, dumps(sidecar_document(fig_id, config, hashes, panels)), "--out-dir")
     return path
