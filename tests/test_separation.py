@@ -4,6 +4,8 @@ speed ratio of two reduced-equation runs against their event-located T_spec rati
 
 from __future__ import annotations
 
+from typing import Any
+
 import math
 
 import numpy as np
@@ -72,7 +74,10 @@ def test_paired_speed_ratio_averages_to_the_ratio_of_independently_located_times
         minus = reduced.solve_reduced(np.array([-D]), t_max=2 * t_minus, c0=c0, grad_tol=None)
         from scipy.optimize import brentq
 
-        t_eq = brentq(lambda t: float(minus.dense(t)[1][0] - theta[-1, 0]), 0.0, 1.5 * t_minus, xtol=1e-14)
+        def angle_gap(t: float, run: Any = minus, target: float = float(theta[-1, 0])) -> float:
+            return float(run.dense(t)[1][0] - target)
+
+        t_eq = brentq(angle_gap, 0.0, 1.5 * t_minus, xtol=1e-14)
         assert sp.coefficient_minus[-1] == pytest.approx(float(minus.dense(t_eq)[0][0]), rel=1e-8)
     with pytest.raises(ValueError, match="positive number"):
         paired_speed_ratio(float("nan"), grid)
