@@ -4,9 +4,8 @@ speed ratio of two reduced-equation runs against their event-located T_spec rati
 
 from __future__ import annotations
 
-from typing import Any
-
 import math
+from typing import Any
 
 import numpy as np
 import pytest
