@@ -75,6 +75,25 @@ CASES = [
     (["simulate", "-D", "4", "-D", "8", "--out", "file.txt/x.json"], RUNTIME, ["--out", "file.txt"]),
     (["simulate", "--out", "newdir/"], USAGE, ["--out", "names a folder", "newdir/run.json"]),
     (["simulate", "--deltas", "1,-1", "--gauge", "unfavorable"], USAGE, ["--gauge", "--deltas"]),
+    # an option that --deltas makes meaningless is refused, as in select
+    (["simulate", "--deltas", "1,2", "--m", "3"], USAGE, ["--m", "no effect", "--deltas"]),
+    (["simulate", "--deltas", "1,2", "-D", "3"], USAGE, ["-D", "no effect", "--deltas"]),
+    # degenerate horizons: refused before a solver stalls on them (1e-300 stalled 14 s, 1e300 28 s)
+    (["simulate", "--t-max", "1e-300"], USAGE, ["--t-max", "[1e-09, 1e+14]"]),
+    (["simulate", "--t-max", "1e300"], USAGE, ["--t-max", "[1e-09, 1e+14]"]),
+    (["reln", "--t-max", "1e-300"], USAGE, ["--t-max", "[1e-09, 1e+14]"]),
+    # a streamed sample estimated beyond --max-time is refused before it starts (was a warning)
+    (
+        ["simulate", "--mode", "sample", "--n-samples", "1000000000000"],
+        USAGE,
+        ["--n-samples", "days", "--max-time", "stays in memory"],
+    ),
+    (["select", "--mode", "sample", "--n-samples", "1000000000"], USAGE, ["--n-samples", "--max-time 3600"]),
+    (["simulate", "--max-time", "-1"], USAGE, ["--max-time", "0"]),
+    # one rule for the flow solver's tolerance in every command that integrates a flow
+    (["prune", "--rtol", "1e-20"], USAGE, ["--rtol", "[1e-13, 1e-2)"]),
+    (["perturb", "--rtol", "1e-20"], USAGE, ["--rtol", "[1e-13, 1e-2)"]),
+    (["lockin", "--rtol", "1e-20"], USAGE, ["--rtol", "[1e-13, 1e-2)"]),
     pytest.param(["simulate", "--out", "a" * 300 + ".json"], RUNTIME, ["--out", "305", "255"], id="--out too long"),
     pytest.param(
         ["simulate", "--figure", "b" * 300 + ".pdf"], RUNTIME, ["--figure", "shorter"], id="--figure too long"

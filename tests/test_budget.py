@@ -332,3 +332,20 @@ def test_a_d_beyond_the_address_space_limit_is_one_line_naming_d(tmp_path: Path)
     assert "Traceback" not in out.stdout + out.stderr
     assert len(lines) == 1 and "--d" in lines[0] and "use --d ≤" in lines[0], lines
     assert not any(tmp_path.iterdir())  # no file, no cache folder
+
+
+def test_perturb_and_lockin_name_d_first_when_d_alone_cannot_fit(monkeypatch: pytest.MonkeyPatch) -> None:
+    """At d = 10⁸ on an 8 GiB machine the vectors in R^d alone (teacher and m neurons, 5 float64
+    vectors each) do not fit: both commands name --d and a d that fits, before their own sample or
+    grid budgets (which used to name --ns or --m "at any value")."""
+    import gaugecli.core.budget as budget
+    from gaugecli.experiments.lockin import LockinConfig, check_memory_budget
+    from gaugecli.experiments.perturb import PerturbConfig, perturb
+
+    monkeypatch.setattr(budget, "available_memory", lambda: 8 * 2**30)
+    monkeypatch.setattr(budget, "_fitted_input_bytes", 0)
+    model = ModelConfig(d=10**8)
+    with pytest.raises(BudgetExceeded, match=r"^--d: .* use --d ≤ \d+"):
+        perturb(PerturbConfig(model=model))
+    with pytest.raises(BudgetExceeded, match=r"^--d: .* use --d ≤ \d+"):
+        check_memory_budget(LockinConfig(model=model))

@@ -115,6 +115,11 @@ def main(argv: list[str] | None = None) -> None:
     and on 2 shared cores threaded BLAS was measured 4-10× slower (README, Benchmarks)."""
     for var in THREAD_ENV_VARS:
         os.environ.setdefault(var, "1")
+    for stream in (sys.stdout, sys.stderr):
+        # redirected to a file or a pipe, Python buffers by blocks: `make figures > log` showed
+        # nothing for minutes. A line is the unit of every message here
+        if not stream.isatty() and hasattr(stream, "reconfigure"):
+            stream.reconfigure(line_buffering=True)
     warnings.showwarning = _one_line_warning
     command: Callable[..., Any] = app
     command(args=argv)

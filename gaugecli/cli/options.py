@@ -194,6 +194,17 @@ MaxSteps = Annotated[
         show_default=f"{DEFAULT_MAX_STEPS:.0e}",
     ),
 ]
+MaxTime = Annotated[
+    float,
+    typer.Option(
+        "--max-time",
+        min=0.0,
+        metavar="SECONDS",
+        help="Refuse a run estimated to take longer than this before it starts (a finite sample too "
+        "large to keep in memory); raise it to accept a long run on purpose.",
+    ),
+]
+DEFAULT_MAX_TIME = 3600.0
 Seed = Annotated[
     int | None, typer.Option("--seed", help="Seed ≥ 0 of the sample or batch stream (sample, sample-gd, sgd).")
 ]

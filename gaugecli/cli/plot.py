@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+import time
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any
 
@@ -88,11 +89,15 @@ def plot(
         from gaugecli.plots.render import render
         from gaugecli.run.executors import make_executor
 
+        started, finished = time.monotonic(), []
+
         def done(fig_id: str, paths: Rendered) -> None:
             files = ", ".join(str(p) for p in paths)
             if paths.kept:
                 files = f"unchanged within tolerance, kept {files} (--rewrite to redraw)"
-            console().print(f"{fig_id}: {files}")
+            finished.append(fig_id)
+            count = f" [{len(finished)}/{len(ids)}, {session.elapsed_text(time.monotonic() - started)}]"
+            console().print(f"{fig_id}: {files}" + (count if len(ids) > 1 else ""))
             if compare is not None:
                 drift.extend(_compare(compare / f"{fig_id}.json", out_dir / f"{fig_id}.json"))
 

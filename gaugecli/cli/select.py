@@ -54,6 +54,7 @@ def select(
     rtol: opt.Tolerance = None,
     max_steps: opt.MaxSteps = None,
     device: opt.Device = None,
+    max_time: opt.MaxTime = opt.DEFAULT_MAX_TIME,
     out: opt.Out = None,
     figure: opt.FigurePath = None,
     cache_dir: opt.CacheDir = opt.DEFAULT_CACHE,
@@ -79,6 +80,9 @@ def select(
             raise bad_parameter(
                 clash[0], "has no effect with --deltas (m is their number, the owner their argmax); give one of them"
             )
+        members = 1 if seeds is None else len(seeds)
+        for width in ms if sweep else [len(deltas) if deltas is not None else m]:
+            session.check_duration(dynamics, model.d, width, members, max_time)
         session.check_out(out)
         session.check_figure(figure)
         if sweep:

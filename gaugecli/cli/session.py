@@ -59,11 +59,19 @@ def warn(message: str) -> None:
     console().print(f"[yellow]warning:[/] {escape(message)}")
 
 
+PROGRESS_STEP = 0.1
+"""Off a terminal, a progress line is printed each time another tenth of the work is done ..."""
+PROGRESS_QUIET = 2.0
+"""... once the work has run this many seconds (a short run prints no progress at all)."""
+
+
 @contextlib.contextmanager
 def progress(label: str) -> Iterator[Callable[[float], None] | None]:
-    """A rich progress bar (with the time left) on an interactive stderr; nothing otherwise."""
+    """A rich progress bar (with the time left) on an interactive stderr; off a terminal (a log
+    file, CI), one flushed line per tenth of the work with the time elapsed and an estimate of the
+    time left, so that a long run shows a heartbeat."""
     if not sys.stderr.isatty():
-        yield None
+        yield _progress_lines(label)
         return
     from rich.console import Console
     from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn, TimeRemainingColumn
@@ -79,6 +87,43 @@ def progress(label: str) -> Iterator[Callable[[float], None] | None]:
                 bar.update(task, completed=fraction)
 
         yield update
+
+
+def _progress_lines(label: str) -> Callable[[float], None]:
+    import time
+
+    started, shown, printed = time.monotonic(), [0], [False]
+
+    def update(fraction: float) -> None:
+        step = int(min(max(fraction, 0.0), 1.0) / PROGRESS_STEP + 1e-9)
+        if step <= shown[0]:
+            return
+        shown[0] = step
+        elapsed = time.monotonic() - started
+        if elapsed < PROGRESS_QUIET and not (printed[0] and fraction >= 1.0):
+            return
+        printed[0] = True
+        left = elapsed * (1.0 - fraction) / fraction if fraction > 0 else float("nan")
+        tail = "" if fraction >= 1.0 else f", ≈ {elapsed_text(left)} left"
+        print(
+            f"{label}: {100 * step * PROGRESS_STEP:.0f} % after {elapsed_text(elapsed)}{tail}",
+            file=sys.stderr,
+            flush=True,
+        )
+
+    return update
+
+
+def elapsed_text(seconds: float) -> str:
+    """``8.2 s``, ``3 min 05 s`` or ``1 h 02 min``."""
+    if not seconds == seconds:  # NaN: not known yet
+        return "?"
+    if seconds < 60:
+        return f"{seconds:.1f} s"
+    minutes, sec = divmod(round(seconds), 60)
+    if minutes < 60:
+        return f"{minutes} min {sec:02d} s"
+    return f"{minutes // 60} h {minutes % 60:02d} min"
 
 
 def export(outcome: Outcome, out: Path | None) -> Path | None:
@@ -99,6 +144,25 @@ def draw(outcome: Outcome, figure: Path | None) -> None:
 
     render_outcome(outcome, figure)
     console().print(f"drew {figure}")
+
+
+def check_duration(dynamics: Any, d: int, m: int, members: int, max_time: float) -> None:
+    """Refuse, before it starts, a finite-sample flow whose sample is regenerated at every pass and
+    whose estimated time (:func:`gaugecli.core.budget.streamed_flow_seconds`) exceeds ``--max-time``."""
+    if dynamics.sample_size is None or dynamics.batch_source == "resampled":  # kept in memory
+        return
+    from gaugecli.core import budget, empirical
+
+    n, limit = dynamics.sample_size, empirical.STORE_LIMIT_BYTES
+    seconds = budget.streamed_flow_seconds(n, d, m, members, limit)
+    if seconds > max_time:
+        raise bad_parameter(
+            "--n-samples",
+            f"{n:.3g} points do not fit in memory, so they are regenerated from the seed at every pass: "
+            f"≈ {budget.duration(seconds)} for a flow of ~{budget.FLOW_GRADIENTS} gradients, beyond "
+            f"--max-time {max_time:g} s; --n-samples ≤ {limit // (8 * (d + 1)):.3g} stays in memory, "
+            "or raise --max-time to accept the run",
+        )
 
 
 def indexed(path: Path | None, label: str, n_runs: int) -> Path | None:

@@ -18,6 +18,7 @@ app = opt.command_app()
 
 @app.command()
 def simulate(
+    ctx: typer.Context,
     gauge: Annotated[
         list[str],
         typer.Option(
@@ -47,6 +48,7 @@ def simulate(
     rtol: opt.Tolerance = None,
     max_steps: opt.MaxSteps = None,
     device: opt.Device = None,
+    max_time: opt.MaxTime = opt.DEFAULT_MAX_TIME,
     out: opt.Out = None,
     figure: opt.FigurePath = None,
     cache_dir: opt.CacheDir = opt.DEFAULT_CACHE,
@@ -59,6 +61,10 @@ def simulate(
     with errors():
         if deltas is not None and gauge != [DEFAULT.gauge]:
             raise bad_parameter("--gauge", "has no effect with --deltas (every neuron has its own δ); give one of them")
+        if deltas is not None and (clash := opt.given(ctx, "m", "gauge_strength")):
+            raise bad_parameter(
+                clash[0], "has no effect with --deltas (m is their number, each neuron its own δ); give one of them"
+            )
         configs = [
             SimulateConfig(
                 model=opt.model_config(d, k, c0, theta0, eps_align),
@@ -75,6 +81,8 @@ def simulate(
             for g in dict.fromkeys(gauge)
         ]
         runs = [run for config in configs for run in config.runs()]
+        for run in runs:
+            session.check_duration(run.dynamics, run.model.d, run.m, 1, max_time)
         labels = [_label(r, len(configs) > 1) for r in runs]
         outs = [session.indexed(out, label, len(runs)) for label in labels]
         figures = [session.indexed(figure, label, len(runs)) for label in labels]

@@ -175,26 +175,35 @@ LONG_RUN_SECONDS = 600.0
 """A streamed-sample run estimated to take longer than this is announced before it starts."""
 
 
-def warn_if_streamed_and_slow(n: int, d: int, m: int, members: int, stored_limit: int) -> None:
-    """Warn (:class:`LongRunWarning`) before a finite-sample run whose sample is too large to keep
-    (``8 n (d + 1) > stored_limit`` bytes) and so is regenerated at every gradient, when ~400
-    gradients would take more than :data:`LONG_RUN_SECONDS`."""
+def streamed_flow_seconds(n: int, d: int, m: int, members: int, stored_limit: int) -> float:
+    """Estimated seconds of a finite-sample flow of ~:data:`FLOW_GRADIENTS` gradients whose sample is
+    too large to keep (``8 n (d + 1) > stored_limit`` bytes) and so is regenerated at every
+    gradient; 0 when the sample is kept (then memory, not time, is what limits it)."""
     if 8 * n * (d + 1) <= stored_limit:
-        return
-    per_gradient = STREAMED_SECONDS_PER_POINT * n * (d + 1) / 17 * max(m, 1) ** 0.75 * members
-    if per_gradient * FLOW_GRADIENTS <= LONG_RUN_SECONDS:
-        return
+        return 0.0
+    return STREAMED_SECONDS_PER_POINT * n * (d + 1) / 17 * max(m, 1) ** 0.75 * members * FLOW_GRADIENTS
+
+
+def streamed_message(n: int, d: int, seconds: float, stored_limit: int) -> str:
+    """What a long streamed run costs, and the largest ``--n-samples`` that stays in memory."""
     kept = stored_limit // (8 * (d + 1))
-    warnings.warn(
+    return (
         f"--n-samples {n:.3g} does not fit in memory and is regenerated from its seed at every pass: "
-        f"≈ {_duration(per_gradient)} per gradient, ≈ {_duration(per_gradient * FLOW_GRADIENTS)} for a flow of "
-        f"~{FLOW_GRADIENTS} gradients; --n-samples ≤ {kept:.3g} stays in memory",
-        LongRunWarning,
-        stacklevel=2,
+        f"≈ {duration(seconds / FLOW_GRADIENTS)} per gradient, ≈ {duration(seconds)} for a flow of "
+        f"~{FLOW_GRADIENTS} gradients; --n-samples ≤ {kept:.3g} stays in memory"
     )
 
 
-def _duration(seconds: float) -> str:
+def warn_if_streamed_and_slow(n: int, d: int, m: int, members: int, stored_limit: int) -> None:
+    """Warn (:class:`LongRunWarning`) before a streamed finite-sample run estimated
+    (:func:`streamed_flow_seconds`) to take more than :data:`LONG_RUN_SECONDS`."""
+    seconds = streamed_flow_seconds(n, d, m, members, stored_limit)
+    if seconds > LONG_RUN_SECONDS:
+        warnings.warn(streamed_message(n, d, seconds, stored_limit), LongRunWarning, stacklevel=2)
+
+
+def duration(seconds: float) -> str:
+    """``42 s``, ``12 min``, ``5 h`` or ``389 days``."""
     if seconds < 120:
         return f"{seconds:.0f} s"
     if seconds < 7200:

@@ -151,6 +151,12 @@ class ModelConfig:
         return standard_teacher(self.d, self.k, self.a_star)
 
 
+HORIZON_RANGE = (1e-9, 1e14)
+"""The horizons ``t_max`` a run honours. Below: the fastest rate in the model is the favorable
+neuron's ``~2D ≤ 2e6`` (D ≤ :data:`MAX_GAUGE_STRENGTH`), so in 1e-9 no state moves by more than
+~1e-3 of itself (and at 1e-300 the declared grid reaches subnormal times: the flow stalled for 14 s,
+then failed). Above: the automatic horizon (:func:`auto_horizon`) is at most 2e13 (D = 1e6,
+c0 = 1e-6); at 1e300 the solver used its whole gradient budget (28 s) and failed."""
 DEFAULT_N_SAMPLES = 10_000
 DEFAULT_BATCH_SIZE = 100
 POPULATION_RTOL = 1e-10
@@ -178,6 +184,17 @@ GPU if torch sees one, else the CPU (results agree to round-off)."""
 BATCH_STREAM = 1
 """SGD's batch stream is the child ``BATCH_STREAM`` of the run's seed sequence (its spawn key
 extended by it), so it never shares draws with the sample drawn from the same seed."""
+
+
+def check_rtol(value: float, param: str = "rtol") -> None:
+    """A flow solver's relative tolerance, in ``[MIN_RTOL, 1e-2)`` — the one rule of every
+    experiment that integrates a flow (DynamicsConfig, prune, perturb, lockin)."""
+    require_finite(value, param, low=0.0)
+    require(
+        MIN_RTOL <= value < 1e-2,
+        param,
+        f"must be in [{MIN_RTOL:g}, 1e-2): below {MIN_RTOL:g} the solver cannot meet it in float64 (got {value!r})",
+    )
 
 
 def _modes(*modes: Mode) -> str:
@@ -259,19 +276,20 @@ class DynamicsConfig:
             )
         if self.t_max is not None:
             require_finite(self.t_max, "t_max", low=0.0)
+            low, high = HORIZON_RANGE
+            require(
+                low <= self.t_max <= high,
+                "t_max",
+                f"must be in [{low:g}, {high:g}] (got {self.t_max!r}): shorter, nothing moves; "
+                "longer than any run needs to converge",
+            )
         if self.rtol is not None:
             require(
                 not mode.stepped,
                 "rtol",
                 f"has no effect in --mode {mode.value} (a fixed step, no tolerance); it applies to flow and sample",
             )
-            require_finite(self.rtol, "rtol", low=0.0)
-            require(
-                MIN_RTOL <= self.rtol < 1e-2,
-                "rtol",
-                f"must be in [{MIN_RTOL:g}, 1e-2): below {MIN_RTOL:g} the solver cannot meet it in float64 "
-                f"(got {self.rtol!r})",
-            )
+            check_rtol(self.rtol)
         if self.max_steps is not None:
             require(
                 mode.stepped,

@@ -34,6 +34,7 @@ from gaugecli.experiments.common import (
     run_ensemble,
     run_serially,
 )
+from gaugecli.experiments.config import check_rtol
 
 PRUNED_LEVEL = 1e-6
 """P below this counts as pruned (SPEC C7)."""
@@ -92,6 +93,7 @@ class PruneConfig:
         # validated (range, and that they apply) by the sample dynamics they build
         check_seeds(self.seeds, self.sample_dynamics)
         require_imbalance(self.coalign_strength, "coalign_strength", positive=True)
+        check_rtol(self.rtol)
         require(len(self.sweep_deltas) >= 1, "sweep_deltas", "give at least one δ, e.g. --sweep-deltas -1,0,1")
         for x in self.sweep_deltas:
             require_finite(x, "sweep_deltas")

@@ -94,6 +94,8 @@ def check_memory_budget(config: LockinConfig) -> None:
     """Refuse a run that would not fit, before it starts, naming the first of ``--n-samples``
     (when the sample dominates), ``--per``, ``--span`` and ``--m`` whose smallest allowed value
     would fit, with the largest value that fits."""
+    # d first: the teacher and the m neurons are vectors in R^d, whatever the grids and sample
+    budget.check_input_dimension(config.model.d, config.model.k + config.m)
     usable = budget.USABLE_FRACTION * budget.available_memory()
     estimate = memory_estimate(config)
     if estimate.total <= usable:

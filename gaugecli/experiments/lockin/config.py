@@ -12,6 +12,7 @@ from gaugecli.core import lockin as lk
 from gaugecli.core.gauge import owner_imbalances
 from gaugecli.core.types import Array
 from gaugecli.experiments.common import ModelConfig, duplicates, listed, require, require_finite, require_imbalance
+from gaugecli.experiments.config import check_rtol
 
 ASSIGNMENTS = ("select", "reversed", "all-plus", "all-minus")
 """Gauge assignments of the m duplicates (see :func:`assignment_imbalances`)."""
@@ -105,8 +106,7 @@ class LockinConfig:
         require_finite(self.floor, "floor", low=0.0)
         require(self.floor < 1.0, "floor", f"must be in (0, 1) (got {self.floor!r})")
         require_finite(self.ridge, "ridge", low=0.0)
-        require_finite(self.rtol, "rtol", low=0.0)
-        require(self.rtol < 1e-2, "rtol", f"must be in (0, 1e-2) (got {self.rtol!r})")
+        check_rtol(self.rtol)
         require(
             self.span * self.per <= MAX_EPOCHS,
             "span",

@@ -120,6 +120,8 @@ class PerturbResult:
 def perturb(
     config: PerturbConfig, progress: Progress | None = None, runner: PointRunner = run_serially
 ) -> PerturbResult:
+    # d first: every part holds vectors in R^d (the teacher and m neurons) before any sample
+    budget.check_input_dimension(config.model.d, config.model.k + config.m)
     for flag, sizes in (("ns", config.ns), ("success_ns", config.success_ns)):
         if sizes:  # refuse a sample that would not fit before any run draws it
             n = max(sizes)

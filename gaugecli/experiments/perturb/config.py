@@ -10,6 +10,7 @@ import numpy as np
 
 from gaugecli.core.gauge import owner_imbalances
 from gaugecli.experiments.common import ModelConfig, duplicates, listed, require, require_finite, require_imbalance
+from gaugecli.experiments.config import check_rtol
 
 MAX_SUCCESS_HORIZON = 1000.0
 """Longest horizon of the selection-vs-n runs, in units of T_spec^flow (the default is 25)."""
@@ -61,6 +62,7 @@ class PerturbConfig:
         for D in self.strengths:
             require_imbalance(D, "gauge_strength", positive=True)
         require_imbalance(self.step_strength, "step_strength", positive=True)
+        check_rtol(self.rtol)
         require_imbalance(self.sample_strength, "sample_strength", positive=True)
         require(len(self.seeds) >= 1 and all(s >= 0 for s in self.seeds), "seeds", "must be integers ≥ 0")
         require(len(self.step_fractions) >= 3, "step_fractions", "give at least three step sizes (a fit)")
