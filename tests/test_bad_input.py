@@ -90,6 +90,14 @@ CASES = [
     ),
     (["select", "--mode", "sample", "--n-samples", "1000000000"], USAGE, ["--n-samples", "--max-time 3600"]),
     (["simulate", "--max-time", "-1"], USAGE, ["--max-time", "0"]),
+    # --config: a bad file is one line naming --config; its values are validated as typed ones
+    (["simulate", "--config", "unknown.toml"], USAGE, ["--config", "unknown option 'seeds'", "valid:"]),
+    (["simulate", "--config", "broken.toml"], USAGE, ["--config", "not TOML"]),
+    (["simulate", "--config", "table.toml"], USAGE, ["--config", "'d'", "not a table"]),
+    (["simulate", "--config", "missing.toml"], USAGE, ["--config", "cannot read"]),
+    (["simulate", "--config", "adir"], USAGE, ["--config", "cannot read"]),
+    (["simulate", "--config", "clash.toml"], USAGE, ["--m", "no effect", "--deltas"]),
+    (["prune", "--config", "range.toml"], USAGE, ["--rtol", "[1e-13, 1e-2)"]),
     # one rule for the flow solver's tolerance in every command that integrates a flow
     (["prune", "--rtol", "1e-20"], USAGE, ["--rtol", "[1e-13, 1e-2)"]),
     (["perturb", "--rtol", "1e-20"], USAGE, ["--rtol", "[1e-13, 1e-2)"]),
@@ -277,6 +285,11 @@ def sandbox(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, good_artifact: str)
     (tmp_path / "binary.json").write_bytes(b"\xff\xfe\x00garbage")
     (tmp_path / "list.json").write_text("[1, 2, 3]\n")
     (tmp_path / "good.json").write_text(good_artifact)
+    (tmp_path / "unknown.toml").write_text("c0 = 0.1\nseeds = [0, 1]\n")
+    (tmp_path / "broken.toml").write_text("c0 = [\n")
+    (tmp_path / "table.toml").write_text("d = { value = 16 }\n")
+    (tmp_path / "clash.toml").write_text("deltas = [1.0, 2.0]\nm = 3\n")
+    (tmp_path / "range.toml").write_text("rtol = 1e-20\n")
     os.mkfifo(tmp_path / "pipe")  # a special file in the sandbox (never /dev/null: a regression would replace it)
     os.mkfifo(tmp_path / "pipe.png")
 

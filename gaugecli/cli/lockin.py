@@ -9,6 +9,7 @@ import typer
 
 from gaugecli.cli import options as opt
 from gaugecli.cli import report, session
+from gaugecli.cli.config_file import write_beside
 from gaugecli.cli.errors import errors
 from gaugecli.experiments.lockin import ASSIGNMENTS, LockinConfig
 
@@ -42,6 +43,7 @@ def _scan(
 
 @app.command()
 def lockin(
+    ctx: typer.Context,
     gauge_strength: Annotated[
         list[float],
         typer.Option(
@@ -146,6 +148,7 @@ def lockin(
     figure: opt.FigurePath = None,
     cache_dir: opt.CacheDir = opt.DEFAULT_CACHE,
     cache: opt.UseCache = True,
+    config_file: opt.ConfigFile = None,
 ) -> None:
     """Repulsion and spectral lock-in diagnostics (Xu, Tian): which signatures gauge selection leaves.
 
@@ -185,5 +188,6 @@ def lockin(
         with session.pipeline(cache_dir, cache) as pipe:
             (outcome,) = session.run(pipe, "lockin", [config], "lockin")
         path = session.export(outcome, out)
+        write_beside(out, ctx)
         session.draw(outcome, figure)
     report.lockin(outcome, path)

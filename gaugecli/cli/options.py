@@ -59,12 +59,14 @@ def integers(text: str | tuple[int, ...]) -> IntList:
 
 
 def given(ctx: typer.Context, *names: str) -> list[str]:
-    """The flags (``--m``) of the parameters ``names`` that the user typed on the command line,
-    as opposed to left at their defaults — for options that another option makes meaningless."""
+    """The flags (``--m``) of the parameters ``names`` that the user gave (on the command line or in
+    a ``--config`` file), as opposed to left at their defaults — for options that another option
+    makes meaningless."""
     from typer._click.core import ParameterSource  # typer ≥ 0.29 vendors click
 
     flags = {p.name: p.opts[0] for p in ctx.command.params}
-    return [flags[n] for n in names if ctx.get_parameter_source(n) is ParameterSource.COMMANDLINE]
+    typed = (ParameterSource.COMMANDLINE, ParameterSource.DEFAULT_MAP)  # on the line, or in --config
+    return [flags[n] for n in names if ctx.get_parameter_source(n) in typed]
 
 
 def command_app() -> typer.Typer:
@@ -243,6 +245,25 @@ Scheduler = Annotated[
     str | None, typer.Option("--scheduler", help="Run the sweep's points on a Dask cluster: tcp://HOST:PORT.")
 ]
 DEFAULT_CACHE = Path("runs")
+
+
+def _load_config(ctx: typer.Context, param: typer.CallbackParam, value: Path | None) -> Path | None:
+    from gaugecli.cli.config_file import load
+
+    return load(ctx, param, value)
+
+
+ConfigFile = Annotated[
+    Path | None,
+    typer.Option(
+        "--config",
+        metavar="RUN.TOML",
+        is_eager=True,
+        callback=_load_config,
+        help="Read options from a TOML file (keys: the flags without dashes, e.g. gauge-strength = [4.0]); "
+        "options on the command line override it. --out run.json also writes run.toml, which reruns it.",
+    ),
+]
 
 
 def model_config(d: int, k: int, c0: float, theta0: float, eps_align: float) -> ModelConfig:

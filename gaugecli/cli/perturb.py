@@ -9,6 +9,7 @@ import typer
 
 from gaugecli.cli import options as opt
 from gaugecli.cli import report, session
+from gaugecli.cli.config_file import write_beside
 from gaugecli.cli.errors import bad_parameter, errors
 from gaugecli.experiments.perturb import PerturbConfig
 
@@ -96,6 +97,7 @@ def perturb(
     figure: opt.FigurePath = None,
     cache_dir: opt.CacheDir = opt.DEFAULT_CACHE,
     cache: opt.UseCache = True,
+    config_file: opt.ConfigFile = None,
     workers: opt.Workers = 1,
     scheduler: opt.Scheduler = None,
 ) -> None:
@@ -129,5 +131,6 @@ def perturb(
         with session.pipeline(cache_dir, cache, workers, scheduler) as pipe:
             (outcome,) = session.run(pipe, "perturb", [config], "perturb")
         path = session.export(outcome, out)
+        write_beside(out, ctx)
         session.draw(outcome, figure)
     report.perturb(outcome, path)

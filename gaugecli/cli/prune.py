@@ -8,6 +8,7 @@ import typer
 
 from gaugecli.cli import options as opt
 from gaugecli.cli import report, session
+from gaugecli.cli.config_file import write_beside
 from gaugecli.cli.errors import errors
 from gaugecli.experiments.prune import PruneConfig
 
@@ -17,6 +18,7 @@ app = opt.command_app()
 
 @app.command()
 def prune(
+    ctx: typer.Context,
     gauge_strength: opt.Strengths = list(DEFAULT.strengths),
     ms: Annotated[
         opt.IntList,
@@ -56,6 +58,7 @@ def prune(
     figure: opt.FigurePath = None,
     cache_dir: opt.CacheDir = opt.DEFAULT_CACHE,
     cache: opt.UseCache = True,
+    config_file: opt.ConfigFile = None,
     workers: opt.Workers = 1,
     scheduler: opt.Scheduler = None,
 ) -> None:
@@ -77,5 +80,6 @@ def prune(
         with session.pipeline(cache_dir, cache, workers, scheduler) as pipe:
             (outcome,) = session.run(pipe, "prune", [config], "prune")
         path = session.export(outcome, out)
+        write_beside(out, ctx)
         session.draw(outcome, figure)
     report.prune(outcome, path)

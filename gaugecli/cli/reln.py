@@ -8,6 +8,7 @@ import typer
 
 from gaugecli.cli import options as opt
 from gaugecli.cli import report, session
+from gaugecli.cli.config_file import write_beside
 from gaugecli.cli.errors import errors
 from gaugecli.experiments.reln import RelnConfig
 
@@ -21,6 +22,7 @@ def _list(flag: str, values: tuple[float, ...], help: str) -> typer.models.Optio
 
 @app.command()
 def reln(
+    ctx: typer.Context,
     gauge_strength: opt.Strengths = list(DEFAULT.strengths),
     m: Annotated[int, typer.Option("--m", help="Neurons m ≥ 2 of the select comparison.")] = DEFAULT.m,
     owner: Annotated[
@@ -56,6 +58,7 @@ def reln(
     figure: opt.FigurePath = None,
     cache_dir: opt.CacheDir = opt.DEFAULT_CACHE,
     cache: opt.UseCache = True,
+    config_file: opt.ConfigFile = None,
 ) -> None:
     """The gated-linear (ReLN) view of gauge selection: where it predicts the gauge effect, where it fails.
 
@@ -82,5 +85,6 @@ def reln(
         with session.pipeline(cache_dir, cache) as pipe:
             (outcome,) = session.run(pipe, "reln", [config], "reln")
         path = session.export(outcome, out)
+        write_beside(out, ctx)
         session.draw(outcome, figure)
     report.reln(outcome, path)

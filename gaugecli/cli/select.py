@@ -8,6 +8,7 @@ import typer
 
 from gaugecli.cli import options as opt
 from gaugecli.cli import report, session
+from gaugecli.cli.config_file import write_beside
 from gaugecli.cli.errors import bad_parameter, errors
 from gaugecli.experiments.select import OwnerSweepConfig, SelectConfig
 
@@ -59,6 +60,7 @@ def select(
     figure: opt.FigurePath = None,
     cache_dir: opt.CacheDir = opt.DEFAULT_CACHE,
     cache: opt.UseCache = True,
+    config_file: opt.ConfigFile = None,
     workers: opt.Workers = 1,
     scheduler: opt.Scheduler = None,
 ) -> None:
@@ -111,5 +113,6 @@ def select(
         with session.pipeline(cache_dir, cache, workers, scheduler) as pipe:
             (outcome,) = session.run(pipe, kind, [config], "select")
         path = session.export(outcome, out)
+        write_beside(out, ctx)
         session.draw(outcome, figure)
     (report.owner_sweep if sweep else report.select)(outcome, path)

@@ -9,6 +9,7 @@ import typer
 
 from gaugecli.cli import options as opt
 from gaugecli.cli import report, session
+from gaugecli.cli.config_file import write_beside
 from gaugecli.cli.errors import bad_parameter, errors
 from gaugecli.experiments.simulate import SimulateConfig
 
@@ -53,6 +54,7 @@ def simulate(
     figure: opt.FigurePath = None,
     cache_dir: opt.CacheDir = opt.DEFAULT_CACHE,
     cache: opt.UseCache = True,
+    config_file: opt.ConfigFile = None,
 ) -> None:
     """One configuration: loss, alignment, coefficients, δ, reaction and transport over time.
 
@@ -94,8 +96,20 @@ def simulate(
         paths: list[Path | None] = []
         for outcome, path, fig in zip(outcomes, outs, figures, strict=True):
             paths.append(session.export(outcome, path))
+            write_beside(path, ctx, _rerun(ctx, outcome.config))
             session.draw(outcome, fig)
     report.simulate(outcomes, paths)
+
+
+def _rerun(ctx: typer.Context, run: SimulateConfig) -> dict[str, object]:
+    """One run of several: its own gauge and D in its rerun file, where those were given."""
+    given = set(opt.given(ctx, "gauge", "gauge_strength"))
+    out: dict[str, object] = {}
+    if "--gauge" in given:
+        out["gauge"] = [run.gauge]
+    if "-D" in given:
+        out["gauge_strength"] = [run.strengths[0]]
+    return out
 
 
 def _label(run: SimulateConfig, several_gauges: bool) -> str:
