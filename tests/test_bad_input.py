@@ -93,6 +93,7 @@ CASES = [
     # --config: a bad file is one line naming --config; its values are validated as typed ones
     (["simulate", "--config", "unknown.toml"], USAGE, ["--config", "unknown option 'seeds'", "valid:"]),
     (["simulate", "--config", "broken.toml"], USAGE, ["--config", "not TOML"]),
+    (["simulate", "--config", "output.toml"], USAGE, ["--config", "'out'", "--out on the command line"]),
     (["simulate", "--config", "table.toml"], USAGE, ["--config", "'d'", "not a table"]),
     (["simulate", "--config", "missing.toml"], USAGE, ["--config", "cannot read"]),
     (["simulate", "--config", "adir"], USAGE, ["--config", "cannot read"]),
@@ -287,6 +288,7 @@ def sandbox(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, good_artifact: str)
     (tmp_path / "good.json").write_text(good_artifact)
     (tmp_path / "unknown.toml").write_text("c0 = 0.1\nseeds = [0, 1]\n")
     (tmp_path / "broken.toml").write_text("c0 = [\n")
+    (tmp_path / "output.toml").write_text('out = "run.json"\n')
     (tmp_path / "table.toml").write_text("d = { value = 16 }\n")
     (tmp_path / "clash.toml").write_text("deltas = [1.0, 2.0]\nm = 3\n")
     (tmp_path / "range.toml").write_text("rtol = 1e-20\n")

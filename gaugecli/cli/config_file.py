@@ -52,6 +52,8 @@ def load(ctx: typer.Context, param: Any, value: Path | None) -> Path | None:
     for key, item in data.items():
         target = params.get(key)
         if target is None:
+            if key in ("out", "figure"):
+                raise bad_parameter("--config", f"{value}: {key!r} names an output; give --{key} on the command line")
             valid = ", ".join(sorted(k for k in params if "_" not in k))
             raise bad_parameter("--config", f"{value}: unknown option {key!r}; valid: {valid}")
         if isinstance(item, dict):

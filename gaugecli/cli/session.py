@@ -61,7 +61,7 @@ def warn(message: str) -> None:
 
 PROGRESS_STEP = 0.1
 """Off a terminal, a progress line is printed each time another tenth of the work is done ..."""
-PROGRESS_QUIET = 2.0
+PROGRESS_QUIET = 10.0
 """... once the work has run this many seconds (a short run prints no progress at all)."""
 
 

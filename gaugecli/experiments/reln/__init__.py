@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from gaugecli.core.budget import check_run
 from gaugecli.core.gauge import initial_direction
 from gaugecli.core.integrate import gradient_flow
 from gaugecli.core.kernels import arccos_kernel
@@ -62,12 +63,15 @@ __all__ = [
 def run_reln(config: RelnConfig, progress: Progress | None = None) -> RelnResult:
     """Every comparison of ``config``; see the module docstring."""
     model, teacher = config.model, config.model.teacher()
+    opts = flow_options(config)
+    # the widest flow (compare_select's m neurons) checked before any flow runs: a refusal of --m
+    # came after the pathways' flows had run (3 s)
+    check_run("flow", members=1, m=config.m, r=model.d, d=model.d, grid_points=opts.grid_points)
     deltas = np.array(config.deltas())
     a0, W0 = duplicates(model, deltas[:, None])
     t_max = horizon(config, deltas)
     u0 = initial_direction(teacher, model.theta0)
     v = teacher.unit_directions()[0]
-    opts = flow_options(config)
     steps = 6
     tick = (lambda i: progress(i / steps)) if progress is not None else (lambda i: None)
 
