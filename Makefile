@@ -56,13 +56,15 @@ bench: $(STAMP)
 	$(BIN)/python benchmarks/run.py
 
 lint: $(STAMP)
-	$(BIN)/ruff check gaugecli tests benchmarks
-	$(BIN)/ruff format --check gaugecli tests benchmarks
+	$(BIN)/ruff check gaugecli tests benchmarks tools
+	$(BIN)/ruff format --check gaugecli tests benchmarks tools
 	$(BIN)/mypy
 
-# The command reference, generated from the Typer app (tests/test_docs.py checks it is current).
+# The command reference, generated from the Typer app (tests/test_docs.py checks it is current),
+# and ARCHITECTURE.md's module list, generated from the module docstrings (tests/test_architecture.py).
 docs: $(STAMP)
 	$(BIN)/python -m typer gaugecli.cli.app utils docs --name gaugecli > docs/cli.md
+	$(BIN)/python tools/architecture.py --write
 
 clean:
 	rm -rf $(VENV) build runs .pytest_cache

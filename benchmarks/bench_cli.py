@@ -42,10 +42,7 @@ _IMPORTS_PROBE = (
 
 
 def _heavy_imports_on_help() -> list[str] | None:
-    run = run_command([sys.executable, "-c", _IMPORTS_PROBE], timeout_s=60, cwd=REPO_ROOT)
-    if run.returncode != 0 or "@@" not in run.stdout:
-        return None
-    return list(json.loads(run.stdout.rsplit("@@", 1)[-1]))
+    return _heavy_imports(["--help"])
 
 
 def startup(quick: bool = False) -> list[Row]:
@@ -90,6 +87,59 @@ def startup(quick: bool = False) -> list[Row]:
                 extra <= STARTUP_GOAL_S,
                 note,
                 data,
+            )
+        )
+    rows += fast_errors(exe, bare, k, goal)
+    return rows
+
+
+FAST_ERRORS = (
+    ("e3", ["simulate", "--help"], 0, "`gaugecli simulate --help` (the longest option list)"),
+    ("e4", ["simulate", "--c0", "-1"], 2, "a refused value, `gaugecli simulate --c0 -1` (exit 2, one line)"),
+    ("e5", ["select", "--mode", "gd", "--eta", "0"], 2, "a refused value, `gaugecli select --mode gd --eta 0`"),
+)
+"""Answers that must come before the numerics are imported: a subcommand's help, a value out of its
+declared range (checked at parse time from the parameter's one declaration)."""
+
+
+def _best_with_code(argv: list[str], k: int, code: int) -> CommandRun:
+    runs = [run_command(argv, timeout_s=60, cwd=REPO_ROOT) for _ in range(k)]
+    wrong = [r for r in runs if r.returncode != code]
+    return wrong[0] if wrong else min(runs, key=lambda r: r.seconds)
+
+
+def _heavy_imports(args: list[str]) -> list[str] | None:
+    """The heavy libraries ``gaugecli ARGS`` imported (``None`` if it could not be probed)."""
+    probe = _IMPORTS_PROBE.replace("['gaugecli', '--help']", repr(["gaugecli", *args]))
+    run = run_command([sys.executable, "-c", probe], timeout_s=60, cwd=REPO_ROOT)
+    if "@@" not in run.stdout:
+        return None
+    return list(json.loads(run.stdout.rsplit("@@", 1)[-1]))
+
+
+def fast_errors(exe: list[str], bare: CommandRun, k: int, goal: str) -> list[Row]:
+    """Rows e3–e5: a subcommand's ``--help`` and two refused values against bare ``python -c pass``
+    measured in the same run, best of ``k``; and which heavy libraries each imported (none, by design)."""
+    rows = []
+    for rid, args, code, label in FAST_ERRORS:
+        run = _best_with_code([*exe, *args], k, code)
+        if run.returncode != code:
+            rows.append(not_available(rid, label, goal, f"exit {run.returncode}, not {code}: {run.last_error_line()}"))
+            continue
+        extra = run.seconds - bare.seconds
+        heavy = _heavy_imports(args)
+        note = f"best of {k}; heavy imports: {', '.join(heavy) if heavy else 'none'}"
+        if code:
+            note += f"; says: {run.last_error_line()[:90]}"
+        rows.append(
+            Row(
+                rid,
+                f"{label} vs bare `python -c pass`",
+                f"{fmt_seconds(run.seconds)} vs {fmt_seconds(bare.seconds)} (+{fmt_seconds(max(extra, 0.0))})",
+                goal,
+                extra <= STARTUP_GOAL_S,
+                note,
+                {"seconds": run.seconds, "bare_seconds": bare.seconds, "heavy_imports": heavy},
             )
         )
     return rows

@@ -25,8 +25,8 @@ import numpy as np
 from _common import Row, blas_env, call_in_subprocess, flow_call_timer, fmt_ratio, fmt_seconds
 from numpy.typing import NDArray
 
+from gaugecli.core.flow import gradient_flow
 from gaugecli.core.gauge import duplicate_initial_condition
-from gaugecli.core.integrate import gradient_flow
 from gaugecli.core.teacher import Teacher, standard_teacher
 
 Array = NDArray[np.float64]

@@ -2,7 +2,7 @@
 
 Three ways to integrate the same population gradient flow to T_spec, side by side:
 
-* gaugecli's :func:`gaugecli.core.integrate.gradient_flow` with its default solver choice
+* gaugecli's :func:`gaugecli.core.flow.gradient_flow` with its default solver choice
   (and, for comparison, forced to Radau IIA), run to ``t_max = T_spec (1 + 1e-6)``,
   ``T_spec`` located beforehand by an independent scipy LSODA run with an event (they
   agree to ~1e-9, far inside the 1e-6 margin);
@@ -27,9 +27,10 @@ from _common import Row, best_of, fmt_ratio, fmt_seconds, fmt_speedup
 from numpy.typing import NDArray
 from scipy.integrate import solve_ivp
 
+from gaugecli.core.descent import stable_step_bound
 from gaugecli.core.dynamics import population_gradient, population_hessian
+from gaugecli.core.flow import FlowOptions, gradient_flow
 from gaugecli.core.gauge import duplicate_initial_condition
-from gaugecli.core.integrate import FlowOptions, gradient_flow, stable_step_bound
 from gaugecli.core.teacher import Teacher, standard_teacher
 
 Array = NDArray[np.float64]

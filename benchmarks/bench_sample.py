@@ -1,4 +1,4 @@
-"""(d) Finite-sample GD: one step of :func:`gaugecli.core.integrate.gradient_descent` with
+"""(d) Finite-sample GD: one step of :func:`gaugecli.core.descent.gradient_descent` with
 :func:`gaugecli.core.sample.empirical_oracle` against its floor, the two matrix products
 ``X Wᵀ`` and ``Gᵀ X`` (torch, float64), timed in the same run.
 """
@@ -11,9 +11,10 @@ import numpy as np
 import torch
 from _common import Row, best_of, blas_env, call_in_subprocess, fmt_ratio, fmt_seconds
 
+from gaugecli.core.descent import gradient_descent
+from gaugecli.core.empirical import draw_sample
 from gaugecli.core.gauge import duplicate_initial_condition, owner_imbalances
-from gaugecli.core.integrate import gradient_descent
-from gaugecli.core.sample import draw_sample, empirical_oracle
+from gaugecli.core.sample import empirical_oracle
 from gaugecli.core.teacher import standard_teacher
 
 GOAL_RATIO = 3.0

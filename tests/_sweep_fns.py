@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import numpy as np
 
+from gaugecli.core.flow import FlowOptions, gradient_flow
 from gaugecli.core.gauge import duplicate_initial_condition
-from gaugecli.core.integrate import FlowOptions, gradient_flow
 from gaugecli.core.teacher import standard_teacher
 
 # Loose tolerances: these tasks test scheduling, not accuracy, and must run in well under a second.

@@ -23,7 +23,8 @@ from gaugecli.core.budget import (
     population_flow_memory,
 )
 from gaugecli.core.flow import flow_progress
-from gaugecli.experiments.common import DynamicsConfig, ModelConfig, duplicates, run_ensemble
+from gaugecli.experiments.common import duplicates, run_ensemble
+from gaugecli.experiments.config import DynamicsConfig, ModelConfig
 from gaugecli.experiments.simulate import SimulateConfig, simulate
 
 
@@ -67,8 +68,8 @@ def test_memory_refusal_names_the_flag_and_a_value_that_fits() -> None:
     with pytest.raises(BudgetExceeded) as info:
         check_memory(estimate, "m", 2.0, 1000.0, available=16 * 2**30)
     message = str(info.value)
-    assert message.startswith("--m: ") and "GB" in message and "Jacobian" in message
-    fits = int(message.split("--m ≤ ")[1].split()[0])
+    assert message.startswith("m: ") and "GB" in message and "Jacobian" in message
+    fits = int(message.split("m ≤ ")[1].split()[0])
     assert population_flow_memory(1, fits, 32, 32, 400).total <= 0.9 * 16 * 2**30
     assert population_flow_memory(1, int(fits * 1.25), 32, 32, 400).total > 0.9 * 16 * 2**30  # a tight hint
 
@@ -79,7 +80,7 @@ def test_the_hint_fits_even_when_the_smaller_terms_alone_overflow() -> None:
     available = 23 * 2**30
     with pytest.raises(BudgetExceeded) as info:
         check_run("flow", members=1, m=100_000, r=2, d=16, grid_points=400, available=available)
-    fits = int(str(info.value).split("--m ≤ ")[1].split()[0])
+    fits = int(str(info.value).split("m ≤ ")[1].split()[0])
     assert population_flow_memory(1, fits, 2, 16, 400).total <= 0.9 * available
     assert population_flow_memory(1, fits + 1, 2, 16, 400).total > 0.9 * available  # the largest that fits
 
@@ -91,15 +92,15 @@ def test_a_thousand_random_neurons_in_d32_refuse_at_once_on_a_small_machine(monk
 
     monkeypatch.setattr(budget, "available_memory", lambda: 8 * 2**30)
     config = SimulateConfig(m=1000, init="random", model=ModelConfig(d=32))
-    with pytest.raises(BudgetExceeded, match=r"^--m: this run needs ≈ \d+(\.\d+)? GB"):
+    with pytest.raises(BudgetExceeded, match=r"^m: this run needs ≈ \d+(\.\d+)? GB"):
         simulate(config)
 
 
 def test_tiny_eta_refused_before_any_step() -> None:
     start = time.process_time()
-    with pytest.raises(BudgetExceeded, match=r"^--eta: eta = 1e-09 needs 1e\+12 steps") as info:
+    with pytest.raises(BudgetExceeded, match=r"^eta: eta = 1e-09 needs 1e\+12 steps") as info:
         simulate(SimulateConfig(dynamics=DynamicsConfig(mode="gd", eta=1e-9)))
-    assert "--eta ≥ 0.0001" in str(info.value)  # t_max = 1000 (auto horizon at D = 4) / 1e7
+    assert "eta ≥ 0.0001" in str(info.value)  # t_max = 1000 (auto horizon at D = 4) / 1e7
     assert time.process_time() - start < 5.0  # generous: one GD step costs ~50 µs; 1e12 would be days
 
 
@@ -110,7 +111,7 @@ def test_step_budget_counts_steps_to_the_horizon() -> None:
 
 
 def test_sample_memory_refusal_names_n_samples() -> None:
-    with pytest.raises(BudgetExceeded, match=r"^--n-samples: "):
+    with pytest.raises(BudgetExceeded, match=r"^n_samples: "):
         check_run("sample", members=1, m=5, r=16, d=100_000, grid_points=400, n=100_000, available=4 * 2**30)
 
 
@@ -124,9 +125,9 @@ def test_flow_progress_is_logarithmic_and_ends_at_one() -> None:
 
 def test_sgd_batch_refusal_names_a_batch_that_fits() -> None:
     available = 4 * 2**30
-    with pytest.raises(BudgetExceeded, match=r"^--batch-size: .*a minibatch") as info:
+    with pytest.raises(BudgetExceeded, match=r"^batch_size: .*a minibatch") as info:
         check_run("descent", members=1, m=5, r=2, d=16, grid_points=400, batch_size=10**9, available=available)
-    fits = int(str(info.value).split("--batch-size ≤ ")[1].split()[0])
+    fits = int(str(info.value).split("batch_size ≤ ")[1].split()[0])
     assert batch_memory(1, 5, 16, fits).total <= 0.9 * available < batch_memory(1, 5, 16, fits + 1).total
 
 
@@ -134,14 +135,14 @@ def test_every_flow_is_checked_before_its_jacobian_is_allocated(monkeypatch: pyt
     """gradient_flow itself refuses (the reln comparison called it with no check of its own and
     died allocating LSODA's 21 TiB work array at m = 10⁵)."""
     import gaugecli.core.budget as budget
-    from gaugecli.core.integrate import gradient_flow
+    from gaugecli.core.flow import gradient_flow
     from gaugecli.core.teacher import Teacher
 
     monkeypatch.setattr(budget, "available_memory", lambda: 2 * 2**30)
     teacher = ModelConfig(d=16).teacher()
     assert isinstance(teacher, Teacher)
     a0, W0 = np.full(5000, 0.01), np.ones((5000, 16))
-    with pytest.raises(BudgetExceeded, match=r"^--m: this run needs .* Jacobian"):
+    with pytest.raises(BudgetExceeded, match=r"^m: this run needs .* Jacobian"):
         gradient_flow(a0, W0, teacher, 1.0)
 
 
@@ -149,7 +150,7 @@ def test_owner_sweep_refuses_a_width_before_building_its_starts() -> None:
     """m designations × m neurons × d: at m = 10⁵ the starts alone took 15 GB before any check."""
     from gaugecli.experiments.select import OwnerSweepConfig, owner_sweep
 
-    with pytest.raises(BudgetExceeded, match=r"^--ms: .* use --ms ≤ \d+ \(memory grows like its cube\)"):
+    with pytest.raises(BudgetExceeded, match=r"^ms: .* use ms ≤ \d+ \(memory grows like its cube\)"):
         owner_sweep(OwnerSweepConfig(ms=(2, 100_000)))
 
 
@@ -157,7 +158,7 @@ def test_a_streamed_sample_that_would_take_hours_is_announced_before_it_starts()
     from gaugecli.core.budget import LongRunWarning, warn_if_streamed_and_slow
 
     limit = 4 * 2**30
-    with pytest.warns(LongRunWarning, match=r"^--n-samples 1e\+09 does not fit in memory .* ≈ 9 h .* ≤ 3.16e\+07"):
+    with pytest.warns(LongRunWarning, match=r"^`n_samples` 1e\+09 does not fit in memory .* ≈ 9 h .* ≤ 3.16e\+07"):
         warn_if_streamed_and_slow(10**9, 16, 1, 1, limit)
     import warnings
 
@@ -296,16 +297,16 @@ def test_the_input_dimension_is_refused_with_the_largest_d_that_fits(monkeypatch
 
     monkeypatch.setattr(B, "_fitted_input_bytes", 0)
     monkeypatch.setattr(B, "available_memory", lambda: 2 * 2**30)
-    with pytest.raises(BudgetExceeded, match=r"^--d: this run needs ≈ 74.7 GB \(mostly vectors in R\^d") as info:
+    with pytest.raises(BudgetExceeded, match=r"^d: this run needs ≈ 74.7 GB \(mostly vectors in R\^d") as info:
         ModelConfig(d=10**9).teacher()
-    fits = int(str(info.value).split("--d ≤ ")[1].split()[0])
+    fits = int(str(info.value).split("d ≤ ")[1].split()[0])
     vectors = B.FLOAT * B.VECTORS_PER_DIRECTION * 2
     assert BASELINE_BYTES + vectors * fits <= 0.9 * 2 * 2**30 < BASELINE_BYTES + vectors * (fits + 1)
     assert ModelConfig(d=fits).teacher().d == fits  # the hint fits (and is then not checked again)
     monkeypatch.setattr(B, "available_memory", lambda: 0)
     assert ModelConfig(d=16).teacher().d == 16  # a few kB in R^d: never what does not fit
     assert ModelConfig(d=fits // 2).teacher().d == fits // 2  # fitted before in this process
-    with pytest.raises(BudgetExceeded, match=r"^--d: .*at any --d"):
+    with pytest.raises(BudgetExceeded, match=r"^d: .*at any d"):
         ModelConfig(d=2 * fits).teacher()
 
 
@@ -345,7 +346,7 @@ def test_perturb_and_lockin_name_d_first_when_d_alone_cannot_fit(monkeypatch: py
     monkeypatch.setattr(budget, "available_memory", lambda: 8 * 2**30)
     monkeypatch.setattr(budget, "_fitted_input_bytes", 0)
     model = ModelConfig(d=10**8)
-    with pytest.raises(BudgetExceeded, match=r"^--d: .* use --d ≤ \d+"):
+    with pytest.raises(BudgetExceeded, match=r"^d: .* use d ≤ \d+"):
         perturb(PerturbConfig(model=model))
-    with pytest.raises(BudgetExceeded, match=r"^--d: .* use --d ≤ \d+"):
+    with pytest.raises(BudgetExceeded, match=r"^d: .* use d ≤ \d+"):
         check_memory_budget(LockinConfig(model=model))

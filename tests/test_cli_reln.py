@@ -56,7 +56,6 @@ def test_reln_prints_its_summary_writes_a_valid_artifact_and_its_figure(
 @pytest.mark.parametrize(
     ("args", "flag"),
     [
-        (["--mode", "gd"], "--mode"),
         (["--owner", "5"], "--owner"),
         (["--restart", "0.5,x"], "--restart"),
         (["--psi-step", "60"], "--psi-step"),

@@ -8,11 +8,14 @@ import numpy as np
 import pytest
 import torch
 
-from gaugecli.core.integrate import gradient_descent
-from gaugecli.core.sample import draw_sample, empirical_oracle
+from gaugecli.core.descent import gradient_descent
+from gaugecli.core.empirical import draw_sample
+from gaugecli.core.sample import empirical_oracle
 from gaugecli.core.symmetry import ROUNDOFF_EXPONENT
 from gaugecli.experiments import lockin as ex
-from gaugecli.experiments.common import ConfigError, ModelConfig, duplicates
+from gaugecli.experiments.common import duplicates
+from gaugecli.experiments.config import ModelConfig
+from gaugecli.experiments.declare import ConfigError
 from gaugecli.store.artifacts import ArtifactError, build_artifact, now
 from gaugecli.store.schemas import validate
 
@@ -159,11 +162,11 @@ def test_a_run_whose_epoch_grids_do_not_fit_is_refused_before_it_starts(monkeypa
 
     monkeypatch.setattr(budget, "available_memory", lambda: 4 * 2**30)
     config = ex.LockinConfig(per=1_000_000)
-    with pytest.raises(BudgetExceeded, match=r"^--per: this run needs ≈ \d+ GB \(mostly the runs on their epoch grids"):
+    with pytest.raises(BudgetExceeded, match=r"^per: this run needs ≈ \d+ GB \(mostly the runs on their epoch grids"):
         ex.lockin(config)  # would take hours if it started
     with pytest.raises(BudgetExceeded) as info:
         ex.lockin(config)
-    fits = int(str(info.value).split("--per ≤ ")[1].split()[0])
+    fits = int(str(info.value).split("per ≤ ")[1].split()[0])
     usable = USABLE_FRACTION * 4 * 2**30
     assert ex.memory_estimate(config, per=fits).total <= usable < ex.memory_estimate(config, per=fits + 1).total
     assert ex.memory_estimate(ex.LockinConfig()).total < 2**30  # the defaults: well under a gigabyte
@@ -172,7 +175,7 @@ def test_a_run_whose_epoch_grids_do_not_fit_is_refused_before_it_starts(monkeypa
 @pytest.mark.parametrize(
     ("kwargs", "flag"),
     [
-        ({"n_samples": 10**9}, "n-samples"),  # the sample dominates
+        ({"n_samples": 10**9}, "n_samples"),  # the sample dominates
         ({"m": 3000}, "m"),  # even the coarsest grid is too large: fewer neurons
         ({"span": 10**6}, "span"),  # per = 1 is below the detector's window: a shorter horizon
     ],
@@ -182,5 +185,5 @@ def test_the_refusal_names_what_can_make_it_fit(monkeypatch: pytest.MonkeyPatch,
     from gaugecli.core.budget import BudgetExceeded
 
     monkeypatch.setattr(budget, "available_memory", lambda: 4 * 2**30)
-    with pytest.raises(BudgetExceeded, match=rf"^--{flag}: this run needs .* use --{flag} ≤ \d"):
+    with pytest.raises(BudgetExceeded, match=rf"^{flag}: this run needs .* use {flag} ≤ \d"):
         ex.check_memory_budget(ex.LockinConfig(**kwargs))

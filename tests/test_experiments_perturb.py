@@ -21,8 +21,10 @@ import torch
 
 from gaugecli.core.dynamics import population_gradient
 from gaugecli.core.gauge import function_coordinates, imbalance, owner_imbalances
-from gaugecli.core.integrate import choose_step
-from gaugecli.experiments.common import SAMPLE_RTOL, DynamicsConfig, ModelConfig, duplicates, run_serially
+from gaugecli.core.step import choose_step
+from gaugecli.experiments.common import duplicates, run_serially
+from gaugecli.experiments.config import DynamicsConfig, ModelConfig
+from gaugecli.experiments.params import SAMPLE_RTOL
 from gaugecli.experiments.perturb import (
     PerturbConfig,
     SampleJob,
@@ -331,5 +333,5 @@ def test_a_sample_size_that_would_not_fit_is_refused_before_any_run() -> None:
     from gaugecli.core.budget import BudgetExceeded
     from gaugecli.experiments.perturb import PerturbConfig, perturb
 
-    with pytest.raises(BudgetExceeded, match=r"^--success-ns: this run needs ≈ .* use --success-ns ≤ \d+"):
+    with pytest.raises(BudgetExceeded, match=r"^success_ns: this run needs ≈ .* use success_ns ≤ \d+"):
         perturb(PerturbConfig(success_ns=(16, 10**10)))

@@ -10,7 +10,8 @@ import numpy as np
 import pytest
 import torch
 
-from gaugecli.experiments.common import DynamicsConfig, ModelConfig, auto_horizon, run_serially
+from gaugecli.experiments.common import run_serially
+from gaugecli.experiments.config import DynamicsConfig, ModelConfig, auto_horizon
 from gaugecli.experiments.prune import PRUNED_LEVEL, PruneConfig, PruneResult, prune
 from gaugecli.experiments.select import SelectConfig, select
 
@@ -137,7 +138,7 @@ def test_sweep_boundary_and_decay_rates(result) -> None:
 
 
 def test_sweep_deltas_above_the_owner_are_rejected() -> None:
-    from gaugecli.experiments.common import ConfigError
+    from gaugecli.experiments.declare import ConfigError
 
     with pytest.raises(ConfigError) as err:
         PruneConfig(sweep_deltas=(5.0,))

@@ -11,7 +11,7 @@ import numpy as np
 import pytest
 import torch
 
-from gaugecli.experiments.common import DynamicsConfig, ModelConfig
+from gaugecli.experiments.config import DynamicsConfig, ModelConfig
 from gaugecli.experiments.select import OwnerSweepConfig, SelectConfig, owner_sweep, select
 
 MODEL = ModelConfig(d=4)
@@ -171,7 +171,7 @@ def test_a_tie_in_delta_is_no_selection() -> None:
 
 
 def test_seeds_only_where_they_matter() -> None:
-    from gaugecli.experiments.common import ConfigError
+    from gaugecli.experiments.declare import ConfigError
 
     with pytest.raises(ConfigError, match="no effect") as info:
         SelectConfig(model=MODEL, dynamics=FLOW, seeds=(0, 1))

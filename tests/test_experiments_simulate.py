@@ -16,7 +16,9 @@ import torch
 from gaugecli.core.dynamics import transport_mobility
 from gaugecli.core.metrics import clock_free_gap, time_rescaling_mismatch
 from gaugecli.core.observables import RunObservables
-from gaugecli.experiments.common import ConfigError, DynamicsConfig, ModelConfig, duplicates
+from gaugecli.experiments.common import duplicates
+from gaugecli.experiments.config import DynamicsConfig, ModelConfig
+from gaugecli.experiments.declare import ConfigError
 from gaugecli.experiments.simulate import SimulateConfig, simulate
 
 MODEL = ModelConfig()

@@ -20,7 +20,8 @@ import torch
 
 from gaugecli.core.dynamics import population_gradient
 from gaugecli.core.gauge import owner_imbalances
-from gaugecli.experiments.common import DynamicsConfig, ModelConfig, duplicates
+from gaugecli.experiments.common import duplicates
+from gaugecli.experiments.config import DynamicsConfig, ModelConfig
 from gaugecli.experiments.perturb import PerturbConfig, StepJob, VisibleRowJob, step_job, visible_row
 from gaugecli.experiments.select import SelectConfig, select
 from gaugecli.pipeline import Pipeline

@@ -29,9 +29,11 @@ from gaugecli.core.flow_grid import population_flow_on_grid
 from gaugecli.core.symmetry import ROUNDOFF_EXPONENT, equal_groups
 from gaugecli.core.teacher import standard_teacher
 from gaugecli.experiments import lockin as ex
-from gaugecli.experiments.common import DynamicsConfig, ModelConfig, duplicates, run_ensemble
+from gaugecli.experiments.common import duplicates, run_ensemble
+from gaugecli.experiments.config import DynamicsConfig, ModelConfig
 from gaugecli.experiments.lockin.quadratic import quadratic_runs
 from gaugecli.experiments.lockin.runs import sample_run
+from gaugecli.experiments.params import Lockin
 
 MODEL = ModelConfig(d=4)
 TEACHER = MODEL.teacher()
@@ -192,7 +194,7 @@ def test_raw_detector_fires_on_round_off_in_the_aligned_relu_control() -> None:
     lam = lk.window_gram_eigenvalues(_updates(flow, teacher), 20)
     assert lk.roundoff_fraction(lam) == 1.0
     raw = lk.xu_detector(lk.eigengap(lam), 25, 0.04, 100)
-    floored = lk.xu_detector(lk.eigengap(lam, lk.DEFAULT_FLOOR), 25, 0.04, 100)
+    floored = lk.xu_detector(lk.eigengap(lam, Lockin.floor.default), 25, 0.04, 100)
     assert raw.fire_epoch is not None
     assert np.nanstd(raw.slope[100:]) > 0.01  # noise of the order of the threshold
     assert floored.fire_epoch is None

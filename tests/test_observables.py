@@ -13,8 +13,8 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
+from gaugecli.core.flow import FlowOptions, gradient_flow
 from gaugecli.core.gauge import duplicate_initial_condition, initial_direction, parameters_from_function
-from gaugecli.core.integrate import FlowOptions, gradient_flow
 from gaugecli.core.observables import (
     DISSIPATION_IDENTITY_RTOL,
     RunObservables,

@@ -97,7 +97,7 @@ def test_unknown_kind_names_the_known_ones() -> None:
 def test_prefetch_computes_the_missing_runs_in_workers_once(tmp_path: Path) -> None:
     """Runs computed by worker processes land in the cache: a later ensure computes nothing,
     and a second prefetch has nothing left to do."""
-    from gaugecli.experiments.common import ModelConfig
+    from gaugecli.experiments.config import ModelConfig
     from gaugecli.experiments.select import SelectConfig
     from gaugecli.pipeline import Need
     from gaugecli.run.executors import make_executor
@@ -120,7 +120,7 @@ def test_prefetch_computes_the_missing_runs_in_workers_once(tmp_path: Path) -> N
 def test_prefetch_reports_what_is_cached_as_each_task_finishes(tmp_path: Path) -> None:
     """What lets ``plot all`` draw a figure while the runs of others still compute: first the
     runs already cached, then each task's runs as the task finishes."""
-    from gaugecli.experiments.common import ModelConfig
+    from gaugecli.experiments.config import ModelConfig
     from gaugecli.experiments.select import SelectConfig
     from gaugecli.pipeline import Need
     from gaugecli.run.executors import make_executor

@@ -16,10 +16,11 @@ from hypothesis import HealthCheck, example, given, reject, settings
 from hypothesis import strategies as st
 
 from gaugecli.core.dynamics import dissipation, population_gradient, population_hessian, population_loss
+from gaugecli.core.flow import FlowOptions, gradient_flow
 from gaugecli.core.gauge import function_coordinates, imbalance, parameters_from_function
-from gaugecli.core.integrate import FlowOptions, NumericalFault, gradient_flow
 from gaugecli.core.observables import observe, resolved_residual
 from gaugecli.core.teacher import Teacher, standard_teacher
+from gaugecli.core.trajectory import NumericalFault
 
 FAST = settings(
     max_examples=60, deadline=None, derandomize=True, suppress_health_check=[HealthCheck.too_slow], database=None

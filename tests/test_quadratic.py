@@ -10,8 +10,8 @@ from scipy.integrate import solve_ivp
 
 from gaugecli.core import quadratic as qd
 from gaugecli.core.gauge import owner_imbalances
-from gaugecli.core.integrate import NumericalFault
 from gaugecli.core.teacher import standard_teacher
+from gaugecli.core.trajectory import NumericalFault
 
 TEACHER = standard_teacher(5)
 

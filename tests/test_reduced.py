@@ -15,8 +15,8 @@ import pytest
 from scipy.integrate import simpson
 
 from gaugecli.core.dynamics import dissipation, population_gradient, population_loss
+from gaugecli.core.flow import FlowOptions, gradient_flow
 from gaugecli.core.gauge import duplicate_initial_condition, function_coordinates, imbalance, owner_imbalances
-from gaugecli.core.integrate import FlowOptions, gradient_flow
 from gaugecli.core.kernels import angular_profile
 from gaugecli.core.limits import (
     favorable_limit,

@@ -297,7 +297,7 @@ def test_sample_mode_does_not_depend_on_the_thread_count(tmp_path: Path) -> None
 
 
 def test_each_sample_size_has_its_own_stream() -> None:
-    from gaugecli.core.sample import draw_sample
+    from gaugecli.core.empirical import draw_sample
     from gaugecli.core.teacher import standard_teacher
 
     teacher = standard_teacher(4)
@@ -314,18 +314,19 @@ def test_each_sample_size_has_its_own_stream() -> None:
 
 
 def test_perturb_sample_sweep_seeds_every_point_with_seed_and_n(monkeypatch, one_thread) -> None:
-    import gaugecli.core.sample
-    from gaugecli.experiments.common import SAMPLE_RTOL, ModelConfig
+    import gaugecli.core.empirical
+    from gaugecli.experiments.config import ModelConfig
+    from gaugecli.experiments.params import SAMPLE_RTOL
     from gaugecli.experiments.perturb import SampleJob, sample_job
 
     seen = []
-    real = gaugecli.core.sample.draw_sample
+    real = gaugecli.core.empirical.draw_sample
 
     def spy(teacher, n, seed):
         seen.append((n, seed))
         return real(teacher, n, seed)
 
-    monkeypatch.setattr(gaugecli.core.sample, "draw_sample", spy)
+    monkeypatch.setattr(gaugecli.core.empirical, "draw_sample", spy)
     model = ModelConfig(d=4)
     for n in (100, 150):
         sample_job(SampleJob(model, 2, 4.0, n, (0, 1), 0.2, SAMPLE_RTOL))

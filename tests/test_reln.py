@@ -12,13 +12,13 @@ from scipy.integrate import solve_ivp
 
 from gaugecli.core import flow
 from gaugecli.core.dynamics import population_gradient, population_hessian, population_loss
+from gaugecli.core.flow import gradient_flow
 from gaugecli.core.gauge import (
     duplicate_initial_condition,
     function_coordinates,
     imbalance,
     initial_direction,
 )
-from gaugecli.core.integrate import gradient_flow
 from gaugecli.core.kernels import arccos_kernel_hessians
 from gaugecli.core.reln import (
     final_gate_tspec_asymptote,
@@ -37,7 +37,8 @@ from gaugecli.core.reln import (
     trajectory_loss,
 )
 from gaugecli.core.teacher import Teacher, standard_teacher
-from gaugecli.experiments.common import ConfigError, DynamicsConfig, ModelConfig
+from gaugecli.experiments.config import DynamicsConfig, ModelConfig
+from gaugecli.experiments.declare import ConfigError
 from gaugecli.experiments.reln import RelnConfig, run_reln
 
 EPS = 0.01

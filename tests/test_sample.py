@@ -8,20 +8,18 @@ import numpy as np
 import pytest
 import torch
 
+from gaugecli.core.descent import gradient_descent
 from gaugecli.core.dynamics import population_loss
+from gaugecli.core.empirical import DEFAULT_CHUNK_BYTES, EmpiricalSample, draw_sample, resolve_device
+from gaugecli.core.flow import FlowOptions, gradient_flow
 from gaugecli.core.gauge import duplicate_initial_condition, owner_imbalances
-from gaugecli.core.integrate import FlowOptions, gradient_descent, gradient_flow
 from gaugecli.core.sample import (
-    DEFAULT_CHUNK_BYTES,
-    EmpiricalSample,
-    draw_sample,
     empirical_hessian,
     empirical_loss,
     empirical_loss_along,
     empirical_objective,
     empirical_oracle,
     minibatch_oracle,
-    resolve_device,
     sample_memory_estimate,
 )
 from gaugecli.core.teacher import Teacher, standard_teacher
@@ -400,15 +398,18 @@ def test_device_auto_is_the_cpu_without_cuda(monkeypatch: pytest.MonkeyPatch) ->
 
 
 def test_device_option_in_the_dynamics_config(monkeypatch: pytest.MonkeyPatch) -> None:
-    from gaugecli.experiments.common import DEFAULT_DEVICE, ConfigError, DynamicsConfig, ModelConfig, run_ensemble
+    from gaugecli.experiments.common import run_ensemble
+    from gaugecli.experiments.config import DynamicsConfig, ModelConfig
+    from gaugecli.experiments.declare import ConfigError
+    from gaugecli.experiments.params import DEFAULT_DEVICE
 
     monkeypatch.setattr(torch.cuda, "is_available", lambda: False)
     assert DynamicsConfig(mode="sample").torch_device == DEFAULT_DEVICE == "auto"
     assert DynamicsConfig(mode="sgd", device="cpu").torch_device == "cpu"
-    with pytest.raises(ConfigError, match="no effect in --mode flow") as err:
+    with pytest.raises(ConfigError, match="no effect in mode flow") as err:
         DynamicsConfig(device="cpu")
     assert err.value.param == "device"
-    with pytest.raises(ConfigError, match="must be cpu, cuda or auto"):
+    with pytest.raises(ConfigError, match="must be one of cpu, cuda, auto"):
         DynamicsConfig(mode="sample", device="gpu")
     with pytest.raises(ConfigError, match="sees no CUDA device") as err:
         DynamicsConfig(mode="sample", device="cuda")

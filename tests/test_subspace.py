@@ -7,14 +7,16 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
+from gaugecli.core.descent import gradient_descent
 from gaugecli.core.dynamics import population_loss
+from gaugecli.core.flow import FlowOptions, gradient_flow
 from gaugecli.core.gauge import duplicate_initial_condition, owner_imbalances, parameters_from_function
-from gaugecli.core.integrate import FlowOptions, gradient_descent, gradient_flow
 from gaugecli.core.metrics import alignment
 from gaugecli.core.observables import observe
 from gaugecli.core.subspace import invariant_subspace
 from gaugecli.core.teacher import standard_teacher
-from gaugecli.experiments.common import DynamicsConfig, ModelConfig, duplicates, run_ensemble
+from gaugecli.experiments.common import duplicates, run_ensemble
+from gaugecli.experiments.config import DynamicsConfig, ModelConfig
 
 D = 8
 TEACHER = standard_teacher(D)

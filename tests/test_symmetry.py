@@ -7,8 +7,8 @@ import numpy as np
 import pytest
 
 from gaugecli.core.dynamics import population_gradient
+from gaugecli.core.flow import FlowOptions
 from gaugecli.core.gauge import duplicate_initial_condition
-from gaugecli.core.integrate import FlowOptions
 from gaugecli.core.symmetry import (
     ROUNDOFF_EXPONENT,
     SEPARATION_THRESHOLD,
@@ -77,10 +77,10 @@ def test_equal_groups() -> None:
 
 
 def _report(deltas: list[float], d: int = 4):
+    from gaugecli.core.flow import gradient_flow
     from gaugecli.core.gauge import function_coordinates
-    from gaugecli.core.integrate import gradient_flow
     from gaugecli.core.metrics import alignment, final_owner
-    from gaugecli.experiments.common import auto_horizon
+    from gaugecli.experiments.config import auto_horizon
 
     teacher = standard_teacher(d)
     a0, W0 = duplicate_initial_condition(teacher, np.array(deltas), 0.1, np.pi / 2)
@@ -156,7 +156,8 @@ def test_a_symmetric_start_is_decided_by_any_perturbation_and_select_is_not() ->
     (Λ ≈ 49 > ln(1/ε_machine)), so the smallest perturbation ``--eps`` allows, ε = 1e-12, moves
     T_spec by O(1) and its winner with the draw; the select configuration does not move at all."""
     from gaugecli.core.gauge import perturbed_duplicates
-    from gaugecli.experiments.common import DynamicsConfig, ModelConfig, run_ensemble
+    from gaugecli.experiments.common import run_ensemble
+    from gaugecli.experiments.config import DynamicsConfig, ModelConfig
     from gaugecli.experiments.select import SelectConfig, select
     from gaugecli.experiments.simulate import SimulateConfig, simulate
 

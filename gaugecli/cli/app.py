@@ -105,8 +105,11 @@ def _root(
 
 
 def _one_line_warning(message: Warning | str, category: type[Warning], *args: Any, **kwargs: Any) -> None:
-    """Warnings (a long run ahead, a library's numerical note) as one line on stderr, no source line."""
-    print(f"Warning: {message}", file=sys.stderr)
+    """Warnings (a long run ahead, a library's numerical note) as one line on stderr, no source line,
+    the parameters they mention spelled as flags."""
+    from gaugecli.cli.flags import message as spelled
+
+    print(f"Warning: {spelled(str(message))}", file=sys.stderr)
 
 
 def main(argv: list[str] | None = None) -> None:

@@ -47,9 +47,11 @@ def _raise_interrupt(signum: int, frame: Any) -> None:
 @contextlib.contextmanager
 def errors() -> Iterator[None]:
     """Map the core's errors onto one-line CLI errors; SIGTERM ends the run like Ctrl-C."""
+    from gaugecli.cli.flags import flag
+    from gaugecli.cli.flags import message as spelled
     from gaugecli.core.budget import BudgetExceeded
-    from gaugecli.core.integrate import NumericalFault
-    from gaugecli.experiments.common import ConfigError
+    from gaugecli.core.trajectory import NumericalFault
+    from gaugecli.experiments.declare import ConfigError
     from gaugecli.run.executors import ExecutorError
     from gaugecli.store.errors import ArtifactError
 
@@ -62,12 +64,12 @@ def errors() -> Iterator[None]:
             "run the same command again to resume"
         )
         raise (Terminated if isinstance(exc, _SigTerm) else Interrupted)(message) from None
-    except ConfigError as exc:
-        raise bad_parameter("--" + exc.param.replace("_", "-"), str(exc).split(": ", 1)[1]) from None
+    except ConfigError as exc:  # the experiments name parameters; only here do they become flags
+        raise bad_parameter(flag(exc.param), spelled(exc.message)) from None
     except BudgetExceeded as exc:  # a value this machine cannot run: a usage error naming the option (exit 2)
-        raise bad_parameter("--" + exc.param.replace("_", "-"), exc.message) from None
+        raise bad_parameter(flag(exc.param), spelled(exc.message)) from None
     except (NumericalFault, ArtifactError, ExecutorError) as exc:
-        raise Failure(str(exc)) from None
+        raise Failure(spelled(str(exc))) from None
     except OSError as exc:  # a path the OS refused where no check foresaw it: still one line
         raise Failure(f"{exc.filename or 'file system'}: {exc.strerror or exc}") from None
     finally:

@@ -2,8 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable
-from typing import Annotated, Any
+from typing import Annotated
 
 import typer
 
@@ -11,139 +10,42 @@ from gaugecli.cli import options as opt
 from gaugecli.cli import report, session
 from gaugecli.cli.config_file import write_beside
 from gaugecli.cli.errors import errors
-from gaugecli.experiments.lockin import ASSIGNMENTS, LockinConfig
+from gaugecli.experiments import params as P
 
-DEFAULT = LockinConfig()
+S = P.Lockin
 app = opt.command_app()
 
 
-class Assignments(tuple[str, ...]):
-    """A comma-separated list of gauge assignments."""
-
-
-def _assignments(text: str | tuple[str, ...]) -> Assignments:
-    """Split on commas; the config checks the names (and says which are allowed)."""
-    return Assignments(text if isinstance(text, tuple) else (p.strip() for p in text.split(",")))
-
-
-def _floats_or_none(text: str | tuple[float, ...]) -> opt.FloatList:
-    """A scan's values, or ``none`` to skip the scan."""
-    return opt.FloatList(()) if isinstance(text, str) and text.strip().lower() == "none" else opt.floats(text)
-
-
-def _integers_or_none(text: str | tuple[int, ...]) -> opt.IntList:
-    return opt.IntList(()) if isinstance(text, str) and text.strip().lower() == "none" else opt.integers(text)
-
-
-def _scan(
-    flag: str, parser: Callable[[str], Any], help: str, default: tuple[float, ...] | tuple[int, ...]
-) -> typer.models.OptionInfo:
-    return typer.Option(flag, parser=parser, metavar="LIST|none", help=help, show_default=opt.shown(default))
-
-
-@app.command()
+@app.command(cls=opt.PanelCommand)
 def lockin(
     ctx: typer.Context,
-    gauge_strength: Annotated[
-        list[float],
-        typer.Option(
-            "-D",
-            "--gauge-strength",
-            metavar="D",
-            help="Gauge strength D > 0 of the flow runs; repeat for several (the first also sets the "
-            "finite-sample runs and the scans).",
-            show_default=opt.shown(DEFAULT.strengths),
-        ),
-    ] = list(DEFAULT.strengths),
-    m: Annotated[int, typer.Option("--m", help="Number of duplicates m ≥ 2.")] = DEFAULT.m,
-    owner: Annotated[
-        int, typer.Option("--owner", help="The neuron o ∈ [0, m−1] that select gives +D (reversed: −D).")
-    ] = DEFAULT.owner,
-    assign: Annotated[
-        Assignments,
-        typer.Option(
-            "--assign",
-            parser=_assignments,
-            metavar="LIST",
-            help=f"Gauge assignments of the flow runs, among {', '.join(ASSIGNMENTS)} (select required).",
-            show_default=",".join(DEFAULT.assignments),
-        ),
-    ] = Assignments(DEFAULT.assignments),
-    control: Annotated[
-        bool, typer.Option("--control/--no-control", help="Also run the aligned control (select started at θ0 = 0).")
-    ] = DEFAULT.control,
-    per: Annotated[int, typer.Option("--per", help="Epochs per T_spec (the epoch is T_spec/per), ≥ 2.")] = DEFAULT.per,
-    span: Annotated[float, typer.Option("--span", help="Horizon in units of T_spec, ≥ 1.")] = DEFAULT.span,
-    window: Annotated[
-        int, typer.Option("--window", help="Xu's detector: updates per windowed Gram matrix, ≥ 3.")
-    ] = DEFAULT.window,
-    lag: Annotated[int, typer.Option("--lag", help="Xu's detector: epochs of the log-gap slope, ≥ 1.")] = DEFAULT.lag,
-    threshold: Annotated[
-        float, typer.Option("--threshold", help="Xu's detector fires where the log-gap slope exceeds this.")
-    ] = DEFAULT.threshold,
-    burn_in: Annotated[
-        int, typer.Option("--burn-in", help="Xu's detector: first epoch (≥ 0) at which it may fire.")
-    ] = DEFAULT.burn_in,
-    floor: Annotated[
-        float,
-        typer.Option("--floor", help="Round-off floor of the floored detector: λ3 ← max(λ3, floor·λ1), in (0, 1)."),
-    ] = DEFAULT.floor,
-    ridge: Annotated[
-        float, typer.Option("--ridge", help="Tian's ridge η relative to the features' mean variance, > 0.")
-    ] = DEFAULT.ridge,
-    seeds: Annotated[
-        opt.IntList,
-        typer.Option(
-            "--seeds",
-            parser=opt.integers,
-            metavar="S1,S2,…",
-            help="Seeds ≥ 0 of the finite-sample runs and the perturbation scan, e.g. 0,1,2.",
-        ),
-    ] = opt.IntList(DEFAULT.seeds),
-    n_samples: Annotated[
-        int, typer.Option("--n-samples", help="Sample size n ≥ 2 of the finite-sample runs.")
-    ] = DEFAULT.n_samples,
-    steps_per_unit: Annotated[
-        int, typer.Option("--steps-per-unit", help="ReLU finite sample: at least this many GD steps per T_spec, ≥ 1.")
-    ] = DEFAULT.steps_per_unit,
-    x2: Annotated[
-        bool, typer.Option("--x2/--no-x2", help="Add the σ = x² finite-sample runs (Xu's contrast; ≈ 20 s more).")
-    ] = DEFAULT.quadratic,
-    x2_step_fraction: Annotated[
-        float, typer.Option("--x2-step-fraction", help="σ = x² GD step as a fraction in (0, 1) of the stable step.")
-    ] = DEFAULT.quadratic_step_fraction,
-    scan_strengths: Annotated[
-        opt.FloatList,
-        _scan(
-            "--scan-strengths", _floats_or_none, "D of the rank-2 collapse scan (none: skip).", DEFAULT.scan_strengths
-        ),
-    ] = opt.FloatList(DEFAULT.scan_strengths),
-    scan_pers: Annotated[
-        opt.IntList,
-        _scan(
-            "--scan-pers",
-            _integers_or_none,
-            "Epochs per T_spec of the resolution scan (none: skip).",
-            DEFAULT.scan_pers,
-        ),
-    ] = opt.IntList(DEFAULT.scan_pers),
-    scan_eps: Annotated[
-        opt.FloatList,
-        _scan(
-            "--scan-eps",
-            _floats_or_none,
-            "Sizes ε in (0, 1] of the perturbations of the duplicates, one draw per seed (none: skip).",
-            DEFAULT.scan_eps,
-        ),
-    ] = opt.FloatList(DEFAULT.scan_eps),
-    store_every: Annotated[
-        int, typer.Option("--store-every", help="Keep every k-th epoch (k ≥ 1) in the stored series.")
-    ] = DEFAULT.store_every,
-    d: opt.Dimension = opt.MODEL.d,
-    c0: opt.InitialCoefficient = opt.MODEL.c0,
-    theta0: opt.InitialAngle = opt.MODEL.theta0,
-    eps_align: opt.EpsAlign = opt.MODEL.eps_align,
-    rtol: opt.FlowTolerance = DEFAULT.rtol,
+    gauge_strength: Annotated[list[str], opt.option(S.strengths, repeat=True)] = list(S.strengths.default),
+    m: Annotated[int, opt.option(S.m)] = S.m.default,
+    owner: Annotated[int, opt.option(S.owner)] = S.owner.default,
+    assign: Annotated[opt.WordList, opt.option(S.assignments)] = S.assignments.default,
+    control: Annotated[bool, opt.option(S.control)] = S.control.default,
+    per: Annotated[int, opt.option(S.per)] = S.per.default,
+    span: Annotated[float, opt.option(S.span)] = S.span.default,
+    window: Annotated[int, opt.option(S.window)] = S.window.default,
+    lag: Annotated[int, opt.option(S.lag)] = S.lag.default,
+    threshold: Annotated[float, opt.option(S.threshold)] = S.threshold.default,
+    burn_in: Annotated[int, opt.option(S.burn_in)] = S.burn_in.default,
+    floor: Annotated[float, opt.option(S.floor)] = S.floor.default,
+    ridge: Annotated[float, opt.option(S.ridge)] = S.ridge.default,
+    seeds: Annotated[opt.IntList, opt.option(S.seeds)] = S.seeds.default,
+    n_samples: Annotated[int, opt.option(S.n_samples)] = S.n_samples.default,
+    steps_per_unit: Annotated[int, opt.option(S.steps_per_unit)] = S.steps_per_unit.default,
+    x2: Annotated[bool, opt.option(S.quadratic)] = S.quadratic.default,
+    x2_step_fraction: Annotated[float, opt.option(S.quadratic_step_fraction)] = S.quadratic_step_fraction.default,
+    scan_strengths: Annotated[opt.FloatList, opt.option(S.scan_strengths)] = S.scan_strengths.default,
+    scan_pers: Annotated[opt.IntList, opt.option(S.scan_pers)] = S.scan_pers.default,
+    scan_eps: Annotated[opt.FloatList, opt.option(S.scan_eps)] = S.scan_eps.default,
+    store_every: Annotated[int, opt.option(S.store_every)] = S.store_every.default,
+    d: opt.Dimension = P.Model.d.default,
+    c0: opt.InitialCoefficient = P.Model.c0.default,
+    theta0: opt.InitialAngle = P.Model.theta0.default,
+    eps_align: opt.EpsAlign = P.Model.eps_align.default,
+    rtol: opt.FlowTolerance = S.rtol.default,
     out: opt.Out = None,
     figure: opt.FigurePath = None,
     cache_dir: opt.CacheDir = opt.DEFAULT_CACHE,
@@ -157,11 +59,13 @@ def lockin(
     with a round-off floor), Tian's B and its sign rate, the duplicates' separation exponent Λ.
     """
     with errors():
+        from gaugecli.experiments.lockin import LockinConfig
+
         config = LockinConfig(
             model=opt.model_config(d, 1, c0, theta0, eps_align),
             m=m,
             owner=owner,
-            strengths=tuple(gauge_strength),
+            strengths=opt.numbers(gauge_strength),
             assignments=tuple(assign),
             control=control,
             per=per,

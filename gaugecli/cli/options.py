@@ -1,24 +1,28 @@
-"""Options shared by the subcommands (SPEC §5), as ``Annotated`` aliases.
+"""Command-line options built from the parameters' one declaration (SPEC §5).
 
-Defaults are never written here: each command's signature takes them from its config
-dataclass (``d: Dimension = MODEL.d``), so the help text, the command and the experiment
-run with one and the same default. Comma-separated lists (``--deltas 2,-1,0.5``) are parsed by
-:func:`floats` and :func:`integers`, the one ``parser=`` of every list option.
+Nothing about a parameter is written here: :func:`option` turns a declared
+:class:`~gaugecli.experiments.declare.Param` into a Typer option — its flags, the help with its
+range, the default ``--help`` shows, its ``--help`` panel, a comma-separated parser for a list,
+and a check at parse time that refuses a value out of range before any numerics are imported.
+The options that are the command line's own (where results go, how work is run) are declared
+below, once. :func:`flag` spells a parameter's name as its flag, for every message the CLI prints.
 """
 
 from __future__ import annotations
 
-import math
 from pathlib import Path
-from typing import Annotated
+from typing import Annotated, Any
 
 import typer
+from typer.core import TyperCommand
 
-from gaugecli.core.budget import DEFAULT_MAX_STEPS
-from gaugecli.experiments.common import DynamicsConfig, Mode, ModelConfig
+from gaugecli.cli.flags import message
+from gaugecli.experiments import params as P
+from gaugecli.experiments.declare import ConfigError, Param, number
 
-MODEL = ModelConfig()
-DYNAMICS = DynamicsConfig()
+OUTPUT, EXECUTION = "Output", "Execution"
+PANELS = (P.MODEL, P.DYNAMICS, P.NUMERICS, P.EXPERIMENT, OUTPUT, EXECUTION)
+"""The ``--help`` panels, in the order they are printed."""
 
 
 class FloatList(tuple[float, ...]):
@@ -26,36 +30,111 @@ class FloatList(tuple[float, ...]):
 
 
 class IntList(tuple[int, ...]):
-    """A comma-separated list of integers ≥ 0."""
+    """A comma-separated list of integers."""
 
 
-def floats(text: str | tuple[float, ...]) -> FloatList:
-    if isinstance(text, tuple):  # a default from a config dataclass
-        return FloatList(text)
+class WordList(tuple[str, ...]):
+    """A comma-separated list of words."""
+
+
+def _split(text: str, skip: bool) -> list[str] | None:
+    """The comma-separated parts of ``text`` (``none`` for no values, where a list may be empty)."""
+    if skip and text.strip().lower() == "none":
+        return []
     parts = [p.strip() for p in text.split(",")]
-    message = f"must be a comma-separated list of numbers such as 2,-1,0.5 (got {text!r})"
-    if not text.strip() or any(not p for p in parts):
-        raise typer.BadParameter(message)
-    try:
-        values = tuple(float(p) for p in parts)
-    except ValueError:
-        raise typer.BadParameter(message) from None
-    if not all(math.isfinite(v) for v in values):
-        raise typer.BadParameter(f"every entry must be a finite number (got {text!r})")
-    return FloatList(values)
+    return None if not text.strip() or any(not p for p in parts) else parts
 
 
-def integers(text: str | tuple[int, ...]) -> IntList:
-    if isinstance(text, tuple):
-        return IntList(text)
-    message = f"must be a comma-separated list of integers ≥ 0 (got {text!r})"
-    try:
-        values = tuple(int(p.strip()) for p in text.split(","))
-    except ValueError:
-        raise typer.BadParameter(message) from None
-    if not values or any(v < 0 for v in values):
-        raise typer.BadParameter(message)
-    return IntList(values)
+def _list_parser(p: Param) -> Any:
+    skip = p.min_items == 0
+    none = " (or none)" if skip else ""
+
+    def parse(text: str | tuple[Any, ...]) -> tuple[Any, ...]:
+        if isinstance(text, tuple):  # a default from the declaration
+            return _LIST[p.type](text)
+        parts = _split(text, skip)
+        try:
+            if parts is None:
+                raise ValueError
+            return _LIST[p.type](p.type(x) if p.type is not float else float(x) for x in parts)
+        except ValueError:
+            kind = {int: "integers such as 0,1,2", float: "numbers such as 2,-1,0.5", str: "words such as a,b"}[p.type]
+            raise typer.BadParameter(f"must be a comma-separated list of {kind}{none} (got {text!r})") from None
+
+    return parse
+
+
+_LIST: dict[type, type] = {float: FloatList, int: IntList, str: WordList}
+
+
+def _checker(p: Param, repeat: bool) -> Any:
+    def check(ctx: typer.Context, param: typer.CallbackParam, value: Any) -> Any:
+        if ctx.resilient_parsing:
+            return value
+        if repeat and value is not None:
+            value = _repeated(p, value) if p.plural else tuple(value)
+        try:
+            for item in value if repeat and not p.plural and value is not None else [value]:
+                p.check(_plain(item))
+        except ConfigError as err:
+            raise typer.BadParameter(message(err.message)) from None
+        return value
+
+    return check
+
+
+def _repeated(p: Param, values: Any) -> tuple[Any, ...]:
+    """A flag given several times, each time one value or a comma-separated list: ``-D 4 -D 16,64``."""
+    out = []
+    for text in values:
+        for part in str(text).split(","):
+            try:
+                out.append(p.type(part.strip()))
+            except ValueError:
+                raise typer.BadParameter(f"must be numbers such as 4 or 4,16 (got {text!r})") from None
+    return tuple(out)
+
+
+def _plain(value: Any) -> Any:
+    """A parsed value as the config receives it (the Enum's word stays an Enum; lists as tuples)."""
+    return tuple(value) if isinstance(value, list) else value
+
+
+def option(p: Param, *aliases: str, repeat: bool = False, **override: Any) -> Any:
+    """The Typer option of ``p`` (also spelled ``aliases``). ``repeat``: the flag may be given
+    several times (``-D 4 -D 16``), each time with one value or a comma-separated list; otherwise
+    a plural ``p`` takes one comma-separated list."""
+    names = [p.option, *aliases]
+    if p.type is bool:
+        names = [f"{p.option}/--no-{p.option[2:]}"]
+    elif p.short:
+        names = [p.short, p.option]
+    kwargs: dict[str, Any] = {
+        "help": message(p.help_text()) + (" Repeat the flag for more." if repeat else ""),
+        "rich_help_panel": p.panel,
+        "callback": _checker(p, repeat),
+    }
+    if p.metavar:
+        kwargs["metavar"] = p.metavar
+    elif p.choices and p.type is not P.Mode:
+        kwargs["metavar"] = "|".join(p.choices)
+    if p.plural and not repeat:
+        kwargs["parser"] = _list_parser(p)
+    if p.default_text is not None:
+        kwargs["show_default"] = p.default_text
+    elif isinstance(p.default, tuple):
+        kwargs["show_default"] = shown(p.default)
+    return typer.Option(*names, **{**kwargs, **override})
+
+
+def numbers(values: list[str]) -> tuple[float, ...]:
+    """A repeated option's values as the callback parsed them (``-D 4 -D 16,64`` → ``(4.0, 16.0, 64.0)``)."""
+    return tuple(float(v) for v in values)
+
+
+def shown(values: tuple[Any, ...]) -> str:
+    """How a list default reads in ``--help``: ``0,0.2,0.4`` (``none`` for no values)."""
+    return ",".join(number(v) if isinstance(v, float) else str(v) for v in values) or "none"
 
 
 def given(ctx: typer.Context, *names: str) -> list[str]:
@@ -64,9 +143,24 @@ def given(ctx: typer.Context, *names: str) -> list[str]:
     makes meaningless."""
     from typer._click.core import ParameterSource  # typer ≥ 0.29 vendors click
 
-    flags = {p.name: p.opts[0] for p in ctx.command.params}
+    flags = {p.name: max(p.opts, key=len) for p in ctx.command.params}
     typed = (ParameterSource.COMMANDLINE, ParameterSource.DEFAULT_MAP)  # on the line, or in --config
     return [flags[n] for n in names if ctx.get_parameter_source(n) in typed]
+
+
+class PanelCommand(TyperCommand):
+    """A command whose ``--help`` lists its options in panels (Model, Dynamics, …, Output,
+    Execution), in plain text: the Typer app runs without rich markup, so that help is fast."""
+
+    def format_options(self, ctx: Any, formatter: Any) -> None:
+        groups: dict[str, list[tuple[str, str]]] = {}
+        for param in self.get_params(ctx):
+            record = param.get_help_record(ctx)
+            if record is not None:
+                groups.setdefault(getattr(param, "rich_help_panel", None) or "Options", []).append(record)
+        for panel in sorted(groups, key=lambda g: PANELS.index(g) if g in PANELS else len(PANELS)):
+            with formatter.section(panel if panel == "Options" else f"{panel} options"):
+                formatter.write_dl(groups[panel])
 
 
 def command_app() -> typer.Typer:
@@ -85,144 +179,57 @@ def file_path(text: str | Path) -> Path:
     return Path(text)
 
 
-def shown(values: tuple[float, ...] | tuple[int, ...]) -> str:
-    """How a list default reads in ``--help``: ``0,0.2,0.4``."""
-    return ",".join(f"{v:g}" for v in values)
+# -- the model and the dynamics, as most commands take them -------------------------------------
+Dimension = Annotated[int, option(P.Model.d)]
+TeacherFeatures = Annotated[int, option(P.Model.k)]
+InitialCoefficient = Annotated[float, option(P.Model.c0)]
+InitialAngle = Annotated[float, option(P.Model.theta0)]
+EpsAlign = Annotated[float, option(P.Model.eps_align)]
+DynamicsMode = Annotated[P.Mode, option(P.Dynamics.mode)]
+Step = Annotated[float | None, option(P.Dynamics.eta)]
+SampleSize = Annotated[int | None, option(P.Dynamics.n_samples)]
+BatchSize = Annotated[int | None, option(P.Dynamics.batch_size)]
+Batches = Annotated[str | None, option(P.Dynamics.batches)]
+Device = Annotated[str | None, option(P.Dynamics.device)]
+Horizon = Annotated[float | None, option(P.Dynamics.t_max)]
+Tolerance = Annotated[float | None, option(P.Dynamics.rtol)]
+FlowTolerance = Annotated[float, option(P.RTOL)]
+MaxSteps = Annotated[int | None, option(P.Dynamics.max_steps)]
+Init = Annotated[str, option(P.Initial.init)]
+Perturbation = Annotated[float | None, option(P.Initial.eps)]
+InitSeed = Annotated[int | None, option(P.Initial.init_seed)]
+Deltas = Annotated[FloatList | None, option(P.DELTAS)]
 
-
-# -- the model (SPEC §1) -------------------------------------------------------------------
-Strengths = Annotated[
-    list[float],
-    typer.Option(
-        "-D", "--gauge-strength", metavar="D", help="Gauge strength D > 0 (units of a*²‖v‖²); repeat for several."
-    ),
-]
-Strength = Annotated[
-    float, typer.Option("-D", "--gauge-strength", metavar="D", help="Gauge strength D > 0 (units of a*²‖v‖²).")
-]
-Dimension = Annotated[int, typer.Option("--d", help="Input dimension d ≥ 2.")]
-TeacherFeatures = Annotated[int, typer.Option("--k", help="Number of teacher features k ≥ 1.")]
-InitialCoefficient = Annotated[float, typer.Option("--c0", help="Initial coefficient c0 > 0 of f0 = c0 relu(u0·x).")]
-InitialAngle = Annotated[
-    float,
-    typer.Option(
-        "--theta0", help="Initial angle θ0 ∈ [0, π) to the teacher.", show_default=f"π/2 = {MODEL.theta0:.6g}"
-    ),
-]
-EpsAlign = Annotated[float, typer.Option("--eps-align", help="α ≥ 1 − ε counts as aligned; ε ∈ (0, 1).")]
-Deltas = Annotated[
-    FloatList | None,
-    typer.Option(
-        "--deltas",
-        parser=floats,
-        metavar="δ1,δ2,…",
-        help="Per-neuron δ, e.g. 2,-1,0.5 (fixes m; the owner is argmax δ).",
-    ),
-]
-
-Init = Annotated[
-    str,
-    typer.Option(
-        "--init",
-        help="Initial condition: duplicates (m copies of u0, c0/m each; SPEC §1) or random "
-        "(seeded random unit directions, c0/m each).",
-    ),
-]
-Perturbation = Annotated[
-    float | None,
-    typer.Option(
-        "--eps",
-        help="Make the duplicates visibly different: u_j ∝ u0 + ε ξ_j, c_j = (c0/m) e^(ε ζ_j), "
-        "ξ, ζ Gaussian (seeded by --init-seed); ε ∈ [1e-12, 1] (smaller is round-off).",
-    ),
-]
-InitSeed = Annotated[
-    int | None,
-    typer.Option("--init-seed", help="Seed ≥ 0 of --init random or of the --eps perturbation.", show_default="0"),
-]
-
-# -- the dynamics (SPEC §1, §6) --------------------------------------------------------------
-DynamicsMode = Annotated[
-    Mode,
-    typer.Option(
-        "--mode",
-        help="flow: population gradient flow; gd: GD on the population loss; sample: gradient flow on the "
-        "empirical loss L_n; sample-gd: full-batch GD on L_n; sgd: minibatch SGD.",
-    ),
-]
-Step = Annotated[
-    float | None,
-    typer.Option("--eta", help="GD/SGD step η > 0 (default: chosen so that the T_spec error is ≤ 1 %)."),
-]
-SampleSize = Annotated[
-    int | None,
-    typer.Option("--n-samples", help="Sample size n ≥ 1 (sample, sample-gd, resampled sgd).", show_default="10000"),
-]
-BatchSize = Annotated[int | None, typer.Option("--batch-size", help="SGD minibatch size B ≥ 1.", show_default="100")]
-Batches = Annotated[
+# -- the command line's own options: where results go, how the work runs ------------------------
+MAX_TIME = Param(
+    "max_time",
+    "Refuse a run estimated to take longer than this before it starts (a finite sample too large to "
+    "keep in memory); raise it to accept a long run on purpose",
+    EXECUTION,
+    3600.0,
+    low=0.0,
+    metavar="SECONDS",
+)
+WORKERS = Param("workers", "Local worker processes for the sweep's points", EXECUTION, 1, int, low=1)
+MaxTime = Annotated[float, option(MAX_TIME)]
+Workers = Annotated[int, option(WORKERS)]
+Scheduler = Annotated[
     str | None,
     typer.Option(
-        "--batches",
-        help="SGD batches: fresh (new Gaussian points each step) or resampled (from a fixed sample of --n-samples).",
-        show_default="resampled with --n-samples, else fresh",
+        "--scheduler",
+        help="Run the sweep's points on a Dask cluster: tcp://HOST:PORT.",
+        rich_help_panel=EXECUTION,
     ),
 ]
-Device = Annotated[
-    str | None,
-    typer.Option(
-        "--device",
-        help="Where the finite-sample torch work runs (sample, sample-gd, sgd): cpu, cuda, or auto "
-        "(a CUDA GPU if torch sees one, else the CPU).",
-        show_default="auto",
-    ),
-]
-Horizon = Annotated[float | None, typer.Option("--t-max", help="Horizon t > 0 (default: until convergence).")]
-Tolerance = Annotated[
-    float | None,
-    typer.Option(
-        "--rtol",
-        help="Relative tolerance of the flow solver, in [1e-13, 1e-2) (flow and sample).",
-        show_default="1e-10 flow, 1e-4 sample",
-    ),
-]
-FlowTolerance = Annotated[
-    float, typer.Option("--rtol", help="Relative tolerance of the population flow solver, in [1e-13, 1e-2).")
-]
-MaxSteps = Annotated[
-    int | None,
-    typer.Option(
-        "--max-steps",
-        help="Step budget of gd, sample-gd and sgd: a run needing more steps (t-max/η) is refused before it starts.",
-        show_default=f"{DEFAULT_MAX_STEPS:.0e}",
-    ),
-]
-MaxTime = Annotated[
-    float,
-    typer.Option(
-        "--max-time",
-        min=0.0,
-        metavar="SECONDS",
-        help="Refuse a run estimated to take longer than this before it starts (a finite sample too "
-        "large to keep in memory); raise it to accept a long run on purpose.",
-    ),
-]
-DEFAULT_MAX_TIME = 3600.0
-Seed = Annotated[
-    int | None, typer.Option("--seed", help="Seed ≥ 0 of the sample or batch stream (sample, sample-gd, sgd).")
-]
-Seeds = Annotated[
-    IntList | None,
-    typer.Option("--seeds", parser=integers, metavar="S1,S2,…", help="Seeds ≥ 0 (stochastic modes), e.g. 0,1,2."),
-]
-
-# -- where results go ------------------------------------------------------------------------
 Out = Annotated[
     Path | None,
     typer.Option(
         "--out",
         parser=file_path,
         metavar="PATH",
-        help="Also write the artifact to PATH (it is always cached in --cache-dir).",
+        help="Also write the artifact to PATH (it is always cached in --cache-dir), and beside it PATH.toml, "
+        "which reruns it with --config.",
+        rich_help_panel=OUTPUT,
     ),
 ]
 FigurePath = Annotated[
@@ -232,19 +239,25 @@ FigurePath = Annotated[
         parser=file_path,
         metavar="PATH",
         help="Also draw this artifact's figure to PATH (.pdf, .png or .svg).",
+        rich_help_panel=OUTPUT,
     ),
 ]
 CacheDir = Annotated[
-    Path, typer.Option("--cache-dir", help="The run cache: runs and sweep points by config hash; reruns reuse them.")
+    Path,
+    typer.Option(
+        "--cache-dir",
+        help="The run cache: runs and sweep points by config hash; reruns reuse them.",
+        rich_help_panel=OUTPUT,
+    ),
 ]
 UseCache = Annotated[
-    bool, typer.Option("--cache/--no-cache", help="Reuse cached runs and points (--no-cache recomputes them).")
-]
-Workers = Annotated[int, typer.Option("--workers", min=1, help="Local worker processes for the sweep's points (≥ 1).")]
-Scheduler = Annotated[
-    str | None, typer.Option("--scheduler", help="Run the sweep's points on a Dask cluster: tcp://HOST:PORT.")
+    bool,
+    typer.Option(
+        "--cache/--no-cache", help="Reuse cached runs and points (--no-cache recomputes them).", rich_help_panel=OUTPUT
+    ),
 ]
 DEFAULT_CACHE = Path("runs")
+DEFAULT_MAX_TIME = MAX_TIME.default
 
 
 def _load_config(ctx: typer.Context, param: typer.CallbackParam, value: Path | None) -> Path | None:
@@ -261,35 +274,22 @@ ConfigFile = Annotated[
         is_eager=True,
         callback=_load_config,
         help="Read options from a TOML file (keys: the flags without dashes, e.g. gauge-strength = [4.0]); "
-        "options on the command line override it. --out run.json also writes run.toml, which reruns it.",
+        "options on the command line override it.",
+        rich_help_panel=OUTPUT,
     ),
 ]
 
 
-def model_config(d: int, k: int, c0: float, theta0: float, eps_align: float) -> ModelConfig:
+def model_config(d: int, k: int, c0: float, theta0: float, eps_align: float) -> Any:
+    """The :class:`~gaugecli.experiments.config.ModelConfig` of the options given."""
+    from gaugecli.experiments.config import ModelConfig
+
     return ModelConfig(d=d, k=k, c0=c0, theta0=theta0, eps_align=eps_align)
 
 
-def dynamics_config(
-    mode: Mode,
-    eta: float | None = None,
-    n_samples: int | None = None,
-    t_max: float | None = None,
-    rtol: float | None = None,
-    batch_size: int | None = None,
-    batches: str | None = None,
-    max_steps: int | None = None,
-    device: str | None = None,
-) -> DynamicsConfig:
-    """The dynamics as given: an option left out stays ``None`` (the mode's default applies)."""
-    return DynamicsConfig(
-        mode=mode,
-        eta=eta,
-        n_samples=n_samples,
-        batch_size=batch_size,
-        batches=batches,
-        t_max=t_max,
-        rtol=rtol,
-        max_steps=max_steps,
-        device=device,
-    )
+def dynamics_config(mode: P.Mode, **given: Any) -> Any:
+    """The :class:`~gaugecli.experiments.config.DynamicsConfig` of the options given: an option
+    left out stays ``None`` (the mode's default applies)."""
+    from gaugecli.experiments.config import DynamicsConfig
+
+    return DynamicsConfig(mode=mode, **given)

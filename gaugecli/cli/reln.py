@@ -10,49 +10,28 @@ from gaugecli.cli import options as opt
 from gaugecli.cli import report, session
 from gaugecli.cli.config_file import write_beside
 from gaugecli.cli.errors import errors
-from gaugecli.experiments.reln import RelnConfig
+from gaugecli.experiments import params as P
 
-DEFAULT = RelnConfig()
+S = P.Reln
 app = opt.command_app()
 
 
-def _list(flag: str, values: tuple[float, ...], help: str) -> typer.models.OptionInfo:
-    return typer.Option(flag, parser=opt.floats, metavar="LIST", help=help, show_default=opt.shown(values))
-
-
-@app.command()
+@app.command(cls=opt.PanelCommand)
 def reln(
     ctx: typer.Context,
-    gauge_strength: opt.Strengths = list(DEFAULT.strengths),
-    m: Annotated[int, typer.Option("--m", help="Neurons m ≥ 2 of the select comparison.")] = DEFAULT.m,
-    owner: Annotated[
-        int, typer.Option("--owner", help="Designated owner o ∈ [0, m−1] of the select comparison: +D, others −D.")
-    ] = DEFAULT.owner,
-    select_strength: Annotated[
-        float, typer.Option("--select-strength", help="Gauge strength D > 0 of the select comparison.")
-    ] = DEFAULT.select_strength,
-    restart: Annotated[
-        opt.FloatList,
-        _list("--restart", DEFAULT.restart, "Restart times t0 in units of the ReLU run's T_spec, in (0, 100]."),
-    ] = opt.FloatList(DEFAULT.restart),
-    levels: Annotated[
-        opt.FloatList,
-        _list("--levels", DEFAULT.levels, "Loss-reduction factors > 1 a restarted ReLN must reach: L(t0)/factor."),
-    ] = opt.FloatList(DEFAULT.levels),
-    envelope_levels: Annotated[
-        opt.FloatList,
-        _list("--envelope-levels", DEFAULT.envelope_levels, "Loss levels ℓ > 0 of the fixed-gate envelope."),
-    ] = opt.FloatList(DEFAULT.envelope_levels),
-    psi_step: Annotated[
-        float,
-        typer.Option("--psi-step", help="Step of the envelope's gate angles ψ ∈ [0°, 90°], degrees in [0.1, 45]."),
-    ] = DEFAULT.psi_step,
-    d: opt.Dimension = opt.MODEL.d,
-    c0: opt.InitialCoefficient = opt.MODEL.c0,
-    theta0: opt.InitialAngle = opt.MODEL.theta0,
-    eps_align: opt.EpsAlign = opt.MODEL.eps_align,
-    mode: opt.DynamicsMode = opt.DYNAMICS.mode,
-    t_max: opt.Horizon = opt.DYNAMICS.t_max,
+    gauge_strength: Annotated[list[str], opt.option(S.strengths, repeat=True)] = list(S.strengths.default),
+    m: Annotated[int, opt.option(S.m)] = S.m.default,
+    owner: Annotated[int, opt.option(S.owner)] = S.owner.default,
+    select_strength: Annotated[float, opt.option(S.select_strength)] = S.select_strength.default,
+    restart: Annotated[opt.FloatList, opt.option(S.restart)] = S.restart.default,
+    levels: Annotated[opt.FloatList, opt.option(S.levels)] = S.levels.default,
+    envelope_levels: Annotated[opt.FloatList, opt.option(S.envelope_levels)] = S.envelope_levels.default,
+    psi_step: Annotated[float, opt.option(S.psi_step)] = S.psi_step.default,
+    d: opt.Dimension = P.Model.d.default,
+    c0: opt.InitialCoefficient = P.Model.c0.default,
+    theta0: opt.InitialAngle = P.Model.theta0.default,
+    eps_align: opt.EpsAlign = P.Model.eps_align.default,
+    t_max: opt.Horizon = None,
     rtol: opt.Tolerance = None,
     out: opt.Out = None,
     figure: opt.FigurePath = None,
@@ -68,10 +47,12 @@ def reln(
     state at t0 with frozen gates; and the fastest fixed gate at each loss level. Population flow only.
     """
     with errors():
+        from gaugecli.experiments.reln import RelnConfig
+
         config = RelnConfig(
             model=opt.model_config(d, 1, c0, theta0, eps_align),
-            dynamics=opt.dynamics_config(mode, t_max=t_max, rtol=rtol),
-            strengths=tuple(gauge_strength),
+            dynamics=opt.dynamics_config(P.Mode.flow, t_max=t_max, rtol=rtol),
+            strengths=opt.numbers(gauge_strength),
             m=m,
             select_strength=select_strength,
             owner=owner,

@@ -5,9 +5,10 @@ from __future__ import annotations
 import math
 from functools import cache
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from gaugecli.pipeline import Outcome
+if TYPE_CHECKING:
+    from gaugecli.pipeline import Outcome
 
 ROUNDOFF_LOSS = 1e-15
 """The closed-form loss is a difference of O(1) kernel terms: below this it is round-off."""

@@ -10,48 +10,41 @@ from gaugecli.cli import options as opt
 from gaugecli.cli import report, session
 from gaugecli.cli.config_file import write_beside
 from gaugecli.cli.errors import bad_parameter, errors
-from gaugecli.experiments.select import OwnerSweepConfig, SelectConfig
+from gaugecli.experiments import params as P
 
-DEFAULT = SelectConfig()
-SWEEP = OwnerSweepConfig()
+S = P.Select
 app = opt.command_app()
 
 
-@app.command("select")
+@app.command("select", cls=opt.PanelCommand)
 def select(
     ctx: typer.Context,
-    gauge_strength: opt.Strength = DEFAULT.strength,
-    m: Annotated[int, typer.Option("--m", help="Number of duplicates m ≥ 1.")] = DEFAULT.m,
-    owner: Annotated[int, typer.Option("--owner", help="Designated owner o ∈ [0, m−1]: gets +D, others −D.")] = (
-        DEFAULT.owner
-    ),
+    gauge_strength: Annotated[float, opt.option(S.strength)] = S.strength.default,
+    m: Annotated[int, opt.option(S.m)] = S.m.default,
+    owner: Annotated[int, opt.option(S.owner)] = S.owner.default,
     deltas: opt.Deltas = None,
-    sweep: Annotated[bool, typer.Option("--sweep", help="Owner-success sweep over --ms × every designated o.")] = False,
-    ms: Annotated[
-        opt.IntList,
+    sweep: Annotated[
+        bool,
         typer.Option(
-            "--ms",
-            parser=opt.integers,
-            metavar="LIST",
-            help="Widths m ≥ 2 for --sweep.",
-            show_default=opt.shown(SWEEP.ms),
+            "--sweep", help="Owner-success sweep over --ms × every designated o.", rich_help_panel=P.EXPERIMENT
         ),
-    ] = opt.IntList(SWEEP.ms),
-    seeds: opt.Seeds = None,
-    d: opt.Dimension = opt.MODEL.d,
-    k: opt.TeacherFeatures = opt.MODEL.k,
-    c0: opt.InitialCoefficient = opt.MODEL.c0,
-    theta0: opt.InitialAngle = opt.MODEL.theta0,
-    init: opt.Init = DEFAULT.init,
+    ] = False,
+    ms: Annotated[opt.IntList, opt.option(P.OwnerSweep.ms)] = P.OwnerSweep.ms.default,
+    seeds: Annotated[opt.IntList | None, opt.option(S.seeds)] = None,
+    d: opt.Dimension = P.Model.d.default,
+    k: opt.TeacherFeatures = P.Model.k.default,
+    c0: opt.InitialCoefficient = P.Model.c0.default,
+    theta0: opt.InitialAngle = P.Model.theta0.default,
+    init: opt.Init = S.init.default,
     eps: opt.Perturbation = None,
     init_seed: opt.InitSeed = None,
-    mode: opt.DynamicsMode = opt.DYNAMICS.mode,
+    eps_align: opt.EpsAlign = P.Model.eps_align.default,
+    mode: opt.DynamicsMode = P.Dynamics.mode.default,
     eta: opt.Step = None,
     n_samples: opt.SampleSize = None,
     batch_size: opt.BatchSize = None,
     batches: opt.Batches = None,
-    t_max: opt.Horizon = opt.DYNAMICS.t_max,
-    eps_align: opt.EpsAlign = opt.MODEL.eps_align,
+    t_max: opt.Horizon = None,
     rtol: opt.Tolerance = None,
     max_steps: opt.MaxSteps = None,
     device: opt.Device = None,
@@ -61,19 +54,29 @@ def select(
     cache_dir: opt.CacheDir = opt.DEFAULT_CACHE,
     cache: opt.UseCache = True,
     config_file: opt.ConfigFile = None,
-    workers: opt.Workers = 1,
+    workers: opt.Workers = opt.WORKERS.default,
     scheduler: opt.Scheduler = None,
 ) -> None:
     """Selection among m duplicates: the +D neuron becomes the owner (claim C6)."""
     with errors():
+        from gaugecli.experiments.select import OwnerSweepConfig, SelectConfig
+
         model = opt.model_config(d, k, c0, theta0, eps_align)
-        dynamics = opt.dynamics_config(mode, eta, n_samples, t_max, rtol, batch_size, batches, max_steps, device)
+        dynamics = opt.dynamics_config(
+            mode,
+            eta=eta,
+            n_samples=n_samples,
+            batch_size=batch_size,
+            batches=batches,
+            t_max=t_max,
+            rtol=rtol,
+            max_steps=max_steps,
+            device=device,
+        )
         if sweep and figure is not None:
             raise bad_parameter("--figure", "draws one run; select --sweep prints its success matrix instead")
-        given = [flag for flag, on in (("--init", init != DEFAULT.init), ("--eps", eps is not None)) if on]
-        given += ["--init-seed"] if init_seed is not None else []
-        if sweep and given:
-            raise bad_parameter(given[0], "has no effect with --sweep (the sweep starts from exact duplicates)")
+        if sweep and (clash := opt.given(ctx, "init", "eps", "init_seed")):
+            raise bad_parameter(clash[0], "has no effect with --sweep (the sweep starts from exact duplicates)")
         if sweep and (clash := opt.given(ctx, "m", "owner", "deltas")):
             raise bad_parameter(clash[0], "has no effect with --sweep (it runs every m of --ms and every owner)")
         if not sweep and (clash := opt.given(ctx, "ms")):

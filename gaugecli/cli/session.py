@@ -7,11 +7,13 @@ import contextlib
 import sys
 from collections.abc import Callable, Iterator
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from gaugecli.cli.errors import bad_parameter
-from gaugecli.pipeline import Outcome, Pipeline
 from gaugecli.store.atomic import check_writable
+
+if TYPE_CHECKING:
+    from gaugecli.pipeline import Outcome, Pipeline
 
 FIGURE_FORMATS = (".pdf", ".png", ".svg")
 
@@ -43,6 +45,7 @@ def check_out(out: Path | None) -> None:
 @contextlib.contextmanager
 def pipeline(cache_dir: Path, use_cache: bool, workers: int = 1, scheduler: str | None = None) -> Iterator[Pipeline]:
     """A :class:`Pipeline` over ``cache_dir``; sweeps run their points on local processes or Dask."""
+    from gaugecli.pipeline import Pipeline
     from gaugecli.run.executors import make_executor
     from gaugecli.run.sweep import make_runner
 

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 
@@ -11,41 +11,37 @@ from gaugecli.cli import options as opt
 from gaugecli.cli import report, session
 from gaugecli.cli.config_file import write_beside
 from gaugecli.cli.errors import bad_parameter, errors
-from gaugecli.experiments.simulate import SimulateConfig
+from gaugecli.experiments import params as P
 
-DEFAULT = SimulateConfig()
+if TYPE_CHECKING:
+    from gaugecli.experiments.simulate import SimulateConfig
+
+S = P.Simulate
 app = opt.command_app()
 
 
-@app.command()
+@app.command(cls=opt.PanelCommand)
 def simulate(
     ctx: typer.Context,
-    gauge: Annotated[
-        list[str],
-        typer.Option(
-            "--gauge",
-            metavar="GAUGE",
-            help="favorable | unfavorable | balanced, or a signed number (explicit δ); repeat for several.",
-        ),
-    ] = [DEFAULT.gauge],
-    gauge_strength: opt.Strengths = list(DEFAULT.strengths),
-    m: Annotated[int, typer.Option("--m", help="Number of student neurons m ≥ 1 (all in the same gauge).")] = DEFAULT.m,
+    gauge: Annotated[list[str], opt.option(S.gauge, repeat=True)] = [S.gauge.default],
+    gauge_strength: Annotated[list[str], opt.option(S.strengths, repeat=True)] = list(S.strengths.default),
+    m: Annotated[int, opt.option(S.m)] = S.m.default,
     deltas: opt.Deltas = None,
-    d: opt.Dimension = opt.MODEL.d,
-    k: opt.TeacherFeatures = opt.MODEL.k,
-    c0: opt.InitialCoefficient = opt.MODEL.c0,
-    theta0: opt.InitialAngle = opt.MODEL.theta0,
-    init: opt.Init = DEFAULT.init,
+    d: opt.Dimension = P.Model.d.default,
+    k: opt.TeacherFeatures = P.Model.k.default,
+    c0: opt.InitialCoefficient = P.Model.c0.default,
+    theta0: opt.InitialAngle = P.Model.theta0.default,
+    init: opt.Init = S.init.default,
     eps: opt.Perturbation = None,
     init_seed: opt.InitSeed = None,
-    mode: opt.DynamicsMode = opt.DYNAMICS.mode,
+    eps_align: opt.EpsAlign = P.Model.eps_align.default,
+    mode: opt.DynamicsMode = P.Dynamics.mode.default,
     eta: opt.Step = None,
     n_samples: opt.SampleSize = None,
     batch_size: opt.BatchSize = None,
     batches: opt.Batches = None,
-    t_max: opt.Horizon = opt.DYNAMICS.t_max,
-    seed: opt.Seed = None,
-    eps_align: opt.EpsAlign = opt.MODEL.eps_align,
+    t_max: opt.Horizon = None,
+    seeds: Annotated[opt.IntList | None, opt.option(P.SEEDS, "--seed")] = None,
     rtol: opt.Tolerance = None,
     max_steps: opt.MaxSteps = None,
     device: opt.Device = None,
@@ -58,21 +54,33 @@ def simulate(
 ) -> None:
     """One configuration: loss, alignment, coefficients, δ, reaction and transport over time.
 
-    Several -D values (and gauges) run together as batched ensembles and give one artifact each.
+    Several gauges, -D values and seeds run together as batched ensembles and give one artifact each.
     """
     with errors():
-        if deltas is not None and gauge != [DEFAULT.gauge]:
-            raise bad_parameter("--gauge", "has no effect with --deltas (every neuron has its own δ); give one of them")
-        if deltas is not None and (clash := opt.given(ctx, "m", "gauge_strength")):
+        from gaugecli.experiments.simulate import SimulateConfig
+
+        if deltas is not None and (clash := opt.given(ctx, "gauge", "m", "gauge_strength")):
             raise bad_parameter(
                 clash[0], "has no effect with --deltas (m is their number, each neuron its own δ); give one of them"
             )
+        model = opt.model_config(d, k, c0, theta0, eps_align)
+        dynamics = opt.dynamics_config(
+            mode,
+            eta=eta,
+            n_samples=n_samples,
+            batch_size=batch_size,
+            batches=batches,
+            t_max=t_max,
+            rtol=rtol,
+            max_steps=max_steps,
+            device=device,
+        )
         configs = [
             SimulateConfig(
-                model=opt.model_config(d, k, c0, theta0, eps_align),
-                dynamics=opt.dynamics_config(mode, eta, n_samples, t_max, rtol, batch_size, batches, max_steps, device),
+                model=model,
+                dynamics=dynamics,
                 gauge=g,
-                strengths=tuple(gauge_strength),
+                strengths=opt.numbers(gauge_strength),
                 m=m,
                 deltas=deltas,
                 seed=seed,
@@ -81,11 +89,12 @@ def simulate(
                 init_seed=init_seed,
             )
             for g in dict.fromkeys(gauge)
+            for seed in (dict.fromkeys(seeds) if seeds is not None else [None])
         ]
         runs = [run for config in configs for run in config.runs()]
         for run in runs:
             session.check_duration(run.dynamics, run.model.d, run.m, 1, max_time)
-        labels = [_label(r, len(configs) > 1) for r in runs]
+        labels = [_label(r, len(dict.fromkeys(gauge)) > 1, seeds is not None and len(seeds) > 1) for r in runs]
         outs = [session.indexed(out, label, len(runs)) for label in labels]
         figures = [session.indexed(figure, label, len(runs)) for label in labels]
         for path, fig in zip(outs, figures, strict=True):
@@ -102,17 +111,20 @@ def simulate(
 
 
 def _rerun(ctx: typer.Context, run: SimulateConfig) -> dict[str, object]:
-    """One run of several: its own gauge and D in its rerun file, where those were given."""
-    given = set(opt.given(ctx, "gauge", "gauge_strength"))
+    """One run of several: its own gauge, D and seed in its rerun file, where those were given."""
+    given = set(opt.given(ctx, "gauge", "gauge_strength", "seeds"))
     out: dict[str, object] = {}
     if "--gauge" in given:
         out["gauge"] = [run.gauge]
-    if "-D" in given:
+    if "--gauge-strength" in given:
         out["gauge_strength"] = [run.strengths[0]]
+    if "--seeds" in given:
+        out["seeds"] = [run.seed]
     return out
 
 
-def _label(run: SimulateConfig, several_gauges: bool) -> str:
-    """How ``--out``/``--figure`` names one of several runs: ``D4`` or ``unfavorable-D4``."""
-    strength = f"D{run.strengths[0]:.15g}"
-    return f"{run.gauge}-{strength}" if several_gauges else strength
+def _label(run: SimulateConfig, several_gauges: bool, several_seeds: bool) -> str:
+    """How ``--out``/``--figure`` names one of several runs: ``D4``, ``unfavorable-D4`` or ``D4-seed2``."""
+    label = f"D{run.strengths[0]:.15g}"
+    label = f"{run.gauge}-{label}" if several_gauges else label
+    return f"{label}-seed{run.seed}" if several_seeds else label

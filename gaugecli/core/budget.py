@@ -43,8 +43,6 @@ NORDSIECK_COLUMNS = 13
 OBSERVE_BYTES = 64 * 2**20
 """The observables' pair arrays: ~8 arrays of ≤ 8 MB (observables.PAIRWISE_CHUNK_BYTES) at a time."""
 CHUNK_UNKNOWNS = 1000  # as gaugecli.core.flow.ENSEMBLE_CHUNK_STATES
-DEFAULT_MAX_STEPS = 10_000_000
-"""The default step budget of gradient descent (``--max-steps``): ~10 min of population GD at m ≤ 5."""
 USABLE_FRACTION = 0.9
 """Share of the available memory a run may plan to use (the rest for the OS and other processes)."""
 
@@ -53,7 +51,8 @@ class BudgetExceeded(NumericalFault):
     """A run refused before it starts: ``param`` is the option to change (underscores)."""
 
     def __init__(self, param: str, message: str) -> None:
-        super().__init__(f"--{param.replace('_', '-')}: {message}")
+        # mentions of other parameters are spelled `name`; the CLI spells them as flags
+        super().__init__(f"{param}: {message.replace('`', '')}")
         self.param = param
         self.message = message
 
@@ -188,9 +187,9 @@ def streamed_message(n: int, d: int, seconds: float, stored_limit: int) -> str:
     """What a long streamed run costs, and the largest ``--n-samples`` that stays in memory."""
     kept = stored_limit // (8 * (d + 1))
     return (
-        f"--n-samples {n:.3g} does not fit in memory and is regenerated from its seed at every pass: "
+        f"`n_samples` {n:.3g} does not fit in memory and is regenerated from its seed at every pass: "
         f"≈ {duration(seconds / FLOW_GRADIENTS)} per gradient, ≈ {duration(seconds)} for a flow of "
-        f"~{FLOW_GRADIENTS} gradients; --n-samples ≤ {kept:.3g} stays in memory"
+        f"~{FLOW_GRADIENTS} gradients; `n_samples` ≤ {kept:.3g} stays in memory"
     )
 
 
@@ -252,7 +251,7 @@ def check_memory(
     else:  # shrink the largest term into the room the others leave
         room = max(usable - BASELINE_BYTES - (estimate.total - BASELINE_BYTES - estimate.largest), 0.0)
         fits = value * (room / max(estimate.largest, 1)) ** (1.0 / scaling)
-    flag = "--" + param.replace("_", "-")
+    flag = f"`{param}`"  # the CLI spells it as its flag
     needs = f"this run needs ≈ {_gb(estimate.total)} (mostly {estimate.what}: {_gb(estimate.largest)}), more than the "
     if fits < 1:
         raise BudgetExceeded(param, needs + f"{_gb(free)} this machine has available, at any {flag}; free memory")
@@ -273,13 +272,13 @@ def check_steps(steps: float, max_steps: int, eta: float, t_max: float, *, chose
         raise BudgetExceeded(
             "max_steps",
             f"the step chosen for a ≤ 1 % error on T_spec, eta = {eta:.3g}, needs {_count(steps)} steps to "
-            f"t_max = {t_max:.4g}, over the budget of {_count(max_steps)}; raise --max-steps, shorten --t-max, "
-            "or use --mode flow",
+            f"t_max = {t_max:.4g}, over the budget of {_count(max_steps)}; raise `max_steps`, shorten `t_max`, "
+            "or use `mode` flow",
         )
     raise BudgetExceeded(
         "eta",
-        f"eta = {eta:g} needs {_count(steps)} steps to reach t_max = {t_max:.4g}, over the budget of --max-steps "
-        f"{_count(max_steps)}; use --eta ≥ {least:.4g}, a shorter --t-max, a larger --max-steps, or --mode flow",
+        f"eta = {eta:g} needs {_count(steps)} steps to reach t_max = {t_max:.4g}, over the budget of `max_steps` "
+        f"{_count(max_steps)}; use `eta` ≥ {least:.4g}, a shorter `t_max`, a larger `max_steps`, or `mode` flow",
     )
 
 
@@ -294,7 +293,7 @@ def check_run(
     n: int | None = None,
     t_max: float | None = None,
     eta: float | None = None,
-    max_steps: int = DEFAULT_MAX_STEPS,
+    max_steps: int | None = None,
     batch_size: int | None = None,
     width_flag: str = "m",
     members_per_width: bool = False,
@@ -303,11 +302,11 @@ def check_run(
     """Check a run before it starts: ``kind`` is ``"flow"`` (population flow in ``r = dim S``
     coordinates), ``"descent"`` (population GD, or SGD on fresh batches, in ``r`` coordinates) or
     ``"sample"`` (any dynamics on a fixed sample of ``n`` points in ``R^d``); a given step ``eta``
-    must reach ``t_max`` within ``max_steps``; an SGD ``batch_size`` must fit. A refusal for
-    memory names ``--<width_flag>``; ``members_per_width``: the ensemble has one member per
+    must reach ``t_max`` within ``max_steps`` (``None``: no step budget); an SGD ``batch_size`` must fit. A refusal for
+    memory names the parameter ``width_flag``; ``members_per_width``: the ensemble has one member per
     neuron (the owner sweep's m designations), so both grow with the width. Returns the memory
     estimate."""
-    if eta is not None and t_max is not None:
+    if eta is not None and t_max is not None and max_steps is not None:
         check_steps(math.ceil(t_max / eta), max_steps, eta, t_max, chosen=False)
     if batch_size is not None:
         check_memory(

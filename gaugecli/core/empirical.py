@@ -308,7 +308,7 @@ class EmpiricalSample:
         return out.reshape(lead)
 
     def oracle(self) -> GradientOracle:
-        """:meth:`gradient` as a :data:`~gaugecli.core.integrate.GradientOracle` for GD."""
+        """:meth:`gradient` as a :data:`~gaugecli.core.objective.GradientOracle` for GD."""
 
         def oracle(a: Array, W: Array) -> tuple[Array, Array, Array]:
             return self.gradient(a, W)
@@ -317,7 +317,7 @@ class EmpiricalSample:
         return oracle
 
     def objective(self) -> Objective:
-        """``L_n`` as an :class:`~gaugecli.core.integrate.Objective` (gradient and Hessian)."""
+        """``L_n`` as an :class:`~gaugecli.core.objective.Objective` (gradient and Hessian)."""
         return Objective(self.oracle(), self.hessian, self.name)
 
 

@@ -165,7 +165,7 @@ def _solve(
             )
             raise NumericalFault(
                 f"gradient flow used its budget of {options.max_gradient_evals} gradient evaluations "
-                f"and reached only t={t:.4g} of t_max={t_max:.4g}{cause}; shorten --t-max or loosen rtol"
+                f"and reached only t={t:.4g} of t_max={t_max:.4g}{cause}; shorten `t_max` or loosen rtol"
             )
         ga, gW, _ = objective.gradient(a, W)
         out = -_pack(ga, gW)

@@ -52,9 +52,6 @@ ROUNDOFF_LEVEL = 1e-13
 """``|λ3| ≤ ROUNDOFF_LEVEL · λ1`` counts as round-off: the eigenvalues of a ``window × window``
 Gram matrix are accurate to ~``window · ε · λ1`` ≈ 4e-15 λ1 for ``window = 20``."""
 
-DEFAULT_FLOOR = 1e-10
-"""Round-off floor on λ3 for the floored detector: ``λ3 ← max(λ3, 1e-10 λ1)``."""
-
 
 # ----------------------------------------------------------------------------------------
 # the update matrix

@@ -214,7 +214,7 @@ def quadratic_gradient_descent(
             if not np.isfinite(gsq) or gsq > 1e12 * max(g0, 1.0):
                 raise NumericalFault(
                     f"σ=x² gradient descent diverged at step {k} with eta={eta:g}; "
-                    "the fourth-moment curvature needs a smaller step: lower --eta"
+                    "the fourth-moment curvature needs a smaller step: lower `eta`"
                 )
             a -= eta * ga
             W -= eta * gW

@@ -33,9 +33,11 @@ from numpy.typing import ArrayLike
 from scipy import integrate, optimize
 
 from gaugecli.core.dynamics import Gradient, population_gradient, population_loss
-from gaugecli.core.integrate import FlowOptions, Objective, Trajectory, gradient_flow
+from gaugecli.core.flow import FlowOptions, gradient_flow
 from gaugecli.core.kernels import arccos_kernel, arccos_kernel_grad, arccos_kernel_hessians
+from gaugecli.core.objective import Objective
 from gaugecli.core.teacher import Teacher
+from gaugecli.core.trajectory import Trajectory
 from gaugecli.core.types import Array, Indices, Progress
 
 
@@ -137,7 +139,7 @@ def reln_hessian(a: Array, W: Array, geo: RelnGeometry) -> Array:
 
 
 def reln_objective(geo: RelnGeometry) -> Objective:
-    """The ReLN loss as an :class:`~gaugecli.core.integrate.Objective` for :func:`gradient_flow`;
+    """The ReLN loss as an :class:`~gaugecli.core.objective.Objective` for :func:`gradient_flow`;
     a batched ``geo`` gives member ``b`` of the flattened ensemble the gates ``geo.take(b)``."""
 
     def gradient(a: Array, W: Array) -> tuple[Array, Array, None]:

@@ -26,11 +26,9 @@ import torch
 from gaugecli.core import empirical
 from gaugecli.core.empirical import (
     DEFAULT_CHUNK_BYTES,
-    DEVICES,
     EmpiricalSample,
     Seed,
     chunk_rows,
-    draw_sample,
     resolve_device,
 )
 from gaugecli.core.objective import GradientOracle, Objective
@@ -38,10 +36,6 @@ from gaugecli.core.teacher import Teacher
 from gaugecli.core.types import Array
 
 __all__ = [
-    "DEFAULT_CHUNK_BYTES",
-    "DEVICES",
-    "EmpiricalSample",
-    "draw_sample",
     "empirical_hessian",
     "empirical_loss",
     "empirical_loss_along",
@@ -49,7 +43,6 @@ __all__ = [
     "empirical_oracle",
     "gradient_flops",
     "minibatch_oracle",
-    "resolve_device",
     "sample_memory_estimate",
 ]
 
@@ -71,7 +64,7 @@ def empirical_loss(a: Array, W: Array, X: Array, y: Array, chunk_bytes: int = DE
 
 
 def empirical_oracle(X: Array, y: Array, *, device: str = "cpu") -> GradientOracle:
-    """Gradient of ``L_n`` on ``(X, y)`` for :func:`gaugecli.core.integrate.gradient_descent`
+    """Gradient of ``L_n`` on ``(X, y)`` for :func:`gaugecli.core.descent.gradient_descent`
     (:meth:`EmpiricalSample.gradient`)."""
     return EmpiricalSample.from_arrays(X, y, device=device).oracle()
 
@@ -82,7 +75,7 @@ def empirical_hessian(a: Array, W: Array, X: Array, y: Array) -> Array:
 
 
 def empirical_objective(X: Array, y: Array, *, device: str = "cpu") -> Objective:
-    """``L_n`` on the sample ``(X, y)`` as an :class:`~gaugecli.core.integrate.Objective`:
+    """``L_n`` on the sample ``(X, y)`` as an :class:`~gaugecli.core.objective.Objective`:
     gradient and closed-form Hessian, for the finite-sample gradient flow and full-batch GD."""
     return EmpiricalSample.from_arrays(X, y, device=device).objective()
 

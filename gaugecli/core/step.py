@@ -129,5 +129,5 @@ def choose_step(
     last = "none" if err is None else f"{err:.2g}"
     raise NumericalFault(
         f"no gradient-descent step met a {target:.0%} error on T_spec in {max_rounds} rounds "
-        f"(last estimate {last} at eta={eta:.3g}); give --eta explicitly or use a flow mode"
+        f"(last estimate {last} at eta={eta:.3g}); give `eta` explicitly or use a flow mode"
     )

@@ -1,5 +1,5 @@
-"""The one function that runs an ensemble (and the configuration shared by every experiment,
-defined in :mod:`gaugecli.experiments.config` and re-exported here)."""
+"""The one function that runs an ensemble of initial conditions under a model and its dynamics,
+and the helpers every experiment shares (duplicates, serial points, the width budget)."""
 
 from __future__ import annotations
 
@@ -12,76 +12,18 @@ from typing import Any
 import numpy as np
 
 from gaugecli.core.budget import check_run, check_steps, warn_if_streamed_and_slow
+from gaugecli.core.descent import gradient_descent, stable_step_bound
+from gaugecli.core.flow import FlowOptions, gradient_flow
 from gaugecli.core.gauge import duplicate_initial_condition, imbalance
-from gaugecli.core.integrate import (
-    FlowOptions,
-    GradientOracle,
-    NumericalFault,
-    Objective,
-    Trajectory,
-    choose_step,
-    gradient_descent,
-    gradient_flow,
-    population_objective,
-    stable_step_bound,
-    step_error,
-)
+from gaugecli.core.objective import GradientOracle, Objective, population_objective
 from gaugecli.core.observables import RunObservables, observe
+from gaugecli.core.step import choose_step, step_error
 from gaugecli.core.subspace import Subspace, invariant_subspace
 from gaugecli.core.teacher import Teacher
-from gaugecli.core.types import Array, PointRunner, Progress
-from gaugecli.experiments.config import (
-    BATCH_STREAM,
-    C0_RANGE,
-    DEFAULT_BATCH_SIZE,
-    DEFAULT_DEVICE,
-    DEFAULT_N_SAMPLES,
-    DEVICES,
-    MAX_GAUGE_STRENGTH,
-    MIN_RTOL,
-    POPULATION_RTOL,
-    SAMPLE_LSODA_BUDGET,
-    SAMPLE_RTOL,
-    ConfigError,
-    DynamicsConfig,
-    Mode,
-    ModelConfig,
-    auto_horizon,
-    check_seeds,
-    listed,
-    require,
-    require_finite,
-    require_imbalance,
-)
-
-__all__ = [
-    "BATCH_STREAM",
-    "C0_RANGE",
-    "DEFAULT_BATCH_SIZE",
-    "DEFAULT_DEVICE",
-    "DEFAULT_N_SAMPLES",
-    "DEVICES",
-    "MAX_GAUGE_STRENGTH",
-    "MIN_RTOL",
-    "POPULATION_RTOL",
-    "SAMPLE_LSODA_BUDGET",
-    "SAMPLE_RTOL",
-    "ConfigError",
-    "DynamicsConfig",
-    "Mode",
-    "ModelConfig",
-    "PointRunner",
-    "auto_horizon",
-    "check_seeds",
-    "check_widths",
-    "duplicates",
-    "listed",
-    "require",
-    "require_finite",
-    "require_imbalance",
-    "run_ensemble",
-    "run_serially",
-]
+from gaugecli.core.trajectory import NumericalFault, Trajectory
+from gaugecli.core.types import Array, Progress
+from gaugecli.experiments.config import BATCH_STREAM, SAMPLE_LSODA_BUDGET, DynamicsConfig, ModelConfig, auto_horizon
+from gaugecli.experiments.params import Mode
 
 
 def run_serially(fn: Callable[[Any], Any], points: Sequence[Any], progress: Progress | None = None) -> list[Any]:
@@ -144,7 +86,7 @@ def run_ensemble(
     """Integrate the ensemble ``(a0 (B, m), W0 (B, m, d))`` and observe every member.
 
     Every member shares one sample (drawn from ``seed``) and, in stepped modes, one step η:
-    the given ``eta``, or :func:`~gaugecli.core.integrate.choose_step` on the loss that the
+    the given ``eta``, or :func:`~gaugecli.core.step.choose_step` on the loss that the
     step discretises (the population loss for ``gd`` and fresh ``sgd``, ``L_n`` for
     ``sample-gd`` and resampled ``sgd``). The estimated relative error of ``T_spec`` at that
     step is recorded in ``stats.step_error`` (for SGD: the full-batch discretisation error,
@@ -165,7 +107,7 @@ def run_ensemble(
     sample = None
     if dynamics.sample_size is not None:
         from gaugecli.core import empirical
-        from gaugecli.core.sample import EmpiricalSample  # torch: imported only when needed
+        from gaugecli.core.empirical import EmpiricalSample
 
         if dynamics.batch_source != "resampled":  # resampled batches keep the sample whatever its size
             warn_if_streamed_and_slow(dynamics.sample_size, d, m, members, empirical.STORE_LIMIT_BYTES)
@@ -222,7 +164,7 @@ def run_ensemble(
         if eta >= bound:
             raise NumericalFault(
                 f"eta={eta:g} is beyond the gradient-descent stability bound 2/λ_max = {bound:.4g} "
-                f"at the initial point; use --eta below {bound:.4g}, or leave it out for a step with ≤ 1 % error"
+                f"at the initial point; use `eta` below {bound:.4g}, or leave it out for a step with ≤ 1 % error"
             )
     oracle: GradientOracle | Objective = objective
     if mode is Mode.sgd:

@@ -19,22 +19,10 @@ from gaugecli.core.metrics import first_time_below
 from gaugecli.core.observables import RunObservables
 from gaugecli.core.pruning import pruning_rate
 from gaugecli.core.types import PointRunner, Progress
-from gaugecli.experiments.common import (
-    POPULATION_RTOL,
-    SAMPLE_RTOL,
-    DynamicsConfig,
-    Mode,
-    ModelConfig,
-    check_seeds,
-    duplicates,
-    listed,
-    require,
-    require_finite,
-    require_imbalance,
-    run_ensemble,
-    run_serially,
-)
-from gaugecli.experiments.config import check_rtol
+from gaugecli.experiments.common import duplicates, run_ensemble, run_serially
+from gaugecli.experiments.config import DynamicsConfig, ModelConfig
+from gaugecli.experiments.declare import require
+from gaugecli.experiments.params import POPULATION_RTOL, SAMPLE_RTOL, Mode, Prune
 
 PRUNED_LEVEL = 1e-6
 """P below this counts as pruned (SPEC C7)."""
@@ -50,9 +38,6 @@ DECAY_WINDOW = 1e-4
 """The decay rate is fitted to ln P(t) over ``10 · resolution ≤ P ≤ DECAY_WINDOW`` (past the
 owner's transient, above round-off); at least :data:`DECAY_MIN_SAMPLES` samples."""
 DECAY_MIN_SAMPLES = 3
-SWEEP_DELTAS: tuple[float, ...] = (-4.0, -3.0, -2.0, -1.0, -0.5, -0.25, -0.1, 0.0, 0.1, 0.25, 0.5, 1.0, 2.0, 3.0, 4.0)
-"""The non-owner's δ in the boundary sweep (owner at ``+coalign_strength``, default 4), denser near 0.
-Closer to 0 from below the pruning time ≈ 3.3/|δ| exceeds the default horizon 200(1 + 4)."""
 
 
 @dataclass(frozen=True)
@@ -65,42 +50,28 @@ class PruneConfig:
     ``sweep_deltas`` (all ≤ the owner's δ, so that neuron 0 stays the designated owner)."""
 
     model: ModelConfig = field(default_factory=ModelConfig)
-    strengths: tuple[float, ...] = (1.0, 4.0, 16.0, 64.0, 256.0)
-    ms: tuple[int, ...] = (2, 5)
-    sample: bool = True
-    n_samples: int | None = None
-    seeds: tuple[int, ...] | None = None
-    coalign_strength: float = 4.0
-    sweep_deltas: tuple[float, ...] = SWEEP_DELTAS
-    rtol: float = 1e-10
+    strengths: tuple[float, ...] = Prune.strengths.default
+    ms: tuple[int, ...] = Prune.ms.default
+    sample: bool = Prune.sample.default
+    n_samples: int | None = Prune.n_samples.default
+    seeds: tuple[int, ...] | None = Prune.seeds.default
+    coalign_strength: float = Prune.coalign_strength.default
+    sweep_deltas: tuple[float, ...] = Prune.sweep_deltas.default
+    rtol: float = Prune.rtol.default
 
     def __post_init__(self) -> None:
-        require(len(self.strengths) >= 1, "gauge_strength", "give at least one D")
-        for D in self.strengths:
-            require_imbalance(D, "gauge_strength", positive=True)
-        require(len(self.ms) >= 1, "ms", "give at least one m, e.g. --ms 2,5")
-        require(
-            all(isinstance(m, int) and m >= 2 for m in self.ms),
-            "ms",
-            f"must be integers ≥ 2 (got {listed(self.ms)})",
-        )
+        Prune.check(self)
         for name in ("n_samples", "seeds"):
             require(
                 self.sample or getattr(self, name) is None,
                 name,
-                "has no effect without the finite-sample runs (--no-sample); drop it or use --sample",
+                "has no effect without the finite-sample runs (`sample` off); drop it or turn `sample` on",
             )
-        # validated (range, and that they apply) by the sample dynamics they build
-        check_seeds(self.seeds, self.sample_dynamics)
-        require_imbalance(self.coalign_strength, "coalign_strength", positive=True)
-        check_rtol(self.rtol)
-        require(len(self.sweep_deltas) >= 1, "sweep_deltas", "give at least one δ, e.g. --sweep-deltas -1,0,1")
         for x in self.sweep_deltas:
-            require_finite(x, "sweep_deltas")
             require(
                 x <= self.coalign_strength,
                 "sweep_deltas",
-                f"must be ≤ the owner's δ = --coalign-strength {self.coalign_strength:g} (got {x:g})",
+                f"must be ≤ the owner's δ = `coalign_strength` {self.coalign_strength:g} (got {x:g})",
             )
 
     @property

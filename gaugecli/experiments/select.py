@@ -9,19 +9,10 @@ import numpy as np
 from gaugecli.core.gauge import owner_imbalances
 from gaugecli.core.observables import RunObservables
 from gaugecli.core.types import PointRunner, Progress
-from gaugecli.experiments.common import (
-    DynamicsConfig,
-    ModelConfig,
-    check_seeds,
-    check_widths,
-    duplicates,
-    listed,
-    require,
-    require_imbalance,
-    run_ensemble,
-    run_serially,
-)
+from gaugecli.experiments.common import check_widths, duplicates, run_ensemble, run_serially
+from gaugecli.experiments.config import DynamicsConfig, ModelConfig, check_owner, check_seeds
 from gaugecli.experiments.initial import check_initial, initial_condition
+from gaugecli.experiments.params import OwnerSweep, Select
 
 
 @dataclass(frozen=True)
@@ -34,31 +25,23 @@ class SelectConfig:
 
     model: ModelConfig = field(default_factory=ModelConfig)
     dynamics: DynamicsConfig = field(default_factory=DynamicsConfig)
-    m: int = 5
-    strength: float = 4.0
-    owner: int = 0
-    deltas: tuple[float, ...] | None = None
-    seeds: tuple[int, ...] | None = None
-    init: str = "duplicates"
-    eps: float | None = None
-    init_seed: int | None = None
+    m: int = Select.m.default
+    strength: float = Select.strength.default
+    owner: int = Select.owner.default
+    deltas: tuple[float, ...] | None = Select.deltas.default
+    seeds: tuple[int, ...] | None = Select.seeds.default
+    init: str = Select.init.default
+    eps: float | None = Select.eps.default
+    init_seed: int | None = Select.init_seed.default
 
     def __post_init__(self) -> None:
-        require(isinstance(self.m, int) and self.m >= 1, "m", f"must be an integer ≥ 1 (got {self.m!r})")
+        Select.check(self)
         check_initial(self.init, self.eps, self.init_seed)
-        require_imbalance(self.strength, "gauge_strength", positive=True)
         check_seeds(self.seeds, self.dynamics)
         if self.deltas is not None:
-            require(len(self.deltas) >= 1, "deltas", "give at least one δ, e.g. --deltas 2,-1,0.5")
-            for x in self.deltas:
-                require_imbalance(x, "deltas", positive=False)
             object.__setattr__(self, "m", len(self.deltas))
         else:
-            require(
-                isinstance(self.owner, int) and 0 <= self.owner < self.m,
-                "owner",
-                f"must be an integer in [0, m-1] = [0, {self.m - 1}] (got {self.owner!r})",
-            )
+            check_owner(self.owner, self.m)
 
     def imbalances(self) -> np.ndarray:
         if self.deltas is not None:
@@ -124,18 +107,12 @@ class OwnerSweepConfig:
 
     model: ModelConfig = field(default_factory=ModelConfig)
     dynamics: DynamicsConfig = field(default_factory=DynamicsConfig)
-    ms: tuple[int, ...] = (2, 3, 4, 5, 6, 7, 8)
-    strength: float = 4.0
-    seeds: tuple[int, ...] | None = None
+    ms: tuple[int, ...] = OwnerSweep.ms.default
+    strength: float = OwnerSweep.strength.default
+    seeds: tuple[int, ...] | None = OwnerSweep.seeds.default
 
     def __post_init__(self) -> None:
-        require(len(self.ms) >= 1, "ms", "give at least one m, e.g. --ms 2,3,5")
-        require(
-            all(isinstance(m, int) and m >= 2 for m in self.ms),
-            "ms",
-            f"must be integers ≥ 2 (got {listed(self.ms)})",
-        )
-        require_imbalance(self.strength, "gauge_strength", positive=True)
+        OwnerSweep.check(self)
         check_seeds(self.seeds, self.dynamics)
 
     @property

@@ -11,17 +11,11 @@ import numpy as np
 from gaugecli.core.gauge import Gauge, gauge_imbalance
 from gaugecli.core.observables import RunObservables
 from gaugecli.core.types import Progress
-from gaugecli.experiments.common import (
-    ConfigError,
-    DynamicsConfig,
-    ModelConfig,
-    check_seeds,
-    require,
-    require_finite,
-    require_imbalance,
-    run_ensemble,
-)
+from gaugecli.experiments.common import run_ensemble
+from gaugecli.experiments.config import DynamicsConfig, ModelConfig, check_seeds
+from gaugecli.experiments.declare import ConfigError, require, require_finite
 from gaugecli.experiments.initial import check_initial, initial_condition
+from gaugecli.experiments.params import Simulate
 
 
 def parse_gauge(text: str | float) -> Gauge | float:
@@ -55,33 +49,27 @@ class SimulateConfig:
 
     model: ModelConfig = field(default_factory=ModelConfig)
     dynamics: DynamicsConfig = field(default_factory=DynamicsConfig)
-    gauge: str = "favorable"
-    strengths: tuple[float, ...] = (4.0,)
-    m: int = 1
-    deltas: tuple[float, ...] | None = None
-    seed: int | None = None
-    init: str = "duplicates"
-    eps: float | None = None
-    init_seed: int | None = None
+    gauge: str = Simulate.gauge.default
+    strengths: tuple[float, ...] = Simulate.strengths.default
+    m: int = Simulate.m.default
+    deltas: tuple[float, ...] | None = Simulate.deltas.default
+    seed: int | None = Simulate.seed.default
+    init: str = Simulate.init.default
+    eps: float | None = Simulate.eps.default
+    init_seed: int | None = Simulate.init_seed.default
     times: tuple[float, ...] = ()
 
     def __post_init__(self) -> None:
+        Simulate.check(self)
         explicit = isinstance(parse_gauge(self.gauge), float)
-        require(len(self.strengths) >= 1, "gauge_strength", "give at least one value")
         require(
             not (explicit and len(set(self.strengths)) > 1),
             "gauge_strength",
-            f"an explicit --gauge δ={self.gauge} ignores D, so several -D values would repeat one run; give one",
+            f"an explicit `gauge` δ={self.gauge} ignores D, so several D values would repeat one run; give one",
         )
-        for D in self.strengths:
-            require_imbalance(D, "gauge_strength", positive=True)
         if explicit:
-            require_imbalance(float(parse_gauge(self.gauge)), "gauge", positive=False)
-        require(isinstance(self.m, int) and self.m >= 1, "m", f"must be an integer ≥ 1 (got {self.m!r})")
+            Simulate.deltas.but(name="gauge", plural=False).check(float(parse_gauge(self.gauge)))
         if self.deltas is not None:
-            require(len(self.deltas) >= 1, "deltas", "give at least one δ, e.g. --deltas 2,-1,0.5")
-            for x in self.deltas:
-                require_imbalance(x, "deltas", positive=False)
             object.__setattr__(self, "m", len(self.deltas))
         for t in self.times:
             require(

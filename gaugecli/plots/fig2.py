@@ -89,7 +89,8 @@ def _sample(gauge: str, seed: int) -> str:
 def needs(quick: bool) -> dict[str, Need]:
     """fig3's single-neuron flow runs (``±D``, ``D = 2⁰ … 2¹⁰``; quick: ``D ∈ {1, 4, 16, 64}``) and
     the finite-sample flows on ``L_n`` at ``D = 4`` (``n = 10⁴``; seeds 0, 1, 2; quick: seed 0)."""
-    from gaugecli.experiments.common import DynamicsConfig, Mode
+    from gaugecli.experiments.config import DynamicsConfig
+    from gaugecli.experiments.params import Mode
     from gaugecli.experiments.simulate import SimulateConfig
 
     out = {

@@ -73,7 +73,7 @@ PAIR_COLORS = {"select": style.MINUS, "reversed": style.PLUS, "all-plus": style.
 def needs(quick: bool) -> dict[str, Need]:
     """Full: the command's defaults with the σ = x² runs (``gaugecli lockin --x2``, about 35 s). Quick:
     d = 4, one D, one seed, 50 epochs per T_spec over 3 T_spec, n = 1000, two-point scans (a few seconds)."""
-    from gaugecli.experiments.common import ModelConfig
+    from gaugecli.experiments.config import ModelConfig
     from gaugecli.experiments.lockin import LockinConfig
 
     if not quick:

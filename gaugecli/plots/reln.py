@@ -20,7 +20,7 @@ from typing import Any
 
 import numpy as np
 
-from gaugecli.experiments.common import ModelConfig
+from gaugecli.experiments.config import ModelConfig
 from gaugecli.experiments.reln import RelnConfig, RelnResult
 from gaugecli.plots import style
 from gaugecli.plots.render import Inputs, Need

@@ -115,7 +115,7 @@ def render(
     layout = layout or default_layout()
     narrowest = getattr(module, "MIN_WIDTH", 0.0)
     if layout.width < narrowest:
-        from gaugecli.experiments.common import ConfigError
+        from gaugecli.experiments.declare import ConfigError
 
         raise ConfigError("width", f"{fig_id} needs at least {narrowest:g} in to stay legible (got {layout.width:g})")
     inputs, hashes = figure_inputs(module, quick, pipeline, progress)

@@ -40,12 +40,13 @@ from gaugecli.core import lockin as lk
 from gaugecli.core.budget import MemoryEstimate
 from gaugecli.core.symmetry import ROUNDOFF_EXPONENT
 from gaugecli.core.types import Progress
-from gaugecli.experiments.lockin.config import ASSIGNMENTS, LockinConfig, assignment_imbalances
+from gaugecli.experiments.lockin.config import LockinConfig, assignment_imbalances
 from gaugecli.experiments.lockin.quadratic import quadratic_runs, saddle_notes
 from gaugecli.experiments.lockin.result import LockinResult, LockinRun, summarize
 from gaugecli.experiments.lockin.runs import flow_run, sample_run
 from gaugecli.experiments.lockin.scans import long_overshoot, rank2_collapse, resolution_scan, tspec_vs_perturbation
 from gaugecli.experiments.lockin.training import finite_sample_on_grid
+from gaugecli.experiments.params import ASSIGNMENTS
 
 __all__ = [
     "ASSIGNMENTS",

@@ -13,8 +13,8 @@ import math
 import numpy as np
 
 from gaugecli.core import quadratic as qd
-from gaugecli.core.integrate import NumericalFault
 from gaugecli.core.teacher import Teacher
+from gaugecli.core.trajectory import NumericalFault
 from gaugecli.core.types import Array, Progress
 from gaugecli.experiments.lockin.config import LockinConfig, assignment_imbalances
 from gaugecli.experiments.lockin.diagnose import Condition, Trajectory, diagnose, unique_owner
@@ -47,7 +47,7 @@ def saddle_notes(config: LockinConfig) -> list[str]:
 
 def quadratic_runs(config: LockinConfig, progress: Progress | None) -> list[LockinRun]:
     """σ = x² select runs and aligned controls, finite-sample GD over seeds, on the clock of a pilot run."""
-    from gaugecli.core.sample import draw_sample
+    from gaugecli.core.empirical import draw_sample
 
     D = config.sample_strength
     teacher = config.model.teacher()
@@ -73,7 +73,7 @@ def quadratic_runs(config: LockinConfig, progress: Progress | None) -> list[Lock
     t_pilot = None
     while t_pilot is None:
         if t0 >= QUADRATIC_PILOT_HORIZON:
-            raise NumericalFault(f"σ=x² select run did not align by t = {QUADRATIC_PILOT_HORIZON:g}; raise --n-samples")
+            raise NumericalFault(f"σ=x² select run did not align by t = {QUADRATIC_PILOT_HORIZON:g}; raise `n_samples`")
         part = qd.quadratic_gradient_descent(a, W, pilot_oracle, eta_max, chunk, 1)
         t_pilot = quadratic_crossing(t0 + part.t, part.W, teacher, eps)
         a, W, t0 = part.a[-1], part.W[-1], t0 + float(part.t[-1])

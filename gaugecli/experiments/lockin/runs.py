@@ -75,7 +75,8 @@ def sample_run(config: LockinConfig, control: bool, seed: int, t_unit: float) ->
     """Finite-sample GD of ``select`` (or its aligned control) at ``config.sample_strength`` on the
     sample of ``seed``, on the epoch grid of the population flow's clock ``t_unit`` (fixed before
     training, as in practice); step ``η = τ/⌈τ steps_per_unit/t_unit⌉``."""
-    from gaugecli.core.sample import draw_sample, empirical_oracle
+    from gaugecli.core.empirical import draw_sample
+    from gaugecli.core.sample import empirical_oracle
 
     model = condition_model(config, control)
     teacher = model.teacher()

@@ -13,7 +13,8 @@ from gaugecli.core.dynamics import population_gradient
 from gaugecli.core.flow_grid import population_flow_on_grid
 from gaugecli.core.gauge import perturbed_duplicates
 from gaugecli.core.symmetry import equal_groups
-from gaugecli.experiments.common import DynamicsConfig, run_ensemble
+from gaugecli.experiments.common import run_ensemble
+from gaugecli.experiments.config import DynamicsConfig
 from gaugecli.experiments.lockin.config import LockinConfig, assignment_imbalances, condition_model, start_state
 from gaugecli.experiments.lockin.diagnose import fire_time
 

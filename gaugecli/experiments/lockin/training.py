@@ -5,8 +5,9 @@ from __future__ import annotations
 
 import numpy as np
 
-from gaugecli.core.integrate import GradientOracle, gradient_descent
+from gaugecli.core.descent import gradient_descent
 from gaugecli.core.metrics import alignment
+from gaugecli.core.objective import GradientOracle
 from gaugecli.core.teacher import Teacher
 from gaugecli.core.types import Array
 
@@ -33,7 +34,7 @@ def finite_sample_on_grid(
     """Finite-sample training sampled at the uniform ``times`` (multiples of ``τ``, ``τ/η`` integer):
     ``(a (n, m), W (n, m, d), dW/dt = −∂L_n/∂W (n, m, d), T_spec or None)``.
 
-    Today this is full-batch GD with step ``eta`` (:func:`gaugecli.core.integrate.gradient_descent`,
+    Today this is full-batch GD with step ``eta`` (:func:`gaugecli.core.descent.gradient_descent`,
     one call per epoch); it is the one place to switch to a finite-sample gradient flow.
     """
     cached = _CachedOracle(oracle)

@@ -10,11 +10,15 @@ from dataclasses import dataclass, replace
 
 import numpy as np
 
-from gaugecli.core.integrate import FlowOptions, choose_step, gradient_descent, gradient_flow
+from gaugecli.core.descent import gradient_descent
+from gaugecli.core.flow import FlowOptions, gradient_flow
 from gaugecli.core.metrics import function_distance
+from gaugecli.core.step import choose_step
 from gaugecli.core.teacher import Teacher
 from gaugecli.core.types import PointRunner, Progress
-from gaugecli.experiments.common import SAMPLE_RTOL, ModelConfig, run_serially
+from gaugecli.experiments.common import run_serially
+from gaugecli.experiments.config import ModelConfig
+from gaugecli.experiments.params import SAMPLE_RTOL
 from gaugecli.experiments.perturb.config import PerturbConfig, selection_start
 from gaugecli.experiments.perturb.fits import PowerLawFit, fit_power_law, mean_sem
 from gaugecli.experiments.perturb.step import flow_t_spec
@@ -93,7 +97,7 @@ class SampleOutcome:
 
 
 def sample_of(teacher: Teacher, n: int, seed: int) -> tuple[np.ndarray, np.ndarray]:
-    from gaugecli.core.sample import draw_sample  # torch: only when needed
+    from gaugecli.core.empirical import draw_sample
 
     # the sample of (seed, n) is its own stream: no two sizes share draws
     return draw_sample(teacher, n, np.random.SeedSequence([seed, n]))

@@ -5,10 +5,13 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from gaugecli.core.integrate import FlowOptions, NumericalFault, gradient_flow
+from gaugecli.core.flow import FlowOptions, gradient_flow
 from gaugecli.core.observables import observe
+from gaugecli.core.trajectory import NumericalFault
 from gaugecli.core.types import PointRunner, Progress
-from gaugecli.experiments.common import SAMPLE_RTOL, ModelConfig, run_serially
+from gaugecli.experiments.common import run_serially
+from gaugecli.experiments.config import ModelConfig
+from gaugecli.experiments.params import SAMPLE_RTOL
 from gaugecli.experiments.perturb.config import PerturbConfig, selection_start
 from gaugecli.experiments.perturb.fits import wilson_interval
 from gaugecli.experiments.perturb.samples import sample_of

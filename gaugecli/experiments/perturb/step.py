@@ -10,10 +10,13 @@ from dataclasses import dataclass, field
 import numpy as np
 from scipy import stats
 
+from gaugecli.core.descent import gradient_descent, stable_step_bound
 from gaugecli.core.gauge import owner_imbalances
-from gaugecli.core.integrate import NumericalFault, gradient_descent, stable_step_bound
+from gaugecli.core.trajectory import NumericalFault
 from gaugecli.core.types import PointRunner, Progress
-from gaugecli.experiments.common import DynamicsConfig, Mode, ModelConfig, auto_horizon, run_ensemble, run_serially
+from gaugecli.experiments.common import run_ensemble, run_serially
+from gaugecli.experiments.config import DynamicsConfig, ModelConfig, auto_horizon
+from gaugecli.experiments.params import Mode
 from gaugecli.experiments.perturb.config import PerturbConfig, selection_start
 from gaugecli.experiments.select import selected
 
@@ -103,7 +106,7 @@ def flow_t_spec(config: PerturbConfig, strength: float, runner: PointRunner) -> 
     the step and sample sweeps (one point through ``runner``, so it is cached like theirs)."""
     (flow,) = runner(step_job, [StepJob(config.model, config.m, strength, None, config.rtol)], None)
     if flow.t_spec is None:  # pragma: no cover - the selection problem always specialises
-        raise NumericalFault("the population flow did not specialise; raise --t-max")
+        raise NumericalFault("the population flow did not specialise; raise `t_max`")
     return flow.t_spec
 
 

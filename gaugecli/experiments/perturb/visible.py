@@ -12,7 +12,9 @@ import numpy as np
 from gaugecli.core import gauge
 from gaugecli.core.gauge import owner_imbalances
 from gaugecli.core.types import PointRunner, Progress
-from gaugecli.experiments.common import DynamicsConfig, Mode, ModelConfig, run_ensemble, run_serially
+from gaugecli.experiments.common import run_ensemble, run_serially
+from gaugecli.experiments.config import DynamicsConfig, ModelConfig
+from gaugecli.experiments.params import Mode
 from gaugecli.experiments.perturb.config import PerturbConfig
 from gaugecli.experiments.select import selected
 

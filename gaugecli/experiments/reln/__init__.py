@@ -25,8 +25,8 @@ from __future__ import annotations
 import numpy as np
 
 from gaugecli.core.budget import check_run
+from gaugecli.core.flow import gradient_flow
 from gaugecli.core.gauge import initial_direction
-from gaugecli.core.integrate import gradient_flow
 from gaugecli.core.kernels import arccos_kernel
 from gaugecli.core.reln import gate_identity_error, reln_flow
 from gaugecli.core.types import Progress

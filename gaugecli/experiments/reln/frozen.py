@@ -8,10 +8,11 @@ import math
 import numpy as np
 
 from gaugecli.core.dynamics import population_loss
+from gaugecli.core.flow import gradient_flow
 from gaugecli.core.gauge import initial_direction
-from gaugecli.core.integrate import Trajectory, gradient_flow
 from gaugecli.core.metrics import first_time_below
 from gaugecli.core.reln import RelnGeometry, reln_floor, reln_flow, reln_geometry, trajectory_loss
+from gaugecli.core.trajectory import Trajectory
 from gaugecli.core.types import Array
 from gaugecli.experiments.common import duplicates
 from gaugecli.experiments.reln.config import RelnConfig, flow_options, horizon

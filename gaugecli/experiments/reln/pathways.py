@@ -9,7 +9,6 @@ import numpy as np
 
 from gaugecli.core.dynamics import population_loss
 from gaugecli.core.gauge import initial_direction
-from gaugecli.core.integrate import Trajectory
 from gaugecli.core.limits import favorable_limit, unfavorable_limit
 from gaugecli.core.metrics import alignment
 from gaugecli.core.reln import (
@@ -21,6 +20,7 @@ from gaugecli.core.reln import (
     reln_geometry,
     trajectory_loss,
 )
+from gaugecli.core.trajectory import Trajectory
 from gaugecli.core.types import Array
 from gaugecli.experiments.reln.config import RelnConfig, perpendicular
 from gaugecli.experiments.reln.result import RelnCurves, RelnFits, RelnRatio

@@ -6,8 +6,8 @@ from __future__ import annotations
 import numpy as np
 
 from gaugecli.core.dynamics import population_loss
+from gaugecli.core.flow import gradient_flow
 from gaugecli.core.gauge import function_coordinates, owner_imbalances
-from gaugecli.core.integrate import gradient_flow
 from gaugecli.core.metrics import alignment, final_owner, nonowner_norm
 from gaugecli.core.reln import pathway_norm, reln_flow, reln_geometry, trajectory_loss
 from gaugecli.core.types import Array

@@ -1,0 +1,636 @@
+"""Every parameter of every experiment, declared once: range, default, help and ``--help`` panel.
+
+One :class:`~gaugecli.experiments.declare.Fields` class per config dataclass, one attribute per
+field. The configs take their defaults from here and check their fields with ``X.check(self)``;
+the command line builds every option (flag, help with its range, default, panel, the check at
+parse time) from the same attributes, and docs/cli.md is generated from the command line. A
+parameter used by several experiments is declared once and specialised with ``.but(...)``
+(another default or a tighter bound). Stdlib only: ``--help`` and a refused value answer before
+numpy is imported.
+"""
+
+from __future__ import annotations
+
+import math
+from enum import Enum
+
+from gaugecli.experiments.declare import Fields, Param, number
+
+MODEL, DYNAMICS, NUMERICS, EXPERIMENT = "Model", "Dynamics", "Numerics", "Experiment"
+"""The ``--help`` panels of the declared parameters (Output and Execution are the CLI's own)."""
+
+
+class Mode(str, Enum):
+    """Dynamics of SPEC §1 and §6.
+
+    ``flow``: population gradient flow (the reference); ``gd``: GD on the population loss;
+    ``sample``: gradient flow on the empirical loss ``L_n`` (same adaptive solver and
+    event-located ``T_spec`` as ``flow``, so its deviation from ``flow`` is sampling alone);
+    ``sample-gd``: full-batch GD on ``L_n``; ``sgd``: minibatch SGD (fresh batches from the
+    population, or batches resampled from a fixed sample of ``n``)."""
+
+    flow = "flow"
+    gd = "gd"
+    sample = "sample"
+    sample_gd = "sample-gd"
+    sgd = "sgd"
+
+    @property
+    def stochastic(self) -> bool:
+        """Depends on a seed (a sample or a batch stream)."""
+        return self in (Mode.sample, Mode.sample_gd, Mode.sgd)
+
+    @property
+    def stepped(self) -> bool:
+        """A step η (GD or SGD) rather than an adaptive flow solver."""
+        return self in (Mode.gd, Mode.sample_gd, Mode.sgd)
+
+
+# -- the bounds, and why they are where they are ------------------------------------------------
+C0_RANGE = (1e-6, 1e6)
+"""The initial coefficients the numerics honour (d = 16, ±D, D = 4). Above: δ = a² − ‖w‖² is a
+difference of two numbers of size ~c0, so its drift grows like ε_machine·c0 — measured 3e-9 at
+c0 = 1e6, 3e-8 at 1e8, 3e-4 at 1e12 and O(1) at 1e15 (C2 asks ≤ 1e-8). Below: the favorable
+neuron's ‖w‖ ≈ c0/√D nears the absolute tolerance 1e-13, and T_spec (∝ c0) loses digits — off by
+1e-3 at c0 = 1e-10 and 1 % at 1e-12; at 1e-6 it scales exactly (≤ 4e-6)."""
+MAX_GAUGE_STRENGTH = 1e6
+"""The largest |δ| (gauge strength D or explicit δ) the numerics honour (d = 16, c0 = 0.1): the
+unfavorable run's final loss is 1e-14 at D = 1e6 but 1e-12 at 1e8 and 1e-5 at 1e15 (its gradient
+∝ 1/D meets the stopping tolerance first), and T_spec(+D) ∝ 1/D is off by 2 % at D = 1e15."""
+HORIZON_RANGE = (1e-9, 1e14)
+"""The horizons ``t_max`` a run honours. Below: the fastest rate in the model is the favorable
+neuron's ``~2D ≤ 2e6`` (D ≤ :data:`MAX_GAUGE_STRENGTH`), so in 1e-9 no state moves by more than
+~1e-3 of itself (and at 1e-300 the declared grid reaches subnormal times: the flow stalled for 14 s,
+then failed). Above: the automatic horizon (``auto_horizon``) is at most 2e13 (D = 1e6,
+c0 = 1e-6); at 1e300 the solver used its whole gradient budget (28 s) and failed."""
+MIN_RTOL = 1e-13
+"""The tightest flow tolerance: scipy's solvers raise anything below 100 ε_machine ≈ 2.2e-14 to that
+floor (with a warning), so a smaller request would silently not be met; 1e-13 is the tightest
+decade above it (measured at d = 16, ±D: T_spec agrees with rtol 1e-12 to 1e-12, δ drift ≤ 4e-13)."""
+MIN_EPS = 1e-12
+"""The smallest perturbation ``eps`` of the duplicates. Below it the perturbation competes with
+round-off: all −D duplicates at m = 5, D = 4, perturbed by ε and run alone or in one batch (same
+starts, other arithmetic), gave other winners and T_spec 37 % apart at ε = 1e-16, the same winners
+and T_spec within 2e-3 at 1e-14 and 5e-5 at 1e-12 (measured; the last is the solver's tolerance)."""
+POPULATION_RTOL = 1e-10
+"""The population flow's default tolerance: T_spec to ~1e-9, δ conserved to ~1e-11."""
+SAMPLE_RTOL = 1e-4
+"""The finite-sample flow's default tolerance. ``L_n`` is piecewise smooth (its gradient jumps
+by O(1/n) each time a sample point crosses a neuron's hyperplane, ~n/2 times while a neuron
+turns by π/2), so tighter tolerances cost steeply: LSODA, n = 10⁴, m = 1, D = 4: 1593 gradient
+evaluations at 1e-4, 11 597 at 1e-5, 48 371 at 1e-6; at 1e-8 and n = 10⁵ it ran out of budget.
+At 1e-4 the solver's error, sup_t ‖f − f_ref‖ against an RK45 run at 1e-7, was 2e-5 … 6e-5 for
+n = 10³ … 10⁵ — under 1 % of the sampling deviation from the population flow (0.048 … 0.006)."""
+DEFAULT_N_SAMPLES = 10_000
+DEFAULT_MAX_STEPS = 10_000_000
+"""The default step budget of gradient descent (``max_steps``): ~10 min of population GD at m ≤ 5."""
+DEFAULT_BATCH_SIZE = 100
+DEFAULT_DEVICE = "auto"
+"""Where the finite-sample modes run their torch work when ``device`` is not given: a CUDA
+GPU if torch sees one, else the CPU (results agree to round-off)."""
+GAUGES = ("favorable", "unfavorable", "balanced")
+INITS = ("duplicates", "random")
+DEVICES = ("cpu", "cuda", "auto")
+BATCHES = ("fresh", "resampled")
+ASSIGNMENTS = ("select", "reversed", "all-plus", "all-minus")
+"""Gauge assignments of lockin's m duplicates: ``select`` one +D (the owner) among −D,
+``reversed`` one −D among +D, ``all-plus`` / ``all-minus`` every neuron at ±D."""
+MAX_SUCCESS_HORIZON = 1000.0
+"""Longest horizon of perturb's selection-vs-n runs, in units of T_spec^flow (the default is 25)."""
+MIN_PSI_STEP = 0.1
+"""Finest step of reln's gate-angle grid, in degrees (901 angles; 1e-7° asked for 10⁹)."""
+PRUNE_SWEEP_DELTAS: tuple[float, ...] = (
+    -4.0,
+    -3.0,
+    -2.0,
+    -1.0,
+    -0.5,
+    -0.25,
+    -0.1,
+    0.0,
+    0.1,
+    0.25,
+    0.5,
+    1.0,
+    2.0,
+    3.0,
+    4.0,
+)
+"""The non-owner's δ in prune's boundary sweep (owner at ``+coalign_strength``, default 4), denser
+near 0. Closer to 0 from below the pruning time ≈ 3.3/|δ| exceeds the default horizon 200(1 + 4)."""
+
+# -- parameters several experiments share -------------------------------------------------------
+GAUGE_STRENGTH = Param(
+    "gauge_strength",
+    "Gauge strength D (units of a*²‖v‖²)",
+    MODEL,
+    4.0,
+    low=0.0,
+    high=MAX_GAUGE_STRENGTH,
+    open_low=True,
+    short="-D",
+    metavar="D",
+    why_high="beyond it the flow stops on its gradient tolerance before the loss is resolved",
+)
+STRENGTHS = GAUGE_STRENGTH.but(plural=True, help="Gauge strengths D (units of a*²‖v‖²), e.g. -D 4,16")
+DELTAS = Param(
+    "deltas",
+    "Per-neuron δ, e.g. 2,-1,0.5 (fixes m; the owner is argmax δ)",
+    MODEL,
+    None,
+    low=-MAX_GAUGE_STRENGTH,
+    high=MAX_GAUGE_STRENGTH,
+    plural=True,
+    metavar="δ1,δ2,…",
+    why_low=GAUGE_STRENGTH.why_high,
+    why_high=GAUGE_STRENGTH.why_high,
+)
+NEURONS = Param("m", "Number of student neurons m", MODEL, 1, int, low=1)
+OWNER = Param("owner", "Designated owner o ∈ [0, m−1]: it gets +D, the others −D", MODEL, 0, int, low=0)
+SEEDS = Param(
+    "seeds",
+    "Seeds of the sample or batch stream, one run each (sample, sample-gd, sgd)",
+    DYNAMICS,
+    None,
+    int,
+    low=0,
+    plural=True,
+    metavar="S1,S2,…",
+)
+WIDTHS = Param("ms", "Widths m", EXPERIMENT, (2, 5), int, low=2, plural=True, metavar="M1,M2,…")
+RTOL = Param(
+    "rtol",
+    "Relative tolerance of the population flow solver",
+    NUMERICS,
+    POPULATION_RTOL,
+    low=MIN_RTOL,
+    high=1e-2,
+    open_high=True,
+    why_low="below it the solver cannot meet it in float64",
+)
+
+
+class Model(Fields):
+    """:class:`~gaugecli.experiments.config.ModelConfig`: teacher, initial function, alignment."""
+
+    d = Param("d", "Input dimension d", MODEL, 16, int, low=2)
+    k = Param("k", "Number of teacher features k", MODEL, 1, int, low=1)
+    c0 = Param(
+        "c0",
+        "Initial coefficient c0 of f0 = c0 relu(u0·x)",
+        MODEL,
+        0.1,
+        low=C0_RANGE[0],
+        high=C0_RANGE[1],
+        why_low="below it the neurons' weights approach the solver's absolute tolerance",
+        why_high="above it δ = a² − ‖w‖² is a difference of numbers ~c0, lost to round-off",
+    )
+    theta0 = Param(
+        "theta0",
+        "Initial angle θ0 to the teacher",
+        MODEL,
+        math.pi / 2,
+        low=0.0,
+        high=math.pi,
+        open_high=True,
+        high_text="π",
+        default_text=f"π/2 = {math.pi / 2:.6g}",
+    )
+    eps_align = Param(
+        "eps_align",
+        "Alignment threshold ε: α ≥ 1 − ε counts as aligned",
+        MODEL,
+        0.01,
+        low=0.0,
+        high=1.0,
+        open_low=True,
+        open_high=True,
+    )
+
+
+class Dynamics(Fields):
+    """:class:`~gaugecli.experiments.config.DynamicsConfig`: how the network moves. A default of
+    ``None`` is "not given": the mode's default applies, and an option without effect is refused."""
+
+    mode = Param(
+        "mode",
+        "flow: population gradient flow; gd: GD on the population loss; sample: gradient flow on the "
+        "empirical loss L_n; sample-gd: full-batch GD on L_n; sgd: minibatch SGD",
+        DYNAMICS,
+        Mode.flow,
+        Mode,
+        choices=tuple(m.value for m in Mode),
+    )
+    eta = Param(
+        "eta",
+        "GD/SGD step η",
+        DYNAMICS,
+        None,
+        low=0.0,
+        open_low=True,
+        default_text="chosen so that the T_spec error is ≤ 1 %",
+    )
+    n_samples = Param(
+        "n_samples",
+        "Sample size n (sample, sample-gd, resampled sgd)",
+        DYNAMICS,
+        None,
+        int,
+        low=1,
+        default_text=str(DEFAULT_N_SAMPLES),
+    )
+    batch_size = Param(
+        "batch_size", "SGD minibatch size B", DYNAMICS, None, int, low=1, default_text=str(DEFAULT_BATCH_SIZE)
+    )
+    batches = Param(
+        "batches",
+        "SGD batches: fresh (new Gaussian points each step) or resampled (from a fixed sample of `n_samples`)",
+        DYNAMICS,
+        None,
+        str,
+        choices=BATCHES,
+        default_text="resampled with `n_samples`, else fresh",
+    )
+    t_max = Param(
+        "t_max",
+        "Horizon t",
+        DYNAMICS,
+        None,
+        low=HORIZON_RANGE[0],
+        high=HORIZON_RANGE[1],
+        default_text="until convergence",
+        why_low="shorter, nothing moves",
+        why_high="longer than any run needs to converge",
+    )
+    rtol = RTOL.but(
+        help="Relative tolerance of the flow solver (flow and sample)",
+        default=None,
+        default_text=f"{number(POPULATION_RTOL)} flow, {number(SAMPLE_RTOL)} sample",
+    )
+    max_steps = Param(
+        "max_steps",
+        "Step budget of gd, sample-gd and sgd: a run needing more steps (`t_max`/η) is refused before it starts",
+        NUMERICS,
+        None,
+        int,
+        low=1,
+        default_text=number(float(DEFAULT_MAX_STEPS)),
+    )
+    device = Param(
+        "device",
+        "Where the finite-sample torch work runs (sample, sample-gd, sgd): cpu, cuda, or auto "
+        "(a CUDA GPU if torch sees one, else the CPU)",
+        NUMERICS,
+        None,
+        str,
+        choices=DEVICES,
+        default_text=DEFAULT_DEVICE,
+    )
+
+
+class Initial(Fields):
+    """The initial condition shared by ``simulate`` and ``select``."""
+
+    init = Param(
+        "init",
+        "Initial condition: duplicates (m copies of u0, c0/m each; SPEC §1) or random "
+        "(seeded random unit directions, c0/m each)",
+        MODEL,
+        "duplicates",
+        str,
+        choices=INITS,
+    )
+    eps = Param(
+        "eps",
+        "Make the duplicates visibly different: u_j ∝ u0 + ε ξ_j, c_j = (c0/m) e^(ε ζ_j), ξ, ζ Gaussian "
+        "(seeded by `init_seed`)",
+        MODEL,
+        None,
+        low=MIN_EPS,
+        high=1.0,
+        why_low="a smaller perturbation is at round-off, where the arithmetic, not ε, picks the winner",
+    )
+    init_seed = Param(
+        "init_seed", "Seed of `init` random or of the `eps` perturbation", MODEL, None, int, low=0, default_text="0"
+    )
+
+
+class Simulate(Initial):
+    """:class:`~gaugecli.experiments.simulate.SimulateConfig`."""
+
+    gauge = Param(
+        "gauge",
+        "favorable | unfavorable | balanced, or a signed number (an explicit δ)",
+        MODEL,
+        "favorable",
+        str,
+        metavar="GAUGE",
+    )
+    strengths = STRENGTHS.but(default=(4.0,))
+    m = NEURONS.but(help="Number of student neurons m (all in the same gauge)")
+    deltas = DELTAS
+    seed = SEEDS.but(
+        name="seed", plural=False, help="Seed of the sample or batch stream (sample, sample-gd, sgd)", metavar=None
+    )
+
+
+class Select(Initial):
+    """:class:`~gaugecli.experiments.select.SelectConfig`."""
+
+    m = NEURONS.but(default=5, help="Number of duplicates m")
+    strength = GAUGE_STRENGTH
+    owner = OWNER
+    deltas = DELTAS
+    seeds = SEEDS
+
+
+class OwnerSweep(Fields):
+    """:class:`~gaugecli.experiments.select.OwnerSweepConfig` (``select --sweep``)."""
+
+    ms = WIDTHS.but(default=(2, 3, 4, 5, 6, 7, 8), help="Widths m of `sweep`")
+    strength = GAUGE_STRENGTH
+    seeds = SEEDS
+
+
+class Prune(Fields):
+    """:class:`~gaugecli.experiments.prune.PruneConfig`."""
+
+    strengths = STRENGTHS.but(default=(1.0, 4.0, 16.0, 64.0, 256.0))
+    ms = WIDTHS
+    sample = Param("sample", "Also run the finite-sample rows (gradient flow on L_n)", EXPERIMENT, True, bool)
+    n_samples = Dynamics.n_samples.but(help="Sample size n of the finite-sample rows", panel=EXPERIMENT)
+    seeds = SEEDS.but(help="Seeds of the finite-sample rows, one run each")
+    coalign_strength = GAUGE_STRENGTH.but(
+        name="coalign_strength",
+        short=None,
+        metavar=None,
+        panel=EXPERIMENT,
+        help="D of the co-alignment contrast (m = 3; non-owners at −D, pruned, or +D/2, co-aligned)",
+    )
+    sweep_deltas = Param(
+        "sweep_deltas",
+        "The non-owner's δ in the boundary sweep (m = 2, owner at +`coalign_strength`); each ≤ that δ",
+        EXPERIMENT,
+        PRUNE_SWEEP_DELTAS,
+        low=-MAX_GAUGE_STRENGTH,
+        high=MAX_GAUGE_STRENGTH,
+        plural=True,
+        metavar="δ1,δ2,…",
+    )
+    rtol = RTOL
+
+
+class Perturb(Fields):
+    """:class:`~gaugecli.experiments.perturb.PerturbConfig`: the four sweeps of claim C8."""
+
+    m = NEURONS.but(default=2, low=2, help="Number of neurons m (neuron 0 favorable)")
+    eps = Param(
+        "eps",
+        "Perturbation sizes ε: angles below π − θ0 (adversarial) or any size (random)",
+        EXPERIMENT,
+        (0.0, 0.2, 0.4, 0.6, 0.8, 1.0, 1.2, 1.4, 1.5, 1.56),
+        low=0.0,
+        plural=True,
+        metavar="LIST",
+    )
+    strengths = STRENGTHS.but(default=(1.0, 4.0, 16.0, 64.0, 256.0, 1024.0))
+    kind = Param(
+        "kind",
+        "Perturbations: adversarial (deterministic, the favorable neuron turned away by ε) or random (seeded)",
+        EXPERIMENT,
+        "adversarial",
+        str,
+        choices=("adversarial", "random"),
+    )
+    seeds = SEEDS.but(default=tuple(range(8)), help="Seeds of the random perturbations (`kind` random)")
+    step_strength = GAUGE_STRENGTH.but(
+        name="step_strength", short=None, metavar=None, panel=EXPERIMENT, help="D of the step-size sweep"
+    )
+    step_fractions = Param(
+        "step_fractions",
+        "GD steps η as fractions of T_spec^flow (at least three: a fit)",
+        EXPERIMENT,
+        (0.00125, 0.0025, 0.005, 0.01, 0.02, 0.04),
+        low=0.0,
+        high=0.1,
+        open_low=True,
+        plural=True,
+        min_items=3,
+        metavar="LIST",
+        why_high="η/T_spec^flow ≤ 0.1 keeps ≥ 10 steps before T_spec, where the error is first order",
+    )
+    stability_fractions = Param(
+        "stability_fractions",
+        "GD steps as fractions of the stability bound 2/λ_max: does selection survive large steps (> 1 diverges)?",
+        EXPERIMENT,
+        (0.1, 0.3, 0.6, 0.9, 1.2, 1.5),
+        low=0.0,
+        open_low=True,
+        plural=True,
+        min_items=0,
+        metavar="LIST",
+    )
+    sample_strength = step_strength.but(name="sample_strength", help="D of the sample-size sweep")
+    ns = Param(
+        "ns",
+        "Sample sizes n of the finite-sample flows (at least two)",
+        EXPERIMENT,
+        (500, 1000, 2000, 4000, 8000, 16000, 32000),
+        int,
+        low=1,
+        plural=True,
+        min_items=2,
+        metavar="LIST",
+    )
+    sample_seeds = SEEDS.but(
+        name="sample_seeds",
+        default=tuple(range(10)),
+        panel=EXPERIMENT,
+        min_items=2,
+        help="Seeds per sample size (at least two: error bars)",
+    )
+    window = Param(
+        "window", "Horizon of the sample sweep, in units of T_spec^flow", EXPERIMENT, 3.0, low=0.0, open_low=True
+    )
+    sample_gd = Param("sample_gd", "Also check the sample sweep with GD on L_n at η and η/2", EXPERIMENT, False, bool)
+    success_ns = ns.but(
+        name="success_ns",
+        default=(16, 24, 32, 48, 64, 96, 128),
+        min_items=1,
+        help="Sample sizes of the selection-vs-n sweep",
+    )
+    success_seeds = SEEDS.but(
+        name="success_seeds", default=tuple(range(20)), panel=EXPERIMENT, help="Seeds per size of the selection sweep"
+    )
+    success_horizon = Param(
+        "success_horizon",
+        "Horizon of the selection sweep, in units of T_spec^flow",
+        EXPERIMENT,
+        25.0,
+        low=0.0,
+        high=MAX_SUCCESS_HORIZON,
+        open_low=True,
+        why_high="selection is decided within a few T_spec, and each unit costs solver steps at every n and seed",
+    )
+    refine = Param("refine", "Bisection steps that locate the ε boundary of selection", EXPERIMENT, 8, int, low=0)
+    rtol = RTOL
+
+
+class Lockin(Fields):
+    """:class:`~gaugecli.experiments.lockin.LockinConfig`."""
+
+    m = NEURONS.but(default=5, low=2, help="Number of duplicates m")
+    owner = OWNER.but(help="The neuron o ∈ [0, m−1] that select gives +D (reversed: −D)")
+    strengths = STRENGTHS.but(
+        default=(4.0, 16.0),
+        help="Gauge strengths D of the flow runs (the first also sets the finite-sample runs and the scans)",
+    )
+    assignments = Param(
+        "assign",
+        "Gauge assignments of the flow runs (select required)",
+        EXPERIMENT,
+        ASSIGNMENTS,
+        str,
+        choices=ASSIGNMENTS,
+        plural=True,
+        metavar="LIST",
+    )
+    control = Param("control", "Also run the aligned control (select started at θ0 = 0)", EXPERIMENT, True, bool)
+    per = Param("per", "Epochs per T_spec (the epoch is T_spec/per)", EXPERIMENT, 200, int, low=2)
+    span = Param("span", "Horizon in units of T_spec", EXPERIMENT, 5.0, low=1.0)
+    window = Param("window", "Xu's detector: updates per windowed Gram matrix", EXPERIMENT, 20, int, low=3)
+    lag = Param("lag", "Xu's detector: epochs of the log-gap slope", EXPERIMENT, 25, int, low=1)
+    threshold = Param("threshold", "Xu's detector fires where the log-gap slope exceeds this", EXPERIMENT, 0.04)
+    burn_in = Param("burn_in", "Xu's detector: first epoch at which it may fire", EXPERIMENT, 100, int, low=0)
+    floor = Param(
+        "floor",
+        "Round-off floor of the floored detector: λ3 ← max(λ3, floor·λ1)",
+        EXPERIMENT,
+        1e-10,
+        low=0.0,
+        high=1.0,
+        open_low=True,
+        open_high=True,
+    )
+    ridge = Param(
+        "ridge", "Tian's ridge η relative to the features' mean variance", EXPERIMENT, 1e-3, low=0.0, open_low=True
+    )
+    rtol = RTOL
+    seeds = SEEDS.but(default=(0, 1, 2), help="Seeds of the finite-sample runs and the perturbation scan")
+    n_samples = Dynamics.n_samples.but(
+        default=DEFAULT_N_SAMPLES,
+        low=2,
+        default_text=None,
+        panel=EXPERIMENT,
+        help="Sample size n of the finite-sample runs",
+    )
+    steps_per_unit = Param(
+        "steps_per_unit", "ReLU finite sample: at least this many GD steps per T_spec", EXPERIMENT, 200, int, low=1
+    )
+    quadratic = Param(
+        "x2",
+        "Add the σ = x² finite-sample runs (Xu's contrast; ≈ 20 s more)",
+        EXPERIMENT,
+        False,
+        bool,
+    )
+    quadratic_step_fraction = Param(
+        "x2_step_fraction",
+        "σ = x² GD step as a fraction of the stable step",
+        EXPERIMENT,
+        0.2,
+        low=0.0,
+        high=1.0,
+        open_low=True,
+        open_high=True,
+    )
+    scan_strengths = STRENGTHS.but(
+        name="scan_strengths",
+        default=(1.0, 2.0, 4.0, 8.0, 16.0, 32.0),
+        short=None,
+        metavar="LIST|none",
+        panel=EXPERIMENT,
+        min_items=0,
+        help="D of the rank-2 collapse scan (none: skip)",
+    )
+    scan_pers = Param(
+        "scan_pers",
+        "Epochs per T_spec of the resolution scan (none: skip)",
+        EXPERIMENT,
+        (50, 100, 200, 400, 800),
+        int,
+        low=2,
+        plural=True,
+        min_items=0,
+        metavar="LIST|none",
+    )
+    scan_eps = Param(
+        "scan_eps",
+        "Sizes ε of the perturbations of the duplicates, one draw per seed (none: skip)",
+        EXPERIMENT,
+        (1e-16, 1e-13, 1e-10, 1e-7, 1e-4),
+        low=0.0,
+        high=1.0,
+        open_low=True,
+        plural=True,
+        min_items=0,
+        metavar="LIST|none",
+    )
+    store_every = Param("store_every", "Keep every k-th epoch in the stored series", EXPERIMENT, 4, int, low=1)
+
+
+class Reln(Fields):
+    """:class:`~gaugecli.experiments.reln.RelnConfig` (population flow only)."""
+
+    strengths = STRENGTHS.but(
+        default=(1.0, 4.0, 16.0, 64.0), help="Gauge strengths D of the m = 1 comparisons (each run at +D and −D)"
+    )
+    m = NEURONS.but(default=5, low=2, help="Neurons m of the select comparison")
+    select_strength = GAUGE_STRENGTH.but(
+        name="select_strength",
+        short=None,
+        metavar=None,
+        panel=EXPERIMENT,
+        help="Gauge strength D of the select comparison",
+    )
+    owner = OWNER.but(help="Designated owner o ∈ [0, m−1] of the select comparison: +D, others −D")
+    restart = Param(
+        "restart",
+        "Restart times t0 in units of the ReLU run's T_spec",
+        EXPERIMENT,
+        (0.5, 1.0, 2.0, 5.0),
+        low=0.0,
+        high=100.0,
+        open_low=True,
+        plural=True,
+        metavar="LIST",
+    )
+    levels = Param(
+        "levels",
+        "Loss-reduction factors a restarted ReLN must reach: L(t0)/factor",
+        EXPERIMENT,
+        (10.0, 100.0),
+        low=1.0,
+        high=1e8,
+        open_low=True,
+        plural=True,
+        metavar="LIST",
+    )
+    envelope_levels = Param(
+        "envelope_levels",
+        "Loss levels ℓ of the fixed-gate envelope",
+        EXPERIMENT,
+        (0.2, 0.1, 0.05, 0.02, 0.01, 0.005, 0.002),
+        low=0.0,
+        open_low=True,
+        plural=True,
+        metavar="LIST",
+    )
+    psi_step = Param(
+        "psi_step",
+        "Step of the envelope's gate angles ψ ∈ [0°, 90°], in degrees",
+        EXPERIMENT,
+        2.0,
+        low=MIN_PSI_STEP,
+        high=45.0,
+    )

@@ -1,0 +1,232 @@
+"""Every parameter is declared once (gaugecli/experiments/params.py), and every layer agrees with
+that declaration: the config dataclass's default, the CLI option (flag, help with its range,
+default, panel, refusal at parse time), docs/cli.md, and the cache key.
+
+The walk goes over the declarations themselves, so a parameter added later is checked without a
+new test: a config field declared but missing from its command, or a field the cache key ignores
+(a key that dropped ``theta0`` used to pass every test), fails here.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import math
+from pathlib import Path
+from typing import Any
+
+import pytest
+import typer
+from typer.testing import CliRunner
+
+from gaugecli.cli.app import app
+from gaugecli.cli.flags import message
+from gaugecli.experiments import params as P
+from gaugecli.experiments.config import DynamicsConfig, ModelConfig
+from gaugecli.experiments.declare import ConfigError, Fields, Param
+from gaugecli.experiments.lockin import LockinConfig
+from gaugecli.experiments.perturb import PerturbConfig
+from gaugecli.experiments.prune import PruneConfig
+from gaugecli.experiments.reln import RelnConfig
+from gaugecli.experiments.select import OwnerSweepConfig, SelectConfig
+from gaugecli.experiments.simulate import SimulateConfig
+from gaugecli.store.artifacts import config_hash
+
+DOCS = Path(__file__).resolve().parents[1] / "docs" / "cli.md"
+
+CONFIGS: list[tuple[type[Fields], type]] = [
+    (P.Model, ModelConfig),
+    (P.Dynamics, DynamicsConfig),
+    (P.Simulate, SimulateConfig),
+    (P.Select, SelectConfig),
+    (P.OwnerSweep, OwnerSweepConfig),
+    (P.Prune, PruneConfig),
+    (P.Perturb, PerturbConfig),
+    (P.Lockin, LockinConfig),
+    (P.Reln, RelnConfig),
+]
+"""Each config dataclass and the declaration of its fields."""
+
+COMMANDS: dict[str, list[type[Fields]]] = {
+    "simulate": [P.Model, P.Dynamics, P.Simulate],
+    "select": [P.Model, P.Dynamics, P.Select, P.OwnerSweep],
+    "prune": [P.Model, P.Prune],
+    "perturb": [P.Model, P.Perturb],
+    "lockin": [P.Model, P.Lockin],
+    "reln": [P.Model, P.Reln],
+}
+"""The declarations each command's options are built from."""
+
+NOT_OPTIONS = {
+    ("prune", "k"): "prune's teacher has one feature (C7 is stated for k = 1)",
+    ("perturb", "k"): "perturb's teacher has one feature",
+    ("lockin", "k"): "lockin's teacher has one feature",
+    ("reln", "k"): "a ReLN gate is defined for one feature",
+    ("simulate", "seed"): "simulate takes --seeds (one run per seed); --seed is its alias",
+}
+"""Declared fields a command deliberately does not offer, and why."""
+
+PERTURB_KIND = {"adversarial": "kind"}
+"""Config fields whose option has another name (``--kind adversarial|random`` sets ``adversarial``)."""
+
+
+def _command(name: str) -> Any:
+    return typer.main.get_group(app).get_command(None, name)  # type: ignore[arg-type]
+
+
+def _options(name: str) -> dict[str, Any]:
+    """Every long flag of the command → its click option."""
+    out = {}
+    for param in _command(name).params:
+        for flag in param.opts + param.secondary_opts:
+            if flag.startswith("--"):
+                out[flag] = param
+    return out
+
+
+def _declared(name: str) -> list[tuple[str, Param]]:
+    return [(field, p) for cls in COMMANDS[name] for field, p in cls.params.items()]
+
+
+@pytest.mark.parametrize("command", list(COMMANDS))
+def test_every_declared_field_is_an_option_with_the_declared_help_default_and_panel(command: str) -> None:
+    options = _options(command)
+    for field, p in _declared(command):
+        if (command, field) in NOT_OPTIONS or (command == "reln" and p in P.Dynamics.params.values()):
+            continue
+        option = options.get(p.option)
+        assert option is not None, f"{command}: {field} is declared but has no option {p.option}"
+        assert option.help.startswith(message(p.help_text())), (command, field, option.help)
+        assert option.rich_help_panel == p.panel, (command, field)
+        if isinstance(p.default, tuple):
+            assert tuple(float(v) if p.type is float else v for v in option.default) == p.default, (command, field)
+        elif p.default is not None:
+            assert option.default == p.default or option.default == [p.default], (command, field, option.default)
+        else:
+            assert option.default is None, (command, field)
+        if p.default_text is not None:
+            assert option.show_default == p.default_text, (command, field)
+
+
+def test_reln_offers_only_the_population_flow() -> None:
+    """reln compares population flows: --mode would have one allowed value, so it is not offered."""
+    options = _options("reln")
+    assert "--mode" not in options and "--t-max" in options and "--rtol" in options
+
+
+@pytest.mark.parametrize("command", list(COMMANDS))
+def test_every_option_of_a_command_is_documented_in_docs_cli(command: str) -> None:
+    docs = DOCS.read_text(encoding="utf-8")
+    section = docs.split(f"## `gaugecli {command}`", 1)[1].split("\n## ", 1)[0]
+    for field, p in _declared(command):
+        if (command, field) in NOT_OPTIONS or (command == "reln" and p in P.Dynamics.params.values()):
+            continue
+        assert p.option in section, (command, p.option)
+        assert message(p.help_text()) in " ".join(section.split()), (command, field)
+
+
+@pytest.mark.parametrize(("fields", "config"), CONFIGS, ids=[c.__name__ for _, c in CONFIGS])
+def test_config_defaults_are_the_declared_defaults(fields: type[Fields], config: type) -> None:
+    instance = config()
+    for field, p in fields.params.items():
+        if field in PERTURB_KIND and config is PerturbConfig:
+            assert instance.adversarial == (P.Perturb.kind.default == "adversarial")
+            continue
+        if field not in {f.name for f in dataclasses.fields(config)}:
+            continue
+        assert getattr(instance, field) == p.default, (config.__name__, field)
+
+
+def _other(p: Param, value: Any) -> Any:
+    """A valid value of ``p`` other than ``value``."""
+    if p.choices:
+        return next(c for c in p.choices if c != value)
+    if p.type is bool:
+        return not value
+    if p.plural:
+        if not value:
+            return (p.low + 1 if p.low is not None else 1.0,)
+        return (*value[:-1], _other(p.but(plural=False), value[-1]))
+    x = value if value is not None else (p.low if p.low is not None else 0.0)
+    if p.type is int:
+        candidate = int(x) + 1
+        return candidate if p.high is None or candidate <= p.high else int(x) - 1
+    if p.high is not None and math.isfinite(p.high):
+        return (x + p.high) / 2 if x < p.high else (x + (p.low or 0.0)) / 2
+    return x * 1.5 + 0.5
+
+
+# Fields whose other value needs another field changed with it, to be valid.
+CONTEXT: dict[tuple[type, str], dict[str, Any]] = {
+    (DynamicsConfig, "eta"): {"mode": P.Mode.gd},
+    (DynamicsConfig, "max_steps"): {"mode": P.Mode.gd},
+    (DynamicsConfig, "n_samples"): {"mode": P.Mode.sample},
+    (DynamicsConfig, "device"): {"mode": P.Mode.sample},
+    (DynamicsConfig, "batch_size"): {"mode": P.Mode.sgd},
+    (DynamicsConfig, "batches"): {"mode": P.Mode.sgd},
+    (SimulateConfig, "seed"): {"dynamics": DynamicsConfig(mode=P.Mode.sample)},
+    (SelectConfig, "seeds"): {"dynamics": DynamicsConfig(mode=P.Mode.sample)},
+    (OwnerSweepConfig, "seeds"): {"dynamics": DynamicsConfig(mode=P.Mode.sample)},
+    (SimulateConfig, "init_seed"): {"init": "random"},
+    (SelectConfig, "init_seed"): {"init": "random"},
+    (PerturbConfig, "seeds"): {"adversarial": False},
+}
+
+
+OTHER: dict[tuple[type, str], Any] = {
+    (SimulateConfig, "gauge"): "unfavorable",
+    (SelectConfig, "owner"): 1,
+    (LockinConfig, "owner"): 1,
+    (RelnConfig, "owner"): 1,
+    (LockinConfig, "assignments"): ("select", "reversed"),
+    (DynamicsConfig, "device"): "cpu",
+    (PruneConfig, "sweep_deltas"): (-1.0, 0.5),
+    (PerturbConfig, "eps"): (0.0, 0.7),
+}
+"""Other values where the generic rule would not give a valid one (a word, an owner < m)."""
+
+
+def _walk() -> list[tuple[type, str, Param]]:
+    out = []
+    for fields, config in CONFIGS:
+        names = {f.name for f in dataclasses.fields(config)}
+        out += [(config, field, p) for field, p in fields.params.items() if field in names]
+    return out
+
+
+@pytest.mark.parametrize(("config", "field", "p"), _walk(), ids=[f"{c.__name__}.{f}" for c, f, _ in _walk()])
+def test_every_declared_field_changes_the_cache_key(config: type, field: str, p: Param) -> None:
+    context = CONTEXT.get((config, field), {})
+    if field == "mode":
+        context = {}
+    base = config(**context)
+    value = getattr(base, field)
+    other = OTHER.get((config, field)) or _other(p, value)
+    changed = config(**{**context, field: other})
+    assert getattr(changed, field) != value, (config.__name__, field, other)
+    assert config_hash(changed) != config_hash(base), f"{config.__name__}.{field} does not change the cache key"
+
+
+def test_the_default_refusal_of_every_bounded_parameter_is_the_same_in_the_config_and_the_cli() -> None:
+    """One declaration, one message: the config's refusal and the CLI's name the same range."""
+    runner = CliRunner()
+    for field, p in [("c0", P.Model.c0), ("t_max", P.Dynamics.t_max), ("eps_align", P.Model.eps_align)]:
+        bad = p.high * 10 if p.high is not None else -1.0
+        with pytest.raises(ConfigError) as info:
+            p.check(bad)
+        result = runner.invoke(app, ["simulate", p.option, repr(bad)])
+        assert result.exit_code == 2
+        assert message(info.value.message) in " ".join(result.output.split()), (field, result.output)
+
+
+COMPUTING = ("simulate", "select", "prune", "perturb", "lockin", "reln")
+
+
+@pytest.mark.parametrize("command", COMPUTING)
+def test_commands_declare_no_parameter_of_their_own(command: str) -> None:
+    """A computing command builds its options from the declarations: no help text, default text or
+    range is written in its module (``select --sweep``, a mode switch of the command, is the one
+    option a command states itself)."""
+    source = (Path(__file__).resolve().parents[1] / "gaugecli" / "cli" / f"{command}.py").read_text()
+    own = source.count("typer.Option(")
+    assert own == (1 if command == "select" else 0), (command, own)
+    assert "show_default" not in source and "help=" not in source.replace('help="Owner-success', "")
