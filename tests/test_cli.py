@@ -234,7 +234,7 @@ def test_select_prints_the_designated_owner(cli, tmp_path: Path) -> None:
 
 def test_select_with_a_tie_at_the_largest_delta_names_no_designated_owner(cli) -> None:
     out = cli("select", *FAST, "--deltas", "1,1").output
-    assert "no designated owner (the largest δ is shared)" in out and "designated owner 0" not in out
+    assert "no predicted owner (the largest δ is shared)" in out and "designated owner" not in out
 
 
 def test_select_sweep_prints_the_success_matrix(cli, tmp_path: Path) -> None:

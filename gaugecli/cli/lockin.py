@@ -8,7 +8,6 @@ import typer
 
 from gaugecli.cli import options as opt
 from gaugecli.cli import report, session
-from gaugecli.cli.config_file import write_beside
 from gaugecli.cli.errors import errors
 from gaugecli.experiments import params as P
 
@@ -51,6 +50,7 @@ def lockin(
     cache_dir: opt.CacheDir = opt.DEFAULT_CACHE,
     cache: opt.UseCache = True,
     config_file: opt.ConfigFile = None,
+    json: opt.Json = False,
 ) -> None:
     """Repulsion and spectral lock-in diagnostics (Xu, Tian): which signatures gauge selection leaves.
 
@@ -87,11 +87,6 @@ def lockin(
             scan_eps=tuple(scan_eps),
             store_every=store_every,
         )
-        session.check_out(out)
-        session.check_figure(figure)
-        with session.pipeline(cache_dir, cache) as pipe:
-            (outcome,) = session.run(pipe, "lockin", [config], "lockin")
-        path = session.export(outcome, out)
-        write_beside(out, ctx)
-        session.draw(outcome, figure)
-    report.lockin(outcome, path)
+        outputs = session.Outputs(out, figure, cache_dir, cache, json=json)
+        outcomes, paths = session.execute(ctx, "lockin", [config], outputs)
+    session.summarize(outcomes, paths, report.lockin, json)

@@ -256,6 +256,15 @@ UseCache = Annotated[
         "--cache/--no-cache", help="Reuse cached runs and points (--no-cache recomputes them).", rich_help_panel=OUTPUT
     ),
 ]
+Json = Annotated[
+    bool,
+    typer.Option(
+        "--json",
+        help="Print one JSON object per artifact on stdout (kind, path, config hash, computed or reused, the "
+        "result's numbers) instead of the summary, for scripts.",
+        rich_help_panel=OUTPUT,
+    ),
+]
 DEFAULT_CACHE = Path("runs")
 DEFAULT_MAX_TIME = MAX_TIME.default
 

@@ -8,7 +8,6 @@ import typer
 
 from gaugecli.cli import options as opt
 from gaugecli.cli import report, session
-from gaugecli.cli.config_file import write_beside
 from gaugecli.cli.errors import bad_parameter, errors
 from gaugecli.experiments import params as P
 
@@ -48,6 +47,7 @@ def perturb(
     config_file: opt.ConfigFile = None,
     workers: opt.Workers = opt.WORKERS.default,
     scheduler: opt.Scheduler = None,
+    json: opt.Json = False,
 ) -> None:
     """Robustness (claim C8), one cause per sweep: visible perturbations (ε × D), the GD step η,
     the sample size n (finite-sample flow against the population flow), selection against n."""
@@ -77,11 +77,6 @@ def perturb(
             refine=refine,
             rtol=rtol,
         )
-        session.check_out(out)
-        session.check_figure(figure)
-        with session.pipeline(cache_dir, cache, workers, scheduler) as pipe:
-            (outcome,) = session.run(pipe, "perturb", [config], "perturb")
-        path = session.export(outcome, out)
-        write_beside(out, ctx)
-        session.draw(outcome, figure)
-    report.perturb(outcome, path)
+        outputs = session.Outputs(out, figure, cache_dir, cache, workers, scheduler, json)
+        outcomes, paths = session.execute(ctx, "perturb", [config], outputs)
+    session.summarize(outcomes, paths, report.perturb, json)

@@ -8,7 +8,6 @@ import typer
 
 from gaugecli.cli import options as opt
 from gaugecli.cli import report, session
-from gaugecli.cli.config_file import write_beside
 from gaugecli.cli.errors import errors
 from gaugecli.experiments import params as P
 
@@ -38,6 +37,7 @@ def prune(
     config_file: opt.ConfigFile = None,
     workers: opt.Workers = opt.WORKERS.default,
     scheduler: opt.Scheduler = None,
+    json: opt.Json = False,
 ) -> None:
     """Functional pruning: the non-owner norm P(t) falls below 1e-6 (claim C7), unless non-owners have δ > 0."""
     with errors():
@@ -54,11 +54,6 @@ def prune(
             sweep_deltas=tuple(sweep_deltas),
             rtol=rtol,
         )
-        session.check_out(out)
-        session.check_figure(figure)
-        with session.pipeline(cache_dir, cache, workers, scheduler) as pipe:
-            (outcome,) = session.run(pipe, "prune", [config], "prune")
-        path = session.export(outcome, out)
-        write_beside(out, ctx)
-        session.draw(outcome, figure)
-    report.prune(outcome, path)
+        outputs = session.Outputs(out, figure, cache_dir, cache, workers, scheduler, json)
+        outcomes, paths = session.execute(ctx, "prune", [config], outputs)
+    session.summarize(outcomes, paths, report.prune, json)

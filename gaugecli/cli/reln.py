@@ -8,7 +8,6 @@ import typer
 
 from gaugecli.cli import options as opt
 from gaugecli.cli import report, session
-from gaugecli.cli.config_file import write_beside
 from gaugecli.cli.errors import errors
 from gaugecli.experiments import params as P
 
@@ -38,6 +37,7 @@ def reln(
     cache_dir: opt.CacheDir = opt.DEFAULT_CACHE,
     cache: opt.UseCache = True,
     config_file: opt.ConfigFile = None,
+    json: opt.Json = False,
 ) -> None:
     """The gated-linear (ReLN) view of gauge selection: where it predicts the gauge effect, where it fails.
 
@@ -61,11 +61,6 @@ def reln(
             envelope_levels=tuple(envelope_levels),
             psi_step=psi_step,
         )
-        session.check_out(out)
-        session.check_figure(figure)
-        with session.pipeline(cache_dir, cache) as pipe:
-            (outcome,) = session.run(pipe, "reln", [config], "reln")
-        path = session.export(outcome, out)
-        write_beside(out, ctx)
-        session.draw(outcome, figure)
-    report.reln(outcome, path)
+        outputs = session.Outputs(out, figure, cache_dir, cache, json=json)
+        outcomes, paths = session.execute(ctx, "reln", [config], outputs)
+    session.summarize(outcomes, paths, report.reln, json)

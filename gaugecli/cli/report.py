@@ -21,6 +21,14 @@ def console() -> Any:
     return Console(soft_wrap=True)
 
 
+@cache
+def errors_console() -> Any:
+    """Where warnings and side notes go: stderr, so that stdout holds only the summary or ``--json``."""
+    from rich.console import Console
+
+    return Console(stderr=True, soft_wrap=True)
+
+
 def escape(text: str) -> str:
     """Rich markup-escape: artifact paths and messages may contain ``[``."""
     from rich.markup import escape as _escape
@@ -48,6 +56,69 @@ def _table(title: str, columns: tuple[str, ...]) -> Any:
     return table
 
 
+NARROW_FALLBACK = "key: value lines"
+
+
+def show(table: Any) -> None:
+    """Print ``table``; in a terminal too narrow for it, ``column: value`` lines instead (a rich
+    table squeezed below its width cuts every number to an ellipsis)."""
+    out = console()
+    heads = [str(c.header) for c in table.columns]
+    rows = [[str(c._cells[i]) for c in table.columns] for i in range(table.row_count)]  # rich keeps cells in order
+    widths = [max([len(h), *(len(line) for r in rows for line in r[j].splitlines())]) for j, h in enumerate(heads)]
+    if sum(widths) + 3 * len(widths) + 1 <= out.width:  # every cell on its line, as rich draws it
+        out.print(table)
+        return
+    if table.title:
+        out.print(table.title)
+    for i, cells in enumerate(rows):
+        out.print(f"row {i + 1}:")
+        for head, value in zip(heads, cells, strict=True):
+            out.print(f"  {head}: {' '.join(value.split())}")
+
+
+def header(command: str, config: Any, runs: list[Any] | None = None) -> str:
+    """The run's effective configuration in one line: activation, mode, d, m, D or δ, n, seed, η,
+    t_max and rtol — the values the run used, where a default was left to the mode."""
+    from gaugecli.experiments.declare import number
+
+    model = config.model
+    dynamics = getattr(config, "dynamics", None)
+    parts = [f"gaugecli {command}", "σ = relu"]
+    if dynamics is not None:
+        parts.append(f"mode {dynamics.mode.value}")
+    parts.append(f"d = {model.d}" + (f", k = {model.k}" if model.k > 1 else ""))
+    parts.append(f"c0 = {number(model.c0)}, θ0 = {model.theta0:.4g}")
+    deltas = getattr(config, "deltas", None)
+    if deltas is not None:
+        parts.append("δ = " + ",".join(f"{x:+g}" for x in deltas))
+    else:
+        if hasattr(config, "m"):
+            parts.append(f"m = {config.m}")
+        strengths = getattr(config, "strengths", None) or [getattr(config, "strength", None)]
+        gauge = getattr(config, "gauge", None)
+        if strengths[0] is not None:
+            parts.append(("D = " + ",".join(number(float(s)) for s in strengths)) + (f" ({gauge})" if gauge else ""))
+    if dynamics is not None:
+        if dynamics.sample_size is not None:
+            parts.append(f"n = {dynamics.sample_size}")
+        if dynamics.mode.stochastic:
+            seeds = getattr(config, "seeds", None) or (getattr(config, "seed", None),)
+            parts.append("seed = " + ",".join("0" if s is None else str(s) for s in seeds))
+        etas = sorted({r.eta for r in runs or [] if r.eta is not None})
+        if etas:
+            parts.append(
+                "η = " + ",".join(f"{e:.4g}" for e in etas) + ("" if dynamics.eta is not None else " (chosen)")
+            )
+        horizon = "auto" if dynamics.t_max is None else number(dynamics.t_max)
+        parts.append(f"t_max = {horizon}")
+        if not dynamics.mode.stepped:
+            parts.append(f"rtol = {number(dynamics.solver_rtol)}")
+    elif hasattr(config, "rtol"):
+        parts.append(f"rtol = {number(config.rtol)}")
+    return " · ".join(parts)
+
+
 def where(outcome: Outcome, path: Path | None) -> str:
     state = "computed" if outcome.computed else "reused from the cache"
     return f"{state}: {path}" if path is not None else state
@@ -72,36 +143,51 @@ def _dynamics_lines(runs: list[Any]) -> list[str]:
 def simulate(outcomes: list[Outcome], paths: list[Path | None]) -> None:
     from gaugecli.core.observables import resolved_residual
 
-    table = _table("gaugecli simulate", ("δ", "T_spec", "final loss", "owner", "δ drift", "R+T resid."))
+    sampled = any(o.result.empirical_loss is not None for o in outcomes)
+    columns = ("δ", "T_spec", "final L", *(("final L_n",) if sampled else ()), "owner", "δ drift", "R+T resid.")
+    table = _table(header("simulate", outcomes[0].config, [o.result for o in outcomes]), columns)
     for outcome in outcomes:
         obs = outcome.result
         deltas = obs.imbalance[0]
         label = ",".join(f"{x:+.4g}" for x in deltas) if len(deltas) <= 4 else f"{deltas[0]:+.4g},… (m={len(deltas)})"
+        empirical = () if not sampled else (fmt_loss(_last(obs.empirical_loss)),)
         table.add_row(
             label,
             fmt(obs.t_spec),
             fmt_loss(obs.final_loss),
+            *empirical,
             owner_label(obs.owner),
             fmt(obs.imbalance_drift, ".1e"),
             fmt(resolved_residual(obs), ".1e"),
         )
     out = console()
-    out.print(table)
+    show(table)
+    out.print(
+        "L: the population loss; L_n: the empirical loss on the run's sample" if sampled else "L: the population loss"
+    )
     for line in _dynamics_lines([o.result for o in outcomes]):
         out.print(line)
     for outcome, path in zip(outcomes, paths, strict=True):
         out.print(where(outcome, path))
 
 
+def _last(series: Any) -> float | None:
+    return None if series is None else float(series[-1])
+
+
 def select(outcome: Outcome, path: Path | None) -> None:
     result = outcome.result
     deltas = getattr(outcome.config, "deltas", None)
     tied = deltas is not None and list(deltas).count(max(deltas)) > 1
+    if tied:
+        owner = "no predicted owner (the largest δ is shared)"
+    elif deltas is not None:
+        owner = f"the gauge predicts owner {result.designated} (argmax δ)"
+    else:
+        owner = f"designated owner {result.designated} (+D, the others −D)"
     table = _table(
-        "gaugecli select — no designated owner (the largest δ is shared)"
-        if tied
-        else f"gaugecli select — designated owner {result.designated}",
-        ("seed", "owner", "ok", "T_spec", "P(end)", "loss(end)", "c_o", "α_o"),
+        header("select", outcome.config, result.runs) + " — " + owner,
+        ("seed", "owner", "ok", "T_spec", "P(end)", "final L", "c_o", "α_o"),
     )
     for seed, run, ok in zip(result.seeds, result.runs, result.success, strict=True):
         o = run.owner if run.owner is not None else run.computed_owner
@@ -116,7 +202,7 @@ def select(outcome: Outcome, path: Path | None) -> None:
             fmt(float(run.alignment[-1, o]), ".5f"),
         )
     out = console()
-    out.print(table)
+    show(table)
     for line in _dynamics_lines(result.runs):
         out.print(line)
     out.print(where(outcome, path))
@@ -131,7 +217,7 @@ def owner_sweep(outcome: Outcome, path: Path | None) -> None:
     )
     for m, row in zip(result.ms, result.success_matrix, strict=True):
         table.add_row(str(m), *[f"{x:.2f}" for x in row], *[""] * (width - m))
-    console().print(table)
+    show(table)
     total = sum(p.success for p in result.points)
     console().print(f"{total}/{len(result.points)} runs selected the designated neuron; {where(outcome, path)}")
 
@@ -147,7 +233,7 @@ def prune(outcome: Outcome, path: Path | None) -> None:
             f"{p.strength:g}", str(p.m), p.mode, str(p.seed), str(p.owner), fmt(p.time_below), fmt(p.final, ".1e")
         )
     out = console()
-    out.print(table)
+    show(table)
     co = result.coalignment
     out.print(
         f"non-owners δ={co.deltas_pruned[1]:+g}: P(end)={co.pruned.nonowner_norm[-1]:.1e} (pruned); "
@@ -177,7 +263,7 @@ def perturb(outcome: Outcome, path: Path | None) -> None:
     for D, thr, row in zip(v.strengths, v.threshold, v.probability, strict=True):
         table.add_row(f"{D:g}", fmt(thr) if thr is not None else f"> {max(v.eps):g}", " ".join(f"{p:.2f}" for p in row))
     out = console()
-    out.print(table)
+    show(table)
     out.print(
         f"GD step (D={st.strength:g}): order {fmt(st.order, '.6f')} ± {fmt(st.order_err, '.1g')} as η → 0 (expected 1); "
         f"error per step → C₁ = {fmt(st.first_order, '.6g')}; η → 0 gives T_spec {fmt(st.intercept, '.8g')} "
@@ -219,7 +305,7 @@ def reln(outcome: Outcome, path: Path | None) -> None:
             fmt_loss(r.floor_reln_initial),
         )
     out = console()
-    out.print(table)
+    show(table)
     for D in dict.fromkeys(r.D for r in result.ratios):
         by = {r.delta: r for r in result.ratios if r.D == D}
         plus, minus = by.get(D), by.get(-D)
@@ -262,25 +348,28 @@ def reln(outcome: Outcome, path: Path | None) -> None:
 
 
 def verify(result: Any, path: Path | None, report_path: Path | None) -> None:
-    from rich.table import Table
-
-    table = Table(title="gaugecli verify", show_lines=True)
-    table.add_column("claim")
-    table.add_column("measured quantity")
-    table.add_column("measured", justify="right")
-    table.add_column("expected")
-    table.add_column("verdict", justify="center")
+    """One line per claim — id, verdict, what was measured and what was expected, cut to the
+    terminal's width; every detail is in the artifact and in ``--report``."""
     verdicts = {True: "[green]pass[/]", False: "[red]FAIL[/]", None: "not run"}
-    for c in result.claims:
-        measured = c.error or ("—" if c.measured is None else _compact(c.measured))
-        expected = f"{c.expected} {c.tolerance}".strip()
-        table.add_row(c.id, escape(c.quantity or c.statement), escape(measured), escape(expected), verdicts[c.passed])
     out = console()
-    out.print(table)
+    for c in result.claims:
+        measured = c.error or ("—" if c.measured is None else _one_line(c.measured))
+        expected = f"{c.expected} {c.tolerance}".strip()
+        text = f"{c.quantity or c.statement}: {measured} (expected {expected})"
+        room = max(out.width - 14, 20)
+        text = text if len(text) <= room else text[: room - 1] + "…"
+        out.print(f"{c.id:<4} {verdicts[c.passed]:<4}  {escape(text)}", overflow="ellipsis", no_wrap=True)
     ran = [c for c in result.claims if c.passed is not None]
     out.print(f"{sum(bool(c.passed) for c in ran)}/{len(ran)} claims pass; artifact: {path}")
     if report_path is not None:
         out.print(f"report: {report_path}")
+    else:
+        out.print("details of every measurement: gaugecli verify --report verify.md")
+
+
+def _one_line(value: Any) -> str:
+    """A measured value on one line: ``key = value; …`` for dicts."""
+    return " ".join(_compact(value).split("\n")).replace(": ", " = ")
 
 
 def _compact(value: Any) -> str:
@@ -322,7 +411,7 @@ def lockin(outcome: Outcome, path: Path | None) -> None:
             fmt(row["frac_neg_given_similar_median"], ".2f"),
         )
     out = console()
-    out.print(table)
+    show(table)
     flows = [r for r in result.runs if r.mode == "flow" and not r.control and r.Lambda_total is not None]
     if flows:
         lam = ", ".join(f"{r.assign} (D={r.D:g}) {r.Lambda_total:.3g}" for r in flows)

@@ -8,7 +8,6 @@ import typer
 
 from gaugecli.cli import options as opt
 from gaugecli.cli import report, session
-from gaugecli.cli.config_file import write_beside
 from gaugecli.cli.errors import bad_parameter, errors
 from gaugecli.experiments import params as P
 
@@ -56,6 +55,7 @@ def select(
     config_file: opt.ConfigFile = None,
     workers: opt.Workers = opt.WORKERS.default,
     scheduler: opt.Scheduler = None,
+    json: opt.Json = False,
 ) -> None:
     """Selection among m duplicates: the +D neuron becomes the owner (claim C6)."""
     with errors():
@@ -88,8 +88,6 @@ def select(
         members = 1 if seeds is None else len(seeds)
         for width in ms if sweep else [len(deltas) if deltas is not None else m]:
             session.check_duration(dynamics, model.d, width, members, max_time)
-        session.check_out(out)
-        session.check_figure(figure)
         if sweep:
             kind = "select-sweep"
             config: SelectConfig | OwnerSweepConfig = OwnerSweepConfig(
@@ -113,9 +111,6 @@ def select(
                 eps=eps,
                 init_seed=init_seed,
             )
-        with session.pipeline(cache_dir, cache, workers, scheduler) as pipe:
-            (outcome,) = session.run(pipe, kind, [config], "select")
-        path = session.export(outcome, out)
-        write_beside(out, ctx)
-        session.draw(outcome, figure)
-    (report.owner_sweep if sweep else report.select)(outcome, path)
+        outputs = session.Outputs(out, figure, cache_dir, cache, workers, scheduler, json)
+        outcomes, paths = session.execute(ctx, kind, [config], outputs)
+    session.summarize(outcomes, paths, report.owner_sweep if sweep else report.select, json)

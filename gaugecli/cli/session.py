@@ -6,6 +6,7 @@ from __future__ import annotations
 import contextlib
 import sys
 from collections.abc import Callable, Iterator
+from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -57,9 +58,10 @@ def pipeline(cache_dir: Path, use_cache: bool, workers: int = 1, scheduler: str 
 
 
 def warn(message: str) -> None:
-    from gaugecli.cli.report import console, escape
+    """A warning of the pipeline, on stderr (stdout carries the summary, or ``--json``)."""
+    from gaugecli.cli.report import errors_console, escape
 
-    console().print(f"[yellow]warning:[/] {escape(message)}")
+    errors_console().print(f"[yellow]warning:[/] {escape(message)}")
 
 
 PROGRESS_STEP = 0.1
@@ -142,11 +144,11 @@ def draw(outcome: Outcome, figure: Path | None) -> None:
     """Draw the artifact's own figure to ``--figure`` (from the artifact as written)."""
     if figure is None:
         return
-    from gaugecli.cli.report import console
+    from gaugecli.cli.report import errors_console
     from gaugecli.plots.overview import render_outcome
 
     render_outcome(outcome, figure)
-    console().print(f"drew {figure}")
+    errors_console().print(f"drew {figure}")
 
 
 def check_duration(dynamics: Any, d: int, m: int, members: int, max_time: float) -> None:
@@ -173,6 +175,78 @@ def indexed(path: Path | None, label: str, n_runs: int) -> Path | None:
     if path is None or n_runs == 1:
         return path
     return path.with_name(f"{path.stem}-{label}{path.suffix or '.json'}")
+
+
+@dataclass(frozen=True)
+class Outputs:
+    """Where a computing command's results go and how its work runs: ``--out``, ``--figure``,
+    ``--cache-dir``, ``--cache``, ``--workers``, ``--scheduler``, ``--json``."""
+
+    out: Path | None = None
+    figure: Path | None = None
+    cache_dir: Path = Path("runs")
+    cache: bool = True
+    workers: int = 1
+    scheduler: str | None = None
+    json: bool = False
+
+
+def execute(
+    ctx: Any,
+    kind: str,
+    configs: list[Any],
+    outputs: Outputs,
+    *,
+    labels: list[str] | None = None,
+    rerun: Callable[[Any], dict[str, Any]] | None = None,
+) -> tuple[list[Outcome], list[Path | None]]:
+    """The ending every computing command shares: check the output paths, run ``configs`` through
+    the cache under a progress bar, write each artifact to ``--out`` (``stem-<label>`` for one of
+    several) with its rerun TOML beside it, draw ``--figure``. Returns the outcomes and where each
+    artifact can be read."""
+    from gaugecli.cli.config_file import write_beside
+
+    labels = labels or [str(i) for i in range(len(configs))]
+    outs = [indexed(outputs.out, label, len(configs)) for label in labels]
+    figures = [indexed(outputs.figure, label, len(configs)) for label in labels]
+    for out, figure in zip(outs, figures, strict=True):
+        check_out(out)
+        check_figure(figure)
+    with pipeline(outputs.cache_dir, outputs.cache, outputs.workers, outputs.scheduler) as pipe:
+        outcomes = run(pipe, kind, configs, kind)
+    paths: list[Path | None] = []
+    for outcome, out, figure in zip(outcomes, outs, figures, strict=True):
+        paths.append(export(outcome, out))
+        write_beside(out, ctx, rerun(outcome.config) if rerun else None)
+        draw(outcome, figure)
+    return outcomes, paths
+
+
+def summarize(
+    outcomes: list[Outcome], paths: list[Path | None], summary: Callable[..., None], json: bool, *, each: bool = True
+) -> None:
+    """The summary on the terminal, or with ``--json`` one JSON object per artifact on stdout: its
+    kind, path, config hash, whether it was computed now, and the result's scalar numbers."""
+    if not json:
+        if each:
+            for outcome, path in zip(outcomes, paths, strict=True):
+                summary(outcome, path)
+        else:
+            summary(outcomes, paths)
+        return
+    import json as json_module
+
+    for outcome, path in zip(outcomes, paths, strict=True):
+        result = outcome.artifact.get("result", {})
+        numbers = {k: v for k, v in result.items() if v is None or isinstance(v, (bool, int, float, str))}
+        record = {
+            "kind": outcome.kind,
+            "path": None if path is None else str(path),
+            "config_hash": outcome.artifact.get("config_hash"),
+            "computed": outcome.computed,
+            "result": numbers,
+        }
+        print(json_module.dumps(record, allow_nan=True, ensure_ascii=False))
 
 
 def run(pipe: Pipeline, kind: str, configs: list[Any], label: str) -> list[Outcome]:

@@ -2,14 +2,12 @@
 
 from __future__ import annotations
 
-from pathlib import Path
 from typing import TYPE_CHECKING, Annotated
 
 import typer
 
 from gaugecli.cli import options as opt
 from gaugecli.cli import report, session
-from gaugecli.cli.config_file import write_beside
 from gaugecli.cli.errors import bad_parameter, errors
 from gaugecli.experiments import params as P
 
@@ -51,6 +49,7 @@ def simulate(
     cache_dir: opt.CacheDir = opt.DEFAULT_CACHE,
     cache: opt.UseCache = True,
     config_file: opt.ConfigFile = None,
+    json: opt.Json = False,
 ) -> None:
     """One configuration: loss, alignment, coefficients, δ, reaction and transport over time.
 
@@ -95,19 +94,11 @@ def simulate(
         for run in runs:
             session.check_duration(run.dynamics, run.model.d, run.m, 1, max_time)
         labels = [_label(r, len(dict.fromkeys(gauge)) > 1, seeds is not None and len(seeds) > 1) for r in runs]
-        outs = [session.indexed(out, label, len(runs)) for label in labels]
-        figures = [session.indexed(figure, label, len(runs)) for label in labels]
-        for path, fig in zip(outs, figures, strict=True):
-            session.check_out(path)
-            session.check_figure(fig)
-        with session.pipeline(cache_dir, cache) as pipe:
-            outcomes = session.run(pipe, "simulate", runs, "simulate")
-        paths: list[Path | None] = []
-        for outcome, path, fig in zip(outcomes, outs, figures, strict=True):
-            paths.append(session.export(outcome, path))
-            write_beside(path, ctx, _rerun(ctx, outcome.config))
-            session.draw(outcome, fig)
-    report.simulate(outcomes, paths)
+        outputs = session.Outputs(out, figure, cache_dir, cache, json=json)
+        outcomes, paths = session.execute(
+            ctx, "simulate", runs, outputs, labels=labels, rerun=lambda run: _rerun(ctx, run)
+        )
+    session.summarize(outcomes, paths, report.simulate, json, each=False)
 
 
 def _rerun(ctx: typer.Context, run: SimulateConfig) -> dict[str, object]:

@@ -1,0 +1,98 @@
+"""What the commands print: a header with the run's effective configuration, L against L_n,
+``column: value`` lines where a table cannot fit, ``--json`` for scripts, one line per claim in
+``verify``. The numbers printed are checked against the artifact they summarise."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+from types import SimpleNamespace
+
+import pytest
+from typer.testing import CliRunner
+
+from gaugecli.cli.app import app
+
+FAST = ["--d", "3", "--rtol", "1e-8"]
+
+
+def _run(args: list[str], cwd: Path, columns: int = 120) -> subprocess.CompletedProcess[str]:
+    """The real console script's streams, separately (CliRunner mixes them)."""
+    env = {"COLUMNS": str(columns), "PATH": "", "PYTHONUNBUFFERED": "1", "OMP_NUM_THREADS": "1"}
+    return subprocess.run(
+        [sys.executable, "-m", "gaugecli", *args], cwd=cwd, env=env, capture_output=True, text=True, timeout=300
+    )
+
+
+def test_the_header_states_the_effective_configuration(tmp_path: Path) -> None:
+    out = _run(["simulate", *FAST, "-D", "2", "--gauge", "unfavorable", "--cache-dir", "C"], tmp_path).stdout
+    head = out.splitlines()[0]
+    for part in ("σ = relu", "mode flow", "d = 3", "m = 1", "D = 2 (unfavorable)", "t_max = auto", "rtol = 1e-8"):
+        assert part in head, (part, head)
+    assert "final L" in out and "final L_n" not in out and "L: the population loss" in out
+
+
+def test_a_sample_run_reports_L_and_L_n_and_its_sample(tmp_path: Path) -> None:
+    args = ["simulate", "--d", "3", "--mode", "sample", "--n-samples", "500", "--seeds", "3", "--t-max", "2"]
+    out = _run([*args, "--cache-dir", "C"], tmp_path).stdout
+    assert "n = 500" in out.splitlines()[0] and "seed = 3" in out.splitlines()[0]
+    assert "final L_n" in out and "L_n: the empirical loss" in out
+
+
+def test_json_prints_one_object_per_artifact_and_nothing_else_on_stdout(tmp_path: Path) -> None:
+    proc = _run(["simulate", *FAST, "-D", "1,4", "--cache-dir", "C", "--json"], tmp_path)
+    assert proc.returncode == 0, proc.stderr
+    records = [json.loads(line) for line in proc.stdout.splitlines()]
+    assert [r["kind"] for r in records] == ["simulate", "simulate"]
+    for record in records:
+        artifact = json.loads(Path(tmp_path, record["path"]).read_text())
+        assert record["config_hash"] == artifact["config_hash"]
+        assert record["result"]["t_spec"] == artifact["result"]["t_spec"]
+        assert record["computed"] is True
+    again = [json.loads(line) for line in _run(proc.args[3:], tmp_path).stdout.splitlines()]
+    assert [r["computed"] for r in again] == [False, False]
+
+
+def test_a_narrow_terminal_gets_key_value_lines_with_every_number(tmp_path: Path) -> None:
+    wide = _run(["simulate", *FAST, "--cache-dir", "C", "--json"], tmp_path).stdout
+    t_spec = json.loads(wide)["result"]["t_spec"]
+    narrow = _run(["simulate", *FAST, "--cache-dir", "C"], tmp_path, columns=20).stdout
+    assert f"  T_spec: {t_spec:.4g}" in narrow.splitlines()
+    assert "…" not in narrow.split("row 1:")[1]
+
+
+def test_verify_prints_one_line_per_claim(monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
+    from gaugecli.cli import report
+
+    claims = [
+        SimpleNamespace(
+            id=f"C{i}",
+            quantity="a measured quantity " * 8,
+            statement="",
+            measured={"exponent": 2.0001, "C": 38.4, "runs": [1, 2, 3]},
+            expected="2",
+            tolerance="± 0.05",
+            error=None,
+            passed=i != 3,
+        )
+        for i in range(1, 6)
+    ]
+    result = SimpleNamespace(claims=claims)
+    monkeypatch.setenv("COLUMNS", "80")
+    report.console.cache_clear()
+    report.verify(result, Path("v.json"), None)
+    report.console.cache_clear()
+    text = capsys.readouterr().out
+    lines = text.splitlines()
+    assert [line.split()[0] for line in lines[:5]] == ["C1", "C2", "C3", "C4", "C5"]
+    assert all(len(line) <= 80 for line in lines[:5]), lines
+    assert "FAIL" in lines[2] and "pass" in lines[0]
+    assert lines[5].startswith("4/5 claims pass")
+
+
+def test_select_with_explicit_deltas_names_the_predicted_owner_not_a_designated_one(tmp_path: Path) -> None:
+    result = CliRunner().invoke(app, ["select", *FAST, "--deltas", "-1,2,0.5", "--cache-dir", str(tmp_path)])
+    assert result.exit_code == 0, result.output
+    assert "the gauge predicts owner 1 (argmax δ)" in result.output and "designated" not in result.output
