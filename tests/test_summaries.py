@@ -96,3 +96,13 @@ def test_select_with_explicit_deltas_names_the_predicted_owner_not_a_designated_
     result = CliRunner().invoke(app, ["select", *FAST, "--deltas", "-1,2,0.5", "--cache-dir", str(tmp_path)])
     assert result.exit_code == 0, result.output
     assert "the gauge predicts owner 1 (argmax δ)" in result.output and "designated" not in result.output
+
+
+def test_a_run_missing_from_the_cache_names_the_options_of_the_nearest_cached_one(tmp_path: Path) -> None:
+    """`make figures`, then a command at other values: one line says which flags would reuse a run."""
+    assert _run(["simulate", *FAST, "-D", "4", "--cache-dir", "C"], tmp_path).returncode == 0
+    proc = _run(["simulate", *FAST, "-D", "8", "--cache-dir", "C"], tmp_path)
+    (line,) = [ln for ln in proc.stderr.splitlines() if "not in the cache" in ln]
+    assert "--gauge-strength 4.0 there, 8.0 here" in line
+    again = _run(["simulate", *FAST, "-D", "8", "--cache-dir", "C"], tmp_path)
+    assert "not in the cache" not in again.stderr  # cached now: no hint

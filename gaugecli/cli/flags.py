@@ -21,14 +21,22 @@ def message(text: str) -> str:
     return render(text, flag)
 
 
-def _declared() -> dict[str, str]:
-    out: dict[str, str] = {}
+def field_flag(field: str) -> str:
+    """The flag of a config *field* (``strengths`` → ``--gauge-strength``, ``quadratic`` → ``--x2``)."""
+    return _FIELD_FLAGS.get(field, flag(field))
+
+
+def _declared() -> tuple[dict[str, str], dict[str, str]]:
+    names: dict[str, str] = {}
+    fields: dict[str, str] = {}
     stack: list[type[Fields]] = list(Fields.__subclasses__())
     while stack:
         cls = stack.pop()
         stack.extend(cls.__subclasses__())
-        out.update({p.name: p.option for p in cls.params.values()})
-    return out
+        names.update({p.name: p.option for p in cls.params.values()})
+        fields.update({field: p.option for field, p in cls.params.items()})
+    fields["adversarial"] = names["kind"]  # perturb's --kind adversarial|random sets the field adversarial
+    return names, fields
 
 
-_FLAGS = _declared()
+_FLAGS, _FIELD_FLAGS = _declared()

@@ -213,6 +213,7 @@ def execute(
         check_out(out)
         check_figure(figure)
     with pipeline(outputs.cache_dir, outputs.cache, outputs.workers, outputs.scheduler) as pipe:
+        _explain_misses(pipe, kind, configs, outputs)
         outcomes = run(pipe, kind, configs, kind)
     paths: list[Path | None] = []
     for outcome, out, figure in zip(outcomes, outs, figures, strict=True):
@@ -220,6 +221,20 @@ def execute(
         write_beside(out, ctx, rerun(outcome.config) if rerun else None)
         draw(outcome, figure)
     return outcomes, paths
+
+
+def _explain_misses(pipe: Pipeline, kind: str, configs: list[Any], outputs: Outputs) -> None:
+    """A run about to be computed although a nearby one is cached: say which options differ."""
+    if not outputs.cache or pipe.cache is None or len(configs) != 1:
+        return
+    if pipe.cache.path(kind, configs[0]).exists():
+        return
+    from gaugecli.cli.nearest import hint
+    from gaugecli.cli.report import errors_console, escape
+
+    line = hint(outputs.cache_dir, kind, configs[0])
+    if line is not None:
+        errors_console().print(escape(line))
 
 
 def summarize(

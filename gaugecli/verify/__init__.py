@@ -10,7 +10,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 from gaugecli.core.types import Progress
-from gaugecli.pipeline import Inputs, Pipeline, resolve
+from gaugecli.pipeline import Inputs, Need, Pipeline, resolve
 from gaugecli.verify.claim import Check, Claim, ClaimOutcome
 from gaugecli.verify.paper import CLAIMS as PAPER_CLAIMS
 
@@ -40,14 +40,19 @@ class VerifyResult:
         return [c for c in self.claims if c.passed is False]
 
 
+def profile_needs(config: VerifyConfig, claims: Sequence[Claim] | None = None) -> dict[str, Need]:
+    """The runs the chosen claims read in ``config``'s profile (before any follow-up run)."""
+    chosen = [c for c in (claims if claims is not None else all_claims()) if not config.only or c.id in config.only]
+    return {f"{c.id}/{name}": need for c in chosen for name, need in c.needs(config.quick).items()}
+
+
 def verify(
     config: VerifyConfig, pipeline: Pipeline, progress: Progress | None = None, claims: Sequence[Claim] | None = None
 ) -> VerifyResult:
     """Measure and judge each claim; a claim whose measurement fails with an error is a failure."""
     claims = list(claims if claims is not None else all_claims())
     chosen = [c for c in claims if not config.only or c.id in config.only]
-    needs = {f"{c.id}/{name}": need for c in chosen for name, need in c.needs(config.quick).items()}
-    inputs, _ = resolve(needs, pipeline, progress)
+    inputs, _ = resolve(profile_needs(config, claims), pipeline, progress)
     outcomes = []
     for claim in claims:
         if claim not in chosen:
