@@ -1,4 +1,4 @@
-"""``python -m gaugecli``."""
+"""The module entry point: ``python -m gaugecli`` runs the command line, as the ``gaugecli`` script does."""
 
 from gaugecli.cli import main
 

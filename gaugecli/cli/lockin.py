@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Annotated
+from typing import Annotated, Any
 
 import typer
 
@@ -16,6 +16,8 @@ app = opt.command_app()
 
 
 @app.command(cls=opt.PanelCommand)
+@session.with_outputs(sweeps=False)
+@session.with_model(features=False)
 def lockin(
     ctx: typer.Context,
     gauge_strength: Annotated[list[str], opt.option(S.strengths, repeat=True)] = list(S.strengths.default),
@@ -40,17 +42,9 @@ def lockin(
     scan_pers: Annotated[opt.IntList, opt.option(S.scan_pers)] = S.scan_pers.default,
     scan_eps: Annotated[opt.FloatList, opt.option(S.scan_eps)] = S.scan_eps.default,
     store_every: Annotated[int, opt.option(S.store_every)] = S.store_every.default,
-    d: opt.Dimension = P.Model.d.default,
-    c0: opt.InitialCoefficient = P.Model.c0.default,
-    theta0: opt.InitialAngle = P.Model.theta0.default,
-    eps_align: opt.EpsAlign = P.Model.eps_align.default,
     rtol: opt.FlowTolerance = S.rtol.default,
-    out: opt.Out = None,
-    figure: opt.FigurePath = None,
-    cache_dir: opt.CacheDir = opt.DEFAULT_CACHE,
-    cache: opt.UseCache = True,
-    config_file: opt.ConfigFile = None,
-    json: opt.Json = False,
+    model: Any = None,
+    outputs: session.Outputs = session.Outputs(),
 ) -> None:
     """Repulsion and spectral lock-in diagnostics (Xu, Tian): which signatures gauge selection leaves.
 
@@ -62,7 +56,7 @@ def lockin(
         from gaugecli.experiments.lockin import LockinConfig
 
         config = LockinConfig(
-            model=opt.model_config(d, 1, c0, theta0, eps_align),
+            model=model,
             m=m,
             owner=owner,
             strengths=opt.numbers(gauge_strength),
@@ -87,6 +81,5 @@ def lockin(
             scan_eps=tuple(scan_eps),
             store_every=store_every,
         )
-        outputs = session.Outputs(out, figure, cache_dir, cache, json=json)
         outcomes, paths = session.execute(ctx, "lockin", [config], outputs)
-    session.summarize(outcomes, paths, report.lockin, json)
+    session.summarize(outcomes, paths, report.lockin, outputs.json)

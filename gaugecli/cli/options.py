@@ -289,7 +289,7 @@ ConfigFile = Annotated[
 ]
 
 
-def model_config(d: int, k: int, c0: float, theta0: float, eps_align: float) -> Any:
+def model_config(d: int, c0: float, theta0: float, eps_align: float, k: int = 1) -> Any:
     """The :class:`~gaugecli.experiments.config.ModelConfig` of the options given."""
     from gaugecli.experiments.config import ModelConfig
 

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Annotated
+from typing import Annotated, Any
 
 import typer
 
@@ -16,6 +16,8 @@ app = opt.command_app()
 
 
 @app.command(cls=opt.PanelCommand)
+@session.with_outputs(sweeps=True)
+@session.with_model(features=False)
 def perturb(
     ctx: typer.Context,
     eps: Annotated[opt.FloatList, opt.option(S.eps)] = S.eps.default,
@@ -35,19 +37,9 @@ def perturb(
     success_seeds: Annotated[opt.IntList, opt.option(S.success_seeds)] = S.success_seeds.default,
     success_horizon: Annotated[float, opt.option(S.success_horizon)] = S.success_horizon.default,
     refine: Annotated[int, opt.option(S.refine)] = S.refine.default,
-    d: opt.Dimension = P.Model.d.default,
-    c0: opt.InitialCoefficient = P.Model.c0.default,
-    theta0: opt.InitialAngle = P.Model.theta0.default,
-    eps_align: opt.EpsAlign = P.Model.eps_align.default,
     rtol: opt.FlowTolerance = S.rtol.default,
-    out: opt.Out = None,
-    figure: opt.FigurePath = None,
-    cache_dir: opt.CacheDir = opt.DEFAULT_CACHE,
-    cache: opt.UseCache = True,
-    config_file: opt.ConfigFile = None,
-    workers: opt.Workers = opt.WORKERS.default,
-    scheduler: opt.Scheduler = None,
-    json: opt.Json = False,
+    model: Any = None,
+    outputs: session.Outputs = session.Outputs(),
 ) -> None:
     """Robustness (claim C8), one cause per sweep: visible perturbations (ε × D), the GD step η,
     the sample size n (finite-sample flow against the population flow), selection against n."""
@@ -57,7 +49,7 @@ def perturb(
         if kind == "adversarial" and (clash := opt.given(ctx, "seeds")):
             raise bad_parameter(clash[0], "has no effect with --kind adversarial (deterministic); use --kind random")
         config = PerturbConfig(
-            model=opt.model_config(d, 1, c0, theta0, eps_align),
+            model=model,
             m=m,
             eps=tuple(eps),
             strengths=opt.numbers(gauge_strength),
@@ -77,6 +69,5 @@ def perturb(
             refine=refine,
             rtol=rtol,
         )
-        outputs = session.Outputs(out, figure, cache_dir, cache, workers, scheduler, json)
         outcomes, paths = session.execute(ctx, "perturb", [config], outputs)
-    session.summarize(outcomes, paths, report.perturb, json)
+    session.summarize(outcomes, paths, report.perturb, outputs.json)

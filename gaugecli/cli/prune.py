@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Annotated
+from typing import Annotated, Any
 
 import typer
 
@@ -16,6 +16,8 @@ app = opt.command_app()
 
 
 @app.command(cls=opt.PanelCommand)
+@session.with_outputs(sweeps=True)
+@session.with_model(features=False)
 def prune(
     ctx: typer.Context,
     gauge_strength: Annotated[list[str], opt.option(S.strengths, repeat=True)] = list(S.strengths.default),
@@ -25,26 +27,16 @@ def prune(
     seeds: Annotated[opt.IntList | None, opt.option(S.seeds)] = None,
     coalign_strength: Annotated[float, opt.option(S.coalign_strength)] = S.coalign_strength.default,
     sweep_deltas: Annotated[opt.FloatList, opt.option(S.sweep_deltas)] = S.sweep_deltas.default,
-    d: opt.Dimension = P.Model.d.default,
-    c0: opt.InitialCoefficient = P.Model.c0.default,
-    theta0: opt.InitialAngle = P.Model.theta0.default,
-    eps_align: opt.EpsAlign = P.Model.eps_align.default,
     rtol: opt.FlowTolerance = S.rtol.default,
-    out: opt.Out = None,
-    figure: opt.FigurePath = None,
-    cache_dir: opt.CacheDir = opt.DEFAULT_CACHE,
-    cache: opt.UseCache = True,
-    config_file: opt.ConfigFile = None,
-    workers: opt.Workers = opt.WORKERS.default,
-    scheduler: opt.Scheduler = None,
-    json: opt.Json = False,
+    model: Any = None,
+    outputs: session.Outputs = session.Outputs(),
 ) -> None:
     """Functional pruning: the non-owner norm P(t) falls below 1e-6 (claim C7), unless non-owners have δ > 0."""
     with errors():
         from gaugecli.experiments.prune import PruneConfig
 
         config = PruneConfig(
-            model=opt.model_config(d, 1, c0, theta0, eps_align),
+            model=model,
             strengths=opt.numbers(gauge_strength),
             ms=tuple(ms),
             sample=sample,
@@ -54,6 +46,5 @@ def prune(
             sweep_deltas=tuple(sweep_deltas),
             rtol=rtol,
         )
-        outputs = session.Outputs(out, figure, cache_dir, cache, workers, scheduler, json)
         outcomes, paths = session.execute(ctx, "prune", [config], outputs)
-    session.summarize(outcomes, paths, report.prune, json)
+    session.summarize(outcomes, paths, report.prune, outputs.json)

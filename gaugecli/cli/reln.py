@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Annotated
+from typing import Annotated, Any
 
 import typer
 
@@ -16,6 +16,9 @@ app = opt.command_app()
 
 
 @app.command(cls=opt.PanelCommand)
+@session.with_outputs(sweeps=False)
+@session.with_model(features=False)
+@session.with_dynamics(population_flow_only=True)
 def reln(
     ctx: typer.Context,
     gauge_strength: Annotated[list[str], opt.option(S.strengths, repeat=True)] = list(S.strengths.default),
@@ -26,18 +29,9 @@ def reln(
     levels: Annotated[opt.FloatList, opt.option(S.levels)] = S.levels.default,
     envelope_levels: Annotated[opt.FloatList, opt.option(S.envelope_levels)] = S.envelope_levels.default,
     psi_step: Annotated[float, opt.option(S.psi_step)] = S.psi_step.default,
-    d: opt.Dimension = P.Model.d.default,
-    c0: opt.InitialCoefficient = P.Model.c0.default,
-    theta0: opt.InitialAngle = P.Model.theta0.default,
-    eps_align: opt.EpsAlign = P.Model.eps_align.default,
-    t_max: opt.Horizon = None,
-    rtol: opt.Tolerance = None,
-    out: opt.Out = None,
-    figure: opt.FigurePath = None,
-    cache_dir: opt.CacheDir = opt.DEFAULT_CACHE,
-    cache: opt.UseCache = True,
-    config_file: opt.ConfigFile = None,
-    json: opt.Json = False,
+    model: Any = None,
+    dynamics: Any = None,
+    outputs: session.Outputs = session.Outputs(),
 ) -> None:
     """The gated-linear (ReLN) view of gauge selection: where it predicts the gauge effect, where it fails.
 
@@ -50,8 +44,8 @@ def reln(
         from gaugecli.experiments.reln import RelnConfig
 
         config = RelnConfig(
-            model=opt.model_config(d, 1, c0, theta0, eps_align),
-            dynamics=opt.dynamics_config(P.Mode.flow, t_max=t_max, rtol=rtol),
+            model=model,
+            dynamics=dynamics,
             strengths=opt.numbers(gauge_strength),
             m=m,
             select_strength=select_strength,
@@ -61,6 +55,5 @@ def reln(
             envelope_levels=tuple(envelope_levels),
             psi_step=psi_step,
         )
-        outputs = session.Outputs(out, figure, cache_dir, cache, json=json)
         outcomes, paths = session.execute(ctx, "reln", [config], outputs)
-    session.summarize(outcomes, paths, report.reln, json)
+    session.summarize(outcomes, paths, report.reln, outputs.json)

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Annotated
+from typing import Annotated, Any
 
 import typer
 
@@ -16,6 +16,9 @@ app = opt.command_app()
 
 
 @app.command("select", cls=opt.PanelCommand)
+@session.with_outputs(sweeps=True)
+@session.with_model(features=True)
+@session.with_dynamics()
 def select(
     ctx: typer.Context,
     gauge_strength: Annotated[float, opt.option(S.strength)] = S.strength.default,
@@ -30,50 +33,19 @@ def select(
     ] = False,
     ms: Annotated[opt.IntList, opt.option(P.OwnerSweep.ms)] = P.OwnerSweep.ms.default,
     seeds: Annotated[opt.IntList | None, opt.option(S.seeds)] = None,
-    d: opt.Dimension = P.Model.d.default,
-    k: opt.TeacherFeatures = P.Model.k.default,
-    c0: opt.InitialCoefficient = P.Model.c0.default,
-    theta0: opt.InitialAngle = P.Model.theta0.default,
     init: opt.Init = S.init.default,
     eps: opt.Perturbation = None,
     init_seed: opt.InitSeed = None,
-    eps_align: opt.EpsAlign = P.Model.eps_align.default,
-    mode: opt.DynamicsMode = P.Dynamics.mode.default,
-    eta: opt.Step = None,
-    n_samples: opt.SampleSize = None,
-    batch_size: opt.BatchSize = None,
-    batches: opt.Batches = None,
-    t_max: opt.Horizon = None,
-    rtol: opt.Tolerance = None,
-    max_steps: opt.MaxSteps = None,
-    device: opt.Device = None,
     max_time: opt.MaxTime = opt.DEFAULT_MAX_TIME,
-    out: opt.Out = None,
-    figure: opt.FigurePath = None,
-    cache_dir: opt.CacheDir = opt.DEFAULT_CACHE,
-    cache: opt.UseCache = True,
-    config_file: opt.ConfigFile = None,
-    workers: opt.Workers = opt.WORKERS.default,
-    scheduler: opt.Scheduler = None,
-    json: opt.Json = False,
+    model: Any = None,
+    dynamics: Any = None,
+    outputs: session.Outputs = session.Outputs(),
 ) -> None:
     """Selection among m duplicates: the +D neuron becomes the owner (claim C6)."""
     with errors():
         from gaugecli.experiments.select import OwnerSweepConfig, SelectConfig
 
-        model = opt.model_config(d, k, c0, theta0, eps_align)
-        dynamics = opt.dynamics_config(
-            mode,
-            eta=eta,
-            n_samples=n_samples,
-            batch_size=batch_size,
-            batches=batches,
-            t_max=t_max,
-            rtol=rtol,
-            max_steps=max_steps,
-            device=device,
-        )
-        if sweep and figure is not None:
+        if sweep and outputs.figure is not None:
             raise bad_parameter("--figure", "draws one run; select --sweep prints its success matrix instead")
         if sweep and (clash := opt.given(ctx, "init", "eps", "init_seed")):
             raise bad_parameter(clash[0], "has no effect with --sweep (the sweep starts from exact duplicates)")
@@ -111,6 +83,5 @@ def select(
                 eps=eps,
                 init_seed=init_seed,
             )
-        outputs = session.Outputs(out, figure, cache_dir, cache, workers, scheduler, json)
         outcomes, paths = session.execute(ctx, kind, [config], outputs)
-    session.summarize(outcomes, paths, report.owner_sweep if sweep else report.select, json)
+    session.summarize(outcomes, paths, report.owner_sweep if sweep else report.select, outputs.json)

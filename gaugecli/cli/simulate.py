@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Annotated
+from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
@@ -19,37 +19,23 @@ app = opt.command_app()
 
 
 @app.command(cls=opt.PanelCommand)
+@session.with_outputs(sweeps=False)
+@session.with_model(features=True)
+@session.with_dynamics()
 def simulate(
     ctx: typer.Context,
     gauge: Annotated[list[str], opt.option(S.gauge, repeat=True)] = [S.gauge.default],
     gauge_strength: Annotated[list[str], opt.option(S.strengths, repeat=True)] = list(S.strengths.default),
     m: Annotated[int, opt.option(S.m)] = S.m.default,
     deltas: opt.Deltas = None,
-    d: opt.Dimension = P.Model.d.default,
-    k: opt.TeacherFeatures = P.Model.k.default,
-    c0: opt.InitialCoefficient = P.Model.c0.default,
-    theta0: opt.InitialAngle = P.Model.theta0.default,
     init: opt.Init = S.init.default,
     eps: opt.Perturbation = None,
     init_seed: opt.InitSeed = None,
-    eps_align: opt.EpsAlign = P.Model.eps_align.default,
-    mode: opt.DynamicsMode = P.Dynamics.mode.default,
-    eta: opt.Step = None,
-    n_samples: opt.SampleSize = None,
-    batch_size: opt.BatchSize = None,
-    batches: opt.Batches = None,
-    t_max: opt.Horizon = None,
     seeds: Annotated[opt.IntList | None, opt.option(P.SEEDS, "--seed")] = None,
-    rtol: opt.Tolerance = None,
-    max_steps: opt.MaxSteps = None,
-    device: opt.Device = None,
     max_time: opt.MaxTime = opt.DEFAULT_MAX_TIME,
-    out: opt.Out = None,
-    figure: opt.FigurePath = None,
-    cache_dir: opt.CacheDir = opt.DEFAULT_CACHE,
-    cache: opt.UseCache = True,
-    config_file: opt.ConfigFile = None,
-    json: opt.Json = False,
+    model: Any = None,
+    dynamics: Any = None,
+    outputs: session.Outputs = session.Outputs(),
 ) -> None:
     """One configuration: loss, alignment, coefficients, δ, reaction and transport over time.
 
@@ -62,18 +48,6 @@ def simulate(
             raise bad_parameter(
                 clash[0], "has no effect with --deltas (m is their number, each neuron its own δ); give one of them"
             )
-        model = opt.model_config(d, k, c0, theta0, eps_align)
-        dynamics = opt.dynamics_config(
-            mode,
-            eta=eta,
-            n_samples=n_samples,
-            batch_size=batch_size,
-            batches=batches,
-            t_max=t_max,
-            rtol=rtol,
-            max_steps=max_steps,
-            device=device,
-        )
         configs = [
             SimulateConfig(
                 model=model,
@@ -94,11 +68,10 @@ def simulate(
         for run in runs:
             session.check_duration(run.dynamics, run.model.d, run.m, 1, max_time)
         labels = [_label(r, len(dict.fromkeys(gauge)) > 1, seeds is not None and len(seeds) > 1) for r in runs]
-        outputs = session.Outputs(out, figure, cache_dir, cache, json=json)
         outcomes, paths = session.execute(
             ctx, "simulate", runs, outputs, labels=labels, rerun=lambda run: _rerun(ctx, run)
         )
-    session.summarize(outcomes, paths, report.simulate, json, each=False)
+    session.summarize(outcomes, paths, report.simulate, outputs.json, each=False)
 
 
 def _rerun(ctx: typer.Context, run: SimulateConfig) -> dict[str, object]:

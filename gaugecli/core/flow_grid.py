@@ -1,10 +1,10 @@
-"""The population gradient flow sampled on a uniform "epoch" grid ``t_k = k τ`` (RELATED.md §2), the
-trajectory the lock-in diagnostics (:mod:`gaugecli.core.lockin`) read, optionally restricted to the
-invariant set where duplicates of one gauge class stay equal.
+"""The population gradient flow on a uniform "epoch" grid ``t_k = k τ`` (RELATED.md §2).
 
-Same right-hand side and Jacobian as :func:`gaugecli.core.integrate.gradient_flow` (closed-form
-gradient and Hessian, LSODA, one BLAS thread); what differs is the output, states on a uniform grid
-whose step may be set by this flow's own ``T_spec`` (to be folded into ``core/integrate.py``).
+It is the trajectory the lock-in diagnostics (:mod:`gaugecli.core.lockin`) read, optionally
+restricted to the invariant set where duplicates of one gauge class stay equal. Same right-hand
+side and Jacobian as :func:`gaugecli.core.flow.gradient_flow` (closed-form gradient and Hessian,
+LSODA, one BLAS thread); what differs is the output: states on a uniform grid whose step may be set
+by this flow's own ``T_spec``.
 """
 
 from __future__ import annotations
@@ -65,7 +65,7 @@ def population_flow_on_grid(
     Either ``times`` is given, or the grid is ``k T_spec/per`` for ``k = 0 … span·per``, with
     ``T_spec`` the first time ``max_j α_j = 1 − ε_align`` of this very flow (located as a terminal
     solver event, then the flow continues to ``span · T_spec``). The right-hand side and Jacobian are
-    those of :func:`gaugecli.core.integrate.gradient_flow` (closed-form gradient and Hessian, LSODA,
+    those of :func:`gaugecli.core.flow.gradient_flow` (closed-form gradient and Hessian, LSODA,
     one BLAS thread), but the states come on the uniform grid the diagnostics need.
 
     ``groups``: integrate the flow *restricted to the invariant set* where each group's members are

@@ -1,4 +1,6 @@
-"""Finite-sample training: a Gaussian sample drawn from a seed, the empirical loss
+"""Finite-sample training: the empirical loss L_n on a seeded Gaussian sample, its derivatives, SGD.
+
+The empirical loss is
 
     L_n(θ) = (1/2n) Σ_i (f(x_i) − y(x_i))²,
 
