@@ -59,7 +59,7 @@ def load(ctx: typer.Context, param: Any, value: Path | None) -> Path | None:
         if isinstance(item, dict):
             raise bad_parameter("--config", f"{value}: {key!r} must be a value or an array, not a table")
         if isinstance(item, list) and not target.multiple:
-            item = ",".join(_text(v) for v in item)  # a list option parses its comma-separated form
+            item = ",".join(_text(v) for v in item) or "none"  # a list option parses its comma-separated form
         elif target.multiple and not isinstance(item, list):
             item = [item]
         defaults[target.name] = item
@@ -97,6 +97,11 @@ def write_beside(out: Path | None, ctx: typer.Context, overrides: dict[str, Any]
     ]
     atomic_write_text(path, "\n".join(header + given + defaults) + "\n", "--out")
     return path
+
+
+def toml_lines(values: dict[str, Any]) -> list[str]:
+    """``key = value`` lines for ``values`` (``None`` left out)."""
+    return [line for key, value in values.items() if (line := _line(key, value)) is not None]
 
 
 def _line(key: str, value: Any) -> str | None:

@@ -100,6 +100,7 @@ def plot(
             console().print(f"{fig_id}: {files}" + (count if len(ids) > 1 else ""))
             if compare is not None:
                 drift.extend(_compare(compare / f"{fig_id}.json", out_dir / f"{fig_id}.json"))
+            _write_reruns(fig_id, cache_dir, quick)
 
         if jobs > 1:
             # the runs of every figure at once on `jobs` processes; each figure is drawn (≈ 2 s,
@@ -143,6 +144,18 @@ def plot(
         if drift:
             raise Failure(f"{len(drift)} series drifted from the committed figures in {compare}")
         console().print(f"every regenerated series matches {compare} within its stated tolerance")
+
+
+def _write_reruns(fig_id: str, cache_dir: Path, quick: bool) -> None:
+    """Beside each cached run the figure read, the TOML that reruns it from the command line."""
+    from gaugecli.cli import rerun
+    from gaugecli.plots.render import figure_module
+    from gaugecli.store.artifacts import config_hash
+
+    for need in figure_module(fig_id).needs(quick).values():
+        path = cache_dir / need.kind / f"{config_hash(need.config)}.json"
+        if path.exists():
+            rerun.write(need.kind, need.config, path)
 
 
 def _compare(committed: Path, regenerated: Path) -> list[str]:

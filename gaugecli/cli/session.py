@@ -313,6 +313,10 @@ def execute(
         outcomes = run(pipe, kind, configs, kind)
     paths: list[Path | None] = []
     for outcome, out, figure in zip(outcomes, outs, figures, strict=True):
+        if outcome.path is not None:
+            from gaugecli.cli import rerun as rerun_file
+
+            rerun_file.write(kind, outcome.config, outcome.path)
         paths.append(export(outcome, out))
         write_beside(out, ctx, rerun(outcome.config) if rerun else None)
         draw(outcome, figure)

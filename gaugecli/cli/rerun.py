@@ -1,0 +1,82 @@
+"""The TOML that reruns a cached artifact: ``runs/<kind>/<hash>.toml`` beside ``<hash>.json``.
+
+Written from the artifact's configuration through the parameters' declarations (each field's
+flag), so that any cached run — one a command made, or one a figure needed in ``make figures`` —
+is rerun, or taken from the cache, by ``gaugecli <command> --config <hash>.toml``.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from gaugecli.experiments import params as P
+from gaugecli.experiments.declare import Fields
+
+COMMANDS: dict[str, tuple[str, tuple[tuple[str | None, type[Fields]], ...]]] = {
+    "simulate": ("simulate", (("model", P.Model), ("dynamics", P.Dynamics), (None, P.Simulate))),
+    "select": ("select", (("model", P.Model), ("dynamics", P.Dynamics), (None, P.Select))),
+    "select-sweep": ("select", (("model", P.Model), ("dynamics", P.Dynamics), (None, P.OwnerSweep))),
+    "prune": ("prune", (("model", P.Model), (None, P.Prune))),
+    "perturb": ("perturb", (("model", P.Model), (None, P.Perturb))),
+    "lockin": ("lockin", (("model", P.Model), (None, P.Lockin))),
+    "reln": ("reln", (("model", P.Model), ("dynamics", P.Dynamics), (None, P.Reln))),
+}
+"""Artifact kind → the command that reruns it, and where in its config each declaration's fields lie."""
+
+
+EXPLICIT_DELTAS_IMPLY = {"gauge", "strengths", "strength", "m", "owner"}
+"""The fields that ``deltas`` sets or makes meaningless (``--deltas`` refuses them)."""
+
+
+def options(kind: str, config: Any) -> dict[str, Any]:
+    """The command's options (by flag) that rebuild ``config``: every declared field the command
+    offers, at the value the artifact was made with (a field left to the mode, ``None``, is left out)."""
+    import typer
+
+    from gaugecli.cli.app import app
+
+    command_name, parts = COMMANDS[kind]
+    command = typer.main.get_group(app).get_command(None, command_name)  # type: ignore[arg-type]
+    assert command is not None, command_name
+    by_flag = {flag: param for param in command.params for flag in param.opts}
+    out: dict[str, Any] = {"sweep": True} if kind == "select-sweep" else {}
+    # per-neuron δ fix m and the owner and replace the gauge: those options would be refused with them
+    implied = EXPLICIT_DELTAS_IMPLY if getattr(config, "deltas", None) is not None else set()
+    for attribute, fields in parts:
+        holder = config if attribute is None else getattr(config, attribute)
+        for field, p in fields.params.items():
+            flag = "--kind" if field == "adversarial" else p.option
+            param = by_flag.get(flag)
+            if param is None or not hasattr(holder, field) or (attribute is None and field in implied):
+                continue  # not an option of this command (reln's mode, prune's k)
+            value = getattr(holder, field)
+            if field == "adversarial":
+                value = "adversarial" if value else "random"
+            if value is None:
+                continue
+            listed = p.plural or param.multiple or flag == "--seed"
+            out[_key(param)] = list(value) if isinstance(value, tuple) else [value] if listed else value
+    return out
+
+
+def _key(param: Any) -> str:
+    from gaugecli.cli.config_file import key_of
+
+    return key_of(param)
+
+
+def write(kind: str, config: Any, artifact_path: Path) -> Path | None:
+    """Write ``artifact_path.with_suffix('.toml')`` (once: an existing file is the same run's)."""
+    if kind not in COMMANDS:
+        return None
+    path = artifact_path.with_suffix(".toml")
+    if path.exists():
+        return path
+    from gaugecli.cli.config_file import toml_lines
+    from gaugecli.store.atomic import atomic_write_text
+
+    command = COMMANDS[kind][0]
+    header = [f"# Reruns {artifact_path.name} (or reads it from the cache): gaugecli {command} --config {path.name}"]
+    atomic_write_text(path, "\n".join(header + toml_lines(options(kind, config))) + "\n", "--cache-dir")
+    return path

@@ -1,0 +1,89 @@
+"""The TOML beside every cached artifact reruns it: ``gaugecli <command> --config <hash>.toml``
+finds the same cache entry (the same config hash), for runs a command made and runs a figure read."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+import typer
+from typer.testing import CliRunner
+
+from gaugecli.cli import rerun
+from gaugecli.cli.app import app
+from gaugecli.experiments.config import DynamicsConfig, ModelConfig
+from gaugecli.experiments.lockin import LockinConfig
+from gaugecli.experiments.perturb import PerturbConfig
+from gaugecli.experiments.prune import PruneConfig
+from gaugecli.experiments.reln import RelnConfig
+from gaugecli.experiments.select import OwnerSweepConfig, SelectConfig
+from gaugecli.experiments.simulate import SimulateConfig
+from gaugecli.plots import FIGURES
+from gaugecli.plots.render import figure_module
+from gaugecli.store.artifacts import config_hash
+
+FAST = ["--d", "3", "--rtol", "1e-8"]
+
+
+@pytest.mark.parametrize(
+    "args",
+    [
+        ["simulate", *FAST, "-D", "2", "--gauge", "unfavorable"],
+        ["simulate", "--d", "3", "--deltas", "1,-0.5", "--mode", "gd", "--t-max", "0.5"],
+        ["simulate", *FAST[:2], "--mode", "sample", "--n-samples", "300", "--seeds", "2", "--t-max", "0.5"],
+        ["select", *FAST, "--m", "3", "--owner", "2", "-D", "3"],
+        ["select", *FAST, "--sweep", "--ms", "2,3"],
+    ],
+)
+def test_the_toml_beside_a_cached_run_reruns_it_from_the_cache(tmp_path: Path, args: list[str]) -> None:
+    runner = CliRunner()
+    first = runner.invoke(app, [*args, "--cache-dir", str(tmp_path), "--json"])
+    assert first.exit_code == 0, first.output
+    (record,) = [json.loads(line) for line in first.output.splitlines() if line.startswith("{")]
+    toml = Path(record["path"]).with_suffix(".toml")
+    again = runner.invoke(app, [args[0], "--config", str(toml), "--cache-dir", str(tmp_path), "--json"])
+    assert again.exit_code == 0, again.output
+    (second,) = [json.loads(line) for line in again.output.splitlines() if line.startswith("{")]
+    assert second["config_hash"] == record["config_hash"] and second["computed"] is False
+
+
+CONFIGS = [
+    ("simulate", SimulateConfig(model=ModelConfig(d=5, c0=0.2), strengths=(8.0,), gauge="balanced", m=3)),
+    ("select", SelectConfig(dynamics=DynamicsConfig(mode="sgd", batch_size=7), seeds=(1, 2), m=4, owner=3)),
+    ("select-sweep", OwnerSweepConfig(ms=(2, 4), strength=2.0)),
+    ("prune", PruneConfig(strengths=(4.0,), ms=(3,), n_samples=500, seeds=(0, 1))),
+    ("perturb", PerturbConfig(adversarial=False, eps=(0.1, 0.3), refine=2)),
+    ("lockin", LockinConfig(assignments=("select",), quadratic=False, scan_pers=(), store_every=2)),
+    ("reln", RelnConfig(dynamics=DynamicsConfig(t_max=50.0), levels=(10.0,))),
+]
+
+
+@pytest.mark.parametrize(("kind", "config"), CONFIGS, ids=[k for k, _ in CONFIGS])
+def test_every_option_of_a_rerun_file_parses_back_to_the_configs_values(kind: str, config: object) -> None:
+    """For each kind (the costly ones are parsed, not run): every key is an option of its command,
+    and the command line reads back each value the config holds."""
+    command_name = rerun.COMMANDS[kind][0]
+    command = typer.main.get_group(app).get_command(None, command_name)  # type: ignore[arg-type]
+    values = rerun.options(kind, config)
+    argv: list[str] = []
+    for key, value in values.items():
+        if value is True and key in ("sweep", "sample", "control", "x2", "sample-gd"):
+            argv.append(f"--{key}")
+        elif value is False:
+            argv.append(f"--no-{key}")
+        elif isinstance(value, list):
+            argv += [f"--{key}", ",".join(str(v) for v in value) or "none"]
+        else:
+            argv += [f"--{key}", str(getattr(value, "value", value))]
+    ctx = command.make_context(command_name, argv)
+    assert set(ctx.params) >= {p.name for p in command.params if any(o.lstrip("-") in values for o in p.opts)}
+    assert values.get("d") == config.model.d  # type: ignore[attr-defined]
+
+
+@pytest.mark.parametrize("fig_id", sorted(FIGURES))
+def test_every_run_a_figure_reads_has_a_rerun_file_with_its_own_command(fig_id: str) -> None:
+    for need in figure_module(fig_id).needs(True).values():
+        if need.kind in rerun.COMMANDS:
+            assert rerun.options(need.kind, need.config), (fig_id, need.kind)
+            assert config_hash(need.config)
