@@ -62,6 +62,8 @@ def load(ctx: typer.Context, param: Any, value: Path | None) -> Path | None:
             item = ",".join(_text(v) for v in item) or "none"  # a list option parses its comma-separated form
         elif target.multiple and not isinstance(item, list):
             item = [item]
+        elif isinstance(item, (int, float)) and not isinstance(item, bool):
+            item = _text(item)  # as typed on the command line: a list option's parser reads `seeds = 2` too
         defaults[target.name] = item
     ctx.default_map = {**(ctx.default_map or {}), **defaults}
     return value

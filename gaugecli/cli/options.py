@@ -116,7 +116,7 @@ def option(p: Param, *aliases: str, repeat: bool = False, **override: Any) -> An
     }
     if p.metavar:
         kwargs["metavar"] = p.metavar
-    elif p.choices and p.type is not P.Mode:
+    elif p.choices:
         kwargs["metavar"] = "|".join(p.choices)
     if p.plural and not repeat:
         kwargs["parser"] = _list_parser(p)
@@ -185,7 +185,7 @@ TeacherFeatures = Annotated[int, option(P.Model.k)]
 InitialCoefficient = Annotated[float, option(P.Model.c0)]
 InitialAngle = Annotated[float, option(P.Model.theta0)]
 EpsAlign = Annotated[float, option(P.Model.eps_align)]
-DynamicsMode = Annotated[P.Mode, option(P.Dynamics.mode)]
+DynamicsMode = Annotated[str, option(P.Dynamics.mode)]  # a word checked by its declaration, then a Mode
 Step = Annotated[float | None, option(P.Dynamics.eta)]
 SampleSize = Annotated[int | None, option(P.Dynamics.n_samples)]
 BatchSize = Annotated[int | None, option(P.Dynamics.batch_size)]

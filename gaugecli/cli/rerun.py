@@ -55,7 +55,7 @@ def options(kind: str, config: Any) -> dict[str, Any]:
                 value = "adversarial" if value else "random"
             if value is None:
                 continue
-            listed = p.plural or param.multiple or flag == "--seed"
+            listed = p.plural or param.multiple or field == "seed"  # simulate's one seed, as --seeds
             out[_key(param)] = list(value) if isinstance(value, tuple) else [value] if listed else value
     return out
 

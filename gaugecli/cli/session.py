@@ -270,7 +270,7 @@ def with_dynamics(*, population_flow_only: bool = False) -> Callable[[Callable[.
     from gaugecli.cli import options as opt
     from gaugecli.experiments import params as P
 
-    group: Group = [] if population_flow_only else [("mode", opt.DynamicsMode, P.Dynamics.mode.default)]
+    group: Group = [] if population_flow_only else [("mode", opt.DynamicsMode, P.Dynamics.mode.default.value)]
     steps: Group = [
         ("eta", opt.Step, None),
         ("n_samples", opt.SampleSize, None),
@@ -281,8 +281,8 @@ def with_dynamics(*, population_flow_only: bool = False) -> Callable[[Callable[.
     group += [("t_max", opt.Horizon, None), ("rtol", opt.Tolerance, None)]
     group += [] if population_flow_only else [("max_steps", opt.MaxSteps, None), ("device", opt.Device, None)]
 
-    def build(mode: P.Mode = P.Mode.flow, **given: Any) -> Any:
-        return opt.dynamics_config(mode, **given)
+    def build(mode: str = P.Mode.flow.value, **given: Any) -> Any:
+        return opt.dynamics_config(P.Mode(mode), **given)
 
     return grouped("dynamics", group, build)
 

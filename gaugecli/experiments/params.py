@@ -330,7 +330,11 @@ class Simulate(Initial):
     m = NEURONS.but(help="Number of student neurons m (all in the same gauge)")
     deltas = DELTAS
     seed = SEEDS.but(
-        name="seed", plural=False, help="Seed of the sample or batch stream (sample, sample-gd, sgd)", metavar=None
+        name="seed",
+        plural=False,
+        help="Seed of the sample or batch stream (sample, sample-gd, sgd)",
+        metavar=None,
+        flag="--seeds",  # the command takes --seeds, one run each (--seed is its alias)
     )
 
 
