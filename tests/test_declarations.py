@@ -49,12 +49,16 @@ CONFIGS: list[tuple[type[Fields], type]] = [
 COMMANDS: dict[str, list[type[Fields]]] = {
     "simulate": [P.Model, P.Dynamics, P.Simulate],
     "select": [P.Model, P.Dynamics, P.Select, P.OwnerSweep],
-    "prune": [P.Model, P.Prune],
-    "perturb": [P.Model, P.Perturb],
-    "lockin": [P.Model, P.Lockin],
-    "reln": [P.Model, P.Reln],
+    "prune": [P.Model, P.Dynamics, P.Prune],
+    "perturb": [P.Model, P.Dynamics, P.Perturb],
+    "lockin": [P.Model, P.Dynamics, P.Lockin],
+    "reln": [P.Model, P.Dynamics, P.Reln],
 }
 """The declarations each command's options are built from."""
+
+DYNAMICS_OFFERED = {"prune": {"rtol"}, "perturb": {"rtol"}, "lockin": {"rtol"}, "reln": {"t_max", "rtol"}}
+"""Commands whose sweeps set their own modes and horizons offer only these dynamics options (their
+configs refuse any other dynamics: tested in test_the_experiments_that_set_their_own_dynamics_refuse_others)."""
 
 NOT_OPTIONS = {
     ("prune", "k"): "prune's teacher has one feature (C7 is stated for k = 1)",
@@ -84,14 +88,21 @@ def _options(name: str) -> dict[str, Any]:
 
 
 def _declared(name: str) -> list[tuple[str, Param]]:
-    return [(field, p) for cls in COMMANDS[name] for field, p in cls.params.items()]
+    """The declared fields the command offers as options."""
+    out = []
+    for cls in COMMANDS[name]:
+        for field, p in cls.params.items():
+            if cls is P.Dynamics and name in DYNAMICS_OFFERED and field not in DYNAMICS_OFFERED[name]:
+                continue
+            out.append((field, p))
+    return out
 
 
 @pytest.mark.parametrize("command", list(COMMANDS))
 def test_every_declared_field_is_an_option_with_the_declared_help_default_and_panel(command: str) -> None:
     options = _options(command)
     for field, p in _declared(command):
-        if (command, field) in NOT_OPTIONS or (command == "reln" and p in P.Dynamics.params.values()):
+        if (command, field) in NOT_OPTIONS:
             continue
         option = options.get(p.option)
         assert option is not None, f"{command}: {field} is declared but has no option {p.option}"
@@ -107,10 +118,29 @@ def test_every_declared_field_is_an_option_with_the_declared_help_default_and_pa
             assert option.show_default == p.default_text, (command, field)
 
 
-def test_reln_offers_only_the_population_flow() -> None:
-    """reln compares population flows: --mode would have one allowed value, so it is not offered."""
-    options = _options("reln")
-    assert "--mode" not in options and "--t-max" in options and "--rtol" in options
+@pytest.mark.parametrize("command", list(DYNAMICS_OFFERED))
+def test_commands_that_set_their_own_dynamics_offer_no_other_dynamics_option(command: str) -> None:
+    options = _options(command)
+    offered = {  # the same flag may be the experiment's own (prune's --n-samples of its sample rows)
+        field
+        for field, p in P.Dynamics.params.items()
+        if p.option in options and options[p.option].help.startswith(message(p.help_text()))
+    }
+    assert offered == DYNAMICS_OFFERED[command]
+
+
+@pytest.mark.parametrize("config", [PruneConfig, PerturbConfig, LockinConfig])
+def test_the_experiments_that_set_their_own_dynamics_refuse_others(config: type) -> None:
+    """prune, perturb and lockin take the one DynamicsConfig too, for its tolerance: a mode or a
+    horizon they would not honour is refused, naming the field."""
+    assert config(dynamics=DynamicsConfig(rtol=1e-8)).rtol == 1e-8
+    assert config().rtol == P.POPULATION_RTOL
+    for bad, field in ((DynamicsConfig(mode=P.Mode.gd), "mode"), (DynamicsConfig(t_max=10.0), "t_max")):
+        with pytest.raises(ConfigError) as info:
+            config(dynamics=bad)
+        assert info.value.param == field
+    with pytest.raises(ConfigError, match="rtol"):
+        config(dynamics=DynamicsConfig(rtol=1e-20))
 
 
 @pytest.mark.parametrize("command", list(COMMANDS))
@@ -118,7 +148,7 @@ def test_every_option_of_a_command_is_documented_in_docs_cli(command: str) -> No
     docs = DOCS.read_text(encoding="utf-8")
     section = docs.split(f"## `gaugecli {command}`", 1)[1].split("\n## ", 1)[0]
     for field, p in _declared(command):
-        if (command, field) in NOT_OPTIONS or (command == "reln" and p in P.Dynamics.params.values()):
+        if (command, field) in NOT_OPTIONS:
             continue
         assert p.option in section, (command, p.option)
         assert message(p.help_text()) in " ".join(section.split()), (command, field)

@@ -76,7 +76,9 @@ def test_perturbed_duplicates_geometry() -> None:
 @pytest.fixture(scope="module")
 def adversarial():
     """ε*(D) for D = 1, 4: a coarse grid, then 6 bisections of the bracketing cell (width 0.7/64)."""
-    config = PerturbConfig(model=MODEL, m=M, eps=(0.0, 0.7, 1.4), strengths=(1.0, 4.0), refine=6, rtol=RTOL)
+    config = PerturbConfig(
+        model=MODEL, m=M, eps=(0.0, 0.7, 1.4), strengths=(1.0, 4.0), refine=6, dynamics=DynamicsConfig(rtol=RTOL)
+    )
     calls: list[int] = []
 
     def counting_runner(fn, points, progress):
@@ -159,7 +161,13 @@ def test_observed_order_recovers_a_known_order_with_a_correction() -> None:
 
 def test_small_random_perturbations_always_select() -> None:
     config = PerturbConfig(
-        model=MODEL, m=M, eps=(0.1, 0.2), strengths=(4.0,), adversarial=False, seeds=tuple(range(6)), rtol=RTOL
+        model=MODEL,
+        m=M,
+        eps=(0.1, 0.2),
+        strengths=(4.0,),
+        adversarial=False,
+        seeds=tuple(range(6)),
+        dynamics=DynamicsConfig(rtol=RTOL),
     )
     sweep = visible_sweep(config)
     assert sweep.kind == "random"

@@ -35,7 +35,13 @@ def result() -> PruneResult:
     try:
         out = prune(
             PruneConfig(
-                model=MODEL, strengths=(D,), ms=MS, n_samples=2000, seeds=(0,), sweep_deltas=(-1.0, 0.0, 1.0), rtol=1e-8
+                model=MODEL,
+                strengths=(D,),
+                ms=MS,
+                n_samples=2000,
+                seeds=(0,),
+                sweep_deltas=(-1.0, 0.0, 1.0),
+                dynamics=DynamicsConfig(rtol=1e-8),
             ),
             runner=counting_runner,
         )

@@ -18,6 +18,7 @@ app = opt.command_app()
 @app.command(cls=opt.PanelCommand)
 @session.with_outputs(sweeps=False)
 @session.with_model(features=False)
+@session.with_dynamics("rtol")
 def lockin(
     ctx: typer.Context,
     gauge_strength: Annotated[list[str], opt.option(S.strengths, repeat=True)] = list(S.strengths.default),
@@ -42,8 +43,8 @@ def lockin(
     scan_pers: Annotated[opt.IntList, opt.option(S.scan_pers)] = S.scan_pers.default,
     scan_eps: Annotated[opt.FloatList, opt.option(S.scan_eps)] = S.scan_eps.default,
     store_every: Annotated[int, opt.option(S.store_every)] = S.store_every.default,
-    rtol: opt.FlowTolerance = S.rtol.default,
     model: Any = None,
+    dynamics: Any = None,
     outputs: session.Outputs = session.Outputs(),
 ) -> None:
     """Repulsion and spectral lock-in diagnostics (Xu, Tian): which signatures gauge selection leaves.
@@ -70,7 +71,7 @@ def lockin(
             burn_in=burn_in,
             floor=floor,
             ridge=ridge,
-            rtol=rtol,
+            dynamics=dynamics,
             seeds=tuple(seeds),
             n_samples=n_samples,
             steps_per_unit=steps_per_unit,

@@ -18,6 +18,7 @@ app = opt.command_app()
 @app.command(cls=opt.PanelCommand)
 @session.with_outputs(sweeps=True)
 @session.with_model(features=False)
+@session.with_dynamics("rtol")
 def perturb(
     ctx: typer.Context,
     eps: Annotated[opt.FloatList, opt.option(S.eps)] = S.eps.default,
@@ -37,8 +38,8 @@ def perturb(
     success_seeds: Annotated[opt.IntList, opt.option(S.success_seeds)] = S.success_seeds.default,
     success_horizon: Annotated[float, opt.option(S.success_horizon)] = S.success_horizon.default,
     refine: Annotated[int, opt.option(S.refine)] = S.refine.default,
-    rtol: opt.FlowTolerance = S.rtol.default,
     model: Any = None,
+    dynamics: Any = None,
     outputs: session.Outputs = session.Outputs(),
 ) -> None:
     """Robustness (claim C8), one cause per sweep: visible perturbations (ε × D), the GD step η,
@@ -67,7 +68,7 @@ def perturb(
             success_seeds=tuple(success_seeds),
             success_horizon=success_horizon,
             refine=refine,
-            rtol=rtol,
+            dynamics=dynamics,
         )
         outcomes, paths = session.execute(ctx, "perturb", [config], outputs)
     session.summarize(outcomes, paths, report.perturb, outputs.json)

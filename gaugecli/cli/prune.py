@@ -18,6 +18,7 @@ app = opt.command_app()
 @app.command(cls=opt.PanelCommand)
 @session.with_outputs(sweeps=True)
 @session.with_model(features=False)
+@session.with_dynamics("rtol")
 def prune(
     ctx: typer.Context,
     gauge_strength: Annotated[list[str], opt.option(S.strengths, repeat=True)] = list(S.strengths.default),
@@ -27,8 +28,8 @@ def prune(
     seeds: Annotated[opt.IntList | None, opt.option(S.seeds)] = None,
     coalign_strength: Annotated[float, opt.option(S.coalign_strength)] = S.coalign_strength.default,
     sweep_deltas: Annotated[opt.FloatList, opt.option(S.sweep_deltas)] = S.sweep_deltas.default,
-    rtol: opt.FlowTolerance = S.rtol.default,
     model: Any = None,
+    dynamics: Any = None,
     outputs: session.Outputs = session.Outputs(),
 ) -> None:
     """Functional pruning: the non-owner norm P(t) falls below 1e-6 (claim C7), unless non-owners have δ > 0."""
@@ -44,7 +45,7 @@ def prune(
             seeds=None if seeds is None else tuple(seeds),
             coalign_strength=coalign_strength,
             sweep_deltas=tuple(sweep_deltas),
-            rtol=rtol,
+            dynamics=dynamics,
         )
         outcomes, paths = session.execute(ctx, "prune", [config], outputs)
     session.summarize(outcomes, paths, report.prune, outputs.json)

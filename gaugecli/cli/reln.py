@@ -18,7 +18,7 @@ app = opt.command_app()
 @app.command(cls=opt.PanelCommand)
 @session.with_outputs(sweeps=False)
 @session.with_model(features=False)
-@session.with_dynamics(population_flow_only=True)
+@session.with_dynamics("t_max", "rtol")
 def reln(
     ctx: typer.Context,
     gauge_strength: Annotated[list[str], opt.option(S.strengths, repeat=True)] = list(S.strengths.default),

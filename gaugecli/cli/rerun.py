@@ -17,9 +17,9 @@ COMMANDS: dict[str, tuple[str, tuple[tuple[str | None, type[Fields]], ...]]] = {
     "simulate": ("simulate", (("model", P.Model), ("dynamics", P.Dynamics), (None, P.Simulate))),
     "select": ("select", (("model", P.Model), ("dynamics", P.Dynamics), (None, P.Select))),
     "select-sweep": ("select", (("model", P.Model), ("dynamics", P.Dynamics), (None, P.OwnerSweep))),
-    "prune": ("prune", (("model", P.Model), (None, P.Prune))),
-    "perturb": ("perturb", (("model", P.Model), (None, P.Perturb))),
-    "lockin": ("lockin", (("model", P.Model), (None, P.Lockin))),
+    "prune": ("prune", (("model", P.Model), ("dynamics", P.Dynamics), (None, P.Prune))),
+    "perturb": ("perturb", (("model", P.Model), ("dynamics", P.Dynamics), (None, P.Perturb))),
+    "lockin": ("lockin", (("model", P.Model), ("dynamics", P.Dynamics), (None, P.Lockin))),
     "reln": ("reln", (("model", P.Model), ("dynamics", P.Dynamics), (None, P.Reln))),
 }
 """Artifact kind → the command that reruns it, and where in its config each declaration's fields lie."""

@@ -264,22 +264,25 @@ def with_model(*, features: bool = True) -> Callable[[Callable[..., None]], Call
     return grouped("model", group, opt.model_config)
 
 
-def with_dynamics(*, population_flow_only: bool = False) -> Callable[[Callable[..., None]], Callable[..., None]]:
+def with_dynamics(*only: str) -> Callable[[Callable[..., None]], Callable[..., None]]:
     """The dynamics options as the command's parameter ``dynamics`` (a DynamicsConfig): every one of
-    them, or for a command that compares population flows only ``--t-max`` and ``--rtol``."""
+    them, or ``only`` those named — ``t_max`` and ``rtol`` for a command that compares population
+    flows, ``rtol`` for one whose sweeps set their own modes and horizons."""
     from gaugecli.cli import options as opt
     from gaugecli.experiments import params as P
 
-    group: Group = [] if population_flow_only else [("mode", opt.DynamicsMode, P.Dynamics.mode.default.value)]
-    steps: Group = [
+    every: Group = [
+        ("mode", opt.DynamicsMode, P.Dynamics.mode.default.value),
         ("eta", opt.Step, None),
         ("n_samples", opt.SampleSize, None),
         ("batch_size", opt.BatchSize, None),
         ("batches", opt.Batches, None),
+        ("t_max", opt.Horizon, None),
+        ("rtol", opt.Tolerance, None),
+        ("max_steps", opt.MaxSteps, None),
+        ("device", opt.Device, None),
     ]
-    group += [] if population_flow_only else steps
-    group += [("t_max", opt.Horizon, None), ("rtol", opt.Tolerance, None)]
-    group += [] if population_flow_only else [("max_steps", opt.MaxSteps, None), ("device", opt.Device, None)]
+    group = [option for option in every if not only or option[0] in only]
 
     def build(mode: str = P.Mode.flow.value, **given: Any) -> Any:
         return opt.dynamics_config(P.Mode(mode), **given)

@@ -197,6 +197,17 @@ def auto_horizon(deltas: Array, c0: float) -> float:
     return float(200.0 * (1.0 + np.max(np.abs(deltas))) * max(1.0, 0.1 / c0))
 
 
+def check_flow_dynamics(dynamics: DynamicsConfig, experiment: str) -> None:
+    """An experiment that sets its own modes and horizons (prune, perturb, lockin: each sweep its
+    own) takes from the shared dynamics only the population flow's tolerance."""
+    require(
+        dynamics.mode is Mode.flow,
+        "mode",
+        f"{experiment} runs its own finite-sample rows; its dynamics are the population flow (got {dynamics.mode.value})",
+    )
+    require(dynamics.t_max is None, "t_max", f"has no effect: {experiment} sets the horizon of each of its runs")
+
+
 def check_owner(owner: int, m: int) -> None:
     """A designated owner is one of the ``m`` neurons."""
     require(0 <= owner < m, "owner", f"must be in [0, `m` − 1] = [0, {m - 1}] (got {owner!r})")

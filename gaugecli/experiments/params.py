@@ -381,7 +381,6 @@ class Prune(Fields):
         plural=True,
         metavar="δ1,δ2,…",
     )
-    rtol = RTOL
 
 
 class Perturb(Fields):
@@ -477,7 +476,6 @@ class Perturb(Fields):
         why_high="selection is decided within a few T_spec, and each unit costs solver steps at every n and seed",
     )
     refine = Param("refine", "Bisection steps that locate the ε boundary of selection", EXPERIMENT, 8, int, low=0)
-    rtol = RTOL
 
 
 class Lockin(Fields):
@@ -519,7 +517,6 @@ class Lockin(Fields):
     ridge = Param(
         "ridge", "Tian's ridge η relative to the features' mean variance", EXPERIMENT, 1e-3, low=0.0, open_low=True
     )
-    rtol = RTOL
     seeds = SEEDS.but(default=(0, 1, 2), help="Seeds of the finite-sample runs and the perturbation scan")
     n_samples = Dynamics.n_samples.but(
         default=DEFAULT_N_SAMPLES,

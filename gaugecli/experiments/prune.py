@@ -20,7 +20,7 @@ from gaugecli.core.observables import RunObservables
 from gaugecli.core.pruning import pruning_rate
 from gaugecli.core.types import PointRunner, Progress
 from gaugecli.experiments.common import duplicates, run_ensemble, run_serially
-from gaugecli.experiments.config import DynamicsConfig, ModelConfig
+from gaugecli.experiments.config import DynamicsConfig, ModelConfig, check_flow_dynamics
 from gaugecli.experiments.declare import require
 from gaugecli.experiments.params import POPULATION_RTOL, SAMPLE_RTOL, Mode, Prune
 
@@ -50,6 +50,7 @@ class PruneConfig:
     ``sweep_deltas`` (all ≤ the owner's δ, so that neuron 0 stays the designated owner)."""
 
     model: ModelConfig = field(default_factory=ModelConfig)
+    dynamics: DynamicsConfig = field(default_factory=DynamicsConfig)
     strengths: tuple[float, ...] = Prune.strengths.default
     ms: tuple[int, ...] = Prune.ms.default
     sample: bool = Prune.sample.default
@@ -57,10 +58,10 @@ class PruneConfig:
     seeds: tuple[int, ...] | None = Prune.seeds.default
     coalign_strength: float = Prune.coalign_strength.default
     sweep_deltas: tuple[float, ...] = Prune.sweep_deltas.default
-    rtol: float = Prune.rtol.default
 
     def __post_init__(self) -> None:
         Prune.check(self)
+        check_flow_dynamics(self.dynamics, "prune")
         for name in ("n_samples", "seeds"):
             require(
                 self.sample or getattr(self, name) is None,
@@ -81,6 +82,11 @@ class PruneConfig:
     @property
     def run_seeds(self) -> tuple[int, ...]:
         return self.seeds if self.seeds is not None else (0,)
+
+    @property
+    def rtol(self) -> float:
+        """The population flow's relative tolerance (``dynamics.rtol``, default 1e-10)."""
+        return self.dynamics.solver_rtol
 
 
 @dataclass

@@ -56,6 +56,7 @@ def quick_config() -> PerturbConfig:
     three bisections, five doubling steps (η → 0 limits through the three smallest, the order from
     four local orders), three sample sizes × three seeds, two sizes × three seeds for selection,
     population flows at rtol 1e-8 (T_spec within 7e-9 of rtol 1e-12). ~4.5 s on one core."""
+    from gaugecli.experiments.config import DynamicsConfig
     from gaugecli.experiments.perturb import PerturbConfig
 
     return PerturbConfig(
@@ -69,7 +70,7 @@ def quick_config() -> PerturbConfig:
         window=1.0,
         success_ns=(24, 96),
         success_seeds=(0, 1, 2),
-        rtol=1e-8,
+        dynamics=DynamicsConfig(rtol=1e-8),
     )
 
 

@@ -10,7 +10,7 @@ import numpy as np
 from gaugecli.core.gauge import owner_imbalances
 from gaugecli.core.types import Array
 from gaugecli.experiments.common import duplicates
-from gaugecli.experiments.config import ModelConfig, check_owner
+from gaugecli.experiments.config import DynamicsConfig, ModelConfig, check_flow_dynamics, check_owner
 from gaugecli.experiments.declare import require
 from gaugecli.experiments.params import ASSIGNMENTS, Lockin
 
@@ -48,6 +48,7 @@ class LockinConfig:
     """
 
     model: ModelConfig = field(default_factory=ModelConfig)
+    dynamics: DynamicsConfig = field(default_factory=DynamicsConfig)
     m: int = Lockin.m.default
     owner: int = Lockin.owner.default
     strengths: tuple[float, ...] = Lockin.strengths.default
@@ -61,7 +62,6 @@ class LockinConfig:
     burn_in: int = Lockin.burn_in.default
     floor: float = Lockin.floor.default
     ridge: float = Lockin.ridge.default
-    rtol: float = Lockin.rtol.default
     seeds: tuple[int, ...] = Lockin.seeds.default
     n_samples: int = Lockin.n_samples.default
     steps_per_unit: int = Lockin.steps_per_unit.default
@@ -74,6 +74,7 @@ class LockinConfig:
 
     def __post_init__(self) -> None:
         Lockin.check(self)
+        check_flow_dynamics(self.dynamics, "lockin")
         check_owner(self.owner, self.m)
         require(
             "select" in self.assignments,
@@ -104,6 +105,11 @@ class LockinConfig:
     def sample_strength(self) -> float:
         """D of the finite-sample runs: the first of ``strengths``."""
         return float(self.strengths[0])
+
+    @property
+    def rtol(self) -> float:
+        """The population flow's relative tolerance (``dynamics.rtol``, default 1e-10)."""
+        return self.dynamics.solver_rtol
 
 
 def condition_model(config: LockinConfig, control: bool) -> ModelConfig:

@@ -10,7 +10,7 @@ import numpy as np
 
 from gaugecli.core.gauge import owner_imbalances
 from gaugecli.experiments.common import duplicates
-from gaugecli.experiments.config import ModelConfig
+from gaugecli.experiments.config import DynamicsConfig, ModelConfig, check_flow_dynamics
 from gaugecli.experiments.declare import require
 from gaugecli.experiments.params import Perturb
 
@@ -23,6 +23,7 @@ class PerturbConfig:
     sweep: ``success_horizon`` likewise."""
 
     model: ModelConfig = field(default_factory=ModelConfig)
+    dynamics: DynamicsConfig = field(default_factory=DynamicsConfig)
     m: int = Perturb.m.default
     # (a) visible perturbations
     eps: tuple[float, ...] = Perturb.eps.default
@@ -44,10 +45,10 @@ class PerturbConfig:
     success_ns: tuple[int, ...] = Perturb.success_ns.default
     success_seeds: tuple[int, ...] = Perturb.success_seeds.default
     success_horizon: float = Perturb.success_horizon.default
-    rtol: float = Perturb.rtol.default
 
     def __post_init__(self) -> None:
         Perturb.check(self)
+        check_flow_dynamics(self.dynamics, "perturb")
         if self.adversarial:
             limit = math.pi - self.model.theta0
             require(
@@ -55,6 +56,11 @@ class PerturbConfig:
                 "eps",
                 f"adversarial ε turns the favorable neuron to θ0 + ε, so ε must be in [0, π − θ0) = [0, {limit:.4g})",
             )
+
+    @property
+    def rtol(self) -> float:
+        """The population flow's relative tolerance (``dynamics.rtol``, default 1e-10)."""
+        return self.dynamics.solver_rtol
 
 
 def selection_start(model: ModelConfig, m: int, strength: float) -> tuple[np.ndarray, np.ndarray]:
