@@ -106,9 +106,9 @@ def option(p: Param, *aliases: str, repeat: bool = False, **override: Any) -> An
     a plural ``p`` takes one comma-separated list."""
     names = [p.option, *aliases]
     if p.type is bool:
-        names = [f"{p.option}/--no-{p.option[2:]}"]
+        names = [f"{p.option}/--no-{p.option[2:]}", *aliases]
     elif p.short:
-        names = [p.short, p.option]
+        names = [p.short, p.option, *aliases]
     kwargs: dict[str, Any] = {
         "help": message(p.help_text()) + (" Repeat the flag for more." if repeat else ""),
         "rich_help_panel": p.panel,
