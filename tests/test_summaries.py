@@ -106,3 +106,9 @@ def test_a_run_missing_from_the_cache_names_the_options_of_the_nearest_cached_on
     assert "--gauge-strength 4.0 there, 8.0 here" in line
     again = _run(["simulate", *FAST, "-D", "8", "--cache-dir", "C"], tmp_path)
     assert "not in the cache" not in again.stderr  # cached now: no hint
+
+
+def test_a_header_of_several_runs_names_every_gauge_and_strength(tmp_path: Path) -> None:
+    args = ["simulate", *FAST, "--gauge", "favorable", "--gauge", "unfavorable", "-D", "1,2", "--cache-dir", "C"]
+    head = _run(args, tmp_path).stdout.splitlines()[0]
+    assert "favorable: D = 1,2, unfavorable: D = 1,2" in head, head

@@ -77,9 +77,10 @@ def show(table: Any) -> None:
             out.print(f"  {head}: {' '.join(value.split())}")
 
 
-def header(command: str, config: Any, runs: list[Any] | None = None) -> str:
+def header(command: str, config: Any, runs: list[Any] | None = None, gauges: str | None = None) -> str:
     """The run's effective configuration in one line: activation, mode, d, m, D or δ, n, seed, η,
-    t_max and rtol — the values the run used, where a default was left to the mode."""
+    t_max and rtol — the values the run used, where a default was left to the mode. ``gauges``
+    replaces the D part for a command that ran several gauges or strengths together."""
     from gaugecli.experiments.declare import number
 
     model = config.model
@@ -97,7 +98,9 @@ def header(command: str, config: Any, runs: list[Any] | None = None) -> str:
             parts.append(f"m = {config.m}")
         strengths = getattr(config, "strengths", None) or [getattr(config, "strength", None)]
         gauge = getattr(config, "gauge", None)
-        if strengths[0] is not None:
+        if gauges is not None:
+            parts.append(gauges)
+        elif strengths[0] is not None:
             parts.append(("D = " + ",".join(number(float(s)) for s in strengths)) + (f" ({gauge})" if gauge else ""))
     if dynamics is not None:
         if dynamics.sample_size is not None:
@@ -142,10 +145,17 @@ def _dynamics_lines(runs: list[Any]) -> list[str]:
 
 def simulate(outcomes: list[Outcome], paths: list[Path | None]) -> None:
     from gaugecli.core.observables import resolved_residual
+    from gaugecli.experiments.declare import number
 
     sampled = any(o.result.empirical_loss is not None for o in outcomes)
     columns = ("δ", "T_spec", "final L", *(("final L_n",) if sampled else ()), "owner", "δ drift", "R+T resid.")
-    table = _table(header("simulate", outcomes[0].config, [o.result for o in outcomes]), columns)
+    configs = [o.config for o in outcomes]
+    runs = ", ".join(
+        f"{g}: D = " + ",".join(number(float(c.strengths[0])) for c in configs if c.gauge == g)
+        for g in dict.fromkeys(c.gauge for c in configs)
+    )
+    title = header("simulate", configs[0], [o.result for o in outcomes], None if len(configs) == 1 else runs)
+    table = _table(title, columns)
     for outcome in outcomes:
         obs = outcome.result
         deltas = obs.imbalance[0]

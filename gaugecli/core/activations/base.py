@@ -1,0 +1,106 @@
+"""The Activation interface: σ, its derivative, and its Gaussian kernel with closed-form derivatives.
+
+For an activation ``σ`` and ``x ~ N(0, I_d)`` the population quantities of the network
+``f(x) = Σ_j a_j σ(w_j·x)`` are sums of the kernel
+
+    K(w, w') = E[σ(w·x) σ(w'·x)],
+
+which depends on ``w, w'`` only through ``‖w‖², ‖w'‖²`` and ``w·w'`` (the covariance of the jointly
+Gaussian pair ``(w·x, w'·x)``). An :class:`Activation` supplies ``K``, its gradient in the first
+argument ``∂K/∂w`` and the two Hessian blocks ``(∂²K/∂w², ∂²K/∂w∂w')``, all in closed form and
+finite at ``φ = 0`` (duplicate neurons) and ``φ = π`` (antipodal ones).
+
+Shapes follow :mod:`gaugecli.core.kernels`: ``W1`` is ``(..., p, d)`` and ``W2`` is ``(..., q, d)``;
+``kernel`` is ``(..., p, q)``, ``kernel_grad`` ``(..., p, q, d)`` and each Hessian block
+``(..., p, q, d, d)``, indexed ``[..., i, j, a, b] = ∂²K(w1_i, w2_j)/∂w_a ∂w_b`` (resp. ``∂w_a ∂w'_b``).
+Leading axes broadcast.
+
+The helpers below are the pair-broadcasting conventions every activation shares.
+"""
+
+from __future__ import annotations
+
+from abc import ABC, abstractmethod
+from typing import TYPE_CHECKING, ClassVar
+
+import numpy as np
+
+from gaugecli.core.types import Array
+
+if TYPE_CHECKING:  # torch is imported lazily by sigma_torch: the kernels do not need it
+    import torch
+
+
+class Activation(ABC):
+    """An elementwise activation ``σ`` with its Gaussian kernel ``K(w, w') = E[σ(w·x) σ(w'·x)]``.
+
+    ``degree`` is the homogeneity degree ``p`` (``σ(cz) = c^p σ(z)`` for every ``c > 0``), or
+    ``None`` when ``σ`` is not positively homogeneous. For degree ``p`` the kernel is
+    ``‖w‖^p ‖w'‖^p g(φ)`` and the neuron ``a σ(w·x)`` has the gauge ``(a, w) → (a/λ^p, λw)``.
+    """
+
+    name: ClassVar[str]
+    degree: ClassVar[int | None]
+
+    @abstractmethod
+    def sigma(self, z: Array) -> Array:
+        """``σ(z)`` elementwise."""
+
+    @abstractmethod
+    def derivative(self, z: Array) -> Array:
+        """``σ'(z)`` elementwise (at a kink, the value torch's autograd uses)."""
+
+    @abstractmethod
+    def sigma_torch(self, z: torch.Tensor) -> torch.Tensor:
+        """``σ(z)`` on a torch tensor (differentiable by autograd)."""
+
+    @abstractmethod
+    def kernel(self, W1: Array, W2: Array) -> Array:
+        """``K(w1_i, w2_j) = E[σ(w1_i·x) σ(w2_j·x)]`` for all pairs, shape ``(..., p, q)``."""
+
+    @abstractmethod
+    def kernel_grad(self, W1: Array, W2: Array) -> Array:
+        """``∂K/∂w`` (first argument) for all pairs, shape ``(..., p, q, d)``."""
+
+    @abstractmethod
+    def kernel_hessians(self, W1: Array, W2: Array) -> tuple[Array, Array]:
+        """``(∂²K/∂w², ∂²K/∂w∂w')`` for all pairs, each ``(..., p, q, d, d)``."""
+
+
+# ----------------------------------------------------------------------------------------
+# pair broadcasting shared by the activations
+
+
+def pair_shape(W1: Array, W2: Array) -> tuple[int, ...]:
+    """``(..., p, q)``: the broadcast leading axes followed by the pair axes."""
+    return np.broadcast_shapes(W1.shape[:-2], W2.shape[:-2]) + (W1.shape[-2], W2.shape[-2])
+
+
+def inner(W1: Array, W2: Array) -> Array:
+    """``w1_i·w2_j`` for all pairs, ``(..., p, q)``."""
+    return W1 @ np.swapaxes(W2, -1, -2)
+
+
+def squared_norms(W: Array) -> Array:
+    """``‖w_i‖²``, ``(..., p)``."""
+    return np.einsum("...i,...i->...", W, W)
+
+
+def left(W1: Array) -> Array:
+    """``w1_i`` placed on the pair axes: ``(..., p, 1, d)``."""
+    return W1[..., :, None, :]
+
+
+def right(W2: Array) -> Array:
+    """``w2_j`` placed on the pair axes: ``(..., 1, q, d)``."""
+    return W2[..., None, :, :]
+
+
+def outer(a: Array, b: Array) -> Array:
+    """``a bᵀ`` over the last axis: ``(..., d) × (..., d) → (..., d, d)``."""
+    return a[..., :, None] * b[..., None, :]
+
+
+def filled(shape: tuple[int, ...], block: Array) -> Array:
+    """A writable array of ``shape`` holding ``block`` broadcast (pair-independent outputs)."""
+    return np.array(np.broadcast_to(block, shape), dtype=np.float64)

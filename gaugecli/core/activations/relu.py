@@ -1,0 +1,50 @@
+"""ReLU ``σ(z) = max(z, 0)`` (degree 1): the arc-cosine kernel of :mod:`gaugecli.core.kernels`, unchanged.
+
+    K(w, w') = ‖w‖‖w'‖ (sin φ + (π − φ) cos φ) / (2π),
+    ∂K/∂w   = ((π − φ) w' + sin φ ‖w'‖ ŵ) / (2π).
+
+Every method delegates to :mod:`gaugecli.core.kernels`, so the two agree bit for bit (the
+Hessian blocks and their finiteness at ``φ = 0, π`` are documented there).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, ClassVar
+
+import numpy as np
+
+from gaugecli.core.activations.base import Activation
+from gaugecli.core.kernels import arccos_kernel, arccos_kernel_grad, arccos_kernel_hessians
+from gaugecli.core.types import Array
+
+if TYPE_CHECKING:
+    import torch
+
+
+@dataclass(frozen=True)
+class ReLU(Activation):
+    """``σ(z) = max(z, 0)``; ``σ'(0) = 0`` (as torch)."""
+
+    name: ClassVar[str] = "relu"
+    degree: ClassVar[int | None] = 1
+
+    def sigma(self, z: Array) -> Array:
+        return np.maximum(z, 0.0)
+
+    def derivative(self, z: Array) -> Array:
+        return (np.asarray(z) > 0.0).astype(np.float64)
+
+    def sigma_torch(self, z: torch.Tensor) -> torch.Tensor:
+        import torch
+
+        return torch.relu(z)
+
+    def kernel(self, W1: Array, W2: Array) -> Array:
+        return arccos_kernel(W1, W2)
+
+    def kernel_grad(self, W1: Array, W2: Array) -> Array:
+        return arccos_kernel_grad(W1, W2)
+
+    def kernel_hessians(self, W1: Array, W2: Array) -> tuple[Array, Array]:
+        return arccos_kernel_hessians(W1, W2)
