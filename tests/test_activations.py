@@ -21,7 +21,7 @@ N_MC = 400_000
 MC_SIGMAS = 5.0
 
 # Parameter sets beyond the defaults; every registered name is tested at least with its defaults.
-VARIANTS: dict[str, list[dict[str, Any]]] = {"leaky_relu": [{"negative_slope": 0.01}, {"negative_slope": 0.3}]}
+VARIANTS: dict[str, list[dict[str, Any]]] = {"leaky-relu": [{"negative_slope": 0.01}, {"negative_slope": 0.3}]}
 
 
 def _cases() -> list[Any]:
@@ -132,7 +132,7 @@ def test_kernel_grad_matches_finite_differences(act: Activation) -> None:
 
 def _hessian_tolerance(act: Activation) -> np.ndarray:
     tol = np.full((W1_FD.shape[0], W2_FD.shape[0]), FD_TOL)
-    if act.name in {"relu", "leaky_relu"}:
+    if act.name in {"relu", "leaky-relu"}:
         kinks = [list(PAIRS).index("phi0"), list(PAIRS).index("pi")]
         tol[0, kinks] = FD_TOL_KINK
     return tol
@@ -259,5 +259,5 @@ def test_registry_names_match_and_parameters_pass_through() -> None:
     for name, factory in ACTIVATIONS.items():
         assert factory().name == name
     for params, slope in [({}, 0.01), ({"negative_slope": 0.3}, 0.3)]:  # default as torch.nn.LeakyReLU
-        leaky = activation("leaky_relu", **params)
+        leaky = activation("leaky-relu", **params)
         assert isinstance(leaky, LeakyReLU) and leaky.negative_slope == slope

@@ -30,7 +30,7 @@ ACTIVATIONS: dict[str, Callable[..., Activation]] = {
     cls.name: cls for cls in (ReLU, LeakyReLU, ReLU2, Square, Linear, Erf)
 }
 """Name → factory; the factory's keyword arguments are the activation's parameters
-(``leaky_relu``: ``negative_slope``)."""
+(``leaky-relu``: ``negative_slope``)."""
 
 
 def activation(name: str, **params: Any) -> Activation:

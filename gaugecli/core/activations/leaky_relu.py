@@ -38,12 +38,12 @@ class LeakyReLU(Activation):
 
     negative_slope: float = 0.01
 
-    name: ClassVar[str] = "leaky_relu"
+    name: ClassVar[str] = "leaky-relu"
     degree: ClassVar[int | None] = 1
 
     def __post_init__(self) -> None:
         if not math.isfinite(self.negative_slope):
-            raise ValueError(f"leaky_relu: negative_slope must be finite (got {self.negative_slope})")
+            raise ValueError(f"leaky-relu: negative_slope must be finite (got {self.negative_slope})")
 
     def sigma(self, z: Array) -> Array:
         return np.where(z > 0.0, z, self.negative_slope * z)
