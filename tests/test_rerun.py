@@ -87,3 +87,17 @@ def test_every_run_a_figure_reads_has_a_rerun_file_with_its_own_command(fig_id: 
         if need.kind in rerun.COMMANDS:
             assert rerun.options(need.kind, need.config), (fig_id, need.kind)
             assert config_hash(need.config)
+
+
+def test_json_is_not_written_into_a_rerun_file_and_is_refused_in_one(tmp_path: Path) -> None:
+    """--json says how a run prints, not what it computes: the rerun file leaves it out, and a
+    config file giving it is told to pass it on the command line."""
+    runner = CliRunner()
+    out = tmp_path / "run.json"
+    result = runner.invoke(app, ["simulate", *FAST, "--cache-dir", str(tmp_path), "--out", str(out), "--json"])
+    assert result.exit_code == 0, result.output
+    assert "json" not in out.with_suffix(".toml").read_text()
+    bad = tmp_path / "bad.toml"
+    bad.write_text("json = true\n")
+    refused = runner.invoke(app, ["simulate", "--config", str(bad)])
+    assert refused.exit_code == 2 and "names an output; give --json on the command line" in refused.output

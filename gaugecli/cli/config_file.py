@@ -22,8 +22,8 @@ from typing import Any
 
 import typer
 
-SKIPPED = frozenset({"config_file", "out", "figure", "help"})
-"""Parameters a rerun file leaves out: where this run's outputs went, and the file itself."""
+SKIPPED = frozenset({"config_file", "out", "figure", "help", "json"})
+"""Parameters a rerun file leaves out: where this run's outputs went, how it printed, and the file itself."""
 
 
 def key_of(param: Any) -> str:
@@ -52,7 +52,7 @@ def load(ctx: typer.Context, param: Any, value: Path | None) -> Path | None:
     for key, item in data.items():
         target = params.get(key)
         if target is None:
-            if key in ("out", "figure"):
+            if key in ("out", "figure", "json"):
                 raise bad_parameter("--config", f"{value}: {key!r} names an output; give --{key} on the command line")
             valid = ", ".join(sorted(k for k in params if "_" not in k))
             raise bad_parameter("--config", f"{value}: unknown option {key!r}; valid: {valid}")
