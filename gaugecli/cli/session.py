@@ -8,7 +8,7 @@ import sys
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Annotated, Any
 
 from gaugecli.cli.errors import bad_parameter
 from gaugecli.store.atomic import check_writable
@@ -283,6 +283,8 @@ def with_dynamics(*only: str) -> Callable[[Callable[..., None]], Callable[..., N
         ("device", opt.Device, None),
     ]
     group = [option for option in every if not only or option[0] in only]
+    if only == ("rtol",):  # the sweeps set their own modes: the tolerance is the population flow's
+        group = [("rtol", Annotated[float | None, opt.option(P.FLOW_RTOL)], None)]
 
     def build(mode: str = P.Mode.flow.value, **given: Any) -> Any:
         return opt.dynamics_config(P.Mode(mode), **given)

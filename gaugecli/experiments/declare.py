@@ -130,6 +130,8 @@ class Param:
     def help_text(self) -> str:
         """``help`` with its range: what ``--help`` and docs/cli.md print."""
         bound = self.range_text()
+        if self.choices and self.metavar:  # the flag's placeholder does not show the words: say them
+            return f"{self.help}; {'each ' if self.plural else ''}{bound}."
         if not bound or self.choices:
             return f"{self.help}."
         return f"{self.help}; {'each ' if self.plural else ''}{bound}."

@@ -288,6 +288,14 @@ class Dynamics(Fields):
     )
 
 
+FLOW_RTOL = Dynamics.rtol.but(
+    help="Relative tolerance of the population flow solver (the finite-sample rows keep their own)",
+    default_text=number(POPULATION_RTOL),
+)
+"""``--rtol`` of the commands whose sweeps set their own modes (prune, perturb, lockin): the same
+field and range as every dynamics' ``rtol``, read as the population flow's only."""
+
+
 class Initial(Fields):
     """The initial condition shared by ``simulate`` and ``select``."""
 
