@@ -75,9 +75,12 @@ def test_kernel_matches_monte_carlo(act: Activation, pair: str, gaussian_sample:
     # the closed form must lie within 5 of them (a false alarm ~6e-7 per case at a fixed seed).
     stderr = products.std(ddof=1) / np.sqrt(N_MC)
     K = act.kernel(W[None], w2[None])[0, 0]
-    if stderr == 0.0:
-        # every product is exactly 0 (relu-type σ at φ = π): the closed form must be 0 to round-off
-        assert abs(K) <= 1e-14 * (np.linalg.norm(W) * np.linalg.norm(w2)) ** 2
+    scale = (np.linalg.norm(W) * np.linalg.norm(w2)) ** 2
+    if np.max(np.abs(products)) <= 1e-14 * scale:
+        # every product vanishes (relu-type σ at φ = π: σ(u) σ(−u) = 0), so the samples carry no
+        # spread to compare with; tested by size rather than by `stderr == 0`, which another BLAS
+        # kernel summing w·x in another order need not reproduce: the closed form must be 0 to round-off
+        assert abs(K) <= 1e-14 * scale
     else:
         assert abs(K - estimate) <= MC_SIGMAS * stderr, f"z = {(K - estimate) / stderr:.2f}"
 

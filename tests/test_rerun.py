@@ -21,7 +21,6 @@ from gaugecli.experiments.select import OwnerSweepConfig, SelectConfig
 from gaugecli.experiments.simulate import SimulateConfig
 from gaugecli.plots import FIGURES
 from gaugecli.plots.render import figure_module
-from gaugecli.store.artifacts import config_hash
 
 FAST = ["--d", "3", "--rtol", "1e-8"]
 
@@ -82,11 +81,21 @@ def test_every_option_of_a_rerun_file_parses_back_to_the_configs_values(kind: st
 
 
 @pytest.mark.parametrize("fig_id", sorted(FIGURES))
-def test_every_run_a_figure_reads_has_a_rerun_file_with_its_own_command(fig_id: str) -> None:
-    for need in figure_module(fig_id).needs(True).values():
-        if need.kind in rerun.COMMANDS:
-            assert rerun.options(need.kind, need.config), (fig_id, need.kind)
-            assert config_hash(need.config)
+def test_every_run_a_figure_reads_has_a_rerun_file_of_its_commands_options(fig_id: str) -> None:
+    """Every key a figure's rerun file would hold is an option of its command, and the file holds the
+    run's input dimension and (where the kind has them) its gauge strengths as the config does."""
+    from gaugecli.cli.config_file import key_of
+
+    for need in figure_module(fig_id).needs(False).values():
+        if need.kind not in rerun.COMMANDS:
+            continue
+        command = typer.main.get_group(app).get_command(None, rerun.COMMANDS[need.kind][0])  # type: ignore[arg-type]
+        keys = {key_of(p) for p in command.params}
+        values = rerun.options(need.kind, need.config)
+        assert set(values) <= keys, (fig_id, need.kind, set(values) - keys)
+        assert values["d"] == need.config.model.d
+        if hasattr(need.config, "strengths") and getattr(need.config, "deltas", None) is None:
+            assert values["gauge-strength"] == list(need.config.strengths), (fig_id, need.kind)
 
 
 def test_json_is_not_written_into_a_rerun_file_and_is_refused_in_one(tmp_path: Path) -> None:

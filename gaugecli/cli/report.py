@@ -56,9 +56,6 @@ def _table(title: str, columns: tuple[str, ...]) -> Any:
     return table
 
 
-NARROW_FALLBACK = "key: value lines"
-
-
 def show(table: Any) -> None:
     """Print ``table``; in a terminal too narrow for it, ``column: value`` lines instead (a rich
     table squeezed below its width cuts every number to an ellipsis)."""

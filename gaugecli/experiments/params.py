@@ -88,7 +88,6 @@ DEFAULT_BATCH_SIZE = 100
 DEFAULT_DEVICE = "auto"
 """Where the finite-sample modes run their torch work when ``device`` is not given: a CUDA
 GPU if torch sees one, else the CPU (results agree to round-off)."""
-GAUGES = ("favorable", "unfavorable", "balanced")
 INITS = ("duplicates", "random")
 DEVICES = ("cpu", "cuda", "auto")
 BATCHES = ("fresh", "resampled")
