@@ -27,7 +27,7 @@ from numpy.typing import NDArray
 
 from gaugecli.core.flow import gradient_flow
 from gaugecli.core.gauge import duplicate_initial_condition
-from gaugecli.core.teacher import Teacher, standard_teacher
+from gaugecli.core.model import Model, standard_model
 
 Array = NDArray[np.float64]
 D_INPUT = 16
@@ -38,7 +38,7 @@ shares one step size and takes ~12× the steps of its median member alone, so ba
 ×17 there — explained in the README, not a defect."""
 
 
-def d_sweep_ensemble(n: int, teacher: Teacher) -> tuple[Array, Array, float, str]:
+def d_sweep_ensemble(n: int, teacher: Model) -> tuple[Array, Array, float, str]:
     strengths = np.geomspace(2.0, 64.0, n // 2)
     deltas = np.concatenate([strengths, -strengths])[:, None]
     a0, W0 = duplicate_initial_condition(teacher, deltas)
@@ -46,7 +46,7 @@ def d_sweep_ensemble(n: int, teacher: Teacher) -> tuple[Array, Array, float, str
     return a0, W0, 12.0 * 64.0, f"D log-spaced in [2, 64] × ±D ({n})"
 
 
-def seed_ensemble(n: int, teacher: Teacher, eps: float = 1e-3) -> tuple[Array, Array, float, str]:
+def seed_ensemble(n: int, teacher: Model, eps: float = 1e-3) -> tuple[Array, Array, float, str]:
     a1, W1 = duplicate_initial_condition(teacher, np.array([-16.0]))
     rng = np.random.default_rng(0)
     a0 = np.broadcast_to(a1, (n, 1)) * (1 + eps * rng.standard_normal((n, 1)))
@@ -55,7 +55,7 @@ def seed_ensemble(n: int, teacher: Teacher, eps: float = 1e-3) -> tuple[Array, A
     return a0, W0, 175.0, f"D=16 −D, {n} seeds of 1e-3 perturbations"
 
 
-def compare(a0: Array, W0: Array, teacher: Teacher, t_max: float, n_single: int) -> dict[str, Any]:
+def compare(a0: Array, W0: Array, teacher: Model, t_max: float, n_single: int) -> dict[str, Any]:
     """Batched vs one-by-one (an evenly spaced subset of ``n_single``) over ``[0, t_max]``."""
     n = a0.shape[0]
     with flow_call_timer() as calls:
@@ -131,7 +131,7 @@ def _row(id_: str, label: str, res: dict[str, Any], n_single: int, judged: bool)
 
 def measure_ensemble(kind: str, n: int, n_single: int) -> dict[str, Any]:
     """:func:`compare` on the ``kind`` ("d_sweep" or "seeds") ensemble of ``n`` members; JSON-able."""
-    teacher = standard_teacher(D_INPUT)
+    teacher = standard_model(D_INPUT)
     build = {"d_sweep": d_sweep_ensemble, "seeds": seed_ensemble}[kind]
     a0, W0, t_max, label = build(n, teacher)
     return {"label": label, **compare(a0, W0, teacher, t_max, n_single)}

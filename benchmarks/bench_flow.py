@@ -31,7 +31,7 @@ from gaugecli.core.descent import stable_step_bound
 from gaugecli.core.dynamics import population_gradient, population_hessian
 from gaugecli.core.flow import FlowOptions, gradient_flow
 from gaugecli.core.gauge import duplicate_initial_condition
-from gaugecli.core.teacher import Teacher, standard_teacher
+from gaugecli.core.model import Model, standard_model
 
 Array = NDArray[np.float64]
 D_INPUT = 16
@@ -51,9 +51,9 @@ class ScipyRun:
     exceeded: bool
 
 
-def flow_problem(delta: float, d: int = D_INPUT) -> tuple[Teacher, Array, Array]:
+def flow_problem(delta: float, d: int = D_INPUT) -> tuple[Model, Array, Array]:
     """Teacher and the complete initial function with one neuron of imbalance ``delta``."""
-    teacher = standard_teacher(d)
+    teacher = standard_model(d)
     a0, W0 = duplicate_initial_condition(teacher, np.array([delta]))
     return teacher, a0, W0
 
@@ -61,7 +61,7 @@ def flow_problem(delta: float, d: int = D_INPUT) -> tuple[Teacher, Array, Array]
 def scipy_flow(
     a0: Array,
     W0: Array,
-    teacher: Teacher,
+    teacher: Model,
     *,
     method: str,
     t_hi: float,

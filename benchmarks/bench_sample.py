@@ -14,14 +14,14 @@ from _common import Row, best_of, blas_env, call_in_subprocess, fmt_ratio, fmt_s
 from gaugecli.core.descent import gradient_descent
 from gaugecli.core.empirical import draw_sample
 from gaugecli.core.gauge import duplicate_initial_condition, owner_imbalances
+from gaugecli.core.model import standard_model
 from gaugecli.core.sample import empirical_oracle
-from gaugecli.core.teacher import standard_teacher
 
 GOAL_RATIO = 3.0
 
 
 def measure_sample(n: int, d: int, m: int, steps: int, k: int) -> dict[str, Any]:
-    teacher = standard_teacher(d)
+    teacher = standard_model(d)
     X, y = draw_sample(teacher, n, seed=0)
     oracle = empirical_oracle(X, y)
     a0, W0 = duplicate_initial_condition(teacher, owner_imbalances(m, 4.0))

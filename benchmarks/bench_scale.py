@@ -321,13 +321,13 @@ torch.set_num_threads(1)
 try:
     from gaugecli.core.sample import draw_sample, empirical_oracle
     from gaugecli.core.gauge import duplicate_initial_condition
-    from gaugecli.core.teacher import standard_teacher
+    from gaugecli.core.model import standard_model
 except ImportError:
     from gaugecli.sample import draw_sample, empirical_oracle
     from gaugecli.gauge import duplicate_initial_condition
-    from gaugecli.teacher import standard_teacher
+    from gaugecli.teacher import standard_teacher as standard_model
 n, ms = int(sys.argv[1]), json.loads(sys.argv[2])
-teacher = standard_teacher(16)
+teacher = standard_model(16)
 X, y = draw_sample(teacher, n, 0)
 oracle = empirical_oracle(X, y)
 out = {}

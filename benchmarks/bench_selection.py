@@ -19,7 +19,7 @@ from bench_flow import scipy_flow
 from gaugecli.core.flow import gradient_flow
 from gaugecli.core.gauge import duplicate_initial_condition, function_coordinates, owner_imbalances
 from gaugecli.core.metrics import alignment, final_owner, nonowner_norm
-from gaugecli.core.teacher import standard_teacher
+from gaugecli.core.model import standard_model
 
 M, D, D_INPUT, P_LEVEL = 8, 16.0, 16, 1e-6
 GOAL_SECONDS, GOAL_SPEEDUP = 2.0, 10.0
@@ -31,7 +31,7 @@ def measure_selection(k: int = 2, rk_budget_s: float = 30.0) -> dict[str, Any]:
     ``t_P`` is located first by LSODA with the closed-form Jacobian (cheap and
     independent of gaugecli's solver); gaugecli then integrates exactly ``[0, t_P]``.
     """
-    teacher = standard_teacher(D_INPUT)
+    teacher = standard_model(D_INPUT)
     a0, W0 = duplicate_initial_condition(teacher, owner_imbalances(M, D, owner=0))
     ls = scipy_flow(a0, W0, teacher, method="LSODA", t_hi=1e4, event="nonowner", level=P_LEVEL, use_jac=True)
     if ls.t_event is None:

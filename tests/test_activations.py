@@ -13,8 +13,6 @@ import torch
 
 from gaugecli.core import kernels
 from gaugecli.core.activations import ACTIVATIONS, Activation, LeakyReLU, activation
-from gaugecli.core.quadratic import quadratic_gradient
-from gaugecli.core.teacher import Teacher
 
 D = 5
 N_MC = 400_000
@@ -235,14 +233,18 @@ def test_relu_is_the_core_arc_cosine_kernel_exactly() -> None:
         np.testing.assert_array_equal(mine, core)
 
 
-def test_square_is_the_quadratic_model_kernel() -> None:
-    # core.quadratic has no kernel function: its kernel is inside the loss. With a zero teacher
-    # (coefficient 0) and student a = (1, 0), W = (w, w'), its ∂L/∂a_2 = E[f(x) σ(w'·x)] = K(w, w')
-    # = w'ᵀ Q w' with Q = ‖w‖² I + 2wwᵀ: the σ = z² kernel as the quadratic model computes it.
+def test_square_is_the_fourth_moment_of_the_matrix_form() -> None:
+    # σ = z² makes the network a quadratic form: a σ(w·x) + b σ(w'·x) = xᵀ M x with M = a wwᵀ + b w'w'ᵀ,
+    # and Isserlis gives E[(xᵀMx)²] = (tr M)² + 2‖M‖_F². With a = b = 1 the cross term of that
+    # expansion is 2K(w, w'): an independent route to the kernel (no kernel formula involved).
     square = activation("square")
-    zero_teacher = Teacher(coefficients=np.array([0.0]), directions=np.eye(D)[:1])
     for w2 in PAIRS.values():
-        ref = quadratic_gradient(np.array([1.0, 0.0]), np.stack([W, w2]), zero_teacher).a[1]
+
+        def moment(M: np.ndarray) -> float:
+            return float(np.trace(M) ** 2 + 2.0 * np.sum(M * M))
+
+        A, B = np.outer(W, W), np.outer(w2, w2)
+        ref = 0.5 * (moment(A + B) - moment(A) - moment(B))
         mine = square.kernel(W[None], w2[None])[0, 0]
         assert abs(mine - ref) <= 1e-13 * abs(ref)
 

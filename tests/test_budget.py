@@ -136,11 +136,11 @@ def test_every_flow_is_checked_before_its_jacobian_is_allocated(monkeypatch: pyt
     died allocating LSODA's 21 TiB work array at m = 10⁵)."""
     import gaugecli.core.budget as budget
     from gaugecli.core.flow import gradient_flow
-    from gaugecli.core.teacher import Teacher
+    from gaugecli.core.model import Model
 
     monkeypatch.setattr(budget, "available_memory", lambda: 2 * 2**30)
-    teacher = ModelConfig(d=16).teacher()
-    assert isinstance(teacher, Teacher)
+    teacher = ModelConfig(d=16).build()
+    assert isinstance(teacher, Model)
     a0, W0 = np.full(5000, 0.01), np.ones((5000, 16))
     with pytest.raises(BudgetExceeded, match=r"^m: this run needs .* Jacobian"):
         gradient_flow(a0, W0, teacher, 1.0)
@@ -298,16 +298,16 @@ def test_the_input_dimension_is_refused_with_the_largest_d_that_fits(monkeypatch
     monkeypatch.setattr(B, "_fitted_input_bytes", 0)
     monkeypatch.setattr(B, "available_memory", lambda: 2 * 2**30)
     with pytest.raises(BudgetExceeded, match=r"^d: this run needs ≈ 74.7 GB \(mostly vectors in R\^d") as info:
-        ModelConfig(d=10**9).teacher()
+        ModelConfig(d=10**9).build()
     fits = int(str(info.value).split("d ≤ ")[1].split()[0])
     vectors = B.FLOAT * B.VECTORS_PER_DIRECTION * 2
     assert BASELINE_BYTES + vectors * fits <= 0.9 * 2 * 2**30 < BASELINE_BYTES + vectors * (fits + 1)
-    assert ModelConfig(d=fits).teacher().d == fits  # the hint fits (and is then not checked again)
+    assert ModelConfig(d=fits).build().d == fits  # the hint fits (and is then not checked again)
     monkeypatch.setattr(B, "available_memory", lambda: 0)
-    assert ModelConfig(d=16).teacher().d == 16  # a few kB in R^d: never what does not fit
-    assert ModelConfig(d=fits // 2).teacher().d == fits // 2  # fitted before in this process
+    assert ModelConfig(d=16).build().d == 16  # a few kB in R^d: never what does not fit
+    assert ModelConfig(d=fits // 2).build().d == fits // 2  # fitted before in this process
     with pytest.raises(BudgetExceeded, match=r"^d: .*at any d"):
-        ModelConfig(d=2 * fits).teacher()
+        ModelConfig(d=2 * fits).build()
 
 
 def test_a_d_beyond_the_address_space_limit_is_one_line_naming_d(tmp_path: Path) -> None:

@@ -88,6 +88,9 @@ def test_simulate_without_options_writes_a_complete_artifact(cli, tmp_path: Path
     assert config["model"] == {
         "d": 16,
         "k": 1,
+        "activation": "relu",
+        "negative_slope": None,
+        "weight_decay": 0.0,
         "a_star": 1.0,
         "c0": 0.1,
         "theta0": math.pi / 2,

@@ -66,6 +66,11 @@ NOT_OPTIONS = {
     ("lockin", "k"): "lockin's teacher has one feature",
     ("reln", "k"): "a ReLN gate is defined for one feature",
     ("simulate", "seed"): "simulate takes --seeds (one run per seed); --seed is its alias",
+    **{
+        (command, field): f"{command}'s analysis holds for the paper's ReLU model alone"
+        for command in ("lockin", "reln")
+        for field in ("activation", "negative_slope", "weight_decay")
+    },
 }
 """Declared fields a command deliberately does not offer, and why."""
 
@@ -202,6 +207,7 @@ CONTEXT: dict[tuple[type, str], dict[str, Any]] = {
     (SimulateConfig, "init_seed"): {"init": "random"},
     (SelectConfig, "init_seed"): {"init": "random"},
     (PerturbConfig, "seeds"): {"adversarial": False},
+    (ModelConfig, "negative_slope"): {"activation": "leaky-relu"},
 }
 
 
@@ -214,6 +220,7 @@ OTHER: dict[tuple[type, str], Any] = {
     (DynamicsConfig, "device"): "cpu",
     (PruneConfig, "sweep_deltas"): (-1.0, 0.5),
     (PerturbConfig, "eps"): (0.0, 0.7),
+    (ModelConfig, "activation"): "erf",
 }
 """Other values where the generic rule would not give a valid one (a word, an owner < m)."""
 

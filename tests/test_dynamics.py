@@ -16,7 +16,8 @@ from gaugecli.core.dynamics import (
     transport_mobility,
 )
 from gaugecli.core.gauge import duplicate_initial_condition, function_coordinates, imbalance, owner_imbalances
-from gaugecli.core.teacher import Teacher, standard_teacher
+from gaugecli.core.model import Model, standard_model
+from gaugecli.core.teacher import Teacher
 
 N_MC = 1_000_000
 CHUNK = 200_000
@@ -25,9 +26,9 @@ CHUNK = 200_000
 def _teachers() -> dict[str, Teacher]:
     rng = np.random.default_rng(100)
     return {
-        "k1": standard_teacher(4),
-        "k2": standard_teacher(4, k=2, a_star=0.7),
-        "k3_general": Teacher(coefficients=np.array([1.0, -0.5, 2.0]), directions=rng.standard_normal((3, 4))),
+        "k1": standard_model(4),
+        "k2": standard_model(4, k=2, a_star=0.7),
+        "k3_general": Model(Teacher(coefficients=np.array([1.0, -0.5, 2.0]), directions=rng.standard_normal((3, 4)))),
     }
 
 
@@ -51,7 +52,7 @@ def _special_configs(d: int = 4) -> dict[str, tuple[np.ndarray, np.ndarray]]:
         # a neuron exactly along the teacher feature v = e1 (φ = 0 to the teacher) and one opposite
         "on_teacher": (np.array([0.7, 0.3]), np.stack([1.3 * e1, -0.5 * e1])),
         # the paper's complete initial function: three exact duplicates
-        "initial": duplicate_initial_condition(standard_teacher(d), owner_imbalances(3, 4.0, 0)),
+        "initial": duplicate_initial_condition(standard_model(d), owner_imbalances(3, 4.0, 0)),
     }
 
 
@@ -108,7 +109,7 @@ def test_population_loss_vs_monte_carlo(teacher_name: str, config: str) -> None:
 
 
 def test_population_loss_hand_values() -> None:
-    teacher = standard_teacher(3)
+    teacher = standard_model(3)
     # the student equals the teacher: zero loss
     assert float(population_loss(np.array([1.0]), np.array([[1.0, 0.0, 0.0]]), teacher)) == pytest.approx(0, abs=1e-16)
     # split the teacher over two duplicates with any gauge: still zero
@@ -154,7 +155,7 @@ def test_population_gradient_vs_finite_differences(teacher_name: str, config: st
 
 
 def test_gradient_vanishes_at_the_teacher() -> None:
-    teacher = standard_teacher(5)
+    teacher = standard_model(5)
     for a, W in [
         (np.array([1.0]), np.eye(5)[:1]),
         (np.array([0.5, 2.0]), np.array([[1.0, 0, 0, 0, 0], [0.25, 0, 0, 0, 0]])),
@@ -287,7 +288,7 @@ def _configs_for_dissipation() -> list[tuple[str, np.ndarray, np.ndarray, Teache
         out.append((f"random{i}", a, W, TEACHERS[list(TEACHERS)[i % 3]]))
     for name, (a, W) in SPECIAL.items():
         out.append((name, a, W, TEACHERS["k1"]))
-    t16 = standard_teacher(16)
+    t16 = standard_model(16)
     for deltas in [np.array([4.0]), np.array([-4.0]), np.array([0.0]), owner_imbalances(5, 32.0, 2)]:
         a, W = duplicate_initial_condition(t16, deltas)
         out.append((f"ic{deltas.tolist()}", a, W, t16))
@@ -335,7 +336,7 @@ def test_c3_flow_velocities_in_function_coordinates() -> None:
 
 
 def test_dissipation_batched() -> None:
-    teacher = standard_teacher(4)
+    teacher = standard_model(4)
     a, W = duplicate_initial_condition(teacher, np.array([[4.0, -4.0], [-4.0, 4.0], [0.0, 0.0]]))
     diss = dissipation(a, W, teacher)
     assert diss.reaction.shape == (3,)
@@ -351,7 +352,7 @@ def test_pair_hessian_blocks_are_the_blocks_of_the_full_hessian() -> None:
     from gaugecli.core.dynamics import pair_hessian_blocks
     from gaugecli.core.symmetry import _neuron_indices
 
-    teacher = standard_teacher(5, k=2)
+    teacher = standard_model(5, k=2)
     rng = np.random.default_rng(1)
     a, W = rng.standard_normal((3, 4)), rng.standard_normal((3, 4, 5))
     H = population_hessian(a, W, teacher)

@@ -98,7 +98,7 @@ def test_finite_sample_grid_reproduces_one_uninterrupted_gd_run() -> None:
     """Chunking GD at the epochs changes nothing: the epoch states equal the iterates of one GD run
     (bitwise-level agreement, 1e-15), and T_spec is the same linear interpolation."""
     model = ModelConfig(d=4)
-    teacher = model.teacher()
+    teacher = model.build()
     a0, W0 = duplicates(model, np.array([[4.0, -4.0, -4.0]]))
     X, y = draw_sample(teacher, 500, 0)
     eta, steps = 4e-4, 3

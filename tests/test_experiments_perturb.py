@@ -185,7 +185,7 @@ def test_small_random_perturbations_always_select() -> None:
 
 def _finite_difference_lambda_max(a: np.ndarray, W: np.ndarray, h: float = 1e-6) -> float:
     """Largest Hessian eigenvalue from central differences of the closed-form gradient."""
-    teacher = MODEL.teacher()
+    teacher = MODEL.build()
     m, d = W.shape
     theta = np.concatenate([a, W.ravel()])
 
@@ -299,7 +299,7 @@ def test_sample_deviation_does_not_depend_on_the_gd_step(one_torch_thread) -> No
     model = MODEL
     a0, W0 = duplicates(model, owner_imbalances(M, 4.0, 0))
     flow = select(SelectConfig(model=model, m=M, strength=4.0)).t_spec
-    eta = choose_step(a0, W0, model.teacher(), 2 * flow).eta
+    eta = choose_step(a0, W0, model.build(), 2 * flow).eta
     job = SampleJob(model, M, 4.0, 1000, (0, 1, 2), 1.5 * flow, SAMPLE_RTOL)
     at, half, flows = (sample_job(replace(job, eta=e)) for e in (eta, eta / 2, None))
     np.testing.assert_allclose(at.deviation, half.deviation, rtol=5e-3)

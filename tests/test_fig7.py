@@ -121,7 +121,7 @@ def test_the_wall_itself_fails_even_at_the_largest_D(built) -> None:
 
 def _finite_difference_lambda_max(a: np.ndarray, W: np.ndarray, h: float = 1e-6) -> float:
     """Largest Hessian eigenvalue from central differences of the closed-form gradient."""
-    teacher = MODEL.teacher()
+    teacher = MODEL.build()
     m, d = W.shape
     theta = np.concatenate([a, W.ravel()])
 

@@ -16,7 +16,8 @@ from gaugecli.core.gauge import (
     owner_imbalances,
     parameters_from_function,
 )
-from gaugecli.core.teacher import Teacher, standard_teacher
+from gaugecli.core.model import Model, standard_model
+from gaugecli.core.teacher import Teacher
 
 
 def _mp_norm_sq(c: float, delta: float) -> tuple[float, float]:
@@ -160,7 +161,7 @@ def _student(a: np.ndarray, W: np.ndarray, X: np.ndarray) -> np.ndarray:
 @pytest.mark.parametrize("d", [2, 5, 16])
 @pytest.mark.parametrize("D", [0.5, 4.0, 64.0, 1e4])
 def test_c1_invisibility_across_gauges_and_m(d: int, D: float) -> None:
-    teacher = standard_teacher(d)
+    teacher = standard_model(d)
     c0 = 0.1
     X = np.random.default_rng(d).standard_normal((500, d))
     u0 = np.eye(d)[1]  # SPEC default u0 = e2 at θ0 = π/2
@@ -185,7 +186,7 @@ def test_c1_invisibility_across_gauges_and_m(d: int, D: float) -> None:
 
 
 def test_c1_invisibility_batched_deltas() -> None:
-    teacher = standard_teacher(4)
+    teacher = standard_model(4)
     deltas = np.array([[4.0, -4.0, -4.0], [-4.0, 4.0, -4.0], [0.0, 0.0, 0.0], [1e3, -1e3, 2.0]])
     a, W = duplicate_initial_condition(teacher, deltas, c0=0.3)
     assert a.shape == (4, 3) and W.shape == (4, 3, 4)
@@ -198,7 +199,7 @@ def test_c1_invisibility_batched_deltas() -> None:
 
 @pytest.mark.parametrize("theta0", [0.0, 0.3, np.pi / 4, np.pi / 2, 2.0, 3.0])
 def test_initial_angle_is_honored(theta0: float) -> None:
-    teacher = standard_teacher(6)
+    teacher = standard_model(6)
     a, W = duplicate_initial_condition(teacher, np.array([4.0, -4.0]), c0=0.2, theta0=theta0)
     c, U = function_coordinates(a, W)
     np.testing.assert_allclose(U @ np.eye(6)[0], np.cos(theta0), atol=1e-14)
@@ -211,7 +212,7 @@ def test_initial_angle_is_honored(theta0: float) -> None:
 
 def test_initial_direction_for_a_non_axis_teacher() -> None:
     v = np.array([2.0, 2.0, 0.0, 1.0])  # non-unit, not axis-aligned
-    teacher = Teacher(coefficients=np.array([1.5]), directions=v[None])
+    teacher = Model(Teacher(coefficients=np.array([1.5]), directions=v[None]))
     for theta0 in [0.1, np.pi / 2, 2.5]:
         u0 = initial_direction(teacher, theta0)
         assert np.linalg.norm(u0) == pytest.approx(1.0, rel=1e-14)
@@ -221,7 +222,7 @@ def test_initial_direction_for_a_non_axis_teacher() -> None:
 @pytest.mark.parametrize("k", [2, 3])
 def test_k_feature_teacher_orthogonality(k: int) -> None:
     d = 6
-    teacher = standard_teacher(d, k=k, a_star=0.8)
+    teacher = standard_model(d, k=k, a_star=0.8)
     assert teacher.k == k and teacher.d == d
     np.testing.assert_array_equal(teacher.directions, np.eye(d)[:k])
     a, W = duplicate_initial_condition(teacher, owner_imbalances(3, 4.0, 1))
@@ -235,7 +236,7 @@ def test_k_feature_teacher_orthogonality(k: int) -> None:
     assert float(population_loss(a, W, teacher)) == pytest.approx(L_ref, rel=1e-13)
     # general θ0 for a k-feature teacher of non-axis directions: angle to v_1 is θ0, ⊥ others
     V = np.array([[1.0, 1.0, 0, 0, 0, 0], [0, 1.0, -1.0, 0, 0, 0], [0, 0, 0, 2.0, 0, 0]])[:k]
-    t2 = Teacher(coefficients=np.ones(k), directions=V)
+    t2 = Model(Teacher(coefficients=np.ones(k), directions=V))
     u0 = initial_direction(t2, 0.7)
     Vhat = V / np.linalg.norm(V, axis=1, keepdims=True)
     assert u0 @ Vhat[0] == pytest.approx(np.cos(0.7), abs=1e-14)
@@ -246,7 +247,7 @@ def test_k_feature_teacher_orthogonality(k: int) -> None:
 
 def test_standard_teacher_requires_room_for_u0() -> None:
     with pytest.raises(ValueError, match="k \\+ 1"):
-        standard_teacher(2, k=2)
+        standard_model(2, k=2)
     with pytest.raises(ValueError):
         Teacher(coefficients=np.ones(2), directions=np.eye(3)[:1])
     with pytest.raises(ValueError):

@@ -26,7 +26,7 @@ def test_random_init_has_unit_random_directions_and_equal_coefficients() -> None
     np.testing.assert_allclose(U[0], U[1], atol=0)  # members differ in δ only
     # isotropic: the mean of 50 unit vectors in R^16 is ~ 1/√50 ≈ 0.14 in norm, far from a duplicate's 1
     assert np.linalg.norm(U[0].mean(axis=0)) < 0.4
-    space = invariant_subspace(MODEL.teacher(), W)
+    space = invariant_subspace(MODEL.build(), W)
     assert space is None  # 51 generic vectors span R^16
     _, W2 = initial_condition(MODEL, deltas, "random", init_seed=7)
     np.testing.assert_array_equal(W2, W)
@@ -37,7 +37,7 @@ def test_eps_perturbs_duplicates_by_about_eps() -> None:
     deltas = owner_imbalances(5, 4.0)[None]
     a, W = initial_condition(MODEL, deltas, eps=0.1, init_seed=1)
     c, U = function_coordinates(a[0], W[0])
-    u0 = initial_direction(MODEL.teacher(), MODEL.theta0)
+    u0 = initial_direction(MODEL.build(), MODEL.theta0)
     angles = np.arccos(np.clip(U @ u0, -1, 1))
     assert 0.01 < np.median(angles) < 0.3  # ε ξ with E‖ξ‖² = 1: angles ~ ε
     assert np.all(np.abs(np.log(c / (MODEL.c0 / 5))) < 0.5)

@@ -13,13 +13,13 @@ from gaugecli.core.descent import gradient_descent, stable_step_bound
 from gaugecli.core.dynamics import dissipation, population_gradient, population_loss
 from gaugecli.core.flow import FlowOptions, gradient_flow
 from gaugecli.core.gauge import duplicate_initial_condition, imbalance, owner_imbalances
+from gaugecli.core.model import standard_model
 from gaugecli.core.objective import population_objective
 from gaugecli.core.step import choose_step, step_error
-from gaugecli.core.teacher import standard_teacher
 from gaugecli.core.trajectory import NumericalFault, log_time_grid
 
 d = 4
-TEACHER = standard_teacher(d)
+TEACHER = standard_model(d)
 EPS = 0.01
 DS = (4.0, 8.0, 16.0, 32.0)
 

@@ -26,8 +26,8 @@ import torch
 from gaugecli.core import lockin as lk
 from gaugecli.core.dynamics import population_gradient
 from gaugecli.core.flow_grid import population_flow_on_grid
+from gaugecli.core.model import standard_model
 from gaugecli.core.symmetry import ROUNDOFF_EXPONENT, equal_groups
-from gaugecli.core.teacher import standard_teacher
 from gaugecli.experiments import lockin as ex
 from gaugecli.experiments.common import duplicates, run_ensemble
 from gaugecli.experiments.config import DynamicsConfig, ModelConfig
@@ -36,7 +36,7 @@ from gaugecli.experiments.lockin.runs import sample_run
 from gaugecli.experiments.params import Lockin
 
 MODEL = ModelConfig(d=4)
-TEACHER = MODEL.teacher()
+TEACHER = MODEL.build()
 M = 5
 
 
@@ -59,7 +59,7 @@ def _start(assign: str, D: float, theta0: float | None = None, d: int = 4):
 
 def _flow(assign: str, D: float, *, span: float = 2.0, per: int = 100, times=None, theta0=None, groups=False, d=4):
     model, a0, W0 = _start(assign, D, theta0, d)
-    teacher = model.teacher()
+    teacher = model.build()
     kw = {"times": times} if times is not None else {"span": span, "per": per}
     g = equal_groups(a0, W0) if groups else None
     return population_flow_on_grid(a0, W0, teacher, model.eps_align, groups=g, **kw), teacher
@@ -343,4 +343,4 @@ def test_invariant_set_flow_and_the_package_flow_are_d_independent() -> None:
 
 def test_standard_teacher_fixture() -> None:
     # the tests above rely on v = e1, u0 = e2
-    assert np.array_equal(standard_teacher(4).directions, np.eye(4)[:1])
+    assert np.array_equal(standard_model(4).directions, np.eye(4)[:1])

@@ -23,14 +23,15 @@ from gaugecli.core.metrics import (
     specialization_time,
     time_rescaling_mismatch,
 )
-from gaugecli.core.teacher import Teacher, standard_teacher
+from gaugecli.core.model import Model, standard_model
+from gaugecli.core.teacher import Teacher
 
 # ------------------------------------------------------------------------------------
 # alignment and owners
 
 
 def test_alignment_single_feature() -> None:
-    teacher = Teacher(coefficients=np.array([1.0]), directions=np.array([[2.0, 0.0, 0.0]]))  # non-unit v
+    teacher = Model(Teacher(coefficients=np.array([1.0]), directions=np.array([[2.0, 0.0, 0.0]])))  # non-unit v
     W = np.array([[3.0, 0.0, 0.0], [1.0, 1.0, 0.0], [0.0, 0.0, 2.0], [-1.0, 0.0, 0.0], [1.0, np.sqrt(3.0), 0.0]])
     alpha, which = alignment(W, teacher)
     np.testing.assert_allclose(alpha, [1.0, 1 / np.sqrt(2), 0.0, -1.0, 0.5], atol=1e-15)
@@ -38,7 +39,7 @@ def test_alignment_single_feature() -> None:
 
 
 def test_alignment_max_over_teacher_features() -> None:
-    teacher = standard_teacher(4, k=2)
+    teacher = standard_model(4, k=2)
     W = np.array([[0.0, 5.0, 0.0, 0.0], [3.0, 1.0, 0.0, 0.0], [1.0, 3.0, 0.0, 0.0], [-1.0, -1.0, 1.0, 0.0]])
     alpha, which = alignment(W, teacher)
     np.testing.assert_allclose(alpha, [1.0, 3 / np.sqrt(10), 3 / np.sqrt(10), -1 / np.sqrt(3)], atol=1e-15)

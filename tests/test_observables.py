@@ -15,6 +15,7 @@ import pytest
 
 from gaugecli.core.flow import FlowOptions, gradient_flow
 from gaugecli.core.gauge import duplicate_initial_condition, initial_direction, parameters_from_function
+from gaugecli.core.model import standard_model
 from gaugecli.core.observables import (
     DISSIPATION_IDENTITY_RTOL,
     RunObservables,
@@ -23,10 +24,9 @@ from gaugecli.core.observables import (
     resolved_residual,
 )
 from gaugecli.core.reduced import solve_reduced
-from gaugecli.core.teacher import standard_teacher
 
 D = 4
-TEACHER = standard_teacher(D)
+TEACHER = standard_model(D)
 DELTAS = np.array([2.0, -1.0, 0.5])  # owner-to-be (δ = 2), an input-heavy and a mildly output-heavy neuron
 EPS = 0.01
 T_MAX = 30.0
@@ -180,7 +180,7 @@ def test_dissipated_integrals_match_the_reduced_solver(sign: float) -> None:
     """``∫R dt`` and ``∫T dt`` of the full flow (d = 16, output grid, quadrature) against the
     reduced (c, θ) equations, which integrate R and T alongside the state (rtol 1e-12).
     Measured agreement ≤ 6e-10 relative for D = 1 … 64; the trapezoid in t is off by ~5e-4."""
-    teacher = standard_teacher(16)
+    teacher = standard_model(16)
     delta = np.array([[sign * 4.0]])
     a0, W0 = duplicate_initial_condition(teacher, delta, 0.1, np.pi / 2)
     traj = gradient_flow(a0, W0, teacher, 200.0 * 5.0, options=FlowOptions(rtol=1e-10, atol=1e-13))
@@ -214,7 +214,7 @@ def test_t_spec_is_the_owners_crossing_even_when_a_non_owner_crosses_first() -> 
     is the owner's crossing, not the first crossing of any neuron."""
     from gaugecli.core.gauge import initial_direction, parameters_from_function
 
-    teacher = standard_teacher(4)
+    teacher = standard_model(4)
     U = np.array([initial_direction(teacher, np.arccos(0.9899)), initial_direction(teacher, np.pi / 2)])
     a, W = parameters_from_function(np.array([0.01, 0.09]), U, np.array([0.0, 16.0]))
     obs = observe(gradient_flow(a[None], W[None], teacher, t_max=500.0), teacher, (0,))

@@ -18,8 +18,9 @@ from hypothesis import strategies as st
 from gaugecli.core.dynamics import dissipation, population_gradient, population_hessian, population_loss
 from gaugecli.core.flow import FlowOptions, gradient_flow
 from gaugecli.core.gauge import function_coordinates, imbalance, parameters_from_function
+from gaugecli.core.model import Model, standard_model
 from gaugecli.core.observables import observe, resolved_residual
-from gaugecli.core.teacher import Teacher, standard_teacher
+from gaugecli.core.teacher import Teacher
 from gaugecli.core.trajectory import NumericalFault
 
 FAST = settings(
@@ -70,10 +71,10 @@ def configurations(
     d = draw(st.integers(k + 1, k + extra_d))
     m = draw(st.integers(1, max_m))
     if draw(st.booleans()):
-        teacher = standard_teacher(d, k, draw(st.floats(0.25, 4.0)))
+        teacher = standard_model(d, k, draw(st.floats(0.25, 4.0)))
     else:
         coefficients = draw(st.lists(st.floats(0.25, 2.0) | st.floats(-2.0, -0.25), min_size=k, max_size=k))
-        teacher = Teacher(np.array(coefficients), np.stack([draw(_vector(d)) for _ in range(k)]))
+        teacher = Model(Teacher(np.array(coefficients), np.stack([draw(_vector(d)) for _ in range(k)])))
     V = teacher.unit_directions()
 
     rows, relations = [], []
@@ -99,7 +100,7 @@ def configurations(
 
 
 def _explicit(d: int, U: list[list[float]], c: list[float], delta: list[float], relations: list[str]) -> Config:
-    return Config(standard_teacher(d), np.array(c, float), np.array(U, float), np.array(delta, float), relations)
+    return Config(standard_model(d), np.array(c, float), np.array(U, float), np.array(delta, float), relations)
 
 
 # The paper's initial condition: m duplicates at u0 = e2 ⊥ v, owner +D, the others −D.
@@ -218,7 +219,7 @@ def test_a_neuron_through_the_origin_is_a_numerical_fault() -> None:
     """Found by the search above: neuron 0 lies on the teacher feature with c < 0 and δ > 0,
     so c must change sign and w must pass through 0. The default solver must fail with a
     NumericalFault (not NaN, not a silent wrong answer); the budget keeps it short."""
-    teacher = Teacher(np.array([3.135068171885015]), np.array([[1.0, 0.0]]))
+    teacher = Model(Teacher(np.array([3.135068171885015]), np.array([[1.0, 0.0]])))
     a0 = np.array([-0.6459174210171142, -1.0, -0.46963596324066215])
     W0 = np.array([[0.48957924918464024, 0.0], [-1.0, 0.0], [-0.46963596324066215, 0.0]])
     with pytest.raises(NumericalFault, match=r"t=0\.6"):

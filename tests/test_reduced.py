@@ -30,6 +30,7 @@ from gaugecli.core.limits import (
     unfavorable_limit_path,
 )
 from gaugecli.core.metrics import clock_free_gap, distance_to_path
+from gaugecli.core.model import standard_model
 from gaugecli.core.observables import observe
 from gaugecli.core.reduced import (
     angular_slope,
@@ -41,10 +42,9 @@ from gaugecli.core.reduced import (
     solve_reduced,
 )
 from gaugecli.core.symmetry import ROUNDOFF_EXPONENT, antisymmetric_rate, separation_exponent
-from gaugecli.core.teacher import standard_teacher
 
 D16 = 16
-TEACHER = standard_teacher(D16)
+TEACHER = standard_model(D16)
 TIGHT = FlowOptions(rtol=1e-12, atol=1e-15)
 
 
@@ -71,7 +71,7 @@ def _random_planar(m: int, seed: int) -> tuple[np.ndarray, np.ndarray]:
 def test_planar_loss_is_the_population_loss(seed: int) -> None:
     c, theta = _random_planar(4, seed)
     a, W = planar_parameters(c, theta, np.array([3.0, -2.0, 0.0, 1.0]), d=5)
-    assert planar_loss(c, theta) == pytest.approx(float(population_loss(a, W, standard_teacher(5))), rel=1e-13)
+    assert planar_loss(c, theta) == pytest.approx(float(population_loss(a, W, standard_model(5))), rel=1e-13)
 
 
 @pytest.mark.parametrize("seed", [0, 1, 2])
@@ -104,7 +104,7 @@ def test_reduced_velocity_is_the_full_flow_and_conserves_delta(seed: int) -> Non
     c = np.abs(c) + 0.05  # M^u at δ > 0 needs c ≠ 0
     deltas = np.array([4.0, -4.0, 0.5, -0.1])
     a, W = planar_parameters(c, theta, deltas, d=6)
-    g = population_gradient(a, W, standard_teacher(6))
+    g = population_gradient(a, W, standard_model(6))
     a_dot, W_dot = -g.a, -g.W
     norm = np.linalg.norm(W, axis=-1)
     U = W / norm[:, None]
@@ -121,7 +121,7 @@ def test_flow_stays_in_span_of_teacher_and_students() -> None:
     """The gradient of w_j is a combination of the w_i and v_k, so the flow never leaves
     span(v_k, w_i(0)): checked on a generic configuration in d = 8 spanning 3 dimensions."""
     rng = np.random.default_rng(3)
-    teacher = standard_teacher(8)
+    teacher = standard_model(8)
     V = teacher.directions
     W = rng.standard_normal((3, 2)) @ np.vstack([V[0], rng.standard_normal(8)])  # three neurons in a plane with v
     W = np.vstack([W, rng.standard_normal(8)])  # a fourth neuron adds one more direction
@@ -305,7 +305,7 @@ def _pair_exponent(delta: float) -> tuple[float, float]:
     t = np.concatenate([[0.0], np.geomspace(1e-4 / D, red.t[-1], 1000)])
     C, theta = red.dense(t)
     a, W = planar_parameters(np.repeat(C / 2, 2, axis=1), np.repeat(theta, 2, axis=1), np.full(2, delta))
-    Lam = separation_exponent(t, antisymmetric_rate(a, W, standard_teacher(2), (0, 1)))
+    Lam = separation_exponent(t, antisymmetric_rate(a, W, standard_model(2), (0, 1)))
     return float(np.interp(red.crossing_times[0], t, Lam)), float(Lam[-1])
 
 
@@ -320,9 +320,9 @@ def test_minus_pairs_cross_the_roundoff_exponent_plus_pairs_do_not() -> None:
     for D, expected in ((4.0, 1.3914), (64.0, 1.3863)):
         assert _pair_exponent(D)[1] == pytest.approx(expected, abs=1e-3)
     # the full flow at D = 4 stays symmetric and gives the same Λ
-    a0, W0 = duplicate_initial_condition(standard_teacher(3), np.full(2, -4.0))
-    tr = gradient_flow(a0, W0, standard_teacher(3), t_max=300.0, options=FlowOptions(grid_points=2000))
-    Lam = separation_exponent(tr.t, antisymmetric_rate(tr.a, tr.W, standard_teacher(3), (0, 1)))
+    a0, W0 = duplicate_initial_condition(standard_model(3), np.full(2, -4.0))
+    tr = gradient_flow(a0, W0, standard_model(3), t_max=300.0, options=FlowOptions(grid_points=2000))
+    Lam = separation_exponent(tr.t, antisymmetric_rate(tr.a, tr.W, standard_model(3), (0, 1)))
     assert float(np.interp(tr.crossing_times[0], tr.t, Lam)) == pytest.approx(lam4, rel=1e-3)
 
 

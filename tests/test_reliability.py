@@ -298,9 +298,9 @@ def test_sample_mode_does_not_depend_on_the_thread_count(tmp_path: Path) -> None
 
 def test_each_sample_size_has_its_own_stream() -> None:
     from gaugecli.core.empirical import draw_sample
-    from gaugecli.core.teacher import standard_teacher
+    from gaugecli.core.model import standard_model
 
-    teacher = standard_teacher(4)
+    teacher = standard_model(4)
     X_small, y_small = draw_sample(teacher, 200, np.random.SeedSequence([0, 200]))
     X_large, _ = draw_sample(teacher, 400, np.random.SeedSequence([0, 400]))
     assert not np.any(np.all(np.isclose(X_large[:, None, :], X_small[None, :, :]), axis=-1)), "shared draws"

@@ -20,6 +20,7 @@ from gaugecli.core.gauge import (
     initial_direction,
 )
 from gaugecli.core.kernels import arccos_kernel_hessians
+from gaugecli.core.model import Model, standard_model
 from gaugecli.core.reln import (
     final_gate_tspec_asymptote,
     gate_floor,
@@ -36,7 +37,7 @@ from gaugecli.core.reln import (
     reln_loss,
     trajectory_loss,
 )
-from gaugecli.core.teacher import Teacher, standard_teacher
+from gaugecli.core.teacher import Teacher
 from gaugecli.experiments.config import DynamicsConfig, ModelConfig
 from gaugecli.experiments.declare import ConfigError
 from gaugecli.experiments.reln import RelnConfig, run_reln
@@ -48,7 +49,7 @@ def _random_problem(seed: int, m: int = 3, d: int = 4) -> tuple[Teacher, np.ndar
     """A two-feature teacher (non-unit v) and a random ReLN: gates, a, W (gate 1 duplicates gate 0
     and gate 2 is antipodal to it, to cover φ = 0 and φ = π)."""
     rng = np.random.default_rng(seed)
-    teacher = Teacher(np.array([1.0, -0.7]), rng.standard_normal((2, d)))
+    teacher = Model(Teacher(np.array([1.0, -0.7]), rng.standard_normal((2, d))))
     G = rng.standard_normal((m, d))
     G[1] = 2.5 * G[0]
     G[2] = -G[0]
@@ -154,7 +155,7 @@ def test_gates_at_current_directions_reproduce_relu_to_round_off(seed: int) -> N
     (Σ_l a_l ∂²₁₁κ(w_j, w_l) − Σ_k a*_k ∂²₁₁κ(w_j, v_k)), which vanish for no student here."""
     rng = np.random.default_rng(seed)
     d, m = 5, 4
-    teacher = Teacher(np.array([1.0, 0.5]), rng.standard_normal((2, d)))
+    teacher = Model(Teacher(np.array([1.0, 0.5]), rng.standard_normal((2, d))))
     a, W = rng.standard_normal(m), rng.standard_normal((m, d))
     W[1] = 0.3 * W[0]  # duplicate direction (φ = 0)
     W[2] = -W[0]  # antipodal (φ = π)
@@ -186,7 +187,7 @@ def test_reln_flow_conserves_delta_and_descends() -> None:
     """δ_j = a_j² − ‖w_j‖² is constant (drift ≤ 1e-8 at rtol 1e-10; measured 1.3e-9) and L decreases,
     for three pathways with their own random gates and gauges; the flow converges to the gates' floor
     min_β L (L is quadratic in β: the only other critical points are saddles)."""
-    teacher = standard_teacher(4)
+    teacher = standard_model(4)
     deltas = np.array([4.0, -2.0, 0.5])
     a0, W0 = duplicate_initial_condition(teacher, deltas)
     G = np.random.default_rng(0).standard_normal((3, 4))
@@ -201,7 +202,7 @@ def test_reln_flow_conserves_delta_and_descends() -> None:
 
 def test_per_member_gates_survive_chunking(monkeypatch: pytest.MonkeyPatch) -> None:
     """An ensemble split into chunks (reordered by δ) still gives each member its own gates."""
-    teacher = standard_teacher(3)
+    teacher = standard_model(3)
     psi = np.deg2rad([0.0, 30.0, 60.0, 90.0])
     v, u0 = teacher.directions[0], initial_direction(teacher, math.pi / 2)
     G = (np.cos(psi)[:, None] * v + np.sin(psi)[:, None] * u0)[:, None, :]
@@ -222,7 +223,7 @@ def test_per_member_gates_survive_chunking(monkeypatch: pytest.MonkeyPatch) -> N
 
 
 def test_gate_floor_closed_form_against_the_quadratic_minimum_and_its_expansion() -> None:
-    teacher = standard_teacher(3)
+    teacher = standard_model(3)
     v, u = teacher.directions[0], initial_direction(teacher, math.pi / 2)
     psi = np.linspace(0.0, math.pi - 0.01, 40)
     G = (np.cos(psi)[:, None] * v + np.sin(psi)[:, None] * u)[:, None, :]
@@ -241,7 +242,7 @@ def test_gate_floor_closed_form_against_the_quadratic_minimum_and_its_expansion(
 def test_flow_ends_on_the_gate_floor(delta: float) -> None:
     """ψ = 2°: the flow's end loss is 4.474154e-6 = L_floor(2°) (measured to 2e-11 relative);
     the initial gate (ψ = 90°, exact at t = 0) plateaus at the lazy floor and never aligns."""
-    teacher = standard_teacher(4)
+    teacher = standard_model(4)
     v, u0 = teacher.directions[0], initial_direction(teacher, math.pi / 2)
     a0, W0 = duplicate_initial_condition(teacher, np.array([delta]))
     for psi in (math.radians(2.0), math.pi / 2):
@@ -284,7 +285,7 @@ def test_race_time_quadrature_antiderivative_and_ode_agree(delta: float) -> None
 def test_aligned_reln_and_aligned_relu_follow_the_race(delta: float) -> None:
     """The reduction itself: a pathway started along v (gate v), and a ReLU neuron started along v
     (θ0 = 0), keep w ∥ v and move c exactly as the race (to the solver's tolerance)."""
-    teacher = standard_teacher(3)
+    teacher = standard_model(3)
     v = teacher.directions[0]
     a0, W0 = duplicate_initial_condition(teacher, np.array([delta]), c0=0.1, theta0=0.0)
     for tr in (
@@ -303,7 +304,7 @@ def test_aligned_reln_and_aligned_relu_follow_the_race(delta: float) -> None:
 
 
 def _tspec(deltas: np.ndarray, d: int = 4) -> tuple[np.ndarray, np.ndarray]:
-    teacher = standard_teacher(d)
+    teacher = standard_model(d)
     a0, W0 = duplicate_initial_condition(teacher, deltas[:, None])
     t_max = 40.0 * float(np.max(np.abs(deltas)) + 1) * 10
     relu = gradient_flow(a0, W0, teacher, t_max).crossing_times[:, 0]

@@ -13,6 +13,7 @@ from gaugecli.core.dynamics import population_loss
 from gaugecli.core.empirical import DEFAULT_CHUNK_BYTES, EmpiricalSample, draw_sample, resolve_device
 from gaugecli.core.flow import FlowOptions, gradient_flow
 from gaugecli.core.gauge import duplicate_initial_condition, owner_imbalances
+from gaugecli.core.model import Model, standard_model
 from gaugecli.core.sample import (
     empirical_hessian,
     empirical_loss,
@@ -22,11 +23,13 @@ from gaugecli.core.sample import (
     minibatch_oracle,
     sample_memory_estimate,
 )
-from gaugecli.core.teacher import Teacher, standard_teacher
+from gaugecli.core.teacher import Teacher
 
 d = 4
-TEACHER = standard_teacher(d)
-TEACHER3 = Teacher(coefficients=np.array([1.0, -0.5, 0.8]), directions=np.random.default_rng(9).standard_normal((3, d)))
+TEACHER = standard_model(d)
+TEACHER3 = Model(
+    Teacher(coefficients=np.array([1.0, -0.5, 0.8]), directions=np.random.default_rng(9).standard_normal((3, d)))
+)
 
 
 def _torch_loss_and_grad(a: np.ndarray, W: np.ndarray, X: np.ndarray, y: np.ndarray):

@@ -9,6 +9,7 @@ import pytest
 from gaugecli.core.dynamics import population_gradient
 from gaugecli.core.flow import FlowOptions
 from gaugecli.core.gauge import duplicate_initial_condition
+from gaugecli.core.model import standard_model
 from gaugecli.core.symmetry import (
     ROUNDOFF_EXPONENT,
     SEPARATION_THRESHOLD,
@@ -17,9 +18,8 @@ from gaugecli.core.symmetry import (
     separation_exponent,
     symmetry_report,
 )
-from gaugecli.core.teacher import standard_teacher
 
-TEACHER = standard_teacher(6)
+TEACHER = standard_model(6)
 
 
 @pytest.mark.parametrize("m", [2, 5])
@@ -82,7 +82,7 @@ def _report(deltas: list[float], d: int = 4):
     from gaugecli.core.metrics import alignment, final_owner
     from gaugecli.experiments.config import auto_horizon
 
-    teacher = standard_teacher(d)
+    teacher = standard_model(d)
     a0, W0 = duplicate_initial_condition(teacher, np.array(deltas), 0.1, np.pi / 2)
     tr = gradient_flow(a0, W0, teacher, auto_horizon(np.array(deltas), 0.1), options=FlowOptions(rtol=1e-9))
     c, _ = function_coordinates(tr.a[-1], tr.W[-1])
@@ -112,7 +112,7 @@ def test_a_split_closes_the_window_of_the_separation_exponent() -> None:
     report says "separated", and Λ is integrated only up to the split."""
     from gaugecli.core.symmetry import SEPARATED
 
-    teacher = standard_teacher(4)
+    teacher = standard_model(4)
     tr, rep, owner = _report([-4.0] * 5)
     k = int(np.searchsorted(tr.t, 50.0))
     W = tr.W.copy()
@@ -169,7 +169,7 @@ def test_a_symmetric_start_is_decided_by_any_perturbation_and_select_is_not() ->
 
     model = ModelConfig(d=4)
     for deltas, moves in ((np.full(5, -4.0), True), (np.array([4.0, -4.0, -4.0, -4.0, -4.0]), False)):
-        starts = [perturbed_duplicates(model.teacher(), deltas, 1e-12, seed=seed) for seed in range(4)]
+        starts = [perturbed_duplicates(model.build(), deltas, 1e-12, seed=seed) for seed in range(4)]
         runs = run_ensemble(model, DynamicsConfig(), np.stack([a for a, _ in starts]), np.stack([W for _, W in starts]))
         t = np.array([run.t_spec for run in runs])
         winners = {run.computed_owner for run in runs}

@@ -185,6 +185,9 @@ TeacherFeatures = Annotated[int, option(P.Model.k)]
 InitialCoefficient = Annotated[float, option(P.Model.c0)]
 InitialAngle = Annotated[float, option(P.Model.theta0)]
 EpsAlign = Annotated[float, option(P.Model.eps_align)]
+ActivationName = Annotated[str, option(P.Model.activation)]
+NegativeSlope = Annotated[float | None, option(P.Model.negative_slope)]
+WeightDecay = Annotated[float, option(P.Model.weight_decay)]
 DynamicsMode = Annotated[str, option(P.Dynamics.mode)]  # a word checked by its declaration, then a Mode
 Step = Annotated[float | None, option(P.Dynamics.eta)]
 SampleSize = Annotated[int | None, option(P.Dynamics.n_samples)]
@@ -288,11 +291,12 @@ ConfigFile = Annotated[
 ]
 
 
-def model_config(d: int, c0: float, theta0: float, eps_align: float, k: int = 1) -> Any:
-    """The :class:`~gaugecli.experiments.config.ModelConfig` of the options given."""
+def model_config(d: int, c0: float, theta0: float, eps_align: float, k: int = 1, **network: Any) -> Any:
+    """The :class:`~gaugecli.experiments.config.ModelConfig` of the options given (``network``:
+    ``activation``, ``negative_slope``, ``weight_decay`` where the command has them)."""
     from gaugecli.experiments.config import ModelConfig
 
-    return ModelConfig(d=d, k=k, c0=c0, theta0=theta0, eps_align=eps_align)
+    return ModelConfig(d=d, k=k, c0=c0, theta0=theta0, eps_align=eps_align, **network)
 
 
 def dynamics_config(mode: P.Mode, **given: Any) -> Any:

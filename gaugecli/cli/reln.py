@@ -17,7 +17,7 @@ app = opt.command_app()
 
 @app.command(cls=opt.PanelCommand)
 @session.with_outputs(sweeps=False)
-@session.with_model(features=False)
+@session.with_model(features=False, network=False)
 @session.with_dynamics("t_max", "rtol")
 def reln(
     ctx: typer.Context,

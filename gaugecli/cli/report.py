@@ -74,6 +74,14 @@ def show(table: Any) -> None:
             out.print(f"  {head}: {' '.join(value.split())}")
 
 
+def model_tag(model: Any) -> str:
+    """``σ = leaky-relu (β = 0.1) · λ = 1e-2``: the activation, and the weight decay where there is one."""
+    from gaugecli.experiments.declare import number
+
+    sigma = model.activation + (f" (β = {number(model.slope)})" if model.activation == "leaky-relu" else "")
+    return f"σ = {sigma}" + (f" · λ = {number(model.weight_decay)}" if model.weight_decay else "")
+
+
 def header(command: str, config: Any, runs: list[Any] | None = None, gauges: str | None = None) -> str:
     """The run's effective configuration in one line: activation, mode, d, m, D or δ, n, seed, η,
     t_max and rtol — the values the run used, where a default was left to the mode. ``gauges``
@@ -82,7 +90,7 @@ def header(command: str, config: Any, runs: list[Any] | None = None, gauges: str
 
     model = config.model
     dynamics = getattr(config, "dynamics", None)
-    parts = [f"gaugecli {command}", "σ = relu"]
+    parts = [f"gaugecli {command}", model_tag(model)]
     if dynamics is not None:
         parts.append(f"mode {dynamics.mode.value}")
     parts.append(f"d = {model.d}" + (f", k = {model.k}" if model.k > 1 else ""))
@@ -140,6 +148,30 @@ def _dynamics_lines(runs: list[Any]) -> list[str]:
     return list(dict.fromkeys(lines))
 
 
+def model_lines(model: Any, runs: list[Any]) -> list[str]:
+    """What the activation and weight decay change in a summary's reading of δ, T_spec and R + T."""
+    from gaugecli.core.activations import activation_class
+
+    lines = []
+    cls = activation_class(model.activation)
+    if cls.degree is None:
+        drift = max((r.imbalance_drift for r in runs), default=float("nan"))
+        lines.append(
+            f"σ = {model.activation} is not homogeneous: it has no gauge, δ = a² − ‖w‖² is not conserved "
+            f"(it drifted by {drift:.2g} relative to max(1, |δ(0)|)) and no gauge claim applies; R + T: no split (—)"
+        )
+    elif cls.degree != 1:
+        lines.append(
+            f"σ = {model.activation} has degree p = {cls.degree}: δ = a² − ‖w‖²/{cls.degree}, c = a‖w‖^{cls.degree}"
+        )
+    if model.weight_decay:
+        lines.append(
+            f"weight decay λ = {model.weight_decay:g}: δ drift is measured against its law δ(0)·e^(−2λt); "
+            "R + T splits ‖∇L‖² of the loss L without the decay"
+        )
+    return lines
+
+
 def simulate(outcomes: list[Outcome], paths: list[Path | None]) -> None:
     from gaugecli.core.observables import resolved_residual
     from gaugecli.experiments.declare import number
@@ -172,7 +204,9 @@ def simulate(outcomes: list[Outcome], paths: list[Path | None]) -> None:
     out.print(
         "L: the population loss; L_n: the empirical loss on the run's sample" if sampled else "L: the population loss"
     )
-    for line in _dynamics_lines([o.result for o in outcomes]):
+    for line in model_lines(configs[0].model, [o.result for o in outcomes]) + _dynamics_lines(
+        [o.result for o in outcomes]
+    ):
         out.print(line)
     for outcome, path in zip(outcomes, paths, strict=True):
         out.print(where(outcome, path))
@@ -232,7 +266,7 @@ def owner_sweep(outcome: Outcome, path: Path | None) -> None:
 def prune(outcome: Outcome, path: Path | None) -> None:
     result = outcome.result
     table = _table(
-        f"gaugecli prune — time at which P(t) ≤ {result.level:g}",
+        f"gaugecli prune · {model_tag(outcome.config.model)} — time at which P(t) ≤ {result.level:g}",
         ("D", "m", "mode", "seed", "owner", "t(P ≤ 1e-6)", "P(end)"),
     )
     for p in result.points:
@@ -263,7 +297,7 @@ def perturb(outcome: Outcome, path: Path | None) -> None:
     v, st, sm, sel = result.visible, result.step, result.samples, result.selection
     from rich.table import Table
 
-    table = Table(title=f"gaugecli perturb — {v.kind} visible perturbations")
+    table = Table(title=f"gaugecli perturb · {model_tag(outcome.config.model)} — {v.kind} visible perturbations")
     table.add_column("D", justify="right")
     table.add_column("ε*(D)", justify="right")
     table.add_column("P(select) at ε = " + ", ".join(f"{e:g}" for e in v.eps), justify="left")

@@ -248,14 +248,24 @@ def with_outputs(*, sweeps: bool = False) -> Callable[[Callable[..., None]], Cal
     return grouped("outputs", group, build)
 
 
-def with_model(*, features: bool = True) -> Callable[[Callable[..., None]], Callable[..., None]]:
-    """``--d``, ``--k`` (unless the experiment's teacher has one feature), ``--c0``, ``--theta0``
-    and ``--eps-align`` as the command's parameter ``model`` (a ModelConfig)."""
+def with_model(*, features: bool = True, network: bool = True) -> Callable[[Callable[..., None]], Callable[..., None]]:
+    """``--d``, ``--k`` (unless the experiment's teacher has one feature), ``--activation``,
+    ``--negative-slope`` and ``--weight-decay`` (unless its analysis holds for the paper's ReLU model
+    alone), ``--c0``, ``--theta0`` and ``--eps-align`` as the command's parameter ``model`` (a ModelConfig)."""
     from gaugecli.cli import options as opt
     from gaugecli.experiments import params as P
 
     group: Group = [("d", opt.Dimension, P.Model.d.default)]
     group += [("k", opt.TeacherFeatures, P.Model.k.default)] if features else []
+    group += (
+        [
+            ("activation", opt.ActivationName, P.Model.activation.default),
+            ("negative_slope", opt.NegativeSlope, None),
+            ("weight_decay", opt.WeightDecay, P.Model.weight_decay.default),
+        ]
+        if network
+        else []
+    )
     group += [
         ("c0", opt.InitialCoefficient, P.Model.c0.default),
         ("theta0", opt.InitialAngle, P.Model.theta0.default),

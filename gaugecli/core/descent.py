@@ -8,16 +8,16 @@ import math
 import numpy as np
 
 from gaugecli.core.metrics import alignment
+from gaugecli.core.model import Model
 from gaugecli.core.objective import GradientOracle, Objective, population_objective, population_oracle
-from gaugecli.core.teacher import Teacher
 from gaugecli.core.trajectory import NumericalFault, SolverStats, Trajectory
 from gaugecli.core.types import Array, Progress
 
 
-def stable_step_bound(a: Array, W: Array, teacher: Teacher, objective: Objective | None = None) -> float:
+def stable_step_bound(a: Array, W: Array, model: Model, objective: Objective | None = None) -> float:
     """``2/λ_max(∇²L(θ))``: the largest step for which GD is linearly stable at θ
     (``objective``: the loss descended, default the population loss)."""
-    hessian = population_objective(teacher).hessian if objective is None else objective.hessian
+    hessian = population_objective(model).hessian if objective is None else objective.hessian
     if hessian is None:  # pragma: no cover - every objective here has a Hessian
         raise ValueError("the stable step bound needs the objective's Hessian")
     lam = np.linalg.eigvalsh(hessian(a, W))[..., -1]
@@ -42,7 +42,7 @@ def _divergence_message(eta: float, step: int, bound: float) -> str:
 def gradient_descent(
     a0: Array,
     W0: Array,
-    teacher: Teacher,
+    model: Model,
     eta: float,
     t_max: float,
     *,
@@ -69,14 +69,14 @@ def gradient_descent(
         objective_name, oracle = oracle.name, oracle.gradient
     elif oracle is not None:
         objective_name = getattr(oracle, "objective_name", "custom")
-    oracle = oracle or population_oracle(teacher)
+    oracle = oracle or population_oracle(model)
     a, W = np.array(a0, float), np.array(W0, float)
     batch, m = a.shape[:-1], a.shape[-1]
     n_steps = max(1, math.ceil(t_max / eta))
     record_set = set(_record_steps(n_steps, grid_points).tolist())
     thr = 1.0 - eps_align
     crossing = np.full(batch + (m,), np.nan)
-    prev_align = alignment(W, teacher)[0]
+    prev_align = alignment(W, model)[0]
     crossing[prev_align >= thr] = 0.0
     saved: list[tuple[float, Array, Array, Array | None]] = []
     converged = np.zeros(batch, bool)
@@ -87,9 +87,7 @@ def gradient_descent(
         gsq = np.sum(ga**2, axis=-1) + np.sum(gW**2, axis=(-1, -2))
         gsq0 = np.maximum(gsq, 1e-30) if gsq0 is None else gsq0
         if not np.all(np.isfinite(gsq)) or np.any(gsq > 1e12 * np.maximum(gsq0, 1.0)):
-            raise NumericalFault(
-                _divergence_message(eta, k, stable_step_bound(np.asarray(a0), np.asarray(W0), teacher))
-            )
+            raise NumericalFault(_divergence_message(eta, k, stable_step_bound(np.asarray(a0), np.asarray(W0), model)))
         converged = gsq <= grad_tol**2
         crossed = bool(np.all(np.any(np.isfinite(crossing), axis=-1)))
         done = k == n_steps or bool(np.all(converged)) or (stop_at_crossing and crossed)
@@ -101,7 +99,7 @@ def gradient_descent(
             break
         a = a - eta * ga
         W = W - eta * gW
-        align = alignment(W, teacher)[0]
+        align = alignment(W, model)[0]
         new = (align >= thr) & (prev_align < thr) & np.isnan(crossing)
         if np.any(new):
             # linear interpolation between iterates k and k+1

@@ -1,19 +1,23 @@
-"""Population loss, its gradient and Hessian, and the reaction–transport split.
+"""Population loss, its gradient and Hessian, and the reaction–transport split, for any activation.
 
-Student ``f(x) = Σ_j a_j relu(w_j·x)``, teacher ``y(x) = Σ_k b_k relu(v_k·x)``
-(``b = a*``). With κ the arc-cosine kernel,
+Student ``f(x) = Σ_j a_j σ(w_j·x)``, teacher ``y(x) = Σ_k b_k σ(v_k·x)`` (``b = a*``), the
+activation's kernel ``K(w, w') = E[σ(w·x) σ(w'·x)]`` (:class:`~gaugecli.core.model.Model`):
 
     L(θ) = ½ E[(f − y)²] = ½ (aᵀ K_ww a − 2 aᵀ K_wv b + bᵀ K_vv b).
 
 Shapes: ``a`` is ``(..., m)``, ``W`` is ``(..., m, d)``; any leading batch axes are
-independent ensembles sharing the teacher.
+independent ensembles sharing the model. Everything here is the loss ``L``; the weight decay of
+the objective the flows descend is added by :func:`gaugecli.core.objective.population_objective`.
 
-Under gradient flow ``θ̇ = −∇L`` the function coordinates move as
+For an activation of degree ``p`` the function coordinates ``c = a‖w‖^p``, ``u = w/‖w‖``
+(:mod:`gaugecli.core.gauge`) move under gradient flow ``θ̇ = −∇L`` as
 
-    ċ_j = −M^c_j ∂L/∂c_j,   M^c_j = a_j² + ‖w_j‖² = √(δ_j² + 4c_j²)   (reaction),
-    u̇_j = −M^u_j grad_{u_j} L, M^u_j = 1/‖w_j‖²                        (transport),
+    ċ_j = −M^c_j ∂L/∂c_j,   M^c_j = ‖w_j‖^{2p−2} (‖w_j‖² + p² a_j²)   (reaction),
+    u̇_j = −M^u_j grad_{u_j} L, M^u_j = 1/‖w_j‖²                       (transport),
 
-so ``‖∇L‖² = R + T`` with ``R = Σ M^c (∂L/∂c)²`` and ``T = Σ M^u ‖grad_u L‖²``.
+(from ``∂L/∂a = ‖w‖^p ∂L/∂c`` and ``∇_w L = p a ‖w‖^{p−1} ∂L/∂c u + grad_u L/‖w‖``), so
+``‖∇L‖² = R + T`` with ``R = Σ M^c (∂L/∂c)²`` and ``T = Σ M^u ‖grad_u L‖²``. At ``p = 1``,
+``M^c = a² + ‖w‖² = √(δ² + 4c²)``. An activation without a degree has no such split.
 """
 
 from __future__ import annotations
@@ -22,23 +26,22 @@ from typing import NamedTuple
 
 import numpy as np
 
-from gaugecli.core.gauge import function_coordinates, imbalance
-from gaugecli.core.kernels import arccos_kernel, arccos_kernel_and_grad, arccos_kernel_grad, arccos_kernel_hessians
-from gaugecli.core.teacher import Teacher
+from gaugecli.core.gauge import function_coordinates, imbalance, squared_norms
+from gaugecli.core.model import Model
 from gaugecli.core.types import Array
 
 
-def population_loss(a: Array, W: Array, teacher: Teacher) -> Array:
+def population_loss(a: Array, W: Array, model: Model) -> Array:
     """``L(θ)``, shape ``a.shape[:-1]``.
 
     Absolute round-off is about 1e-16 (a difference of O(1) kernel terms), so loss
     values below ~1e-15 are noise; use :func:`gaugecli.core.metrics.nonowner_norm` to
     follow pruning to smaller scales.
     """
-    b, V = teacher.coefficients, teacher.directions
-    K_ww = arccos_kernel(W, W)
-    K_wv = arccos_kernel(W, V)
-    K_vv = arccos_kernel(V, V)
+    b, V, act = model.coefficients, model.directions, model.activation
+    K_ww = act.kernel(W, W)
+    K_wv = act.kernel(W, V)
+    K_vv = act.kernel(V, V)
     quad = np.einsum("...i,...ij,...j->...", a, K_ww, a)
     cross = np.einsum("...i,...ik,k->...", a, K_wv, b)
     const = b @ K_vv @ b
@@ -52,41 +55,41 @@ class Gradient(NamedTuple):
     W: Array
 
 
-def _readout_gradient_parts(a: Array, W: Array, teacher: Teacher) -> tuple[Array, Array]:
-    """``(∂L/∂a, h)`` with ``∂L/∂w_j = a_j h_j``, ``h_j = Σ_i a_i ∂₁κ(w_j, w_i) − Σ_k b_k ∂₁κ(w_j, v_k)``."""
-    b, V = teacher.coefficients, teacher.directions
-    K_ww, G_ww = arccos_kernel_and_grad(W, W)
-    K_wv, G_wv = arccos_kernel_and_grad(W, V)
+def _readout_gradient_parts(a: Array, W: Array, model: Model) -> tuple[Array, Array]:
+    """``(∂L/∂a, h)`` with ``∂L/∂w_j = a_j h_j``, ``h_j = Σ_i a_i ∂₁K(w_j, w_i) − Σ_k b_k ∂₁K(w_j, v_k)``."""
+    b, V, act = model.coefficients, model.directions, model.activation
+    K_ww, G_ww = act.kernel_and_grad(W, W)
+    K_wv, G_wv = act.kernel_and_grad(W, V)
     grad_a = np.einsum("...ji,...i->...j", K_ww, a) - K_wv @ b
     h = np.einsum("...jid,...i->...jd", G_ww, a) - np.einsum("...jkd,k->...jd", G_wv, b)
     return grad_a, h
 
 
-def population_gradient(a: Array, W: Array, teacher: Teacher) -> Gradient:
+def population_gradient(a: Array, W: Array, model: Model) -> Gradient:
     """Closed-form ``∇L(θ)``; finite for duplicate and antipodal neurons."""
-    grad_a, h = _readout_gradient_parts(a, W, teacher)
+    grad_a, h = _readout_gradient_parts(a, W, model)
     return Gradient(grad_a, a[..., None] * h)
 
 
-def population_hessian(a: Array, W: Array, teacher: Teacher) -> Array:
+def population_hessian(a: Array, W: Array, model: Model) -> Array:
     """Closed-form Hessian of ``L`` in the packed order ``θ = (a_1..a_m, w_1, ..., w_m)``.
 
     Shape ``(..., P, P)`` with ``P = m (d + 1)``. Blocks (δ_ij the Kronecker delta):
 
-    * ``∂²L/∂a_i∂a_j = κ(w_i, w_j)``
-    * ``∂²L/∂a_i∂w_j = δ_ij h_j + a_j ∂₁κ(w_j, w_i)``
-    * ``∂²L/∂w_j∂w_i = δ_ij a_j (Σ_l a_l ∂²₁₁κ(w_j, w_l) − Σ_k b_k ∂²₁₁κ(w_j, v_k)) + a_j a_i ∂²₁₂κ(w_j, w_i)``
+    * ``∂²L/∂a_i∂a_j = K(w_i, w_j)``
+    * ``∂²L/∂a_i∂w_j = δ_ij h_j + a_j ∂₁K(w_j, w_i)``
+    * ``∂²L/∂w_j∂w_i = δ_ij a_j (Σ_l a_l ∂²₁₁K(w_j, w_l) − Σ_k b_k ∂²₁₁K(w_j, v_k)) + a_j a_i ∂²₁₂K(w_j, w_i)``
     """
-    b, V = teacher.coefficients, teacher.directions
+    b, V, act = model.coefficients, model.directions, model.activation
     m, d = W.shape[-2], W.shape[-1]
     batch = W.shape[:-2]
-    _, h = _readout_gradient_parts(a, W, teacher)
-    G_ww = arccos_kernel_grad(W, W)  # (..., j, i, d): ∂₁κ(w_j, w_i)
-    H11_ww, H12_ww = arccos_kernel_hessians(W, W)
-    H11_wv, _ = arccos_kernel_hessians(W, V)
+    _, h = _readout_gradient_parts(a, W, model)
+    G_ww = act.kernel_grad(W, W)  # (..., j, i, d): ∂₁K(w_j, w_i)
+    H11_ww, H12_ww = act.kernel_hessians(W, W)
+    H11_wv, _ = act.kernel_hessians(W, V)
 
     eye_m = np.eye(m)
-    H_aa = arccos_kernel(W, W)
+    H_aa = act.kernel(W, W)
     # H_aw[..., i, j, :] = ∂²L/∂a_i ∂w_j
     H_aw = eye_m[..., :, :, None] * h[..., None, :, :] + a[..., None, :, None] * np.swapaxes(G_ww, -3, -2)
     diag = a[..., :, None, None] * (
@@ -105,25 +108,25 @@ def population_hessian(a: Array, W: Array, teacher: Teacher) -> Array:
     return H
 
 
-def pair_hessian_blocks(a: Array, W: Array, teacher: Teacher, pair: tuple[int, int]) -> tuple[Array, Array]:
+def pair_hessian_blocks(a: Array, W: Array, model: Model, pair: tuple[int, int]) -> tuple[Array, Array]:
     """The ``(d+1)×(d+1)`` blocks ``(H_ii, H_ij)`` of :func:`population_hessian` for the neurons
     ``pair = (i, j)`` (rows ``(a_i, w_i)``, columns ``(a_i, w_i)`` resp. ``(a_j, w_j)``), in
     ``O(m d²)`` instead of the whole ``O(m² d²)`` Hessian. With ``p = i`` and ``q ∈ {i, j}``:
 
-    ``[κ(w_p, w_q), δ_pq h_qᵀ + a_q ∂₁κ(w_q, w_p)ᵀ; δ_pq h_p + a_p ∂₁κ(w_p, w_q),
-    δ_pq a_p (Σ_l a_l ∂²₁₁κ(w_p, w_l) − Σ_k b_k ∂²₁₁κ(w_p, v_k)) + a_p a_q ∂²₁₂κ(w_p, w_q)]``.
+    ``[K(w_p, w_q), δ_pq h_qᵀ + a_q ∂₁K(w_q, w_p)ᵀ; δ_pq h_p + a_p ∂₁K(w_p, w_q),
+    δ_pq a_p (Σ_l a_l ∂²₁₁K(w_p, w_l) − Σ_k b_k ∂²₁₁K(w_p, v_k)) + a_p a_q ∂²₁₂K(w_p, w_q)]``.
     """
-    b, V = teacher.coefficients, teacher.directions
+    b, V, act = model.coefficients, model.directions, model.activation
     i, j = pair
     d = W.shape[-1]
     wi, wij = W[..., [i], :], W[..., [i, j], :]
-    h = _row_field(a, W, teacher, i)
-    K = arccos_kernel(wi, wij)[..., 0, :]  # (..., 2): κ(w_i, w_i), κ(w_i, w_j)
-    G_from_i = arccos_kernel_grad(wi, wij)[..., 0, :, :]  # ∂₁κ(w_i, w_q), (..., 2, d)
-    G_to_i = arccos_kernel_grad(wij, wi)[..., :, 0, :]  # ∂₁κ(w_q, w_i), (..., 2, d)
-    H11_w, _ = arccos_kernel_hessians(wi, W)
-    H11_v, _ = arccos_kernel_hessians(wi, V)
-    _, H12 = arccos_kernel_hessians(wi, wij)  # (..., 1, 2, d, d)
+    h = _row_field(a, W, model, i)
+    K = act.kernel(wi, wij)[..., 0, :]  # (..., 2): K(w_i, w_i), K(w_i, w_j)
+    G_from_i = act.kernel_grad(wi, wij)[..., 0, :, :]  # ∂₁K(w_i, w_q), (..., 2, d)
+    G_to_i = act.kernel_grad(wij, wi)[..., :, 0, :]  # ∂₁K(w_q, w_i), (..., 2, d)
+    H11_w, _ = act.kernel_hessians(wi, W)
+    H11_v, _ = act.kernel_hessians(wi, V)
+    _, H12 = act.kernel_hessians(wi, wij)  # (..., 1, 2, d, d)
     a_i, a_q = a[..., i], a[..., [i, j]]
     diag = a_i[..., None, None] * (
         np.einsum("...lxy,...l->...xy", H11_w[..., 0, :, :, :], a)
@@ -141,12 +144,12 @@ def pair_hessian_blocks(a: Array, W: Array, teacher: Teacher, pair: tuple[int, i
     return blocks[0], blocks[1]
 
 
-def _row_field(a: Array, W: Array, teacher: Teacher, i: int) -> Array:
-    """``h_i = Σ_l a_l ∂₁κ(w_i, w_l) − Σ_k b_k ∂₁κ(w_i, v_k)`` (``∂L/∂w_i = a_i h_i``), shape ``(..., d)``."""
-    wi = W[..., [i], :]
-    G_w = arccos_kernel_grad(wi, W)[..., 0, :, :]
-    G_v = arccos_kernel_grad(wi, teacher.directions)[..., 0, :, :]
-    return np.einsum("...ld,...l->...d", G_w, a) - np.einsum("...kd,k->...d", G_v, teacher.coefficients)
+def _row_field(a: Array, W: Array, model: Model, i: int) -> Array:
+    """``h_i = Σ_l a_l ∂₁K(w_i, w_l) − Σ_k b_k ∂₁K(w_i, v_k)`` (``∂L/∂w_i = a_i h_i``), shape ``(..., d)``."""
+    wi, act = W[..., [i], :], model.activation
+    G_w = act.kernel_grad(wi, W)[..., 0, :, :]
+    G_v = act.kernel_grad(wi, model.directions)[..., 0, :, :]
+    return np.einsum("...ld,...l->...d", G_w, a) - np.einsum("...kd,k->...d", G_v, model.coefficients)
 
 
 class FunctionGradient(NamedTuple):
@@ -157,35 +160,44 @@ class FunctionGradient(NamedTuple):
     direction: Array
 
 
-def function_gradient(c: Array, U: Array, teacher: Teacher) -> FunctionGradient:
-    """``∂L/∂c_j = Σ_i c_i κ(u_j, u_i) − Σ_k b_k κ(u_j, v_k)`` and
-    ``grad_{u_j} L = (I − u_j u_jᵀ) c_j (Σ_i c_i ∂₁κ(u_j, u_i) − Σ_k b_k ∂₁κ(u_j, v_k))``.
+def function_gradient(c: Array, U: Array, model: Model) -> FunctionGradient:
+    """``∂L/∂c_j = Σ_i c_i K(u_j, u_i) − Σ_k b_k K(u_j, v_k)`` and
+    ``grad_{u_j} L = (I − u_j u_jᵀ) c_j (Σ_i c_i ∂₁K(u_j, u_i) − Σ_k b_k ∂₁K(u_j, v_k))``.
 
     Computed from ``(c, u)`` alone, never from ``(a, w)``, so it is an independent
     route to the dissipation: a check of the split, not a restatement of it.
     """
-    b, V = teacher.coefficients, teacher.directions
-    K_uu, G_uu = arccos_kernel_and_grad(U, U)
-    K_uv, G_uv = arccos_kernel_and_grad(U, V)
+    b, V, act = model.coefficients, model.directions, model.activation
+    K_uu, G_uu = act.kernel_and_grad(U, U)
+    K_uv, G_uv = act.kernel_and_grad(U, V)
     dc = np.einsum("...ji,...i->...j", K_uu, c) - K_uv @ b
     du = c[..., None] * (np.einsum("...jid,...i->...jd", G_uu, c) - np.einsum("...jkd,k->...jd", G_uv, b))
     du = du - np.sum(du * U, axis=-1, keepdims=True) * U
     return FunctionGradient(dc, du)
 
 
-def reaction_mobility(c: Array, delta: Array) -> Array:
-    """``M^c = a² + ‖w‖² = √(δ² + 4c²)``: identical for gauges ±D at equal ``c``."""
-    return np.hypot(delta, 2.0 * c)
+def reaction_mobility(c: Array, delta: Array, degree: int = 1) -> Array:
+    """``M^c = ‖w‖^{2p−2} (‖w‖² + p² a²)``; at ``p = 1`` it is ``a² + ‖w‖² = √(δ² + 4c²)``,
+    identical for gauges ±D at equal ``c``."""
+    if degree == 1:
+        return np.hypot(delta, 2.0 * c)
+    a_sq, w_sq = squared_norms(c, delta, degree)
+    return w_sq ** (degree - 1) * (w_sq + degree**2 * a_sq)
 
 
-def transport_mobility(c: Array, delta: Array) -> Array:
-    """``M^u = 1/‖w‖² = 2/(−δ + √(δ² + 4c²))``, evaluated without cancellation.
+def transport_mobility(c: Array, delta: Array, degree: int = 1) -> Array:
+    """``M^u = 1/‖w‖²``, with ‖w‖² from :func:`~gaugecli.core.gauge.squared_norms` (no cancellation);
+    at ``p = 1`` it is ``2/(−δ + √(δ² + 4c²))``.
 
-    ``M^u(+D)/M^u(−D) = (D + √(D² + 4c²))² / (4c²) = Θ(D²/c²)``.
+    ``M^u(+D)/M^u(−D) = (D + √(D² + 4c²))² / (4c²) = Θ(D²/c²)`` at ``p = 1``.
     """
-    s = np.hypot(delta, 2.0 * c)
-    with np.errstate(divide="ignore"):  # np.where evaluates the discarded branch too
-        return np.where(delta <= 0, 2.0 / (s - delta), (s + delta) / (2.0 * c**2))
+    if degree == 1:
+        s = np.hypot(delta, 2.0 * c)
+        with np.errstate(divide="ignore"):  # np.where evaluates the discarded branch too
+            return np.where(delta <= 0, 2.0 / (s - delta), (s + delta) / (2.0 * c**2))
+    _, w_sq = squared_norms(c, delta, degree)
+    with np.errstate(divide="ignore"):
+        return 1.0 / w_sq
 
 
 class Dissipation(NamedTuple):
@@ -197,16 +209,23 @@ class Dissipation(NamedTuple):
     residual: Array
 
 
-def dissipation(a: Array, W: Array, teacher: Teacher) -> Dissipation:
+def dissipation(a: Array, W: Array, model: Model) -> Dissipation:
     """Reaction ``R``, transport ``T`` (from function coordinates) and ``‖∇_θ L‖²``
-    (from parameters), with ``residual = |‖∇L‖² − (R + T)| / ‖∇L‖²``."""
-    grad = population_gradient(a, W, teacher)
+    (from parameters), with ``residual = |‖∇L‖² − (R + T)| / ‖∇L‖²``.
+
+    ``L`` is the loss without the weight decay: the split is an identity of ``L`` at every point.
+    An activation without a degree has no function coordinates: ``R``, ``T`` and the residual are NaN."""
+    grad = population_gradient(a, W, model)
     grad_norm_sq = np.sum(grad.a**2, axis=-1) + np.sum(grad.W**2, axis=(-1, -2))
-    c, U = function_coordinates(a, W)
-    delta = imbalance(a, W)
-    fg = function_gradient(c, U, teacher)
-    reaction = np.sum(reaction_mobility(c, delta) * fg.coefficient**2, axis=-1)
-    transport = np.sum(transport_mobility(c, delta) * np.sum(fg.direction**2, axis=-1), axis=-1)
+    if not model.activation.homogeneous:
+        nan = np.full(grad_norm_sq.shape, np.nan)
+        return Dissipation(nan, nan.copy(), grad_norm_sq, nan.copy())
+    p = model.degree
+    c, U = function_coordinates(a, W, p)
+    delta = imbalance(a, W, p)
+    fg = function_gradient(c, U, model)
+    reaction = np.sum(reaction_mobility(c, delta, p) * fg.coefficient**2, axis=-1)
+    transport = np.sum(transport_mobility(c, delta, p) * np.sum(fg.direction**2, axis=-1), axis=-1)
     scale = np.where(grad_norm_sq > 0, grad_norm_sq, 1.0)
     residual = np.abs(grad_norm_sq - reaction - transport) / scale
     return Dissipation(reaction, transport, grad_norm_sq, residual)

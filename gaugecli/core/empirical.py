@@ -1,7 +1,7 @@
 """The empirical loss ``L_n`` on a sample read in chunks of rows, on a torch device.
 
 Every sum over the sample runs over chunks of rows (:class:`EmpiricalSample`), so that no
-intermediate — ``Z = X Wᵀ``, ``relu(Z)``, ``G`` (``n × m``) or the Hessian's ``J``
+intermediate — ``Z = X Wᵀ``, ``σ(Z)``, ``G`` (``n × m``) or the Hessian's ``J``
 (``n × m(d+1)``) — is larger than :data:`DEFAULT_CHUNK_BYTES`; the sums are the same up to the
 order of floating-point additions (round-off). The sample ``X`` itself is either kept
 (``8 n d`` bytes: 1.28 GB at ``n = 10⁷, d = 16``) or, beyond :data:`STORE_LIMIT_BYTES`,
@@ -22,8 +22,10 @@ from contextlib import contextmanager
 import numpy as np
 import torch
 
+from gaugecli.core.activations.base import Activation
+from gaugecli.core.activations.relu import ReLU
+from gaugecli.core.model import Model
 from gaugecli.core.objective import GradientOracle, Objective
-from gaugecli.core.teacher import Teacher
 from gaugecli.core.types import Array
 
 Seed = int | np.random.SeedSequence
@@ -64,19 +66,19 @@ def resolve_device(device: str) -> torch.device:
     return torch.device(device)
 
 
-def draw_sample(teacher: Teacher, n: int, seed: Seed) -> tuple[Array, Array]:
+def draw_sample(model: Model, n: int, seed: Seed) -> tuple[Array, Array]:
     """``n`` inputs ``x ~ N(0, I_d)`` from ``numpy.random.default_rng(seed)`` and teacher labels.
 
     Drawn in blocks of rows (the same numbers as one ``standard_normal((n, d))`` call), so that
     the labels' intermediates stay small."""
-    X = np.empty((n, teacher.d))
+    X = np.empty((n, model.d))
     y = np.empty(n)
     rng = np.random.default_rng(seed)
-    rows = chunk_rows(DEFAULT_CHUNK_BYTES, teacher.d + teacher.k)
+    rows = chunk_rows(DEFAULT_CHUNK_BYTES, model.d + model.k)
     for start in range(0, n, rows):
         block = slice(start, min(start + rows, n))
         rng.standard_normal(out=X[block])
-        y[block] = teacher(X[block])
+        y[block] = model(X[block])
     return X, y
 
 
@@ -109,7 +111,8 @@ class EmpiricalSample:
     Either *stored* — ``X (n, d)`` and ``y (n,)`` as tensors on ``device`` — or *streamed*:
     ``X`` regenerated from ``seed`` by :func:`numpy.random.default_rng` at every pass, block by
     block (the same numbers as :func:`draw_sample`; memory ``O(chunk)``, time ~7× per pass).
-    Each pass holds at most ``chunk_bytes`` per ``rows × columns`` intermediate.
+    Each pass holds at most ``chunk_bytes`` per ``rows × columns`` intermediate. The student's
+    activation is ``activation`` (default: the model's for a streamed sample, else ReLU).
     """
 
     def __init__(
@@ -119,16 +122,18 @@ class EmpiricalSample:
         *,
         X: torch.Tensor | None = None,
         y: torch.Tensor | None = None,
-        teacher: Teacher | None = None,
+        model: Model | None = None,
         seed: Seed | None = None,
         device: torch.device | str = "cpu",
         chunk_bytes: int = DEFAULT_CHUNK_BYTES,
+        activation: Activation | None = None,
     ) -> None:
-        if (X is None) != (y is None) or (X is None and (teacher is None or seed is None)):
-            raise ValueError("EmpiricalSample: give X and y (stored), or teacher and seed (streamed)")
+        if (X is None) != (y is None) or (X is None and (model is None or seed is None)):
+            raise ValueError("EmpiricalSample: give X and y (stored), or model and seed (streamed)")
         self.n, self.d = int(n), int(d)
         self.X, self.y = X, y
-        self.teacher, self.seed = teacher, seed
+        self.model, self.seed = model, seed
+        self.activation = activation or (model.activation if model is not None else ReLU())
         self.device = torch.device(device) if isinstance(device, str) else device
         self.chunk_bytes = int(chunk_bytes)
 
@@ -136,18 +141,25 @@ class EmpiricalSample:
 
     @classmethod
     def from_arrays(
-        cls, X: Array, y: Array, *, device: str = "cpu", chunk_bytes: int = DEFAULT_CHUNK_BYTES
+        cls,
+        X: Array,
+        y: Array,
+        *,
+        device: str = "cpu",
+        chunk_bytes: int = DEFAULT_CHUNK_BYTES,
+        activation: Activation | None = None,
     ) -> EmpiricalSample:
-        """A stored sample from arrays (on the CPU: shared with them, no copy)."""
+        """A stored sample from arrays (on the CPU: shared with them, no copy); the student's
+        activation ``activation`` (default ReLU)."""
         dev = resolve_device(device)
         Xt = torch.from_numpy(np.ascontiguousarray(X, dtype=np.float64)).to(dev)
         yt = torch.from_numpy(np.ascontiguousarray(y, dtype=np.float64)).to(dev)
-        return cls(Xt.shape[0], Xt.shape[1], X=Xt, y=yt, device=dev, chunk_bytes=chunk_bytes)
+        return cls(Xt.shape[0], Xt.shape[1], X=Xt, y=yt, device=dev, chunk_bytes=chunk_bytes, activation=activation)
 
     @classmethod
     def draw(
         cls,
-        teacher: Teacher,
+        model: Model,
         n: int,
         seed: Seed,
         *,
@@ -161,26 +173,29 @@ class EmpiricalSample:
         under half its free memory). It is drawn block by block straight into its tensor, so
         a GPU run never holds it in host memory."""
         dev = resolve_device(device)
-        d = teacher.d
+        d = model.d
         if store is None:
             size = 8 * n * (d + 1)
             store = size <= STORE_LIMIT_BYTES
             if dev.type == "cuda":
                 store = store and size <= torch.cuda.mem_get_info(dev)[0] // 2
         if not store:
-            return cls(n, d, teacher=teacher, seed=seed, device=dev, chunk_bytes=chunk_bytes)
+            return cls(n, d, model=model, seed=seed, device=dev, chunk_bytes=chunk_bytes)
+        act = model.activation
         if dev.type == "cpu":
-            X, y = draw_sample(teacher, n, seed)
-            return cls(n, d, X=torch.from_numpy(X), y=torch.from_numpy(y), device=dev, chunk_bytes=chunk_bytes)
+            X, y = draw_sample(model, n, seed)
+            return cls(
+                n, d, X=torch.from_numpy(X), y=torch.from_numpy(y), device=dev, chunk_bytes=chunk_bytes, activation=act
+            )
         Xt = torch.empty((n, d), dtype=torch.float64, device=dev)
         yt = torch.empty(n, dtype=torch.float64, device=dev)
-        streamed = cls(n, d, teacher=teacher, seed=seed, device=dev, chunk_bytes=chunk_bytes)
+        streamed = cls(n, d, model=model, seed=seed, device=dev, chunk_bytes=chunk_bytes)
         start = 0
-        for Xc, yc in streamed.chunks(d + teacher.k):
+        for Xc, yc in streamed.chunks(d + model.k):
             Xt[start : start + Xc.shape[0]] = Xc
             yt[start : start + Xc.shape[0]] = yc
             start += Xc.shape[0]
-        return cls(n, d, X=Xt, y=yt, device=dev, chunk_bytes=chunk_bytes)
+        return cls(n, d, X=Xt, y=yt, device=dev, chunk_bytes=chunk_bytes, activation=act)
 
     # -- reading ----------------------------------------------------------------------
 
@@ -205,19 +220,19 @@ class EmpiricalSample:
             for start in range(0, self.n, rows):
                 yield self.X[start : start + rows], self.y[start : start + rows]
             return
-        assert self.teacher is not None and self.seed is not None
+        assert self.model is not None and self.seed is not None
         rng = np.random.default_rng(self.seed)
         for start in range(0, self.n, rows):
             Xc = rng.standard_normal((min(rows, self.n - start), self.d))
-            yc = self.teacher(Xc)
+            yc = self.model(Xc)
             yield torch.from_numpy(Xc).to(self.device), torch.from_numpy(yc).to(self.device)
 
     def arrays(self) -> tuple[Array, Array]:
         """``(X, y)`` as numpy arrays (materialised: a streamed sample is drawn in full)."""
         if self.X is not None and self.y is not None:
             return _to_numpy(self.X), _to_numpy(self.y)
-        assert self.teacher is not None and self.seed is not None
-        return draw_sample(self.teacher, self.n, self.seed)
+        assert self.model is not None and self.seed is not None
+        return draw_sample(self.model, self.n, self.seed)
 
     def _tensor(self, x: Array) -> torch.Tensor:
         return torch.from_numpy(np.ascontiguousarray(x, dtype=np.float64)).to(self.device)
@@ -227,11 +242,11 @@ class EmpiricalSample:
     def gradient(self, a: Array, W: Array) -> tuple[Array, Array, Array]:
         """``(∂L_n/∂a, ∂L_n/∂W, L_n)`` with the ensemble axes of ``a (..., m)``, ``W (..., m, d)``:
 
-        ``∂L_n/∂a_j = (1/n) Σ_i r_i relu(w_j·x_i)``, ``∂L_n/∂w_j = (a_j/n) Σ_i r_i 1(w_j·x_i > 0) x_i``,
+        ``∂L_n/∂a_j = (1/n) Σ_i r_i σ(w_j·x_i)``, ``∂L_n/∂w_j = (a_j/n) Σ_i r_i σ'(w_j·x_i) x_i``,
         ``r = f − y``, summed chunk by chunk."""
         with _threads_for(2 * np.size(W) * self.n):
             at = self._tensor(a)
-            ga, gW, sq = _gradient_sums(at, self._tensor(W), self._chunks_for(W))
+            ga, gW, sq = _gradient_sums(at, self._tensor(W), self._chunks_for(W), self.activation)
             return _to_numpy(ga / self.n), _to_numpy(gW * (at.unsqueeze(-1) / self.n)), _to_numpy(0.5 * sq / self.n)
 
     def _chunks_for(self, W: Array) -> Iterator[tuple[torch.Tensor, torch.Tensor]]:
@@ -240,15 +255,17 @@ class EmpiricalSample:
     def hessian(self, a: Array, W: Array) -> Array:
         """Closed-form ``∇²L_n`` away from the kinks, packed ``θ = (a_1..a_m, w_1, ..., w_m)``.
 
-        With ``J_i = ∂r_i/∂θ = (relu(w_j·x_i))_j ⊕ (a_j 1_ij x_i)_j`` (``1_ij = 1(w_j·x_i > 0)``):
+        With ``J_i = ∂r_i/∂θ = (σ(w_j·x_i))_j ⊕ (a_j σ'(w_j·x_i) x_i)_j``:
 
             ∇²L_n = (1/n) Σ_i J_iᵀ J_i + (1/n) Σ_i r_i ∂²r_i,
 
-        and the only non-zero second derivative of ``r_i`` off the kinks is
-        ``∂²r_i/∂a_j∂w_j = 1_ij x_i`` (``∂²r_i/∂w_j² = a_j δ(w_j·x_i) x_i x_iᵀ`` vanishes a.e.).
-        Shape ``(..., P, P)``, ``P = m (d + 1)``; ensemble axes are kept. ``J`` is built one
-        chunk of rows at a time (``rows × members × P`` ≤ ``chunk_bytes``).
+        and the second derivatives of ``r_i`` are ``∂²r_i/∂a_j∂w_j = σ'(w_j·x_i) x_i`` and
+        ``∂²r_i/∂w_j² = a_j σ''(w_j·x_i) x_i x_iᵀ`` — zero off the kinks for a piecewise-linear σ
+        (ReLU: ``σ'' = δ(z)``), whose :meth:`~gaugecli.core.activations.base.Activation.curvature_torch`
+        is ``None``. Shape ``(..., P, P)``, ``P = m (d + 1)``; ensemble axes are kept. ``J`` is built
+        one chunk of rows at a time (``rows × members × P`` ≤ ``chunk_bytes``).
         """
+        act = self.activation
         at, Wt = self._tensor(a), self._tensor(W)
         batch, (m, d) = tuple(at.shape[:-1]), tuple(Wt.shape[-2:])
         P = m * (d + 1)
@@ -256,19 +273,25 @@ class EmpiricalSample:
         with _threads_for(2 * self.n * P**2 * members):
             hess = torch.zeros(batch + (P, P), dtype=torch.float64, device=self.device)
             cross = torch.zeros(batch + (m, d), dtype=torch.float64, device=self.device)
+            curved = None
             WT, a_col, a_row = Wt.transpose(-1, -2), at.unsqueeze(-1), at.unsqueeze(-2)
             for Xc, yc in self.chunks(members * P):
                 Z = torch.matmul(Xc, WT)  # (..., c, m)
-                H = torch.relu(Z)
+                H = act.sigma_torch(Z)
                 r = torch.matmul(H, a_col).squeeze(-1) - yc
-                ind = (Z > 0).to(torch.float64)
+                slope = act.derivative_torch(Z)
                 J = torch.empty(batch + (Xc.shape[0], P), dtype=torch.float64, device=self.device)
                 J[..., :m] = H
                 J_w = J[..., m:].view(batch + (Xc.shape[0], m, d))
-                torch.mul((ind * a_row).unsqueeze(-1), Xc.unsqueeze(-2), out=J_w)
+                torch.mul((slope * a_row).unsqueeze(-1), Xc.unsqueeze(-2), out=J_w)
                 hess += torch.matmul(J.transpose(-1, -2), J)
-                ind *= r.unsqueeze(-1)
-                cross += torch.matmul(ind.transpose(-1, -2), Xc)
+                curvature = act.curvature_torch(Z)
+                if curvature is not None:  # Σ_i r_i a_j σ''(z_ij) x_i x_iᵀ, one d × d block per neuron
+                    weights = curvature * r.unsqueeze(-1) * a_row  # (..., c, m)
+                    term = torch.einsum("...cm,cx,cy->...mxy", weights, Xc, Xc)
+                    curved = term if curved is None else curved + term
+                slope *= r.unsqueeze(-1)
+                cross += torch.matmul(slope.transpose(-1, -2), Xc)
             hess /= self.n
             cross /= self.n
             rows = torch.arange(m, device=self.device).repeat_interleave(d)
@@ -276,6 +299,10 @@ class EmpiricalSample:
             flat = cross.reshape(batch + (m * d,))
             hess[..., rows, cols] += flat
             hess[..., cols, rows] += flat
+            if curved is not None:
+                for j in range(m):
+                    block = slice(m + j * d, m + (j + 1) * d)
+                    hess[..., block, block] += curved[..., j, :, :] / self.n
             return _to_numpy(hess)
 
     def loss(self, a: Array, W: Array) -> Array:
@@ -301,7 +328,7 @@ class EmpiricalSample:
                 WT = self._tensor(W_all[s0 * m : s1 * m]).T  # (d, s·m)
                 sq = torch.zeros(s1 - s0, dtype=torch.float64, device=self.device)
                 for Xc, yc in self.chunks((s1 - s0) * m):
-                    H = torch.relu_(torch.matmul(Xc, WT)).view(Xc.shape[0], s1 - s0, m)
+                    H = self.activation.sigma_torch(torch.matmul(Xc, WT)).view(Xc.shape[0], s1 - s0, m)
                     r = torch.sum(H.mul_(at), dim=-1) - yc.unsqueeze(-1)  # (c, s)
                     sq += torch.sum(r * r, dim=0)
                 out[s0:s1] = _to_numpy(0.5 * sq / self.n)
@@ -322,19 +349,23 @@ class EmpiricalSample:
 
 
 def _gradient_sums(
-    at: torch.Tensor, Wt: torch.Tensor, chunks: Iterator[tuple[torch.Tensor, torch.Tensor]]
+    at: torch.Tensor,
+    Wt: torch.Tensor,
+    chunks: Iterator[tuple[torch.Tensor, torch.Tensor]],
+    activation: Activation,
 ) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
-    """``Σ_i r_i relu(Z_i)``, ``Σ_i (1(Z_i > 0) r_i) x_iᵀ`` and ``Σ_i r_i²`` over the chunks
-    (``Z = X Wᵀ``, ``r = relu(Z) a − y``): the unnormalised gradient of ``L_n`` and ``2 n L_n``."""
+    """``Σ_i r_i σ(Z_i)``, ``Σ_i (σ'(Z_i) r_i) x_iᵀ`` and ``Σ_i r_i²`` over the chunks
+    (``Z = X Wᵀ``, ``r = σ(Z) a − y``): the unnormalised gradient of ``L_n`` and ``2 n L_n``."""
     # Laid out (..., m, c) — neurons × rows — so that every elementwise step runs over contiguous
-    # rows and the indicator is a multiply: measured ×2.4 faster per gradient than (..., c, m)
+    # rows and σ' enters as a multiply: measured ×2.4 faster per gradient than (..., c, m)
     # with torch.where (n = 32000, m = 2, d = 16, one thread).
     a_row = at.unsqueeze(-2)
     sums: list[torch.Tensor] = []
     for Xc, yc in chunks:
-        H = torch.relu(torch.matmul(Wt, Xc.transpose(0, 1)))  # (..., m, c)
+        Z = torch.matmul(Wt, Xc.transpose(0, 1))  # (..., m, c)
+        H = activation.sigma_torch(Z)
         r = torch.matmul(a_row, H).squeeze(-2) - yc  # (..., c)
-        G = torch.sign(H).mul_(r.unsqueeze(-2))  # 1(Z > 0) r: sign(relu(Z)) is the indicator
+        G = activation.derivative_torch(Z).mul_(r.unsqueeze(-2))  # σ'(Z) r
         terms = (
             torch.matmul(H, r.unsqueeze(-1)).squeeze(-1),
             torch.matmul(G, Xc),

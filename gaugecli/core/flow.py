@@ -22,8 +22,8 @@ from threadpoolctl import threadpool_limits
 from gaugecli.core.budget import check_run
 from gaugecli.core.gauge import imbalance
 from gaugecli.core.metrics import alignment
+from gaugecli.core.model import Model
 from gaugecli.core.objective import Objective, population_objective
-from gaugecli.core.teacher import Teacher
 from gaugecli.core.trajectory import NumericalFault, SolverStats, Trajectory, log_time_grid
 from gaugecli.core.types import Array, Indices, Progress
 
@@ -138,7 +138,7 @@ class _Solved:
 def _solve(
     a0: Array,
     W0: Array,
-    teacher: Teacher,
+    model: Model,
     objective: Objective,
     t_max: float,
     eps_align: float,
@@ -228,7 +228,7 @@ def _solve(
     # T_spec: the first solver step at which α_j ≥ 1 − ε brackets the crossing; brentq
     # then finds it on the dense output (as solve_ivp's own event location does).
     thr = 1.0 - eps_align
-    align = alignment(_unpack(sol.y.T, (sol.t.size, n), m, d)[1], teacher)[0]  # (steps, n, m)
+    align = alignment(_unpack(sol.y.T, (sol.t.size, n), m, d)[1], model)[0]  # (steps, n, m)
     crossing = np.full((n, m), np.nan)
     for b, j in zip(*np.nonzero(np.any(align >= thr, axis=0)), strict=True):
         i = int(np.argmax(align[:, b, j] >= thr))
@@ -238,7 +238,7 @@ def _solve(
 
         def gap(t: float, b: int = b, j: int = j) -> float:
             W = _unpack(sol.sol(t), (n,), m, d)[1]
-            return float(alignment(W[b, j], teacher)[0] - thr)
+            return float(alignment(W[b, j], model)[0] - thr)
 
         crossing[b, j] = optimize.brentq(gap, sol.t[i - 1], sol.t[i], xtol=1e-14, rtol=1e-13)
 
@@ -270,7 +270,7 @@ def _similarity_order(a0: Array, W0: Array) -> Indices:
 def gradient_flow(
     a0: Array,
     W0: Array,
-    teacher: Teacher,
+    model: Model,
     t_max: float,
     *,
     eps_align: float = 0.01,
@@ -293,7 +293,7 @@ def gradient_flow(
     split into chunks of similar members, each one LSODA system with a banded Jacobian; other
     methods integrate the whole ensemble as one system (Radau, BDF: block-sparse Jacobian).
     """
-    objective = objective or population_objective(teacher)
+    objective = objective or population_objective(model)
     a0, W0 = np.asarray(a0, float), np.asarray(W0, float)
     batch, (m, d) = a0.shape[:-1], W0.shape[-2:]
     a_flat, W_flat = a0.reshape(-1, m), W0.reshape(-1, m, d)
@@ -317,7 +317,7 @@ def gradient_flow(
             sub = None if progress is None else (lambda f, k=k: progress((k + f) / len(chunks)))
             solved.append(
                 _solve(
-                    a_flat[idx], W_flat[idx], teacher, objective.restricted(idx), t_max, eps_align, options, method, sub
+                    a_flat[idx], W_flat[idx], model, objective.restricted(idx), t_max, eps_align, options, method, sub
                 )
             )
 

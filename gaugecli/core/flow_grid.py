@@ -17,7 +17,7 @@ from threadpoolctl import threadpool_limits
 
 from gaugecli.core.dynamics import population_gradient, population_hessian
 from gaugecli.core.metrics import alignment
-from gaugecli.core.teacher import Teacher
+from gaugecli.core.model import Model
 from gaugecli.core.trajectory import NumericalFault
 from gaugecli.core.types import Array
 
@@ -50,7 +50,7 @@ _SPAN_OR_TIMES = "give exactly one of span (grid from this flow's T_spec) or tim
 def population_flow_on_grid(
     a0: Array,
     W0: Array,
-    teacher: Teacher,
+    model: Model,
     eps_align: float,
     *,
     span: float | None = None,
@@ -85,19 +85,19 @@ def population_flow_on_grid(
     def rhs(_t: float, y: Array) -> Array:
         if Pi is not None:
             y = Pi @ y
-        g = population_gradient(*split(y), teacher)
+        g = population_gradient(*split(y), model)
         out = -np.concatenate([g.a, g.W.ravel()])
         return out if Pi is None else Pi @ out
 
     def jac(_t: float, y: Array) -> Array:
         if Pi is not None:
             y = Pi @ y
-        H = -population_hessian(*split(y), teacher)
+        H = -population_hessian(*split(y), model)
         return H if Pi is None else Pi @ H @ Pi
 
     def aligned(_t: float, y: Array) -> float:
         W = split(y)[1]
-        return float(np.max(alignment(W, teacher)[0]) - threshold)
+        return float(np.max(alignment(W, model)[0]) - threshold)
 
     aligned.direction = 1  # type: ignore[attr-defined]
     options = {"method": "LSODA", "jac": jac, "rtol": rtol, "atol": rtol * 1e-3}

@@ -37,8 +37,8 @@ import numpy as np
 from numpy.lib.stride_tricks import sliding_window_view
 
 from gaugecli.core.kernels import arccos_kernel
+from gaugecli.core.model import Model
 from gaugecli.core.symmetry import antisymmetric_rate, separation_exponent
-from gaugecli.core.teacher import Teacher
 from gaugecli.core.types import Array, Indices
 
 _TWO_PI = 2.0 * np.pi
@@ -257,7 +257,7 @@ def informative_rate(B: Array, S: Array, tol: float = 0.0) -> Array:
 # duplicate instability
 
 
-def duplicate_instability(t: Array, a: Array, W: Array, teacher: Teacher, group: list[int]) -> tuple[Array, Array]:
+def duplicate_instability(t: Array, a: Array, W: Array, model: Model, group: list[int]) -> tuple[Array, Array]:
     """``(λ_anti(t), Λ(t))`` of the pair ``group[:2]`` along a trajectory ``a (n, m)``, ``W (n, m, d)``.
 
     The pair is replaced by its mean before the Hessian is taken, so the rate is that of the
@@ -272,5 +272,5 @@ def duplicate_instability(t: Array, a: Array, W: Array, teacher: Teacher, group:
     W_mean = 0.5 * (W[..., i, :] + W[..., j, :])
     a[..., i] = a[..., j] = a_mean
     W[..., i, :] = W[..., j, :] = W_mean
-    rate = antisymmetric_rate(a, W, teacher, (i, j))
+    rate = antisymmetric_rate(a, W, model, (i, j))
     return rate, separation_exponent(t, rate)

@@ -10,15 +10,19 @@ from __future__ import annotations
 import numpy as np
 from scipy import integrate, interpolate, optimize
 
+from gaugecli.core.activations.base import Activation
 from gaugecli.core.kernels import arccos_kernel
-from gaugecli.core.teacher import Teacher
+from gaugecli.core.model import Model
 from gaugecli.core.types import Array
 
 
-def alignment(W: Array, teacher: Teacher) -> tuple[Array, Array]:
-    """``α_j = max_k û_j·v̂_k`` and the index ``k`` of the feature attaining it."""
+def alignment(W: Array, model: Model) -> tuple[Array, Array]:
+    """``α_j = max_k û_j·v̂_k`` and the index ``k`` of the feature attaining it (``|û_j·v̂_k|`` for an
+    even σ, whose ``u`` and ``−u`` are the same feature)."""
     U = W / np.linalg.norm(W, axis=-1, keepdims=True)
-    cos = U @ teacher.unit_directions().T
+    cos = U @ model.unit_directions().T
+    if model.activation.even:
+        cos = np.abs(cos)
     return np.max(cos, axis=-1), np.argmax(cos, axis=-1)
 
 
@@ -37,32 +41,39 @@ def final_owner(c: Array, alpha: Array, eps_align: float) -> tuple[Array, Array]
     return owner, specialized
 
 
-def nonowner_norm(c: Array, U: Array, owner: Array | int) -> Array:
-    """``P = ‖Σ_{j≠o} c_j relu(u_j·x)‖_{L²(N(0,I))} = (Σ_{i,j≠o} c_i c_j κ(u_i, u_j))^{1/2}``.
+def nonowner_norm(a: Array, W: Array, owner: Array | int, activation: Activation | None = None) -> Array:
+    """``P = ‖Σ_{j≠o} a_j σ(w_j·x)‖_{L²(N(0,I))} = (Σ_{i,j≠o} a_i a_j K(w_i, w_j))^{1/2}``
+    (ReLU unless ``activation`` says otherwise). For a homogeneous ``σ`` the same number is
+    ``(Σ c_i c_j K(u_i, u_j))^{1/2}`` in function coordinates: pass ``(c, U)`` for ``(a, W)``.
 
-    ``owner`` broadcasts against the leading axes of ``c``.
+    ``owner`` broadcasts against the leading axes of ``a``.
     """
-    m = c.shape[-1]
+    m = a.shape[-1]
     keep = np.arange(m) != np.asarray(owner)[..., None]
-    c_rest = np.where(keep, c, 0.0)
-    quad = np.einsum("...i,...ij,...j->...", c_rest, arccos_kernel(U, U), c_rest)
+    a_rest = np.where(keep, a, 0.0)
+    K = arccos_kernel(W, W) if activation is None else activation.kernel(W, W)
+    quad = np.einsum("...i,...ij,...j->...", a_rest, K, a_rest)
     return np.sqrt(np.maximum(quad, 0.0))
 
 
-def function_distance(a_1: Array, W_1: Array, a_2: Array, W_2: Array) -> Array:
+def function_distance(a_1: Array, W_1: Array, a_2: Array, W_2: Array, activation: Activation | None = None) -> Array:
     """``‖f_1 − f_2‖_{L²(N(0,I))}`` for two students, in closed form: with the neurons of
     both stacked and output weights ``z = (a_1, −a_2)``, it is ``(zᵀ K z)^{1/2}``."""
     W = np.concatenate([W_1, W_2], axis=-2)
     z = np.concatenate([a_1, -a_2], axis=-1)
-    quad = np.einsum("...i,...ij,...j->...", z, arccos_kernel(W, W), z)
+    K = arccos_kernel(W, W) if activation is None else activation.kernel(W, W)
+    quad = np.einsum("...i,...ij,...j->...", z, K, z)
     return np.sqrt(np.maximum(quad, 0.0))
 
 
-def empirical_nonowner_norm(a: Array, W: Array, owner: Array | int, X: Array) -> Array:
-    """Sample counterpart of :func:`nonowner_norm`: ``(mean_i (Σ_{j≠o} a_j relu(w_j·x_i))²)^{1/2}``."""
+def empirical_nonowner_norm(
+    a: Array, W: Array, owner: Array | int, X: Array, activation: Activation | None = None
+) -> Array:
+    """Sample counterpart of :func:`nonowner_norm`: ``(mean_i (Σ_{j≠o} a_j σ(w_j·x_i))²)^{1/2}``."""
     m = a.shape[-1]
     keep = np.arange(m) != np.asarray(owner)[..., None]
-    H = np.maximum(np.einsum("nd,...md->...nm", X, W), 0.0)
+    Z = np.einsum("nd,...md->...nm", X, W)
+    H = np.maximum(Z, 0.0) if activation is None else activation.sigma(Z)
     g = np.einsum("...nm,...m->...n", H, np.where(keep, a, 0.0))
     return np.sqrt(np.mean(g**2, axis=-1))
 

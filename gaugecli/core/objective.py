@@ -1,13 +1,18 @@
 """Objectives: the losses that the flow and gradient descent descend, each a gradient oracle
-with (optionally) its closed-form Hessian."""
+with (optionally) its closed-form Hessian, and the weight decay that any of them can carry:
+
+    J(θ) = L(θ) + (λ/2) Σ_j (a_j² + ‖w_j‖²),   ∇J = ∇L + λθ,   ∇²J = ∇²L + λI.
+"""
 
 from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
 
+import numpy as np
+
 from gaugecli.core.dynamics import population_gradient, population_hessian
-from gaugecli.core.teacher import Teacher
+from gaugecli.core.model import Model
 from gaugecli.core.types import Array, Indices
 
 GradientOracle = Callable[[Array, Array], tuple[Array, Array, Array | None]]
@@ -36,16 +41,61 @@ class Objective:
         """The objective of the members ``idx`` (itself when members share one loss)."""
         return self if self.members is None else self.members(idx)
 
+    def with_weight_decay(self, weight_decay: float) -> Objective:
+        """``J = L + (λ/2)‖θ‖²``: gradient ``+ λθ``, Hessian ``+ λI`` (itself when ``λ = 0``). The
+        oracle's loss value stays ``L``, the data term, which is what the runs record."""
+        lam = float(weight_decay)
+        if lam == 0.0:
+            return self
+        base = self
+        gradient = decayed(base.gradient, lam)
+        hessian = None if base.hessian is None else _shifted(base.hessian, lam)
+        members = None if base.members is None else _decayed_members(base.members, lam)
+        return Objective(gradient, hessian, f"{base.name} + weight decay λ={lam:g}", members)
 
-def population_objective(teacher: Teacher) -> Objective:
-    """The population loss ``L`` of SPEC §1 in closed form (gradient and Hessian)."""
+
+def decayed(oracle: GradientOracle, weight_decay: float) -> GradientOracle:
+    """The oracle of ``J = L + (λ/2)‖θ‖²`` from that of ``L`` (itself when ``λ = 0``): a minibatch
+    oracle for SGD gets its decay here, a full objective by :meth:`Objective.with_weight_decay`."""
+    lam = float(weight_decay)
+    if lam == 0.0:
+        return oracle
+
+    def gradient(a: Array, W: Array) -> tuple[Array, Array, Array | None]:
+        ga, gW, loss = oracle(a, W)
+        return ga + lam * a, gW + lam * W, loss
+
+    name = getattr(oracle, "objective_name", None)
+    if name is not None:
+        gradient.objective_name = f"{name} + weight decay λ={lam:g}"  # type: ignore[attr-defined]
+    return gradient
+
+
+def _shifted(hessian: Hessian, lam: float) -> Hessian:
+    def shifted(a: Array, W: Array) -> Array:
+        H = hessian(a, W)
+        diag = np.arange(H.shape[-1])
+        H[..., diag, diag] += lam
+        return H
+
+    return shifted
+
+
+def _decayed_members(members: Callable[[Indices], Objective], lam: float) -> Callable[[Indices], Objective]:
+    return lambda idx: members(idx).with_weight_decay(lam)
+
+
+def population_objective(model: Model) -> Objective:
+    """The population loss ``L`` of SPEC §1 in closed form (gradient and Hessian), with the model's
+    weight decay."""
 
     def gradient(a: Array, W: Array) -> tuple[Array, Array, None]:
-        g = population_gradient(a, W, teacher)
+        g = population_gradient(a, W, model)
         return g.a, g.W, None
 
-    return Objective(gradient, lambda a, W: population_hessian(a, W, teacher), "population")
+    objective = Objective(gradient, lambda a, W: population_hessian(a, W, model), "population")
+    return objective.with_weight_decay(model.weight_decay)
 
 
-def population_oracle(teacher: Teacher) -> GradientOracle:
-    return population_objective(teacher).gradient
+def population_oracle(model: Model) -> GradientOracle:
+    return population_objective(model).gradient

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import numpy as np
 
@@ -17,8 +17,8 @@ from gaugecli.core.metrics import (
     nonowner_norm,
     specialization_time,
 )
-from gaugecli.core.symmetry import symmetry_report
-from gaugecli.core.teacher import Teacher
+from gaugecli.core.model import Model
+from gaugecli.core.symmetry import SADDLE_NOTE, exact_saddle, symmetry_report
 from gaugecli.core.trajectory import SolverStats, Trajectory
 from gaugecli.core.types import Array
 
@@ -116,40 +116,57 @@ saved times whose pair arrays stay within this many bytes (peak memory no longer
 
 
 def _pairwise_series(
-    a: Array, W: Array, c: Array, U: Array, teacher: Teacher, owner: int
+    a: Array, W: Array, c: Array, U: Array, model: Model, owner: int
 ) -> tuple[Dissipation, Array, Array]:
     """``(dissipation, loss, P)`` along ``a (n_t, m)``, ``W (n_t, m, d)`` in chunks of saved times."""
     n_t, m, d = W.shape
-    step = max(1, PAIRWISE_CHUNK_BYTES // (8 * (m + teacher.k) * m * d))
+    act = model.activation
+    step = max(1, PAIRWISE_CHUNK_BYTES // (8 * (m + model.k) * m * d))
     parts = []
     for s in range(0, n_t, step):
         w = slice(s, s + step)
         parts.append(
-            (dissipation(a[w], W[w], teacher), population_loss(a[w], W[w], teacher), nonowner_norm(c[w], U[w], owner))
+            (
+                dissipation(a[w], W[w], model),
+                population_loss(a[w], W[w], model),
+                # in function coordinates where they exist (the paper's P), else in parameters
+                nonowner_norm(c[w], U[w], owner, act) if act.homogeneous else nonowner_norm(a[w], W[w], owner, act),
+            )
         )
     diss = Dissipation(*(np.concatenate([p[0][k] for p in parts]) for k in range(len(Dissipation._fields))))
     return diss, np.concatenate([p[1] for p in parts]), np.concatenate([p[2] for p in parts])
 
 
-def observe(trajectory: Trajectory, teacher: Teacher, member: tuple[int, ...] = ()) -> RunObservables:
+def observe(trajectory: Trajectory, model: Model, member: tuple[int, ...] = ()) -> RunObservables:
     """Observables of ensemble member ``member`` (an index into the leading axes).
 
     Every observable is an inner product, so a trajectory in the coordinates of an invariant
     subspace (``trajectory.basis``) is observed there, with the teacher in the same basis."""
-    teacher = trajectory.teacher_in(teacher)
+    model = trajectory.model_in(model)
     a, W = trajectory.a[member], trajectory.W[member]
-    c, U = function_coordinates(a, W)
-    align, feature = alignment(W, teacher)
-    delta = imbalance(a, W)
+    c, U = function_coordinates(a, W, model.degree)
+    align, feature = alignment(W, model)
+    delta = imbalance(a, W, model.degree)
     owner, specialized = final_owner(c[-1], align[-1], trajectory.eps_align)
-    diss, loss, P = _pairwise_series(a, W, c, U, teacher, int(owner))
+    diss, loss, P = _pairwise_series(a, W, c, U, model, int(owner))
     crossing = trajectory.crossing_times[member]
     t_spec = float(specialization_time(crossing, owner))
-    drift = np.max(np.abs(delta - delta[0]) / np.maximum(1.0, np.abs(delta[0])))
+    # δ's law: conserved by the flow on L, decaying as δ(0) e^{−2λt} under weight decay λ
+    law = delta[0] * np.exp(-2.0 * model.weight_decay * trajectory.t)[:, None]
+    drift = np.max(np.abs(delta - law) / np.maximum(1.0, np.abs(delta[0])))
     emp = None if trajectory.empirical_loss is None else trajectory.empirical_loss[member]
     # every member's crossing times: the flow inserts all of them into the shared grid
     spent_reaction, spent_transport = dissipated(trajectory.t, diss.reaction, diss.transport, trajectory.crossing_times)
-    symmetry = symmetry_report(trajectory.t, a, W, teacher, int(owner))
+    symmetry = symmetry_report(trajectory.t, a, W, model, int(owner))
+    saddle = exact_saddle(a[0], W[0], model)
+    if saddle:  # the exact flow never aligns: a crossing is round-off's, not the model's
+        t_spec = float("nan")
+        symmetry = replace(
+            symmetry,
+            symmetric_start=True,
+            unique_owner=False,
+            note=SADDLE_NOTE.format(sigma=model.activation.describe()),
+        )
     return RunObservables(
         t=trajectory.t,
         loss=loss,

@@ -35,8 +35,8 @@ from scipy import integrate, optimize
 from gaugecli.core.dynamics import Gradient, population_gradient, population_loss
 from gaugecli.core.flow import FlowOptions, gradient_flow
 from gaugecli.core.kernels import arccos_kernel, arccos_kernel_grad, arccos_kernel_hessians
+from gaugecli.core.model import Model
 from gaugecli.core.objective import Objective
-from gaugecli.core.teacher import Teacher
 from gaugecli.core.trajectory import Trajectory
 from gaugecli.core.types import Array, Indices, Progress
 
@@ -77,7 +77,7 @@ class RelnGeometry(NamedTuple):
         )
 
 
-def reln_geometry(gates: Array, teacher: Teacher) -> RelnGeometry:
+def reln_geometry(gates: Array, model: Model) -> RelnGeometry:
     """``S_ij = ∂²κ/∂w∂w'(g_i, g_j)``, ``r_j = Σ_k a*_k ∂κ/∂w(g_j, v_k)`` and ``E[y²]`` for gates
     ``(..., m, d)`` (any non-zero length: only their directions matter)."""
     G = np.asarray(gates, dtype=np.float64)
@@ -85,7 +85,7 @@ def reln_geometry(gates: Array, teacher: Teacher) -> RelnGeometry:
     if G.ndim < 2 or not np.all(norms > 0) or not np.all(np.isfinite(G)):
         raise ValueError("reln: gates must be an array (..., m, d) of finite, non-zero directions")
     G = G / norms
-    b, V = teacher.coefficients, teacher.directions
+    b, V = model.coefficients, model.directions
     _, S = arccos_kernel_hessians(G, G)
     r = np.einsum("...jkd,k->...jd", arccos_kernel_grad(G, V), b)
     energy = float(b @ arccos_kernel(V, V) @ b)
@@ -154,7 +154,7 @@ def reln_flow(
     a0: Array,
     W0: Array,
     gates: Array,
-    teacher: Teacher,
+    model: Model,
     t_max: float,
     *,
     eps_align: float = 0.01,
@@ -166,11 +166,11 @@ def reln_flow(
     times of ``α_j = ŵ_j·v`` located on the dense output). ``gates`` is ``(m, d)`` (shared) or
     has the ensemble axes of ``a0`` (one ReLN per member)."""
     a0, W0 = np.asarray(a0, float), np.asarray(W0, float)
-    geo = reln_geometry(gates, teacher)
+    geo = reln_geometry(gates, model)
     if geo.batch_shape not in ((), a0.shape[:-1]):
         raise ValueError(f"reln: gates batch {geo.batch_shape} must be () or the ensemble's {a0.shape[:-1]}")
     return gradient_flow(
-        a0, W0, teacher, t_max, eps_align=eps_align, options=options, progress=progress, objective=reln_objective(geo)
+        a0, W0, model, t_max, eps_align=eps_align, options=options, progress=progress, objective=reln_objective(geo)
     )
 
 
@@ -209,14 +209,14 @@ def gate_floor(psi: Array | float, a_star: float = 1.0) -> Array:
     return a_star**2 * (0.25 - ((np.pi - psi) ** 2 + s**2 + 2.0 * (np.pi - psi) * s * c) / (4.0 * np.pi**2))
 
 
-def gate_identity_error(a: Array, W: Array, teacher: Teacher) -> tuple[float, float]:
+def gate_identity_error(a: Array, W: Array, model: Model) -> tuple[float, float]:
     """Absolute differences ``(|ΔL|, ‖Δ∇L‖)`` (largest over any batch axes) between the ReLU student
     at ``(a, W)`` and the ReLN gated by its current directions, equal in exact arithmetic. Absolute,
     because both losses are differences of O(1) kernel terms, so near convergence a relative error
     only measures the size of the loss."""
-    geo = reln_geometry(W, teacher)
-    dL = np.abs(population_loss(a, W, teacher) - reln_loss(a, W, geo))
-    g_relu, g_reln = population_gradient(a, W, teacher), reln_gradient(a, W, geo)
+    geo = reln_geometry(W, model)
+    dL = np.abs(population_loss(a, W, model) - reln_loss(a, W, geo))
+    g_relu, g_reln = population_gradient(a, W, model), reln_gradient(a, W, geo)
     dg = np.sqrt(np.sum((g_relu.a - g_reln.a) ** 2, axis=-1) + np.sum((g_relu.W - g_reln.W) ** 2, axis=(-1, -2)))
     return float(np.max(dL)), float(np.max(dg))
 

@@ -8,8 +8,8 @@ its gradient and Hessian in closed form (torch, float64), minibatch gradients fo
 what a finite-sample run costs (:func:`sample_memory_estimate`).
 
 The gradient is written out — two matrix products, ``Z = X Wᵀ`` and ``Gᵀ X`` — rather than
-taken by autograd: it is the whole cost of a step. ``L_n`` is only piecewise smooth: the
-ReLU indicator ``1(w_j·x_i > 0)`` jumps when a sample point crosses a neuron's hyperplane, so
+taken by autograd: it is the whole cost of a step. For ReLU ``L_n`` is only piecewise smooth: the
+indicator ``σ'(w_j·x_i) = 1(w_j·x_i > 0)`` jumps when a sample point crosses a neuron's hyperplane, so
 ``∂L_n/∂w`` has jumps of size ``|a_j r_i| ‖x_i‖/n`` there, and its derivative (a δ-function at
 the kink) vanishes almost everywhere. The Hessian away from the kinks is therefore the
 Gauss–Newton part plus the residual's ``a``–``w`` cross terms (:func:`empirical_hessian`).
@@ -26,6 +26,7 @@ import numpy as np
 import torch
 
 from gaugecli.core import empirical
+from gaugecli.core.activations.base import Activation
 from gaugecli.core.empirical import (
     DEFAULT_CHUNK_BYTES,
     EmpiricalSample,
@@ -33,8 +34,8 @@ from gaugecli.core.empirical import (
     chunk_rows,
     resolve_device,
 )
+from gaugecli.core.model import Model
 from gaugecli.core.objective import GradientOracle, Objective
-from gaugecli.core.teacher import Teacher
 from gaugecli.core.types import Array
 
 __all__ = [
@@ -51,35 +52,45 @@ __all__ = [
 Batches = Literal["fresh", "resampled"]
 
 
-def empirical_loss(a: Array, W: Array, X: Array, y: Array, chunk_bytes: int = DEFAULT_CHUNK_BYTES) -> Array:
+def empirical_loss(
+    a: Array,
+    W: Array,
+    X: Array,
+    y: Array,
+    chunk_bytes: int = DEFAULT_CHUNK_BYTES,
+    activation: Activation | None = None,
+) -> Array:
     """``L_n(θ)``, with ensemble axes of ``a (..., m)``, ``W (..., m, d)`` preserved (numpy,
-    over chunks of rows; an independent check of the torch path)."""
+    over chunks of rows; an independent check of the torch path). ReLU unless ``activation``."""
+    sigma = (lambda z: np.maximum(z, 0.0)) if activation is None else activation.sigma
     a, W = np.asarray(a, float), np.asarray(W, float)
     n = X.shape[0]
     total = np.zeros(a.shape[:-1])
     rows = chunk_rows(chunk_bytes, max(W[..., 0].size, X.shape[1]))
     for start in range(0, n, rows):
         Xc, yc = X[start : start + rows], y[start : start + rows]
-        f = np.maximum(np.einsum("nd,...md->...nm", Xc, W), 0.0) @ a[..., None]
+        f = sigma(np.einsum("nd,...md->...nm", Xc, W)) @ a[..., None]
         total += np.sum((f[..., 0] - yc) ** 2, axis=-1)
     return 0.5 * total / n
 
 
-def empirical_oracle(X: Array, y: Array, *, device: str = "cpu") -> GradientOracle:
+def empirical_oracle(
+    X: Array, y: Array, *, device: str = "cpu", activation: Activation | None = None
+) -> GradientOracle:
     """Gradient of ``L_n`` on ``(X, y)`` for :func:`gaugecli.core.descent.gradient_descent`
     (:meth:`EmpiricalSample.gradient`)."""
-    return EmpiricalSample.from_arrays(X, y, device=device).oracle()
+    return EmpiricalSample.from_arrays(X, y, device=device, activation=activation).oracle()
 
 
-def empirical_hessian(a: Array, W: Array, X: Array, y: Array) -> Array:
+def empirical_hessian(a: Array, W: Array, X: Array, y: Array, activation: Activation | None = None) -> Array:
     """``∇²L_n`` on ``(X, y)`` away from the kinks (:meth:`EmpiricalSample.hessian`)."""
-    return EmpiricalSample.from_arrays(X, y).hessian(a, W)
+    return EmpiricalSample.from_arrays(X, y, activation=activation).hessian(a, W)
 
 
-def empirical_objective(X: Array, y: Array, *, device: str = "cpu") -> Objective:
+def empirical_objective(X: Array, y: Array, *, device: str = "cpu", activation: Activation | None = None) -> Objective:
     """``L_n`` on the sample ``(X, y)`` as an :class:`~gaugecli.core.objective.Objective`:
     gradient and closed-form Hessian, for the finite-sample gradient flow and full-batch GD."""
-    return EmpiricalSample.from_arrays(X, y, device=device).objective()
+    return EmpiricalSample.from_arrays(X, y, device=device, activation=activation).objective()
 
 
 def empirical_loss_along(a: Array, W: Array, X: Array | EmpiricalSample, y: Array | None = None) -> Array:
@@ -93,7 +104,7 @@ def empirical_loss_along(a: Array, W: Array, X: Array | EmpiricalSample, y: Arra
 
 
 def minibatch_oracle(
-    teacher: Teacher,
+    model: Model,
     batch_size: int,
     seed: Seed,
     sample: tuple[Array, Array] | EmpiricalSample | None = None,
@@ -115,16 +126,20 @@ def minibatch_oracle(
         dev = resolve_device(device)
 
         def fresh(a: Array, W: Array) -> tuple[Array, Array, None]:
-            X = rng.standard_normal((batch_size, teacher.d))
-            Xt, yt = torch.from_numpy(X).to(dev), torch.from_numpy(teacher(X)).to(dev)
-            batch = EmpiricalSample(batch_size, teacher.d, X=Xt, y=yt, device=dev)
+            X = rng.standard_normal((batch_size, model.d))
+            Xt, yt = torch.from_numpy(X).to(dev), torch.from_numpy(model(X)).to(dev)
+            batch = EmpiricalSample(batch_size, model.d, X=Xt, y=yt, device=dev, activation=model.activation)
             ga, gW, _ = batch.gradient(a, W)
             return ga, gW, None
 
         fresh.objective_name = f"population, fresh batches B={batch_size}"  # type: ignore[attr-defined]
         return fresh
 
-    full = sample if isinstance(sample, EmpiricalSample) else EmpiricalSample.from_arrays(*sample, device=device)
+    full = (
+        sample
+        if isinstance(sample, EmpiricalSample)
+        else EmpiricalSample.from_arrays(*sample, device=device, activation=model.activation)
+    )
     if full.X is None or full.y is None:
         raise ValueError("resampled minibatches need a stored sample (random access to its rows)")
     Xt, yt = full.X, full.y
@@ -142,7 +157,15 @@ def minibatch_oracle(
 
     def resampled(a: Array, W: Array) -> tuple[Array, Array, None]:
         idx = next_batch()
-        batch = EmpiricalSample(B, full.d, X=Xt[idx], y=yt[idx], device=full.device, chunk_bytes=full.chunk_bytes)
+        batch = EmpiricalSample(
+            B,
+            full.d,
+            X=Xt[idx],
+            y=yt[idx],
+            device=full.device,
+            chunk_bytes=full.chunk_bytes,
+            activation=full.activation,
+        )
         ga, gW, _ = batch.gradient(a, W)
         return ga, gW, None
 

@@ -7,8 +7,8 @@ from dataclasses import dataclass
 import numpy as np
 
 from gaugecli.core.descent import gradient_descent, stable_step_bound
+from gaugecli.core.model import Model
 from gaugecli.core.objective import Objective, population_objective
-from gaugecli.core.teacher import Teacher
 from gaugecli.core.trajectory import NumericalFault
 from gaugecli.core.types import Array
 
@@ -42,11 +42,11 @@ class StepChoice:
 
 
 def _first_crossing(
-    a0: Array, W0: Array, teacher: Teacher, objective: Objective, eta: float, t_max: float, eps_align: float
+    a0: Array, W0: Array, model: Model, objective: Objective, eta: float, t_max: float, eps_align: float
 ) -> tuple[Array, int]:
     """First time any neuron of each member reaches ``α = 1 − ε`` under GD with step ``eta``."""
     tr = gradient_descent(
-        a0, W0, teacher, eta, t_max, oracle=objective, eps_align=eps_align, grid_points=3, stop_at_crossing=True
+        a0, W0, model, eta, t_max, oracle=objective, eps_align=eps_align, grid_points=3, stop_at_crossing=True
     )
     crossing = np.where(np.isnan(tr.crossing_times), np.inf, tr.crossing_times)
     first = np.min(crossing, axis=-1)
@@ -63,7 +63,7 @@ def _relative_step_error(t_eta: Array, t_half: Array) -> float | None:
 def step_error(
     a0: Array,
     W0: Array,
-    teacher: Teacher,
+    model: Model,
     eta: float,
     t_max: float,
     *,
@@ -73,18 +73,18 @@ def step_error(
 ) -> StepChoice:
     """The estimated relative error of ``T_spec`` for GD with a given step ``eta``, from one
     pilot at ``η/2`` (and one at ``η`` unless its crossing times ``t_eta`` are given)."""
-    objective = objective or population_objective(teacher)
+    objective = objective or population_objective(model)
     steps = 0
     if t_eta is None:
-        t_eta, steps = _first_crossing(a0, W0, teacher, objective, eta, t_max, eps_align)
-    t_half, s = _first_crossing(a0, W0, teacher, objective, eta / 2, t_max, eps_align)
+        t_eta, steps = _first_crossing(a0, W0, model, objective, eta, t_max, eps_align)
+    t_half, s = _first_crossing(a0, W0, model, objective, eta / 2, t_max, eps_align)
     return StepChoice(eta, _relative_step_error(np.asarray(t_eta), t_half), t_half, steps + s)
 
 
 def choose_step(
     a0: Array,
     W0: Array,
-    teacher: Teacher,
+    model: Model,
     t_max: float,
     *,
     objective: Objective | None = None,
@@ -103,14 +103,14 @@ def choose_step(
     run's own ``T_spec``, not the stability bound. If no member crosses within ``t_max``
     the pilot step is returned with ``step_error=None``.
     """
-    objective = objective or population_objective(teacher)
-    eta = PILOT_START_FRACTION * stable_step_bound(a0, W0, teacher, objective)
+    objective = objective or population_objective(model)
+    eta = PILOT_START_FRACTION * stable_step_bound(a0, W0, model, objective)
     eta = min(eta, t_max / MIN_STEPS_TO_CROSSING)
-    t_eta, steps = _first_crossing(a0, W0, teacher, objective, eta, t_max, eps_align)
+    t_eta, steps = _first_crossing(a0, W0, model, objective, eta, t_max, eps_align)
     if not np.any(np.isfinite(t_eta)):
         return StepChoice(eta, None, t_eta, steps)
     for _ in range(max_rounds):
-        t_half, s = _first_crossing(a0, W0, teacher, objective, eta / 2, t_max, eps_align)
+        t_half, s = _first_crossing(a0, W0, model, objective, eta / 2, t_max, eps_align)
         steps += s
         err = _relative_step_error(t_eta, t_half)
         shortest = float(np.nanmin(t_half))
@@ -123,7 +123,7 @@ def choose_step(
         if new == eta / 2:
             t_eta = t_half
         else:
-            t_eta, s = _first_crossing(a0, W0, teacher, objective, new, t_max, eps_align)
+            t_eta, s = _first_crossing(a0, W0, model, objective, new, t_max, eps_align)
             steps += s
         eta = new
     last = "none" if err is None else f"{err:.2g}"

@@ -18,7 +18,7 @@ from dataclasses import dataclass
 import numpy as np
 import scipy.linalg
 
-from gaugecli.core.teacher import Teacher
+from gaugecli.core.model import Model
 from gaugecli.core.types import Array
 
 RANK_TOLERANCE = 1e-13
@@ -50,19 +50,19 @@ class Subspace:
         """``W = W̃ Qᵀ``: back to ``R^d``."""
         return np.asarray(W_tilde, float) @ self.basis.T
 
-    def teacher(self, teacher: Teacher) -> Teacher:
-        """The teacher in the coordinates of ``S`` (its directions lie in ``S`` by construction)."""
-        return Teacher(teacher.coefficients, self.coordinates(teacher.directions))
+    def model(self, model: Model) -> Model:
+        """The model with its teacher in the coordinates of ``S`` (its directions lie in ``S`` by construction)."""
+        return model.with_directions(self.coordinates(model.directions))
 
 
-def invariant_subspace(teacher: Teacher, W0: Array) -> Subspace | None:
+def invariant_subspace(model: Model, W0: Array) -> Subspace | None:
     """``S = span(v_1 … v_k, every row of W0)`` for an initial condition ``W0 (..., m, d)`` (all
     members of an ensemble together), or ``None`` when ``S`` is all of ``R^d`` (nothing to gain).
 
     Rank by QR with column pivoting of the distinct unit vectors (duplicates are dropped first,
     so ``m`` duplicates cost one vector; the neurons' norms do not matter, only their directions)."""
-    d = teacher.d
-    vectors = np.concatenate([teacher.directions, np.asarray(W0, float).reshape(-1, d)])
+    d = model.d
+    vectors = np.concatenate([model.directions, np.asarray(W0, float).reshape(-1, d)])
     # directions only: a norm of 1e15 next to ‖v‖ = 1 must not push v below the rank tolerance
     units = vectors / np.linalg.norm(vectors, axis=1, keepdims=True)
     # equal rows once each (a dict of row bytes: np.unique(axis=0) sorts rows of length d, 0.3 s at d = 10⁵)

@@ -23,8 +23,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from gaugecli.core.dynamics import pair_hessian_blocks
-from gaugecli.core.teacher import Teacher
+from gaugecli.core.dynamics import pair_hessian_blocks, population_gradient
+from gaugecli.core.model import Model
 from gaugecli.core.types import Array
 
 MACHINE_EPSILON = float(np.finfo(np.float64).eps)
@@ -37,16 +37,17 @@ def _neuron_indices(i: int, m: int, d: int) -> Array:
     return np.concatenate([[i], m + i * d + np.arange(d)])
 
 
-def antisymmetric_rate(a: Array, W: Array, teacher: Teacher, pair: tuple[int, int]) -> Array:
+def antisymmetric_rate(a: Array, W: Array, model: Model, pair: tuple[int, int]) -> Array:
     """``λ_anti = −λ_min(H_ii − H_ij)`` for the neurons ``pair = (i, j)``; shape ``a.shape[:-1]``.
 
     Meaningful where the two neurons are equal (then ``H_ii − H_ij`` is symmetric and the
-    antisymmetric mode is invariant); elsewhere it is the rate of the symmetrised block.
+    antisymmetric mode is invariant); elsewhere it is the rate of the symmetrised block. The
+    model's weight decay adds ``λI`` to ``H_ii`` alone, so it lowers the rate by ``λ``.
     """
-    H_ii, H_ij = pair_hessian_blocks(np.asarray(a, float), np.asarray(W, float), teacher, pair)
+    H_ii, H_ij = pair_hessian_blocks(np.asarray(a, float), np.asarray(W, float), model, pair)
     block = H_ii - H_ij  # the two blocks alone: O(m d²) per time, not the O(m² d²) Hessian
     block = 0.5 * (block + np.swapaxes(block, -1, -2))
-    return -np.linalg.eigvalsh(block)[..., 0]
+    return -np.linalg.eigvalsh(block)[..., 0] - model.weight_decay
 
 
 def separation_exponent(t: Array, rate: Array) -> Array:
@@ -133,8 +134,38 @@ def _span(group: list[int]) -> str:
     return text + (", …" if len(runs) > 4 else "") + f" ({len(group)} neurons)"
 
 
+SADDLE_TOLERANCE = 1e-14
+"""A start counts as an exact saddle when every ``|u_j·v̂_k|`` and the teacher component of the
+gradient, relative to the gradient, are ≤ 1e-14 (~50 ε). ``u0`` at θ0 = π/2 is built as
+``cos(π/2) v + sin(π/2) e2`` and carries ``cos(π/2) = 6.1e-17`` along v: orthogonal up to round-off."""
+
+SADDLE_NOTE = (
+    "exact saddle: every neuron starts orthogonal to the teacher and the gradient has no teacher "
+    "component (σ = {sigma}: the kernel's gradient along v vanishes at w ⊥ v), so the exact flow never "
+    "aligns; any alignment seen is round-off escaping the saddle. T_spec is null; start at θ0 < π/2 (--theta0)"
+)
+
+
+def exact_saddle(a: Array, W: Array, model: Model, tol: float = SADDLE_TOLERANCE) -> bool:
+    """Whether the start ``a (m,)``, ``W (m, d)`` lies on the invariant set ``{W ⊥ V}``: every neuron
+    orthogonal to every teacher feature and the gradient's teacher component zero (to ``tol``).
+
+    The kernel's gradient ``∂K(w, v)/∂w`` lies in ``span(w, v)``; its ``v`` coefficient is a function
+    of ``‖w‖, ‖v‖`` and ``w·v`` alone, so where it vanishes at ``w·v = 0`` it vanishes for every norm
+    and the set is invariant (σ = z²: ``∂K/∂w = 2‖v‖² w + 4(w·v) v``). ReLU's has ``(π − φ)/(2π) ≠ 0``:
+    no saddle there."""
+    a, W = np.asarray(a, float), np.asarray(W, float)
+    V = model.unit_directions()
+    U = W / np.linalg.norm(W, axis=-1, keepdims=True)
+    if not np.all(np.abs(U @ V.T) <= tol):
+        return False
+    grad = population_gradient(a, W, model).W + model.weight_decay * W
+    scale = np.linalg.norm(grad)
+    return bool(scale == 0.0 or np.linalg.norm(grad @ V.T) <= tol * scale)
+
+
 def symmetry_report(
-    t: Array, a: Array, W: Array, teacher: Teacher, owner: int, *, threshold: float = SEPARATION_THRESHOLD
+    t: Array, a: Array, W: Array, model: Model, owner: int, *, threshold: float = SEPARATION_THRESHOLD
 ) -> SymmetryReport:
     """Detect a symmetric or tied start along one trajectory ``a (n_t, m)``, ``W (n_t, m, d)``.
 
@@ -158,7 +189,7 @@ def symmetry_report(
         # the rate is smooth in t: RATE_SAMPLES of the saved times carry the integral (each
         # needs a full Hessian, the whole cost of this report)
         window = np.unique(np.linspace(0, end - 1, min(end, RATE_SAMPLES)).round().astype(int))
-        rate = antisymmetric_rate(a[window], W[window], teacher, (i, j))
+        rate = antisymmetric_rate(a[window], W[window], model, (i, j))
         separation.append(float(np.max(separation_exponent(t[window], rate))))
         separated.append(bool(apart.size))
     tied = next((g for g in groups if owner in g), None)

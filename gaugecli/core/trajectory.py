@@ -7,7 +7,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from gaugecli.core.teacher import Teacher
+from gaugecli.core.model import Model
 from gaugecli.core.types import Array
 
 
@@ -40,7 +40,7 @@ class Trajectory:
     ``(d, r)`` orthonormal basis of the invariant subspace ``S`` (:mod:`gaugecli.core.subspace`)
     in which ``W`` holds the coordinates of ``w_j``, so that ``w_j = basis @ W[..., j, :]``
     (:meth:`input_weights`). Every observable is an inner product, so it can be read off the
-    coordinates with the teacher in the same basis (:meth:`teacher_in`).
+    coordinates with the teacher in the same basis (:meth:`model_in`).
 
     ``crossing_times[..., j]`` is the first time ``α_j(t) = max_k u_j·v̂_k`` reaches
     ``1 − eps_align`` (NaN if never): located by root-finding on the solver's dense
@@ -61,11 +61,11 @@ class Trajectory:
         """``w_j`` in ``R^d``, shape ``(..., n, m, d)`` (a copy of size d: only where needed)."""
         return self.W if self.basis is None else self.W @ self.basis.T
 
-    def teacher_in(self, teacher: Teacher) -> Teacher:
-        """``teacher`` in the coordinates of ``W`` (itself when ``basis`` is ``None``)."""
+    def model_in(self, model: Model) -> Model:
+        """``model`` with its teacher in the coordinates of ``W`` (itself when ``basis`` is ``None``)."""
         if self.basis is None:
-            return teacher
-        return Teacher(teacher.coefficients, teacher.directions @ self.basis)
+            return model
+        return model.with_directions(model.directions @ self.basis)
 
 
 def log_time_grid(t_first: float, t_end: float, points: int) -> Array:

@@ -15,11 +15,11 @@ from gaugecli.core.budget import check_run, check_steps, warn_if_streamed_and_sl
 from gaugecli.core.descent import gradient_descent, stable_step_bound
 from gaugecli.core.flow import FlowOptions, gradient_flow
 from gaugecli.core.gauge import duplicate_initial_condition, imbalance
+from gaugecli.core.model import Model
 from gaugecli.core.objective import GradientOracle, Objective, population_objective
 from gaugecli.core.observables import RunObservables, observe
 from gaugecli.core.step import choose_step, step_error
 from gaugecli.core.subspace import Subspace, invariant_subspace
-from gaugecli.core.teacher import Teacher
 from gaugecli.core.trajectory import NumericalFault, Trajectory
 from gaugecli.core.types import Array, Progress
 from gaugecli.experiments.config import BATCH_STREAM, SAMPLE_LSODA_BUDGET, DynamicsConfig, ModelConfig, auto_horizon
@@ -37,7 +37,7 @@ def run_serially(fn: Callable[[Any], Any], points: Sequence[Any], progress: Prog
 
 def duplicates(model: ModelConfig, deltas: Array) -> tuple[Array, Array]:
     """The complete initial function for imbalances ``deltas`` of shape ``(..., m)``."""
-    return duplicate_initial_condition(model.teacher(), np.asarray(deltas, float), model.c0, model.theta0)
+    return duplicate_initial_condition(model.build(), np.asarray(deltas, float), model.c0, model.theta0)
 
 
 def _check_budget(
@@ -64,13 +64,13 @@ def check_widths(model: ModelConfig, dynamics: DynamicsConfig, W0: Array, flag: 
     """Refuse, before it is built, the owner sweep's ensemble at width ``m``: ``m`` starts (one
     per designated owner) shaped like ``W0 (m, d)``, which :func:`run_ensemble` would refuse for
     its memory (the starts alone are ``m² d`` floats), assuming every start spans ``W0``'s subspace."""
-    teacher = model.teacher()
+    net = model.build()
     W0 = np.asarray(W0, float)[None]
     population = dynamics.sample_size is None and dynamics.mode is not Mode.sgd
-    space = invariant_subspace(teacher, W0) if population else None
-    r = space.coordinates(W0).shape[-1] if space is not None else teacher.d
+    space = invariant_subspace(net, W0) if population else None
+    r = space.coordinates(W0).shape[-1] if space is not None else net.d
     m = W0.shape[-2]
-    _check_budget(dynamics, m, m, r, teacher.d, None, width_flag=flag, members_per_width=True)
+    _check_budget(dynamics, m, m, r, net.d, None, width_flag=flag, members_per_width=True)
 
 
 def run_ensemble(
@@ -93,17 +93,17 @@ def run_ensemble(
     without the minibatch noise). ``times``: declared times the flow's states are stored at, in
     addition to its log grid (flow modes only: a stepped run stores its own steps).
     """
-    full_teacher = teacher = model.teacher()
+    full = net = model.build()
     a0, W0 = np.atleast_2d(a0), np.asarray(W0, float).reshape((-1,) + np.shape(W0)[-2:])
     deltas = imbalance(a0, W0)
     t_max = dynamics.t_max or auto_horizon(deltas, model.c0)
     mode = dynamics.mode
-    space = None if dynamics.sample_size is not None or mode is Mode.sgd else invariant_subspace(teacher, W0)
+    space = None if dynamics.sample_size is not None or mode is Mode.sgd else invariant_subspace(net, W0)
     if space is not None:  # population dynamics never leave S (core/subspace.py): integrate there
-        teacher, W0 = space.teacher(teacher), space.coordinates(W0)
-    (members, m, r), d = W0.shape, full_teacher.d
+        net, W0 = space.model(net), space.coordinates(W0)
+    (members, m, r), d = W0.shape, full.d
     _check_budget(dynamics, members, m, r, d, t_max)
-    objective = population_objective(teacher)
+    objective = population_objective(net)
     sample = None
     if dynamics.sample_size is not None:
         from gaugecli.core import empirical
@@ -116,7 +116,7 @@ def run_ensemble(
         # over it run in chunks of rows, so n = 10⁷ fits in a few GB
         # (resampled minibatches need random access to rows: always kept)
         store = True if dynamics.batch_source == "resampled" else None
-        sample = EmpiricalSample.draw(teacher, dynamics.sample_size, seed, device=dynamics.torch_device, store=store)
+        sample = EmpiricalSample.draw(net, dynamics.sample_size, seed, device=dynamics.torch_device, store=store)
         objective = sample.objective()
 
     if not mode.stepped:
@@ -134,7 +134,7 @@ def run_ensemble(
             gradient_flow,
             a0,
             W0,
-            teacher,
+            net,
             t_max,
             eps_align=model.eps_align,
             objective=objective,
@@ -152,15 +152,15 @@ def run_ensemble(
                 traj = flow(options=replace(options, method="RK45"))
                 traj.stats = replace(traj.stats, message=f"{traj.stats.message} (LSODA: {fault})")
             traj.empirical_loss = sample.loss_along(traj.a, traj.W)  # type: ignore[union-attr]
-        return _observe_all(traj, full_teacher, space)
+        return _observe_all(traj, full, space)
 
     if dynamics.eta is None:
-        choice = choose_step(a0, W0, teacher, t_max, objective=objective, eps_align=model.eps_align)
+        choice = choose_step(a0, W0, net, t_max, objective=objective, eps_align=model.eps_align)
         eta = choice.eta
         check_steps(math.ceil(t_max / eta), dynamics.step_budget, eta, t_max, chosen=True)
     else:
         eta, choice = dynamics.eta, None
-        bound = stable_step_bound(a0, W0, teacher, objective)
+        bound = stable_step_bound(a0, W0, net, objective)
         if eta >= bound:
             raise NumericalFault(
                 f"eta={eta:g} is beyond the gradient-descent stability bound 2/λ_max = {bound:.4g} "
@@ -173,7 +173,7 @@ def run_ensemble(
         root = seed if isinstance(seed, np.random.SeedSequence) else np.random.SeedSequence(seed)
         stream = np.random.SeedSequence(root.entropy, spawn_key=(*root.spawn_key, BATCH_STREAM))
         oracle = minibatch_oracle(
-            teacher,
+            net,
             dynamics.minibatch,
             stream,
             sample if dynamics.batch_source == "resampled" else None,
@@ -182,7 +182,7 @@ def run_ensemble(
     traj = gradient_descent(
         a0,
         W0,
-        teacher,
+        net,
         eta,
         t_max,
         oracle=oracle,
@@ -195,14 +195,14 @@ def run_ensemble(
         # a given step: its error from one pilot at η/2 (full batch, so for SGD the same
         # discretisation estimate as for an automatic step)
         t_eta = None if mode is Mode.sgd else _first_crossings(traj.crossing_times)
-        choice = step_error(a0, W0, teacher, eta, t_max, objective=objective, eps_align=model.eps_align, t_eta=t_eta)
+        choice = step_error(a0, W0, net, eta, t_max, objective=objective, eps_align=model.eps_align, t_eta=t_eta)
     traj.stats = replace(traj.stats, step_error=choice.step_error)
-    return _observe_all(traj, full_teacher, space)
+    return _observe_all(traj, full, space)
 
 
-def _observe_all(traj: Trajectory, teacher: Teacher, space: Subspace | None) -> list[RunObservables]:
+def _observe_all(traj: Trajectory, net: Model, space: Subspace | None) -> list[RunObservables]:
     traj.basis = None if space is None else space.basis
-    return [observe(traj, teacher, (b,)) for b in range(traj.a.shape[0])]
+    return [observe(traj, net, (b,)) for b in range(traj.a.shape[0])]
 
 
 def _first_crossings(crossing_times: Array) -> Array:

@@ -2,7 +2,7 @@
 
 Their fields, defaults and ranges are declared in :mod:`gaugecli.experiments.params`; here are the
 rules between fields (an option without effect in the chosen mode is refused, never ignored).
-Numpy and the numerics load only when a config builds something (its teacher, its horizon), so
+Numpy and the numerics load only when a config builds something (its model, its horizon), so
 that the command line can check a configuration before it imports them."""
 
 from __future__ import annotations
@@ -18,6 +18,7 @@ from gaugecli.experiments.params import (
     DEFAULT_DEVICE,
     DEFAULT_MAX_STEPS,
     DEFAULT_N_SAMPLES,
+    DEFAULT_NEGATIVE_SLOPE,
     POPULATION_RTOL,
     SAMPLE_RTOL,
     Dynamics,
@@ -26,7 +27,8 @@ from gaugecli.experiments.params import (
 )
 
 if TYPE_CHECKING:
-    from gaugecli.core.teacher import Teacher
+    from gaugecli.core.activations.base import Activation
+    from gaugecli.core.model import Model as Network
     from gaugecli.core.types import Array
 
 SAMPLE_LSODA_BUDGET = 20_000
@@ -42,15 +44,22 @@ extended by it), so it never shares draws with the sample drawn from the same se
 
 @dataclass(frozen=True)
 class ModelConfig:
-    """Teacher, initial function and the alignment threshold (fields: :class:`~gaugecli.experiments.params.Model`).
+    """Teacher, activation, weight decay, initial function and the alignment threshold (fields:
+    :class:`~gaugecli.experiments.params.Model`).
 
-    ``c0``: initial coefficient of the complete function ``f0 = c0 relu(u0·x)``;
+    ``activation``: σ of student and teacher (a name of the registry); ``negative_slope``: leaky-relu's β
+    (``None``: :data:`~gaugecli.experiments.params.DEFAULT_NEGATIVE_SLOPE`; refused for another σ);
+    ``weight_decay``: λ of the objective ``L + (λ/2)‖θ‖²``;
+    ``c0``: initial coefficient of the complete function ``f0 = c0 σ(u0·x)``;
     ``theta0``: its angle to the teacher, in ``[0, π)``; ``eps_align``: ``α ≥ 1 − ε`` counts as aligned;
     ``a_star``: the teacher's weight (1: losses in units of a*²‖v‖²; not an option).
     """
 
     d: int = Model.d.default
     k: int = Model.k.default
+    activation: str = Model.activation.default
+    negative_slope: float | None = Model.negative_slope.default
+    weight_decay: float = Model.weight_decay.default
     a_star: float = 1.0
     c0: float = Model.c0.default
     theta0: float = Model.theta0.default
@@ -64,18 +73,48 @@ class ModelConfig:
             f"must be ≥ {self.k + 1} = `k` + 1, room for the teacher's features (got {self.d})",
         )
         require(
+            self.negative_slope is None or self.activation == "leaky-relu",
+            "negative_slope",
+            f"is leaky-relu's slope: it has no effect with `activation` {self.activation}",
+        )
+        require(
             isinstance(self.a_star, (int, float)) and math.isfinite(self.a_star),
             "a_star",
             f"must be a finite number (got {self.a_star!r})",
         )
 
-    def teacher(self) -> Teacher:
-        from gaugecli.core.teacher import standard_teacher
+    @property
+    def slope(self) -> float:
+        """leaky-relu's β as used (the default where not given)."""
+        return DEFAULT_NEGATIVE_SLOPE if self.negative_slope is None else self.negative_slope
+
+    @property
+    def is_paper_model(self) -> bool:
+        """ReLU without weight decay: the model of the paper's reduced equations and limits."""
+        return self.activation == "relu" and self.weight_decay == 0.0
+
+    def sigma(self) -> Activation:
+        """The :class:`~gaugecli.core.activations.base.Activation` object."""
+        from gaugecli.core.activations import activation
+
+        params = {"negative_slope": self.slope} if self.activation == "leaky-relu" else {}
+        return activation(self.activation, **params)
+
+    def build(self) -> Network:
+        """The :class:`~gaugecli.core.model.Model`: the standard teacher under this activation and decay."""
+        from gaugecli.core.model import standard_model
 
         # the teacher is the first thing of size d a run builds: refuse a d that cannot fit before it
         # (its k features and, the least a run has, one neuron: budget.VECTORS_PER_DIRECTION each)
         check_input_dimension(self.d, self.k + 1)
-        return standard_teacher(self.d, self.k, self.a_star)
+        return standard_model(self.d, self.k, self.a_star, self.sigma(), self.weight_decay)
+
+
+def check_paper_model(model: ModelConfig, command: str, why: str) -> None:
+    """Refuse another activation or a weight decay for an analysis that holds for ReLU without decay
+    (``why``: what in it is ReLU's), naming the parameter."""
+    require(model.activation == "relu", "activation", f"{command} needs relu: {why} (got {model.activation})")
+    require(model.weight_decay == 0.0, "weight_decay", f"{command} needs 0: {why} (got {model.weight_decay:g})")
 
 
 def _modes(*modes: Mode) -> str:

@@ -37,12 +37,12 @@ def initial_condition(
     check_input_dimension(model.d, model.k + deltas.size)  # W0 (B, m, d): refused before it is built
     seed = 0 if init_seed is None else init_seed
     if init == "random":
-        return random_initial_condition(model.teacher(), deltas, model.c0, seed)
+        return random_initial_condition(model.build(), deltas, model.c0, seed)
     if eps is None:
         return duplicates(model, deltas)
-    teacher = model.teacher()
+    net = model.build()
     starts = [
-        perturbed_duplicates(teacher, row, eps, c0=model.c0, theta0=model.theta0, adversarial=False, seed=seed)
+        perturbed_duplicates(net, row, eps, c0=model.c0, theta0=model.theta0, adversarial=False, seed=seed)
         for row in deltas
     ]
     return np.stack([s[0] for s in starts]), np.stack([s[1] for s in starts])

@@ -14,6 +14,7 @@ from __future__ import annotations
 import math
 from enum import Enum
 
+from gaugecli.core.activations import REGISTRY as ACTIVATION_REGISTRY
 from gaugecli.experiments.declare import Fields, Param, number
 
 MODEL, DYNAMICS, NUMERICS, EXPERIMENT = "Model", "Dynamics", "Numerics", "Experiment"
@@ -81,6 +82,11 @@ turns by π/2), so tighter tolerances cost steeply: LSODA, n = 10⁴, m = 1, D =
 evaluations at 1e-4, 11 597 at 1e-5, 48 371 at 1e-6; at 1e-8 and n = 10⁵ it ran out of budget.
 At 1e-4 the solver's error, sup_t ‖f − f_ref‖ against an RK45 run at 1e-7, was 2e-5 … 6e-5 for
 n = 10³ … 10⁵ — under 1 % of the sampling deviation from the population flow (0.048 … 0.006)."""
+MAX_WEIGHT_DECAY = 1e3
+"""The largest weight decay λ: at 1e3 every neuron decays by e^{−λt} within t ~ 1e-3, long before the
+loss can move it (the model's slowest rates are O(1/D)), so a larger λ has nothing left to measure."""
+DEFAULT_NEGATIVE_SLOPE = 0.01
+"""leaky-relu's slope β when ``negative_slope`` is not given: that of ``torch.nn.LeakyReLU``."""
 DEFAULT_N_SAMPLES = 10_000
 DEFAULT_MAX_STEPS = 10_000_000
 """The default step budget of gradient descent (``max_steps``): ~10 min of population GD at m ≤ 5."""
@@ -170,13 +176,43 @@ RTOL = Param(
 
 
 class Model(Fields):
-    """:class:`~gaugecli.experiments.config.ModelConfig`: teacher, initial function, alignment."""
+    """:class:`~gaugecli.experiments.config.ModelConfig`: teacher, activation, weight decay, initial function, alignment."""
 
     d = Param("d", "Input dimension d", MODEL, 16, int, low=2)
     k = Param("k", "Number of teacher features k", MODEL, 1, int, low=1)
+    activation = Param(
+        "activation",
+        "Activation σ of student and teacher",
+        MODEL,
+        "relu",
+        str,
+        choices=tuple(ACTIVATION_REGISTRY),
+        metavar="NAME",
+    )
+    negative_slope = Param(
+        "negative_slope",
+        "leaky-relu's slope β for z < 0",
+        MODEL,
+        None,
+        low=0.0,
+        high=1.0,
+        metavar="β",
+        default_text=number(DEFAULT_NEGATIVE_SLOPE),
+        why_high="beyond 1 the negative side is the steeper one: that is −β times the leaky-relu of slope 1/β",
+    )
+    weight_decay = Param(
+        "weight_decay",
+        "Weight decay λ: the objective gains (λ/2)(a² + ‖w‖²) per neuron",
+        MODEL,
+        0.0,
+        low=0.0,
+        high=MAX_WEIGHT_DECAY,
+        metavar="λ",
+        why_high="beyond it every neuron decays to 0 before the loss can move it",
+    )
     c0 = Param(
         "c0",
-        "Initial coefficient c0 of f0 = c0 relu(u0·x)",
+        "Initial coefficient c0 of f0 = c0 σ(u0·x)",
         MODEL,
         0.1,
         low=C0_RANGE[0],

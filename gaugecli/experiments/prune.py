@@ -1,6 +1,6 @@
 """``gaugecli prune``: the non-owners' function vanishes (claim C7), and when it does not.
 
-``P(t) = ‖Σ_{j≠o} a_j relu(w_j·x)‖_{L²}`` over a grid of gauge strengths D and widths m,
+``P(t) = ‖Σ_{j≠o} a_j σ(w_j·x)‖_{L²}`` over a grid of gauge strengths D and widths m,
 for the population flow and for the finite-sample flow (on ``L_n``), with the time at which
 ``P ≤ 10⁻⁶`` and the exponential rate of the decay against its linearisation
 (:func:`gaugecli.core.pruning.pruning_rate`); and the boundary: a sweep of the non-owner's δ
@@ -177,7 +177,9 @@ def _nonowner_alignment(run: RunObservables, owner: int = 0) -> float:
     return float(np.mean(np.delete(run.alignment[-1], owner)))
 
 
-def _point(D: float, m: int, dynamics: DynamicsConfig, seed: int, run: RunObservables, a_star: float) -> PrunePoint:
+def _point(
+    D: float, m: int, dynamics: DynamicsConfig, seed: int, run: RunObservables, model: ModelConfig
+) -> PrunePoint:
     alignment = _nonowner_alignment(run)
     floor = resolution(dynamics)
     return PrunePoint(
@@ -194,7 +196,8 @@ def _point(D: float, m: int, dynamics: DynamicsConfig, seed: int, run: RunObserv
         alignment,
         floor,
         decay_rate(run.t, run.nonowner_norm, floor),
-        pruning_rate(D, -D, m - 1, alignment, a_star) if D > 0 else None,
+        # the linearisation is the ReLU model's (its kernel, its mobilities): none for another model
+        pruning_rate(D, -D, m - 1, alignment, model.a_star) if D > 0 and model.is_paper_model else None,
     )
 
 
@@ -219,10 +222,7 @@ def prune_job(job: PruneJob) -> PruneJobResult:
     a0, W0 = duplicates(job.model, deltas)
     runs = run_ensemble(job.model, job.dynamics, a0, W0, seed=job.seed)
     return PruneJobResult(
-        [
-            _point(D, job.m, job.dynamics, job.seed, r, job.model.a_star)
-            for D, r in zip(job.strengths, runs, strict=True)
-        ]
+        [_point(D, job.m, job.dynamics, job.seed, r, job.model) for D, r in zip(job.strengths, runs, strict=True)]
     )
 
 

@@ -41,6 +41,8 @@ class Activation(ABC):
 
     name: ClassVar[str]
     degree: ClassVar[int | None]
+    even: ClassVar[bool] = False
+    """``σ(−z) = σ(z)``: the neuron ``a σ(w·x)`` is also ``a σ(−w·x)``, so ``u`` and ``−u`` are one feature."""
 
     @abstractmethod
     def sigma(self, z: Array) -> Array:
@@ -55,6 +57,15 @@ class Activation(ABC):
         """``σ(z)`` on a torch tensor (differentiable by autograd)."""
 
     @abstractmethod
+    def derivative_torch(self, z: torch.Tensor) -> torch.Tensor:
+        """``σ'(z)`` on a torch tensor (the finite-sample gradients are written with it, not autograd)."""
+
+    def curvature_torch(self, z: torch.Tensor) -> torch.Tensor | None:
+        """``σ''(z)`` on a torch tensor, or ``None`` where it vanishes off a null set (a piecewise-linear
+        σ): the finite-sample Hessian then skips its ``a σ'' x xᵀ`` term."""
+        return None
+
+    @abstractmethod
     def kernel(self, W1: Array, W2: Array) -> Array:
         """``K(w1_i, w2_j) = E[σ(w1_i·x) σ(w2_j·x)]`` for all pairs, shape ``(..., p, q)``."""
 
@@ -65,6 +76,25 @@ class Activation(ABC):
     @abstractmethod
     def kernel_hessians(self, W1: Array, W2: Array) -> tuple[Array, Array]:
         """``(∂²K/∂w², ∂²K/∂w∂w')`` for all pairs, each ``(..., p, q, d, d)``."""
+
+    def kernel_and_grad(self, W1: Array, W2: Array) -> tuple[Array, Array]:
+        """``(K, ∂K/∂w)`` together: the gradient's hot path (an activation may share their geometry)."""
+        return self.kernel(W1, W2), self.kernel_grad(W1, W2)
+
+    @property
+    def homogeneous(self) -> bool:
+        """``σ(λz) = λ^p σ(z)`` for ``λ > 0``: the neuron has a gauge and ``δ = a² − ‖w‖²/p`` is conserved."""
+        return self.degree is not None
+
+    @property
+    def gauge_degree(self) -> int:
+        """The ``p`` of the gauge quantities ``δ = a² − ‖w‖²/p`` and ``c = a‖w‖^p``: the degree, and 1
+        for an activation that has none (its δ and c are then the ReLU network's, not conserved)."""
+        return self.degree if self.degree is not None else 1
+
+    def describe(self) -> str:
+        """Its name with its parameters as a reader writes them: ``leaky-relu (β = 0.01)``."""
+        return self.name
 
 
 # ----------------------------------------------------------------------------------------

@@ -59,6 +59,14 @@ class Erf(Activation):
 
         return torch.erf(z / _SQRT2)
 
+    def derivative_torch(self, z: torch.Tensor) -> torch.Tensor:
+        import torch
+
+        return math.sqrt(2.0 / math.pi) * torch.exp(-0.5 * z * z)
+
+    def curvature_torch(self, z: torch.Tensor) -> torch.Tensor | None:
+        return -z * self.derivative_torch(z)
+
     def kernel(self, W1: Array, W2: Array) -> Array:
         c, P1, P2, _ = _pair_terms(W1, W2)
         return (2.0 / np.pi) * np.arcsin(c / np.sqrt(P1 * P2))

@@ -45,6 +45,9 @@ class LeakyReLU(Activation):
         if not math.isfinite(self.negative_slope):
             raise ValueError(f"leaky-relu: negative_slope must be finite (got {self.negative_slope})")
 
+    def describe(self) -> str:
+        return f"leaky-relu (β = {self.negative_slope:g})"
+
     def sigma(self, z: Array) -> Array:
         return np.where(z > 0.0, z, self.negative_slope * z)
 
@@ -55,6 +58,11 @@ class LeakyReLU(Activation):
         import torch
 
         return torch.nn.functional.leaky_relu(z, self.negative_slope)
+
+    def derivative_torch(self, z: torch.Tensor) -> torch.Tensor:
+        import torch
+
+        return torch.where(z > 0, torch.ones_like(z), torch.full_like(z, self.negative_slope))
 
     def kernel(self, W1: Array, W2: Array) -> Array:
         beta = self.negative_slope

@@ -35,6 +35,11 @@ class Linear(Activation):
     def sigma_torch(self, z: torch.Tensor) -> torch.Tensor:
         return z.clone()
 
+    def derivative_torch(self, z: torch.Tensor) -> torch.Tensor:
+        import torch
+
+        return torch.ones_like(z)
+
     def kernel(self, W1: Array, W2: Array) -> Array:
         return inner(W1, W2)
 

@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, ClassVar
 import numpy as np
 
 from gaugecli.core.activations.base import Activation
-from gaugecli.core.kernels import arccos_kernel, arccos_kernel_grad, arccos_kernel_hessians
+from gaugecli.core.kernels import arccos_kernel, arccos_kernel_and_grad, arccos_kernel_grad, arccos_kernel_hessians
 from gaugecli.core.types import Array
 
 if TYPE_CHECKING:
@@ -40,6 +40,9 @@ class ReLU(Activation):
 
         return torch.relu(z)
 
+    def derivative_torch(self, z: torch.Tensor) -> torch.Tensor:
+        return (z > 0).to(z.dtype)
+
     def kernel(self, W1: Array, W2: Array) -> Array:
         return arccos_kernel(W1, W2)
 
@@ -48,3 +51,6 @@ class ReLU(Activation):
 
     def kernel_hessians(self, W1: Array, W2: Array) -> tuple[Array, Array]:
         return arccos_kernel_hessians(W1, W2)
+
+    def kernel_and_grad(self, W1: Array, W2: Array) -> tuple[Array, Array]:
+        return arccos_kernel_and_grad(W1, W2)

@@ -66,6 +66,14 @@ class ReLU2(Activation):
 
         return torch.relu(z) ** 2
 
+    def derivative_torch(self, z: torch.Tensor) -> torch.Tensor:
+        import torch
+
+        return 2.0 * torch.relu(z)
+
+    def curvature_torch(self, z: torch.Tensor) -> torch.Tensor | None:
+        return 2.0 * (z > 0).to(z.dtype)
+
     def kernel(self, W1: Array, W2: Array) -> Array:
         geo = _pair_geometry(W1, W2)
         s, rho, phi = geo["sin"], geo["rho"], geo["phi"]

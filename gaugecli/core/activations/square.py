@@ -1,4 +1,4 @@
-"""Square ``σ(z) = z²`` (degree 2): the Gaussian fourth-moment kernel of :mod:`gaugecli.core.quadratic`.
+"""Square ``σ(z) = z²`` (degree 2): the Gaussian fourth-moment kernel.
 
 By Isserlis' theorem, for ``u = w·x`` and ``v = w'·x``, ``E[u²v²] = E[u²]E[v²] + 2E[uv]²``, so with
 ``c = w·w'``
@@ -30,6 +30,7 @@ class Square(Activation):
 
     name: ClassVar[str] = "square"
     degree: ClassVar[int | None] = 2
+    even: ClassVar[bool] = True
 
     def sigma(self, z: Array) -> Array:
         return np.asarray(z) ** 2
@@ -39,6 +40,14 @@ class Square(Activation):
 
     def sigma_torch(self, z: torch.Tensor) -> torch.Tensor:
         return z**2
+
+    def derivative_torch(self, z: torch.Tensor) -> torch.Tensor:
+        return 2.0 * z
+
+    def curvature_torch(self, z: torch.Tensor) -> torch.Tensor | None:
+        import torch
+
+        return torch.full_like(z, 2.0)
 
     def kernel(self, W1: Array, W2: Array) -> Array:
         c = inner(W1, W2)

@@ -10,7 +10,7 @@ import numpy as np
 from gaugecli.core.gauge import owner_imbalances
 from gaugecli.core.types import Array
 from gaugecli.experiments.common import duplicates
-from gaugecli.experiments.config import DynamicsConfig, ModelConfig, check_flow_dynamics, check_owner
+from gaugecli.experiments.config import DynamicsConfig, ModelConfig, check_flow_dynamics, check_owner, check_paper_model
 from gaugecli.experiments.declare import require
 from gaugecli.experiments.params import ASSIGNMENTS, Lockin
 
@@ -75,6 +75,7 @@ class LockinConfig:
     def __post_init__(self) -> None:
         Lockin.check(self)
         check_flow_dynamics(self.dynamics, "lockin")
+        check_paper_model(self.model, "lockin", "its Gram matrices and detectors are the ReLU network's")
         check_owner(self.owner, self.m)
         require(
             "select" in self.assignments,

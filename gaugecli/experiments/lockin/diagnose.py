@@ -16,7 +16,7 @@ import numpy as np
 
 from gaugecli.core import lockin as lk
 from gaugecli.core.metrics import final_owner
-from gaugecli.core.teacher import Teacher
+from gaugecli.core.model import Model
 from gaugecli.core.types import Array
 from gaugecli.experiments.lockin.config import LockinConfig
 from gaugecli.experiments.lockin.result import LockinRun
@@ -80,9 +80,9 @@ def as_list(x: Array) -> list[float | None]:
     return [None if not np.isfinite(v) else float(v) for v in np.asarray(x, float)]
 
 
-def owner_overshoot(W: Array, owner: int, teacher: Teacher, u0: Array) -> float:
+def owner_overshoot(W: Array, owner: int, net: Model, u0: Array) -> float:
     """Largest angle (degrees) by which the owner passes v, away from u0, in the plane (v, u0)."""
-    v = teacher.unit_directions()[0]
+    v = net.unit_directions()[0]
     u = W[:, owner] / np.linalg.norm(W[:, owner], axis=-1, keepdims=True)
     angle = np.degrees(np.arctan2(u @ u0, u @ v))  # 90° at u0, 0 at v, < 0 past v
     return float(max(0.0, -np.min(angle)))
@@ -105,7 +105,7 @@ def diagnose(
     config: LockinConfig,
     condition: Condition,
     run: Trajectory,
-    teacher: Teacher,
+    net: Model,
     *,
     owner: int | None,
     deltas: Array,
@@ -173,7 +173,7 @@ def diagnose(
         frac_neg_given_similar=frac,
         sign_identity_residual=float(np.max(lk.sign_identity_residual(tb))),
         direct_sign_match=float(np.mean(lk.direct_sign_match(tb))),
-        owner_overshoot_deg=owner_overshoot(run.W, o, teacher, run.u0),
+        owner_overshoot_deg=owner_overshoot(run.W, o, net, run.u0),
         Lambda_total=Lambda_total,
         series=series,
     )

@@ -28,33 +28,33 @@ def flow_run(config: LockinConfig, assign: str, D: float, control: bool, t_unit:
     rate of the first equal pair is taken on the invariant set.
     """
     model = condition_model(config, control)
-    teacher = model.teacher()
+    net = model.build()
     deltas, a0, W0 = start_state(config, model, assign, D)
     groups = equal_groups(a0, W0)
     eps = model.eps_align
     if t_unit is None:
         sym = population_flow_on_grid(
-            a0, W0, teacher, eps, span=config.span, per=config.per, groups=groups, rtol=config.rtol
+            a0, W0, net, eps, span=config.span, per=config.per, groups=groups, rtol=config.rtol
         )
         assert sym.t_spec is not None  # span mode stops at the alignment event or raises
         t_unit, times = float(sym.t_spec), sym.t
     else:
         times = np.arange(round(config.span * config.per) + 1) * (t_unit / config.per)
-        sym = population_flow_on_grid(a0, W0, teacher, eps, times=times, groups=groups, rtol=config.rtol)
-    flow = population_flow_on_grid(a0, W0, teacher, eps, times=times, rtol=config.rtol)
+        sym = population_flow_on_grid(a0, W0, net, eps, times=times, groups=groups, rtol=config.rtol)
+    flow = population_flow_on_grid(a0, W0, net, eps, times=times, rtol=config.rtol)
 
     keep = np.arange(0, times.size, config.store_every)
     instability = None
     if groups:
-        instability = lk.duplicate_instability(times[keep], sym.a[keep], sym.W[keep], teacher, groups[0])
+        instability = lk.duplicate_instability(times[keep], sym.a[keep], sym.W[keep], net, groups[0])
     c, _ = function_coordinates(flow.a[-1], flow.W[-1])
-    alpha, _ = alignment(flow.W[-1], teacher)
+    alpha, _ = alignment(flow.W[-1], net)
     trajectory = Trajectory(
         times=times,
         t_unit=t_unit,
         a=flow.a,
         W=flow.W,
-        dW=-population_gradient(flow.a, flow.W, teacher).W,
+        dW=-population_gradient(flow.a, flow.W, net).W,
         t_spec=flow.t_spec,
         eta=None,
         X=None,
@@ -64,7 +64,7 @@ def flow_run(config: LockinConfig, assign: str, D: float, control: bool, t_unit:
         config,
         Condition(assign, "flow", D, None, "relu", control),
         trajectory,
-        teacher,
+        net,
         owner=None if control else unique_owner(deltas, c, alpha, eps),
         deltas=deltas,
         instability=instability,
@@ -79,22 +79,22 @@ def sample_run(config: LockinConfig, control: bool, seed: int, t_unit: float) ->
     from gaugecli.core.sample import empirical_oracle
 
     model = condition_model(config, control)
-    teacher = model.teacher()
+    net = model.build()
     D = config.sample_strength
     deltas, a0, W0 = start_state(config, model, "select", D)
-    X, y = draw_sample(teacher, config.n_samples, seed)
+    X, y = draw_sample(net, config.n_samples, seed)
     tau = t_unit / config.per
     steps = max(1, math.ceil(tau / (t_unit / config.steps_per_unit)))
     eta = tau / steps
     times = np.arange(round(config.span * config.per) + 1) * tau
-    a, W, dW, t_spec = finite_sample_on_grid(a0, W0, teacher, empirical_oracle(X, y), times, eta, model.eps_align)
+    a, W, dW, t_spec = finite_sample_on_grid(a0, W0, net, empirical_oracle(X, y), times, eta, model.eps_align)
     c, _ = function_coordinates(a[-1], W[-1])
-    alpha, _ = alignment(W[-1], teacher)
+    alpha, _ = alignment(W[-1], net)
     return diagnose(
         config,
         Condition("select", "sample", D, seed, "relu", control),
         Trajectory(times, t_unit, a, W, dW, t_spec, eta, X, W0[0] / np.linalg.norm(W0[0])),
-        teacher,
+        net,
         owner=None if control else unique_owner(deltas, c, alpha, model.eps_align),
         deltas=deltas,
     )

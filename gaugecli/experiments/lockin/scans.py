@@ -24,14 +24,14 @@ OVERSHOOT_HORIZON = 200.0
 
 def rank2_collapse(config: LockinConfig) -> list[dict[str, float]]:
     """Peak of the select flow's rank-2 share σ2/σ1 over ``scan_strengths`` (to 2 T_spec): D · peak collapses."""
-    teacher = config.model.teacher()
+    net = config.model.build()
     out = []
     for D in config.scan_strengths:
         _deltas, a0, W0 = start_state(config, config.model, "select", D)
         flow = population_flow_on_grid(
             a0,
             W0,
-            teacher,
+            net,
             config.model.eps_align,
             span=2.0,
             per=config.per,
@@ -41,7 +41,7 @@ def rank2_collapse(config: LockinConfig) -> list[dict[str, float]]:
 
         if flow.t_spec is None:  # span mode stops at the alignment event or raises: a bug if reached
             raise RuntimeError(f"population flow at D = {D:g} returned no T_spec on its span grid")
-        share = lk.rank2_share(lk.update_singular_values(-population_gradient(flow.a, flow.W, teacher).W))
+        share = lk.rank2_share(lk.update_singular_values(-population_gradient(flow.a, flow.W, net).W))
         peak = lk.sampled_peak(flow.t / flow.t_spec, share)
         out.append(
             {
@@ -62,12 +62,12 @@ def resolution_scan(config: LockinConfig, t_unit: float) -> list[dict[str, Any]]
     out = []
     for control in (False, True) if config.control else (False,):
         model = condition_model(config, control)
-        teacher = model.teacher()
+        net = model.build()
         _, a0, W0 = start_state(config, model, "select", D)
         for per in config.scan_pers:
             times = np.arange(round(config.span * per) + 1) * (t_unit / per)
-            flow = population_flow_on_grid(a0, W0, teacher, model.eps_align, times=times, rtol=config.rtol)
-            lam = lk.window_gram_eigenvalues(-population_gradient(flow.a, flow.W, teacher).W, config.window)
+            flow = population_flow_on_grid(a0, W0, net, model.eps_align, times=times, rtol=config.rtol)
+            lam = lk.window_gram_eigenvalues(-population_gradient(flow.a, flow.W, net).W, config.window)
             raw = lk.xu_detector(lk.eigengap(lam), config.lag, config.threshold, config.burn_in)
             fl = lk.xu_detector(lk.eigengap(lam, config.floor), config.lag, config.threshold, config.burn_in)
             out.append(
@@ -95,7 +95,7 @@ def tspec_vs_perturbation(config: LockinConfig) -> list[dict[str, Any]]:
     decides the winner and moves ``T_spec`` by ~ln(ε)/λ_anti. Select's −D non-owners are pruned
     before they separate: nothing moves."""
     D = config.sample_strength
-    teacher = config.model.teacher()
+    net = config.model.build()
     out: list[dict[str, Any]] = []
     for assign in ("select", "all-minus"):
         deltas = assignment_imbalances(assign, config.m, D, config.owner)
@@ -103,7 +103,7 @@ def tspec_vs_perturbation(config: LockinConfig) -> list[dict[str, Any]]:
         if not draws:
             break
         starts = [
-            perturbed_duplicates(teacher, deltas, eps, c0=config.model.c0, theta0=config.model.theta0, seed=seed)
+            perturbed_duplicates(net, deltas, eps, c0=config.model.c0, theta0=config.model.theta0, seed=seed)
             for eps, seed in draws
         ]
         a0, W0 = np.stack([a for a, _ in starts]), np.stack([W for _, W in starts])
@@ -119,12 +119,12 @@ def tspec_vs_perturbation(config: LockinConfig) -> list[dict[str, Any]]:
 def long_overshoot(config: LockinConfig, t_unit: float) -> dict[str, float]:
     """How far the select owner passes v (away from the non-owners at u0), over the whole run to
     ``OVERSHOOT_HORIZON`` t_unit on a log grid: the maximum comes at ≈ 8 T_spec, beyond the span."""
-    teacher = config.model.teacher()
+    net = config.model.build()
     D = config.sample_strength
     _, a0, W0 = start_state(config, config.model, "select", D)
     times = np.concatenate([[0.0], np.geomspace(1e-2, OVERSHOOT_HORIZON, 600) * t_unit])
-    flow = population_flow_on_grid(a0, W0, teacher, config.model.eps_align, times=times, rtol=config.rtol)
-    v = teacher.unit_directions()[0]
+    flow = population_flow_on_grid(a0, W0, net, config.model.eps_align, times=times, rtol=config.rtol)
+    v = net.unit_directions()[0]
     u0 = W0[0] / np.linalg.norm(W0[0])
     u = flow.W[:, config.owner] / np.linalg.norm(flow.W[:, config.owner], axis=-1, keepdims=True)
     angle = np.degrees(np.arctan2(u @ u0, u @ v))

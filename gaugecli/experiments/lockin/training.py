@@ -1,5 +1,4 @@
-"""Finite-sample training sampled on the uniform epoch grid ``t_k = k τ`` (ReLU; σ = x² has its own GD in
-:mod:`gaugecli.core.quadratic`)."""
+"""Finite-sample training sampled on the uniform epoch grid ``t_k = k τ``, for any model (ReLU, σ = x²)."""
 
 from __future__ import annotations
 
@@ -7,8 +6,8 @@ import numpy as np
 
 from gaugecli.core.descent import gradient_descent
 from gaugecli.core.metrics import alignment
+from gaugecli.core.model import Model
 from gaugecli.core.objective import GradientOracle
-from gaugecli.core.teacher import Teacher
 from gaugecli.core.types import Array
 
 
@@ -29,7 +28,7 @@ class _CachedOracle:
 
 
 def finite_sample_on_grid(
-    a0: Array, W0: Array, teacher: Teacher, oracle: GradientOracle, times: Array, eta: float, eps_align: float
+    a0: Array, W0: Array, net: Model, oracle: GradientOracle, times: Array, eta: float, eps_align: float
 ) -> tuple[Array, Array, Array, float | None]:
     """Finite-sample training sampled at the uniform ``times`` (multiples of ``τ``, ``τ/η`` integer):
     ``(a (n, m), W (n, m, d), dW/dt = −∂L_n/∂W (n, m, d), T_spec or None)``.
@@ -51,11 +50,11 @@ def finite_sample_on_grid(
             break
         # t_max a hair under `steps` steps, so that ceil(t_max/eta) is exactly `steps`
         traj = gradient_descent(
-            a, W, teacher, eta, steps * eta * (1 - 1e-12), oracle=cached, eps_align=eps_align, grid_points=3
+            a, W, net, eta, steps * eta * (1 - 1e-12), oracle=cached, eps_align=eps_align, grid_points=3
         )
         if t_spec is None and np.any(np.isfinite(traj.crossing_times)):
             t_spec = float(times[k] + np.nanmin(traj.crossing_times))
         a, W = traj.a[-1], traj.W[-1]
-    if np.max(alignment(np.asarray(Ws[0]), teacher)[0]) >= 1 - eps_align:  # aligned from the start
+    if np.max(alignment(np.asarray(Ws[0]), net)[0]) >= 1 - eps_align:  # aligned from the start
         t_spec = 0.0
     return np.array(As), np.array(Ws), np.array(dWs), t_spec

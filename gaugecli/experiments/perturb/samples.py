@@ -13,8 +13,8 @@ import numpy as np
 from gaugecli.core.descent import gradient_descent
 from gaugecli.core.flow import FlowOptions, gradient_flow
 from gaugecli.core.metrics import function_distance
+from gaugecli.core.model import Model
 from gaugecli.core.step import choose_step
-from gaugecli.core.teacher import Teacher
 from gaugecli.core.types import PointRunner, Progress
 from gaugecli.experiments.common import run_serially
 from gaugecli.experiments.config import ModelConfig
@@ -96,49 +96,49 @@ class SampleOutcome:
     t_spec: list[float | None]
 
 
-def sample_of(teacher: Teacher, n: int, seed: int) -> tuple[np.ndarray, np.ndarray]:
+def sample_of(net: Model, n: int, seed: int) -> tuple[np.ndarray, np.ndarray]:
     from gaugecli.core.empirical import draw_sample
 
     # the sample of (seed, n) is its own stream: no two sizes share draws
-    return draw_sample(teacher, n, np.random.SeedSequence([seed, n]))
+    return draw_sample(net, n, np.random.SeedSequence([seed, n]))
 
 
 def sample_job(job: SampleJob) -> SampleOutcome:
     """Per seed: ``sup_t ‖f_{θ_n(t)} − f_{θ_∞(t)}‖_{L²}`` over ``[0, window]`` and neuron 0's ``T_spec``."""
     from gaugecli.core.sample import empirical_objective  # torch: only when needed
 
-    teacher = job.model.teacher()
+    net = job.model.build()
     a0, W0 = selection_start(job.model, job.m, job.strength)
     devs: list[float] = []
     t_specs: list[float | None] = []
     if job.eta is None:
         grid = np.linspace(0.0, job.window, SAMPLE_GRID_POINTS)
         options = FlowOptions(rtol=job.rtol, atol=job.rtol * 1e-3)
-        pop = gradient_flow(a0, W0, teacher, job.window, eps_align=job.model.eps_align, t_grid=grid)
+        pop = gradient_flow(a0, W0, net, job.window, eps_align=job.model.eps_align, t_grid=grid)
         runs = (
             gradient_flow(
                 a0,
                 W0,
-                teacher,
+                net,
                 job.window,
                 eps_align=job.model.eps_align,
                 options=options,
-                objective=empirical_objective(*sample_of(teacher, job.n, seed)),
+                objective=empirical_objective(*sample_of(net, job.n, seed)),
                 t_grid=grid,
             )
             for seed in job.seeds
         )
     else:
         eps_align = job.model.eps_align
-        pop = gradient_descent(a0, W0, teacher, job.eta, job.window, eps_align=eps_align, grad_tol=0.0)
+        pop = gradient_descent(a0, W0, net, job.eta, job.window, eps_align=eps_align, grad_tol=0.0)
         runs = (
             gradient_descent(
                 a0,
                 W0,
-                teacher,
+                net,
                 job.eta,
                 job.window,
-                oracle=empirical_objective(*sample_of(teacher, job.n, seed)),
+                oracle=empirical_objective(*sample_of(net, job.n, seed)),
                 eps_align=eps_align,
                 grad_tol=0.0,
             )
@@ -162,7 +162,7 @@ def sample_sweep(
     jobs = [SampleJob(model, config.m, config.sample_strength, n, seeds, window, SAMPLE_RTOL) for n in config.ns]
     eta = None
     if config.sample_gd:
-        eta = choose_step(a0, W0, model.teacher(), window, eps_align=model.eps_align).eta
+        eta = choose_step(a0, W0, model.build(), window, eps_align=model.eps_align).eta
         jobs += [replace(j, eta=eta) for j in jobs[: len(config.ns)]]
         jobs += [replace(j, eta=eta / 2) for j in jobs[: len(config.ns)]]
     outcomes = runner(sample_job, jobs, progress)

@@ -67,22 +67,22 @@ class SelectionOutcome:
 def selection_job(job: SelectionJob) -> SelectionOutcome:
     from gaugecli.core.sample import empirical_objective  # torch: only when needed
 
-    teacher = job.model.teacher()
+    net = job.model.build()
     a0, W0 = selection_start(job.model, job.m, job.strength)
     options = FlowOptions(
         rtol=SAMPLE_RTOL, atol=SAMPLE_RTOL * 1e-3, method=SELECTION_METHOD, max_gradient_evals=50_000, grid_points=3
     )
     out: list[bool | None] = []
     for seed in job.seeds:
-        objective = empirical_objective(*sample_of(teacher, job.n, seed))
+        objective = empirical_objective(*sample_of(net, job.n, seed))
         try:
             tr = gradient_flow(
-                a0, W0, teacher, job.horizon, eps_align=job.model.eps_align, options=options, objective=objective
+                a0, W0, net, job.horizon, eps_align=job.model.eps_align, options=options, objective=objective
             )
         except NumericalFault:
             out.append(None)
             continue
-        run = observe(tr, teacher, (0,))
+        run = observe(tr, net, (0,))
         out.append(selected(run, 0))
     return SelectionOutcome(out)
 

@@ -24,7 +24,7 @@ def perturbed_duplicates(
 ) -> tuple[np.ndarray, np.ndarray]:
     """:func:`gaugecli.core.gauge.perturbed_duplicates` for the start of ``model``."""
     return gauge.perturbed_duplicates(
-        model.teacher(), deltas, eps, c0=model.c0, theta0=model.theta0, adversarial=adversarial, seed=seed
+        model.build(), deltas, eps, c0=model.c0, theta0=model.theta0, adversarial=adversarial, seed=seed
     )
 
 

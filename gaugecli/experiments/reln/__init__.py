@@ -62,7 +62,7 @@ __all__ = [
 
 def run_reln(config: RelnConfig, progress: Progress | None = None) -> RelnResult:
     """Every comparison of ``config``; see the module docstring."""
-    model, teacher = config.model, config.model.teacher()
+    model, net = config.model, config.model.build()
     opts = flow_options(config)
     # the widest flow (compare_select's m neurons) checked before any flow runs: a refusal of --m
     # came after the pathways' flows had run (3 s)
@@ -70,15 +70,15 @@ def run_reln(config: RelnConfig, progress: Progress | None = None) -> RelnResult
     deltas = np.array(config.deltas())
     a0, W0 = duplicates(model, deltas[:, None])
     t_max = horizon(config, deltas)
-    u0 = initial_direction(teacher, model.theta0)
-    v = teacher.unit_directions()[0]
+    u0 = initial_direction(net, model.theta0)
+    v = net.unit_directions()[0]
     steps = 6
     tick = (lambda i: progress(i / steps)) if progress is not None else (lambda i: None)
 
-    relu = gradient_flow(a0, W0, teacher, t_max, eps_align=model.eps_align, options=opts)
+    relu = gradient_flow(a0, W0, net, t_max, eps_align=model.eps_align, options=opts)
     tick(1)
-    final = reln_flow(a0, W0, v[None], teacher, t_max, eps_align=model.eps_align, options=opts)
-    initial = reln_flow(a0, W0, u0[None], teacher, t_max, eps_align=model.eps_align, options=opts)
+    final = reln_flow(a0, W0, v[None], net, t_max, eps_align=model.eps_align, options=opts)
+    initial = reln_flow(a0, W0, u0[None], net, t_max, eps_align=model.eps_align, options=opts)
     tick(2)
     ratios, curves = compare_pathways(config, relu, final, initial, deltas)
     select, states = compare_select(config)
@@ -92,10 +92,8 @@ def run_reln(config: RelnConfig, progress: Progress | None = None) -> RelnResult
         (relu.a[b, i], relu.W[b, i]) for b in range(deltas.size) for i in np.linspace(0, relu.t.size - 1, 9).astype(int)
     ]
     # absolute errors in units of the loss scale ½E[y²] (the loss of f = 0)
-    scale = 0.5 * float(
-        teacher.coefficients @ arccos_kernel(teacher.directions, teacher.directions) @ teacher.coefficients
-    )
-    identity = max(max(gate_identity_error(a, W, teacher)) for a, W in states) / scale
+    scale = 0.5 * float(net.coefficients @ arccos_kernel(net.directions, net.directions) @ net.coefficients)
+    identity = max(max(gate_identity_error(a, W, net)) for a, W in states) / scale
     tick(6)
     return RelnResult(
         ratios=ratios,

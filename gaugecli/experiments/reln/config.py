@@ -10,7 +10,7 @@ import numpy as np
 
 from gaugecli.core.flow import FlowOptions
 from gaugecli.core.types import Array
-from gaugecli.experiments.config import DynamicsConfig, ModelConfig, auto_horizon, check_owner
+from gaugecli.experiments.config import DynamicsConfig, ModelConfig, auto_horizon, check_owner, check_paper_model
 from gaugecli.experiments.declare import require
 from gaugecli.experiments.params import Mode, Reln
 
@@ -45,6 +45,7 @@ class RelnConfig:
             "mode",
             f"reln compares population gradient flows only; use `mode` flow (got {self.dynamics.mode.value})",
         )
+        check_paper_model(self.model, "reln", "a ReLN gate is a ReLU neuron's frozen activation pattern")
         require(self.model.k == 1, "k", f"reln needs a one-feature teacher, k = 1 (got {self.model.k})")
         require(self.model.a_star > 0, "a_star", f"reln needs a teacher weight a* > 0 (got {self.model.a_star!r})")
         require(len(set(self.strengths)) == len(self.strengths), "gauge_strength", "give each D once (got duplicates)")

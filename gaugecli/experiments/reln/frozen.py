@@ -23,13 +23,13 @@ from gaugecli.experiments.reln.series import time_to
 def _relu_state_at(tr: Trajectory, b: int, t0: float, config: RelnConfig) -> tuple[Array, Array]:
     """The ReLU state of member ``b`` at exactly ``t0``: from the last saved time before it, flowed
     the rest of the way (a saved grid point is not a restart time)."""
-    teacher = config.model.teacher()
+    net = config.model.build()
     i = int(np.searchsorted(tr.t, t0, side="right") - 1)
     a, W = tr.a[b, i], tr.W[b, i]
     if tr.t[i] == t0 or i == tr.t.size - 1:
         return a, W
     short = gradient_flow(
-        a[None], W[None], teacher, t0 - tr.t[i], eps_align=config.model.eps_align, options=flow_options(config)
+        a[None], W[None], net, t0 - tr.t[i], eps_align=config.model.eps_align, options=flow_options(config)
     )
     return short.a[0, -1], short.W[0, -1]
 
@@ -43,7 +43,7 @@ def _frozen_flow(
         a0,
         W0,
         gates,
-        config.model.teacher(),
+        config.model.build(),
         horizon(config, np.array([delta])),
         eps_align=config.model.eps_align,
         options=flow_options(config),
@@ -55,8 +55,8 @@ def compare_restarts(config: RelnConfig, relu: Trajectory, deltas: Array) -> lis
     """For each ±D run that specializes and each ``t0 = k·T_spec`` (k in ``config.restart``): the ReLN
     started from the ReLU state at t0 with gates frozen at the current directions (so it equals the
     ReLU at t0), and the time after t0 each needs to reach ``L(t0)/level``."""
-    teacher = config.model.teacher()
-    loss_relu = population_loss(relu.a, relu.W, teacher)
+    net = config.model.build()
+    loss_relu = population_loss(relu.a, relu.W, net)
     out: list[RelnRestart] = []
     for b, delta in enumerate(deltas):
         t_spec = relu.crossing_times[b, 0]
@@ -67,11 +67,11 @@ def compare_restarts(config: RelnConfig, relu: Trajectory, deltas: Array) -> lis
         a0 = np.stack([s[0] for s in states])
         W0 = np.stack([s[1] for s in states])
         gates = W0  # frozen at the current directions: the ReLN equals the ReLU at t0
-        geo = reln_geometry(gates, teacher)
+        geo = reln_geometry(gates, net)
         run, loss_reln = _frozen_flow(config, a0, W0, gates, geo, delta)
         floors = reln_floor(geo)
         for r, (k, t0) in enumerate(zip(config.restart, t0s, strict=True)):
-            L0 = float(population_loss(a0[r], W0[r], teacher))
+            L0 = float(population_loss(a0[r], W0[r], net))
             after = relu.t >= t0
             for level in config.levels:
                 target = L0 / level
@@ -107,16 +107,16 @@ def fixed_gate_envelope(config: RelnConfig, relu: Trajectory, deltas: Array) -> 
     """For each ±D run and each level ℓ: the ReLU's time to reach ℓ against the fastest of the ReLNs
     with one fixed gate at angle ψ from v (rotated towards u0, ψ on ``config.psi_grid()``), all started
     from the ReLU's initial state."""
-    teacher = config.model.teacher()
-    v = teacher.unit_directions()[0]
-    u0 = initial_direction(teacher, config.model.theta0)
+    net = config.model.build()
+    v = net.unit_directions()[0]
+    u0 = initial_direction(net, config.model.theta0)
     # the gate rotates from v towards the student's start u0, in their plane (for θ0 = 0 any ⊥ axis)
     perp = u0 - (u0 @ v) * v
-    perp = perp / np.linalg.norm(perp) if np.linalg.norm(perp) > 1e-12 else initial_direction(teacher, math.pi / 2)
+    perp = perp / np.linalg.norm(perp) if np.linalg.norm(perp) > 1e-12 else initial_direction(net, math.pi / 2)
     psi, psi_deg = config.psi_grid(), config.psi_grid_deg()
     gates = (np.cos(psi)[:, None] * v + np.sin(psi)[:, None] * perp)[:, None, :]  # (n_ψ, 1, d)
-    geo = reln_geometry(gates, teacher)
-    loss_relu = population_loss(relu.a, relu.W, teacher)
+    geo = reln_geometry(gates, net)
+    loss_relu = population_loss(relu.a, relu.W, net)
     out = []
     for b, delta in enumerate(deltas):
         a0, W0 = duplicates(config.model, np.full((psi.size, 1), float(delta)))

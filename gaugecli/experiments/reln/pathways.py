@@ -41,15 +41,15 @@ def compare_pathways(
 ) -> tuple[list[RelnRatio], list[RelnCurves]]:
     """T_spec of each m = 1 run (ReLU, final-gate ReLN, initial-gate ReLN, race) and their loss curves
     on one log-time grid per run (from 10⁻³ of the fastest T_spec to 20× the slowest)."""
-    model, teacher = config.model, config.model.teacher()
-    v = teacher.unit_directions()[0]
-    u0 = initial_direction(teacher, model.theta0)
-    a_star = float(teacher.coefficients[0] * np.linalg.norm(teacher.directions[0]))
-    geo_final, geo_initial = reln_geometry(v[None], teacher), reln_geometry(u0[None], teacher)
-    loss_relu = population_loss(relu.a, relu.W, teacher)
+    model, net = config.model, config.model.build()
+    v = net.unit_directions()[0]
+    u0 = initial_direction(net, model.theta0)
+    a_star = float(net.coefficients[0] * np.linalg.norm(net.directions[0]))
+    geo_final, geo_initial = reln_geometry(v[None], net), reln_geometry(u0[None], net)
+    loss_relu = population_loss(relu.a, relu.W, net)
     loss_final, loss_initial = trajectory_loss(final, geo_final), trajectory_loss(initial, geo_initial)
-    align_relu = alignment(relu.W, teacher)[0][..., 0]  # (runs, n_t): m = 1
-    align_final = alignment(final.W, teacher)[0][..., 0]
+    align_relu = alignment(relu.W, net)[0][..., 0]  # (runs, n_t): m = 1
+    align_final = alignment(final.W, net)[0][..., 0]
     ratios, curves = [], []
     for b, delta in enumerate(deltas):
         t_relu = finite_or_none(relu.crossing_times[b, 0])

@@ -21,24 +21,24 @@ def compare_select(config: RelnConfig) -> tuple[RelnSelect, list[tuple[Array, Ar
     """The ``select`` comparison (m neurons, ``owner`` at +D, the others −D): the ReLU run, the ReLN
     with its final activation pattern and the ReLN whose pathways all share the gate v. Also returns
     nine ReLU states along the run, for the identity check."""
-    model, teacher = config.model, config.model.teacher()
+    model, net = config.model, config.model.build()
     deltas = owner_imbalances(config.m, config.select_strength, config.owner)
     a0, W0 = duplicates(model, deltas[None, :])
     t_max = horizon(config, deltas)
-    relu = gradient_flow(a0, W0, teacher, t_max, eps_align=model.eps_align, options=flow_options(config))
+    relu = gradient_flow(a0, W0, net, t_max, eps_align=model.eps_align, options=flow_options(config))
     c_relu, U_relu = function_coordinates(relu.a[0], relu.W[0])
-    alpha_relu, _ = alignment(relu.W[0], teacher)
+    alpha_relu, _ = alignment(relu.W[0], net)
     owner_relu, _ = final_owner(c_relu[-1], alpha_relu[-1], model.eps_align)
     # the final activation pattern: the owner's half-space is the teacher's, the others keep theirs
-    v = teacher.unit_directions()[0]
+    v = net.unit_directions()[0]
     gates = U_relu[-1].copy()
     gates[int(owner_relu)] = v
-    geo = reln_geometry(gates, teacher)
-    run = reln_flow(a0, W0, gates, teacher, t_max, eps_align=model.eps_align, options=flow_options(config))
+    geo = reln_geometry(gates, net)
+    run = reln_flow(a0, W0, gates, net, t_max, eps_align=model.eps_align, options=flow_options(config))
     c_reln, _ = function_coordinates(run.a[0], run.W[0])
-    alpha_reln, _ = alignment(run.W[0], teacher)
+    alpha_reln, _ = alignment(run.W[0], net)
     owner_reln, _ = final_owner(c_reln[-1], alpha_reln[-1], model.eps_align)
-    loss_relu = population_loss(relu.a[0], relu.W[0], teacher)
+    loss_relu = population_loss(relu.a[0], relu.W[0], net)
     loss_reln = trajectory_loss(run, geo)[0]
     t_end = max(relu.t[-1], run.t[-1])
     grid = curve_grid(min(relu.t[1], run.t[1]), t_end)
@@ -49,9 +49,9 @@ def compare_select(config: RelnConfig) -> tuple[RelnSelect, list[tuple[Array, Ar
     keep = np.arange(config.m) != int(owner_reln)
     # one gate v shared by every pathway: the gates designate no owner, only the gauges can
     shared_gates = np.tile(v, (config.m, 1))
-    shared = reln_flow(a0, W0, shared_gates, teacher, t_max, eps_align=model.eps_align, options=flow_options(config))
+    shared = reln_flow(a0, W0, shared_gates, net, t_max, eps_align=model.eps_align, options=flow_options(config))
     c_sh, _ = function_coordinates(shared.a[0, -1], shared.W[0, -1])
-    owner_sh, _ = final_owner(c_sh, alignment(shared.W[0, -1], teacher)[0], model.eps_align)
+    owner_sh, _ = final_owner(c_sh, alignment(shared.W[0, -1], net)[0], model.eps_align)
     keep_sh = np.arange(config.m) != int(owner_sh)
 
     def on_grid(t: Array, series: Array) -> Array:
@@ -71,7 +71,7 @@ def compare_select(config: RelnConfig) -> tuple[RelnSelect, list[tuple[Array, Ar
         owner_reln_shared=int(owner_sh),
         t_spec_reln_shared=finite_or_none(shared.crossing_times[0, owner_sh]),
         nonowner_norm_end_shared=float(
-            pathway_norm(shared.a[0, -1], shared.W[0, -1], reln_geometry(shared_gates, teacher), keep_sh)
+            pathway_norm(shared.a[0, -1], shared.W[0, -1], reln_geometry(shared_gates, net), keep_sh)
         ),
         t=grid,
         loss_relu=L_relu_g,

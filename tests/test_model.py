@@ -1,0 +1,359 @@
+"""The model object through the core: every activation of the registry, the degree-p gauge and weight
+decay, each against a reference that does not share the code under test — finite differences,
+Monte Carlo, autograd, a closed-form flow, the per-step algebra of gradient descent."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+import torch
+
+from gaugecli.core.activations import REGISTRY, activation
+from gaugecli.core.dynamics import dissipation, population_loss
+from gaugecli.core.empirical import draw_sample
+from gaugecli.core.flow import FlowOptions, gradient_flow
+from gaugecli.core.gauge import duplicate_initial_condition, function_coordinates, imbalance, squared_norms
+from gaugecli.core.model import Model, standard_model
+from gaugecli.core.objective import population_objective
+from gaugecli.core.sample import EmpiricalSample
+from gaugecli.core.symmetry import exact_saddle
+from gaugecli.core.teacher import Teacher
+from gaugecli.experiments.config import DynamicsConfig, ModelConfig
+from gaugecli.experiments.declare import ConfigError
+from gaugecli.experiments.lockin.config import LockinConfig
+from gaugecli.experiments.simulate import SimulateConfig, simulate
+
+HOMOGENEOUS = [name for name in REGISTRY if activation(name).degree is not None]
+SIGMAS = [pytest.param(activation(n), id=n) for n in REGISTRY] + [
+    pytest.param(activation("leaky-relu", negative_slope=0.3), id="leaky-relu-0.3")
+]
+SIGMAS_HOMOGENEOUS = [p for p in SIGMAS if p.values[0].degree is not None]  # type: ignore[union-attr]
+RTOL = 1e-11  # flow tolerance of the conservation checks: δ's drift is ~ rtol × its size
+
+
+def _random_state(d: int = 4, m: int = 3, seed: int = 0) -> tuple[np.ndarray, np.ndarray, Model]:
+    rng = np.random.default_rng(seed)
+    teacher = Teacher(np.array([1.0, -0.6]), rng.standard_normal((2, d)))
+    return rng.standard_normal(m), 0.7 * rng.standard_normal((m, d)), Model(teacher)
+
+
+# ----------------------------------------------------------------------------------------
+# the population objective: gradient and Hessian against finite differences (weight decay included)
+
+
+@pytest.mark.parametrize("sigma", SIGMAS)
+@pytest.mark.parametrize("lam", [0.0, 0.05])
+def test_population_gradient_and_hessian_match_finite_differences(sigma, lam) -> None:
+    a, W, base = _random_state()
+    model = Model(base.teacher, sigma, lam)
+    objective = population_objective(model)
+    theta = np.concatenate([a, W.ravel()])
+    m, d = W.shape
+
+    def J(th: np.ndarray) -> float:
+        aa, WW = th[:m], th[m:].reshape(m, d)
+        return float(population_loss(aa, WW, model)) + 0.5 * lam * float(th @ th)
+
+    def grad(th: np.ndarray) -> np.ndarray:
+        ga, gW, _ = objective.gradient(th[:m], th[m:].reshape(m, d))
+        return np.concatenate([ga, gW.ravel()])
+
+    h = 1e-6
+    fd = np.array([(J(theta + h * e) - J(theta - h * e)) / (2 * h) for e in np.eye(theta.size)])
+    np.testing.assert_allclose(grad(theta), fd, rtol=1e-7, atol=1e-8)  # central difference: O(h²) + ε/h
+    H = objective.hessian(a, W)
+    fd_H = np.array([(grad(theta + h * e) - grad(theta - h * e)) / (2 * h) for e in np.eye(theta.size)])
+    np.testing.assert_allclose(H, fd_H, rtol=1e-6, atol=1e-7)
+    np.testing.assert_allclose(H, H.T, atol=1e-13)
+
+
+@pytest.mark.parametrize("sigma", SIGMAS)
+def test_population_loss_matches_monte_carlo_with_the_teachers_activation(sigma) -> None:
+    """L = ½E[(f − y)²] with the teacher's labels under the same σ: a sample of 10⁶ within 4 standard errors."""
+    a, W, base = _random_state(seed=3)
+    model = Model(base.teacher, sigma)
+    X, y = draw_sample(model, 1_000_000, seed=11)
+    sq = 0.5 * (sigma.sigma(X @ W.T) @ a - y) ** 2
+    stderr = sq.std() / np.sqrt(sq.size)
+    assert abs(sq.mean() - float(population_loss(a, W, model))) <= 4 * stderr
+
+
+# ----------------------------------------------------------------------------------------
+# the degree-p gauge
+
+
+@pytest.mark.parametrize("p", [1, 2, 3])
+def test_squared_norms_invert_the_function_coordinates_without_cancellation(p) -> None:
+    rng = np.random.default_rng(p)
+    c = rng.standard_normal(2000) * 10.0 ** rng.uniform(-6, 3, 2000)
+    delta = rng.standard_normal(2000) * 10.0 ** rng.uniform(-6, 6, 2000)
+    delta[:10] = 0.0
+    a_sq, w_sq = squared_norms(c, delta, p)
+    assert np.all(a_sq > 0) and np.all(w_sq > 0)
+    # each identity to a few ε of its own size: δ = a² − ‖w‖²/p is a difference, so it is judged
+    # against the larger of its terms (that is the cancellation-free statement)
+    np.testing.assert_allclose(a_sq * w_sq**p, c**2, rtol=2e-15 * (p + 2))
+    assert np.all(np.abs(a_sq - w_sq / p - delta) <= 8e-16 * np.maximum(a_sq, w_sq / p))
+
+
+@pytest.mark.parametrize("sigma", SIGMAS_HOMOGENEOUS)
+def test_the_gauge_rescaling_leaves_the_function_and_its_loss_unchanged(sigma) -> None:
+    a, W, base = _random_state(seed=5)
+    model = Model(base.teacher, sigma)
+    p = sigma.degree
+    lam = np.array([0.3, 2.0, 7.0])
+    a2, W2 = a / lam**p, lam[:, None] * W
+    X = np.random.default_rng(0).standard_normal((50, W.shape[1]))
+    np.testing.assert_allclose(sigma.sigma(X @ W2.T) @ a2, sigma.sigma(X @ W.T) @ a, rtol=1e-12, atol=1e-14)
+    assert float(population_loss(a2, W2, model)) == pytest.approx(float(population_loss(a, W, model)), rel=1e-12)
+    c, U = function_coordinates(a, W, p)
+    c2, U2 = function_coordinates(a2, W2, p)
+    np.testing.assert_allclose(c2, c, rtol=1e-14)
+    np.testing.assert_allclose(U2, U, atol=1e-15)
+
+
+@pytest.mark.parametrize("sigma", SIGMAS_HOMOGENEOUS)
+def test_reaction_plus_transport_is_the_squared_gradient(sigma) -> None:
+    """‖∇L‖² from the parameters equals R + T from the function coordinates, at any degree."""
+    for seed in range(3):
+        a, W, base = _random_state(m=4, seed=seed)
+        diss = dissipation(a, W, Model(base.teacher, sigma))
+        assert float(diss.residual) <= 1e-13
+
+
+@pytest.mark.parametrize("name", HOMOGENEOUS)
+@pytest.mark.parametrize("lam", [0.0, 0.02])
+def test_flow_follows_the_law_of_delta(name, lam) -> None:
+    """δ = a² − ‖w‖²/p is conserved by the flow (λ = 0) and follows δ(0) e^{−2λt} under weight decay,
+    to ≤ 1e-8 relative (the flow's tolerance is 1e-11), from a random start at d = 6, m = 3."""
+    sigma = activation(name)
+    rng = np.random.default_rng(1)
+    model = standard_model(6, activation=sigma, weight_decay=lam)
+    a0, W0 = 0.4 * rng.standard_normal(3), 0.4 * rng.standard_normal((3, 6))
+    t = np.linspace(0.0, 20.0, 41)
+    traj = gradient_flow(a0, W0, model, 20.0, options=FlowOptions(rtol=RTOL, atol=1e-14), t_grid=t)
+    p = sigma.degree
+    delta = imbalance(traj.a, traj.W, p)
+    law = imbalance(a0, W0, p) * np.exp(-2.0 * lam * traj.t)[:, None]
+    assert np.max(np.abs(delta - law)) <= 1e-8 * max(1.0, float(np.max(np.abs(law))))
+    if lam == 0.0 and p == 2:  # the ReLU gauge a² − ‖w‖² is *not* this flow's invariant
+        wrong = imbalance(traj.a, traj.W, 1)
+        assert np.max(np.abs(wrong - wrong[0])) > 1e-3
+
+
+def test_erf_has_no_gauge_and_its_delta_drifts() -> None:
+    model = standard_model(6, activation=activation("erf"))
+    rng = np.random.default_rng(1)
+    a0, W0 = 0.4 * rng.standard_normal(3), 0.4 * rng.standard_normal((3, 6))
+    traj = gradient_flow(a0, W0, model, 20.0, options=FlowOptions(rtol=RTOL, atol=1e-14))
+    delta = imbalance(traj.a, traj.W)
+    assert np.max(np.abs(delta - delta[0])) > 1e-3
+    diss = dissipation(traj.a[-1], traj.W[-1], model)
+    assert np.isnan(diss.reaction) and np.isnan(diss.transport)  # no function coordinates, no split
+
+
+@pytest.mark.parametrize("sigma", SIGMAS_HOMOGENEOUS)
+@pytest.mark.parametrize("lam", [0.0, 0.05])
+def test_gradient_descent_changes_delta_by_its_per_step_identity(sigma, lam) -> None:
+    """θ' = θ − ηg: δ' = (1 − 2ηλ)δ + η²(g_a² − ‖g_w‖²/p) exactly (Euler's identity a g_a = w·g_w/p
+    for the loss part), so per step only round-off separates the two sides."""
+    a, W, base = _random_state(seed=7)
+    model = Model(base.teacher, sigma, lam)
+    p, eta = sigma.degree, 0.01
+    objective = population_objective(model)
+    for _ in range(20):
+        ga, gW, _ = objective.gradient(a, W)
+        before = imbalance(a, W, p)
+        a, W = a - eta * ga, W - eta * gW
+        predicted = (1.0 - 2.0 * eta * lam) * before + eta**2 * (ga**2 - np.sum(gW**2, axis=-1) / p)
+        scale = np.maximum(a**2, np.sum(W**2, axis=-1) / p)
+        assert np.all(np.abs(imbalance(a, W, p) - predicted) <= 16 * np.finfo(float).eps * scale)
+
+
+# ----------------------------------------------------------------------------------------
+# the finite-sample loss under every activation
+
+
+@pytest.mark.parametrize("sigma", SIGMAS)
+def test_empirical_gradient_and_hessian_match_autograd(sigma) -> None:
+    a, W, base = _random_state(seed=9)
+    model = Model(base.teacher, sigma)
+    X, y = draw_sample(model, 500, seed=2)
+    sample = EmpiricalSample.from_arrays(X, y, activation=sigma, chunk_bytes=4096)  # several chunks
+    ga, gW, loss = sample.gradient(a, W)
+    m, d = W.shape
+
+    def L(theta: torch.Tensor) -> torch.Tensor:
+        f = sigma.sigma_torch(torch.from_numpy(X) @ theta[m:].reshape(m, d).T) @ theta[:m]
+        return 0.5 * torch.mean((f - torch.from_numpy(y)) ** 2)
+
+    theta = torch.from_numpy(np.concatenate([a, W.ravel()]))
+    g_ref = torch.autograd.functional.jacobian(L, theta).numpy()
+    np.testing.assert_allclose(np.concatenate([ga, gW.ravel()]), g_ref, rtol=1e-12, atol=1e-14)
+    assert float(loss) == pytest.approx(float(L(theta)), rel=1e-13)
+    # off the kinks (a random sample meets none) the closed-form Hessian is autograd's
+    H_ref = torch.autograd.functional.hessian(L, theta).numpy()
+    np.testing.assert_allclose(sample.hessian(a, W), H_ref, rtol=1e-11, atol=1e-13)
+
+
+# ----------------------------------------------------------------------------------------
+# the linear network: the exactly solvable control
+
+
+@pytest.mark.parametrize(("delta", "expected"), [(0.0, np.log(999.0) / 2.0), (4.0, 0.170968), (-4.0, 0.170968)])
+def test_linear_aligned_neuron_follows_the_closed_form(delta, expected) -> None:
+    """For an aligned neuron of the linear network L = ½(c − 1)² and ċ = −√(δ² + 4c²)(c − 1), even in
+    δ: from c = 1e-3 to ½ it takes ln(999)/2 at δ = 0 (Saxe et al.'s logistic) and 0.170968 at δ = ±4.
+    The core's flow of (a, w), read at c = ½ by root-finding on a fine declared grid."""
+    from scipy.integrate import quad
+
+    model = standard_model(2, activation=activation("linear"))
+    a0, W0 = duplicate_initial_condition(model, np.array([delta]), c0=1e-3, theta0=0.0)
+    t = np.linspace(0.0, 5.0, 5001)
+    traj = gradient_flow(a0, W0, model, 5.0, options=FlowOptions(rtol=1e-12, atol=1e-15), t_grid=t)
+    c, _ = function_coordinates(traj.a[:, 0], traj.W[:, 0])
+    k = int(np.flatnonzero(c >= 0.5)[0])
+    # the closed form's own integral from the sample before the crossing: no interpolation error
+    rest, _ = quad(lambda x: 1.0 / (np.hypot(delta, 2 * x) * (1 - x)), c[k - 1], 0.5, epsabs=1e-14)
+    assert traj.t[k - 1] + rest == pytest.approx(expected, rel=2e-6 if delta else 1e-9)
+    exact, _ = quad(lambda x: 1.0 / (np.hypot(delta, 2 * x) * (1 - x)), 1e-3, 0.5, epsabs=1e-14)
+    assert exact == pytest.approx(expected, rel=3e-6)  # the issue's six digits
+
+
+# ----------------------------------------------------------------------------------------
+# σ = x² from u0 ⊥ v: an exact saddle, said so
+
+
+def test_square_from_an_orthogonal_start_is_an_exact_saddle_and_relu_is_not() -> None:
+    square = standard_model(8, activation=activation("square"))
+    relu = standard_model(8)
+    a0, W0 = duplicate_initial_condition(square, np.array([4.0, -4.0]))
+    assert exact_saddle(a0, W0, square)
+    assert not exact_saddle(*duplicate_initial_condition(relu, np.array([4.0, -4.0])), relu)
+    a1, W1 = duplicate_initial_condition(square, np.array([4.0, -4.0]), theta0=1.2)
+    assert not exact_saddle(a1, W1, square)
+
+
+def test_simulate_reports_no_t_spec_at_the_saddle_and_one_off_it() -> None:
+    (at,) = simulate(SimulateConfig(model=ModelConfig(activation="square"), gauge="favorable"))
+    assert at.t_spec is None and at.symmetric_start and "exact saddle" in (at.symmetry_note or "")
+    (off,) = simulate(SimulateConfig(model=ModelConfig(activation="square", theta0=1.2), gauge="favorable"))
+    assert off.t_spec is not None and off.t_spec > 0 and not off.symmetric_start
+
+
+# ----------------------------------------------------------------------------------------
+# configuration
+
+
+def test_negative_slope_belongs_to_leaky_relu_and_paper_only_analyses_refuse_other_models() -> None:
+    with pytest.raises(ConfigError) as info:
+        ModelConfig(activation="relu2", negative_slope=0.1)
+    assert info.value.param == "negative_slope"
+    assert ModelConfig(activation="leaky-relu").sigma().negative_slope == 0.01  # type: ignore[attr-defined]
+    with pytest.raises(ConfigError) as info:
+        ModelConfig(activation="tanh")
+    assert info.value.param == "activation"
+    for model, param in [
+        (ModelConfig(activation="erf"), "activation"),
+        (ModelConfig(weight_decay=0.1), "weight_decay"),
+    ]:
+        with pytest.raises(ConfigError) as info:
+            LockinConfig(model=model, dynamics=DynamicsConfig())
+        assert info.value.param == param
+
+
+def test_relu_runs_are_those_of_the_paper_model() -> None:
+    """The default model is ReLU without decay: the same T_spec as the model built explicitly."""
+    config = SimulateConfig(gauge="unfavorable")
+    explicit = SimulateConfig(model=ModelConfig(activation="relu", weight_decay=0.0), gauge="unfavorable")
+    assert simulate(config)[0].t_spec == pytest.approx(simulate(explicit)[0].t_spec, rel=1e-12)
+
+
+TOY = '''
+import json, sys
+from dataclasses import dataclass
+from typing import ClassVar
+import numpy as np
+from gaugecli.core.activations import register
+from gaugecli.core.activations.base import Activation, filled, inner, pair_shape, right
+
+
+@dataclass(frozen=True)
+class Doubled(Activation):
+    """σ(z) = 2z: the linear kernel times four."""
+    name: ClassVar[str] = "doubled"
+    degree: ClassVar[int | None] = 1
+    def sigma(self, z): return 2.0 * np.asarray(z, float)
+    def derivative(self, z): return np.full(np.shape(z), 2.0)
+    def sigma_torch(self, z): return 2.0 * z
+    def derivative_torch(self, z):
+        import torch
+        return torch.full_like(z, 2.0)
+    def kernel(self, W1, W2): return 4.0 * inner(W1, W2)
+    def kernel_grad(self, W1, W2): return 4.0 * filled(pair_shape(W1, W2) + (W1.shape[-1],), right(W2))
+    def kernel_hessians(self, W1, W2):
+        d = W1.shape[-1]; shape = pair_shape(W1, W2) + (d, d)
+        return np.zeros(shape), filled(shape, 4.0 * np.eye(d))
+
+
+register(Doubled)
+from gaugecli.cli.app import app
+app(sys.argv[1:])
+'''
+
+
+def test_a_registered_toy_activation_runs_through_the_command_line(tmp_path: Path) -> None:
+    """One class and its registration: the CLI's choices, the config's check and the core follow.
+    σ = 2z doubles student and teacher of the linear network at the same (a, w), so its loss is
+    four times the linear one and its flow runs four times as fast: T_spec is the linear T_spec / 4
+    (both at rtol 1e-10, so to ~1e-8)."""
+    script = tmp_path / "toy.py"
+    script.write_text(TOY)
+    out = subprocess.run(
+        [
+            sys.executable,
+            str(script),
+            "simulate",
+            "--activation",
+            "doubled",
+            "-D",
+            "4",
+            "--json",
+            "--cache-dir",
+            str(tmp_path),
+        ],
+        capture_output=True,
+        text=True,
+        check=True,
+        cwd=tmp_path,
+    )
+    record = json.loads(out.stdout.strip().splitlines()[-1])
+    assert record["kind"] == "simulate"
+    artifact = json.loads(Path(record["path"]).read_text())
+    assert artifact["config"]["model"]["activation"] == "doubled"
+    t_toy = artifact["result"]["t_spec"]
+    (linear,) = simulate(SimulateConfig(model=ModelConfig(activation="linear"), strengths=(4.0,)))
+    assert linear.t_spec is not None
+    assert t_toy == pytest.approx(linear.t_spec / 4.0, rel=1e-7)
+
+
+@pytest.mark.parametrize("name", list(REGISTRY))
+def test_simulate_stores_t_spec_for_every_activation_and_both_gauges(name) -> None:
+    """Every activation learns the feature in both gauges, the favorable one first; the homogeneous
+    ones conserve δ (C2's 1e-8), erf's δ drifts. σ = z² starts off its saddle (θ0 = 1.2)."""
+    theta0 = 1.2 if name == "square" else np.pi / 2
+    runs = {}
+    for gauge in ("favorable", "unfavorable"):
+        (run,) = simulate(SimulateConfig(model=ModelConfig(activation=name, theta0=theta0), gauge=gauge))
+        assert run.t_spec is not None and run.t_spec > 0 and run.owner == 0, (name, gauge)
+        if activation(name).degree is None:
+            assert run.imbalance_drift > 1e-3
+        else:
+            assert run.imbalance_drift <= 1e-8, (name, gauge, run.imbalance_drift)
+        runs[gauge] = run
+    assert runs["favorable"].t_spec < runs["unfavorable"].t_spec
