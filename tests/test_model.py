@@ -26,6 +26,7 @@ from gaugecli.core.teacher import Teacher
 from gaugecli.experiments.config import DynamicsConfig, ModelConfig
 from gaugecli.experiments.declare import ConfigError
 from gaugecli.experiments.lockin.config import LockinConfig
+from gaugecli.experiments.params import Mode
 from gaugecli.experiments.simulate import SimulateConfig, simulate
 
 HOMOGENEOUS = [name for name in REGISTRY if activation(name).degree is not None]
@@ -244,6 +245,13 @@ def test_simulate_reports_no_t_spec_at_the_saddle_and_one_off_it() -> None:
     assert at.t_spec is None and at.symmetric_start and "exact saddle" in (at.symmetry_note or "")
     (off,) = simulate(SimulateConfig(model=ModelConfig(activation="square", theta0=1.2), gauge="favorable"))
     assert off.t_spec is not None and off.t_spec > 0 and not off.symmetric_start
+    # the saddle is the population loss's: gradient descent on it stays there, a finite sample leaves it
+    gd = DynamicsConfig(mode=Mode.gd, eta=0.01, t_max=20.0)
+    (stuck,) = simulate(SimulateConfig(model=ModelConfig(activation="square"), dynamics=gd, gauge="favorable"))
+    assert stuck.t_spec is None and "exact saddle" in (stuck.symmetry_note or "")
+    sample = DynamicsConfig(mode=Mode.sample, n_samples=2000)
+    (free,) = simulate(SimulateConfig(model=ModelConfig(activation="square"), dynamics=sample, gauge="favorable"))
+    assert free.t_spec is not None and "exact saddle" not in (free.symmetry_note or "")
 
 
 # ----------------------------------------------------------------------------------------

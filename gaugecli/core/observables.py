@@ -32,7 +32,9 @@ class RunObservables:
     ``computed_owner`` is the final owner of this computed run whatever decided it (equal to
     ``owner`` when that is unique; for a tie, argmax's choice). ``t_spec`` is its first time
     at ``α = 1 − ε_align`` (``None`` if never); ``nonowner_norm`` is P(t) for it.
-    ``imbalance_drift`` is ``max_{t,j} |δ_j(t) − δ_j(0)| / max(1, |δ_j(0)|)``.
+    ``imbalance_law`` states the law of δ the drift is measured against (conserved; ``δ(0) e^{−2λt}``
+    under weight decay; none for an activation without a degree). ``imbalance_drift`` is ``max_{t,j} |δ_j(t) − δ_j(0) e^{−2λt}| / max(1, |δ_j(0)|)``: the deviation
+    of δ (at the activation's degree) from its law under weight decay λ (conservation at λ = 0).
     ``dissipated_reaction`` = ``∫₀^{t_end} R dt`` and ``dissipated_transport`` = ``∫₀^{t_end} T dt``
     (SPEC §6, "C3, reading"; :func:`dissipated`): under gradient flow their sum is
     ``L(0) − L(t_end)`` (``−dL/dt = R + T`` integrated).
@@ -73,6 +75,7 @@ class RunObservables:
     eta: float | None = None
     step_error: float | None = None
     empirical_loss: Array | None = None
+    imbalance_law: str = "conserved: δ(t) = δ(0), δ = a² − ‖w‖²"
 
     @property
     def final_loss(self) -> float:
@@ -158,8 +161,11 @@ def observe(trajectory: Trajectory, model: Model, member: tuple[int, ...] = ()) 
     # every member's crossing times: the flow inserts all of them into the shared grid
     spent_reaction, spent_transport = dissipated(trajectory.t, diss.reaction, diss.transport, trajectory.crossing_times)
     symmetry = symmetry_report(trajectory.t, a, W, model, int(owner))
-    saddle = exact_saddle(a[0], W[0], model)
-    if saddle:  # the exact flow never aligns: a crossing is round-off's, not the model's
+    # a saddle of the population loss holds the population dynamics only: a sample's gradient (or a
+    # fresh minibatch's) has a teacher component and breaks it (lockin's x² runs rely on that)
+    population = trajectory.stats.objective.split(" + ")[0] == "population"
+    if population and exact_saddle(a[0], W[0], model):
+        # the exact dynamics never align: a crossing is round-off's, not the model's
         t_spec = float("nan")
         symmetry = replace(
             symmetry,
@@ -198,4 +204,16 @@ def observe(trajectory: Trajectory, model: Model, member: tuple[int, ...] = ()) 
         eta=trajectory.stats.step,
         step_error=trajectory.stats.step_error,
         empirical_loss=emp,
+        imbalance_law=imbalance_law(model),
     )
+
+
+def imbalance_law(model: Model) -> str:
+    """The law δ follows under the model's flow, in words (recorded beside the measured δ)."""
+    p = model.degree
+    delta = "δ = a² − ‖w‖²" + ("" if p == 1 else f"/{p}")
+    if not model.activation.homogeneous:
+        return f"none: σ = {model.activation.describe()} is not homogeneous, so {delta} is not conserved"
+    if model.weight_decay:
+        return f"{delta} decays as δ(t) = δ(0)·e^(−2λt), λ = {model.weight_decay:g}"
+    return f"conserved: δ(t) = δ(0), {delta}"
