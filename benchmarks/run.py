@@ -50,6 +50,7 @@ COLUMNS = ("id", "benchmark", "measured", "goal", "met?", "note")
 
 def _suites() -> dict[str, Callable[[bool], list[Row]]]:
     # Imported here so that `--help` and a failed import of one suite stay cheap and local.
+    import bench_activations
     import bench_cli
     import bench_ensemble
     import bench_flow
@@ -68,6 +69,7 @@ def _suites() -> dict[str, Callable[[bool], list[Row]]]:
         "h": bench_scale.samples,
         "i": bench_scale.neurons,
         "j": bench_scale.dimension,
+        "k": bench_activations.activations,
     }
 
 
@@ -128,7 +130,7 @@ def _environment() -> dict[str, object]:
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--quick", action="store_true", help="shrink every row so the suite runs in under a minute")
-    parser.add_argument("--only", default="abcdefghij", help="letters of the rows to run (default: all, a–j)")
+    parser.add_argument("--only", default="abcdefghijk", help="letters of the rows to run (default: all, a–k)")
     parser.add_argument("--out-dir", type=Path, default=BENCH_DIR, help="where results*.json/.md go")
     parser.add_argument("--blas-threads", type=int, default=None, help="cap BLAS/OpenMP threads (re-executes)")
     args = parser.parse_args(argv)

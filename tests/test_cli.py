@@ -89,6 +89,7 @@ def test_simulate_without_options_writes_a_complete_artifact(cli, tmp_path: Path
         "d": 16,
         "k": 1,
         "activation": "relu",
+        "teacher_activation": None,
         "negative_slope": None,
         "weight_decay": 0.0,
         "a_star": 1.0,

@@ -69,7 +69,7 @@ NOT_OPTIONS = {
     **{
         (command, field): f"{command}'s analysis holds for the paper's ReLU model alone"
         for command in ("lockin", "reln")
-        for field in ("activation", "negative_slope", "weight_decay")
+        for field in ("activation", "teacher_activation", "negative_slope", "weight_decay")
     },
 }
 """Declared fields a command deliberately does not offer, and why."""
@@ -221,6 +221,7 @@ OTHER: dict[tuple[type, str], Any] = {
     (PruneConfig, "sweep_deltas"): (-1.0, 0.5),
     (PerturbConfig, "eps"): (0.0, 0.7),
     (ModelConfig, "activation"): "erf",
+    (ModelConfig, "teacher_activation"): "linear",
 }
 """Other values where the generic rule would not give a valid one (a word, an owner < m)."""
 

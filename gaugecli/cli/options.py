@@ -186,6 +186,7 @@ InitialCoefficient = Annotated[float, option(P.Model.c0)]
 InitialAngle = Annotated[float, option(P.Model.theta0)]
 EpsAlign = Annotated[float, option(P.Model.eps_align)]
 ActivationName = Annotated[str, option(P.Model.activation)]
+TeacherActivation = Annotated[str | None, option(P.Model.teacher_activation)]
 NegativeSlope = Annotated[float | None, option(P.Model.negative_slope)]
 WeightDecay = Annotated[float, option(P.Model.weight_decay)]
 DynamicsMode = Annotated[str, option(P.Dynamics.mode)]  # a word checked by its declaration, then a Mode

@@ -75,11 +75,16 @@ def show(table: Any) -> None:
 
 
 def model_tag(model: Any) -> str:
-    """``σ = leaky-relu (β = 0.1) · λ = 1e-2``: the activation, and the weight decay where there is one."""
+    """``σ = relu · teacher τ = linear · λ = 1e-2``: the activation, the teacher's where it differs, and the
+    weight decay where there is one."""
     from gaugecli.experiments.declare import number
 
-    sigma = model.activation + (f" (β = {number(model.slope)})" if model.activation == "leaky-relu" else "")
-    return f"σ = {sigma}" + (f" · λ = {number(model.weight_decay)}" if model.weight_decay else "")
+    def name(activation: str) -> str:
+        return activation + (f" (β = {number(model.slope)})" if activation == "leaky-relu" else "")
+
+    teacher = model.teacher_activation
+    tau = "" if teacher in (None, model.activation) else f" · teacher τ = {name(teacher)}"
+    return f"σ = {name(model.activation)}{tau}" + (f" · λ = {number(model.weight_decay)}" if model.weight_decay else "")
 
 
 def header(command: str, config: Any, runs: list[Any] | None = None, gauges: str | None = None) -> str:

@@ -250,7 +250,7 @@ def with_outputs(*, sweeps: bool = False) -> Callable[[Callable[..., None]], Cal
 
 def with_model(*, features: bool = True, network: bool = True) -> Callable[[Callable[..., None]], Callable[..., None]]:
     """``--d``, ``--k`` (unless the experiment's teacher has one feature), ``--activation``,
-    ``--negative-slope`` and ``--weight-decay`` (unless its analysis holds for the paper's ReLU model
+    ``--teacher-activation``, ``--negative-slope`` and ``--weight-decay`` (unless its analysis holds for the paper's ReLU model
     alone), ``--c0``, ``--theta0`` and ``--eps-align`` as the command's parameter ``model`` (a ModelConfig)."""
     from gaugecli.cli import options as opt
     from gaugecli.experiments import params as P
@@ -260,6 +260,7 @@ def with_model(*, features: bool = True, network: bool = True) -> Callable[[Call
     group += (
         [
             ("activation", opt.ActivationName, P.Model.activation.default),
+            ("teacher_activation", opt.TeacherActivation, None),
             ("negative_slope", opt.NegativeSlope, None),
             ("weight_decay", opt.WeightDecay, P.Model.weight_decay.default),
         ]

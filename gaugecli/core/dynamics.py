@@ -1,7 +1,8 @@
 """Population loss, its gradient and Hessian, and the reaction–transport split, for any activation.
 
 Student ``f(x) = Σ_j a_j σ(w_j·x)``, teacher ``y(x) = Σ_k b_k σ(v_k·x)`` (``b = a*``), the
-activation's kernel ``K(w, w') = E[σ(w·x) σ(w'·x)]`` (:class:`~gaugecli.core.model.Model`):
+activation's kernel ``K(w, w') = E[σ(w·x) σ(w'·x)]`` (:class:`~gaugecli.core.model.Model`; where the
+teacher has its own activation τ, ``K_wv`` is the cross kernel ``E[σ(w·x) τ(v·x)]`` and ``K_vv`` τ's):
 
     L(θ) = ½ E[(f − y)²] = ½ (aᵀ K_ww a − 2 aᵀ K_wv b + bᵀ K_vv b).
 
@@ -40,8 +41,8 @@ def population_loss(a: Array, W: Array, model: Model) -> Array:
     """
     b, V, act = model.coefficients, model.directions, model.activation
     K_ww = act.kernel(W, W)
-    K_wv = act.kernel(W, V)
-    K_vv = act.kernel(V, V)
+    K_wv = model.cross.kernel(W, V)
+    K_vv = model.teacher_sigma.kernel(V, V)
     quad = np.einsum("...i,...ij,...j->...", a, K_ww, a)
     cross = np.einsum("...i,...ik,k->...", a, K_wv, b)
     const = b @ K_vv @ b
@@ -59,7 +60,7 @@ def _readout_gradient_parts(a: Array, W: Array, model: Model) -> tuple[Array, Ar
     """``(∂L/∂a, h)`` with ``∂L/∂w_j = a_j h_j``, ``h_j = Σ_i a_i ∂₁K(w_j, w_i) − Σ_k b_k ∂₁K(w_j, v_k)``."""
     b, V, act = model.coefficients, model.directions, model.activation
     K_ww, G_ww = act.kernel_and_grad(W, W)
-    K_wv, G_wv = act.kernel_and_grad(W, V)
+    K_wv, G_wv = model.cross.kernel_and_grad(W, V)
     grad_a = np.einsum("...ji,...i->...j", K_ww, a) - K_wv @ b
     h = np.einsum("...jid,...i->...jd", G_ww, a) - np.einsum("...jkd,k->...jd", G_wv, b)
     return grad_a, h
@@ -86,7 +87,7 @@ def population_hessian(a: Array, W: Array, model: Model) -> Array:
     _, h = _readout_gradient_parts(a, W, model)
     G_ww = act.kernel_grad(W, W)  # (..., j, i, d): ∂₁K(w_j, w_i)
     H11_ww, H12_ww = act.kernel_hessians(W, W)
-    H11_wv, _ = act.kernel_hessians(W, V)
+    H11_wv, _ = model.cross.kernel_hessians(W, V)
 
     eye_m = np.eye(m)
     H_aa = act.kernel(W, W)
@@ -125,7 +126,7 @@ def pair_hessian_blocks(a: Array, W: Array, model: Model, pair: tuple[int, int])
     G_from_i = act.kernel_grad(wi, wij)[..., 0, :, :]  # ∂₁K(w_i, w_q), (..., 2, d)
     G_to_i = act.kernel_grad(wij, wi)[..., :, 0, :]  # ∂₁K(w_q, w_i), (..., 2, d)
     H11_w, _ = act.kernel_hessians(wi, W)
-    H11_v, _ = act.kernel_hessians(wi, V)
+    H11_v, _ = model.cross.kernel_hessians(wi, V)
     _, H12 = act.kernel_hessians(wi, wij)  # (..., 1, 2, d, d)
     a_i, a_q = a[..., i], a[..., [i, j]]
     diag = a_i[..., None, None] * (
@@ -148,7 +149,7 @@ def _row_field(a: Array, W: Array, model: Model, i: int) -> Array:
     """``h_i = Σ_l a_l ∂₁K(w_i, w_l) − Σ_k b_k ∂₁K(w_i, v_k)`` (``∂L/∂w_i = a_i h_i``), shape ``(..., d)``."""
     wi, act = W[..., [i], :], model.activation
     G_w = act.kernel_grad(wi, W)[..., 0, :, :]
-    G_v = act.kernel_grad(wi, model.directions)[..., 0, :, :]
+    G_v = model.cross.kernel_grad(wi, model.directions)[..., 0, :, :]
     return np.einsum("...ld,...l->...d", G_w, a) - np.einsum("...kd,k->...d", G_v, model.coefficients)
 
 
@@ -169,7 +170,7 @@ def function_gradient(c: Array, U: Array, model: Model) -> FunctionGradient:
     """
     b, V, act = model.coefficients, model.directions, model.activation
     K_uu, G_uu = act.kernel_and_grad(U, U)
-    K_uv, G_uv = act.kernel_and_grad(U, V)
+    K_uv, G_uv = model.cross.kernel_and_grad(U, V)
     dc = np.einsum("...ji,...i->...j", K_uu, c) - K_uv @ b
     du = c[..., None] * (np.einsum("...jid,...i->...jd", G_uu, c) - np.einsum("...jkd,k->...jd", G_uv, b))
     du = du - np.sum(du * U, axis=-1, keepdims=True) * U

@@ -1,7 +1,7 @@
 """The model: a teacher, the activation both networks use, and the weight decay of the objective.
 
-Student ``f(x) = Σ_j a_j σ(w_j·x)``, teacher ``y(x) = Σ_k a*_k σ(v_k·x)``, inputs ``x ~ N(0, I_d)``,
-and the objective the flows descend
+Student ``f(x) = Σ_j a_j σ(w_j·x)``, teacher ``y(x) = Σ_k a*_k τ(v_k·x)`` (``τ = σ`` unless the teacher
+has its own activation), inputs ``x ~ N(0, I_d)``, and the objective the flows descend
 
     J(θ) = L(θ) + (λ/2) Σ_j (a_j² + ‖w_j‖²),   L(θ) = ½ E[(f − y)²].
 
@@ -14,8 +14,10 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass, field, replace
+from functools import cached_property
 
 from gaugecli.core.activations.base import Activation
+from gaugecli.core.activations.cross import Relu2Cross, ReluLinearCross, cross_kernel
 from gaugecli.core.activations.relu import ReLU
 from gaugecli.core.teacher import Teacher, standard_teacher
 from gaugecli.core.types import Array
@@ -23,18 +25,31 @@ from gaugecli.core.types import Array
 
 @dataclass(frozen=True)
 class Model:
-    """The teacher, the activation ``σ`` of student and teacher, and the weight decay ``λ ≥ 0``.
+    """The teacher, the activation ``σ`` of the student, the teacher's ``τ`` (``None``: ``σ``), and the
+    weight decay ``λ ≥ 0``.
 
     It reads as its teacher (``coefficients``, ``directions``, ``k``, ``d``) and labels inputs:
-    ``model(X) = σ(X Vᵀ) a*``."""
+    ``model(X) = τ(X Vᵀ) a*``. ``cross`` is the student–teacher kernel ``E[σ(w·x) τ(v·x)]``."""
 
     teacher: Teacher
     activation: Activation = field(default_factory=ReLU)
     weight_decay: float = 0.0
+    teacher_activation: Activation | None = None
 
     def __post_init__(self) -> None:
         if not (math.isfinite(self.weight_decay) and self.weight_decay >= 0.0):
             raise ValueError(f"weight_decay must be a finite number ≥ 0 (got {self.weight_decay})")
+        self.cross  # noqa: B018 - a pair without a closed-form kernel is refused when the model is made
+
+    @property
+    def teacher_sigma(self) -> Activation:
+        """The teacher's activation τ."""
+        return self.activation if self.teacher_activation is None else self.teacher_activation
+
+    @cached_property
+    def cross(self) -> Activation | ReluLinearCross | Relu2Cross:
+        """The kernel ``E[σ(w·x) τ(v·x)]`` of student and teacher neurons (σ's own when ``τ = σ``)."""
+        return cross_kernel(self.activation, self.teacher_sigma)
 
     @property
     def coefficients(self) -> Array:
@@ -60,7 +75,7 @@ class Model:
     @property
     def is_paper_model(self) -> bool:
         """ReLU without weight decay: the model the paper's reduced equations and limits are about."""
-        return isinstance(self.activation, ReLU) and self.weight_decay == 0.0
+        return isinstance(self.activation, ReLU) and self.teacher_sigma == self.activation and self.weight_decay == 0.0
 
     def unit_directions(self) -> Array:
         return self.teacher.unit_directions()
@@ -70,17 +85,24 @@ class Model:
         return replace(self, teacher=Teacher(self.teacher.coefficients, directions))
 
     def __call__(self, X: Array) -> Array:
-        """Teacher labels ``y = σ(X Vᵀ) a*`` on inputs ``X (n, d)``."""
-        return self.activation.sigma(X @ self.directions.T) @ self.coefficients
+        """Teacher labels ``y = τ(X Vᵀ) a*`` on inputs ``X (n, d)``."""
+        return self.teacher_sigma.sigma(X @ self.directions.T) @ self.coefficients
 
     def describe(self) -> str:
         """``relu``, ``leaky-relu (β = 0.1), weight decay λ = 0.01``: for summaries and figure notes."""
         decay = f", weight decay λ = {self.weight_decay:g}" if self.weight_decay else ""
-        return self.activation.describe() + decay
+        teacher = "" if self.teacher_activation is None else f", teacher {self.teacher_activation.describe()}"
+        return self.activation.describe() + teacher + decay
 
 
 def standard_model(
-    d: int, k: int = 1, a_star: float = 1.0, activation: Activation | None = None, weight_decay: float = 0.0
+    d: int,
+    k: int = 1,
+    a_star: float = 1.0,
+    activation: Activation | None = None,
+    weight_decay: float = 0.0,
+    teacher_activation: Activation | None = None,
 ) -> Model:
-    """:func:`~gaugecli.core.teacher.standard_teacher` under ``activation`` (default ReLU) and decay λ."""
-    return Model(standard_teacher(d, k, a_star), activation or ReLU(), weight_decay)
+    """:func:`~gaugecli.core.teacher.standard_teacher` under ``activation`` (default ReLU; the teacher's
+    ``teacher_activation``, default the same) and decay λ."""
+    return Model(standard_teacher(d, k, a_star), activation or ReLU(), weight_decay, teacher_activation)

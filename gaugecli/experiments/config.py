@@ -47,7 +47,8 @@ class ModelConfig:
     """Teacher, activation, weight decay, initial function and the alignment threshold (fields:
     :class:`~gaugecli.experiments.params.Model`).
 
-    ``activation``: σ of student and teacher (a name of the registry); ``negative_slope``: leaky-relu's β
+    ``activation``: σ of student and teacher (a name of the registry); ``teacher_activation``: the
+    teacher's τ where it differs (a pair with a closed-form cross kernel); ``negative_slope``: leaky-relu's β
     (``None``: :data:`~gaugecli.experiments.params.DEFAULT_NEGATIVE_SLOPE`; refused for another σ);
     ``weight_decay``: λ of the objective ``L + (λ/2)‖θ‖²``;
     ``c0``: initial coefficient of the complete function ``f0 = c0 σ(u0·x)``;
@@ -58,6 +59,7 @@ class ModelConfig:
     d: int = Model.d.default
     k: int = Model.k.default
     activation: str = Model.activation.default
+    teacher_activation: str | None = Model.teacher_activation.default
     negative_slope: float | None = Model.negative_slope.default
     weight_decay: float = Model.weight_decay.default
     a_star: float = 1.0
@@ -73,10 +75,18 @@ class ModelConfig:
             f"must be ≥ {self.k + 1} = `k` + 1, room for the teacher's features (got {self.d})",
         )
         require(
-            self.negative_slope is None or self.activation == "leaky-relu",
+            self.negative_slope is None or "leaky-relu" in (self.activation, self.teacher_activation),
             "negative_slope",
-            f"is leaky-relu's slope: it has no effect with `activation` {self.activation}",
+            f"is leaky-relu's slope: it has no effect with `activation` {self.activation}"
+            + ("" if self.teacher_activation is None else f" and `teacher_activation` {self.teacher_activation}"),
         )
+        if self.teacher_activation not in (None, self.activation):
+            from gaugecli.core.activations.cross import cross_kernel
+
+            try:  # the pair needs a closed-form cross kernel: refused here, before anything is built
+                cross_kernel(self.sigma(), self._activation(self.teacher_activation))
+            except ValueError as err:
+                raise ConfigError("teacher_activation", str(err)) from None
         require(
             isinstance(self.a_star, (int, float)) and math.isfinite(self.a_star),
             "a_star",
@@ -90,15 +100,22 @@ class ModelConfig:
 
     @property
     def is_paper_model(self) -> bool:
-        """ReLU without weight decay: the model of the paper's reduced equations and limits."""
-        return self.activation == "relu" and self.weight_decay == 0.0
+        """ReLU student and teacher without weight decay: the model of the paper's reduced equations and limits."""
+        return self.activation == "relu" and self.teacher_activation in (None, "relu") and self.weight_decay == 0.0
 
-    def sigma(self) -> Activation:
-        """The :class:`~gaugecli.core.activations.base.Activation` object."""
+    def _activation(self, name: str) -> Activation:
         from gaugecli.core.activations import activation
 
-        params = {"negative_slope": self.slope} if self.activation == "leaky-relu" else {}
-        return activation(self.activation, **params)
+        return activation(name, **({"negative_slope": self.slope} if name == "leaky-relu" else {}))
+
+    def sigma(self) -> Activation:
+        """The student's :class:`~gaugecli.core.activations.base.Activation` object."""
+        return self._activation(self.activation)
+
+    def teacher_sigma(self) -> Activation | None:
+        """The teacher's activation where it is not the student's (else ``None``)."""
+        same = self.teacher_activation in (None, self.activation)
+        return None if same else self._activation(str(self.teacher_activation))
 
     def build(self) -> Network:
         """The :class:`~gaugecli.core.model.Model`: the standard teacher under this activation and decay."""
@@ -107,13 +124,18 @@ class ModelConfig:
         # the teacher is the first thing of size d a run builds: refuse a d that cannot fit before it
         # (its k features and, the least a run has, one neuron: budget.VECTORS_PER_DIRECTION each)
         check_input_dimension(self.d, self.k + 1)
-        return standard_model(self.d, self.k, self.a_star, self.sigma(), self.weight_decay)
+        return standard_model(self.d, self.k, self.a_star, self.sigma(), self.weight_decay, self.teacher_sigma())
 
 
 def check_paper_model(model: ModelConfig, command: str, why: str) -> None:
     """Refuse another activation or a weight decay for an analysis that holds for ReLU without decay
     (``why``: what in it is ReLU's), naming the parameter."""
     require(model.activation == "relu", "activation", f"{command} needs relu: {why} (got {model.activation})")
+    require(
+        model.teacher_activation in (None, "relu"),
+        "teacher_activation",
+        f"{command} needs relu: {why} (got {model.teacher_activation})",
+    )
     require(model.weight_decay == 0.0, "weight_decay", f"{command} needs 0: {why} (got {model.weight_decay:g})")
 
 

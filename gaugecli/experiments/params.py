@@ -189,9 +189,19 @@ class Model(Fields):
         choices=tuple(ACTIVATION_REGISTRY),
         metavar="NAME",
     )
+    teacher_activation = Param(
+        "teacher_activation",
+        "The teacher's activation τ, of the student's family: relu, leaky-relu, linear or relu2, square",
+        MODEL,
+        None,
+        str,
+        choices=tuple(ACTIVATION_REGISTRY),
+        metavar="NAME",
+        default_text="the student's",
+    )
     negative_slope = Param(
         "negative_slope",
-        "leaky-relu's slope β for z < 0",
+        "leaky-relu's slope β for z < 0 (student's and teacher's)",
         MODEL,
         None,
         low=0.0,

@@ -92,6 +92,12 @@ class Activation(ABC):
         for an activation that has none (its δ and c are then the ReLU network's, not conserved)."""
         return self.degree if self.degree is not None else 1
 
+    def parts(self) -> tuple[str, tuple[float, float]] | None:
+        """σ in a family whose cross kernels are closed forms (:mod:`~gaugecli.core.activations.cross`):
+        ``("relu", (α, β))`` for ``σ = α relu + β id``, ``("relu2", (A, B))`` for
+        ``σ(z) = A relu(z)² + B relu(−z)²``; ``None``: none (it can teach only a student like itself)."""
+        return None
+
     def describe(self) -> str:
         """Its name with its parameters as a reader writes them: ``leaky-relu (β = 0.01)``."""
         return self.name

@@ -45,6 +45,9 @@ class LeakyReLU(Activation):
         if not math.isfinite(self.negative_slope):
             raise ValueError(f"leaky-relu: negative_slope must be finite (got {self.negative_slope})")
 
+    def parts(self) -> tuple[str, tuple[float, float]] | None:
+        return "relu", (1.0 - self.negative_slope, self.negative_slope)
+
     def describe(self) -> str:
         return f"leaky-relu (β = {self.negative_slope:g})"
 

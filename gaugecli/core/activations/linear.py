@@ -26,6 +26,9 @@ class Linear(Activation):
     name: ClassVar[str] = "linear"
     degree: ClassVar[int | None] = 1
 
+    def parts(self) -> tuple[str, tuple[float, float]] | None:
+        return "relu", (0.0, 1.0)
+
     def sigma(self, z: Array) -> Array:
         return np.array(z, dtype=np.float64)
 

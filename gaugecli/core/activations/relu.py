@@ -29,6 +29,9 @@ class ReLU(Activation):
     name: ClassVar[str] = "relu"
     degree: ClassVar[int | None] = 1
 
+    def parts(self) -> tuple[str, tuple[float, float]] | None:
+        return "relu", (1.0, 0.0)
+
     def sigma(self, z: Array) -> Array:
         return np.maximum(z, 0.0)
 

@@ -55,6 +55,9 @@ class ReLU2(Activation):
     name: ClassVar[str] = "relu2"
     degree: ClassVar[int | None] = 2
 
+    def parts(self) -> tuple[str, tuple[float, float]] | None:
+        return "relu2", (1.0, 0.0)
+
     def sigma(self, z: Array) -> Array:
         return np.maximum(z, 0.0) ** 2
 

@@ -32,6 +32,9 @@ class Square(Activation):
     degree: ClassVar[int | None] = 2
     even: ClassVar[bool] = True
 
+    def parts(self) -> tuple[str, tuple[float, float]] | None:
+        return "relu2", (1.0, 1.0)
+
     def sigma(self, z: Array) -> Array:
         return np.asarray(z) ** 2
 
