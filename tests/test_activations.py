@@ -15,7 +15,7 @@ from gaugecli.core import kernels
 from gaugecli.core.activations import ACTIVATIONS, Activation, LeakyReLU, activation
 
 D = 5
-N_MC = 400_000
+N_MC = 1_000_000  # the issue asks ≥ 10⁶ samples per Monte Carlo check
 MC_SIGMAS = 5.0
 
 # Parameter sets beyond the defaults; every registered name is tested at least with its defaults.
@@ -81,6 +81,41 @@ def test_kernel_matches_monte_carlo(act: Activation, pair: str, gaussian_sample:
         assert abs(K) <= 1e-14 * scale
     else:
         assert abs(K - estimate) <= MC_SIGMAS * stderr, f"z = {(K - estimate) / stderr:.2f}"
+
+
+@pytest.mark.parametrize("act", CASES)
+def test_gradient_and_cross_hessian_match_monte_carlo(act: Activation, gaussian_sample: np.ndarray) -> None:
+    """Differentiating under the expectation: ∂K/∂w = E[σ'(w·x) σ(w'·x) x] and
+    ∂²K/∂w∂w' = E[σ'(w·x) σ'(w'·x) x xᵀ] (σ' a.e. suffices: a kink is a null set), at every pair,
+    each entry within 5 of its own standard errors (10⁶ samples)."""
+    X = gaussian_sample
+    for pair, w2 in PAIRS.items():
+        d1, s2, d2 = act.derivative(X @ W), act.sigma(X @ w2), act.derivative(X @ w2)
+        grad_samples = (d1 * s2)[:, None] * X
+        G = act.kernel_grad(W[None], w2[None])[0, 0]
+        err = grad_samples.std(axis=0, ddof=1) / np.sqrt(N_MC)
+        assert np.all(np.abs(G - grad_samples.mean(axis=0)) <= MC_SIGMAS * err + 1e-12), pair
+        weights = d1 * d2
+        h12_mean = np.einsum("n,ni,nj->ij", weights, X, X) / N_MC
+        h12_sq = np.einsum("n,ni,nj->ij", weights**2, X**2, X**2) / N_MC
+        h12_err = np.sqrt(np.maximum(h12_sq - h12_mean**2, 0.0) / (N_MC - 1))
+        _, H12 = act.kernel_hessians(W[None], w2[None])
+        assert np.all(np.abs(H12[0, 0] - h12_mean) <= MC_SIGMAS * h12_err + 1e-12), pair
+
+
+@pytest.mark.parametrize("act", CASES)
+def test_torch_derivatives_equal_numpy_and_curvature_is_the_derivative_of_the_slope(act: Activation) -> None:
+    z = np.linspace(-3.0, 3.0, 601)
+    z = z[np.abs(z) > 1e-3]  # off the kink
+    zt = torch.from_numpy(z)
+    np.testing.assert_allclose(act.derivative_torch(zt).numpy(), act.derivative(z), rtol=1e-14, atol=1e-15)
+    curvature = act.curvature_torch(zt)
+    h = 1e-5
+    fd = (act.derivative(z + h) - act.derivative(z - h)) / (2 * h)
+    if curvature is None:  # piecewise linear: σ'' vanishes off the kink
+        np.testing.assert_allclose(fd, 0.0, atol=1e-9)
+    else:
+        np.testing.assert_allclose(curvature.numpy(), fd, rtol=1e-7, atol=1e-8)
 
 
 # ----------------------------------------------------------------------------------------
