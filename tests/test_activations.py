@@ -16,7 +16,7 @@ from gaugecli.core.activations import ACTIVATIONS, Activation, LeakyReLU, activa
 
 D = 5
 N_MC = 1_000_000  # the issue asks ≥ 10⁶ samples per Monte Carlo check
-MC_SIGMAS = 5.0
+MC_SIGMAS = 4.0
 
 # Parameter sets beyond the defaults; every registered name is tested at least with its defaults.
 VARIANTS: dict[str, list[dict[str, Any]]] = {"leaky-relu": [{"negative_slope": 0.01}, {"negative_slope": 0.3}]}
@@ -70,7 +70,7 @@ def test_kernel_matches_monte_carlo(act: Activation, pair: str, gaussian_sample:
     products = act.sigma(gaussian_sample @ W) * act.sigma(gaussian_sample @ w2)
     estimate = products.mean()
     # Basis: the standard error of the estimate, from the samples themselves (sample std / √n);
-    # the closed form must lie within 5 of them (a false alarm ~6e-7 per case at a fixed seed).
+    # the closed form must lie within 4 of them (the issue's bound; a false alarm ~6e-5 per case, decided once at a fixed seed).
     stderr = products.std(ddof=1) / np.sqrt(N_MC)
     K = act.kernel(W[None], w2[None])[0, 0]
     scale = (np.linalg.norm(W) * np.linalg.norm(w2)) ** 2
@@ -87,7 +87,7 @@ def test_kernel_matches_monte_carlo(act: Activation, pair: str, gaussian_sample:
 def test_gradient_and_cross_hessian_match_monte_carlo(act: Activation, gaussian_sample: np.ndarray) -> None:
     """Differentiating under the expectation: ∂K/∂w = E[σ'(w·x) σ(w'·x) x] and
     ∂²K/∂w∂w' = E[σ'(w·x) σ'(w'·x) x xᵀ] (σ' a.e. suffices: a kink is a null set), at every pair,
-    each entry within 5 of its own standard errors (10⁶ samples)."""
+    each entry within 4 of its own standard errors (10⁶ samples)."""
     X = gaussian_sample
     for pair, w2 in PAIRS.items():
         d1, s2, d2 = act.derivative(X @ W), act.sigma(X @ w2), act.derivative(X @ w2)

@@ -80,7 +80,9 @@ class ModelConfig:
             f"is leaky-relu's slope: it has no effect with `activation` {self.activation}"
             + ("" if self.teacher_activation is None else f" and `teacher_activation` {self.teacher_activation}"),
         )
-        if self.teacher_activation not in (None, self.activation):
+        if self.teacher_activation == self.activation:  # the default, spelled out: one config, one cache key
+            object.__setattr__(self, "teacher_activation", None)
+        if self.teacher_activation is not None:
             from gaugecli.core.activations.cross import cross_kernel
 
             try:  # the pair needs a closed-form cross kernel: refused here, before anything is built
@@ -114,8 +116,7 @@ class ModelConfig:
 
     def teacher_sigma(self) -> Activation | None:
         """The teacher's activation where it is not the student's (else ``None``)."""
-        same = self.teacher_activation in (None, self.activation)
-        return None if same else self._activation(str(self.teacher_activation))
+        return None if self.teacher_activation is None else self._activation(self.teacher_activation)
 
     def build(self) -> Network:
         """The :class:`~gaugecli.core.model.Model`: the standard teacher under this activation and decay."""
