@@ -301,3 +301,12 @@ def test_registry_names_match_and_parameters_pass_through() -> None:
     for params, slope in [({}, 0.01), ({"negative_slope": 0.3}, 0.3)]:  # default as torch.nn.LeakyReLU
         leaky = activation("leaky-relu", **params)
         assert isinstance(leaky, LeakyReLU) and leaky.negative_slope == slope
+
+
+@pytest.mark.parametrize("act", CASES)
+def test_kernel_and_grad_is_kernel_and_kernel_grad(act: Activation) -> None:
+    """The hot path's shared-geometry pair is the two functions' values (to round-off: same formulas)."""
+    W1, W2 = W1_FD, W2_FD
+    K, G = act.kernel_and_grad(W1, W2)
+    np.testing.assert_allclose(K, act.kernel(W1, W2), rtol=1e-15, atol=1e-16)
+    np.testing.assert_allclose(G, act.kernel_grad(W1, W2), rtol=1e-15, atol=1e-16)

@@ -48,6 +48,17 @@ def _coefficients(geo: dict[str, Array]) -> tuple[Array, Array]:
     return A, B
 
 
+def _kernel(geo: dict[str, Array]) -> Array:
+    s, rho, phi = geo["sin"], geo["rho"], geo["phi"]
+    scale = (geo["n1"] ** 2)[..., :, None] * (geo["n2"] ** 2)[..., None, :]
+    return scale * (3.0 * s * rho + (np.pi - phi) * (1.0 + 2.0 * rho**2)) / (2.0 * np.pi)
+
+
+def _grad(geo: dict[str, Array], W1: Array, W2: Array) -> Array:
+    A, B = _coefficients(geo)
+    return A[..., None] * left(W1) + B[..., None] * right(W2)
+
+
 @dataclass(frozen=True)
 class ReLU2(Activation):
     """``σ(z) = max(z, 0)²``, ``σ'(z) = 2 max(z, 0)``."""
@@ -78,14 +89,14 @@ class ReLU2(Activation):
         return 2.0 * (z > 0).to(z.dtype)
 
     def kernel(self, W1: Array, W2: Array) -> Array:
-        geo = _pair_geometry(W1, W2)
-        s, rho, phi = geo["sin"], geo["rho"], geo["phi"]
-        scale = (geo["n1"] ** 2)[..., :, None] * (geo["n2"] ** 2)[..., None, :]
-        return scale * (3.0 * s * rho + (np.pi - phi) * (1.0 + 2.0 * rho**2)) / (2.0 * np.pi)
+        return _kernel(_pair_geometry(W1, W2))
 
     def kernel_grad(self, W1: Array, W2: Array) -> Array:
-        A, B = _coefficients(_pair_geometry(W1, W2))
-        return A[..., None] * left(W1) + B[..., None] * right(W2)
+        return _grad(_pair_geometry(W1, W2), W1, W2)
+
+    def kernel_and_grad(self, W1: Array, W2: Array) -> tuple[Array, Array]:
+        geo = _pair_geometry(W1, W2)  # one geometry for both: the flow's hot path
+        return _kernel(geo), _grad(geo, W1, W2)
 
     def kernel_hessians(self, W1: Array, W2: Array) -> tuple[Array, Array]:
         geo = _pair_geometry(W1, W2)
