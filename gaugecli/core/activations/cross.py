@@ -82,7 +82,7 @@ def cross_kernel(student: Activation, teacher: Activation) -> Activation | ReluL
     mine, theirs = student.parts(), teacher.parts()
     if mine is None or theirs is None or mine[0] != theirs[0]:
         raise ValueError(
-            f"no closed-form kernel between a {student.describe()} student and a {teacher.describe()} teacher; "
+            f"no closed-form kernel between student σ = {student.describe()} and teacher τ = {teacher.describe()}; "
             "pair activations of one family: relu, leaky-relu, linear (degree 1) or relu2, square (degree 2)"
         )
     family, (a1, b1), (a2, b2) = mine[0], mine[1], theirs[1]
