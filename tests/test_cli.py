@@ -382,3 +382,16 @@ def test_several_gauges_in_one_command(cli, tmp_path: Path) -> None:
     assert set(runs) == {("favorable", 4.0), ("favorable", 8.0), ("unfavorable", 4.0), ("unfavorable", 8.0)}
     assert runs["unfavorable", 8.0] / runs["favorable", 8.0] > runs["unfavorable", 4.0] / runs["favorable", 4.0]
     assert out.count("computed: ") == 4
+
+
+def test_shell_completion_offers_the_declared_words() -> None:
+    """`gaugecli --install-completion` installs Typer's completion; a word option completes its choices."""
+    import os
+    import subprocess
+    import sys
+
+    script = Path(sys.executable).with_name("gaugecli")  # the completion is keyed by the program's name
+    words = {"COMP_WORDS": "gaugecli simulate --activation re", "COMP_CWORD": "3"}
+    env = {**os.environ, "_GAUGECLI_COMPLETE": "complete_bash", **words}
+    out = subprocess.run([str(script)], env=env, capture_output=True, text=True, check=False)
+    assert out.stdout.split() == ["relu", "relu2"]

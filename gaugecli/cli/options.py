@@ -120,11 +120,21 @@ def option(p: Param, *aliases: str, repeat: bool = False, **override: Any) -> An
         kwargs["metavar"] = "|".join(p.choices)
     if p.plural and not repeat:
         kwargs["parser"] = _list_parser(p)
+    if p.choices:  # shell completion (`gaugecli --install-completion`) offers the declared words
+        kwargs["autocompletion"] = _completer(p.choices)
     if p.default_text is not None:
         kwargs["show_default"] = p.default_text
     elif isinstance(p.default, tuple):
         kwargs["show_default"] = shown(p.default)
     return typer.Option(*names, **{**kwargs, **override})
+
+
+def _completer(choices: tuple[str, ...]) -> Any:
+    def complete(incomplete: str) -> list[str]:
+        head, _, last = incomplete.rpartition(",")  # a list completes its last word
+        return [(head + "," if head else "") + c for c in choices if c.startswith(last)]
+
+    return complete
 
 
 def numbers(values: list[str]) -> tuple[float, ...]:
