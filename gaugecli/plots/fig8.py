@@ -11,7 +11,7 @@ mobilities (``T(+D) ∝ D^{−1/p}``, ``T(−D) ∝ D``; docs/theory.md §12): 2
 network's ``T(−D)`` drifts above 1 (≈ 1.1 at D = 1024): the law's boundary, the exactly solvable
 control.
 (d) selection among ``m = 5`` duplicates (owner +D, the others −D, D = 4) per activation: the owner's
-final share of ``Σ|c_j|`` and the non-owner norm ``P_end`` at the horizon — pruned (``P ≤ 1e-6``) for
+final share of ``Σ|c_j|`` (bars) and the non-owner norm ``P_end`` at the horizon (crosses) — pruned (``P ≤ 1e-6``) for
 every activation but linear, whose non-owners keep ``P ≈ 1e-4``: its loss sees only ``Σ c_j u_j``.
 """
 
@@ -165,9 +165,10 @@ def _panel_components(
     from gaugecli.core.separation import local_slopes
 
     colors, out = _colors(), {}
-    for y, text in ((1.0, r"$+1$"), (-1.0, r"$-1/p$, $p{=}1$"), (-0.5, r"$-1/p$, $p{=}2$")):
+    for y, text, at in ((1.0, r"$+1$", 0.0), (-1.0, r"$-1/p$, $p{=}1$", 1.0), (-0.5, r"$-1/p$, $p{=}2$", 1.0)):
         ax.axhline(y, color=style.THEORY, ls=":", lw=0.9, zorder=1)
-        style.note(ax, text, (1.0, y), layout, offset=(-2, 3), xycoords=("axes fraction", "data"), ha="right", va="bottom", color=style.THEORY)  # fmt: skip
+        side = "left" if at == 0.0 else "right"
+        style.note(ax, text, (at, y), layout, offset=(2 if at == 0.0 else -2, 3), xycoords=("axes fraction", "data"), ha=side, va="bottom", color=style.THEORY)  # fmt: skip
     for label, name, _, _ in ACTIVATIONS:
         for g in GAUGES:
             mid, slopes = local_slopes(D, times[label][g])
@@ -207,12 +208,13 @@ def _panel_selection(ax: Any, selections: dict[str, Any], layout: Layout) -> dic
     ax.set_xticks(x)
     ax.set_xticklabels([LABELS[k] for k in labels], rotation=35, ha="right")
     right = ax.twinx()
-    right.plot(x, P, ls="none", marker="s", ms=3.6, color=style.THEORY, mfc="white", mew=0.9, zorder=3)
+    # crosses, not squares: squares mean −D in every figure
+    right.plot(x, P, ls="none", marker="X", ms=4.2, color=style.THEORY, mew=0.6, mec="white", zorder=3)
     right.axhline(PRUNED, color=style.GUIDE, ls=":", lw=0.9)
     style.note(right, r"pruned below", (0.98, PRUNED), layout, offset=(0, 2), xycoords=("axes fraction", "data"), ha="right", va="bottom", bbox={"fc": "white", "ec": "none", "pad": 0.6})  # fmt: skip
     right.set_yscale("log")
     right.set_ylim(1e-18, 1e-1)
-    right.set_ylabel(r"$P_{\rm end}$ (squares)")
+    right.set_ylabel(r"$P_{\rm end}$ (crosses)")
     out["series"] = style.series(x, shares, P_end=P)
     return out
 
