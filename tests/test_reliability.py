@@ -385,3 +385,21 @@ def test_an_atomic_write_through_a_symlink_updates_its_target_and_keeps_the_link
     link.symlink_to(target.name)
     atomic_write_text(link, "new\n")
     assert link.is_symlink() and target.read_text() == "new\n"
+
+
+def test_a_sweep_removes_old_leftovers_and_never_a_live_writers_temporary(tmp_path: Path) -> None:
+    """plot all's workers share one cache: a reader sweeping leftovers must not delete the temporary
+    another process is writing (the race seen as "cannot write runs/select/….json")."""
+    import os
+
+    from gaugecli.store.atomic import LEFTOVER_AGE, TEMP_SUFFIX, atomic_target, sweep_leftovers
+
+    old = tmp_path / f".dead.json.0{TEMP_SUFFIX}"
+    old.write_text("left by a killed writer")
+    stale = os.path.getmtime(old) - LEFTOVER_AGE - 1.0
+    os.utime(old, (stale, stale))
+    with atomic_target(tmp_path / "live.json") as tmp:
+        tmp.write_text("{}")
+        assert sweep_leftovers(tmp_path) == 1  # the old one only
+        assert tmp.exists() and not old.exists()
+    assert (tmp_path / "live.json").read_text() == "{}"

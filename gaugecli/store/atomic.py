@@ -4,7 +4,8 @@ through :func:`atomic_target`, so a reader never sees a partial file and an inte
 
 The temporary file lives in the target folder (so the final rename is atomic) under a name
 that starts with ``.`` and ends with ``.tmp``; :func:`sweep_leftovers` removes any such file
-that a killed process (SIGKILL, power loss) could not clean up.
+that a killed process (SIGKILL, power loss) could not clean up — once it is older than
+:data:`LEFTOVER_AGE`, so that it never takes a live writer's file from under it.
 """
 
 from __future__ import annotations
@@ -19,6 +20,11 @@ from pathlib import Path
 from gaugecli.store.errors import ArtifactError
 
 TEMP_SUFFIX = ".tmp"
+LEFTOVER_AGE = 600.0
+"""Seconds after its last change at which a temporary counts as left over. A live writer holds
+its temporary for the time of one write (milliseconds; a 100 MB artifact in ~1 s), while
+``plot all``'s worker processes share one cache: sweeping every temporary at once deleted a
+concurrent writer's file mid-write ("cannot write runs/select/….json (No such file or directory)")."""
 
 
 def _umask() -> int:
@@ -144,14 +150,19 @@ def atomic_write_text(path: Path, text: str, flag: str = "--out") -> Path:
     return Path(path)
 
 
-def sweep_leftovers(folder: Path) -> int:
-    """Remove temporaries of this module that a killed process left in ``folder``; return how many."""
+def sweep_leftovers(folder: Path, age: float = LEFTOVER_AGE) -> int:
+    """Remove temporaries of this module that a killed process left in ``folder`` — those unchanged
+    for ``age`` seconds (:data:`LEFTOVER_AGE`); a younger one may be a concurrent writer's. Returns
+    how many were removed."""
+    import time
+
     folder = Path(folder)
     if not folder.is_dir():
         return 0
-    removed = 0
+    removed, now = 0, time.time()
     for tmp in folder.glob(f".*{TEMP_SUFFIX}"):
-        with contextlib.suppress(OSError):
-            tmp.unlink()
-            removed += 1
+        with contextlib.suppress(OSError):  # another sweeper or the writer may remove it first
+            if now - tmp.stat().st_mtime >= age:
+                tmp.unlink()
+                removed += 1
     return removed
