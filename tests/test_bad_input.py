@@ -172,7 +172,7 @@ CASES = [
     (["perturb", "--out", "adir"], RUNTIME, ["--out", "directory"]),
     (["perturb", "--kind", "x"], USAGE, ["--kind", "adversarial"]),
     # --- plot ---------------------------------------------------------------------------------
-    (["plot", "fig9"], USAGE, ["fig9", "fig1", "all"]),
+    (["plot", "fig99"], USAGE, ["fig99", "fig1", "all"]),
     (["plot", "fig1", "--format", "jpg"], USAGE, ["--format", "pdf", "png", "svg"]),
     (["plot", "fig1", "--format", ""], USAGE, ["--format", "pdf"]),
     (["plot", "fig1", "--out-dir", "file.txt"], USAGE, ["--out-dir", "not a folder"]),

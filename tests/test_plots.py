@@ -202,7 +202,7 @@ def test_render_sidecar_records_config_hashes(cache_dir: Path, tmp_path: Path) -
 
 def test_unknown_figure_lists_valid_ids(tmp_path: Path) -> None:
     with pytest.raises(ValueError, match="fig1, fig2, fig3, fig4, fig5, fig6, fig7"):
-        render("fig9", tmp_path, tmp_path)
+        render("fig99", tmp_path, tmp_path)
     with pytest.raises(R.UnknownFigureError):
         R.figure_module("figure3")
     with pytest.raises(ValueError, match="unsupported figure format"):
