@@ -13,6 +13,10 @@ _EXPORTS = {
     # core
     "Teacher": "gaugecli.core.teacher",
     "standard_teacher": "gaugecli.core.teacher",
+    "Model": "gaugecli.core.model",
+    "standard_model": "gaugecli.core.model",
+    "activation": "gaugecli.core.activations",
+    "register": "gaugecli.core.activations",
     "Gauge": "gaugecli.core.gauge",
     "duplicate_initial_condition": "gaugecli.core.gauge",
     "function_coordinates": "gaugecli.core.gauge",
@@ -36,10 +40,10 @@ _EXPORTS = {
     "observe": "gaugecli.core.observables",
     "RunObservables": "gaugecli.core.observables",
     # experiments
-    "ModelConfig": "gaugecli.experiments.common",
-    "DynamicsConfig": "gaugecli.experiments.common",
-    "Mode": "gaugecli.experiments.common",
-    "ConfigError": "gaugecli.experiments.common",
+    "ModelConfig": "gaugecli.experiments.config",
+    "DynamicsConfig": "gaugecli.experiments.config",
+    "Mode": "gaugecli.experiments.params",
+    "ConfigError": "gaugecli.experiments.declare",
     "SimulateConfig": "gaugecli.experiments.simulate",
     "simulate": "gaugecli.experiments.simulate",
 }

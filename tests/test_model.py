@@ -476,3 +476,14 @@ def test_a_relu_student_of_a_linear_teacher_keeps_half_the_loss() -> None:
     assert run.final_loss == pytest.approx(0.25, abs=1e-9)
     assert run.alignment[-1, 0] == pytest.approx(1.0, abs=1e-9)
     assert run.imbalance_drift <= 1e-8
+
+
+def test_every_public_name_of_the_package_resolves_and_the_model_is_among_them() -> None:
+    """``gaugecli.<name>`` for every name of ``__all__`` (lazily imported); the model objects are public."""
+    import gaugecli
+
+    for name in gaugecli.__all__:
+        assert getattr(gaugecli, name) is not None, name
+    model = gaugecli.standard_model(4, activation=gaugecli.activation("relu2"), weight_decay=0.01)
+    assert isinstance(model, gaugecli.Model) and model.degree == 2
+    assert issubclass(gaugecli.ConfigError, ValueError)
