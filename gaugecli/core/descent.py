@@ -64,11 +64,11 @@ def gradient_descent(
     Divergence — a non-finite or exploding gradient — is a :class:`NumericalFault` naming the
     stable step bound.
     """
-    objective_name = "population"
+    objective_name, population = "population", True
     if isinstance(oracle, Objective):
-        objective_name, oracle = oracle.name, oracle.gradient
-    elif oracle is not None:
-        objective_name = getattr(oracle, "objective_name", "custom")
+        objective_name, population, oracle = oracle.name, oracle.population, oracle.gradient
+    elif oracle is not None:  # a bare oracle: a minibatch stream or a custom loss, not the population's
+        objective_name, population = getattr(oracle, "objective_name", "custom"), False
     oracle = oracle or population_oracle(model)
     a, W = np.array(a0, float), np.array(W0, float)
     batch, m = a.shape[:-1], a.shape[-1]
@@ -116,7 +116,9 @@ def gradient_descent(
         W=np.moveaxis(np.array([s[2] for s in saved]), 0, -3),
         crossing_times=crossing,
         eps_align=eps_align,
-        stats=SolverStats(method, k, k + 1, 0, f"{k} steps of size {eta:g}", step=eta, objective=objective_name),
+        stats=SolverStats(
+            method, k, k + 1, 0, f"{k} steps of size {eta:g}", step=eta, objective=objective_name, population=population
+        ),
         converged=np.asarray(converged),
         empirical_loss=None if losses[0] is None else np.moveaxis(np.array(losses), 0, -1),
     )

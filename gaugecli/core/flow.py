@@ -347,6 +347,7 @@ def gradient_flow(
         eps_align=eps_align,
         stats=SolverStats(
             objective=objective.name,
+            population=objective.population,
             method=method if len(chunks) == 1 else f"{method} in {len(chunks)} chunks",
             n_steps=sum(s.steps for s in solved),
             n_gradient_evals=sum(s.grad_evals for s in solved),

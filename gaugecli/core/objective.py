@@ -36,6 +36,8 @@ class Objective:
     hessian: Hessian | None
     name: str
     members: Callable[[Indices], Objective] | None = None
+    population: bool = False
+    """The population loss (with or without decay): deterministic, with its exact saddles."""
 
     def restricted(self, idx: Indices) -> Objective:
         """The objective of the members ``idx`` (itself when members share one loss)."""
@@ -51,7 +53,7 @@ class Objective:
         gradient = decayed(base.gradient, lam)
         hessian = None if base.hessian is None else _shifted(base.hessian, lam)
         members = None if base.members is None else _decayed_members(base.members, lam)
-        return Objective(gradient, hessian, f"{base.name} + weight decay λ={lam:g}", members)
+        return Objective(gradient, hessian, f"{base.name} + weight decay λ={lam:g}", members, base.population)
 
 
 def decayed(oracle: GradientOracle, weight_decay: float) -> GradientOracle:
@@ -93,7 +95,7 @@ def population_objective(model: Model) -> Objective:
         g = population_gradient(a, W, model)
         return g.a, g.W, None
 
-    objective = Objective(gradient, lambda a, W: population_hessian(a, W, model), "population")
+    objective = Objective(gradient, lambda a, W: population_hessian(a, W, model), "population", population=True)
     return objective.with_weight_decay(model.weight_decay)
 
 

@@ -163,8 +163,7 @@ def observe(trajectory: Trajectory, model: Model, member: tuple[int, ...] = ()) 
     symmetry = symmetry_report(trajectory.t, a, W, model, int(owner))
     # a saddle of the population loss holds the population dynamics only: a sample's gradient (or a
     # fresh minibatch's) has a teacher component and breaks it (lockin's x² runs rely on that)
-    population = trajectory.stats.objective.split(" + ")[0] == "population"
-    if population and exact_saddle(a[0], W[0], model):
+    if trajectory.stats.population and exact_saddle(a[0], W[0], model):
         # the exact dynamics never align: a crossing is round-off's, not the model's
         t_spec = float("nan")
         symmetry = replace(

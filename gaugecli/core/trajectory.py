@@ -19,7 +19,8 @@ class NumericalFault(RuntimeError):
 class SolverStats:
     """How a trajectory was computed. ``step``: the GD/SGD step η (``None`` for flows);
     ``step_error``: the estimated relative discretisation error of ``T_spec`` at that step
-    (:func:`choose_step`; ``None`` when not estimated); ``objective``: the loss descended."""
+    (:func:`choose_step`; ``None`` when not estimated); ``objective``: the loss descended;
+    ``population``: it is the population loss (deterministic: its exact saddles hold the run)."""
 
     method: str
     n_steps: int
@@ -29,6 +30,7 @@ class SolverStats:
     step: float | None = None
     step_error: float | None = None
     objective: str = "population"
+    population: bool = True
 
 
 @dataclass
