@@ -177,6 +177,68 @@ def test_gradient_descent_changes_delta_by_its_per_step_identity(sigma, lam) -> 
         assert np.all(np.abs(imbalance(a, W, p) - predicted) <= 16 * np.finfo(float).eps * scale)
 
 
+STEPPED = [
+    pytest.param(Mode.gd, {}, id="gd"),
+    pytest.param(Mode.sample_gd, {"n_samples": 200}, id="sample-gd"),
+    pytest.param(Mode.sgd, {"batch_size": 64}, id="sgd"),
+]
+
+
+@pytest.mark.parametrize(("mode", "extra"), STEPPED)
+@pytest.mark.parametrize("lam", [0.0, 0.05])
+def test_every_stepped_mode_follows_the_per_step_identity_with_the_models_decay(mode, extra, lam) -> None:
+    """The δ that gradient descent propagates by its per-step identity (with ``1 − 2ηλ``) is the
+    iterates' δ to accumulated round-off — for the population loss, ``L_n`` and minibatches alike:
+    each mode's gradient carries the model's decay (SGD and ``L_n`` once descended without it).
+    Basis: ≤ 16 ε · scale per step over K steps, scale = max(a², ‖w‖²) ≤ (|δ| + 2c)."""
+    config = SimulateConfig(
+        model=ModelConfig(weight_decay=lam),
+        dynamics=DynamicsConfig(mode=mode, t_max=10.0, **extra),
+        gauge="unfavorable",
+        strengths=(4.0,),
+    )
+    run = simulate(config)[0]
+    steps = run.stats.n_steps
+    scale = float(np.max(np.maximum(run.norm_a**2, run.norm_w**2)))
+    assert run.imbalance_step_residual is not None
+    assert run.imbalance_step_residual <= 16 * np.finfo(float).eps * steps * scale
+    # the finite step breaks the flow's law δ(0)e^{−2λt} at O(η) (the η² term over t/η steps) …
+    law = run.imbalance[0] * np.exp(-2.0 * lam * run.t)[:, None]
+    assert run.imbalance_drift > 1e3 * run.imbalance_step_residual
+    # … and without the decay in the gradient δ would not have decayed at all
+    if lam:
+        assert np.all(np.abs(run.imbalance[-1] - law[-1]) < 0.1 * np.abs(run.imbalance[0] - law[-1]))
+
+
+def test_the_per_step_identity_exposes_an_oracle_without_the_models_decay() -> None:
+    """Descending ``L`` alone while the model says λ > 0 — the bug this identity would have caught
+    — leaves δ conserved, far from the propagated ``(1 − 2ηλ)^k δ(0)``."""
+    from gaugecli.core.descent import gradient_descent
+    from gaugecli.core.objective import population_oracle
+
+    base = standard_model(4)
+    model = Model(base.teacher, base.activation, 0.05)
+    a0, W0 = duplicate_initial_condition(model, np.array([-4.0]), 0.01)
+    traj = gradient_descent(a0, W0, model, 0.05, 5.0, oracle=population_oracle(base))
+    assert traj.imbalance_by_steps is not None
+    gap = np.max(np.abs(imbalance(traj.a, traj.W) - traj.imbalance_by_steps))
+    assert gap > 1.0  # (1 − (1 − 2ηλ)^100) · 4 ≈ 1.6
+
+
+def test_flow_modes_follow_the_decay_law_to_the_solver_tolerance() -> None:
+    """The flow on ``L_n`` with decay: δ(t) = δ(0)e^{−2λt} to its solver's tolerance (rtol 1e-4 on
+    samples, propagated to δ: a few rtol · max(1, |δ|))."""
+    lam = 0.05
+    for dynamics in (DynamicsConfig(t_max=10.0), DynamicsConfig(mode=Mode.sample, n_samples=200, t_max=10.0)):
+        config = SimulateConfig(
+            model=ModelConfig(weight_decay=lam), dynamics=dynamics, gauge="unfavorable", strengths=(4.0,)
+        )
+        run = simulate(config)[0]
+        assert run.imbalance_by_steps is None and run.imbalance_step_residual is None
+        assert run.imbalance_drift <= 10 * dynamics.solver_rtol
+        assert run.imbalance[-1, 0] == pytest.approx(-4.0 * np.exp(-2 * lam * run.t[-1]), rel=10 * dynamics.solver_rtol)
+
+
 # ----------------------------------------------------------------------------------------
 # the finite-sample loss under every activation
 

@@ -148,6 +148,12 @@ def _dynamics_lines(runs: list[Any]) -> list[str]:
         if obs.eta is not None:
             error = "not estimated" if obs.step_error is None else f"estimated T_spec error {obs.step_error:.2%}"
             lines.append(f"step η = {obs.eta:.4g} ({error}; {obs.stats.objective} loss)")
+        if obs.imbalance_step_residual is not None:
+            lines.append(
+                "δ drift: the step's departure from the flow's law; GD's per-step identity "
+                "δ_{k+1} = (1 − 2ηλ)δ_k + η²(g_a² − ‖g_w‖²/p) accounts for it to "
+                f"{obs.imbalance_step_residual:.1e}"
+            )
         if obs.symmetric_start:
             lines.append(f"[yellow]warning:[/] {escape(obs.symmetry_note or 'symmetric start: no unique owner')}")
     return list(dict.fromkeys(lines))

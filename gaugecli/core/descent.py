@@ -7,6 +7,7 @@ import math
 
 import numpy as np
 
+from gaugecli.core.gauge import imbalance
 from gaugecli.core.metrics import alignment
 from gaugecli.core.model import Model
 from gaugecli.core.objective import GradientOracle, Objective, population_objective, population_oracle
@@ -63,6 +64,14 @@ def gradient_descent(
     has a neuron at ``α ≥ 1 − ε`` (the pilot runs of :func:`choose_step` need no more).
     Divergence — a non-finite or exploding gradient — is a :class:`NumericalFault` naming the
     stable step bound.
+
+    Beside the iterates it propagates GD's per-step identity for the imbalance at the model's
+    degree p and decay λ: for the gradient ``g = ∇L + λθ`` of a loss of the network's function
+    (Euler's identity ``a g_a = w·g_w/p`` for the ``L`` part),
+    ``δ_{k+1} = (1 − 2ηλ) δ_k + η² (g_a² − ‖g_w‖²/p)`` exactly, so the flow's law
+    ``δ(0) e^{−2λt}`` is broken by the η² term alone. The propagated ``δ̂`` is stored at the saved
+    iterates (``Trajectory.imbalance_by_steps``); it differs from the iterates' δ by round-off
+    only — or reveals an oracle that is not such a gradient (e.g. without the model's decay).
     """
     objective_name, population = "population", True
     if isinstance(oracle, Objective):
@@ -78,7 +87,9 @@ def gradient_descent(
     crossing = np.full(batch + (m,), np.nan)
     prev_align = alignment(W, model)[0]
     crossing[prev_align >= thr] = 0.0
-    saved: list[tuple[float, Array, Array, Array | None]] = []
+    saved: list[tuple[float, Array, Array, Array | None, Array | None]] = []
+    p, lam = model.degree, model.weight_decay
+    law = imbalance(a, W, p) if model.activation.homogeneous else None
     converged = np.zeros(batch, bool)
     gsq0 = None
     k = 0
@@ -92,11 +103,13 @@ def gradient_descent(
         crossed = bool(np.all(np.any(np.isfinite(crossing), axis=-1)))
         done = k == n_steps or bool(np.all(converged)) or (stop_at_crossing and crossed)
         if k in record_set or done:
-            saved.append((k * eta, a.copy(), W.copy(), loss))
+            saved.append((k * eta, a.copy(), W.copy(), loss, None if law is None else law.copy()))
         if progress is not None and (done or k % PROGRESS_EVERY == 0):
             progress(k / n_steps)  # steps are the work: a linear, meaningful fraction
         if done:
             break
+        if law is not None:
+            law = (1.0 - 2.0 * eta * lam) * law + eta**2 * (ga**2 - np.sum(gW**2, axis=-1) / p)
         a = a - eta * ga
         W = W - eta * gW
         align = alignment(W, model)[0]
@@ -121,4 +134,5 @@ def gradient_descent(
         ),
         converged=np.asarray(converged),
         empirical_loss=None if losses[0] is None else np.moveaxis(np.array(losses), 0, -1),
+        imbalance_by_steps=None if law is None else np.moveaxis(np.array([s[4] for s in saved]), 0, -2),
     )

@@ -43,6 +43,10 @@ class RunObservables:
     and what to do, in one line; ``separation_exponent`` is the largest ``Λ`` of the groups of
     initially equal neurons (``None`` if there are none). ``eta`` and ``step_error``: the
     GD/SGD step and the estimated relative discretisation error of ``T_spec`` (``None`` for flows).
+    ``imbalance_by_steps`` (GD and SGD at a degree p): δ propagated from δ(0) by GD's per-step
+    identity ``δ_{k+1} = (1 − 2ηλ)δ_k + η²(g_a² − ‖g_w‖²/p)``, which is what breaks the flow's law
+    under a finite step; ``imbalance_step_residual`` = ``max_{t,j} |δ_j(t) − δ̂_j(t)| / max(1, |δ_j(0)|)``,
+    round-off for a gradient of the model's objective (``None`` for flows).
     """
 
     t: Array
@@ -76,6 +80,8 @@ class RunObservables:
     step_error: float | None = None
     empirical_loss: Array | None = None
     imbalance_law: str = "conserved: δ(t) = δ(0), δ = a² − ‖w‖²"
+    imbalance_by_steps: Array | None = None
+    imbalance_step_residual: float | None = None
 
     @property
     def final_loss(self) -> float:
@@ -158,6 +164,10 @@ def observe(trajectory: Trajectory, model: Model, member: tuple[int, ...] = ()) 
     law = delta[0] * np.exp(-2.0 * model.weight_decay * trajectory.t)[:, None]
     drift = np.max(np.abs(delta - law) / np.maximum(1.0, np.abs(delta[0])))
     emp = None if trajectory.empirical_loss is None else trajectory.empirical_loss[member]
+    by_steps = None if trajectory.imbalance_by_steps is None else trajectory.imbalance_by_steps[member]
+    step_residual = (
+        None if by_steps is None else float(np.max(np.abs(delta - by_steps) / np.maximum(1.0, np.abs(delta[0]))))
+    )
     # every member's crossing times: the flow inserts all of them into the shared grid
     spent_reaction, spent_transport = dissipated(trajectory.t, diss.reaction, diss.transport, trajectory.crossing_times)
     symmetry = symmetry_report(trajectory.t, a, W, model, int(owner))
@@ -204,6 +214,8 @@ def observe(trajectory: Trajectory, model: Model, member: tuple[int, ...] = ()) 
         step_error=trajectory.stats.step_error,
         empirical_loss=emp,
         imbalance_law=imbalance_law(model),
+        imbalance_by_steps=by_steps,
+        imbalance_step_residual=step_residual,
     )
 
 

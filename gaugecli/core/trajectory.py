@@ -47,6 +47,10 @@ class Trajectory:
     ``crossing_times[..., j]`` is the first time ``α_j(t) = max_k u_j·v̂_k`` reaches
     ``1 − eps_align`` (NaN if never): located by root-finding on the solver's dense
     output for flow, by linear interpolation between iterates for GD.
+
+    ``imbalance_by_steps`` (GD and SGD, activations with a degree): δ ``(..., n, m)`` propagated
+    by GD's per-step identity from δ(0) (:func:`gaugecli.core.descent.gradient_descent`); ``None``
+    for flows.
     """
 
     t: Array
@@ -58,6 +62,7 @@ class Trajectory:
     converged: Array
     empirical_loss: Array | None = None
     basis: Array | None = None
+    imbalance_by_steps: Array | None = None
 
     def input_weights(self) -> Array:
         """``w_j`` in ``R^d``, shape ``(..., n, m, d)`` (a copy of size d: only where needed)."""

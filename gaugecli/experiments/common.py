@@ -16,7 +16,7 @@ from gaugecli.core.descent import gradient_descent, stable_step_bound
 from gaugecli.core.flow import FlowOptions, gradient_flow
 from gaugecli.core.gauge import duplicate_initial_condition, imbalance
 from gaugecli.core.model import Model
-from gaugecli.core.objective import GradientOracle, Objective, population_objective
+from gaugecli.core.objective import GradientOracle, Objective, decayed, population_objective
 from gaugecli.core.observables import RunObservables, observe
 from gaugecli.core.step import choose_step, step_error
 from gaugecli.core.subspace import Subspace, invariant_subspace
@@ -117,7 +117,7 @@ def run_ensemble(
         # (resampled minibatches need random access to rows: always kept)
         store = True if dynamics.batch_source == "resampled" else None
         sample = EmpiricalSample.draw(net, dynamics.sample_size, seed, device=dynamics.torch_device, store=store)
-        objective = sample.objective()
+        objective = sample.objective().with_weight_decay(net.weight_decay)
 
     if not mode.stepped:
         # The population flow is integrated over its whole horizon (each stored state is the flow's
@@ -172,12 +172,16 @@ def run_ensemble(
 
         root = seed if isinstance(seed, np.random.SeedSequence) else np.random.SeedSequence(seed)
         stream = np.random.SeedSequence(root.entropy, spawn_key=(*root.spawn_key, BATCH_STREAM))
-        oracle = minibatch_oracle(
-            net,
-            dynamics.minibatch,
-            stream,
-            sample if dynamics.batch_source == "resampled" else None,
-            device=dynamics.torch_device,
+        # the minibatch's data term, with the model's decay +λθ (the objective above carries it)
+        oracle = decayed(
+            minibatch_oracle(
+                net,
+                dynamics.minibatch,
+                stream,
+                sample if dynamics.batch_source == "resampled" else None,
+                device=dynamics.torch_device,
+            ),
+            net.weight_decay,
         )
     traj = gradient_descent(
         a0,
