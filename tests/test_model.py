@@ -289,6 +289,27 @@ def test_linear_aligned_neuron_follows_the_closed_form(delta, expected) -> None:
     assert exact == pytest.approx(expected, rel=3e-6)  # the issue's six digits
 
 
+@pytest.mark.parametrize(("delta", "a_star"), [(0.0, 1.0), (4.0, 1.0), (-4.0, 1.0), (0.3, 2.0), (300.0, 1.0)])
+def test_linear_aligned_time_is_the_integral_of_its_ode(delta, a_star) -> None:
+    """``core.linear.aligned_time`` (an antiderivative) against quadrature of ``1/(√(δ² + 4c²)(a* − c))``,
+    to quadrature's 1e-12; even in δ; Saxe et al.'s logistic at δ = 0; the issue's 0.170968 at δ = ±4."""
+    from scipy.integrate import quad
+
+    from gaugecli.core.linear import aligned_time
+
+    c0, c1 = 1e-3, 0.5 * a_star
+    got = aligned_time(delta, c0, c1, a_star)
+    ref, _ = quad(lambda x: 1.0 / (np.hypot(delta, 2 * x) * (a_star - x)), c0, c1, epsabs=1e-15, epsrel=1e-13)
+    assert got == pytest.approx(ref, rel=1e-11)
+    assert aligned_time(-delta, c0, c1, a_star) == got
+    if delta == 0.0 and a_star == 1.0:
+        assert got == pytest.approx(np.log(999.0) / 2.0, rel=1e-11)
+    if abs(delta) == 4.0:
+        assert got == pytest.approx(0.170968, abs=5e-7)
+    with pytest.raises(ValueError, match="c_from"):
+        aligned_time(delta, c1, c0, a_star)
+
+
 # ----------------------------------------------------------------------------------------
 # σ = x² from u0 ⊥ v: an exact saddle, said so
 

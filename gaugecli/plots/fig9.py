@@ -7,11 +7,18 @@ With decay λ the objective is ``L + (λ/2)‖θ‖²`` and every neuron's imbal
 (a) ``T_spec(−D)/T_spec(+D)`` against λ for D = 4, 16, 64 (dashed: λ = 0);
 (b) the same ratio over its λ = 0 value against ``λ·T_spec(−D)|_{λ=0}``: the separation survives while
 the decay is slow on the unfavorable clock (``λ T₀ ≪ 1``) and is removed once it is not;
-(c) the law itself along the ±D runs at D = 16, λ = 0.01: ``δ(t)/δ(0)`` against ``e^{−2λt}`` (the
+(c) the law itself along the ±D flows at D = 16, λ = 0.01: ``δ(t)/δ(0)`` against ``e^{−2λt}`` (the
 largest deviation, relative to ``max(1, |δ(0)|)``, in the legend);
-(d) selection among ``m = 5`` duplicates (owner +D, others −D) under decay: the owner still takes the
-feature, but the non-owner norm at the horizon no longer falls to round-off — decay drives the
-non-owners toward δ = 0, where they co-align instead of being pruned (SPEC C7's boundary).
+(d) gradient descent (D = 4, λ = 0.01, each run at its own step η of ≤ 1 % T_spec error): the step's
+departure from the flow's law, ``|δ_k − δ(0)e^{−2λkη}|/|δ(0)|`` (lines), is what the per-step identity
+``δ_{k+1} = (1 − 2ηλ)δ_k + η²(g_a² − ‖g_w‖²/p)`` predicts (markers) — the two differ by round-off
+(dotted);
+(e, f) selection among ``m = 5`` duplicates (owner +D, others −D) over (λ, D), at select's horizon
+``t_end(D)``: the non-owner norm ``P_end`` (e) and the non-owners' share of ``Σ|c_j|`` (f). The owner
+takes the feature in every cell, but decay holds the non-owners at a level instead of pruning them —
+∝ λ as λ → 0 (linear response), and not monotone once δ itself decays within the horizon
+(``2λ t_end ≳ 1``): selection is *exclusive* (``P_end ≤ 1e-6``) only left of the drawn boundary λ*(D),
+located by log–log interpolation of ``P_end`` in λ (SPEC C7's boundary under decay).
 """
 
 from __future__ import annotations
@@ -31,11 +38,16 @@ CLAIM = "beyond: weight decay λ makes δ(t) = δ(0)e^(−2λt); the D² separat
 GAUGES = ("favorable", "unfavorable")
 STRENGTHS = {False: (4.0, 16.0, 64.0), True: (4.0, 16.0)}
 DECAYS = {False: (0.0, 1e-4, 1e-3, 3e-3, 1e-2, 3e-2, 1e-1), True: (0.0, 1e-3, 1e-2, 1e-1)}
-SELECT_STRENGTHS = {False: (1.0, 4.0, 16.0), True: (4.0,)}
-SELECT_DECAYS = {False: (0.0, 1e-5, 1e-4, 1e-3, 1e-2, 1e-1), True: (0.0, 1e-3, 1e-1)}
+SELECT_STRENGTHS = {False: (1.0, 2.0, 4.0, 8.0, 16.0, 32.0), True: (1.0, 4.0, 16.0)}
+SELECT_DECAYS = {False: (0.0, 1e-7, 1e-6, 1e-5, 1e-4, 1e-3, 1e-2, 1e-1), True: (0.0, 1e-7, 1e-6, 1e-5, 1e-3)}
+"""The selection map: λ = 0 and decades of λ (a log-uniform column index after the λ = 0 column)."""
 LAW_STRENGTH, LAW_DECAY = 16.0, 1e-2
+STEP_STRENGTH, STEP_DECAY, STEP_HORIZON = 4.0, 1e-2, 60.0
+"""The GD pair of (d): D, λ and ``t_max`` (the +D run's stable step is ~1/D of the −D run's)."""
 PRUNED = 1e-6
 """``P`` at or below this counts as pruned (SPEC C7)."""
+ROUND_OFF = 1e-17
+"""Below this a relative δ residual is zero to double precision (not drawn on log axes)."""
 
 
 def _name(g: str, D: float, lam: float) -> str:
@@ -45,7 +57,8 @@ def _name(g: str, D: float, lam: float) -> str:
 def needs(quick: bool) -> dict[str, Need]:
     """Single-neuron flows (``gaugecli simulate --weight-decay λ --gauge G -D …``) over D × λ, and
     ``select`` runs over the selection grid; the law's pair is one of the flows."""
-    from gaugecli.experiments.config import ModelConfig
+    from gaugecli.experiments.config import DynamicsConfig, ModelConfig
+    from gaugecli.experiments.params import Mode
     from gaugecli.experiments.select import SelectConfig
     from gaugecli.experiments.simulate import SimulateConfig
 
@@ -60,12 +73,19 @@ def needs(quick: bool) -> dict[str, Need]:
             out[f"select-D{D:g}-lam{lam:g}"] = Need(
                 "select", SelectConfig(model=ModelConfig(weight_decay=lam), strength=D)
             )
+    steps = DynamicsConfig(mode=Mode.gd, t_max=STEP_HORIZON)
+    for g in GAUGES:
+        config = SimulateConfig(
+            model=ModelConfig(weight_decay=STEP_DECAY), dynamics=steps, gauge=g, strengths=(STEP_STRENGTH,)
+        )
+        out[f"gd-{g}"] = Need("simulate", config)
     return out
 
 
 def _grid(inputs: Inputs) -> tuple[np.ndarray, np.ndarray]:
-    D = sorted({c.strengths[0] for k, c in inputs.configs.items() if not k.startswith("select")})
-    lam = sorted({c.model.weight_decay for k, c in inputs.configs.items() if not k.startswith("select")})
+    flows = [c for k, c in inputs.configs.items() if not k.startswith(("select", "gd"))]
+    D = sorted({c.strengths[0] for c in flows})
+    lam = sorted({c.model.weight_decay for c in flows})
     return np.array(D), np.array(lam)
 
 
@@ -142,55 +162,172 @@ def _panel_law(ax: Any, runs: dict[str, Any]) -> dict[str, Any]:
     return out
 
 
-def _panel_selection(ax: Any, inputs: Inputs, quick: bool, layout: Layout) -> dict[str, Any]:
-    """(d) ``P_end`` against λ per D (λ = 0 at the left edge), owner's share in the sidecar."""
-    strengths, decays = SELECT_STRENGTHS[quick], SELECT_DECAYS[quick]
-    colors, out = style.sequential_colors(len(strengths)), {}
-    x = np.arange(len(decays), dtype=float)
-    for i, s in enumerate(strengths):
-        P, share, success = [], [], []
-        for lam in decays:
-            result = inputs[f"select-D{s:g}-lam{lam:g}"]
-            run = result.runs[0]
-            c = np.abs(run.coefficient[-1])
-            P.append(float(run.nonowner_norm[-1]))
-            share.append(float(c[result.designated] / c.sum()))
-            success.append(bool(result.success[0]))
-        ax.plot(x, P, color=colors[i], marker="o", ms=3.2, mfc="white", lw=0.9, label=f"$D={s:g}$")
-        out[f"D{s:g}"] = style.series(x, P, weight_decay=list(decays), owner_share=share, selected=success)
-    ax.axhline(PRUNED, color=style.GUIDE, ls=":", lw=0.9)
-    style.note(ax, "pruned below", (0.98, PRUNED), layout, offset=(0, 2), xycoords=("axes fraction", "data"), ha="right", va="bottom")  # fmt: skip
+def _panel_steps(ax: Any, runs: dict[str, Any]) -> dict[str, Any]:
+    """(d) GD's departure from the flow's law, the per-step identity's prediction, their difference."""
+    out = {}
+    for g, run in runs.items():
+        t = np.asarray(run.t, float)
+        delta, by_steps = np.asarray(run.imbalance, float)[:, 0], np.asarray(run.imbalance_by_steps, float)[:, 0]
+        law = delta[0] * np.exp(-2.0 * STEP_DECAY * t)
+        measured = np.abs(delta - law) / abs(delta[0])
+        predicted = np.abs(by_steps - law) / abs(delta[0])
+        residual = np.abs(delta - by_steps) / abs(delta[0])
+        keep = t > 0
+        color = style.GAUGE_COLORS[g]
+        ax.plot(t[keep], style.clip_to_floor(measured[keep], ROUND_OFF), color=color, lw=1.2)
+        # markers at log-uniform times (the stored steps crowd where k is large)
+        tk = t[keep]
+        at = np.unique(np.searchsorted(tk, np.geomspace(tk[0], tk[-1], 14)).clip(0, tk.size - 1))
+        ax.plot(tk[at], style.clip_to_floor(predicted[keep][at], ROUND_OFF), ls="none", color=color, marker=style.GAUGE_MARKERS[g], ms=3.2, mfc="white", mew=0.8)  # fmt: skip
+        ax.plot(t[keep], style.clip_to_floor(residual[keep], ROUND_OFF), color=color, ls=":", lw=0.9)
+        out[g] = style.series(
+            t[keep],
+            measured[keep],
+            predicted=predicted[keep],
+            residual=residual[keep],
+            eta=run.eta,
+            step_residual=run.imbalance_step_residual,
+        )
+    handles = [
+        style.line_handle(style.THEORY, "-", None, r"$|\delta_k - \delta(0)e^{-2\lambda k\eta}|/|\delta(0)|$"),
+        style.line_handle(style.THEORY, "none", "o", "per-step identity", mfc="white"),
+        style.line_handle(style.THEORY, ":", None, "their difference"),
+    ]
+    ax.legend(handles=handles, loc="center left", bbox_to_anchor=(0.0, 0.42))
+    ax.set_xscale("log")
     ax.set_yscale("log")
-    ax.set_xticks(x)
-    ax.set_xticklabels(["0" if lam == 0 else f"$10^{{{round(np.log10(lam))}}}$" for lam in decays])
-    ax.set_xlabel(r"weight decay $\lambda$ ($m = 5$, owner $+D$)")
-    ax.set_ylabel(r"non-owner norm $P_{\rm end}$")
-    ax.legend(loc="center right")
+    ax.set_xlabel(rf"time $t = k\eta$ (GD, $D={STEP_STRENGTH:g}$, $\lambda={STEP_DECAY:g}$)")
+    ax.set_ylabel(r"departure of $\delta$ from $\delta(0)e^{-2\lambda t}$")
     return out
 
 
+def _selection_grid(inputs: Inputs, quick: bool) -> dict[str, np.ndarray]:
+    """``P_end``, the non-owners' share of ``Σ|c_j|``, selection and ``t_end`` over (D, λ)."""
+    strengths, decays = SELECT_STRENGTHS[quick], SELECT_DECAYS[quick]
+    shape = (len(strengths), len(decays))
+    P, share, t_end = np.empty(shape), np.empty(shape), np.empty(shape)
+    selected = np.zeros(shape, bool)
+    for i, s in enumerate(strengths):
+        for j, lam in enumerate(decays):
+            result = inputs[f"select-D{s:g}-lam{lam:g}"]
+            run = result.runs[0]
+            c = np.abs(run.coefficient[-1])
+            P[i, j] = float(run.nonowner_norm[-1])
+            share[i, j] = float(1.0 - c[result.designated] / c.sum())
+            selected[i, j] = bool(result.success[0])
+            t_end[i, j] = float(run.t[-1])
+    return {"P_end": P, "nonowner_share": share, "selected": selected, "t_end": t_end}
+
+
+def exclusive_boundary(decays: np.ndarray, P: np.ndarray, level: float = PRUNED) -> float:
+    """λ*: where ``P_end(λ)`` crosses ``level``, by linear interpolation of ``ln P`` in ``ln λ`` between
+    the bracketing positive λ of the grid (NaN when no bracket: exclusive nowhere or everywhere)."""
+    lam, p = np.log(decays[decays > 0]), np.log(P[decays > 0])
+    above = np.nonzero(p > np.log(level))[0]
+    if above.size == 0 or above[0] == 0:
+        return float("nan")
+    k = above[0]
+    frac = (np.log(level) - p[k - 1]) / (p[k] - p[k - 1])
+    return float(np.exp(lam[k - 1] + frac * (lam[k] - lam[k - 1])))
+
+
+def _column(lam: float, decays: np.ndarray) -> float:
+    """λ's position on the map's x axis: column 0 is λ = 0, then one column per decade."""
+    first = decays[1]
+    return 1.0 + float(np.log10(lam / first))
+
+
+def _panel_map(
+    ax: Any,
+    fig: Any,
+    Z: np.ndarray,
+    grid: dict[str, np.ndarray],
+    quick: bool,
+    label: str,
+    boundary: np.ndarray,
+) -> None:
+    """A log-colour map over (λ, D) — categorical λ columns, log₂ D rows — with λ*(D) drawn."""
+    from matplotlib.colors import LogNorm
+
+    strengths, decays = np.array(SELECT_STRENGTHS[quick]), np.array(SELECT_DECAYS[quick])
+    x_edges = np.arange(len(decays) + 1) - 0.5
+    y_edges = np.arange(len(strengths) + 1) - 0.5
+    floor = max(float(np.nanmin(Z[Z > 0])), 1e-18) if np.any(Z > 0) else 1e-18
+    mesh = ax.pcolormesh(x_edges, y_edges, np.maximum(Z, floor), cmap="cividis", norm=LogNorm(vmin=floor, vmax=max(float(Z.max()), 10 * floor)), shading="flat")  # fmt: skip
+    ax.axvline(0.5, color="white", lw=2.0)  # λ = 0 is its own column, not a decade
+    fig.colorbar(mesh, ax=ax, label=label, pad=0.02)
+    finite = np.isfinite(boundary)
+    ax.plot(
+        [_column(b, decays) for b in boundary[finite]],
+        np.arange(len(strengths))[finite],
+        color="white",
+        marker="D",
+        ms=3.0,
+        lw=1.2,
+    )
+    for i, j in zip(*np.nonzero(~grid["selected"]), strict=True):
+        ax.plot(j, i, marker="x", color=style.MINUS, ms=5)
+    ax.set_xticks(np.arange(len(decays)))
+    ax.set_xticklabels(["0" if lam == 0 else f"$10^{{{round(np.log10(lam))}}}$" for lam in decays], rotation=40)
+    ax.set_yticks(np.arange(len(strengths)))
+    ax.set_yticklabels([f"{s:g}" for s in strengths])
+    ax.set_xlabel(r"weight decay $\lambda$ (line: $P_{\rm end} = 10^{-6}$)")
+    ax.set_ylabel(style.LABELS["D"] + r", $m = 5$")
+
+
+def _panel_selection(
+    axes: tuple[Any, Any], fig: Any, inputs: Inputs, quick: bool, layout: Layout
+) -> tuple[dict[str, Any], dict[str, Any]]:
+    """(e) ``P_end`` and (f) the non-owners' share over (λ, D), with the exclusivity boundary λ*(D)."""
+    grid = _selection_grid(inputs, quick)
+    strengths, decays = np.array(SELECT_STRENGTHS[quick]), np.array(SELECT_DECAYS[quick])
+    boundary = np.array([exclusive_boundary(decays, row) for row in grid["P_end"]])
+    _panel_map(axes[0], fig, grid["P_end"], grid, quick, r"non-owner norm $P_{\rm end}$", boundary)
+    _panel_map(axes[1], fig, grid["nonowner_share"], grid, quick, r"non-owners' share of $\Sigma|c_j|$", boundary)
+    common = {
+        "D": style.tolist(strengths),
+        "weight_decay": style.tolist(decays),
+        "t_end": style.tolist(grid["t_end"][:, 0]),
+        "selected": grid["selected"].tolist(),
+    }
+    e = {
+        "grid": {**common, "P_end": style.tolist(grid["P_end"])},
+        "boundary": style.series(strengths, boundary, level=PRUNED),
+    }
+    f = {"grid": {**common, "nonowner_share": style.tolist(grid["nonowner_share"])}}
+    return e, f
+
+
 def build(inputs: Inputs, layout: Layout) -> tuple[Any, dict[str, Any]]:
-    """Four panels (2 × 2) at the layout's width; returns the figure and its sidecar panels."""
+    """Six panels (3 × 2) at the layout's width; returns the figure and its sidecar panels."""
     D, lam = _grid(inputs)
     quick = len(D) == len(STRENGTHS[True])
     times = _times(inputs, D, lam)
     ratio = times["unfavorable"] / times["favorable"]
-    fig, axes = style.new_figure(layout.width, layout.height(0.8), nrows=2, ncols=2)
-    (ax_a, ax_b), (ax_c, ax_d) = axes
+    fig, axes = style.new_figure(layout.width, layout.height(1.2), nrows=3, ncols=2)
+    (ax_a, ax_b), (ax_c, ax_d), (ax_e, ax_f) = axes
     law_runs = {g: inputs[_name(g, LAW_STRENGTH, LAW_DECAY)] for g in GAUGES}
+    step_runs = {g: inputs[f"gd-{g}"] for g in GAUGES}
     panels = {
         "a": _panel_ratio(ax_a, D, lam, ratio),
         "b": _panel_collapse(ax_b, D, lam, ratio, times["unfavorable"][:, 0], layout),
         "c": _panel_law(ax_c, law_runs),
-        "d": _panel_selection(ax_d, inputs, quick, layout),
+        "d": _panel_steps(ax_d, step_runs),
     }
-    for ax, letter in zip((ax_a, ax_b, ax_c, ax_d), "abcd", strict=True):
+    panels["e"], panels["f"] = _panel_selection((ax_e, ax_f), fig, inputs, quick, layout)
+    for ax, letter in zip((ax_a, ax_b, ax_c, ax_d, ax_e, ax_f), "abcdef", strict=True):
         style.panel_label(ax, letter)
+    e = panels["e"]
     panels["key"] = {
         "ratio_at_zero": {f"D{s:g}": float(ratio[i, 0]) for i, s in enumerate(D)},
         "ratio_at_largest_decay": {f"D{s:g}": float(ratio[i, -1]) for i, s in enumerate(D)},
         "largest_decay": float(lam[-1]),
         "law_drift": {g: float(r.imbalance_drift) for g, r in law_runs.items()},
-        "selected_everywhere": all(all(v["selected"]) for v in panels["d"].values()),
+        "gd_departure_from_law": {g: float(r.imbalance_drift) for g, r in step_runs.items()},
+        "gd_step_identity_residual": {g: r.imbalance_step_residual for g, r in step_runs.items()},
+        "gd_eta": {g: r.eta for g, r in step_runs.items()},
+        "selected_everywhere": bool(np.all(np.array(e["grid"]["selected"]))),
+        "exclusive_boundary": {f"D{s:g}": b for s, b in zip(e["boundary"]["x"], e["boundary"]["y"], strict=True)},
+        "largest_nonowner_share": float(np.max(np.array(panels["f"]["grid"]["nonowner_share"], float))),
     }
     return fig, panels

@@ -16,10 +16,11 @@ from gaugecli.verify.paper import CLAIMS as PAPER_CLAIMS
 
 
 def all_claims() -> list[Claim]:
-    """SPEC §3's claims, then the findings of the subcommands added since."""
+    """SPEC §3's claims, then the findings of the subcommands added since, then the laws beyond the paper."""
+    from gaugecli.verify.beyond import CLAIMS as BEYOND
     from gaugecli.verify.findings import CLAIMS as FINDINGS
 
-    return [*PAPER_CLAIMS, *FINDINGS]
+    return [*PAPER_CLAIMS, *FINDINGS, *BEYOND]
 
 
 @dataclass(frozen=True)

@@ -1,0 +1,31 @@
+"""The linear network's aligned neuron in closed form: ``ċ = −√(δ² + 4c²)(c − a*)``, even in δ.
+
+For ``σ(z) = z`` and a neuron aligned with its teacher feature (``u = v̂``, teacher ``a* v̂·x``), the
+function is ``c v̂·x`` and the loss ``L = ½(c − a*)²``. With ``δ = a² − ‖w‖²`` conserved, the mobility of
+``c = a‖w‖`` is ``a² + ‖w‖² = √(δ² + 4c²)``, so ``ċ = −√(δ² + 4c²)(c − a*)`` — the sign of δ drops out.
+The time from ``c0`` to ``c1`` is ``∫ dc / (√(δ² + 4c²)(a* − c))``; with ``x = a* − c`` it is
+``∫ dx / (x √(4x² − 8a*x + k))``, ``k = 4a*² + δ²``, whose antiderivative is
+``F(x) = −ln[(2k − 8a*x + 2√k R(x))/x]/√k``, ``R = √(4x² − 8a*x + k)`` (docs/theory.md §12).
+At δ = 0 it is Saxe et al.'s logistic, ``t = ½ ln[c1(a* − c0)/(c0(a* − c1))]`` for ``a* = 1``.
+
+Without a direction to turn, the gauge changes the speed of learning but not which sign is faster:
+the ±D asymmetry of fig8 is made by the turning of ``u`` alone.
+"""
+
+from __future__ import annotations
+
+import math
+
+
+def aligned_time(delta: float, c_from: float, c_to: float, a_star: float = 1.0) -> float:
+    """The time the aligned linear neuron takes from ``c = c_from`` to ``c = c_to`` (``0 < c_from < c_to < a*``)."""
+    if not 0.0 < c_from < c_to < a_star:
+        raise ValueError(f"need 0 < c_from < c_to < a_star (got {c_from!r}, {c_to!r}, {a_star!r})")
+    k = 4.0 * a_star**2 + delta**2
+    root_k = math.sqrt(k)
+
+    def F(x: float) -> float:
+        R = math.sqrt(4.0 * x * x - 8.0 * a_star * x + k)
+        return -math.log((2.0 * k - 8.0 * a_star * x + 2.0 * root_k * R) / x) / root_k
+
+    return F(a_star - c_from) - F(a_star - c_to)
