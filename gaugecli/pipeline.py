@@ -105,6 +105,16 @@ def _reln() -> Kind:
     return Kind("reln", RelnConfig, RelnResult, _one_by_one(run_reln, runner=False))
 
 
+def _phase() -> Kind:
+    from gaugecli.experiments.phase import PhaseConfig, PhaseResult, phase
+    from gaugecli.store.artifacts import config_hash
+
+    def run(config: PhaseConfig, progress: Progress | None, runner: PointRunner | None = None) -> PhaseResult:
+        return phase(config, progress, runner, key=config_hash) if runner else phase(config, progress, key=config_hash)
+
+    return Kind("phase", PhaseConfig, PhaseResult, _one_by_one(run, runner=True), lambda config: None)
+
+
 KINDS: dict[str, Callable[[], Kind]] = {
     "simulate": _simulate,
     "select": _select,
@@ -113,6 +123,7 @@ KINDS: dict[str, Callable[[], Kind]] = {
     "lockin": _lockin,
     "perturb": _perturb,
     "reln": _reln,
+    "phase": _phase,
 }
 """Experiment kinds by artifact kind name; each loader imports its experiment on first use."""
 

@@ -101,6 +101,9 @@ CASES = [
     (["prune", "--config", "range.toml"], USAGE, ["--rtol", "[1e-13, 1e-2)"]),
     # one rule for the flow solver's tolerance in every command that integrates a flow
     (["prune", "--rtol", "1e-20"], USAGE, ["--rtol", "[1e-13, 1e-2)"]),
+    (["phase", "--x", "foo=1:2:3"], USAGE, ["--x", "not an axis", "gauge-strength"]),
+    (["phase", "--x", "gauge-strength=1:16:0:log"], USAGE, ["--x", "[2, 129]"]),
+    (["phase", "--metric", "ratio", "--kind", "select"], USAGE, ["--metric", "simulate"]),
     (["perturb", "--rtol", "1e-20"], USAGE, ["--rtol", "[1e-13, 1e-2)"]),
     (["lockin", "--rtol", "1e-20"], USAGE, ["--rtol", "[1e-13, 1e-2)"]),
     pytest.param(["simulate", "--out", "a" * 300 + ".json"], RUNTIME, ["--out", "305", "255"], id="--out too long"),

@@ -28,6 +28,7 @@ COMMANDS: dict[str, str] = {
     "lockin": "Repulsion and spectral lock-in diagnostics (Xu, Tian): which signatures gauge selection leaves.",
     "perturb": "Robustness (claim C8): visible perturbations, GD step size, sample size.",
     "reln": "The gated-linear (ReLN) view of gauge selection: where it predicts the gauge effect, where it fails.",
+    "phase": "A map over two parameters of simulate or select: T_spec, ratio, outcome, kernel distance, ….",
     "plot": "Render publication figures (computing and caching any run they need).",
     "validate": "Check artifacts against their JSON Schema and their hashes.",
     "verify": "Check every claim at the paper's settings: measured, expected, verdict.",

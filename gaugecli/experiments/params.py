@@ -688,3 +688,62 @@ class Reln(Fields):
         low=MIN_PSI_STEP,
         high=45.0,
     )
+
+
+PHASE_KINDS = ("simulate", "select")
+PHASE_METRICS = (
+    "t-spec",
+    "ratio",
+    "owner-share",
+    "p-end",
+    "outcome",
+    "reaction-share",
+    "gap",
+    "kernel-distance",
+)
+"""The metrics of ``gaugecli phase`` (:mod:`gaugecli.experiments.phase.metrics` defines each)."""
+PHASE_PRESETS = ("outcomes", "robustness", "sensitivity", "rich-lazy")
+MAX_AXIS_POINTS = 129
+"""The most values one axis of ``gaugecli phase`` takes (a 129 × 129 map is 16 641 runs)."""
+
+
+class Phase(Fields):
+    """:class:`~gaugecli.experiments.phase.PhaseConfig` (its two axes are parsed by
+    :func:`~gaugecli.experiments.phase.axes.parse_axis`)."""
+
+    kind = Param(
+        "kind",
+        "The command each cell runs: simulate (the ±D pair) or select (m neurons)",
+        EXPERIMENT,
+        "simulate",
+        str,
+        choices=PHASE_KINDS,
+    )
+    x = Param(
+        "x",
+        "Horizontal axis NAME=START:STOP:NUM[:log], NAME a numeric option of the command without its dashes",
+        EXPERIMENT,
+        "gauge-strength=1:64:7:log",
+        str,
+        metavar="NAME=START:STOP:NUM[:log]",
+    )
+    y = x.but(name="y", help="Vertical axis NAME=START:STOP:NUM[:log], as `x`", default="c0=0.01:0.5:5:log")
+    metrics = Param(
+        "metric",
+        "What each cell records",
+        EXPERIMENT,
+        ("t-spec",),
+        str,
+        choices=PHASE_METRICS,
+        plural=True,
+        metavar="NAME",
+    )
+    m = NEURONS.but(default=None, default_text="1 (simulate), 5 (select)", help="Number of student neurons m")
+    preset = Param(
+        "preset",
+        "A map referees asked for: its kind, axes, metrics and width (options given override it)",
+        EXPERIMENT,
+        None,
+        str,
+        choices=PHASE_PRESETS,
+    )

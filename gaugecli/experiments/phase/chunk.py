@@ -1,0 +1,123 @@
+"""One chunk of a ``gaugecli phase`` grid (:class:`PhaseChunk`): its cells integrated — as one
+ensemble in the population flow, else each alone as its command would — and measured.
+
+The population flow path is the flow of :func:`~gaugecli.experiments.common.run_ensemble` (the same
+invariant subspace, solver, tolerances and observables), written out here because a map needs what
+that function does not return: every run's parameters at its own horizon (the kernel distance) and
+the horizon itself on the output grid. Each run's horizon (its command's, alone) is a declared time
+of the shared grid; the ensemble is integrated to the latest of them.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from gaugecli.core.flow import FlowOptions, gradient_flow
+from gaugecli.core.objective import population_objective
+from gaugecli.core.observables import observe
+from gaugecli.core.subspace import invariant_subspace
+from gaugecli.core.types import Array
+from gaugecli.experiments.common import run_ensemble
+from gaugecli.experiments.config import auto_horizon
+from gaugecli.experiments.initial import initial_condition
+from gaugecli.experiments.params import Mode
+from gaugecli.experiments.phase.config import Base, designated, partner
+from gaugecli.experiments.phase.metrics import CellMetrics, Observed, measure, with_partner
+from gaugecli.experiments.simulate import SimulateConfig
+
+
+@dataclass(frozen=True)
+class PhaseChunk:
+    """Cells integrated together (``pair``: each with its opposite gauge's run beside it)."""
+
+    cells: tuple[Base, ...]
+    pair: bool = False
+
+
+@dataclass
+class ChunkResult:
+    cells: list[CellMetrics]
+
+
+def _start(run: Base) -> tuple[Array, Array]:
+    deltas = run.imbalances() if isinstance(run, SimulateConfig) else run.imbalances()[None, :]
+    return initial_condition(run.model, deltas, run.init, run.eps, run.init_seed)
+
+
+def _seed(run: Base) -> int:
+    return run.run_seed if isinstance(run, SimulateConfig) else run.run_seeds[0]
+
+
+def horizon(run: Base) -> float:
+    """The horizon of ``run`` alone: ``t_max``, else :func:`auto_horizon` of its δ and c0."""
+    deltas = run.imbalances()
+    return run.dynamics.t_max or auto_horizon(deltas, run.model.c0)
+
+
+def _flow(runs: list[Base]) -> list[Observed]:
+    """The population flow of ``runs`` as one ensemble (they share model and dynamics)."""
+    model, dynamics = runs[0].model, runs[0].dynamics
+    starts = [_start(r) for r in runs]
+    a0 = np.concatenate([s[0] for s in starts])
+    W0 = np.concatenate([s[1] for s in starts])
+    horizons = np.array([horizon(r) for r in runs])
+    t_max = float(horizons.max())
+    full = net = model.build()
+    space = invariant_subspace(net, W0)
+    W_integrated = W0
+    if space is not None:
+        net, W_integrated = space.model(net), space.coordinates(W0)
+    options = FlowOptions(rtol=dynamics.solver_rtol, atol=dynamics.solver_rtol * 1e-3, grid_points=dynamics.grid_points)
+    traj = gradient_flow(
+        a0,
+        W_integrated,
+        net,
+        t_max,
+        eps_align=model.eps_align,
+        options=options,
+        objective=population_objective(net),
+        extra_times=horizons[horizons < t_max],  # the grid ends at t_max (to round-off) already
+    )
+    traj.basis = None if space is None else space.basis
+    W = traj.input_weights()
+    out = []
+    for b, h in enumerate(horizons):
+        at = int(np.argmin(np.abs(traj.t - h)))  # h itself, or the grid's end at t_max (geomspace's, to 1 ulp)
+        others = horizons[(horizons != h) & (horizons < t_max)]
+        inserted = np.concatenate([traj.crossing_times.ravel(), others])
+        out.append(Observed(observe(traj, full, (b,)), at, inserted, (a0[b], W0[b]), (traj.a[b, at], W[b, at])))
+    return out
+
+
+def _alone(run: Base) -> Observed:
+    """One run by itself, as its command runs it (stepped and finite-sample modes)."""
+    a0, W0 = _start(run)
+    (obs,) = run_ensemble(run.model, run.dynamics, a0, W0, seed=_seed(run))
+    return Observed(obs, obs.t.size - 1, obs.crossing_times)
+
+
+def phase_chunk(job: PhaseChunk) -> ChunkResult:
+    """Integrate the chunk's runs and measure each cell (module docstring)."""
+    runs: list[Base] = []
+    for cell in job.cells:
+        runs.append(cell)
+        if job.pair:
+            assert isinstance(cell, SimulateConfig)
+            runs.append(partner(cell))
+    flow = runs[0].dynamics.mode is Mode.flow
+    seen = _flow(runs) if flow else [_alone(r) for r in runs]
+    model = runs[0].model.build()
+    eps = runs[0].model.eps_align
+    out = []
+    step = 2 if job.pair else 1
+    for k, cell in enumerate(job.cells):
+        mine = seen[step * k]
+        metrics = measure(mine, model, eps, designated(cell))
+        if job.pair:
+            other = seen[step * k + 1]
+            theirs = measure(other, model, eps, designated(partner(cell)))  # type: ignore[arg-type]
+            metrics = with_partner(metrics, mine, other, theirs)
+        out.append(metrics)
+    return ChunkResult(out)

@@ -1,0 +1,175 @@
+"""The configuration of ``gaugecli phase`` (:class:`PhaseConfig`): a base run of ``simulate`` or
+``select``, two axes, the metrics — and the grid's fixed partition into chunks.
+
+**Determinism.** A chunk is the unit that is integrated, cached (as a sweep ``point``) and resumed.
+The partition depends on the configuration alone: in the population flow, when one axis changes
+the initial condition only (``c0``, ``theta0``, D, δ, ``eps``: same model, dynamics and width), each
+row of the grid along that axis (``x`` if it qualifies, else ``y``) is one chunk — in blocks of at
+most :data:`CHUNK_CELLS` cells — integrated as one ensemble; otherwise (an axis of the model or the
+dynamics, a width, or a stepped or finite-sample mode) every cell is a chunk of its own, integrated
+alone exactly as its command would. A stored number therefore never depends on the worker count,
+the finishing order, or which chunks an interrupted call had already finished: a grid resumed after
+an interruption stores exactly what an uninterrupted one does. Within an ensemble the members share
+one adaptive step sequence, so a cell's numbers equal those of its command run alone to the
+solver's tolerance (not bit for bit).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field, replace
+from typing import Any
+
+from gaugecli.experiments.declare import require
+from gaugecli.experiments.params import Mode, Phase
+from gaugecli.experiments.phase.axes import Axis, AxisSpec, axis_specs, cell_value, check_axis, parse_axis
+from gaugecli.experiments.select import SelectConfig
+from gaugecli.experiments.simulate import SimulateConfig
+
+CHUNK_CELLS = 64
+"""Most cells one chunk integrates as one ensemble (a longer row is split in blocks, in order)."""
+PAIR_METRICS = ("ratio", "gap")
+"""Metrics of the ``±D`` pair: every cell then also runs the opposite gauge (``simulate`` only)."""
+FLOW_METRICS = ("kernel-distance",)
+"""Metrics that need the parameters at the horizon, which the population flow path keeps."""
+OPPOSITE = {"favorable": "unfavorable", "unfavorable": "favorable"}
+
+Base = SimulateConfig | SelectConfig
+
+
+@dataclass(frozen=True)
+class PhaseConfig:
+    """``kind``: the command each cell runs (``simulate`` | ``select``), from ``base`` (one run of it;
+    default: the command's defaults) with the parameters of axes ``x`` and ``y`` set; ``metrics``
+    (:data:`~gaugecli.experiments.params.PHASE_METRICS`) say what the result keeps. Every cell's
+    configuration is built — and so checked as its command checks it — when this is."""
+
+    kind: str = Phase.kind.default
+    x: Axis = field(default_factory=lambda: parse_axis(Phase.x.default, "simulate", "x"))
+    y: Axis = field(default_factory=lambda: parse_axis(Phase.y.default, "simulate", "y"))
+    metrics: tuple[str, ...] = Phase.metrics.default
+    base: Base | None = None
+
+    def __post_init__(self) -> None:
+        Phase.kind.check(self.kind)
+        Phase.metrics.check(self.metrics)
+        object.__setattr__(self, "metrics", tuple(dict.fromkeys(self.metrics)))
+        if self.base is None:
+            object.__setattr__(self, "base", SimulateConfig() if self.kind == "simulate" else SelectConfig())
+        base = self.run_base
+        expected = SimulateConfig if self.kind == "simulate" else SelectConfig
+        require(isinstance(base, expected), "kind", f"{self.kind} cells need a {expected.__name__} base")
+        require(
+            base.deltas is None,
+            "deltas",
+            "has no effect in phase (each cell its own δ): use the axes gauge (simulate) or "
+            "owner-delta and others-delta (select)",
+        )
+        if isinstance(base, SimulateConfig):
+            require(len(base.strengths) == 1, "gauge_strength", "give one D for the base run; a D axis maps several")
+        else:
+            require(base.seeds is None or len(base.seeds) == 1, "seeds", "give one seed for the base run")
+        check_axis(self.x, self.kind, "x")
+        check_axis(self.y, self.kind, "y")
+        names = {self.x.name, self.y.name}
+        require(len(names) == 2, "y", f"maps {self.y.name} already on `x`; give two different parameters")
+        deltas = names & {"owner-delta", "others-delta"}
+        if deltas:
+            for clash in ("m", "owner"):
+                require(
+                    clash not in names,
+                    "y",
+                    f"{clash} and {min(deltas)} on one map: the δ axes fix the neurons and the owner",
+                )
+            require(
+                isinstance(base, SelectConfig) and base.m >= 2,
+                "m",
+                "owner-delta and others-delta need `m` ≥ 2 (an owner and others)",
+            )
+        pair = [m for m in self.metrics if m in PAIR_METRICS]
+        if pair:
+            require(self.kind == "simulate", "metric", f"{pair[0]} is of simulate's ±D pair; use kind simulate")
+            require(
+                isinstance(base, SimulateConfig) and base.gauge in OPPOSITE and "gauge" not in names,
+                "metric",
+                f"{pair[0]} compares the ±D pair: it needs `gauge` favorable or unfavorable, not an explicit δ",
+            )
+        flow_only = [m for m in self.metrics if m in FLOW_METRICS]
+        if flow_only:
+            modes = {cell.dynamics.mode for row in self.cells() for cell in row}
+            require(
+                modes == {Mode.flow},
+                "metric",
+                f"{flow_only[0]} needs the parameters at the horizon, kept by the population flow: `mode` flow",
+            )
+        else:
+            self.cells()  # every cell checked now, before anything runs
+
+    @property
+    def run_base(self) -> Base:
+        assert self.base is not None
+        return self.base
+
+    @property
+    def pair(self) -> bool:
+        """Each cell also runs the opposite gauge (a metric of the ±D pair was asked for)."""
+        return any(m in PAIR_METRICS for m in self.metrics)
+
+    @property
+    def shape(self) -> tuple[int, int]:
+        """``(ny, nx)``: the metric maps' shape (rows: the values of ``y``)."""
+        return self.y.num, self.x.num
+
+    def cells(self) -> list[list[Base]]:
+        """Each cell's configuration, ``cells[iy][ix]``."""
+        specs = axis_specs(self.kind)
+        sx, sy = specs[self.x.name], specs[self.y.name]
+        return [[_set(_set(self.run_base, sy, vy, "y"), sx, vx, "x") for vx in self.x.values] for vy in self.y.values]
+
+    def partition(self) -> list[list[tuple[int, int]]]:
+        """The chunks: each a list of ``(iy, ix)``, fixed by the configuration (module docstring)."""
+        specs = axis_specs(self.kind)
+        flow = self.run_base.dynamics.mode is Mode.flow
+        ny, nx = self.shape
+        if flow and specs[self.x.name].ensemble:
+            lines = [[(iy, ix) for ix in range(nx)] for iy in range(ny)]
+        elif flow and specs[self.y.name].ensemble:
+            lines = [[(iy, ix) for iy in range(ny)] for ix in range(nx)]
+        else:
+            return [[(iy, ix)] for iy in range(ny) for ix in range(nx)]
+        return [line[s : s + CHUNK_CELLS] for line in lines for s in range(0, len(line), CHUNK_CELLS)]
+
+
+def designated(cell: Base) -> int | None:
+    """The neuron the gauge designates: ``select``'s ``owner`` (the one given ``+D`` or ``owner-delta``);
+    for ``simulate`` the unique ``argmax_j δ_j`` (``None`` for a tie: ``m`` equal neurons)."""
+    if isinstance(cell, SelectConfig):
+        return cell.owner
+    deltas = cell.imbalances()[0]
+    top = deltas.max()
+    return int(deltas.argmax()) if int((deltas == top).sum()) == 1 else None
+
+
+def partner(cell: SimulateConfig) -> SimulateConfig:
+    """The same run in the opposite gauge word (``+D`` ↔ ``−D``)."""
+    return replace(cell, gauge=OPPOSITE[cell.gauge])
+
+
+def _set(config: Base, spec: AxisSpec, value: float, param: str) -> Base:
+    """``config`` with the axis' parameter at ``value`` (rebuilt, so checked as its command checks it)."""
+    v: Any = cell_value(spec, value, param)
+    if spec.target == "model":
+        return replace(config, model=replace(config.model, **{spec.field: v}))
+    if spec.target == "dynamics":
+        return replace(config, dynamics=replace(config.dynamics, **{spec.field: v}))
+    if spec.field in ("strengths", "gauge"):
+        assert isinstance(config, SimulateConfig)
+        if spec.field == "strengths":
+            return replace(config, strengths=(v,))
+        return replace(config, gauge=repr(float(v)))
+    if spec.field in ("owner-delta", "others-delta"):
+        assert isinstance(config, SelectConfig)
+        deltas = [float(x) for x in config.imbalances()]
+        o = config.owner
+        deltas = [v if (j == o) == (spec.field == "owner-delta") else x for j, x in enumerate(deltas)]
+        return replace(config, deltas=tuple(deltas))
+    return replace(config, **{spec.field: v})

@@ -1,0 +1,174 @@
+"""What one cell of ``gaugecli phase`` records, every number read at the cell's own horizon.
+
+A cell is one run of ``simulate`` or ``select`` (with, for the ratio and the gap, the run of the
+opposite gauge beside it). Its **horizon** ``t_h`` is the one that command gives the same run
+alone: ``t_max`` when given, else :func:`~gaugecli.experiments.config.auto_horizon` of its δ and c0.
+The solver's output grid holds ``t_h`` exactly (a declared time), and every metric is read there
+or located by root-finding before it — never off a solver step:
+
+* ``t-spec``: ``T_spec`` of the owner at ``t_h`` (its crossing of ``α = 1 − ε_align``, root-found on
+  the dense output); NaN if it has not aligned by ``t_h``;
+* ``ratio``: ``T_spec(−D) / T_spec(+D)`` of the cell's ``±D`` pair (``simulate`` only);
+* ``owner-share``: ``c_o / Σ_j |c_j|`` at ``t_h``, ``o`` the owner at ``t_h`` (1 for one neuron);
+* ``p-end``: the non-owners' functional norm ``P(t_h)``;
+* ``outcome``: the class of :data:`OUTCOMES` (defined there);
+* ``reaction-share``: ``∫₀^{t_h} R dt / ∫₀^{t_h} (R + T) dt`` (SPEC §6; Simpson in ``ln t``);
+* ``gap``: the clock-free gap ``Δ = max_ℓ |α₊(ℓ) − α₋(ℓ)|`` between the ``±D`` pair's owners, over
+  their common loss range above :data:`GAP_FLOOR` (``simulate`` only; C5 asks Δ ≥ :data:`GAP_LEVEL`);
+* ``kernel-distance``: ``‖K(t_h) − K(0)‖_F / ‖K(0)‖_F`` of the tangent kernel on the probes of
+  :mod:`gaugecli.experiments.phase.kernel` (population flow only: it needs the parameters at ``t_h``).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from gaugecli.core.gauge import function_coordinates
+from gaugecli.core.metrics import (
+    clock_free_gap,
+    final_owner,
+    log_grid_nodes,
+    log_time_integral,
+    nonowner_norm,
+)
+from gaugecli.core.model import Model
+from gaugecli.core.observables import RunObservables
+from gaugecli.core.types import Array
+from gaugecli.experiments.phase.kernel import kernel_distance, probes
+from gaugecli.experiments.prune import PRUNED_LEVEL
+
+OUTCOMES = ("exclusive", "shared", "unpruned", "lost", "no owner", "symmetric start")
+"""Outcome classes, by their index in the ``outcome`` map; the first that applies, in this order:
+
+5. ``symmetric start``: the run has no unique owner — its initial condition has a tie or an unstable
+   group of equal neurons that round-off splits (:func:`gaugecli.core.symmetry.symmetry_report`);
+4. ``no owner``: no neuron has aligned (``α_j < 1 − ε_align`` for all j) by ``t_h``;
+3. ``lost``: the owner at ``t_h`` is not the designated neuron (``select``: the neuron ``owner``, the
+   one given ``+D`` or ``owner-delta``; ``simulate``: the unique ``argmax_j δ_j``);
+0. ``exclusive``: the designated neuron owns and the others are pruned, ``P(t_h) ≤`` :data:`PRUNED_LEVEL`;
+1. ``shared``: the designated neuron owns, ``P(t_h) >`` :data:`PRUNED_LEVEL`, and a non-owner is
+   aligned too (``α_j ≥ 1 − ε_align``): non-owners with ``δ > 0`` co-align and keep part of the
+   coefficient, claim C7's boundary;
+2. ``unpruned``: the designated neuron owns, ``P(t_h) >`` :data:`PRUNED_LEVEL`, and no non-owner is
+   aligned: the others still carry function they have not shed by the horizon (visibly perturbed
+   starts, δ just below 0 where pruning takes ~3.3/|δ|).
+"""
+EXCLUSIVE, SHARED, UNPRUNED, LOST, NO_OWNER, SYMMETRIC = range(len(OUTCOMES))
+GAP_LEVEL = 0.3
+"""C5: the clock-free gap of the ``±D`` pair stays ≥ 0.3 for every D ≥ 4 (drawn as a contour)."""
+GAP_FLOOR = 1e-14
+"""Loss levels at or below this are round-off of the closed-form loss (as in ``gaugecli verify``)."""
+
+
+@dataclass
+class CellMetrics:
+    """Every metric of one cell (``None`` where undefined), read at its horizon ``horizon``.
+    ``owner``: the unique owner at the horizon (``None``: no unique owner); ``computed_owner``: the
+    computed run's, whatever decided it; ``designated``: the neuron the gauge designates (``None``
+    when no single one is); ``partner_t_spec``: ``T_spec`` of the opposite gauge's run (pair only)."""
+
+    horizon: float
+    t_spec: float | None
+    owner: int | None
+    computed_owner: int
+    designated: int | None
+    specialized: bool
+    symmetric_start: bool
+    owner_share: float
+    p_end: float
+    outcome: int
+    reaction_share: float | None
+    final_loss: float
+    kernel_distance: float | None = None
+    partner_t_spec: float | None = None
+    gap: float | None = None
+
+
+@dataclass
+class Observed:
+    """One run of a chunk as its metrics need it: its observables, the index ``at`` of its horizon
+    on their time grid, the other declared times of the chunk's grid (``inserted``: crossings and
+    other runs' horizons, left out of the Simpson nodes), and — population flow — its parameters
+    at ``t = 0`` and at the horizon (``(a (m,), W (m, d))``, input weights in ``R^d``)."""
+
+    run: RunObservables
+    at: int
+    inserted: Array
+    start: tuple[Array, Array] | None = None
+    end: tuple[Array, Array] | None = None
+
+
+def measure(seen: Observed, model: Model, eps_align: float, designated: int | None) -> CellMetrics:
+    """The metrics of one run at its horizon (the pair's are added by :func:`with_partner`)."""
+    run, i = seen.run, seen.at
+    t_h = float(run.t[i])
+    c, alpha = run.coefficient[i], run.alignment[i]
+    owner_arr, spec_arr = final_owner(c, alpha, eps_align)
+    owner, specialized = int(owner_arr), bool(spec_arr)
+    if owner == run.computed_owner:
+        p_end = float(run.nonowner_norm[i])
+    else:  # the owner at t_h is not the run's final one: P for it, from the parameters at t_h
+        if seen.end is None:
+            raise ValueError("a run read before its end needs its parameters there")
+        a, W = seen.end
+        act = model.activation
+        p_end = float(
+            nonowner_norm(*function_coordinates(a, W, model.degree), owner, act)
+            if act.homogeneous
+            else nonowner_norm(a, W, owner, act)
+        )
+    crossing = float(run.crossing_times[owner])
+    t_spec = None if run.t_spec is None or not np.isfinite(crossing) or crossing > t_h else crossing
+    symmetric = bool(run.symmetric_start or run.owner is None)
+    if symmetric:
+        outcome = SYMMETRIC
+    elif not specialized:
+        outcome = NO_OWNER
+    elif owner != designated:
+        outcome = LOST
+    elif p_end <= PRUNED_LEVEL:
+        outcome = EXCLUSIVE
+    else:
+        coaligned = np.delete(alpha, owner) >= 1.0 - eps_align
+        outcome = SHARED if bool(np.any(coaligned)) else UNPRUNED
+    keep = np.asarray(log_grid_nodes(run.t, seen.inserted), bool) & (run.t <= t_h)
+    keep[i] = True
+    spent_r = float(log_time_integral(run.t[keep], run.reaction[keep]))
+    spent_t = float(log_time_integral(run.t[keep], run.transport[keep]))
+    total = spent_r + spent_t
+    distance = None
+    if seen.start is not None and seen.end is not None:
+        distance = kernel_distance(*seen.start, *seen.end, probes(seen.start[1].shape[-1]), model.activation)
+    return CellMetrics(
+        horizon=t_h,
+        t_spec=t_spec,
+        owner=None if symmetric else owner,
+        computed_owner=owner,
+        designated=designated,
+        specialized=specialized,
+        symmetric_start=symmetric,
+        owner_share=float(c[owner] / np.sum(np.abs(c))),
+        p_end=p_end,
+        outcome=outcome,
+        reaction_share=spent_r / total if total > 0 else None,
+        final_loss=float(run.loss[i]),
+        kernel_distance=distance,
+    )
+
+
+def with_partner(cell: CellMetrics, seen: Observed, partner: Observed, partner_metrics: CellMetrics) -> CellMetrics:
+    """``cell`` with its opposite-gauge run's ``T_spec`` and the clock-free gap between the two."""
+    p, q = seen.run, partner.run
+    i, j = seen.at + 1, partner.at + 1
+    gap = clock_free_gap(
+        p.loss[:i],
+        p.alignment[:i, cell.computed_owner],
+        q.loss[:j],
+        q.alignment[:j, partner_metrics.computed_owner],
+        floor=GAP_FLOOR,
+    )
+    cell.partner_t_spec = partner_metrics.t_spec
+    cell.gap = None if np.isnan(gap) else float(gap)
+    return cell

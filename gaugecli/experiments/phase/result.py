@@ -1,0 +1,51 @@
+"""What ``gaugecli phase`` returns (:class:`PhaseResult`, the ``gaugecli.phase/1`` artifact's
+``result``): the axes, each metric asked for as a 2-D map, the thresholds the metrics use, and the
+hashes that tie every cell to its run and every chunk to its cached point."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+
+@dataclass
+class AxisRecord:
+    """An axis as the maps use it: ``name`` (the option without dashes), its ``values``, its ``scale``."""
+
+    name: str
+    values: list[float]
+    scale: str
+
+
+@dataclass
+class PhaseResult:
+    """``maps[metric]`` is ``(ny, nx)``: row ``iy`` at ``y.values[iy]``, column ``ix`` at
+    ``x.values[ix]`` (NaN where the metric is undefined: no ``T_spec`` by the horizon, say).
+    ``outcome`` maps hold the index of a class of ``outcomes``. ``horizon`` is every cell's horizon
+    (the metrics are read there). ``thresholds``: the numbers the metrics and their contours use.
+    ``cell_hashes[iy][ix]``: the config hash of the cell's own run (the key under which its
+    command caches it); ``chunk_hashes``: the cache keys of the chunks (``<cache>/point/<hash>.json``)
+    and ``chunk_of_cell[iy][ix]`` the chunk each cell was integrated in; ``chunk_cells``: the
+    cells per chunk (``1``: integrated alone)."""
+
+    kind: str
+    x: AxisRecord
+    y: AxisRecord
+    metrics: list[str]
+    maps: dict[str, np.ndarray]
+    horizon: np.ndarray
+    outcomes: list[str]
+    thresholds: dict[str, float]
+    notes: dict[str, str]
+    cell_hashes: list[list[str]]
+    chunk_hashes: list[str]
+    chunk_of_cell: list[list[int]]
+    chunk_cells: list[int]
+
+    @property
+    def cells(self) -> int:
+        return len(self.x.values) * len(self.y.values)
+
+    def map(self, metric: str) -> np.ndarray:
+        return np.asarray(self.maps[metric], float)

@@ -1,0 +1,375 @@
+"""``gaugecli phase``: every cell is its command's run (to the solver's tolerance), outcome classes
+where the outcome is known (C6, C7), the kernel distance against an autograd Jacobian, the fixed
+chunk partition (resumed grids store what uninterrupted ones do, and recompute only missing
+chunks), axis errors as one line, and the artifact against its schema.
+
+Tiny grids at rtol = 1e-8 (T_spec to ~1e-9, as in test_experiments_simulate.py)."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pytest
+import torch
+from typer.testing import CliRunner
+
+from gaugecli.cli.app import app
+from gaugecli.experiments import params as P
+from gaugecli.experiments.config import DynamicsConfig, ModelConfig
+from gaugecli.experiments.declare import ConfigError
+from gaugecli.experiments.phase import PRESETS, PhaseConfig, chunk_key, chunks, parse_axis, phase, preset_config
+from gaugecli.experiments.phase.axes import axis_specs
+from gaugecli.experiments.phase.chunk import phase_chunk
+from gaugecli.experiments.phase.config import CHUNK_CELLS
+from gaugecli.experiments.phase.kernel import kernel_distance, probes, tangent_kernel
+from gaugecli.experiments.phase.metrics import EXCLUSIVE, LOST, OUTCOMES, SHARED, SYMMETRIC, UNPRUNED
+from gaugecli.experiments.select import SelectConfig, select
+from gaugecli.experiments.simulate import SimulateConfig, simulate
+from gaugecli.pipeline import Pipeline
+from gaugecli.run.executors import SerialExecutor
+from gaugecli.run.sweep import make_runner, point_key
+from gaugecli.store.artifacts import read_artifact
+from gaugecli.store.schemas import validate
+
+RTOL = 1e-8
+AGREE = 100 * RTOL
+"""A cell integrated in an ensemble shares the ensemble's step sequence: its T_spec agrees with the
+same run alone to the solver's tolerance, measured ≤ 15 rtol (default rtol 1e-10, m = 1, D = 1 … 1024);
+asserted ≤ 100 rtol."""
+FLOW = DynamicsConfig(rtol=RTOL)
+
+
+def _simulate_grid(metrics: tuple[str, ...] = ("t-spec", "ratio", "reaction-share", "gap")) -> PhaseConfig:
+    return PhaseConfig(
+        "simulate",
+        parse_axis("gauge-strength=2:8:3:log", "simulate"),
+        parse_axis("c0=0.05:0.2:2:log", "simulate", "y"),
+        metrics,
+        SimulateConfig(dynamics=FLOW),
+    )
+
+
+@pytest.fixture(scope="module")
+def simulate_grid() -> tuple[PhaseConfig, Any]:
+    config = _simulate_grid()
+    return config, phase(config)
+
+
+# -- axes --------------------------------------------------------------------------------------
+
+
+def test_axis_names_are_the_numeric_options_of_the_declarations() -> None:
+    for kind, own in (("simulate", P.Simulate), ("select", P.Select)):
+        names = set(axis_specs(kind))
+        for fields in (P.Model, P.Dynamics, own):
+            for field, p in fields.params.items():
+                numeric = p.type in (int, float) and not p.choices and "seed" not in field and field != "deltas"
+                numeric |= field == "gauge"  # a word or a signed number: as an axis, the explicit δ
+                assert (p.option.removeprefix("--") in names) == numeric, (kind, field)
+    assert {
+        "gauge-strength",
+        "c0",
+        "theta0",
+        "eps",
+        "weight-decay",
+        "negative-slope",
+        "eta",
+        "n-samples",
+        "gauge",
+    } <= set(axis_specs("simulate"))
+    assert {"owner-delta", "others-delta", "owner"} <= set(axis_specs("select"))
+    assert "owner-delta" not in axis_specs("simulate") and "gauge" not in axis_specs("select")
+
+
+def test_axis_values_are_exact_at_both_ends_and_in_decades() -> None:
+    assert parse_axis("eps=1e-3:1:4:log", "simulate").values == (1e-3, 1e-2, 0.1, 1.0)
+    assert parse_axis("theta0=0:1.5:4", "simulate").values == (0.0, 0.5, 1.0, 1.5)
+
+
+@pytest.mark.parametrize(
+    ("argv", "flag", "needle"),
+    [
+        (["--x", "foo=1:2:3", "--y", "c0=0.1:1:3"], "--x", "choose one of batch-size, c0"),
+        (["--x", "c0=0.1:1", "--y", "theta0=0:1:3"], "--x", "NAME=START:STOP:NUM"),
+        (["--x", "c0=0:1:3:log", "--y", "theta0=0:1:3"], "--x", "log axis"),
+        (["--x", "c0=0.1:1:1", "--y", "theta0=0:1:3"], "--x", "NUM of c0"),
+        (["--x", "c0=0.1:1:3:cubic", "--y", "theta0=0:1:3"], "--x", "scale"),
+        (["--x", "c0=0.1:1:3", "--y", "theta0=0:4:3"], "--y", "theta0 must be in [0, π)"),
+        (["--x", "c0=0.1:1:3", "--y", "c0=0.1:1:3"], "--y", "already"),
+        (["--x", "m=1:4:3", "--y", "c0=0.1:1:3"], "--x", "integers"),
+        (["--x", "eta=0.1:0.2:3", "--y", "c0=0.1:1:3"], "--eta", "no effect in --mode flow"),
+        (["--x", "owner-delta=0:1:3", "--y", "c0=0.1:1:3"], "--x", "not an axis of simulate"),
+        (["--x", "c0=0.1:1:3", "--y", "gauge=-1:1:3", "--metric", "ratio"], "--metric", "±D pair"),
+        (["--kind", "select", "--x", "c0=0.1:1:3", "--y", "eps=0.1:1:3", "--metric", "gap"], "--metric", "simulate"),
+        (
+            ["--x", "c0=0.1:1:3", "--y", "theta0=0:1:3", "--mode", "gd", "--metric", "kernel-distance"],
+            "--metric",
+            "flow",
+        ),
+        (["--x", "c0=0.1:1:3", "--y", "theta0=0:1:3", "--metric", "speed"], "--metric", "must be one of"),
+        (
+            ["--kind", "select", "--gauge", "unfavorable", "--x", "c0=0.1:1:3", "--y", "theta0=0:1:3"],
+            "--gauge",
+            "select",
+        ),
+    ],
+)
+def test_bad_axes_and_metrics_are_one_line_errors_naming_the_option(
+    tmp_path: Path, argv: list[str], flag: str, needle: str
+) -> None:
+    result = CliRunner().invoke(
+        app, ["phase", *argv, "--cache-dir", str(tmp_path / "runs"), "--out", str(tmp_path / "o.json")]
+    )
+    assert result.exit_code == 2, result.output
+    lines = result.output.strip().splitlines()
+    assert len(lines) == 1 and lines[0].startswith("Error:"), result.output
+    assert flag in lines[0] and needle in lines[0], lines[0]
+    assert "Traceback" not in result.output
+    assert not list(tmp_path.rglob("*.json"))  # nothing ran, nothing written
+
+
+def test_every_cell_is_checked_before_anything_runs() -> None:
+    """A rule between parameters (an option without effect in the mode) is refused when the config
+    is built, naming the parameter, as the command refuses it."""
+    with pytest.raises(ConfigError) as info:
+        PhaseConfig("simulate", parse_axis("eta=0.1:1:3", "simulate"), parse_axis("c0=0.1:1:3", "simulate", "y"))
+    assert info.value.param == "eta" and "no effect" in info.value.message
+    with pytest.raises(ConfigError) as info:
+        PhaseConfig(
+            "simulate", parse_axis("c0=0.1:1:3", "simulate"), parse_axis("gauge-strength=0:4:3", "simulate", "y")
+        )
+    assert info.value.param == "y" and "gauge-strength must be in (0, 1e6]" in str(info.value)
+
+
+# -- cells against their commands -------------------------------------------------------------------
+
+
+def test_a_cell_is_simulate_run_alone_to_the_solver_tolerance(simulate_grid: tuple[PhaseConfig, Any]) -> None:
+    config, result = simulate_grid
+    assert result.chunk_cells == [3, 3]  # each row one ensemble (gauge-strength moves the start only)
+    for iy, row in enumerate(config.cells()):
+        for ix, cell in enumerate(row):
+            (plus,) = simulate(cell)
+            (minus,) = simulate(replace(cell, gauge="unfavorable"))
+            assert result.horizon[iy, ix] == pytest.approx(plus.t[-1], rel=1e-14)  # t_max, or geomspace's end
+            t_spec = result.map("t-spec")[iy, ix]
+            assert abs(t_spec - plus.t_spec) <= AGREE * plus.t_spec
+            ratio = minus.t_spec / plus.t_spec
+            assert abs(result.map("ratio")[iy, ix] - ratio) <= 2 * AGREE * ratio
+            share = plus.dissipated_reaction / (plus.dissipated_reaction + plus.dissipated_transport)
+            assert abs(result.map("reaction-share")[iy, ix] - share) <= 1e-6
+            assert 0.0 < result.map("gap")[iy, ix] < 1.0
+
+
+def test_favorable_runs_dissipate_through_reaction_and_the_gap_is_theta_one(
+    simulate_grid: tuple[PhaseConfig, Any],
+) -> None:
+    """SPEC §6 (C3's reading) and C5 at c0 = 0.05: reaction share > 1/2 for +D, and Δ ≥ 0.3."""
+    _, result = simulate_grid
+    assert np.all(result.map("reaction-share") > 0.5)
+    assert np.all(result.map("gap")[0] >= 0.3)
+    assert np.all(np.diff(result.map("ratio"), axis=1) > 0)  # the ratio grows with D
+
+
+def _select_grid(m: int, x: str, y: str) -> PhaseConfig:
+    return PhaseConfig(
+        "select",
+        parse_axis(x, "select"),
+        parse_axis(y, "select", "y"),
+        ("outcome", "t-spec", "owner-share", "p-end"),
+        SelectConfig(m=m, dynamics=FLOW),
+    )
+
+
+def test_outcome_classes_where_the_outcome_is_known() -> None:
+    """C6: +D owner and −D others is exclusive; C7: others at δ > 0 co-align (shared, as prune's
+    contrast (D, D/2, D/2)); a larger δ elsewhere: lost (one other) or a symmetric start (several
+    equal others); equal δ everywhere: a tie, a symmetric start."""
+    three = _select_grid(3, "owner-delta=-4:4:2", "others-delta=-4:2:2")
+    result = phase(three)
+    outcome = result.map("outcome")
+    assert outcome[0, 1] == EXCLUSIVE  # owner +4, others −4
+    assert outcome[1, 1] == SHARED  # owner +4, others +2
+    assert outcome[0, 0] == SYMMETRIC  # every δ −4: a tie
+    assert outcome[1, 0] == SYMMETRIC  # two equal others lead
+    assert result.map("p-end")[0, 1] <= 1e-6 < result.map("p-end")[1, 1]
+    assert result.map("owner-share")[0, 1] == pytest.approx(1.0, abs=1e-6)
+    for iy, ix in ((0, 1), (1, 1)):
+        cell = three.cells()[iy][ix]
+        alone = select(cell)
+        assert alone.owner == 0
+        assert abs(result.map("t-spec")[iy, ix] - alone.t_spec) <= AGREE * alone.t_spec
+    two = phase(_select_grid(2, "owner-delta=-2:2:2", "others-delta=-2:2:2")).map("outcome")
+    assert two[1, 0] == LOST  # owner −2, the other +2 owns
+    assert two[0, 1] == EXCLUSIVE and two[0, 0] == SYMMETRIC and two[1, 1] == SYMMETRIC
+    assert OUTCOMES[LOST] == "lost"
+
+
+def test_a_visibly_perturbed_start_keeps_unaligned_function_past_the_horizon() -> None:
+    """m = 5, D = 1: at ε = 1e-3 the others are pruned (exclusive); at ε = 0.1 they keep
+    P ≈ 5e-4 at the horizon 400 without aligning (α_j < 0.1): unpruned, not shared."""
+    config = PhaseConfig(
+        "select",
+        parse_axis("eps=1e-3:0.1:2:log", "select"),
+        parse_axis("gauge-strength=1:2:2", "select", "y"),
+        ("outcome", "p-end"),
+        SelectConfig(dynamics=FLOW),
+    )
+    result = phase(config)
+    assert result.map("outcome")[0, 0] == EXCLUSIVE
+    assert result.map("outcome")[0, 1] == UNPRUNED
+    assert 1e-4 < result.map("p-end")[0, 1] < 1e-2
+
+
+# -- the kernel distance ------------------------------------------------------------------------------
+
+
+def test_tangent_kernel_is_j_jt_of_the_autograd_jacobian() -> None:
+    rng = np.random.default_rng(3)
+    m, d = 3, 5
+    a, W = rng.standard_normal(m), rng.standard_normal((m, d))
+    X = probes(d, 40)
+    sigma = ModelConfig().sigma()
+
+    def f(theta: torch.Tensor) -> torch.Tensor:
+        at, Wt = theta[:m], theta[m:].reshape(m, d)
+        return torch.relu(torch.as_tensor(X) @ Wt.T) @ at
+
+    theta = torch.as_tensor(np.concatenate([a, W.ravel()]))
+    J = torch.autograd.functional.jacobian(f, theta).numpy()
+    assert np.allclose(tangent_kernel(a, W, X, sigma), J @ J.T, rtol=1e-12, atol=1e-12)
+    assert kernel_distance(a, W, a, W, X, sigma) == 0.0
+    a1 = a * 1.1
+    K0, K1 = J @ J.T, tangent_kernel(a1, W, X, sigma)
+    assert kernel_distance(a, W, a1, W, X, sigma) == pytest.approx(np.linalg.norm(K1 - K0) / np.linalg.norm(K0))
+
+
+def test_kernel_distance_is_zero_without_motion_and_of_the_final_parameters() -> None:
+    config = PhaseConfig(
+        "simulate",
+        parse_axis("gauge=-0.5:0.5:2", "simulate"),
+        parse_axis("t-max=1e-9:10:2:log", "simulate", "y"),
+        ("kernel-distance",),
+        SimulateConfig(dynamics=FLOW),
+    )
+    distance = phase(config).map("kernel-distance")
+    assert np.all(distance[0] < 1e-6)  # t_max = 1e-9: nothing has moved
+    assert np.all(distance[1] > 1e-2)
+
+
+# -- chunks: fixed partition, cached, resumed ------------------------------------------------------
+
+
+def test_the_partition_is_fixed_by_the_configuration() -> None:
+    rows = _simulate_grid().partition()
+    assert rows == [[(0, 0), (0, 1), (0, 2)], [(1, 0), (1, 1), (1, 2)]]
+    columns = PhaseConfig(
+        "simulate", parse_axis("weight-decay=0:0.1:2", "simulate"), parse_axis("c0=0.1:1:3", "simulate", "y")
+    ).partition()
+    assert columns == [[(0, 0), (1, 0), (2, 0)], [(0, 1), (1, 1), (2, 1)]]
+    alone = PhaseConfig(
+        "simulate",
+        parse_axis("c0=0.1:1:2", "simulate"),
+        parse_axis("theta0=0.5:1:2", "simulate", "y"),
+        base=SimulateConfig(dynamics=DynamicsConfig(mode=P.Mode.gd)),
+    ).partition()
+    assert alone == [[(0, 0)], [(0, 1)], [(1, 0)], [(1, 1)]]
+    long = PhaseConfig(
+        "simulate", parse_axis("c0=0.1:1:100", "simulate"), parse_axis("theta0=0.5:1:2", "simulate", "y")
+    )
+    assert [len(c) for c in long.partition()] == [CHUNK_CELLS, 100 - CHUNK_CELLS] * 2
+
+
+def test_chunk_key_is_the_sweep_runner_s_point_key() -> None:
+    jobs, _ = chunks(_simulate_grid())
+    assert chunk_key(jobs[0]) == point_key(phase_chunk, jobs[0])
+
+
+class Counting(SerialExecutor):
+    def __init__(self) -> None:
+        super().__init__()
+        self.tasks = 0
+
+    def submit(self, fn: Any, *args: Any) -> Any:
+        self.tasks += 1
+        return super().submit(fn, *args)
+
+
+def _pipeline(cache: Path, executor: SerialExecutor) -> Pipeline:
+    pipe = Pipeline(cache)
+    pipe.runner = make_runner(executor, pipe.cache)
+    return pipe
+
+
+def test_a_rerun_after_losing_chunks_computes_only_those_and_stores_the_same_numbers(
+    tmp_path: Path, simulate_grid: tuple[PhaseConfig, Any]
+) -> None:
+    config, alone = simulate_grid
+    first = Counting()
+    outcome = _pipeline(tmp_path, first).ensure("phase", config)
+    assert first.tasks == 2
+    result = outcome.result
+    for name in config.metrics:  # chunks in the cache or not, the same numbers as without one
+        assert np.array_equal(result.map(name), alone.map(name), equal_nan=True)
+    # an interruption: the map's artifact never written, one chunk of two lost
+    outcome.path.unlink()
+    (tmp_path / "point" / f"{result.chunk_hashes[1]}.json").unlink()
+    again = Counting()
+    rerun = _pipeline(tmp_path, again).ensure("phase", config)
+    assert again.tasks == 1
+    for name in config.metrics:
+        assert np.array_equal(rerun.result.map(name), result.map(name), equal_nan=True)
+    # a chunk keeps every metric of its runs: another choice of metrics reuses every chunk
+    more = Counting()
+    other = _pipeline(tmp_path, more).ensure("phase", replace(config, metrics=("ratio", "owner-share", "outcome")))
+    assert more.tasks == 0 and np.array_equal(other.result.map("ratio"), result.map("ratio"))
+
+
+def test_the_artifact_validates_and_holds_the_cells_hashes(
+    tmp_path: Path, simulate_grid: tuple[PhaseConfig, Any]
+) -> None:
+    config, _ = simulate_grid
+    outcome = Pipeline(tmp_path).ensure("phase", config)
+    validate(outcome.artifact)
+    artifact = read_artifact(outcome.path, "phase")
+    assert artifact["schema"] == "gaugecli.phase/1"
+    maps = artifact["result"]["maps"]
+    assert set(maps) == set(config.metrics) and np.shape(maps["t-spec"]) == (2, 3)
+    # the cell hash is the key its command caches the same run under
+    simulated = Pipeline(tmp_path).ensure("simulate", config.cells()[1][2])
+    assert artifact["result"]["cell_hashes"][1][2] == simulated.artifact["config_hash"]
+    assert artifact["result"]["thresholds"]["pruned_level"] == 1e-6
+
+
+# -- the command ---------------------------------------------------------------------------------
+
+
+def test_phase_writes_its_artifact_and_figure_and_reuses_the_cache(tmp_path: Path) -> None:
+    argv = [
+        "phase", "--kind", "select", "--m", "2", "--x", "owner-delta=-1:1:2", "--y", "others-delta=-1:1:2",
+        "--metric", "outcome", "--metric", "owner-share", "--rtol", "1e-8",
+        "--cache-dir", str(tmp_path / "runs"), "--out", str(tmp_path / "map.json"), "--figure", str(tmp_path / "map.png"),
+    ]  # fmt: skip
+    result = CliRunner().invoke(app, argv)
+    assert result.exit_code == 0, result.output
+    assert "4 cells in 2 chunks (2 computed now)" in result.output
+    assert "outcome (cells per class)" in result.output
+    assert (tmp_path / "map.png").stat().st_size > 10_000
+    validate(read_artifact(tmp_path / "map.json", "phase"))
+    again = CliRunner().invoke(app, [*argv[:-2]])
+    assert again.exit_code == 0 and "(0 computed now)" in again.output
+    checked = CliRunner().invoke(app, ["validate", str(tmp_path / "map.json")])
+    assert checked.exit_code == 0, checked.output
+
+
+@pytest.mark.parametrize("name", list(PRESETS))
+def test_every_preset_builds_its_grid(name: str) -> None:
+    config = preset_config(name)
+    preset = PRESETS[name]
+    assert config.kind == preset.kind and config.metrics == preset.metrics
+    runs = config.x.num * config.y.num * (2 if config.pair else 1)
+    assert str(runs) in preset.cost
+    assert len(config.partition()) <= max(config.x.num, config.y.num)
