@@ -83,7 +83,25 @@ def run_ensemble(
     times: Sequence[float] = (),
     progress: Progress | None = None,
 ) -> list[RunObservables]:
-    """Integrate the ensemble ``(a0 (B, m), W0 (B, m, d))`` and observe every member.
+    """Integrate the ensemble ``(a0 (B, m), W0 (B, m, d))`` (:func:`integrate_ensemble`) and observe
+    every member."""
+    traj, full = integrate_ensemble(model, dynamics, a0, W0, seed=seed, times=times, progress=progress)
+    return [observe(traj, full, (b,)) for b in range(traj.a.shape[0])]
+
+
+def integrate_ensemble(
+    model: ModelConfig,
+    dynamics: DynamicsConfig,
+    a0: Array,
+    W0: Array,
+    *,
+    seed: int | np.random.SeedSequence = 0,
+    times: Sequence[float] = (),
+    progress: Progress | None = None,
+) -> tuple[Trajectory, Model]:
+    """Integrate the ensemble ``(a0 (B, m), W0 (B, m, d))``; returns its trajectory — in the invariant
+    subspace's coordinates where the dynamics stay there (``trajectory.basis``) — and the model to
+    observe it with.
 
     Every member shares one sample (drawn from ``seed``) and, in stepped modes, one step η:
     the given ``eta``, or :func:`~gaugecli.core.step.choose_step` on the loss that the
@@ -152,7 +170,7 @@ def run_ensemble(
                 traj = flow(options=replace(options, method="RK45"))
                 traj.stats = replace(traj.stats, message=f"{traj.stats.message} (LSODA: {fault})")
             traj.empirical_loss = sample.loss_along(traj.a, traj.W)  # type: ignore[union-attr]
-        return _observe_all(traj, full, space)
+        return _in_basis(traj, space), full
 
     if dynamics.eta is None:
         choice = choose_step(a0, W0, net, t_max, objective=objective, eps_align=model.eps_align)
@@ -201,12 +219,12 @@ def run_ensemble(
         t_eta = None if mode is Mode.sgd else _first_crossings(traj.crossing_times)
         choice = step_error(a0, W0, net, eta, t_max, objective=objective, eps_align=model.eps_align, t_eta=t_eta)
     traj.stats = replace(traj.stats, step_error=choice.step_error)
-    return _observe_all(traj, full, space)
+    return _in_basis(traj, space), full
 
 
-def _observe_all(traj: Trajectory, net: Model, space: Subspace | None) -> list[RunObservables]:
+def _in_basis(traj: Trajectory, space: Subspace | None) -> Trajectory:
     traj.basis = None if space is None else space.basis
-    return [observe(traj, net, (b,)) for b in range(traj.a.shape[0])]
+    return traj
 
 
 def _first_crossings(crossing_times: Array) -> Array:

@@ -1,25 +1,22 @@
 """One chunk of a ``gaugecli phase`` grid (:class:`PhaseChunk`): its cells integrated — as one
 ensemble in the population flow, else each alone as its command would — and measured.
 
-The population flow path is the flow of :func:`~gaugecli.experiments.common.run_ensemble` (the same
-invariant subspace, solver, tolerances and observables), written out here because a map needs what
-that function does not return: every run's parameters at its own horizon (the kernel distance) and
-the horizon itself on the output grid. Each run's horizon (its command's, alone) is a declared time
+The population flow path is :func:`~gaugecli.experiments.common.integrate_ensemble` (the same
+invariant subspace, solver, tolerances and observables as every command), whose trajectory gives
+what a map needs besides the observables: every run's parameters at its own horizon (the kernel
+distance) and the horizon itself on the output grid. Each run's horizon (its command's, alone) is a declared time
 of the shared grid; the ensemble is integrated to the latest of them.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import numpy as np
 
-from gaugecli.core.flow import FlowOptions, gradient_flow
-from gaugecli.core.objective import population_objective
 from gaugecli.core.observables import observe
-from gaugecli.core.subspace import invariant_subspace
 from gaugecli.core.types import Array
-from gaugecli.experiments.common import run_ensemble
+from gaugecli.experiments.common import integrate_ensemble, run_ensemble
 from gaugecli.experiments.config import auto_horizon
 from gaugecli.experiments.initial import initial_condition
 from gaugecli.experiments.params import Mode
@@ -57,30 +54,21 @@ def horizon(run: Base) -> float:
 
 
 def _flow(runs: list[Base]) -> list[Observed]:
-    """The population flow of ``runs`` as one ensemble (they share model and dynamics)."""
+    """The population flow of ``runs`` as one ensemble (they share model and dynamics), to the latest
+    of their horizons, each of which is a declared time of the shared grid."""
     model, dynamics = runs[0].model, runs[0].dynamics
     starts = [_start(r) for r in runs]
     a0 = np.concatenate([s[0] for s in starts])
     W0 = np.concatenate([s[1] for s in starts])
     horizons = np.array([horizon(r) for r in runs])
     t_max = float(horizons.max())
-    full = net = model.build()
-    space = invariant_subspace(net, W0)
-    W_integrated = W0
-    if space is not None:
-        net, W_integrated = space.model(net), space.coordinates(W0)
-    options = FlowOptions(rtol=dynamics.solver_rtol, atol=dynamics.solver_rtol * 1e-3, grid_points=dynamics.grid_points)
-    traj = gradient_flow(
+    traj, full = integrate_ensemble(
+        model,
+        replace(dynamics, t_max=t_max),
         a0,
-        W_integrated,
-        net,
-        t_max,
-        eps_align=model.eps_align,
-        options=options,
-        objective=population_objective(net),
-        extra_times=horizons[horizons < t_max],  # the grid ends at t_max (to round-off) already
+        W0,
+        times=tuple(horizons[horizons < t_max]),  # the grid ends at t_max (to round-off) already
     )
-    traj.basis = None if space is None else space.basis
     W = traj.input_weights()
     out = []
     for b, h in enumerate(horizons):
