@@ -17,7 +17,7 @@ PIP_EXTRA := $(if $(TORCH_INDEX),--extra-index-url $(TORCH_INDEX),)
 
 $(STAMP): pyproject.toml constraints.txt
 	$(PYTHON) -m venv $(VENV)
-	$(BIN)/python -m pip install --quiet $(PIP_EXTRA) -c constraints.txt -e ".[test,dask,dev]"
+	$(BIN)/python -m pip install --quiet $(PIP_EXTRA) -c constraints.txt -e ".[test,dask,dev,frame]"
 	touch $(STAMP)
 
 figures: $(STAMP)

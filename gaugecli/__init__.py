@@ -1,7 +1,10 @@
 """gaugecli — the hidden gauge of ReLU networks, from the command line.
 
 The public surface is re-exported lazily so that ``import gaugecli`` (and the CLI's
-``--help``) does not pay for numpy, scipy or torch until they are used.
+``--help``) does not pay for numpy, scipy or torch until they are used: one function per
+subcommand (``gaugecli.simulate(gauge="unfavorable", gauge_strength=16)``, ``select``, ``prune``,
+``perturb``, ``reln``, ``lockin``, ``phase``, ``verify``; :mod:`gaugecli.api`), ``load`` of any
+artifact, ``Pipeline`` over the run cache, and each kind's config and result types.
 """
 
 from __future__ import annotations
@@ -45,7 +48,37 @@ _EXPORTS = {
     "Mode": "gaugecli.experiments.params",
     "ConfigError": "gaugecli.experiments.declare",
     "SimulateConfig": "gaugecli.experiments.simulate",
-    "simulate": "gaugecli.experiments.simulate",
+    "SelectConfig": "gaugecli.experiments.select",
+    "SelectResult": "gaugecli.experiments.select",
+    "OwnerSweepConfig": "gaugecli.experiments.select",
+    "OwnerSweepResult": "gaugecli.experiments.select",
+    "PruneConfig": "gaugecli.experiments.prune",
+    "PruneResult": "gaugecli.experiments.prune",
+    "PerturbConfig": "gaugecli.experiments.perturb",
+    "PerturbResult": "gaugecli.experiments.perturb",
+    "RelnConfig": "gaugecli.experiments.reln",
+    "RelnResult": "gaugecli.experiments.reln",
+    "LockinConfig": "gaugecli.experiments.lockin",
+    "LockinResult": "gaugecli.experiments.lockin",
+    "PhaseConfig": "gaugecli.experiments.phase",
+    "PhaseResult": "gaugecli.experiments.phase",
+    "VerifyConfig": "gaugecli.verify",
+    "VerifyResult": "gaugecli.verify",
+    # the Python API: one function per subcommand, artifacts read back, the run cache
+    "simulate": "gaugecli.api",
+    "select": "gaugecli.api",
+    "prune": "gaugecli.api",
+    "perturb": "gaugecli.api",
+    "reln": "gaugecli.api",
+    "lockin": "gaugecli.api",
+    "phase": "gaugecli.api",
+    "verify": "gaugecli.api",
+    "load": "gaugecli.api",
+    "Artifact": "gaugecli.api",
+    "Pipeline": "gaugecli.pipeline",
+    "ArtifactError": "gaugecli.store.errors",
+    "to_xarray": "gaugecli.core.frames",
+    "to_dataframe": "gaugecli.core.frames",
 }
 
 __all__ = sorted(_EXPORTS)

@@ -21,9 +21,10 @@ ALLOWED = {
     "store": set(),
     "run": {"store"},
     "pipeline": {"core", "experiments", "store"},
+    "api": {"core", "experiments", "store", "pipeline", "verify"},
     "plots": {"core", "experiments", "store", "pipeline"},
     "verify": {"core", "experiments", "store", "pipeline", "plots"},
-    "cli": {"core", "experiments", "store", "run", "pipeline", "plots", "verify"},
+    "cli": {"core", "experiments", "store", "run", "pipeline", "plots", "verify", "api"},
     "__init__": {"core", "experiments"},
     "__main__": {"cli"},
 }

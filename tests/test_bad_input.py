@@ -260,6 +260,19 @@ CASES = [
     (["plot", "fig1", "--venue", "nature"], USAGE, ["--venue", "neurips"]),
     (["plot", "fig1", "--width", "0.5"], USAGE, ["--width", "[1, 20]"]),
     (["plot", "all", "--width", "3.4"], USAGE, ["--width", "too narrow", "fig2"]),
+    # --- export: a refused artifact or output writes nothing -----------------------------------
+    (["export", "missing.json", "--format", "csv"], RUNTIME, ["missing.json", "no such file"]),
+    (["export", "corrupt.json", "--format", "parquet"], RUNTIME, ["corrupt.json", "not valid JSON"]),
+    (["export", "edited-result.json", "--format", "netcdf"], RUNTIME, ["edited-result.json", "result_hash"]),
+    (["export", "edited-config.json", "--format", "csv"], RUNTIME, ["edited-config.json", "config_hash"]),
+    (["export", "list.json", "--format", "csv"], RUNTIME, ["list.json", "not a gaugecli artifact"]),
+    (["export", "good.json", "--format", "xlsx"], USAGE, ["--format", "csv", "parquet", "netcdf"]),
+    (["export", "good.json"], USAGE, ["--format"]),
+    (["export", "good.json", "--format", "csv", "--out", "adir"], RUNTIME, ["--out", "directory"]),
+    (["export", "good.json", "--format", "csv", "--out", "file.txt/x.csv"], RUNTIME, ["--out", "not a folder"]),
+    (["export", "good.json", "--format", "csv", "--out", "newdir/"], USAGE, ["--out", "folder"]),
+    (["export", "good.json", "--format", "csv", "--out", "good.json"], USAGE, ["--out", "the artifact itself"]),
+    (["export", "good.json", "--format", "netcdf", "--out", "pipe"], RUNTIME, ["--out", "device or pipe"]),
 ]
 
 

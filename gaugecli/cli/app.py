@@ -31,6 +31,7 @@ COMMANDS: dict[str, str] = {
     "phase": "A map over two parameters of simulate or select: T_spec, ratio, outcome, kernel distance, ….",
     "plot": "Render publication figures (computing and caching any run they need).",
     "validate": "Check artifacts against their JSON Schema and their hashes.",
+    "export": "Export an artifact: a long-form CSV or Parquet table, or netCDF mirroring to_xarray().",
     "verify": "Check every claim at the paper's settings: measured, expected, verdict.",
 }
 """Subcommand → one-line help (shown by ``gaugecli --help`` without importing the command)."""

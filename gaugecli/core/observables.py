@@ -7,6 +7,7 @@ from dataclasses import dataclass, replace
 import numpy as np
 
 from gaugecli.core.dynamics import Dissipation, dissipation, population_loss
+from gaugecli.core.frames import Labelled
 from gaugecli.core.gauge import function_coordinates, imbalance
 from gaugecli.core.metrics import (
     alignment,
@@ -24,7 +25,7 @@ from gaugecli.core.types import Array
 
 
 @dataclass
-class RunObservables:
+class RunObservables(Labelled):
     """Observables on the time grid ``t`` (length n); per-neuron series are ``(n, m)``.
 
     ``owner`` is the final owner (SPEC §2), or ``None`` when no unique owner exists (the

@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from gaugecli.core.frames import Labelled
 from gaugecli.core.gauge import owner_imbalances
 from gaugecli.core.metrics import first_time_below
 from gaugecli.core.observables import RunObservables
@@ -141,7 +142,7 @@ class Coalignment:
 
 
 @dataclass
-class PruneResult:
+class PruneResult(Labelled):
     level: float
     points: list[PrunePoint]
     coalignment: Coalignment

@@ -6,6 +6,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from gaugecli.core.frames import Labelled
 from gaugecli.core.gauge import owner_imbalances
 from gaugecli.core.observables import RunObservables
 from gaugecli.core.types import PointRunner, Progress
@@ -65,7 +66,7 @@ def selected(run: RunObservables, designated: int) -> bool:
 
 
 @dataclass
-class SelectResult:
+class SelectResult(Labelled):
     """``owner``/``t_spec`` of the first run; ``owner`` is ``None`` when it has no unique owner.
     ``symmetric_start``: some run started symmetric or tied; ``symmetry_note``: the first such
     run's one-line reason (what to do), else ``None``."""
@@ -132,7 +133,7 @@ class OwnerSweepPoint:
 
 
 @dataclass
-class OwnerSweepResult:
+class OwnerSweepResult(Labelled):
     ms: list[int]
     strength: float
     points: list[OwnerSweepPoint]

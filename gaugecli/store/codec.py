@@ -63,6 +63,10 @@ def from_jsonable(tp: Any, data: Any) -> Any:
         options = [a for a in typing.get_args(tp) if a is not type(None)]
         if any(_is_array_type(o) for o in options):
             return from_jsonable(next(o for o in options if _is_array_type(o)), data)
+        records = [o for o in options if isinstance(o, type) and dataclasses.is_dataclass(o)]
+        if isinstance(data, dict) and len(records) > 1:  # of several dataclasses, the one whose fields the data has
+            fitting = [o for o in records if set(data) <= {f.name for f in dataclasses.fields(o)}]
+            return from_jsonable(fitting[0] if fitting else records[0], data)
         for option in options:  # the first option the data fits
             if isinstance(data, dict) and dataclasses.is_dataclass(option):
                 return from_jsonable(option, data)

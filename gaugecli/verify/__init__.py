@@ -6,9 +6,15 @@ claim's run); all needs are resolved together, so simulate runs of every claim f
 
 from __future__ import annotations
 
+import sys
+import types
+import warnings
 from collections.abc import Sequence
 from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
 
+from gaugecli.core.frames import Labelled
 from gaugecli.core.types import Progress
 from gaugecli.pipeline import Inputs, Need, Pipeline, resolve
 from gaugecli.verify.claim import Check, Claim, ClaimOutcome
@@ -33,7 +39,7 @@ class VerifyConfig:
 
 
 @dataclass
-class VerifyResult:
+class VerifyResult(Labelled):
     claims: list[ClaimOutcome] = field(default_factory=list)
 
     @property
@@ -89,3 +95,37 @@ def _judge(claim: Claim, inputs: Inputs, quick: bool) -> ClaimOutcome:
 
 
 __all__ = ["Claim", "ClaimOutcome", "VerifyConfig", "VerifyResult", "all_claims", "verify"]
+
+
+def run(
+    config: VerifyConfig | None = None,
+    /,
+    *,
+    cache_dir: Path | str | None = None,
+    progress: Progress | None = None,
+    **params: Any,
+) -> VerifyResult:
+    """The Python API's ``gaugecli.verify``: :func:`verify` of ``config`` (or of keywords: ``quick``,
+    ``only``) over a :class:`Pipeline` of ``cache_dir`` (``None``: nothing cached)."""
+    from gaugecli.experiments.keywords import build
+
+    if config is not None and params:
+        raise TypeError(f"verify() takes a config or keywords, not both (got {', '.join(params)})")
+    if config is None:
+        config = build(VerifyConfig, "verify", params)
+    if not isinstance(config, VerifyConfig):
+        raise TypeError(f"verify() takes a VerifyConfig (got {type(config).__name__})")
+    pipeline = Pipeline(cache_dir, warn=lambda message: warnings.warn(message, stacklevel=3), flag="cache_dir")
+    return verify(config, pipeline, progress)
+
+
+class _CallablePackage(types.ModuleType):
+    """This package, callable as :func:`run`: importing ``gaugecli.verify`` makes the package the
+    attribute ``gaugecli.verify``, over the API's function of that name, so ``gaugecli.verify(…)``
+    must work on either."""
+
+    def __call__(self, *args: Any, **kwargs: Any) -> VerifyResult:
+        return run(*args, **kwargs)
+
+
+sys.modules[__name__].__class__ = _CallablePackage

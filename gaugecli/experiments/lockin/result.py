@@ -8,6 +8,8 @@ from typing import Any
 
 import numpy as np
 
+from gaugecli.core.frames import Labelled
+
 
 @dataclass
 class LockinRun:
@@ -47,7 +49,7 @@ class LockinRun:
 
 
 @dataclass
-class LockinResult:
+class LockinResult(Labelled):
     """Every run, the scans (:mod:`.scans`) and the summary; times in units of each run's ``t_unit``."""
 
     runs: list[LockinRun]

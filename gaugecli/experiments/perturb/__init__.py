@@ -27,6 +27,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from gaugecli.core import budget
+from gaugecli.core.frames import Labelled
 from gaugecli.core.types import PointRunner, Progress
 from gaugecli.experiments.common import run_serially
 from gaugecli.experiments.perturb.config import PerturbConfig, selection_start
@@ -110,7 +111,7 @@ __all__ = [
 
 
 @dataclass
-class PerturbResult:
+class PerturbResult(Labelled):
     visible: VisibleSweep
     step: StepSweep
     samples: SampleSweep

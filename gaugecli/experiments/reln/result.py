@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from gaugecli.core.frames import Labelled
 from gaugecli.core.types import Array
 
 RESOLVED_LOSS = 1e-12
@@ -129,7 +130,7 @@ class RelnFits:
 
 
 @dataclass
-class RelnResult:
+class RelnResult(Labelled):
     """Everything ``gaugecli reln`` measured: the m = 1 comparisons (``ratios``, ``curves``, ``fits``),
     ``select``, the restarts, the fixed-gate envelope (over the gate angles ``psi_deg``) and the largest
     |ReLN − ReLU| loss/gradient error with gates at the current directions over ``identity_states``

@@ -1,0 +1,70 @@
+"""``gaugecli export``: an artifact as a table or labelled arrays — long-form CSV or Parquet
+(``to_dataframe()``), or netCDF mirroring ``to_xarray()`` — through pandas, pyarrow and xarray."""
+
+from __future__ import annotations
+
+from enum import Enum
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+from gaugecli.cli import options as opt
+from gaugecli.cli.errors import Failure, bad_parameter, errors
+
+app = opt.command_app()
+
+
+class Format(str, Enum):
+    """What ``--format`` writes: the long-form table (``csv``, ``parquet``) or the labelled arrays (``netcdf``)."""
+
+    csv = "csv"
+    parquet = "parquet"
+    netcdf = "netcdf"
+
+
+SUFFIX = {Format.csv: ".csv", Format.parquet: ".parquet", Format.netcdf: ".nc"}
+"""The file an export writes beside its artifact when ``--out`` is not given."""
+
+
+@app.command()
+def export(
+    artifact: Annotated[Path, typer.Argument(help="An artifact written by a gaugecli command (run.json).")],
+    format: Annotated[
+        Format, typer.Option("--format", help="csv or parquet: the long-form table; netcdf: the labelled arrays.")
+    ],
+    out: Annotated[
+        Path | None,
+        typer.Option(
+            "--out",
+            parser=opt.file_path,
+            metavar="PATH",
+            help="Where to write (default: the artifact's name, .csv/.parquet/.nc).",
+        ),
+    ] = None,
+) -> None:
+    """Export an artifact: a long-form CSV or Parquet table, or netCDF mirroring to_xarray()."""
+    with errors():
+        from gaugecli.api import load
+        from gaugecli.store.atomic import atomic_target, check_writable
+
+        target = out if out is not None else artifact.with_suffix(SUFFIX[format])
+        if target.resolve() == artifact.resolve():
+            raise bad_parameter("--out", f"{target} is the artifact itself; give another path")
+        check_writable(target, "--out")
+        loaded = load(artifact)
+        try:
+            data = loaded.to_xarray()
+            table = None if format is Format.netcdf else loaded.to_dataframe()
+        except ImportError as exc:
+            raise Failure(str(exc)) from None
+        except TypeError as exc:
+            raise bad_parameter("ARTIFACT", str(exc)) from None
+        with atomic_target(target, "--out") as tmp:
+            if table is not None and format is Format.csv:
+                table.to_csv(tmp, index=False)
+            elif table is not None:
+                table.to_parquet(tmp, index=False)
+            else:
+                data.to_netcdf(tmp, engine="h5netcdf")
+    typer.echo(f"wrote {target}: {loaded.kind} artifact as {format.value}")

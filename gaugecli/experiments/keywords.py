@@ -1,0 +1,85 @@
+"""Configs from keywords: a command's parameters by name (``gauge_strength=16``, ``d=8``,
+``mode="gd"``) built into its config dataclass, with the config's own checks.
+
+The names are those of the :class:`~gaugecli.experiments.declare.Param` declarations (the flags
+without dashes) or the config's field names; a keyword of the ``model`` or ``dynamics`` goes to
+that part. The Python API builds its configs here, as the command line builds them from flags.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import types
+import typing
+from collections.abc import Mapping
+from typing import Any
+
+
+def _plural(tp: Any) -> bool:
+    """A tuple field (``strengths``, ``seeds``): a single value given for it is a one-item tuple."""
+    options = typing.get_args(tp) if typing.get_origin(tp) in (typing.Union, types.UnionType) else (tp,)
+    return any(typing.get_origin(o) is tuple for o in options)
+
+
+def _value(tp: Any, value: Any) -> Any:
+    if _plural(tp) and value is not None:
+        return tuple(value) if isinstance(value, (list, tuple)) else (value,)
+    return value
+
+
+def build(config_type: type, function: str, params: Mapping[str, Any]) -> Any:
+    """``config_type`` built from keywords: its own fields, under their names or their parameters'
+    (``gauge_strength`` for ``strengths``), and the fields of its ``model`` and ``dynamics`` (``d``,
+    ``activation``, ``mode``, ``rtol``, …). An unknown keyword is a :class:`TypeError`."""
+    from gaugecli.experiments.config import DynamicsConfig, ModelConfig
+
+    hints = typing.get_type_hints(config_type)
+    names = {f.name for f in dataclasses.fields(config_type)}
+    declared = _declared(config_type)
+    alias = {p.name: name for name, p in declared.items() if name in names and p.name != name}
+    parts: dict[str, dict[str, Any]] = {"": {}, "model": {}, "dynamics": {}}
+    nested = {"model": ModelConfig, "dynamics": DynamicsConfig}
+    for key, value in params.items():
+        name = alias.get(key, key)
+        if name in names:
+            if name in parts[""]:
+                raise TypeError(f"{function}() got {name!r} twice (as {key!r} too); give it once")
+            parts[""][name] = _value(hints[name], value)
+            continue
+        for part, tp in nested.items():
+            if part in names and key in {f.name for f in dataclasses.fields(tp)}:
+                parts[part][key] = _value(typing.get_type_hints(tp)[key], value)
+                break
+        else:
+            valid = sorted(names - {"model", "dynamics"} | set(alias) | _nested_names(names, nested))
+            raise TypeError(f"{function}() got an unknown parameter {key!r}; valid: {', '.join(valid)}")
+    for part, tp in nested.items():
+        if parts[part]:
+            if part in parts[""]:
+                raise TypeError(f"{function}() got {part}= and {', '.join(parts[part])} of it; give one of them")
+            if part == "dynamics" and isinstance(parts[part].get("mode"), str):
+                parts[part]["mode"] = _mode(parts[part]["mode"])
+            parts[""][part] = tp(**parts[part])
+    return config_type(**parts[""])
+
+
+def _mode(text: str) -> Any:
+    from gaugecli.experiments import params as P
+    from gaugecli.experiments.declare import ConfigError
+
+    try:
+        return P.Mode(text)
+    except ValueError:
+        raise ConfigError("mode", f"must be one of {', '.join(m.value for m in P.Mode)} (got {text!r})") from None
+
+
+def _nested_names(names: set[str], nested: Mapping[str, type]) -> set[str]:
+    return {f.name for part, tp in nested.items() if part in names for f in dataclasses.fields(tp)}
+
+
+def _declared(config_type: type) -> dict[str, Any]:
+    """The parameter declarations of ``config_type`` (``SimulateConfig`` → ``params.Simulate``)."""
+    from gaugecli.experiments import params as P
+
+    fields = getattr(P, config_type.__name__.removesuffix("Config"), None)
+    return dict(getattr(fields, "params", {}))
