@@ -197,8 +197,10 @@ def _solve(
         return float(np.log(np.max(squared_gradient(y)) + 1e-300) - 2.0 * np.log(options.grad_tol))
 
     # With stop_at_convergence the event ends the solve once every member has converged, and the
-    # stored states past it are that final state; otherwise it only marks where convergence came.
-    converged.terminal = options.stop_at_convergence  # type: ignore[attr-defined]
+    # stored states past it are that final state. Otherwise no event is watched: it would change
+    # no step (solve_ivp locates events after each step) yet cost a gradient per step, a quarter
+    # of a flow's gradient evaluations; convergence is then judged at the end (`done` below).
+    converged.terminal = True  # type: ignore[attr-defined]
     converged.direction = -1  # type: ignore[attr-defined]
 
     banded = {}
@@ -219,7 +221,7 @@ def _solve(
         rtol=options.rtol,
         atol=options.atol,
         dense_output=True,
-        events=converged,
+        events=converged if options.stop_at_convergence else None,
         **banded,
     )
     if sol.status == -1:
