@@ -422,3 +422,75 @@ def test_device_option_in_the_dynamics_config(monkeypatch: pytest.MonkeyPatch) -
     dyn = DynamicsConfig(mode="sample", n_samples=200, device="auto", t_max=0.5, grid_points=5)
     (run,) = run_ensemble(ModelConfig(d=d), dyn, a0, W0, seed=1)
     assert run is not None
+
+
+@pytest.mark.parametrize("chunk_bytes", [DEFAULT_CHUNK_BYTES, 8 * 24 * 7])
+def test_a_stack_of_samples_gives_each_member_its_own_loss(chunk_bytes: int) -> None:
+    """A stack (one sample per member) equals B separate samples: gradient, loss, Hessian, L_n along a
+    trajectory and the objective of a subset of members — to round-off (the batched products sum in
+    another order: a few ε of the terms' scale, 1e-12 relative here), also when chunked (7 rows)."""
+    from gaugecli.core.sample import stacked_empirical_objective
+
+    rng = np.random.default_rng(4)
+    B, n, m = 3, 50, 3
+    samples = [draw_sample(TEACHER, n, seed) for seed in (11, 12, 13)]
+    stack = EmpiricalSample.stack(samples)
+    stack.chunk_bytes = chunk_bytes
+    assert stack.members == B and "3 samples" in stack.name
+    a, W = rng.standard_normal((B, m)), rng.standard_normal((B, m, d))
+    ga, gW, loss = stack.gradient(a, W)
+    H = stack.hessian(a, W)
+    traj_a, traj_W = rng.standard_normal((B, 4, m)), rng.standard_normal((B, 4, m, d))
+    along = stack.loss_along(traj_a, traj_W)
+    for b, (X, y) in enumerate(samples):
+        one = EmpiricalSample.from_arrays(X, y, chunk_bytes=chunk_bytes)
+        ga1, gW1, loss1 = one.gradient(a[b], W[b])
+        np.testing.assert_allclose(ga[b], ga1, rtol=1e-12, atol=1e-14)
+        np.testing.assert_allclose(gW[b], gW1, rtol=1e-12, atol=1e-14)
+        np.testing.assert_allclose(loss[b], loss1, rtol=1e-12)
+        np.testing.assert_allclose(H[b], one.hessian(a[b], W[b]), rtol=1e-12, atol=1e-14)
+        np.testing.assert_allclose(along[b], one.loss_along(traj_a[b], traj_W[b]), rtol=1e-12)
+    part = stacked_empirical_objective(samples).restricted(np.array([2, 0]))
+    ga_p, gW_p, _ = part.gradient(a[[2, 0]], W[[2, 0]])
+    np.testing.assert_allclose(ga_p, ga[[2, 0]], rtol=1e-12, atol=1e-14)
+    np.testing.assert_allclose(gW_p, gW[[2, 0]], rtol=1e-12, atol=1e-14)
+    with pytest.raises(ValueError, match="share one shape"):
+        EmpiricalSample.stack([samples[0], draw_sample(TEACHER, n + 1, 1)])
+
+
+def test_a_stacked_finite_sample_flow_selects_as_each_seed_alone() -> None:
+    """The selection sweep's ensemble (perturb (d)): each seed's finite-sample flow, integrated with the
+    others under one step-size control, reaches the same outcome as alone — at n where selection is
+    decided either way by the sample (n = 24: not every seed selects) and where it holds (n = 128)."""
+    from dataclasses import replace
+
+    from gaugecli.core.observables import observe
+    from gaugecli.experiments.params import SAMPLE_RTOL
+    from gaugecli.experiments.perturb import PerturbConfig, SelectionJob, sample_of, selection_job, selection_start
+    from gaugecli.experiments.perturb.selection import SELECTION_METHOD
+    from gaugecli.experiments.select import selected
+
+    model = replace(PerturbConfig().model, d=8)
+    net = model.build()
+    a0, W0 = selection_start(model, 2, 4.0)
+    options = FlowOptions(rtol=SAMPLE_RTOL, atol=SAMPLE_RTOL * 1e-3, method=SELECTION_METHOD, grid_points=3)
+    horizon = 60.0
+    shares = {}
+    for n in (24, 128):
+        seeds = (0, 1, 2, 3, 4, 5)
+        alone = []
+        for seed in seeds:
+            tr = gradient_flow(
+                a0,
+                W0,
+                net,
+                horizon,
+                eps_align=0.01,
+                options=options,
+                objective=empirical_objective(*sample_of(net, n, seed)),
+            )
+            alone.append(selected(observe(tr, net, (0,)), 0))
+        together = selection_job(SelectionJob(model, 2, 4.0, n, seeds, horizon)).success
+        assert together == alone
+        shares[n] = sum(alone) / len(alone)
+    assert shares[24] < 1.0 and shares[128] == 1.0

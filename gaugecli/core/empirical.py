@@ -11,6 +11,11 @@ but regeneration makes a gradient evaluation ~7× slower (measured at ``n = 10�
 m = 1``: 0.21 s streamed against 0.03 s stored). The torch work runs on ``device`` (``cpu``,
 ``cuda``, or ``auto``: CUDA where torch sees a GPU). :mod:`gaugecli.core.sample` re-exports
 what callers need.
+
+A stored sample may also be a *stack*, one sample per member of an ensemble (``X (B, n, d)``,
+``y (B, n)``, :meth:`EmpiricalSample.stack`): member ``b`` descends the ``L_n`` of its own sample
+``b``, and one call evaluates all ``B`` gradients (batched products instead of ``B`` calls, whose
+per-call cost dominates at small ``n``).
 """
 
 from __future__ import annotations
@@ -154,7 +159,8 @@ class EmpiricalSample:
         dev = resolve_device(device)
         Xt = torch.from_numpy(np.ascontiguousarray(X, dtype=np.float64)).to(dev)
         yt = torch.from_numpy(np.ascontiguousarray(y, dtype=np.float64)).to(dev)
-        return cls(Xt.shape[0], Xt.shape[1], X=Xt, y=yt, device=dev, chunk_bytes=chunk_bytes, activation=activation)
+        n, d = Xt.shape[-2:]
+        return cls(n, d, X=Xt, y=yt, device=dev, chunk_bytes=chunk_bytes, activation=activation)
 
     @classmethod
     def draw(
@@ -207,7 +213,8 @@ class EmpiricalSample:
     def name(self) -> str:
         """As in solver statistics: ``empirical n=…`` (with the device where not the CPU)."""
         where = "" if self.device.type == "cpu" else f" on {self.device.type}"
-        return f"empirical n={self.n}{where}"
+        stack = "" if self.members is None else f", one of {self.members} samples per member"
+        return f"empirical n={self.n}{stack}{where}"
 
     def rows_per_chunk(self, width: int) -> int:
         """Rows of a chunk whose widest intermediate has ``width`` columns (and ``X``'s ``d``)."""
@@ -218,7 +225,7 @@ class EmpiricalSample:
         rows = self.rows_per_chunk(width)
         if self.X is not None and self.y is not None:
             for start in range(0, self.n, rows):
-                yield self.X[start : start + rows], self.y[start : start + rows]
+                yield self.X[..., start : start + rows, :], self.y[..., start : start + rows]
             return
         assert self.model is not None and self.seed is not None
         rng = np.random.default_rng(self.seed)
@@ -233,6 +240,25 @@ class EmpiricalSample:
             return _to_numpy(self.X), _to_numpy(self.y)
         assert self.model is not None and self.seed is not None
         return draw_sample(self.model, self.n, self.seed)
+
+    @classmethod
+    def stack(
+        cls, samples: list[tuple[Array, Array]], *, device: str = "cpu", activation: Activation | None = None
+    ) -> EmpiricalSample:
+        """One sample per ensemble member: ``X (B, n, d)``, ``y (B, n)`` from ``B`` samples ``(X_b, y_b)``
+        of one size ``n``; the gradient and Hessian of member ``b`` (leading axis of ``a``, ``W``) are
+        those of ``L_n`` on sample ``b``."""
+        sizes = {np.shape(X) for X, _ in samples}
+        if len(sizes) != 1 or len(next(iter(sizes))) != 2:
+            raise ValueError(f"EmpiricalSample.stack: samples must share one shape (n, d) (got {sorted(sizes)})")
+        X = np.stack([np.asarray(X, float) for X, _ in samples])
+        y = np.stack([np.asarray(y, float) for _, y in samples])
+        return cls.from_arrays(X, y, device=device, activation=activation)
+
+    @property
+    def members(self) -> int | None:
+        """How many samples a stack holds (``None``: one sample, shared by every member)."""
+        return None if self.X is None or self.X.dim() == 2 else int(self.X.shape[0])
 
     def _tensor(self, x: Array) -> torch.Tensor:
         return torch.from_numpy(np.ascontiguousarray(x, dtype=np.float64)).to(self.device)
@@ -280,15 +306,16 @@ class EmpiricalSample:
                 H = act.sigma_torch(Z)
                 r = torch.matmul(H, a_col).squeeze(-1) - yc
                 slope = act.derivative_torch(Z)
-                J = torch.empty(batch + (Xc.shape[0], P), dtype=torch.float64, device=self.device)
+                rows = Xc.shape[-2]
+                J = torch.empty(batch + (rows, P), dtype=torch.float64, device=self.device)
                 J[..., :m] = H
-                J_w = J[..., m:].view(batch + (Xc.shape[0], m, d))
+                J_w = J[..., m:].view(batch + (rows, m, d))
                 torch.mul((slope * a_row).unsqueeze(-1), Xc.unsqueeze(-2), out=J_w)
                 hess += torch.matmul(J.transpose(-1, -2), J)
                 curvature = act.curvature_torch(Z)
                 if curvature is not None:  # Σ_i r_i a_j σ''(z_ij) x_i x_iᵀ, one d × d block per neuron
                     weights = curvature * r.unsqueeze(-1) * a_row  # (..., c, m)
-                    term = torch.einsum("...cm,cx,cy->...mxy", weights, Xc, Xc)
+                    term = torch.einsum("...cm,...cx,...cy->...mxy", weights, Xc, Xc)
                     curved = term if curved is None else curved + term
                 slope *= r.unsqueeze(-1)
                 cross += torch.matmul(slope.transpose(-1, -2), Xc)
@@ -315,6 +342,21 @@ class EmpiricalSample:
         state in one product ``X_c W_allᵀ`` per chunk of rows (blocks of states keep the
         ``rows × states·m`` intermediate within ``chunk_bytes``)."""
         a, W = np.asarray(a, float), np.asarray(W, float)
+        if self.members is not None:  # member b along its own sample b
+            assert self.X is not None and self.y is not None
+            return np.stack(
+                [
+                    EmpiricalSample(
+                        self.n,
+                        self.d,
+                        X=self.X[b],
+                        y=self.y[b],
+                        chunk_bytes=self.chunk_bytes,
+                        activation=self.activation,
+                    ).loss_along(a[b], W[b])
+                    for b in range(self.members)
+                ]
+            )
         lead, (m, d) = a.shape[:-1], W.shape[-2:]
         states = math.prod(lead)
         a_all, W_all = a.reshape(states, m), W.reshape(states * m, d)
@@ -344,8 +386,27 @@ class EmpiricalSample:
         return oracle
 
     def objective(self) -> Objective:
-        """``L_n`` as an :class:`~gaugecli.core.objective.Objective` (gradient and Hessian)."""
-        return Objective(self.oracle(), self.hessian, self.name)
+        """``L_n`` as an :class:`~gaugecli.core.objective.Objective` (gradient and Hessian); of a
+        stack, with the objective of any subset of members (the flow integrates chunks of them)."""
+        if self.members is None:
+            return Objective(self.oracle(), self.hessian, self.name)
+        X, y = self.X, self.y
+        assert X is not None and y is not None
+
+        def members(idx: Array) -> Objective:
+            rows = torch.as_tensor(np.asarray(idx), device=self.device)
+            part = EmpiricalSample(
+                self.n,
+                self.d,
+                X=X[rows],
+                y=y[rows],
+                device=self.device,
+                chunk_bytes=self.chunk_bytes,
+                activation=self.activation,
+            )
+            return part.objective()
+
+        return Objective(self.oracle(), self.hessian, self.name, members)
 
 
 def _gradient_sums(
@@ -362,7 +423,7 @@ def _gradient_sums(
     a_row = at.unsqueeze(-2)
     sums: list[torch.Tensor] = []
     for Xc, yc in chunks:
-        Z = torch.matmul(Wt, Xc.transpose(0, 1))  # (..., m, c)
+        Z = torch.matmul(Wt, Xc.transpose(-1, -2))  # (..., m, c)
         H = activation.sigma_torch(Z)
         r = torch.matmul(a_row, H).squeeze(-2) - yc  # (..., c)
         G = activation.derivative_torch(Z).mul_(r.unsqueeze(-2))  # σ'(Z) r

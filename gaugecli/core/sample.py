@@ -47,6 +47,7 @@ __all__ = [
     "gradient_flops",
     "minibatch_oracle",
     "sample_memory_estimate",
+    "stacked_empirical_objective",
 ]
 
 Batches = Literal["fresh", "resampled"]
@@ -91,6 +92,15 @@ def empirical_objective(X: Array, y: Array, *, device: str = "cpu", activation: 
     """``L_n`` on the sample ``(X, y)`` as an :class:`~gaugecli.core.objective.Objective`:
     gradient and closed-form Hessian, for the finite-sample gradient flow and full-batch GD."""
     return EmpiricalSample.from_arrays(X, y, device=device, activation=activation).objective()
+
+
+def stacked_empirical_objective(
+    samples: list[tuple[Array, Array]], *, device: str = "cpu", activation: Activation | None = None
+) -> Objective:
+    """One ``L_n`` per ensemble member: member ``b`` of ``a (B, m)``, ``W (B, m, d)`` descends the loss
+    on ``samples[b]`` (all of one size ``n``). The same gradients as ``B`` :func:`empirical_objective`
+    runs, to round-off, from one batched evaluation (:meth:`EmpiricalSample.stack`)."""
+    return EmpiricalSample.stack(samples, device=device, activation=activation).objective()
 
 
 def empirical_loss_along(a: Array, W: Array, X: Array | EmpiricalSample, y: Array | None = None) -> Array:
