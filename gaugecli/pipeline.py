@@ -210,7 +210,7 @@ class Pipeline:
     ) -> int:
         """Compute the needs missing from the cache on ``executor`` (``submit(fn, *args)`` →
         handle with ``result()``), several at once; return how many tasks ran. Each task is one
-        configuration (simulate: all its configurations in one task, each run integrated by itself), run in a worker
+        configuration (simulate: :data:`SIMULATE_SLICE` of them, each run integrated by itself), run in a worker
         that writes its artifact to this cache; later :meth:`ensure` calls read them. The costly
         kinds go first so that the cheap ones fill the other workers meanwhile.
 
@@ -232,8 +232,10 @@ class Pipeline:
                 present.add((need.kind, config_hash(need.config)))
         tasks = [(kind, [c]) for kind, configs in missing.items() if kind != "simulate" for c in configs]
         tasks.sort(key=lambda task: PREFETCH_ORDER.index(task[0]) if task[0] in PREFETCH_ORDER else len(PREFETCH_ORDER))
-        if "simulate" in missing:
-            tasks.insert(min(len(tasks), 2), ("simulate", missing["simulate"]))
+        if "simulate" in missing:  # in slices, so that every worker takes a share of them
+            configs = missing["simulate"]
+            slices = [("simulate", configs[i : i + SIMULATE_SLICE]) for i in range(0, len(configs), SIMULATE_SLICE)]
+            tasks[min(len(tasks), 2) : min(len(tasks), 2)] = slices
         keys = [[(kind, config_hash(c)) for c in configs] for kind, configs in tasks]
         if on_cached is not None:
             on_cached(present)
@@ -269,10 +271,16 @@ class Pipeline:
         return Outcome(k.name, config, result, artifact, self.cache.path(k.name, config), False)
 
 
+SIMULATE_SLICE = 12
+"""``simulate`` configurations per prefetch task. Each configuration is integrated by itself
+whatever its task (:func:`~gaugecli.experiments.simulate.simulate_batch`), so slicing changes no
+number; as one task, the figures' ~140 runs (~30 s on one core) kept one worker busy while the
+others idled at the end."""
+
 PREFETCH_ORDER = ("perturb", "lockin", "reln", "prune", "select-sweep", "select")
-"""Kinds by decreasing cost at the figures' configurations (measured on one core: perturb ≈ 45 s,
-lockin with σ = x² ≈ 22 s, prune ≈ 3.6 s, reln ≈ 2.9 s): :meth:`Pipeline.prefetch` starts the long
-ones first."""
+"""Kinds by decreasing cost at the figures' configurations (measured on one core: perturb ≈ 31 s,
+lockin with σ = x² ≈ 29 s, prune ≈ 3.6 s, reln ≈ 2.5 s): :meth:`Pipeline.prefetch` starts the long
+ones first, then the slices of ``simulate``, then the rest."""
 
 
 def _ensure_in_worker(cache_root: str, kind_name: str, configs: list[Any], reuse: bool) -> None:
