@@ -1,18 +1,16 @@
 """Figure 4 (C6, SPEC §6 symmetric starts): the quick profile built once; its key numbers against
-the reduced (c, θ) solver — an independent integrator in function coordinates — and against the
-closed-form Wilson interval; ties reported as no unique owner; every sidecar series drawn; no
-text below 7 pt."""
+the reduced (c, θ) solver — an independent integrator in function coordinates — and the owner-success
+matrix against fig4's own select run integrated alone; ties reported as no unique owner; every
+sidecar series drawn; no text below 7 pt."""
 
 from __future__ import annotations
 
-import math
 from typing import Any
 
 import numpy as np
 import pytest
 
 from gaugecli.core.reduced import solve_reduced
-from gaugecli.experiments.perturb import PerturbConfig
 from gaugecli.pipeline import Pipeline
 from gaugecli.plots import fig4, style
 from gaugecli.plots.render import resolve
@@ -22,8 +20,7 @@ from gaugecli.plots.venue import MIN_TEXT_PT, layout
 @pytest.fixture(scope="module")
 def built(tmp_path_factory: pytest.TempPathFactory) -> tuple[Any, dict[str, Any], Any]:
     """The quick profile: the select and mixed-δ runs, the gap sweep at g ∈ {0, 0.1} for the three
-    families and a small perturb run: measured 4.5 s CPU on one core (8 select runs 1.4 s, the
-    perturb run 2.4 s, build and draw 0.7 s) — the smallest runs that carry every panel."""
+    families and the owner sweep at m = 2, 3, 5 — the smallest runs that carry every panel."""
     pipeline = Pipeline(tmp_path_factory.mktemp("fig4-cache"))
     inputs, _ = resolve(fig4.needs(True), pipeline)
     page = layout()
@@ -44,16 +41,15 @@ def _array(values: list[Any]) -> np.ndarray:
     return np.array([np.nan if v is None else v for v in values], float)
 
 
-def test_needs_share_runs_with_verify_and_fig7() -> None:
-    from gaugecli.experiments.select import SelectConfig
+def test_needs_share_runs_with_verify() -> None:
+    from gaugecli.experiments.select import OwnerSweepConfig, SelectConfig
 
     full, quick = fig4.needs(False), fig4.needs(True)
     assert full["select"].config == SelectConfig(m=5, strength=4.0, owner=2)
-    # the mixed-δ run is the one `gaugecli verify` checks for C6, and (f) reads the default perturb
-    # run that fig7 reads: one cached run each
+    # the mixed-δ run and (f)'s owner sweep are the runs `gaugecli verify` checks for C6: one cached run each
     assert full["mixed"].config == SelectConfig(deltas=(-2.0, 4.0, 0.0, -4.0, 2.0))
-    assert full["perturb"].kind == "perturb" and full["perturb"].config == PerturbConfig()
-    assert len(full["perturb"].config.success_seeds) >= 20
+    assert full["sweep"].kind == "select-sweep" and full["sweep"].config == OwnerSweepConfig(ms=(2, 3, 4, 5, 6, 7, 8))
+    assert quick["sweep"].config == OwnerSweepConfig(ms=(2, 3, 5))
     gaps = {k: n.config for k, n in full.items() if k.startswith("gap")}
     # 3 families × 6 gaps, less (δ_r = −4, g = 8): that is the select run itself
     assert len(gaps) == 3 * len(fig4.GAPS[False]) - 1
@@ -62,7 +58,7 @@ def test_needs_share_runs_with_verify_and_fig7() -> None:
         assert config.dynamics.mode.value == "flow" and d.size == fig4.M
         assert np.all(np.delete(d, fig4.DESIGNATED) == d[0 if fig4.DESIGNATED else 1])
         assert d[fig4.DESIGNATED] >= d.max()
-    assert quick.keys() <= full.keys() | {"perturb"}
+    assert quick.keys() <= full.keys()
 
 
 def test_select_run_owner_takes_the_feature(built) -> None:
@@ -152,34 +148,26 @@ def test_success_for_every_positive_gap(built) -> None:
     assert shares[4.0] == pytest.approx(0.2042, abs=1e-3)
 
 
-def _wilson(k: int, n: int, z: float) -> tuple[float, float]:
-    """The Wilson score interval in closed form."""
-    centre = (k + z * z / 2) / (n + z * z)
-    half = z / (n + z * z) * math.sqrt(k * (n - k) / n + z * z / 4)
-    return centre - half, centre + half
-
-
-def test_binomial_intervals(built) -> None:
-    """(f): rates k/n with 95 % Wilson intervals against the closed form; n_hold is the smallest n
-    from which every seed selected."""
+def test_owner_success_matrix(built) -> None:
+    """(f): SPEC's owner-success matrix. Every designated o < m owns, at every m of the sweep (the run
+    ``gaugecli verify`` judges C6 on); T_spec does not depend on o — the others are interchangeable,
+    so the m designations are permutations of one flow and differ by round-off only (≤ 1e-9 relative:
+    10× the solver's rtol) — and falls with m; the (m = 5, o = 2) cell is fig4's own select run,
+    integrated alone, to the solver's tolerance (1e-7 relative: rtol 1e-10 propagated through T_spec)."""
     _, panels, inputs = built
     f = panels["f"]
-    z = 1.959963984540054  # Φ⁻¹(0.975)
-    ns = f["rate"]["x"]
-    assert ns == [float(n) for n in inputs.configs["perturb"].success_ns]
-    for i, (k, n) in enumerate(zip(f["successes"], f["trials"], strict=True)):
-        assert n == len(inputs.configs["perturb"].success_seeds) - f["undecided"][i]
-        assert f["rate"]["y"][i] == pytest.approx(k / n, abs=1e-15)
-        lo, hi = _wilson(k, n, z)
-        assert f["rate"]["ci_low"][i] == pytest.approx(lo, abs=1e-12)
-        assert f["rate"]["ci_high"][i] == pytest.approx(hi, abs=1e-12)
-    # the closed form's edge cases: k = n gives [n/(n + z²), 1]; k = 0 gives [0, z²/(n + z²)]
-    assert _wilson(20, 20, z)[0] == pytest.approx(20 / (20 + z * z), rel=1e-12)
-    assert _wilson(0, 20, z)[1] == pytest.approx(z * z / (20 + z * z), rel=1e-12)
-    hold = [n for i, n in enumerate(ns) if all(f["successes"][j] == f["trials"][j] for j in range(i, len(ns)))]
-    assert f["n_hold"] == (int(hold[0]) if hold else None)
-    # measured (quick profile, 4 seeds): none select at n = 16, all at n = 128
-    assert f["successes"] == [0, 4] and f["n_hold"] == 128
+    sweep = inputs["sweep"]
+    assert inputs.configs["sweep"].ms == (2, 3, 5) and f["ms"] == [2, 3, 5]
+    assert f["runs"] == f["successes"] == 2 + 3 + 5
+    for i, m in enumerate(f["ms"]):
+        points = sorted((p for p in sweep.points if p.m == m), key=lambda p: p.designated)
+        assert [p.owner for p in points] == list(range(m)) == [o for o in range(m) if f["success_matrix"][i][o]]
+        row = np.asarray(f["t_spec"][i])
+        assert np.ptp(row) <= 1e-9 * row.mean()
+    assert f["t_spec_relative_spread_over_o"] <= 1e-9
+    means = [float(np.mean(r)) for r in f["t_spec"]]
+    assert means[0] > means[1] > means[2]
+    assert f["t_spec"][2][fig4.DESIGNATED] == pytest.approx(inputs["select"].runs[0].t_spec, rel=1e-7)
 
 
 def _lines_by_panel(fig: Any) -> dict[str, list[Any]]:
@@ -202,8 +190,8 @@ def test_every_sidecar_series_is_drawn(built) -> None:
                 for ln in lines[letter]
             ), f"({letter}) {name} is in the sidecar but not drawn"
             drawn += 1
-    # (a), (b): owner and one non-owner line; (c), (d): five neurons; (e): 3 families + 3 ties; (f): rates
-    assert drawn == 2 + 2 + 5 + 5 + 6 + 1
+    # (a), (b): owner and one non-owner line; (c), (d): five neurons; (e): 3 families + 3 ties; (f) is a map
+    assert drawn == 2 + 2 + 5 + 5 + 6
 
 
 def test_axes_show_what_they_claim(built) -> None:
@@ -216,7 +204,8 @@ def test_axes_show_what_they_claim(built) -> None:
         assert axes[letter].get_yscale() == "logit"
         lo, hi = axes[letter].get_ylim()
         assert lo <= 1e-4 and 1.0 - hi <= 1e-6
-    assert axes["(e)"].get_xscale() == "log" and axes["(f)"].get_xscale() == "log"
+    assert axes["(e)"].get_xscale() == "log"
+    assert axes["(f)"].get_xlabel().startswith("designated owner") and axes["(f)"].get_ylabel() == r"neurons $m$"
 
 
 def test_text_is_at_least_seven_points(built) -> None:

@@ -1,4 +1,5 @@
-"""Panels (e) and (f) of fig4 — where selection stops: the gauge gap down to exact ties, and the sample size — with the constants both modules share."""
+"""Panels (e) and (f) of fig4 — where selection stops, the gauge gap down to exact ties, and where it
+always holds, the owner-success matrix over (m, o) — with the constants both modules share."""
 
 from __future__ import annotations
 
@@ -25,10 +26,6 @@ REST = (-4.0, 0.0, 4.0)
 
 TIE_X = 1e-5
 """(e): where the ties are drawn, on a separate slot left of the axis break."""
-
-
-SAMPLE = style.PURPLE
-"""(f)'s colour (neither gauge's)."""
 
 
 TIE_OFFSET = {-4.0: 0.75, 0.0: 1.0, 4.0: 1.33}
@@ -136,7 +133,7 @@ def _panel_gap(ax: Any, gap_runs: dict[tuple[float, float], Any], layout: Layout
     out["success_rate_positive_gap"] = wins / trials
     out["success_rate_tie"] = ties / len(REST)
     ax.set_title(
-        rf"$\arg\max\,\delta$ owns {wins}/{trials}; ties {ties}/{len(REST)}",
+        rf"argmax $\delta$: {wins}/{trials}, ties {ties}/{len(REST)}",
         loc="right",
         fontsize=layout.small,
     )
@@ -160,52 +157,56 @@ def _log_slope(family: dict[str, Any]) -> dict[str, Any] | None:
     return {"slope": float(fit.slope), "stderr": float(fit.stderr), "intercept": float(fit.intercept), "n": len(pairs)}
 
 
-def _panel_samples(ax: Any, sweep: Any, layout: Layout) -> dict[str, Any]:
-    from matplotlib.ticker import FixedLocator, FuncFormatter, NullLocator
+def _panel_owner_matrix(ax: Any, sweep: Any, layout: Layout) -> dict[str, Any]:
+    """(f) SPEC's owner-success matrix: for every width ``m`` and designated ``o < m`` (neuron ``o`` at
+    ``+D``, the other ``m − 1`` at ``−D``, exact duplicates otherwise), whether ``o`` is the unique
+    owner, and its ``T_spec`` as the cell's colour. The population flow from exact duplicates is
+    deterministic: one run per cell, no seeds (random visible perturbations are fig7 (a)'s)."""
+    from matplotlib.colors import LogNorm
 
-    n = np.asarray(sweep.ns, float)
-    rate = np.array([np.nan if r is None else r for r in sweep.rate], float)
-    lo, hi = np.asarray(sweep.ci_low, float), np.asarray(sweep.ci_high, float)
-    ax.errorbar(n, rate, yerr=[rate - lo, hi - rate], color=SAMPLE, marker="o", ms=4.0, lw=1.2, capsize=2.5)
-    out: dict[str, Any] = {
-        "rate": style.series(n, rate, ci_low=lo, ci_high=hi),
-        "successes": list(sweep.successes),
-        "trials": list(sweep.trials),
-        "undecided": list(sweep.undecided),
-        "seeds": len(sweep.seeds),
-        "m": sweep.m,
-        "strength": sweep.strength,
-        "horizon": sweep.horizon,
-        "n_hold": sweep.n_hold,
-        "confidence": 0.95,
-    }
-    if sweep.n_hold is not None:
-        style.threshold_line(ax, float(sweep.n_hold), axis="x")
-        style.note(
-            ax,
-            f"every seed\nselects from\n$n={sweep.n_hold}$",
-            (float(sweep.n_hold), 0.02),
-            layout,
-            offset=(-3, 0),
-            ha="right",
-            va="bottom",
-        )
-    style.note(
-        ax,
-        f"{len(sweep.seeds)} seeds per $n$,\n95 % Wilson intervals",
-        (0.02, 0.97),
-        layout,
-        xycoords="axes fraction",
-        va="top",
+    ms = [int(m) for m in sweep.ms]
+    width = max(ms)
+    T = np.full((len(ms), width), np.nan)
+    owned = np.zeros((len(ms), width), bool)
+    for p in sweep.points:
+        i = ms.index(int(p.m))
+        T[i, p.designated] = np.nan if p.t_spec is None else p.t_spec
+        owned[i, p.designated] = bool(p.success)
+    edges_o = np.arange(width + 1) - 0.5
+    edges_m = np.arange(len(ms) + 1) - 0.5
+    shown = np.ma.masked_invalid(T)
+    mesh = ax.pcolormesh(
+        edges_o, edges_m, shown, cmap="cividis", norm=LogNorm(vmin=np.nanmin(T), vmax=np.nanmax(T)), shading="flat"
     )
-    ax.set_xscale("log", base=2)
-    ax.xaxis.set_major_locator(FixedLocator(list(n)))
-    ax.xaxis.set_major_formatter(FuncFormatter(lambda v, _pos: f"{v:g}"))
-    ax.xaxis.set_minor_locator(NullLocator())
-    ax.set_xlim(n.min() / 1.2, n.max() * 1.2)
-    ax.set_ylim(-0.03, 1.05)
-    ax.set_xlabel(r"sample size $n$")
-    ax.set_ylabel(r"selection rate ($+D$ owns)")
-    ax.set_title(rf"finite sample, $m={sweep.m}$, $D={sweep.strength:g}$", loc="right", fontsize=layout.small)
+    bar = ax.figure.colorbar(mesh, ax=ax, pad=0.02)
+    bar.set_label(r"$T_{\rm spec}$")
+    # plain decimals on the log colour scale (no 10^k superscripts, which would print under 6 pt)
+    lo, hi = float(np.nanmin(T)), float(np.nanmax(T))
+    ticks = [v for v in (0.02, 0.05, 0.1, 0.2, 0.5, 1.0, 2.0) if lo <= v <= hi] or [lo, hi]
+    bar.set_ticks(ticks, labels=[f"{v:g}" for v in ticks])
+    bar.ax.minorticks_off()
+    rows, cols = np.nonzero(owned)
+    ax.scatter(cols, rows, s=9, marker="o", facecolor="white", edgecolor="none", label=r"$o$ owns")
+    fail_r, fail_c = np.nonzero(~owned & np.isfinite(T))
+    if fail_r.size:
+        ax.scatter(fail_c, fail_r, s=16, marker="x", color=style.ORANGE, label="another owns")
+    ax.set_xticks(range(width))
+    ax.set_yticks(range(len(ms)), [str(m) for m in ms])
+    ax.set_xlim(edges_o[0], edges_o[-1])
+    ax.set_ylim(edges_m[0], edges_m[-1])
+    ax.set_xlabel(r"designated owner $o$ (at $+D$)")
+    ax.set_ylabel(r"neurons $m$")
+    runs, wins = int(np.isfinite(T).sum()), int(owned.sum())
+    # the m − 1 others are interchangeable: T_spec cannot depend on which index o is (up to round-off)
+    spread = float(np.nanmax([np.nanmax(r) / np.nanmin(r) - 1.0 for r in T]))
+    ax.set_title(rf"$o$ owns in {wins}/{runs}, $D={sweep.strength:g}$", loc="right", fontsize=layout.small)
     style.panel_label(ax, "f")
-    return out
+    return {
+        "ms": ms,
+        "strength": float(sweep.strength),
+        "success_matrix": [[bool(owned[i, o]) for o in range(m)] for i, m in enumerate(ms)],
+        "t_spec": [[float(T[i, o]) for o in range(m)] for i, m in enumerate(ms)],
+        "successes": wins,
+        "runs": runs,
+        "t_spec_relative_spread_over_o": spread,
+    }

@@ -23,13 +23,16 @@ run's ``T_spec`` (log axis: selection takes ~``T_spec``, pruning orders of magni
     exclusive at every gap but slows as the gap closes (``T_spec`` grows like ``ln(1/g)``: key
     number ``-4-t_spec_per_efold``); against balanced or favorable others the owner is still
     ``argmax δ`` but shares the feature with the co-aligned others.
-(f) finite samples: the owner-success rate of gradient flow on ``L_n`` against n with 95 %
-    Wilson intervals (``perturb``'s selection sweep, m = 2, D = 4, d = 16, 20 seeds per n, shared
-    with fig7) and the smallest n from which every seed selects.
+(f) the owner-success matrix of SPEC: every width m = 2 … 8 and every designated o < m (o at +D,
+    D = 4, the others at −D; ``select --sweep``, the run ``gaugecli verify`` checks for C6): a dot
+    where o is the unique owner, the cell's colour its ``T_spec``. Exact duplicates under the
+    population flow are deterministic, so each cell is one run (no seeds); ``T_spec`` does not
+    depend on o (the others are interchangeable) and falls with m (each neuron starts at c0/m).
+    Selection from finite samples, against n, is fig7 (d); random visible perturbations fig7 (a).
 
 Key numbers (sidecar): the owners, their ``T_spec`` and final coefficients; per gap family the
 success counts, the owner's final coefficient, ``T_spec`` and ``P(end)`` against g, the success
-rates at positive gaps and at ties; the success counts, rates, intervals and ``n_hold`` against n.
+rates at positive gaps and at ties; the owner-success matrix, its ``T_spec`` and their spread over o.
 """
 
 from __future__ import annotations
@@ -45,13 +48,13 @@ from gaugecli.plots._fig4_boundary import (
     STRENGTH,
     M,
     _panel_gap,
-    _panel_samples,
+    _panel_owner_matrix,
 )
 from gaugecli.plots.render import Inputs, Need
 from gaugecli.plots.venue import Layout
 
 if TYPE_CHECKING:
-    from gaugecli.experiments.perturb import PerturbConfig
+    from gaugecli.experiments.select import OwnerSweepConfig
 
 SIDECAR_TOLERANCES = (
     (
@@ -72,7 +75,7 @@ SIDECAR_TOLERANCES = (
 MIN_WIDTH = 5.0
 """Narrower than this (inches) the panels are illegible; ``plot --width`` refuses it."""
 
-CLAIM = "C6 selection: the neuron with the largest δ owns the feature; ties select none; finite samples need n ≳ 96"
+CLAIM = "C6 selection: the neuron with the largest δ owns the feature, at every width and index; ties select none"
 
 MIXED = (-2.0, 4.0, 0.0, -4.0, 2.0)
 """Mixed per-neuron δ of (c), (d): the configuration ``gaugecli verify`` checks for C6 (a shared run)."""
@@ -80,23 +83,11 @@ GAPS = {False: (0.0, 1e-4, 1e-2, 0.1, 1.0, 8.0), True: (0.0, 0.1)}
 """(e): the gauge gaps g = δ_o − δ_r (0: the exact tie)."""
 
 
-def perturb_quick() -> PerturbConfig:
-    """A perturb run small enough for tests (~2.5 s; its selection part: 4 seeds at n = 16 and 128)."""
-    from gaugecli.experiments.perturb import PerturbConfig
+def owner_sweep_config(quick: bool) -> OwnerSweepConfig:
+    """(f)'s sweep: the one ``gaugecli verify`` runs for C6 (quick: m = 2, 3, 5)."""
+    from gaugecli.experiments.select import OwnerSweepConfig
 
-    return PerturbConfig(
-        eps=(0.0,),
-        strengths=(4.0,),
-        seeds=(0,),
-        refine=0,
-        step_fractions=(0.01, 0.02, 0.04),
-        stability_fractions=(),
-        ns=(1000, 4000),
-        sample_seeds=(0, 1),
-        window=0.5,
-        success_ns=(16, 128),
-        success_seeds=(0, 1, 2, 3),
-    )
+    return OwnerSweepConfig(ms=(2, 3, 5) if quick else (2, 3, 4, 5, 6, 7, 8), strength=STRENGTH)
 
 
 MIXED_COLORS = {4.0: style.PLUS, 2.0: style.SKY, 0.0: style.BALANCED, -2.0: style.ORANGE, -4.0: style.MINUS}
@@ -119,9 +110,7 @@ def _gap_runs(quick: bool) -> list[tuple[float, float]]:
 
 def needs(quick: bool) -> dict[str, Need]:
     """The select run (m = 5, D = 4, o = 2), the mixed-δ run, one select run per gap point
-    (population flow, SPEC defaults), and the default ``perturb`` run for (f) (shared with fig7;
-    the quick profile uses :func:`perturb_quick`)."""
-    from gaugecli.experiments.perturb import PerturbConfig
+    (population flow, SPEC defaults), and the owner sweep of (f) (shared with ``gaugecli verify``)."""
     from gaugecli.experiments.select import SelectConfig
 
     out = {
@@ -130,7 +119,7 @@ def needs(quick: bool) -> dict[str, Need]:
     }
     for rest, gap in _gap_runs(quick):
         out[_gap_name(rest, gap)] = Need("select", SelectConfig(deltas=_gap_deltas(rest, gap)))
-    out["perturb"] = Need("perturb", perturb_quick() if quick else PerturbConfig())
+    out["sweep"] = Need("select-sweep", owner_sweep_config(quick))
     return out
 
 
@@ -363,9 +352,6 @@ def build(inputs: Inputs, layout: Layout) -> tuple[Any, dict[str, Any]]:
     for name, result in (("select", select), ("mixed", mixed)):
         if result.runs[0].t_spec is None:
             raise ValueError(f"fig4: the {name} run never specialized; time is read in units of T_spec")
-    selection = inputs["perturb"].selection
-    if selection is None:
-        raise ValueError("fig4 needs perturb's selection sweep (success_ns must not be empty)")
     eps_align = float(inputs.configs["select"].model.eps_align)
     # the gap grid of whichever profile was resolved; (δ_r = −D, g = 2D) is the select run itself
     gap_runs = {(r, g): select.runs[0] for r, g in [(-STRENGTH, 2 * STRENGTH)]}
@@ -382,6 +368,6 @@ def build(inputs: Inputs, layout: Layout) -> tuple[Any, dict[str, Any]]:
         "c": _panel_mixed_coefficients(axes[1, 0], mixed.runs[0], MIXED, layout),
         "d": _panel_mixed_alignment(axes[1, 1], mixed.runs[0], MIXED, eps_align, layout),
         "e": _panel_gap(axes[2, 0], gap_runs, layout),
-        "f": _panel_samples(axes[2, 1], selection, layout),
+        "f": _panel_owner_matrix(axes[2, 1], inputs["sweep"], layout),
     }
     return fig, panels
