@@ -31,7 +31,7 @@ from gaugecli.core.activations.base import Activation
 from gaugecli.core.activations.relu import ReLU
 from gaugecli.core.model import Model
 from gaugecli.core.objective import GradientOracle, Objective
-from gaugecli.core.types import Array
+from gaugecli.core.types import Array, Indices
 
 Seed = int | np.random.SeedSequence
 
@@ -306,10 +306,10 @@ class EmpiricalSample:
                 H = act.sigma_torch(Z)
                 r = torch.matmul(H, a_col).squeeze(-1) - yc
                 slope = act.derivative_torch(Z)
-                rows = Xc.shape[-2]
-                J = torch.empty(batch + (rows, P), dtype=torch.float64, device=self.device)
+                n_rows = Xc.shape[-2]
+                J = torch.empty(batch + (n_rows, P), dtype=torch.float64, device=self.device)
                 J[..., :m] = H
-                J_w = J[..., m:].view(batch + (rows, m, d))
+                J_w = J[..., m:].view(batch + (n_rows, m, d))
                 torch.mul((slope * a_row).unsqueeze(-1), Xc.unsqueeze(-2), out=J_w)
                 hess += torch.matmul(J.transpose(-1, -2), J)
                 curvature = act.curvature_torch(Z)
@@ -393,7 +393,7 @@ class EmpiricalSample:
         X, y = self.X, self.y
         assert X is not None and y is not None
 
-        def members(idx: Array) -> Objective:
+        def members(idx: Indices) -> Objective:
             rows = torch.as_tensor(np.asarray(idx), device=self.device)
             part = EmpiricalSample(
                 self.n,
