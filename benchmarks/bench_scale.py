@@ -529,15 +529,32 @@ def dimension(quick: bool = False) -> list[Row]:
 # the curves
 
 
+PHASE_SCALING = "phase_scaling{suffix}.json"
+"""Written by ``benchmarks/phase.py``: the cost of ``gaugecli phase`` against its number of cells,
+drawn as the last column of ``scaling.png`` when present (:func:`plot_curves`)."""
+
+
 def write_curves(rows: Sequence[Row], out_dir: Path, suffix: str = "") -> list[Path]:
     """``scaling{suffix}.json`` (every point of rows h1, i1, j1) and ``scaling{suffix}.png``
-    (time and peak RSS against n, m, d; log–log; both builds; capped points marked)."""
+    (time and peak RSS against n, m, d; log–log; both builds; capped points marked), with the
+    phase column of :data:`PHASE_SCALING` where that file exists."""
     panels = [r for r in rows if r.id in ("h1", "i1", "j1") and "curves" in r.data]
     if not panels:
         return []
     payload = {r.id: {"benchmark": r.benchmark, "note": r.note, **r.data} for r in panels}
     json_path = out_dir / f"scaling{suffix}.json"
     json_path.write_text(json.dumps(payload, indent=1, allow_nan=False) + "\n")
+    return [json_path, plot_curves(out_dir, suffix)]
+
+
+def plot_curves(out_dir: Path, suffix: str = "") -> Path:
+    """Draw ``scaling{suffix}.png`` from ``scaling{suffix}.json`` (the n, m, d sweeps) and, where it
+    exists, :data:`PHASE_SCALING` (phase's time and time per cell against the number of cells): a
+    replot needs no sweep rerun (``python benchmarks/bench_scale.py --replot``)."""
+    payload = json.loads((out_dir / f"scaling{suffix}.json").read_text())
+    phase_path = out_dir / PHASE_SCALING.format(suffix=suffix)
+    phase = json.loads(phase_path.read_text()) if phase_path.exists() else None
+    panels = [Row(k, v["benchmark"], "", "information", None, v.get("note", ""), v) for k, v in payload.items()]
     import matplotlib
 
     matplotlib.use("Agg")
@@ -547,7 +564,8 @@ def write_curves(rows: Sequence[Row], out_dir: Path, suffix: str = "") -> list[P
     plain = FuncFormatter(lambda v, _: f"{v:g}")
     powers = FuncFormatter(lambda v, _: f"$10^{{{math.log10(v):.0f}}}$" if v >= 1e4 else f"{v:g}")
 
-    fig, axes = plt.subplots(2, len(panels), figsize=(4.2 * len(panels), 6.4), squeeze=False, constrained_layout=True)
+    columns = len(panels) + (phase is not None)
+    fig, axes = plt.subplots(2, columns, figsize=(4.2 * columns, 6.4), squeeze=False, constrained_layout=True)
     styles = {0: ("C0", "o", "-"), 1: ("C3", "s", "--")}
     for col, row in enumerate(panels):
         symbol = row.data["symbol"]
@@ -590,8 +608,52 @@ def write_curves(rows: Sequence[Row], out_dir: Path, suffix: str = "") -> list[P
             ax.grid(True, which="both", alpha=0.3)
         axes[0][col].set_title(row.benchmark, fontsize=9)
         axes[0][col].legend(fontsize=7)
-    fig.suptitle("gaugecli simulate: cost against n, m, d (× = killed at a cap or failed)", fontsize=10)
+    title = "gaugecli simulate: cost against n, m, d (× = killed at a cap or failed)"
+    if phase is not None:
+        _phase_panel(axes[0][-1], axes[1][-1], phase)
+        title += "; gaugecli phase: cost against the number of cells"
+    fig.suptitle(title, fontsize=10)
     png_path = out_dir / f"scaling{suffix}.png"
     fig.savefig(png_path, dpi=110)
     plt.close(fig)
-    return [json_path, png_path]
+    return png_path
+
+
+def _phase_panel(top: Any, bottom: Any, phase: dict[str, Any]) -> None:
+    """Phase's grids, each family a line: total time (top, with its fitted slope against the number
+    of cells and a slope-1 guide) and time per cell (bottom) against the number of cells."""
+    from matplotlib.ticker import FuncFormatter
+
+    plain = FuncFormatter(lambda v, _: f"{v:g}")
+    for k, (name, family) in enumerate(phase["families"].items()):
+        cells = [p["cells"] for p in family["points"]]
+        seconds = [p["seconds"] for p in family["points"]]
+        color, marker = (("C0", "o"), ("C2", "^"), ("C3", "s"))[k % 3]
+        top.plot(cells, seconds, "-", marker=marker, color=color, label=f"{name} (slope {family['slope']:.2f})")
+        bottom.plot(cells, [1e3 * t / c for t, c in zip(seconds, cells, strict=True)], "-", marker=marker, color=color)
+        for c, t, label in zip(cells, seconds, (p["label"] for p in family["points"]), strict=True):
+            bottom.annotate(label, (c, 1e3 * t / c), fontsize=6, color=color, textcoords="offset points", xytext=(3, 3))
+    first = next(iter(phase["families"].values()))["points"]
+    c0, t0 = first[-1]["cells"], first[-1]["seconds"]
+    guide = [min(p["cells"] for f in phase["families"].values() for p in f["points"]), c0]
+    top.plot(guide, [t0 * g / c0 for g in guide], ":", color="0.5", label="∝ cells (slope 1)")
+    for ax, ylabel in ((top, "time of the map [s]"), (bottom, "time per cell [ms]")):
+        ax.set_xscale("log")
+        ax.set_yscale("log")
+        ax.xaxis.set_major_formatter(plain)
+        ax.yaxis.set_major_formatter(plain)
+        ax.set_xlabel("cells")
+        ax.set_ylabel(ylabel)
+        ax.grid(True, which="both", alpha=0.3)
+    top.set_title(phase["benchmark"], fontsize=9)
+    top.legend(fontsize=7)
+
+
+if __name__ == "__main__":
+    import argparse
+
+    parser = argparse.ArgumentParser(description="Redraw scaling.png from scaling.json and phase_scaling.json")
+    parser.add_argument("--replot", action="store_true", help="redraw only (the default and only action)")
+    parser.add_argument("--suffix", default="", help="`_quick` for the quick suite's files")
+    args = parser.parse_args()
+    print(plot_curves(Path(__file__).resolve().parent, args.suffix))

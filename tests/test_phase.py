@@ -17,14 +17,24 @@ import torch
 from typer.testing import CliRunner
 
 from gaugecli.cli.app import app
+from gaugecli.core.tangent import kernel_distance, tangent_kernel
 from gaugecli.experiments import params as P
 from gaugecli.experiments.config import DynamicsConfig, ModelConfig
 from gaugecli.experiments.declare import ConfigError
-from gaugecli.experiments.phase import PRESETS, PhaseConfig, chunk_key, chunks, parse_axis, phase, preset_config
+from gaugecli.experiments.phase import (
+    PRESETS,
+    PhaseConfig,
+    chunk_key,
+    chunks,
+    parse_axis,
+    phase,
+    preset_config,
+    preset_configs,
+)
 from gaugecli.experiments.phase.axes import axis_specs
 from gaugecli.experiments.phase.chunk import phase_chunk
 from gaugecli.experiments.phase.config import CHUNK_CELLS
-from gaugecli.experiments.phase.kernel import kernel_distance, probes, tangent_kernel
+from gaugecli.experiments.phase.kernel import probes
 from gaugecli.experiments.phase.metrics import EXCLUSIVE, LOST, OUTCOMES, SHARED, SYMMETRIC, UNPRUNED
 from gaugecli.experiments.select import SelectConfig, select
 from gaugecli.experiments.simulate import SimulateConfig, simulate
@@ -367,9 +377,224 @@ def test_phase_writes_its_artifact_and_figure_and_reuses_the_cache(tmp_path: Pat
 
 @pytest.mark.parametrize("name", list(PRESETS))
 def test_every_preset_builds_its_grid(name: str) -> None:
-    config = preset_config(name)
     preset = PRESETS[name]
-    assert config.kind == preset.kind and config.metrics == preset.metrics
-    runs = config.x.num * config.y.num * (2 if config.pair else 1)
-    assert str(runs) in preset.cost
-    assert len(config.partition()) <= max(config.x.num, config.y.num)
+    maps = preset_configs(name)
+    assert len(maps) == max(1, len(preset.variants))
+    for _, config in maps:
+        assert config.kind == preset.kind and config.metrics == preset.metrics
+        runs = config.x.num * config.y.num * (1 + int(config.pair) + 2 * len(config.limits))
+        assert str(runs) in preset.cost
+        assert len(config.partition()) <= max(config.x.num, config.y.num)
+    assert preset_config(name) == maps[0][1]
+
+
+def test_the_robustness_preset_maps_the_random_and_the_adversarial_perturbation() -> None:
+    (random, r), (adversarial, a) = preset_configs("robustness", seeds=(0, 1))
+    assert (random, adversarial) == ("random", "adversarial")
+    assert r.run_base.init == "duplicates" and a.run_base.init == "adversarial"
+    assert r.seeds == (0, 1) and a.seeds is None  # the adversarial start is deterministic: no seeds
+    assert [c.eps for c in a.cells()[0]] == list(a.x.values)
+
+
+# -- C4's exponent and constant ---------------------------------------------------------------------
+
+
+def test_exponent_and_constant_are_those_of_separate_simulate_runs_and_meet_the_d_limit() -> None:
+    """Each cell's ``exponent`` and ``constant`` against an independent computation: the four runs
+    ``±D`` at D = 16 and 64 by ``simulate``, each alone, with the local slope and the Richardson step
+    ``(16 v₆₄ − v₁₆)/15`` of ``v = r/D²`` written out here. Each T_spec agrees to AGREE relative, so
+    ``r`` to 2 AGREE, the slope to 4 AGREE / ln 4 < 3 AGREE and the extrapolation to
+    (16 + 1)/15 · 2 AGREE < 3 AGREE relative. Against the D → ∞ limit of the reduced equations
+    (``core.limits``: C = 4.92, 5.75, 24.6 at θ0 = π/4, π/2, 3π/4, c0 = 0.1): the extrapolation's
+    remaining ``O(D^-4)`` term, ≤ 2e-6 relative here (measured 7e-7 at the defaults from fig3's
+    sidecar), plus those 3 AGREE: asserted ≤ 1e-5."""
+    from gaugecli.core.limits import favorable_limit, unfavorable_limit
+
+    config = PhaseConfig(
+        "simulate",
+        parse_axis("c0=0.1:0.5:2:log", "simulate"),
+        parse_axis(f"theta0={np.pi / 4!r}:{3 * np.pi / 4!r}:3", "simulate", "y"),
+        ("exponent", "constant"),
+        SimulateConfig(dynamics=FLOW),
+    )
+    result = phase(config)
+    assert result.limit_strengths == [16.0, 64.0]
+    exponent, constant = result.map("exponent"), result.map("constant")
+    for iy, row in enumerate(config.cells()):
+        for ix, cell in enumerate(row):
+            t = {}
+            for D in (16.0, 64.0):
+                for g in ("favorable", "unfavorable"):
+                    (run,) = simulate(replace(cell, strengths=(D,), gauge=g))
+                    t[D, g] = run.t_spec
+            r = {D: t[D, "unfavorable"] / t[D, "favorable"] for D in (16.0, 64.0)}
+            slope = np.log(r[64.0] / r[16.0]) / np.log(4.0)
+            extrapolated = (16.0 * r[64.0] / 64.0**2 - r[16.0] / 16.0**2) / 15.0
+            assert abs(exponent[iy, ix] - slope) <= 3 * AGREE
+            assert abs(constant[iy, ix] - extrapolated) <= 3 * AGREE * extrapolated
+            assert abs(exponent[iy, ix] - 2.0) < 5e-3  # C4: 2, approached as 2 + O(1/D²)
+            model = cell.model
+            limit = unfavorable_limit(model.theta0, model.eps_align) / favorable_limit(
+                model.c0, model.theta0, model.eps_align
+            )
+            assert abs(constant[iy, ix] / limit - 1.0) <= 1e-5, (model.c0, model.theta0)
+    assert constant[:, 0] == pytest.approx([4.92, 5.75, 24.6], rel=2e-3)  # c0 = 0.1: the readings quoted
+
+
+def test_exponent_and_constant_need_the_pair_and_increasing_strengths() -> None:
+    with pytest.raises(ConfigError) as info:
+        PhaseConfig(
+            "simulate",
+            parse_axis("c0=0.1:1:2", "simulate"),
+            parse_axis("gauge-strength=1:4:2", "simulate", "y"),
+            ("constant",),
+        )
+    assert info.value.param == "metric" and "its own D" in info.value.message
+    with pytest.raises(ConfigError) as info:
+        PhaseConfig(
+            "simulate", parse_axis("c0=0.1:1:2", "simulate"), parse_axis("theta0=1:2:2", "simulate", "y"),
+            ("exponent",), limit_strengths=(64.0, 16.0),
+        )  # fmt: skip
+    assert info.value.param == "limit_strengths" and "increase" in info.value.message
+
+
+# -- the adversarial start -----------------------------------------------------------------------------
+
+
+def test_an_adversarial_cell_is_select_from_perturb_s_adversarial_start() -> None:
+    """``--init adversarial`` is perturb's start (``perturb.visible.perturbed_duplicates``, the
+    favorable neuron turned to θ0 + ε with (c0/m)e^(−ε), the others to θ0 − ε): the cell's start is
+    that array exactly, and its numbers are ``select`` run alone to AGREE."""
+    from gaugecli.experiments.perturb.visible import perturbed_duplicates
+    from gaugecli.experiments.phase.chunk import _start
+
+    config = PhaseConfig(
+        "select",
+        parse_axis("eps=0.01:1:2:log", "select"),
+        parse_axis("gauge-strength=0.25:4:2:log", "select", "y"),
+        ("outcome", "t-spec", "owner-share"),
+        SelectConfig(m=3, init="adversarial", eps=0.01, dynamics=FLOW),
+    )
+    result = phase(config)
+    for iy, row in enumerate(config.cells()):
+        for ix, cell in enumerate(row):
+            a0, W0 = _start(cell)
+            ref = perturbed_duplicates(cell.model, cell.imbalances(), cell.eps, adversarial=True)
+            assert np.array_equal(a0[0], ref[0]) and np.array_equal(W0[0], ref[1])
+            alone = select(cell)
+            owns = result.map("outcome")[iy, ix] in (EXCLUSIVE, SHARED, UNPRUNED)
+            assert owns == (alone.owner == 0)
+            if alone.t_spec is not None:
+                assert abs(result.map("t-spec")[iy, ix] - alone.t_spec) <= AGREE * alone.t_spec
+    assert result.map("outcome")[0, 0] != LOST  # ε = 0.01 at D = 0.25 still selects
+
+
+def test_an_adversarial_eps_must_stay_below_the_wall() -> None:
+    with pytest.raises(ConfigError) as info:
+        SelectConfig(init="adversarial", eps=0.9, model=ModelConfig(theta0=2.5))
+    assert info.value.param == "eps" and "π − θ0" in info.value.message
+    with pytest.raises(ConfigError) as info:
+        SelectConfig(init="adversarial")
+    assert info.value.param == "eps"
+
+
+# -- seeds ---------------------------------------------------------------------------------------------
+
+
+def _wilson(k: int, n: int, z: float = 1.959963984540054) -> tuple[float, float]:
+    """The Wilson score interval, written out (independent of scipy's binomtest)."""
+    p = k / n
+    centre = (p + z * z / (2 * n)) / (1 + z * z / n)
+    half = z / (1 + z * z / n) * np.sqrt(p * (1 - p) / n + z * z / (4 * n * n))
+    return centre - half, centre + half
+
+
+def test_seeds_average_each_metric_over_the_cell_s_runs_with_a_wilson_interval() -> None:
+    """Random ε perturbations, three seeds per cell in one ensemble: each metric is the mean over
+    ``select`` runs alone with ``init_seed`` = each seed (to AGREE); the owner probability is the
+    share of them whose neuron 0 owns, with the Wilson interval of the formula (to 1e-12)."""
+    seeds = (0, 1, 2)
+    config = PhaseConfig(
+        "select",
+        parse_axis("eps=0.05:0.5:2:log", "select"),
+        parse_axis("gauge-strength=0.25:1:2:log", "select", "y"),
+        ("outcome", "t-spec", "owner-share"),
+        SelectConfig(m=3, dynamics=FLOW),
+        seeds=seeds,
+    )
+    assert config.metrics[-1] == "owner-probability"
+    result = phase(config)
+    assert result.seeds == list(seeds) and result.chunk_cells == [2, 2]
+    for iy, row in enumerate(config.cells()):
+        for ix, cell in enumerate(row):
+            runs = [select(replace(cell, init_seed=s)) for s in seeds]
+            t_spec = np.mean([r.t_spec for r in runs])
+            assert abs(result.map("t-spec")[iy, ix] - t_spec) <= AGREE * t_spec
+            k = sum(r.owner == 0 for r in runs)
+            assert result.map("owner-probability")[iy, ix] == pytest.approx(k / len(seeds), abs=1e-15)
+            low, high = _wilson(k, len(seeds))
+            assert result.map("owner-probability-low")[iy, ix] == pytest.approx(low, abs=1e-12)
+            assert result.map("owner-probability-high")[iy, ix] == pytest.approx(high, abs=1e-12)
+
+
+def test_seeds_need_a_random_draw() -> None:
+    with pytest.raises(ConfigError) as info:
+        PhaseConfig(
+            "select", parse_axis("owner-delta=-1:1:2", "select"), parse_axis("others-delta=-1:1:2", "select", "y"),
+            seeds=(0, 1),
+        )  # fmt: skip
+    assert info.value.param == "seeds" and "no effect" in info.value.message
+
+
+# -- the rerun TOML ------------------------------------------------------------------------------------
+
+
+def test_the_toml_beside_a_phase_artifact_reproduces_it(tmp_path: Path) -> None:
+    """``runs/phase/<hash>.toml`` reruns the map: from the cache (the same hash, nothing computed),
+    and without it (the same config hash and the same maps, bit for bit: the same chunks run)."""
+    import json
+
+    argv = [
+        "phase", "--kind", "select", "--m", "2", "--x", f"eps={np.pi / 100!r}:0.3:2", "--y", "gauge-strength=1:2:2",
+        "--init", "adversarial", "--metric", "outcome", "--metric", "t-spec", "--rtol", "1e-8",
+        "--cache-dir", str(tmp_path / "runs"), "--json",
+    ]  # fmt: skip
+    first = CliRunner().invoke(app, argv)
+    assert first.exit_code == 0, first.output
+    (record,) = [json.loads(line) for line in first.output.splitlines() if line.startswith("{")]
+    toml = Path(record["path"]).with_suffix(".toml")
+    assert toml.parent.name == "phase" and "gaugecli phase --config" in toml.read_text()
+    again = CliRunner().invoke(app, ["phase", "--config", str(toml), "--cache-dir", str(tmp_path / "runs"), "--json"])
+    assert again.exit_code == 0, again.output
+    (second,) = [json.loads(line) for line in again.output.splitlines() if line.startswith("{")]
+    assert second["config_hash"] == record["config_hash"] and second["computed"] is False
+    fresh = CliRunner().invoke(app, ["phase", "--config", str(toml), "--no-cache", "--out", str(tmp_path / "m.json")])
+    assert fresh.exit_code == 0, fresh.output
+    original, rerun = read_artifact(Path(record["path"]), "phase"), read_artifact(tmp_path / "m.json", "phase")
+    assert rerun["config_hash"] == original["config_hash"]
+    assert rerun["result"]["maps"] == original["result"]["maps"]
+
+
+# -- the tangent kernel against finite differences ---------------------------------------------------
+
+
+def test_tangent_kernel_is_the_product_of_finite_difference_gradients() -> None:
+    """``K(x, x') = ∇_θ f(x)·∇_θ f(x')`` with ``∇_θ f`` by central differences of the network
+    function (step h = 1e-6 on θ = (a, W), away from ReLU's kinks: every |w_j·x| > 1e-3 here). The
+    differences are exact in ``a`` and, off the kinks, f is linear in each w_j, so the differences in ``W``
+    carry round-off ε‖f‖/h ≈ 1e-10 alone: asserted to 1e-8 relative."""
+    rng = np.random.default_rng(11)
+    m, d = 3, 4
+    a, W = rng.standard_normal(m), rng.standard_normal((m, d))
+    X = probes(d, 30)
+    assert np.min(np.abs(X @ W.T)) > 1e-3
+    sigma = ModelConfig().sigma()
+    theta = np.concatenate([a, W.ravel()])
+
+    def f(th: np.ndarray) -> np.ndarray:
+        return np.maximum(X @ th[m:].reshape(m, d).T, 0.0) @ th[:m]
+
+    h = 1e-6
+    J = np.stack([(f(theta + h * e) - f(theta - h * e)) / (2 * h) for e in np.eye(theta.size)], axis=1)
+    K = tangent_kernel(a, W, X, sigma)
+    assert np.max(np.abs(K - J @ J.T)) <= 1e-8 * np.max(np.abs(K))

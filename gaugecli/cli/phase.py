@@ -40,6 +40,8 @@ def phase(
     init: opt.Init = P.Initial.init.default,
     eps: opt.Perturbation = None,
     init_seed: opt.InitSeed = None,
+    limit_d: Annotated[opt.FloatList, opt.option(F.limit_strengths)] = opt.FloatList(F.limit_strengths.default),
+    seeds: Annotated[opt.IntList | None, opt.option(F.seeds)] = None,
     model: Any = None,
     dynamics: Any = None,
     outputs: session.Outputs = session.Outputs(),
@@ -50,12 +52,14 @@ def phase(
     eps, weight-decay, eta, n-samples, …); for simulate also gauge (an explicit δ), for select
     owner-delta and others-delta. Cells are integrated in chunks (a row of the grid as one ensemble
     where the axis moves the initial condition only), each cached as it finishes: an interrupted
-    map resumes where it stopped.
+    map resumes where it stopped. A preset with two maps (robustness: random and adversarial
+    perturbations) writes each, as map-random.json and map-adversarial.json (likewise --figure).
     """
     with errors():
         from gaugecli.experiments.phase import PRESETS, chunks
 
-        given = set(opt.given(ctx, "x", "y", "metric", "kind", "m"))
+        given = set(opt.given(ctx, "x", "y", "metric", "kind", "m", "init"))
+        variants: list[tuple[str, dict[str, Any]]] = [("", {})]
         if preset is not None:
             p = PRESETS[preset]
             kind = kind if "--kind" in given else p.kind
@@ -64,20 +68,48 @@ def phase(
             metric = metric if "--metric" in given else list(p.metrics)
             preset_m = dict(p.options).get("m")
             m = m if "--m" in given or not isinstance(preset_m, int) else preset_m
+            if p.variants and "--init" not in given:  # --init picks one of the maps
+                variants = [(label, dict(options)) for label, options in p.variants]
         if kind == "select" and (clash := opt.given(ctx, "gauge")):
             raise bad_parameter(clash[0], "is simulate's: select gives +D to --owner and −D to the others")
         if kind == "simulate" and (clash := opt.given(ctx, "owner")):
             raise bad_parameter(clash[0], "is select's: use --kind select")
-        config = _config(
-            kind, str(x), str(y), metric, gauge, gauge_strength, m, owner, init, eps, init_seed, model, dynamics
+        configs = []
+        for _, options in variants:
+            chosen = str(options.get("init", init))
+            drawn = None if chosen == "adversarial" and len(variants) > 1 else seeds  # deterministic: no seeds
+            configs.append(
+                _config(
+                    kind,
+                    str(x),
+                    str(y),
+                    metric,
+                    gauge,
+                    gauge_strength,
+                    m,
+                    owner,
+                    chosen,
+                    eps,
+                    init_seed,
+                    tuple(limit_d),
+                    drawn,
+                    model,
+                    dynamics,
+                )
+            )
+        labels = [label for label, _ in variants]
+        figures = [session.indexed(outputs.figure, label, len(configs)) for label in labels]
+        for figure in figures:
+            session.check_figure(figure)
+        fresh = [_missing_chunks(chunks(config)[0], outputs) for config in configs]
+        outcomes, paths = session.execute(
+            ctx, "phase", configs, replace(outputs, figure=None), labels=labels if len(configs) > 1 else None
         )
-        jobs, _ = chunks(config)
-        session.check_figure(outputs.figure)
-        fresh = _missing_chunks(jobs, outputs)
-        outcomes, paths = session.execute(ctx, "phase", [config], replace(outputs, figure=None))
-        if outputs.figure is not None:
-            _draw(outcomes[0], outputs.figure)
-    session.summarize(outcomes, paths, lambda o, path: _summary(o, path, fresh), outputs.json)
+        for outcome, figure in zip(outcomes, figures, strict=True):
+            if figure is not None:
+                _draw(outcome, figure)
+    computed = iter(fresh)
+    session.summarize(outcomes, paths, lambda o, path: _summary(o, path, next(computed)), outputs.json)
 
 
 def _config(
@@ -92,20 +124,32 @@ def _config(
     init: str,
     eps: float | None,
     init_seed: int | None,
+    limit_strengths: tuple[float, ...],
+    seeds: list[int] | tuple[int, ...] | None,
     model: Any,
     dynamics: Any,
 ) -> PhaseConfig:
-    from gaugecli.experiments.phase import PhaseConfig, parse_axis
+    from gaugecli.experiments.phase import PhaseConfig, eps_of_axes, parse_axis
     from gaugecli.experiments.select import SelectConfig
     from gaugecli.experiments.simulate import SimulateConfig
 
+    if init == "adversarial" and eps is None:  # its start needs an ε before an eps axis sets each cell's
+        eps = eps_of_axes(kind, x, y)
     common = {"model": model, "dynamics": dynamics, "init": init, "eps": eps, "init_seed": init_seed}
     base: Any
     if kind == "simulate":
         base = SimulateConfig(gauge=gauge, strengths=(strength,), m=1 if m is None else m, **common)
     else:
         base = SelectConfig(strength=strength, m=5 if m is None else m, owner=owner, **common)
-    return PhaseConfig(kind, parse_axis(x, kind, "x"), parse_axis(y, kind, "y"), tuple(metrics), base)
+    return PhaseConfig(
+        kind,
+        parse_axis(x, kind, "x"),
+        parse_axis(y, kind, "y"),
+        tuple(metrics),
+        base,
+        limit_strengths=limit_strengths,
+        seeds=None if seeds is None else tuple(seeds),
+    )
 
 
 def _missing_chunks(jobs: list[Any], outputs: session.Outputs) -> int:
@@ -138,9 +182,11 @@ def _summary(outcome: Outcome, path: Path | None, fresh: int) -> None:
     config = outcome.config
     chunks_total = len(result.chunk_cells)
     computed = fresh if outcome.computed else 0
+    start = ", adversarial start" if config.run_base.init == "adversarial" else ""
+    seeds = f", {len(result.seeds)} seeds per cell (means)" if result.seeds else ""
     title = (
-        f"gaugecli phase — {config.kind}: {config.x.text()} × {config.y.text()}, "
-        f"{result.cells} cells in {chunks_total} chunks ({computed} computed now)"
+        f"gaugecli phase — {config.kind}{start}: {config.x.text()} × {config.y.text()}, "
+        f"{result.cells} cells in {chunks_total} chunks ({computed} computed now){seeds}"
     )
     table = report._table(title, ("metric", "min", "median", "max", "undefined"))
     for name in result.metrics:
@@ -157,6 +203,18 @@ def _summary(outcome: Outcome, path: Path | None, fresh: int) -> None:
         values, counts = np.unique(result.map("outcome"), return_counts=True)
         classes = ", ".join(f"{result.outcomes[int(v)]} {n}" for v, n in zip(values, counts, strict=True))
         out.print(f"outcome (cells per class): {classes}")
+    if result.limit_strengths:
+        out.print(
+            "exponent, constant: the ±D pair at D = " + ", ".join(f"{d:g}" for d in result.limit_strengths)
+            + " (C4: T_spec(−D)/T_spec(+D) ≈ C·D^exponent)"
+        )  # fmt: skip
+    if "owner-probability" in result.maps:
+        low, high = result.map("owner-probability-low"), result.map("owner-probability-high")
+        out.print(
+            f"owner probability: Wilson {result.thresholds['confidence']:.0%} interval per cell, lower bound "
+            f"{report.fmt(float(np.min(low)))} … {report.fmt(float(np.max(low)))}, upper "
+            f"{report.fmt(float(np.min(high)))} … {report.fmt(float(np.max(high)))}"
+        )
     horizon = result.horizon
     out.print(
         f"horizon per cell {report.fmt(float(np.min(horizon)))} … {report.fmt(float(np.max(horizon)))}; "

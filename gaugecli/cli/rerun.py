@@ -21,8 +21,11 @@ COMMANDS: dict[str, tuple[str, tuple[tuple[str | None, type[Fields]], ...]]] = {
     "perturb": ("perturb", (("model", P.Model), ("dynamics", P.Dynamics), (None, P.Perturb))),
     "lockin": ("lockin", (("model", P.Model), ("dynamics", P.Dynamics), (None, P.Lockin))),
     "reln": ("reln", (("model", P.Model), ("dynamics", P.Dynamics), (None, P.Reln))),
+    "phase": ("phase", (("base.model", P.Model), ("base.dynamics", P.Dynamics))),
 }
-"""Artifact kind → the command that reruns it, and where in its config each declaration's fields lie."""
+"""Artifact kind → the command that reruns it, and where in its config each declaration's fields lie
+(a dotted path: a field of a field; ``phase`` adds its own options and its base run's, see
+:func:`_phase_options`)."""
 
 
 EXPLICIT_DELTAS_IMPLY = {"gauge", "strengths", "strength", "m", "owner"}
@@ -44,7 +47,9 @@ def options(kind: str, config: Any) -> dict[str, Any]:
     # per-neuron δ fix m and the owner and replace the gauge: those options would be refused with them
     implied = EXPLICIT_DELTAS_IMPLY if getattr(config, "deltas", None) is not None else set()
     for attribute, fields in parts:
-        holder = config if attribute is None else getattr(config, attribute)
+        holder = config
+        for name in [] if attribute is None else attribute.split("."):
+            holder = getattr(holder, name)
         for field, p in fields.params.items():
             flag = "--kind" if field == "adversarial" else p.option
             param = by_flag.get(flag)
@@ -57,7 +62,41 @@ def options(kind: str, config: Any) -> dict[str, Any]:
                 continue
             listed = p.plural or param.multiple or field == "seed"  # simulate's one seed, as --seeds
             out[_key(param)] = list(value) if isinstance(value, tuple) else [value] if listed else value
+    if kind == "phase":
+        out.update(_phase_options(config))
     return out
+
+
+def _axis(axis: Any) -> str:
+    """``NAME=START:STOP:NUM[:log]`` with START and STOP to the last bit (``repr``), so that the
+    rerun's axis values, and hence its config hash, are the artifact's."""
+    tail = ":log" if axis.scale == "log" else ""
+    return f"{axis.name}={axis.start!r}:{axis.stop!r}:{axis.num}{tail}"
+
+
+def _phase_options(config: Any) -> dict[str, Any]:
+    """``gaugecli phase``'s own options and its base run's (the axes as ``NAME=START:STOP:NUM[:log]``;
+    the base's D, m, owner or gauge and its start), by TOML key."""
+    from gaugecli.experiments.simulate import SimulateConfig
+
+    base = config.run_base
+    out: dict[str, Any] = {
+        "kind": config.kind,
+        "x": _axis(config.x),
+        "y": _axis(config.y),
+        "metric": list(config.metrics),
+        "limit-d": list(config.limit_strengths),
+        "seeds": None if config.seeds is None else list(config.seeds),
+        "m": base.m,
+        "init": base.init,
+        "eps": base.eps,
+        "init-seed": base.init_seed,
+    }
+    if isinstance(base, SimulateConfig):
+        out.update({"gauge": base.gauge, "gauge-strength": base.strengths[0]})
+    else:
+        out.update({"gauge-strength": base.strength, "owner": base.owner})
+    return {k: v for k, v in out.items() if v is not None}
 
 
 def _key(param: Any) -> str:

@@ -94,7 +94,7 @@ DEFAULT_BATCH_SIZE = 100
 DEFAULT_DEVICE = "auto"
 """Where the finite-sample modes run their torch work when ``device`` is not given: a CUDA
 GPU if torch sees one, else the CPU (results agree to round-off)."""
-INITS = ("duplicates", "random")
+INITS = ("duplicates", "random", "adversarial")
 DEVICES = ("cpu", "cuda", "auto")
 BATCHES = ("fresh", "resampled")
 ASSIGNMENTS = ("select", "reversed", "all-plus", "all-minus")
@@ -346,8 +346,10 @@ class Initial(Fields):
 
     init = Param(
         "init",
-        "Initial condition: duplicates (m copies of u0, c0/m each; SPEC §1) or random "
-        "(seeded random unit directions, c0/m each)",
+        "Initial condition: duplicates (m copies of u0, c0/m each; SPEC §1), random "
+        "(seeded random unit directions, c0/m each) or adversarial (the duplicates turned by `eps` against "
+        "selection, as `perturb --kind adversarial`: argmax δ to θ0 + ε with (c0/m)e^(−ε), the others to "
+        "θ0 − ε with (c0/m)e^(ε))",
         MODEL,
         "duplicates",
         str,
@@ -356,7 +358,7 @@ class Initial(Fields):
     eps = Param(
         "eps",
         "Make the duplicates visibly different: u_j ∝ u0 + ε ξ_j, c_j = (c0/m) e^(ε ζ_j), ξ, ζ Gaussian "
-        "(seeded by `init_seed`)",
+        "(seeded by `init_seed`); with `init` adversarial, the angle ε of the adversarial turn",
         MODEL,
         None,
         low=MIN_EPS,
@@ -700,6 +702,9 @@ PHASE_METRICS = (
     "reaction-share",
     "gap",
     "kernel-distance",
+    "exponent",
+    "constant",
+    "owner-probability",
 )
 """The metrics of ``gaugecli phase`` (:mod:`gaugecli.experiments.phase.metrics` defines each)."""
 PHASE_PRESETS = ("outcomes", "robustness", "sensitivity", "rich-lazy")
@@ -746,4 +751,20 @@ class Phase(Fields):
         None,
         str,
         choices=PHASE_PRESETS,
+    )
+    limit_strengths = STRENGTHS.but(
+        name="limit_strengths",
+        flag="--limit-d",
+        short=None,
+        min_items=2,
+        default=(16.0, 64.0),
+        panel=EXPERIMENT,
+        metavar="D1,D2,…",
+        help="Large gauge strengths D (increasing, at least two) at which the metrics exponent and constant "
+        "run each cell's ±D pair",
+    )
+    seeds = SEEDS.but(
+        panel=EXPERIMENT,
+        help="Seeds of the cells' random draws (the `eps` or random start, the sample or batch stream): "
+        "every cell runs once per seed and each metric is the mean over them",
     )

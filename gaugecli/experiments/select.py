@@ -37,7 +37,7 @@ class SelectConfig:
 
     def __post_init__(self) -> None:
         Select.check(self)
-        check_initial(self.init, self.eps, self.init_seed)
+        check_initial(self.init, self.eps, self.init_seed, self.model.theta0)
         check_seeds(self.seeds, self.dynamics)
         if self.deltas is not None:
             object.__setattr__(self, "m", len(self.deltas))

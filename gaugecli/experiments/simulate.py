@@ -83,7 +83,7 @@ class SimulateConfig:
             "declared times need a flow mode (a stepped run stores its own steps)",
         )
         check_seeds(self.seed, self.dynamics, "seed")
-        check_initial(self.init, self.eps, self.init_seed)
+        check_initial(self.init, self.eps, self.init_seed, self.model.theta0)
 
     @property
     def run_seed(self) -> int:

@@ -49,8 +49,11 @@ METRIC_LABELS = {
     "reaction-share": r"reaction share $\int R\,/\int(R+T)$",
     "gap": r"clock-free gap $\Delta$",
     "kernel-distance": r"kernel distance $\|K(t_h)-K(0)\|_F/\|K(0)\|_F$",
+    "exponent": r"exponent $d\ln r/d\ln D$ (C4: 2)",
+    "constant": r"constant $C=\lim_{D\to\infty} r/D^2$",
+    "owner-probability": r"owner probability $P(o\ \mathrm{owns})$",
 }
-LOG_METRICS = ("t-spec", "ratio", "p-end")
+LOG_METRICS = ("t-spec", "ratio", "p-end", "constant")
 """Metrics drawn on a logarithmic colour scale."""
 P_FLOOR = 1e-16
 """``P`` below this (an exact 0 for one neuron, round-off) is drawn at this floor."""
@@ -103,6 +106,11 @@ def _panel(ax: Any, fig: Any, result: Any, metric: str, sizes: Layout) -> dict[s
         elif metric == "ratio" and finite.size:
             decades = 10.0 ** np.arange(np.ceil(np.log10(finite.min())), np.floor(np.log10(finite.max())) + 1)
             contours["ratio_levels"] = _contour(ax, xs, ys, Z, list(decades), "white", sizes)
+        elif metric == "owner-probability":
+            contours["half"] = _contour(ax, xs, ys, Z, [0.5], "white", sizes)
+        elif metric == "constant" and finite.size:
+            decades = 10.0 ** np.arange(np.ceil(np.log10(finite.min())), np.floor(np.log10(finite.max())) + 1)
+            contours["constant_levels"] = _contour(ax, xs, ys, Z, list(decades), "white", sizes)
         elif metric == "p-end":
             contours["pruned_level"] = _contour(ax, xs, ys, shown, [result.thresholds["pruned_level"]], "white", sizes)
         if "outcome" in result.maps and metric in ("owner-share", "p-end"):
@@ -180,8 +188,10 @@ def build(result: Any, config: Any, sizes: Layout) -> tuple[Any, dict[str, Any]]
     for ax in flat[len(metrics) :]:
         ax.set_visible(False)
     t = result.thresholds
+    start = ", adversarial start" if config.run_base.init == "adversarial" else ""
+    seeds = f", means over {len(result.seeds)} seeds" if getattr(result, "seeds", None) else ""
     fig.suptitle(
-        f"gaugecli phase — {config.kind}, read at each cell's horizon\n"
+        f"gaugecli phase — {config.kind}{start}{seeds}, read at each cell's horizon\n"
         f"aligned: α ≥ 1 − {t['eps_align']:g}; pruned: P ≤ {t['pruned_level']:g}; grey: undefined",
         fontsize=sizes.small,
     )

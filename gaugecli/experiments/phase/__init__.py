@@ -18,11 +18,21 @@ from typing import Any
 import numpy as np
 
 from gaugecli.core.types import PointRunner, Progress
+from gaugecli.experiments import params as P
 from gaugecli.experiments.common import run_serially
+from gaugecli.experiments.perturb.fits import wilson_interval
 from gaugecli.experiments.phase.axes import Axis, parse_axis
 from gaugecli.experiments.phase.chunk import ChunkResult, PhaseChunk, phase_chunk
 from gaugecli.experiments.phase.config import PhaseConfig
-from gaugecli.experiments.phase.metrics import GAP_FLOOR, GAP_LEVEL, OUTCOMES, CellMetrics
+from gaugecli.experiments.phase.metrics import (
+    EXCLUSIVE,
+    GAP_FLOOR,
+    GAP_LEVEL,
+    OUTCOMES,
+    SHARED,
+    UNPRUNED,
+    CellMetrics,
+)
 from gaugecli.experiments.phase.presets import PRESETS, Preset
 from gaugecli.experiments.phase.result import AxisRecord, PhaseResult
 from gaugecli.experiments.prune import PRUNED_LEVEL
@@ -36,9 +46,11 @@ __all__ = [
     "Preset",
     "chunk_key",
     "chunks",
+    "eps_of_axes",
     "parse_axis",
     "phase",
     "preset_config",
+    "preset_configs",
 ]
 
 Key = Callable[[Any], str]
@@ -55,7 +67,19 @@ NOTES = {
     "gap": "clock-free gap max_ℓ |α₊(ℓ) − α₋(ℓ)| of the ±D pair over their common loss range above gap_floor",
     "kernel-distance": "‖K(t_h) − K(0)‖_F / ‖K(0)‖_F of the tangent kernel on probe_count Gaussian probes "
     "drawn from probe_seed",
+    "exponent": "C4's exponent: the local slope ln(r_K/r_{K−1}) / ln(D_K/D_{K−1}) of r = T_spec(−D)/T_spec(+D) "
+    "between the two largest limit_strengths",
+    "constant": "C4's constant C = lim_{D→∞} r(D)/D^q (q = 1 + 1/p, 2 for ReLU), Richardson-extrapolated in 1/D "
+    "(order 2 for ReLU, else 1) from r at the two largest limit_strengths; for ReLU the D → ∞ limit of the "
+    "reduced equations, unfavorable_limit(θ0)/favorable_limit(c0, θ0)",
+    "owner-probability": "share of the cell's runs (one per seed) whose designated neuron owns the feature "
+    "(outcome exclusive, shared or unpruned); owner-probability-low/-high: its Wilson score interval at "
+    "thresholds.confidence",
+    "seeds": "each metric is the mean over the cell's runs (one per seed) where it is defined (NaN where none "
+    "is); outcome is the most frequent class (ties: the lower index)",
 }
+CONFIDENCE = 0.95
+"""The confidence of the owner probability's Wilson interval."""
 
 
 def chunk_key(chunk: PhaseChunk) -> dict[str, Any]:
@@ -64,10 +88,14 @@ def chunk_key(chunk: PhaseChunk) -> dict[str, Any]:
 
 
 def chunks(config: PhaseConfig) -> tuple[list[PhaseChunk], list[list[tuple[int, int]]]]:
-    """The chunks of ``config``'s grid and, for each, the ``(iy, ix)`` of its cells."""
+    """The chunks of ``config``'s grid and, for each, the ``(iy, ix)`` of its cells (a chunk holds
+    every run of each of its cells, one per seed, in that order)."""
     cells = config.cells()
     parts = config.partition()
-    jobs = [PhaseChunk(tuple(cells[iy][ix] for iy, ix in part), config.pair) for part in parts]
+    jobs = [
+        PhaseChunk(tuple(run for iy, ix in part for run in config.runs(cells[iy][ix])), config.pair, config.limits)
+        for part in parts
+    ]
     return jobs, parts
 
 
@@ -79,10 +107,16 @@ _FIELDS = {
     "reaction-share": "reaction_share",
     "gap": "gap",
     "kernel-distance": "kernel_distance",
+    "exponent": "exponent",
+    "constant": "constant",
 }
+OWNING = (EXCLUSIVE, SHARED, UNPRUNED)
+"""The outcome classes in which the designated neuron owns the feature."""
 
 
 def _value(metric: str, cell: CellMetrics, favorable: bool) -> float:
+    if metric == "owner-probability":
+        return float(cell.outcome in OWNING)
     if metric == "ratio":
         plus, minus = (cell.t_spec, cell.partner_t_spec) if favorable else (cell.partner_t_spec, cell.t_spec)
         return float("nan") if plus is None or minus is None else minus / plus
@@ -99,19 +133,36 @@ def phase(
     jobs, parts = chunks(config)
     results: list[ChunkResult] = runner(phase_chunk, jobs, progress)
     ny, nx = config.shape
-    grid: list[list[CellMetrics | None]] = [[None] * nx for _ in range(ny)]
+    n = config.replicates
+    grid: list[list[list[CellMetrics]]] = [[[] for _ in range(nx)] for _ in range(ny)]
     owner_of = np.zeros((ny, nx), int)
     for k, (part, result) in enumerate(zip(parts, results, strict=True)):
-        for (iy, ix), cell in zip(part, result.cells, strict=True):
-            grid[iy][ix] = cell
+        for j, (iy, ix) in enumerate(part):
+            grid[iy][ix] = result.cells[j * n : (j + 1) * n]
             owner_of[iy, ix] = k
     favorable = getattr(config.run_base, "gauge", "favorable") == "favorable"
-    maps = {
-        m: np.array([[_value(m, c, favorable) for c in row if c is not None] for row in grid]) for m in config.metrics
-    }
-    horizon = np.array([[c.horizon for c in row if c is not None] for row in grid])
+    maps = {m: np.array([[_mean(m, runs, favorable) for runs in row] for row in grid]) for m in config.metrics}
+    if "owner-probability" in config.metrics:
+        owning = [[sum(r.outcome in OWNING for r in runs) for runs in row] for row in grid]
+        bounds = np.array([[wilson_interval(k, n, CONFIDENCE) for k in row] for row in owning])
+        maps["owner-probability-low"], maps["owner-probability-high"] = bounds[..., 0], bounds[..., 1]
+    horizon = np.array([[runs[0].horizon for runs in row] for row in grid])
     cells = config.cells()
     from gaugecli.experiments.phase.kernel import PROBE_SEED, PROBES
+
+    thresholds = {
+        "eps_align": config.run_base.model.eps_align,
+        "pruned_level": PRUNED_LEVEL,
+        "gap_level": GAP_LEVEL,
+        "gap_floor": GAP_FLOOR,
+        "probe_count": float(PROBES),
+        "probe_seed": float(PROBE_SEED),
+    }
+    if "owner-probability" in config.metrics:
+        thresholds["confidence"] = CONFIDENCE
+    shown = {k: v for k, v in NOTES.items() if k == "horizon" or k in config.metrics}
+    if config.seeds is not None:
+        shown["seeds"] = NOTES["seeds"]
 
     return PhaseResult(
         kind=config.kind,
@@ -121,25 +172,63 @@ def phase(
         maps=maps,
         horizon=horizon,
         outcomes=list(OUTCOMES),
-        thresholds={
-            "eps_align": config.run_base.model.eps_align,
-            "pruned_level": PRUNED_LEVEL,
-            "gap_level": GAP_LEVEL,
-            "gap_floor": GAP_FLOOR,
-            "probe_count": float(PROBES),
-            "probe_seed": float(PROBE_SEED),
-        },
-        notes={k: v for k, v in NOTES.items() if k == "horizon" or k in config.metrics},
-        cell_hashes=[[key(c) for c in row] for row in cells] if key else [],
+        thresholds=thresholds,
+        notes=shown,
+        cell_hashes=[[key(config.runs(c)[0]) for c in row] for row in cells] if key else [],
         chunk_hashes=[key(chunk_key(j)) for j in jobs] if key else [],
         chunk_of_cell=owner_of.tolist(),
         chunk_cells=[len(p) for p in parts],
+        seeds=None if config.seeds is None else list(config.seeds),
+        run_hashes=[[[key(r) for r in config.runs(c)] for c in row] for row in cells]
+        if key and config.seeds is not None
+        else [],
+        limit_strengths=list(config.limits),
     )
 
 
-def preset_config(name: str, **given: Any) -> PhaseConfig:
-    """The :class:`PhaseConfig` of preset ``name`` (:data:`PRESETS`); ``given`` overrides its ``kind``,
-    ``x``, ``y`` (texts), ``metrics`` or ``base``."""
+def _mean(metric: str, runs: list[CellMetrics], favorable: bool) -> float:
+    """The metric of a cell over its runs (one per seed): their mean where defined; for the outcome,
+    the most frequent class (ties: the lower index)."""
+    values = np.array([_value(metric, r, favorable) for r in runs])
+    if values.size == 1:
+        return float(values[0])
+    if metric == "outcome":
+        classes, counts = np.unique(values, return_counts=True)
+        return float(classes[int(np.argmax(counts))])
+    finite = values[np.isfinite(values)]
+    return float(np.mean(finite)) if finite.size else float("nan")
+
+
+def eps_of_axes(kind: str, x: str | Axis, y: str | Axis) -> float | None:
+    """The first ``eps`` of an ``eps`` axis (``None`` without one): the base run's ε where its start
+    needs one before the axis sets each cell's (``init`` adversarial)."""
+    for text, name in ((x, "x"), (y, "y")):
+        axis = parse_axis(text, kind, name) if isinstance(text, str) else text
+        if axis.name == "eps":
+            return axis.start
+    return None
+
+
+def preset_configs(name: str, **given: Any) -> list[tuple[str, PhaseConfig]]:
+    """Every map of preset ``name``, labelled: one per variant (``robustness``: ``random`` and
+    ``adversarial``), else one (label ``name``). ``given`` as :func:`preset_config`; ``seeds`` go to
+    the variants whose cells draw at random only (the adversarial start is deterministic)."""
+    p = PRESETS[name]
+    if not p.variants:
+        return [(name, preset_config(name, **given))]
+    out = []
+    for label, _ in p.variants:
+        config = preset_config(name, variant=label, **{k: v for k, v in given.items() if k != "seeds"})
+        if given.get("seeds") is not None and config.run_base.init != "adversarial":
+            config = replace(config, seeds=tuple(given["seeds"]))
+        out.append((label, config))
+    return out
+
+
+def preset_config(name: str, variant: str | None = None, **given: Any) -> PhaseConfig:
+    """The :class:`PhaseConfig` of preset ``name`` (:data:`PRESETS`), of its ``variant`` (default: the
+    first); ``given`` overrides its ``kind``, ``x``, ``y`` (texts), ``metrics``, ``base``,
+    ``limit_strengths`` or ``seeds``."""
     p = PRESETS[name]
     kind = given.get("kind", p.kind)
     base: Any = given.get("base")
@@ -148,7 +237,12 @@ def preset_config(name: str, **given: Any) -> PhaseConfig:
         from gaugecli.experiments.simulate import SimulateConfig
 
         base = SimulateConfig() if kind == "simulate" else SelectConfig()
-        base = replace(base, **dict(p.options))
+        options = dict(p.options)
+        if p.variants:
+            options.update(dict(p.variants[0][1] if variant is None else dict(p.variants)[variant]))
+        if options.get("init") == "adversarial":
+            options.setdefault("eps", eps_of_axes(kind, given.get("x", p.x), given.get("y", p.y)))
+        base = replace(base, **options)
     x = given.get("x", p.x)
     y = given.get("y", p.y)
     return PhaseConfig(
@@ -157,4 +251,6 @@ def preset_config(name: str, **given: Any) -> PhaseConfig:
         y=parse_axis(y, kind, "y") if isinstance(y, str) else y,
         metrics=tuple(given.get("metrics", p.metrics)),
         base=base,
+        limit_strengths=tuple(given.get("limit_strengths", P.Phase.limit_strengths.default)),
+        seeds=given.get("seeds"),
     )

@@ -6,6 +6,10 @@ invariant subspace, solver, tolerances and observables as every command), whose 
 what a map needs besides the observables: every run's parameters at its own horizon (the kernel
 distance) and the horizon itself on the output grid. Each run's horizon (its command's, alone) is a declared time
 of the shared grid; the ensemble is integrated to the latest of them.
+
+Beside each cell's run a chunk may integrate, in the same ensemble, the run of the opposite gauge
+(``pair``: the ratio and the gap) and the ``±D`` pair at each large strength of ``limits`` (the
+exponent and the constant of C4).
 """
 
 from __future__ import annotations
@@ -21,16 +25,18 @@ from gaugecli.experiments.config import auto_horizon
 from gaugecli.experiments.initial import initial_condition
 from gaugecli.experiments.params import Mode
 from gaugecli.experiments.phase.config import Base, designated, partner
-from gaugecli.experiments.phase.metrics import CellMetrics, Observed, measure, with_partner
+from gaugecli.experiments.phase.metrics import CellMetrics, Observed, measure, with_limits, with_partner
 from gaugecli.experiments.simulate import SimulateConfig
 
 
 @dataclass(frozen=True)
 class PhaseChunk:
-    """Cells integrated together (``pair``: each with its opposite gauge's run beside it)."""
+    """Runs of cells integrated together (``pair``: each with its opposite gauge's run beside it;
+    ``limits``: and its ``+D`` and ``−D`` runs at each of these D)."""
 
     cells: tuple[Base, ...]
     pair: bool = False
+    limits: tuple[float, ...] = ()
 
 
 @dataclass
@@ -86,6 +92,11 @@ def _alone(run: Base) -> Observed:
     return Observed(obs, obs.t.size - 1, obs.crossing_times)
 
 
+def limit_runs(cell: SimulateConfig, strengths: tuple[float, ...]) -> list[SimulateConfig]:
+    """The ``+D`` and ``−D`` runs of ``cell`` at each of ``strengths``: ``[+D₁, −D₁, +D₂, −D₂, …]``."""
+    return [replace(cell, strengths=(D,), gauge=g) for D in strengths for g in ("favorable", "unfavorable")]
+
+
 def phase_chunk(job: PhaseChunk) -> ChunkResult:
     """Integrate the chunk's runs and measure each cell (module docstring)."""
     runs: list[Base] = []
@@ -94,18 +105,28 @@ def phase_chunk(job: PhaseChunk) -> ChunkResult:
         if job.pair:
             assert isinstance(cell, SimulateConfig)
             runs.append(partner(cell))
+        if job.limits:
+            assert isinstance(cell, SimulateConfig)
+            runs.extend(limit_runs(cell, job.limits))
     flow = runs[0].dynamics.mode is Mode.flow
     seen = _flow(runs) if flow else [_alone(r) for r in runs]
     model = runs[0].model.build()
     eps = runs[0].model.eps_align
     out = []
-    step = 2 if job.pair else 1
+    step = 1 + int(job.pair) + 2 * len(job.limits)
     for k, cell in enumerate(job.cells):
-        mine = seen[step * k]
+        at = step * k
+        mine = seen[at]
         metrics = measure(mine, model, eps, designated(cell))
         if job.pair:
-            other = seen[step * k + 1]
+            other = seen[at + 1]
             theirs = measure(other, model, eps, designated(partner(cell)))  # type: ignore[arg-type]
             metrics = with_partner(metrics, mine, other, theirs)
+        if job.limits:
+            first = at + 1 + int(job.pair)
+            times = [
+                measure(replace(seen[first + i], start=None), model, eps, 0).t_spec for i in range(2 * len(job.limits))
+            ]
+            metrics = with_limits(metrics, job.limits, times[0::2], times[1::2], model)
         out.append(metrics)
     return ChunkResult(out)

@@ -12,6 +12,12 @@ the finishing order, or which chunks an interrupted call had already finished: a
 an interruption stores exactly what an uninterrupted one does. Within an ensemble the members share
 one adaptive step sequence, so a cell's numbers equal those of its command run alone to the
 solver's tolerance (not bit for bit).
+
+**Seeds.** With ``seeds`` every cell runs once per seed (its *replicates*, in the cell's chunk: the
+same ensemble in the population flow), each seed set where the cell draws something at random —
+``init_seed`` for a random start (``eps``, ``init`` random), the sample or batch stream's seed in a
+finite-sample or SGD mode — and each metric is their mean (:mod:`~gaugecli.experiments.phase`).
+A map whose cells draw nothing takes no seeds.
 """
 
 from __future__ import annotations
@@ -29,6 +35,9 @@ CHUNK_CELLS = 64
 """Most cells one chunk integrates as one ensemble (a longer row is split in blocks, in order)."""
 PAIR_METRICS = ("ratio", "gap")
 """Metrics of the ``±D`` pair: every cell then also runs the opposite gauge (``simulate`` only)."""
+LIMIT_METRICS = ("exponent", "constant")
+"""Metrics of the ``±D`` pair at the large strengths ``limit_strengths`` (``simulate`` only): every
+cell then also runs ``+D`` and ``−D`` at each of them, in the same ensemble."""
 FLOW_METRICS = ("kernel-distance",)
 """Metrics that need the parameters at the horizon, which the population flow path keeps."""
 OPPOSITE = {"favorable": "unfavorable", "unfavorable": "favorable"}
@@ -48,11 +57,25 @@ class PhaseConfig:
     y: Axis = field(default_factory=lambda: parse_axis(Phase.y.default, "simulate", "y"))
     metrics: tuple[str, ...] = Phase.metrics.default
     base: Base | None = None
+    limit_strengths: tuple[float, ...] = Phase.limit_strengths.default
+    seeds: tuple[int, ...] | None = Phase.seeds.default
 
     def __post_init__(self) -> None:
         Phase.kind.check(self.kind)
         Phase.metrics.check(self.metrics)
-        object.__setattr__(self, "metrics", tuple(dict.fromkeys(self.metrics)))
+        Phase.limit_strengths.check(self.limit_strengths)
+        if self.seeds is not None:
+            Phase.seeds.check(self.seeds)
+            require(len(set(self.seeds)) == len(self.seeds), "seeds", "must differ (a seed twice is the same run)")
+        require(
+            list(self.limit_strengths) == sorted(set(self.limit_strengths)),
+            "limit_strengths",
+            f"must increase (got {', '.join(f'{d:g}' for d in self.limit_strengths)})",
+        )
+        metrics = list(dict.fromkeys(self.metrics))
+        if self.seeds is not None and "outcome" in metrics and "owner-probability" not in metrics:
+            metrics.append("owner-probability")  # the outcome over seeds: its rate, with a Wilson interval
+        object.__setattr__(self, "metrics", tuple(metrics))
         if self.base is None:
             object.__setattr__(self, "base", SimulateConfig() if self.kind == "simulate" else SelectConfig())
         base = self.run_base
@@ -85,7 +108,7 @@ class PhaseConfig:
                 "m",
                 "owner-delta and others-delta need `m` ≥ 2 (an owner and others)",
             )
-        pair = [m for m in self.metrics if m in PAIR_METRICS]
+        pair = [m for m in self.metrics if m in PAIR_METRICS + LIMIT_METRICS]
         if pair:
             require(self.kind == "simulate", "metric", f"{pair[0]} is of simulate's ±D pair; use kind simulate")
             require(
@@ -93,6 +116,14 @@ class PhaseConfig:
                 "metric",
                 f"{pair[0]} compares the ±D pair: it needs `gauge` favorable or unfavorable, not an explicit δ",
             )
+        limit = [m for m in self.metrics if m in LIMIT_METRICS]
+        if limit:
+            require(
+                "gauge-strength" not in names,
+                "metric",
+                f"{limit[0]} runs the ±D pair at its own D (`limit_strengths`); map it over other parameters",
+            )
+
         flow_only = [m for m in self.metrics if m in FLOW_METRICS]
         if flow_only:
             modes = {cell.dynamics.mode for row in self.cells() for cell in row}
@@ -103,6 +134,19 @@ class PhaseConfig:
             )
         else:
             self.cells()  # every cell checked now, before anything runs
+        if self.seeds is not None:
+            require(
+                base.init_seed is None and getattr(base, "seed", None) is None and getattr(base, "seeds", None) is None,
+                "seeds",
+                "replace the base run's own seeds (`init_seed`, `seed`): give one or the other",
+            )
+            cell = self.cells()[0][0]
+            require(
+                _draws_start(cell) or _draws_dynamics(cell),
+                "seeds",
+                "have no effect: the cells draw nothing at random (a seed needs `eps`, `init` random, or a "
+                "finite-sample or SGD mode)",
+            )
 
     @property
     def run_base(self) -> Base:
@@ -113,6 +157,20 @@ class PhaseConfig:
     def pair(self) -> bool:
         """Each cell also runs the opposite gauge (a metric of the ±D pair was asked for)."""
         return any(m in PAIR_METRICS for m in self.metrics)
+
+    @property
+    def limits(self) -> tuple[float, ...]:
+        """The large D at which each cell also runs its ``±D`` pair (``()``: no metric asks for them)."""
+        return tuple(self.limit_strengths) if any(m in LIMIT_METRICS for m in self.metrics) else ()
+
+    @property
+    def replicates(self) -> int:
+        """Runs per cell: one per seed (1 without ``seeds``)."""
+        return 1 if self.seeds is None else len(self.seeds)
+
+    def runs(self, cell: Base) -> list[Base]:
+        """The runs of ``cell``, one per seed of ``seeds`` (the cell itself without them)."""
+        return [cell] if self.seeds is None else [seeded(cell, s) for s in self.seeds]
 
     @property
     def shape(self) -> tuple[int, int]:
@@ -147,6 +205,28 @@ def designated(cell: Base) -> int | None:
     deltas = cell.imbalances()[0]
     top = deltas.max()
     return int(deltas.argmax()) if int((deltas == top).sum()) == 1 else None
+
+
+def _draws_start(cell: Base) -> bool:
+    return cell.init == "random" or (cell.eps is not None and cell.init == "duplicates")
+
+
+def _draws_dynamics(cell: Base) -> bool:
+    return cell.dynamics.sample_size is not None or cell.dynamics.mode is Mode.sgd
+
+
+def seeded(cell: Base, seed: int) -> Base:
+    """``cell`` with its random draws seeded by ``seed``: the start's ``init_seed`` where it is random,
+    the sample or batch stream's seed where the dynamics draw one (each only where it applies, so
+    that the run is its command's with those options)."""
+    changes: dict[str, Any] = {}
+    if _draws_start(cell):
+        changes["init_seed"] = seed
+    if _draws_dynamics(cell):
+        changes["seed" if isinstance(cell, SimulateConfig) else "seeds"] = (
+            seed if isinstance(cell, SimulateConfig) else (seed,)
+        )
+    return replace(cell, **changes)
 
 
 def partner(cell: SimulateConfig) -> SimulateConfig:

@@ -15,8 +15,14 @@ or located by root-finding before it — never off a solver step:
 * ``reaction-share``: ``∫₀^{t_h} R dt / ∫₀^{t_h} (R + T) dt`` (SPEC §6; Simpson in ``ln t``);
 * ``gap``: the clock-free gap ``Δ = max_ℓ |α₊(ℓ) − α₋(ℓ)|`` between the ``±D`` pair's owners, over
   their common loss range above :data:`GAP_FLOOR` (``simulate`` only; C5 asks Δ ≥ :data:`GAP_LEVEL`);
-* ``kernel-distance``: ``‖K(t_h) − K(0)‖_F / ‖K(0)‖_F`` of the tangent kernel on the probes of
-  :mod:`gaugecli.experiments.phase.kernel` (population flow only: it needs the parameters at ``t_h``).
+* ``kernel-distance``: ``‖K(t_h) − K(0)‖_F / ‖K(0)‖_F`` of the tangent kernel
+  (:mod:`gaugecli.core.tangent`) on the probes of :mod:`gaugecli.experiments.phase.kernel`
+  (population flow only: it needs the parameters at ``t_h``);
+* ``exponent`` and ``constant``: C4's ``T_spec(−D)/T_spec(+D) ≈ C·D^q`` (``q = 2`` for ReLU,
+  ``1 + 1/p`` at degree ``p``), from the cell's ``±D`` pair run at each large strength
+  ``D₁ < … < D_K`` of ``limit_strengths`` (:func:`limit_constants`): the exponent is the local slope
+  ``ln(r_K/r_{K−1}) / ln(D_K/D_{K−1})`` of the ratio ``r`` between the two largest D, and the
+  constant is ``C = lim_{D→∞} r(D)/D^q``, Richardson-extrapolated in ``1/D`` from the two largest D.
 """
 
 from __future__ import annotations
@@ -26,6 +32,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from gaugecli.core.gauge import function_coordinates
+from gaugecli.core.limits import richardson_limit
 from gaugecli.core.metrics import (
     clock_free_gap,
     final_owner,
@@ -35,8 +42,10 @@ from gaugecli.core.metrics import (
 )
 from gaugecli.core.model import Model
 from gaugecli.core.observables import RunObservables
+from gaugecli.core.separation import local_slopes
+from gaugecli.core.tangent import kernel_distance
 from gaugecli.core.types import Array
-from gaugecli.experiments.phase.kernel import kernel_distance, probes
+from gaugecli.experiments.phase.kernel import probes
 from gaugecli.experiments.prune import PRUNED_LEVEL
 
 OUTCOMES = ("exclusive", "shared", "unpruned", "lost", "no owner", "symmetric start")
@@ -84,6 +93,9 @@ class CellMetrics:
     kernel_distance: float | None = None
     partner_t_spec: float | None = None
     gap: float | None = None
+    limit_t_spec: list[list[float | None]] | None = None
+    exponent: float | None = None
+    constant: float | None = None
 
 
 @dataclass
@@ -171,4 +183,44 @@ def with_partner(cell: CellMetrics, seen: Observed, partner: Observed, partner_m
     )
     cell.partner_t_spec = partner_metrics.t_spec
     cell.gap = None if np.isnan(gap) else float(gap)
+    return cell
+
+
+CORRECTION_ORDER = {"relu": 2.0}
+"""The order ``k`` of the corrections ``r(D)/D^q = C + O(D^{−k})``, by activation: 2 for ReLU — fig3
+measures 1.994 (``ratio-correction-order`` of its sidecar) and ``gaugecli.core.reduced`` has
+``O(1/D²)`` corrections; any other activation 1, the conservative order of fig8's constants."""
+
+
+def limit_constants(strengths: Array, plus: Array, minus: Array, model: Model) -> tuple[float, float]:
+    """C4's ``(exponent, constant)`` from ``T_spec(±D)`` at increasing ``strengths`` (NaN where a run did
+    not align): ``exponent`` the local slope :func:`~gaugecli.core.separation.local_slopes` of
+    ``r = T_spec(−D)/T_spec(+D)`` between the two largest D; ``constant`` ``C = lim r(D)/D^q``,
+    ``q = 1 + 1/p`` (2 for ReLU), by :func:`~gaugecli.core.limits.richardson_limit` of ``r/D^q`` over
+    the two largest D at the order :data:`CORRECTION_ORDER`. For ReLU ``C`` is the ratio of the
+    reduced equations' limits ``unfavorable_limit(θ0) / favorable_limit(c0, θ0)``
+    (:mod:`gaugecli.core.limits`); from D = 16 and 64 the extrapolation meets it to ~1e-6."""
+    D = np.asarray(strengths, float)
+    r = np.asarray(minus, float) / np.asarray(plus, float)
+    if not bool(np.all(np.isfinite(r))) or D.size < 2:
+        return float("nan"), float("nan")
+    _, slopes = local_slopes(D, r)
+    p = model.degree or 1
+    order = CORRECTION_ORDER.get(model.activation.name, 1.0)
+    constant, _ = richardson_limit(D, r / D ** (1.0 + 1.0 / p), order=order)
+    return float(slopes[-1]), float(constant)
+
+
+def with_limits(
+    cell: CellMetrics, strengths: tuple[float, ...], plus: list[float | None], minus: list[float | None], model: Model
+) -> CellMetrics:
+    """``cell`` with ``T_spec(±D)`` at the large ``strengths`` and C4's exponent and constant."""
+    nan = float("nan")
+    exponent, constant = limit_constants(
+        np.array(strengths), np.array([nan if t is None else t for t in plus]),
+        np.array([nan if t is None else t for t in minus]), model,
+    )  # fmt: skip
+    cell.limit_t_spec = [list(plus), list(minus)]
+    cell.exponent = None if np.isnan(exponent) else exponent
+    cell.constant = None if np.isnan(constant) else constant
     return cell

@@ -3,9 +3,11 @@ width, each with its stated cost on two cores.
 
 * ``outcomes`` — exclusive selection, sharing, loss over the owner's δ and the others' δ (``select``,
   m = 5): the C6 selection rule (``argmax δ`` owns) and C7's pruning boundary (others need δ ≤ 0).
-* ``robustness`` — selection under visible random perturbations ``ε`` of the duplicates against D
-  (``select``, m = 5, the perturbation of ``--eps``; perturb's adversarial start is its own sweep).
-* ``sensitivity`` — how ``T_spec`` and the ±D ratio move with the initial function (c0, θ0), m = 1, D = 4.
+* ``robustness`` — selection under visible perturbations ``ε`` of the duplicates against D
+  (``select``, m = 5), two maps: the random perturbation of ``--eps`` and the adversarial one of
+  ``--init adversarial`` (perturb's: the favorable neuron turned away by ε, with a smaller coefficient).
+* ``sensitivity`` — C4's constant C and exponent over the initial function (c0, θ0), m = 1: the ±D
+  pair at D = 16 and 64 (``limit_strengths``), beside ``T_spec``, the ratio and the gap at D = 4.
 * ``rich-lazy`` — Kunin et al.'s grid: the initial scale (here ``c0``, the initial function's size,
   10^−1 … 10^0.3) × the imbalance δ ∈ [−1, 1] given to the neuron, 17 × 17, with the tangent
   kernel's distance and ``T_spec``.
@@ -19,7 +21,8 @@ from dataclasses import dataclass
 
 @dataclass(frozen=True)
 class Preset:
-    """``x``, ``y`` as the command line takes them; ``options``: base options by parameter name."""
+    """``x``, ``y`` as the command line takes them; ``options``: base options by parameter name;
+    ``variants``: several maps, each a label and the base options it adds (none: one map)."""
 
     kind: str
     x: str
@@ -27,6 +30,7 @@ class Preset:
     metrics: tuple[str, ...]
     options: tuple[tuple[str, object], ...] = ()
     cost: str = ""
+    variants: tuple[tuple[str, tuple[tuple[str, object], ...]], ...] = ()
 
 
 PRESETS: dict[str, Preset] = {
@@ -44,14 +48,15 @@ PRESETS: dict[str, Preset] = {
         "gauge-strength=0.25:64:9:log",
         ("outcome", "owner-share", "t-spec"),
         (("m", 5),),
-        cost="117 runs of m = 5, 9 ensembles",
+        cost="2 maps of 117 runs of m = 5, 9 ensembles each",
+        variants=(("random", ()), ("adversarial", (("init", "adversarial"),))),
     ),
     "sensitivity": Preset(
         "simulate",
         "c0=0.01:0.5:9:log",
         f"theta0=0.3:{math.floor(0.95 * math.pi * 100) / 100}:9",
-        ("t-spec", "ratio", "gap"),
-        cost="81 ±D pairs (162 runs of m = 1), 9 ensembles",
+        ("t-spec", "ratio", "gap", "exponent", "constant"),
+        cost="81 cells, each the ±D pair at D = 4, 16 and 64 (486 runs of m = 1), 9 ensembles",
     ),
     "rich-lazy": Preset(
         "simulate",

@@ -4,9 +4,11 @@ hashes that tie every cell to its run and every chunk to its cached point."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import numpy as np
+
+from gaugecli.core.frames import Labelled
 
 
 @dataclass
@@ -19,7 +21,7 @@ class AxisRecord:
 
 
 @dataclass
-class PhaseResult:
+class PhaseResult(Labelled):
     """``maps[metric]`` is ``(ny, nx)``: row ``iy`` at ``y.values[iy]``, column ``ix`` at
     ``x.values[ix]`` (NaN where the metric is undefined: no ``T_spec`` by the horizon, say).
     ``outcome`` maps hold the index of a class of ``outcomes``. ``horizon`` is every cell's horizon
@@ -27,7 +29,11 @@ class PhaseResult:
     ``cell_hashes[iy][ix]``: the config hash of the cell's own run (the key under which its
     command caches it); ``chunk_hashes``: the cache keys of the chunks (``<cache>/point/<hash>.json``)
     and ``chunk_of_cell[iy][ix]`` the chunk each cell was integrated in; ``chunk_cells``: the
-    cells per chunk (``1``: integrated alone)."""
+    cells per chunk (``1``: integrated alone). ``seeds``: the seeds every cell ran with (``None``: one
+    run per cell), ``run_hashes[iy][ix][k]`` the config hash of the cell's run at ``seeds[k]``
+    (``cell_hashes`` holds the first); ``limit_strengths``: the large D of ``exponent`` and
+    ``constant`` (empty when not asked for). With ``owner-probability``, ``maps`` also holds its
+    Wilson interval's bounds ``owner-probability-low`` and ``owner-probability-high``."""
 
     kind: str
     x: AxisRecord
@@ -42,6 +48,9 @@ class PhaseResult:
     chunk_hashes: list[str]
     chunk_of_cell: list[list[int]]
     chunk_cells: list[int]
+    seeds: list[int] | None = None
+    run_hashes: list[list[list[str]]] = field(default_factory=list)
+    limit_strengths: list[float] = field(default_factory=list)
 
     @property
     def cells(self) -> int:
