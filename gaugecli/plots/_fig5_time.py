@@ -36,7 +36,8 @@ M_COLORS = {2: style.PURPLE, 5: style.ORANGE}
 """Widths in (b) (neither gauge's colour: every run has both gauges)."""
 
 
-M_MARKERS = {2: "o", 5: "s"}
+M_MARKERS = {2: "o", 5: "^"}
+"""m = 2, 5 in (b): circles and triangles (squares are kept for the −D gauge in every figure)."""
 
 
 TRACE_STYLES = {-1.0: "-", -0.25: (0, (5, 1.5)), -0.1: (0, (1.5, 1.2)), 0.0: "-", 0.25: (0, (5, 1.5)), 1.0: "-"}

@@ -50,12 +50,12 @@ def _panel_samples(ax: Any, samples: Any, window: float, layout: Layout) -> dict
     ax.plot(xs, per_seed.ravel(), ls="none", marker=".", ms=2.5, color=SAMPLE, alpha=0.45, zorder=2)
     out["per_seed"] = style.series(xs, per_seed.ravel())
     ax.errorbar(
-        ns, mean, yerr=sem, ls="none", marker="s", ms=3.6, mfc="white", mew=1.0, color=SAMPLE, capsize=1.5, zorder=4
+        ns, mean, yerr=sem, ls="none", marker="D", ms=3.4, mfc="white", mew=1.0, color=SAMPLE, capsize=1.5, zorder=4
     )
     out["mean"] = style.series(ns, mean, sem=sem)
     handles = [
         style.line_handle(SAMPLE, "none", ".", f"{per_seed.shape[1]} seeds"),
-        style.line_handle(SAMPLE, "none", "s", r"mean $\pm$ s.e.", mfc="white"),
+        style.line_handle(SAMPLE, "none", "D", r"mean $\pm$ s.e.", mfc="white"),
     ]
     fit = samples.fit
     if fit is not None:

@@ -235,9 +235,9 @@ def _panel_step(ax: Any, step: Any, layout: Layout) -> dict[str, Any]:
     diverged = np.array(step.diverged, dtype=bool)
     held = success & np.isfinite(t_stab)
     y_held = (t_stab[held] - t_flow) / t_flow
-    ax.plot(stab[held], y_held, ls="none", marker="s", ms=3.6, mfc="white", mew=1.0, color=GD, zorder=4)
+    ax.plot(stab[held], y_held, ls="none", marker="D", ms=3.4, mfc="white", mew=1.0, color=GD, zorder=4)
     out["large_steps"] = style.series(stab[held], y_held, fraction_of_bound=stab[held] / bound)
-    handles.append(style.line_handle(GD, "none", "s", "larger η: +D owns", mfc="white"))
+    handles.append(style.line_handle(GD, "none", "D", "larger η: +D owns", mfc="white"))
     failed = ~success & ~diverged & np.isfinite(t_stab)
     if np.any(failed):
         y_failed = (t_stab[failed] - t_flow) / t_flow

@@ -60,7 +60,8 @@ MODE_LINESTYLES = {"flow": "-", "gd": ":", "sample": "--"}
 MODE_LABELS = {"flow": "population flow", "gd": "population GD", "sample": "finite sample"}
 REFERENCE_COLOR = "0.35"
 """Reference lines (thresholds, power laws): dark grey, dotted."""
-SEQUENCE_MARKERS = ("o", "s", "^", "D", "v", "P", "X", "<", ">", "*")
+SEQUENCE_MARKERS = ("o", "^", "D", "v", "P", "X", "<", ">", "*", "h")
+"""Markers of a sequence of runs (D, m, n values); no square: squares mean the −D gauge in every figure."""
 
 # Axis labels with the symbols of SPEC.md.
 LABELS = {
