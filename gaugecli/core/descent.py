@@ -52,6 +52,7 @@ def gradient_descent(
     grad_tol: float = 1e-10,
     grid_points: int = 400,
     stop_at_crossing: bool = False,
+    record_every: int | None = None,
     method: str = "gd",
     progress: Progress | None = None,
 ) -> Trajectory:
@@ -62,6 +63,8 @@ def gradient_descent(
     full-batch ``L_n``, :func:`gaugecli.core.sample.minibatch_oracle` a fresh minibatch each
     step — SGD, then ``method="sgd"`` labels it). ``stop_at_crossing``: stop once every member
     has a neuron at ``α ≥ 1 − ε`` (the pilot runs of :func:`choose_step` need no more).
+    ``record_every``: save every this many steps (a uniform grid of iterates) instead of
+    ``grid_points`` log-spaced ones.
     Divergence — a non-finite or exploding gradient — is a :class:`NumericalFault` naming the
     stable step bound.
 
@@ -82,7 +85,10 @@ def gradient_descent(
     a, W = np.array(a0, float), np.array(W0, float)
     batch, m = a.shape[:-1], a.shape[-1]
     n_steps = max(1, math.ceil(t_max / eta))
-    record_set = set(_record_steps(n_steps, grid_points).tolist())
+    if record_every is not None:
+        record_set = set(range(0, n_steps + 1, max(1, int(record_every))))
+    else:
+        record_set = set(_record_steps(n_steps, grid_points).tolist())
     thr = 1.0 - eps_align
     crossing = np.full(batch + (m,), np.nan)
     prev_align = alignment(W, model)[0]
