@@ -28,6 +28,7 @@ if TYPE_CHECKING:
     from gaugecli.experiments.lockin import LockinResult
     from gaugecli.experiments.perturb import PerturbResult
     from gaugecli.experiments.phase import PhaseResult
+    from gaugecli.experiments.predict import PredictResult
     from gaugecli.experiments.prune import PruneResult
     from gaugecli.experiments.reln import RelnResult
     from gaugecli.experiments.select import OwnerSweepResult, SelectResult
@@ -159,6 +160,17 @@ def phase(
         config = PhaseConfig(kind=kind, base=base, **axes, **given)
     config = _config(config, PhaseConfig, "phase", {})
     result: PhaseResult = _run("phase", [config], cache_dir, progress)[0]
+    return result
+
+
+def predict(
+    config: Any = None, /, *, cache_dir: CacheDir = None, progress: Progress | None = None, **params: Any
+) -> PredictResult:
+    """``gaugecli predict``: the owner of each feature from Gaussian starts against each predictor, with
+    Wilson intervals (keywords: ``ks``, ``widths``, ``spreads``, ``runs``, ``init_scale_a``, ``d``, …)."""
+    from gaugecli.experiments.predict import PredictConfig
+
+    result: PredictResult = _run("predict", [_config(config, PredictConfig, "predict", params)], cache_dir, progress)[0]
     return result
 
 

@@ -115,6 +115,20 @@ def _phase() -> Kind:
     return Kind("phase", PhaseConfig, PhaseResult, _one_by_one(run, runner=True), lambda config: None)
 
 
+def _predict() -> Kind:
+    from gaugecli.experiments.predict import PredictConfig, PredictResult, predict
+    from gaugecli.store.artifacts import config_hash
+
+    def run(config: PredictConfig, progress: Progress | None, runner: PointRunner | None = None) -> PredictResult:
+        return (
+            predict(config, progress, runner, key=config_hash) if runner else predict(config, progress, key=config_hash)
+        )
+
+    return Kind(
+        "predict", PredictConfig, PredictResult, _one_by_one(run, runner=True), lambda config: config.first_seed
+    )
+
+
 KINDS: dict[str, Callable[[], Kind]] = {
     "simulate": _simulate,
     "select": _select,
@@ -124,6 +138,7 @@ KINDS: dict[str, Callable[[], Kind]] = {
     "perturb": _perturb,
     "reln": _reln,
     "phase": _phase,
+    "predict": _predict,
 }
 """Experiment kinds by artifact kind name; each loader imports its experiment on first use."""
 

@@ -273,6 +273,18 @@ CASES = [
     (["export", "good.json", "--format", "csv", "--out", "newdir/"], USAGE, ["--out", "folder"]),
     (["export", "good.json", "--format", "csv", "--out", "good.json"], USAGE, ["--out", "the artifact itself"]),
     (["export", "good.json", "--format", "netcdf", "--out", "pipe"], RUNTIME, ["--out", "device or pipe"]),
+    # --- predict --------------------------------------------------------------------------------
+    (["predict", "--ks", "0"], USAGE, ["--ks", "[1, 8]"]),
+    (["predict", "--ks", "1,1"], USAGE, ["--ks", "must differ"]),
+    (["predict", "--widths", "100"], USAGE, ["--widths", "[1, 64]"]),
+    (["predict", "--spreads", "-1"], USAGE, ["--spreads", "[0, 1e4]"]),
+    (["predict", "--spreads", "nan"], USAGE, ["--spreads", "finite"]),
+    (["predict", "--runs", "1"], USAGE, ["--runs", "[2, 100000]"]),
+    (["predict", "--init-scale-a", "0"], USAGE, ["--init-scale-a", "[1e-3, 10]"]),
+    (["predict", "--init-scale-w", "20"], USAGE, ["--init-scale-w", "[1e-3, 10]"]),
+    (["predict", "--ks", "4", "--d", "4"], USAGE, ["--d", "≥ 5", "--ks"]),
+    (["predict", "--rtol", "1e-20"], USAGE, ["--rtol", "[1e-13, 1e-2)"]),
+    (["predict", "--spreads", "none", "--no-natural"], USAGE, ["--spreads"]),
 ]
 
 

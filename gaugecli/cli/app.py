@@ -29,6 +29,7 @@ COMMANDS: dict[str, str] = {
     "perturb": "Robustness (claim C8): visible perturbations, GD step size, sample size.",
     "reln": "The gated-linear (ReLN) view of gauge selection: where it predicts the gauge effect, where it fails.",
     "phase": "A map over two parameters of simulate or select: T_spec, ratio, outcome, kernel distance, ….",
+    "predict": "Who owns each feature from random starts, and what predicts it: δ, alignment, c·α, speed, race.",
     "plot": "Render publication figures (computing and caching any run they need).",
     "validate": "Check artifacts against their JSON Schema and their hashes.",
     "export": "Export an artifact: a long-form CSV or Parquet table, or netCDF mirroring to_xarray().",

@@ -494,3 +494,37 @@ def lockin(outcome: Outcome, path: Path | None) -> None:
     for note in result.notes:
         out.print(f"note: {escape(note)}")
     out.print(where(outcome, path))
+
+
+def predict(outcome: Outcome, path: Path | None, fresh: int | None = None) -> None:
+    """``gaugecli predict``: one row per cell — k, m, the declared and measured δ-spread ratio, the
+    pairs with an owner — and each predictor's accuracy with its Wilson interval."""
+    result, config = outcome.result, outcome.config
+    chunks = len(result.chunk_hashes)
+    computed = "" if fresh is None else f", {fresh if outcome.computed else 0} of {chunks} chunks computed now"
+    title = (
+        f"gaugecli predict — owner per feature from Gaussian starts (σ_a = {config.init_scale_a:g}, "
+        f"σ_w = {config.init_scale_w:g}, d = {config.model.d}), {len(result.seeds)} seeds per cell{computed}; "
+        f"accuracy [{result.confidence:.0%} Wilson interval]"
+    )
+    table = _table(title, ("k", "m", "ρ = σ_δ/σ_vis", "measured ρ", "owned/pairs", *result.predictors))
+    for row in result.rows:
+        ratio = f"{row.ratio:.3g}" if row.spread is not None else f"natural ({row.ratio:.3g})"
+        cells = [
+            "—" if row.accuracy[p] is None else f"{row.accuracy[p]:.2f} [{row.low[p]:.2f}, {row.high[p]:.2f}]"
+            for p in result.predictors
+        ]
+        table.add_row(str(row.k), str(row.m), ratio, fmt(row.measured_ratio, ".3g"), f"{row.owned}/{row.pairs}", *cells)
+    show(table)
+    out = console()
+    lost = sum(r.no_owner for r in result.rows)
+    tied = sum(r.tied for r in result.rows)
+    if lost or tied:
+        out.print(
+            f"pairs without an owner: {lost} none aligned by the horizon, {tied} tied (left out of the accuracies)"
+        )
+    out.print(
+        "predictors: delta = argmax δ in the feature's basin; alignment = argmax α_jk(0); c-alpha = argmax c·α; "
+        "angular-speed = largest initial turn toward v_k (M^u = 1/‖w‖²); race = first to align alone (reduced equations)"
+    )
+    out.print(where(outcome, path))

@@ -22,6 +22,7 @@ COMMANDS: dict[str, tuple[str, tuple[tuple[str | None, type[Fields]], ...]]] = {
     "lockin": ("lockin", (("model", P.Model), ("dynamics", P.Dynamics), (None, P.Lockin))),
     "reln": ("reln", (("model", P.Model), ("dynamics", P.Dynamics), (None, P.Reln))),
     "phase": ("phase", (("base.model", P.Model), ("base.dynamics", P.Dynamics))),
+    "predict": ("predict", (("model", P.Model), (None, P.Predict))),
 }
 """Artifact kind → the command that reruns it, and where in its config each declaration's fields lie
 (a dotted path: a field of a field; ``phase`` adds its own options and its base run's, see

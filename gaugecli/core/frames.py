@@ -75,6 +75,11 @@ VIEWS: dict[str, View] = {
                 ("alignment", "feature", "coefficient", "imbalance", "norm_a", "norm_w", "imbalance_by_steps"), _TN
             ),
             "crossing_times": ("neuron",),
+            "ownership": ("t", "neuron", "feature"),
+            "feature_nonowner_norm": ("t", "feature"),
+            **dict.fromkeys(("owners", "computed_owners", "feature_specialized"), ("feature",)),
+            "coaligned": ("neuron", "feature"),
+            "pruned": ("neuron",),
         },
         absorb=("stats",),
     ),

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, replace
+from typing import Any
 
 import numpy as np
 
@@ -19,6 +20,7 @@ from gaugecli.core.metrics import (
     specialization_time,
 )
 from gaugecli.core.model import Model
+from gaugecli.core.ownership import feature_alignment, feature_nonowner_norm, feature_owners, ownership_matrix
 from gaugecli.core.symmetry import SADDLE_NOTE, exact_saddle, symmetry_report
 from gaugecli.core.trajectory import SolverStats, Trajectory
 from gaugecli.core.types import Array
@@ -48,6 +50,14 @@ class RunObservables(Labelled):
     identity ``δ_{k+1} = (1 − 2ηλ)δ_k + η²(g_a² − ‖g_w‖²/p)``, which is what breaks the flow's law
     under a finite step; ``imbalance_step_residual`` = ``max_{t,j} |δ_j(t) − δ̂_j(t)| / max(1, |δ_j(0)|)``,
     round-off for a gradient of the model's objective (``None`` for flows).
+
+    With ``k > 1`` teacher features (:mod:`gaugecli.core.ownership` defines each): ``ownership``
+    is the ``(n, m, k)`` matrix ``c_j α_jk`` over time; ``owners[k]`` the final owner of feature
+    ``k`` — the neuron aligned with ``v_k`` carrying the largest ``c`` — or ``None`` (none aligned,
+    or the owner tied); ``computed_owners``, ``feature_specialized`` and ``coaligned[j][k]`` as
+    for ``k = 1``; ``pruned[j]``: neuron ``j`` ends aligned with no feature and carries no function;
+    ``feature_nonowner_norm`` the ``(n, k)`` series ``P_k(t)``. They are ``None`` for ``k = 1``,
+    where ``owner``, ``computed_owner``, ``specialized`` and ``nonowner_norm`` say the same.
     """
 
     t: Array
@@ -83,6 +93,13 @@ class RunObservables(Labelled):
     imbalance_law: str = "conserved: δ(t) = δ(0), δ = a² − ‖w‖²"
     imbalance_by_steps: Array | None = None
     imbalance_step_residual: float | None = None
+    ownership: Array | None = None
+    owners: list[int | None] | None = None
+    computed_owners: list[int] | None = None
+    feature_specialized: list[bool] | None = None
+    coaligned: list[list[bool]] | None = None
+    pruned: list[bool] | None = None
+    feature_nonowner_norm: Array | None = None
 
     @property
     def final_loss(self) -> float:
@@ -183,6 +200,7 @@ def observe(trajectory: Trajectory, model: Model, member: tuple[int, ...] = ()) 
             unique_owner=False,
             note=SADDLE_NOTE.format(sigma=model.activation.describe()),
         )
+    per_feature = _per_feature(c, U, model, trajectory.eps_align, symmetry.groups) if model.k > 1 else {}
     return RunObservables(
         t=trajectory.t,
         loss=loss,
@@ -217,7 +235,28 @@ def observe(trajectory: Trajectory, model: Model, member: tuple[int, ...] = ()) 
         imbalance_law=imbalance_law(model),
         imbalance_by_steps=by_steps,
         imbalance_step_residual=step_residual,
+        **per_feature,
     )
+
+
+def _per_feature(c: Array, U: Array, model: Model, eps_align: float, groups: list[list[int]]) -> dict[str, Any]:
+    """The per-feature fields of :class:`RunObservables` (``k > 1``) along ``c (n_t, m)``, ``U (n_t, m, d)``."""
+    alpha = feature_alignment(U, model)
+    end = feature_owners(c[-1], alpha[-1], eps_align, groups)
+    norms = (
+        feature_nonowner_norm(c, U, end.computed_owners, end.nearest, model.activation)
+        if model.activation.homogeneous
+        else None
+    )
+    return {
+        "ownership": ownership_matrix(c, alpha),
+        "owners": end.owners,
+        "computed_owners": end.computed_owners,
+        "feature_specialized": end.specialized,
+        "coaligned": end.coaligned,
+        "pruned": end.pruned,
+        "feature_nonowner_norm": norms,
+    }
 
 
 def imbalance_law(model: Model) -> str:

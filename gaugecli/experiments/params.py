@@ -768,3 +768,86 @@ class Phase(Fields):
         help="Seeds of the cells' random draws (the `eps` or random start, the sample or batch stream): "
         "every cell runs once per seed and each metric is the mean over them",
     )
+
+
+PREDICTORS = ("delta", "alignment", "c-alpha", "angular-speed", "race")
+"""The rules of ``gaugecli predict`` (:mod:`gaugecli.experiments.predict.predictors` defines each)."""
+MAX_PREDICT_WIDTH = 64
+"""The most neurons per feature (``m/k``) of ``gaugecli predict``: each run is a flow of ``m (k + m + 1)``
+unknowns (in the invariant subspace), so its cost grows like ``m³`` at least."""
+MAX_PREDICT_FEATURES = 8
+"""The most teacher features of ``gaugecli predict`` (``d ≥ k + 1``; each adds a column to every run)."""
+
+
+class Predict(Fields):
+    """:class:`~gaugecli.experiments.predict.PredictConfig`: which neuron owns each feature from a
+    random Gaussian start, against what each predictor names (population flow, ReLU)."""
+
+    ks = Param(
+        "ks",
+        "Teacher features k of the study (each its own cells)",
+        EXPERIMENT,
+        (1, 2, 3),
+        int,
+        low=1,
+        high=MAX_PREDICT_FEATURES,
+        plural=True,
+        metavar="K1,K2,…",
+    )
+    widths = Param(
+        "widths",
+        "Neurons per feature m/k (a cell has m = width·k neurons)",
+        EXPERIMENT,
+        (1, 8),
+        int,
+        low=1,
+        high=MAX_PREDICT_WIDTH,
+        plural=True,
+        metavar="W1,W2,…",
+        why_high="each run is a flow of m(k + m + 1) unknowns; wider runs cost minutes each",
+    )
+    spreads = Param(
+        "spreads",
+        "δ-spread ratios ρ = σ_δ/σ_vis: δ_j ~ N(0, ρ² σ_vis²) beside the visible draw, σ_vis = σ_a σ_w/√d "
+        "the standard deviation of c_j α_jk(0)",
+        EXPERIMENT,
+        (0.0, 10.0, 100.0),
+        low=0.0,
+        high=1e4,
+        plural=True,
+        metavar="ρ1,ρ2,…",
+        why_high="beyond it the largest |δ| makes the flow's horizon (∝ 1 + max|δ|) impractically long",
+    )
+    natural = Param(
+        "natural",
+        "Also run each cell with δ as the Gaussian draw gives it (δ_j = a_j² − ‖w_j‖²)",
+        EXPERIMENT,
+        True,
+        bool,
+    )
+    runs = Param("runs", "Random starts (seeds) per cell", EXPERIMENT, 30, int, low=2, high=100_000)
+    first_seed = Param(
+        "first_seed",
+        "Seed of the first start (a cell's starts are seeds first_seed, first_seed + 1, …)",
+        EXPERIMENT,
+        0,
+        int,
+        low=0,
+    )
+    init_scale_a = Param(
+        "init_scale_a",
+        "σ_a of the output weights: |a_j| with a_j ~ N(0, σ_a²)",
+        MODEL,
+        0.3,
+        low=1e-3,
+        high=10.0,
+        metavar="σ_a",
+        why_low="below it the run's horizon (∝ 1/(σ_a σ_w)) is impractically long",
+    )
+    init_scale_w = init_scale_a.but(
+        name="init_scale_w", help="σ_w of the input weights: w_j ~ N(0, σ_w² I/d)", metavar="σ_w"
+    )
+    rtol = RTOL.but(
+        default=1e-7,
+        help="Relative tolerance of the population flow solver (owners agree with rtol 1e-10 in every run measured)",
+    )

@@ -1,0 +1,90 @@
+"""``gaugecli predict``: which neuron learns each teacher feature from a random start, and how often
+each predictor names it, with Wilson intervals, as the spread of δ grows against the visible one."""
+
+from __future__ import annotations
+
+from typing import Annotated, Any
+
+import typer
+
+from gaugecli.cli import options as opt
+from gaugecli.cli import report, session
+from gaugecli.cli.errors import errors
+from gaugecli.experiments import params as P
+
+F = P.Predict
+app = opt.command_app()
+
+QUICK: dict[str, Any] = {"ks": (1, 2), "widths": (1, 4), "spreads": (0.0, 100.0), "runs": 20}
+"""``--quick``: the options it sets where they are not given (a few seconds on one core)."""
+
+
+@app.command("predict", cls=opt.PanelCommand)
+@session.with_outputs(sweeps=True)
+def predict(
+    ctx: typer.Context,
+    ks: Annotated[opt.IntList, opt.option(F.ks)] = opt.IntList(F.ks.default),
+    widths: Annotated[opt.IntList, opt.option(F.widths)] = opt.IntList(F.widths.default),
+    spreads: Annotated[opt.FloatList, opt.option(F.spreads)] = opt.FloatList(F.spreads.default),
+    natural: Annotated[bool, opt.option(F.natural)] = F.natural.default,
+    runs: Annotated[int, opt.option(F.runs)] = F.runs.default,
+    first_seed: Annotated[int, opt.option(F.first_seed)] = F.first_seed.default,
+    init_scale_a: Annotated[float, opt.option(F.init_scale_a)] = F.init_scale_a.default,
+    init_scale_w: Annotated[float, opt.option(F.init_scale_w)] = F.init_scale_w.default,
+    d: opt.Dimension = P.Model.d.default,
+    eps_align: opt.EpsAlign = P.Model.eps_align.default,
+    rtol: Annotated[float, opt.option(F.rtol)] = F.rtol.default,
+    t_max: opt.Horizon = None,
+    quick: Annotated[
+        bool,
+        typer.Option(
+            "--quick",
+            help="A small study in seconds: --ks 1,2 --widths 1,4 --spreads 0,100 --runs 20 where not given.",
+            rich_help_panel=P.EXPERIMENT,
+        ),
+    ] = False,
+    outputs: session.Outputs = session.Outputs(),
+) -> None:
+    """Who owns each teacher feature from a Gaussian start, and what predicts it.
+
+    Every cell (k features, m = width·k neurons, a δ-spread ratio ρ) draws --runs starts a_j = |ã_j|,
+    ã_j ~ N(0, σ_a²), w_j ~ N(0, σ_w² I/d), with δ_j ~ N(0, ρ² σ_vis²) set apart from the visible function
+    (σ_vis = σ_a σ_w/√d, the spread of c_j α_jk) or, with --natural, δ as drawn. Each run's owner of
+    each feature is compared with the neuron named by argmax δ (in the feature's basin), argmax α,
+    argmax c·α, the largest initial angular speed toward the feature, and the race of the reduced
+    equations. Chunks of seeds are cached as they finish: an interrupted study resumes where it stopped.
+    """
+    with errors():
+        from gaugecli.experiments.config import ModelConfig
+        from gaugecli.experiments.predict import PredictConfig, chunks
+
+        values: dict[str, Any] = {
+            "ks": tuple(ks), "widths": tuple(widths), "spreads": tuple(spreads), "runs": runs,
+        }  # fmt: skip
+        if quick:
+            typed = {flag.lstrip("-").replace("-", "_") for flag in opt.given(ctx, *QUICK)}
+            values.update({name: value for name, value in QUICK.items() if name not in typed})
+        config = PredictConfig(
+            model=ModelConfig(d=d, eps_align=eps_align),
+            natural=natural,
+            first_seed=first_seed,
+            init_scale_a=init_scale_a,
+            init_scale_w=init_scale_w,
+            rtol=rtol,
+            t_max=t_max,
+            **values,
+        )
+        fresh = _missing_chunks(chunks(config)[0], outputs)
+        outcomes, paths = session.execute(ctx, "predict", [config], outputs)
+    session.summarize(outcomes, paths, lambda o, path: report.predict(o, path, fresh), outputs.json)
+
+
+def _missing_chunks(jobs: list[Any], outputs: session.Outputs) -> int:
+    """How many of the study's chunks are not in the cache (all of them with ``--no-cache``)."""
+    if not outputs.cache:
+        return len(jobs)
+    from gaugecli.experiments.predict import chunk_key
+    from gaugecli.store.cache import Cache
+
+    cache = Cache(outputs.cache_dir)
+    return sum(not cache.path("point", chunk_key(job)).exists() for job in jobs)

@@ -1,0 +1,134 @@
+"""The predictors of ``gaugecli predict``: the neuron each rule names, from the start alone, as the
+owner of each teacher feature ``v_k`` (:data:`~gaugecli.experiments.params.PREDICTORS`).
+
+With ``c_j, u_j, δ_j`` the start in function coordinates and ``α_jk = u_j·v̂_k``:
+
+* ``delta`` — ``argmax_{j ∈ B_k} δ_j``, the largest δ among the neurons of feature ``k``'s basin
+  ``B_k = {j : argmax_l α_jl(0) = k}`` (at ``k = 1`` every neuron: C6's rule beyond the paper, argmax δ;
+  for ``k > 1`` the plain argmax would name one neuron for every feature, which can own one of them only);
+* ``alignment`` — ``argmax_j α_jk``: the neuron pointing closest to ``v_k``;
+* ``c-alpha`` — ``argmax_j c_j α_jk``: SPEC §2's instantaneous owner ``o(0)``;
+* ``angular-speed`` — ``argmax_j ω_jk`` with ``ω_jk = −θ̇_jk = (u̇_j·v̂_k)/√(1 − α_jk²)`` the initial
+  angular speed toward ``v_k``, from the exact transport ``u̇_j = −M^u_j grad_{u_j} L``,
+  ``M^u_j = 1/‖w_j‖²`` (:func:`gaugecli.core.dynamics.function_gradient`);
+* ``race`` — the neuron that, **alone with feature k**, aligns first: the smallest ``T_jk``, the time
+  at which ``α = 1 − ε_align`` in the ``m = 1`` reduced equations (:mod:`gaugecli.core.reduced`)
+  ``ċ = −√(δ² + 4c²)(c/2 − a*_k g(θ))``, ``θ̇ = −M^u c (π − θ) sin θ / (2π)`` from
+  ``(c_j, θ_jk = arccos α_jk, δ_j)``, integrated as ``m = 1`` population flows in the plane of
+  ``v_k`` and ``u_j`` (``None`` if no neuron aligns alone by the horizon).
+
+**The race rule, derived.** While the student's function is small (``f ≈ 0`` at a small start) the
+residual every neuron sees is the teacher's, and the equations of different neurons decouple:
+each ``(c_j, θ_jk)`` follows the single-neuron flow against feature ``k``, which couples the two
+things the other rules take one at a time — the reaction (``c`` grows at rate ``M^c = √(δ² + 4c²)``)
+and the transport (``θ`` turns at ``M^u c``, fast for ``δ > 0``). The first neuron to align takes
+``v_k``'s coefficient; the residual along ``v_k`` then vanishes and stops the others (C6, C7). What it
+leaves out, and so does not claim: the pull of the other features on the direction (``k > 1``) and
+the competition once the student's function is O(1). The study measures it beside the others.
+
+A rule whose maximum is attained by several neurons names none (``NONE``): ``delta`` at ρ = 0 (unless the basin holds one neuron), where every
+δ is 0 up to the round-off of rebuilding ``(a, w)`` from ``(c, u, δ)`` (:data:`DELTA_TIE`).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from gaugecli.core.dynamics import function_gradient, transport_mobility
+from gaugecli.core.gauge import function_coordinates, parameters_from_function
+from gaugecli.core.model import Model
+from gaugecli.core.types import Array
+from gaugecli.experiments.common import integrate_ensemble
+from gaugecli.experiments.config import DynamicsConfig, ModelConfig
+
+NONE = -1
+"""The index of "no neuron": a rule that names none, or a feature without an owner."""
+DELTA_TIE = 1e-12
+"""Imbalances within ``1e-12 (a² + ‖w‖²)`` of the largest count as tied with it: δ = a² − ‖w‖² of a
+start rebuilt from ``(c, u, δ)`` is exact to a few ε_machine of ``a² + ‖w‖²``."""
+
+
+def unique_argmax(x: Array, axis: int, tol: Array | float = 0.0) -> Array:
+    """``argmax`` along ``axis``, :data:`NONE` where the maximum is attained (within ``tol``) more than once."""
+    x = np.asarray(x, float)
+    best = np.argmax(x, axis=axis)
+    top = np.max(x, axis=axis, keepdims=True)
+    return np.where(np.sum(x >= top - tol, axis=axis) > 1, NONE, best)
+
+
+def gauge_pick(a: Array, W: Array, alpha: Array) -> Array:
+    """The ``delta`` rule: per start and feature, the largest δ in the feature's basin, ``(B, k)``."""
+    delta = a**2 - np.sum(W**2, axis=-1)
+    tol = DELTA_TIE * np.max(a**2 + np.sum(W**2, axis=-1), axis=-1, keepdims=True)
+    nearest = np.argmax(alpha, axis=-1)  # (B, m)
+    k = alpha.shape[-1]
+    out = np.full((delta.shape[0], k), NONE)
+    for f in range(k):
+        basin = nearest == f
+        masked = np.where(basin, delta, -np.inf)
+        pick = unique_argmax(masked, axis=-1, tol=tol)
+        out[:, f] = np.where(np.any(basin, axis=-1), pick, NONE)
+    return out
+
+
+def alignments(W: Array, model: Model) -> Array:
+    """``α_jk``, shape ``(B, m, k)``."""
+    U = W / np.linalg.norm(W, axis=-1, keepdims=True)
+    return U @ model.unit_directions().T
+
+
+def angular_speed(a: Array, W: Array, model: Model) -> Array:
+    """``ω_jk = (u̇_j·v̂_k)/√(1 − α_jk²)``, ``u̇_j = −M^u_j grad_{u_j} L``, shape ``(B, m, k)``."""
+    c, U = function_coordinates(a, W)
+    delta = a**2 - np.sum(W**2, axis=-1)
+    u_dot = -transport_mobility(c, delta)[..., None] * function_gradient(c, U, model).direction
+    alpha = U @ model.unit_directions().T
+    toward = u_dot @ model.unit_directions().T
+    return toward / np.sqrt(np.maximum(1.0 - alpha**2, 1e-300))
+
+
+def race_times(a: Array, W: Array, model: Model, eps_align: float, rtol: float, t_max: float) -> Array:
+    """``T_jk`` of the race rule (module docstring), shape ``(B, m, k)``, ``inf`` where the neuron does
+    not align alone by ``t_max``; every ``(b, j, k)`` one member of one ensemble of ``m = 1`` flows in
+    the plane ``(v_k, u_j)`` (teacher ``a*_k = model.coefficients[k]``)."""
+    c, U = function_coordinates(a, W)
+    delta = a**2 - np.sum(W**2, axis=-1)
+    alpha = np.clip(U @ model.unit_directions().T, -1.0, 1.0)  # (B, m, k)
+    B, m, k = alpha.shape
+    times = np.full((B, m, k), np.inf)
+    for f in range(k):
+        plane = np.stack([alpha[..., f], np.sqrt(1.0 - alpha[..., f] ** 2)], axis=-1).reshape(-1, 1, 2)
+        a0, W0 = parameters_from_function(c.reshape(-1, 1), plane, delta.reshape(-1, 1))
+        solo = ModelConfig(d=2, k=1, a_star=float(model.coefficients[f]), eps_align=eps_align)
+        dynamics = DynamicsConfig(rtol=rtol, t_max=t_max, grid_points=3)
+        traj, _ = integrate_ensemble(solo, dynamics, a0, W0)
+        crossing = np.asarray(traj.crossing_times, float).reshape(B, m)
+        times[..., f] = np.where(np.isnan(crossing), np.inf, crossing)
+    return times
+
+
+def predictions(a: Array, W: Array, model: Model, eps_align: float, rtol: float, t_max: float) -> dict[str, Array]:
+    """Each rule's named neuron per start and feature, ``(B, k)`` integers (:data:`NONE`: none)."""
+    c, _ = function_coordinates(a, W)
+    alpha = alignments(W, model)
+    times = race_times(a, W, model, eps_align, rtol, t_max)
+    raced = np.where(np.all(np.isinf(times), axis=1), NONE, np.argmin(times, axis=1))
+    return {
+        "delta": gauge_pick(a, W, alpha),
+        "alignment": unique_argmax(alpha, axis=1),
+        "c-alpha": unique_argmax(c[..., None] * alpha, axis=1),
+        "angular-speed": unique_argmax(angular_speed(a, W, model), axis=1),
+        "race": raced,
+    }
+
+
+__all__ = [
+    "DELTA_TIE",
+    "NONE",
+    "alignments",
+    "angular_speed",
+    "gauge_pick",
+    "predictions",
+    "race_times",
+    "unique_argmax",
+]

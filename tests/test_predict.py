@@ -1,0 +1,142 @@
+"""``gaugecli predict``: the realised owners against an independent recomputation, each predictor's
+accuracy in the regime where it should decide (with Wilson-interval margins), and resuming."""
+
+from __future__ import annotations
+
+import functools
+import json
+
+import numpy as np
+import pytest
+from typer.testing import CliRunner
+
+import gaugecli.experiments.predict as predict_module
+from gaugecli.cli import app
+from gaugecli.core.gauge import function_coordinates
+from gaugecli.experiments.config import DynamicsConfig, ModelConfig
+from gaugecli.experiments.perturb.fits import wilson_interval
+from gaugecli.experiments.predict import PredictConfig, chunk_key, chunks, predict
+from gaugecli.experiments.predict.chunk import predict_chunk
+from gaugecli.experiments.predict.starts import draw, gaussian_start, subspace_coordinates
+from gaugecli.pipeline import Pipeline
+from gaugecli.run.sweep import make_runner
+from gaugecli.store.schemas import validate
+
+STUDY = PredictConfig(ks=(1,), widths=(2, 4), spreads=(0.0, 1000.0), natural=False, runs=60)
+"""k = 1, m = 2 and 4, ρ = 0 and ρ = 1000, 60 seeds per cell (≈ 4 s on one core)."""
+
+
+@pytest.fixture(scope="module")
+def study():
+    return {(r.m, r.spread): r for r in predict(STUDY).rows}
+
+
+def test_the_gauge_decides_when_its_spread_dominates(study):
+    # measured (seeds 0–59 and 1000–1059): δ names the owner in 57/60 and 55/60 runs at m = 2,
+    # 57/60 and 59/60 at m = 4 when ρ = σ_δ/σ_vis = 1000; the misses are starts whose two largest δ
+    # are close. Asserted: ≥ 51/60 (≥ 0.85, below the Wilson lower bound 0.86 of the lowest measurement),
+    # and δ's Wilson interval lies entirely above that of α and of c·α (measured ≤ 0.65 there).
+    for m in (2, 4):
+        row = study[(m, 1000.0)]
+        assert row.owned == 60
+        assert row.correct["delta"] >= 51
+        for geometric in ("alignment", "c-alpha"):
+            assert row.low["delta"] > row.high[geometric]
+
+
+def test_the_visible_geometry_decides_when_delta_has_no_spread(study):
+    # ρ = 0: every δ is 0, so the δ rule names no neuron (0 correct by construction), while the start's
+    # geometry names the owner far above chance 1/m — measured c·α 47/60 and 50/60 at m = 2 (alignment
+    # 46/60, 50/60), 46/60 and 45/60 at m = 4. Asserted: the Wilson lower bounds exceed chance by 0.15
+    # (measured lower bounds 0.63–0.72 against chance 0.5 and 0.25).
+    for m in (2, 4):
+        row = study[(m, 0.0)]
+        assert row.correct["delta"] == 0
+        assert row.low["c-alpha"] > 1 / m + 0.15
+    assert study[(2, 0.0)].low["alignment"] > 0.5 + 0.1
+
+
+def test_owners_match_an_independent_recomputation_from_the_final_states():
+    # k = 2, m = 4, ρ = 1: the chunk's owners against the final states recomputed here from the same
+    # draw, integrated in the full d = 16 (no subspace coordinates), owners read from a, W and e_1, e_2
+    job = chunks(PredictConfig(ks=(2,), widths=(2,), spreads=(1.0,), natural=False, runs=6, rtol=1e-9))[0][0]
+    result = predict_chunk(job)
+    from gaugecli.experiments.common import integrate_ensemble
+
+    starts = [gaussian_start(s, 2, 4, 16, 0.3, 0.3, 1.0) for s in job.seeds]
+    a0, W0 = np.stack([a for a, _ in starts]), np.stack([W for _, W in starts])
+    model = ModelConfig(d=16, k=2)
+    owned = 0
+    for b in range(len(job.seeds)):  # each alone: another ensemble, another subspace, the same flow
+        traj, _ = integrate_ensemble(model, DynamicsConfig(rtol=1e-9, t_max=job.t_max), a0[b : b + 1], W0[b : b + 1])
+        W, a = traj.input_weights()[0, -1], traj.a[0, -1]
+        c, cos = a * np.linalg.norm(W, axis=1), W[:, :2] / np.linalg.norm(W, axis=1)[:, None]
+        for f in range(2):
+            aligned = np.flatnonzero(cos[:, f] >= 0.99)
+            expected = int(aligned[np.argmax(c[aligned])]) if aligned.size else -1
+            assert result.owners[b][f] == expected
+            owned += expected >= 0
+    assert owned >= 10  # the check is not empty: most features have an owner
+
+
+def test_subspace_coordinates_keep_every_inner_product():
+    _, W = gaussian_start(7, 2, 5, 16, 0.3, 0.3, None)
+    Wt = subspace_coordinates(W, 2)
+    assert Wt.shape == (5, 7)
+    np.testing.assert_allclose(Wt @ Wt.T, W @ W.T, atol=1e-15)
+    np.testing.assert_allclose(Wt[:, :2], W[:, :2], atol=0)
+    # the visible function does not depend on ρ (SPEC C1); δ scales with it
+    a1, W1, d1 = draw([3], 1, 4, 16, 0.3, 0.3, 1.0)
+    a2, W2, d2 = draw([3], 1, 4, 16, 0.3, 0.3, 10.0)
+    np.testing.assert_allclose(function_coordinates(a1, W1)[0], function_coordinates(a2, W2)[0], rtol=1e-12)
+    np.testing.assert_allclose(d2, 10 * d1, rtol=1e-9)
+
+
+def test_a_rerun_after_deleting_one_chunk_recomputes_only_that_chunk(tmp_path, monkeypatch):
+    config = PredictConfig(ks=(1,), widths=(2,), spreads=(1.0,), natural=True, runs=4)
+    monkeypatch.setattr(predict_module.config, "CHUNK_RUNS", 2)  # 2 cells × 2 chunks of 2 seeds
+    monkeypatch.setattr(predict_module, "CHUNK_RUNS", 2)
+    calls: list[tuple[int, ...]] = []
+
+    @functools.wraps(predict_chunk)
+    def counted(job):
+        calls.append(job.seeds)
+        return predict_chunk(job)
+
+    monkeypatch.setattr(predict_module, "predict_chunk", counted)
+
+    def run():
+        pipe = Pipeline(tmp_path)
+        pipe.runner = make_runner(None, pipe.cache)
+        return pipe.ensure("predict", config)
+
+    first = run()
+    assert len(calls) == 4
+    jobs, _ = chunks(config)
+    pipe = Pipeline(tmp_path)
+    pipe.cache.path("point", chunk_key(jobs[2])).unlink()
+    pipe.cache.path("predict", config).unlink()
+    calls.clear()
+    second = run()
+    assert calls == [jobs[2].seeds]
+    assert second.computed and json.dumps(second.artifact["result"]["rows"]) == json.dumps(
+        first.artifact["result"]["rows"]
+    )
+    validate(second.artifact)
+
+
+def test_the_command_prints_the_table_and_writes_a_valid_artifact(tmp_path):
+    out = tmp_path / "predict.json"
+    res = CliRunner().invoke(
+        app,
+        ["predict", "--ks", "1,2", "--widths", "1", "--spreads", "0,10", "--no-natural", "--runs", "4",
+         "--cache-dir", str(tmp_path / "runs"), "--out", str(out)],
+    )  # fmt: skip
+    assert res.exit_code == 0, res.output
+    assert "Wilson" in res.output and "race" in res.output
+    artifact = json.loads(out.read_text())
+    assert validate(artifact) == ("predict", 1)
+    assert len(artifact["result"]["rows"]) == 4
+    row = artifact["result"]["rows"][0]
+    low, high = wilson_interval(row["correct"]["alignment"], row["owned"], 0.95)
+    assert row["low"]["alignment"] == pytest.approx(low) and row["high"]["alignment"] == pytest.approx(high)
