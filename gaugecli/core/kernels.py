@@ -44,7 +44,7 @@ def _unit(W: Array) -> tuple[Array, Array]:
 def _pair_geometry(W1: Array, W2: Array) -> dict[str, Array]:
     """Pairwise unit vectors, norms, cosine ρ, perpendicular part q, sine and angle."""
     U1, n1 = _unit(W1)
-    U2, n2 = _unit(W2)
+    U2, n2 = (U1, n1) if W2 is W1 else _unit(W2)  # the pairs of a layer with itself: one normalisation
     rho = np.minimum(np.maximum(U1 @ np.swapaxes(U2, -1, -2), -1.0), 1.0)  # (..., p, q)
     # q_ij = û2_j − ρ_ij û1_i : the part of û2_j orthogonal to û1_i.
     q = U2[..., None, :, :] - rho[..., :, :, None] * U1[..., :, None, :]
