@@ -293,8 +293,8 @@ number; as one task, the figures' ~140 runs (~30 s on one core) kept one worker 
 others idled at the end."""
 
 PREFETCH_ORDER = ("perturb", "lockin", "reln", "prune", "select-sweep", "select")
-"""Kinds by decreasing cost at the figures' configurations (measured on one core: perturb ≈ 31 s,
-lockin with σ = x² ≈ 29 s, prune ≈ 3.6 s, reln ≈ 2.5 s): :meth:`Pipeline.prefetch` starts the long
+"""Kinds by decreasing cost at the figures' configurations (measured on one core: perturb ≈ 28 s,
+lockin with σ = x² ≈ 22 s, prune ≈ 3.4 s, reln ≈ 2.5 s): :meth:`Pipeline.prefetch` starts the long
 ones first, then the slices of ``simulate``, then the rest."""
 
 
