@@ -293,3 +293,18 @@ def test_without_the_frame_extra_the_error_names_it(monkeypatch: pytest.MonkeyPa
     with pytest.raises(ImportError, match=r"pip install 'gaugecli\[frame\]'") as info:
         run.to_xarray()
     assert "\n" not in str(info.value)
+
+
+def test_integer_keywords_for_float_options_load_back(tmp_path) -> None:
+    """``gauge_strength=[4, 16]``, ``t_max=1``: ints given for float options are held as floats, so the
+    artifacts they write hash as they are read back (``load`` checks the config hash)."""
+    import glob
+
+    runs = gaugecli.simulate(gauge="unfavorable", gauge_strength=[4, 16], t_max=1, d=4, cache_dir=tmp_path)
+    paths = sorted(glob.glob(str(tmp_path / "simulate" / "*.json")))
+    assert len(paths) == 2 == len(runs)
+    strengths = [gaugecli.load(p).config.strengths for p in paths]
+    assert all(isinstance(s, float) for row in strengths for s in row) and sum(strengths, ()) in (
+        (4.0, 16.0),
+        (16.0, 4.0),
+    )

@@ -21,10 +21,26 @@ def _plural(tp: Any) -> bool:
     return any(typing.get_origin(o) is tuple for o in options)
 
 
+def _is_float(tp: Any) -> bool:
+    """A float field, or a tuple of floats (``float | None``, ``tuple[float, ...]``)."""
+    options = typing.get_args(tp) if typing.get_origin(tp) in (typing.Union, types.UnionType) else (tp,)
+    for o in options:
+        if o is float or (typing.get_origin(o) is tuple and float in typing.get_args(o)):
+            return True
+    return False
+
+
+def _as_float(v: Any) -> Any:
+    return float(v) if isinstance(v, int) and not isinstance(v, bool) else v
+
+
 def _value(tp: Any, value: Any) -> Any:
+    # a float field given an int (gauge_strength=16) holds the float, as the command line's does: the
+    # config hashes as it will be read back from its artifact
     if _plural(tp) and value is not None:
-        return tuple(value) if isinstance(value, (list, tuple)) else (value,)
-    return value
+        items = tuple(value) if isinstance(value, (list, tuple)) else (value,)
+        return tuple(_as_float(v) for v in items) if _is_float(tp) else items
+    return _as_float(value) if _is_float(tp) else value
 
 
 def build(config_type: type, function: str, params: Mapping[str, Any]) -> Any:
