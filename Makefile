@@ -13,7 +13,7 @@ STAMP  := $(VENV)/.installed
 TORCH_INDEX ?=
 PIP_EXTRA := $(if $(TORCH_INDEX),--extra-index-url $(TORCH_INDEX),)
 
-.PHONY: figures test check-figures check-portable bench lint docs clean
+.PHONY: figures test check-figures check-portable bench lint docs docs-site check-site check-sdist check-citation clean
 
 $(STAMP): pyproject.toml constraints.txt
 	$(PYTHON) -m venv $(VENV)
@@ -65,6 +65,31 @@ lint: $(STAMP)
 docs: $(STAMP)
 	$(BIN)/python -m typer gaugecli.cli.app utils docs --name gaugecli > docs/cli.md
 	$(BIN)/python tools/architecture.py --write
+
+# The documentation site (mkdocs.yml) into build/site, strictly: a warning fails the build. Its math is
+# typeset by KaTeX, taken from the npm registry at build time (tools/mkdocs_hooks.py); needs npm.
+DOCS_STAMP := $(VENV)/.docs-installed
+$(DOCS_STAMP): $(STAMP)
+	$(BIN)/python -m pip install --quiet $(PIP_EXTRA) -c constraints.txt -e ".[docs]"
+	touch $(DOCS_STAMP)
+
+docs-site: $(DOCS_STAMP)
+	NO_MKDOCS_2_WARNING=1 $(BIN)/mkdocs build --strict --site-dir build/site
+
+# The built site in headless Chromium (Debian: apt-get install chromium chromium-driver): math typeset,
+# every local link and anchor resolving, no console error, nothing fetched from another host.
+check-site: docs-site
+	$(BIN)/python tools/check_site.py build/site
+
+# The sdist, built, installed into a throw-away venv and its whole test suite run from it (CI runs
+# `tools/check_sdist.sh --ci`, the subset that reads docs, citation, tools, schemas, CLI and packaging).
+check-sdist:
+	CHECK_SDIST_PYTEST_ARGS="-n 2" tools/check_sdist.sh
+
+# CITATION.cff validated by cffconvert in a throw-away venv (it needs jsonschema < 4) and its BibTeX
+# checked against README.md's.
+check-citation:
+	tools/check_citation.sh
 
 clean:
 	rm -rf $(VENV) build runs .pytest_cache

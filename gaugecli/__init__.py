@@ -3,7 +3,7 @@
 The public surface is re-exported lazily so that ``import gaugecli`` (and the CLI's
 ``--help``) does not pay for numpy, scipy or torch until they are used: one function per
 subcommand (``gaugecli.simulate(gauge="unfavorable", gauge_strength=16)``, ``select``, ``prune``,
-``perturb``, ``reln``, ``lockin``, ``phase``, ``verify``; :mod:`gaugecli.api`), ``load`` of any
+``perturb``, ``reln``, ``lockin``, ``phase``, ``predict``, ``verify``; :mod:`gaugecli.api`), ``load`` of any
 artifact, ``Pipeline`` over the run cache, and each kind's config and result types.
 """
 
@@ -11,6 +11,8 @@ from __future__ import annotations
 
 import importlib
 from typing import Any
+
+from gaugecli._version import __version__ as __version__
 
 _EXPORTS = {
     # core
@@ -62,6 +64,8 @@ _EXPORTS = {
     "LockinResult": "gaugecli.experiments.lockin",
     "PhaseConfig": "gaugecli.experiments.phase",
     "PhaseResult": "gaugecli.experiments.phase",
+    "PredictConfig": "gaugecli.experiments.predict",
+    "PredictResult": "gaugecli.experiments.predict",
     "VerifyConfig": "gaugecli.verify",
     "VerifyResult": "gaugecli.verify",
     # the Python API: one function per subcommand, artifacts read back, the run cache
@@ -72,6 +76,7 @@ _EXPORTS = {
     "reln": "gaugecli.api",
     "lockin": "gaugecli.api",
     "phase": "gaugecli.api",
+    "predict": "gaugecli.api",
     "verify": "gaugecli.api",
     "load": "gaugecli.api",
     "Artifact": "gaugecli.api",

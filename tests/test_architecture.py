@@ -28,8 +28,8 @@ ALLOWED = {
     "__init__": {"core", "experiments"},
     "__main__": {"cli"},
 }
-SHARED = {"gaugecli.core.types"}
-"""Leaf modules of shared type names (importing nothing of ours) that every layer may import."""
+SHARED = {"gaugecli.core.types", "gaugecli._version"}
+"""Leaf modules (importing nothing of ours) that every layer may import: shared type names, the version."""
 
 
 def _module_name(path: Path) -> str:
