@@ -73,7 +73,7 @@ def test_paths_stay_on_their_level_sets_from_the_initial_to_the_target_curve(bui
 
 
 def test_initial_predictions_and_loss_are_the_same_in_every_gauge(built: Any) -> None:
-    _, panels = built
+    fig, panels = built
     c1 = panels["b"]["invisibility"]
     assert c1["initial_prediction_relative_spread"] <= 1e-12
     assert c1["initial_prediction_vs_closed_form"] <= 1e-12
@@ -82,42 +82,45 @@ def test_initial_predictions_and_loss_are_the_same_in_every_gauge(built: Any) ->
     loss0 = 0.5 * (C0**2 / 2 - 2 * C0 * A_STAR * _g(THETA0) + A_STAR**2 / 2)
     for value in c1["initial_loss"].values():
         assert value == pytest.approx(loss0, rel=1e-12)
-    # the drawn t = 0 curve is f0 = c0 relu(cos(φ − θ0))
-    initial = panels["b"]["initial"]
-    phi = np.array(initial["x"])
-    assert np.array(initial["y"]) == pytest.approx(C0 * np.maximum(np.cos(phi - THETA0), 0.0), abs=1e-15)
+    # (b, top) draws each gauge's own t = 0 prediction: f0 = c0 relu(cos(φ − θ0)), whatever δ
+    curves = []
+    for gauge, delta in DELTAS.items():
+        initial = panels["b"][f"initial-{gauge}"]
+        assert initial["t"] == 0.0 and initial["delta"] == pytest.approx(delta, abs=1e-12)
+        phi, y = np.array(initial["x"]), np.array(initial["y"])
+        assert y == pytest.approx(C0 * np.maximum(np.cos(phi - THETA0), 0.0), abs=1e-15)
+        curves.append(y)
+    # the printed spread is the largest difference between the drawn curves: round-off (2.8e-17)
+    spread = c1["drawn_max_difference"]
+    assert spread == float(np.max(np.ptp(np.array(curves), axis=0))) and spread <= 1e-15
+    assert spread <= c1["initial_prediction_max_difference"]  # on a part of (−π, π]
+    mantissa, exponent = f"{spread:.1e}".split("e")
+    printed = rf"{mantissa}\times10^{{{int(exponent)}}}" if spread else "0"
+    assert any(printed in t.get_text() for t in fig.findobj(match=lambda a: hasattr(a, "get_text")))
+    # the three curves keep distinct dash patterns (and markers), so that all three show on top of each other
+    assert len({str(dashes) for dashes in fig1.INITIAL_DASHES.values()}) == 3
+    lines = _axes_by_panel(fig)["b"][0].get_lines()
+    assert len(lines) == 3 and len({(str(ln._unscaled_dash_pattern), ln.get_marker()) for ln in lines}) == 3
 
 
-def test_functions_at_tspec_plus_match_the_reduced_flow(built: Any, reduced: dict[str, Any]) -> None:
-    _, panels = built
-    b = panels["b"]
-    t_mark = b["t_mark"]
-    assert t_mark == pytest.approx(reduced["favorable"].crossing_times[0], rel=1e-8)  # measured 4e-11
-    assert b["favorable"]["t"] == t_mark and b["favorable"]["alignment"] == pytest.approx(0.99, abs=1e-7)
-    # every run stores its state at T_spec(+D) itself (a declared time of the followup runs)
-    assert b["unfavorable"]["t"] == t_mark
-    for gauge in ("favorable", "unfavorable"):
-        c, theta = reduced[gauge].dense(b[gauge]["t"])
-        phi = np.array(b[gauge]["x"])
-        expected = c[0] * np.maximum(np.cos(phi - theta[0]), 0.0)
-        assert np.array(b[gauge]["y"]) == pytest.approx(expected, abs=1e-9)  # measured 2e-11
-    # decisive: +D has turned onto v, −D has barely turned (α < 0.01) and is about as far from y as f0
-    assert b["unfavorable"]["alignment"] < 0.01
-    assert b["favorable"]["relative_distance_to_teacher"] < 0.5 < 0.9 < b["unfavorable"]["relative_distance_to_teacher"]
+def _reference_gap(reduced: dict[str, Any], t: float) -> float:
+    """``‖f₊ − f₋‖/‖y‖`` from the reduced flows (a converged run keeps its last state)."""
+    plus, minus = reduced["favorable"], reduced["unfavorable"]
+    (cp,), (tp,) = plus.dense(min(t, plus.t[-1]))
+    (cm,), (tm,) = minus.dense(min(t, minus.t[-1]))
+    return math.sqrt(max(cp**2 / 2 + cm**2 / 2 - 2 * cp * cm * _g(abs(tp - tm)), 0.0)) / (A_STAR / math.sqrt(2))
 
 
 def test_gap_between_students_matches_the_reduced_flow(built: Any, reduced: dict[str, Any]) -> None:
     _, panels = built
     c = panels["c"]
     t, gap = np.array(c["gap"]["x"]), np.array(c["gap"]["y"], dtype=float)  # null (masked) → NaN
-    plus_end, minus_end = reduced["favorable"].t[-1], reduced["unfavorable"].t[-1]
-    picks = np.searchsorted(t, [0.01, 0.1, 1.0, 3.0, 10.0, 30.0, 100.0, 200.0])
-    for i in picks:
-        (cp,), (tp,) = reduced["favorable"].dense(min(t[i], plus_end))
-        (cm,), (tm,) = reduced["unfavorable"].dense(min(t[i], minus_end))
-        dist = math.sqrt(max(cp**2 / 2 + cm**2 / 2 - 2 * cp * cm * _g(abs(tp - tm)), 0.0)) / (A_STAR / math.sqrt(2))
+    for i in np.searchsorted(t, [0.01, 0.1, 1.0, 3.0, 10.0, 30.0, 100.0, 200.0]):
+        dist = _reference_gap(reduced, t[i])
         if np.isfinite(gap[i]):
-            assert gap[i] == pytest.approx(dist, abs=5e-4)  # log-t interpolation: measured ≤ 7e-5
+            # both runs' own states at a time both store (no interpolation): the two integrators
+            # (rtol 1e-10 and 1e-12) agree to ~1e-9 (measured ≤ 1.3e-9)
+            assert gap[i] == pytest.approx(dist, abs=1e-7)
         else:  # masked as round-off only where both students are the teacher
             assert dist < 1e-5
     # invisible at the start (t = 0.01: 1.1 % of ‖y‖, growing ∝ t), of the teacher's size in between
@@ -128,15 +131,50 @@ def test_gap_between_students_matches_the_reduced_flow(built: Any, reduced: dict
     assert c["t_spec"]["favorable"] < c["t_peak"] < c["t_spec"]["unfavorable"]
 
 
+def test_window_ends_are_the_roots_of_the_gap(built: Any, reduced: dict[str, Any]) -> None:
+    """(c)'s window: its ends are roots of gap − ½ (brentq on the reduced flow's dense output),
+    checked against this file's own reduced solve and against the full runs, which store their
+    states at exactly those times; the gap exceeds ½ inside and not outside."""
+    _, panels = built
+    c = panels["c"]
+    lo, hi = c["window_above_half"]
+    assert 0.41 < lo < c["t_spec"]["favorable"] < c["t_spec"]["balanced"] < hi < 29.0 < c["t_spec"]["unfavorable"]
+    assert c["window"]["x"] == [lo, hi] and c["window"]["crossings"] == [lo, hi]  # two crossings only
+    # ½ at the roots: the figure's reduced flow to round-off (brentq xtol 1e-14 in t, |gap'| ≤ 1),
+    # this test's reduced flow (another convergence stop) and the full runs (rtol 1e-10; measured
+    # 2e-11 and 6e-10) to the integrators' tolerance
+    assert c["window"]["reduced_gap_at_ends"] == pytest.approx([0.5, 0.5], abs=1e-12)
+    assert [_reference_gap(reduced, end) for end in (lo, hi)] == pytest.approx([0.5, 0.5], abs=1e-8)
+    assert c["window"]["y"] == pytest.approx([0.5, 0.5], abs=1e-8)
+    inside = np.geomspace(lo * (1 + 1e-4), hi * (1 - 1e-4), 41)
+    assert all(_reference_gap(reduced, s) > 0.5 for s in inside)
+    assert _reference_gap(reduced, lo * (1 - 1e-4)) < 0.5 and _reference_gap(reduced, hi * (1 + 1e-4)) < 0.5
+    # the drawn (stored) gap agrees: above ½ strictly inside, below outside
+    t, gap = np.array(c["gap"]["x"]), np.array(c["gap"]["y"], dtype=float)
+    within = (t > lo) & (t < hi)
+    assert np.all(gap[within] > 0.5) and np.all(np.nan_to_num(gap[(t < lo) | (t > hi)]) < 0.5)
+    assert np.count_nonzero(t == lo) == 1 and np.count_nonzero(t == hi) == 1
+    assert panels["key"]["window_above_half"] == [lo, hi] and panels["key"]["D"] == D
+
+
+def _axes_by_panel(fig: Any) -> dict[str, list[Any]]:
+    """Each panel's axes: (b) has two, the states at t = 0 (titled) and at T_spec(+D) (labelled)."""
+    out: dict[str, list[Any]] = {}
+    for ax in fig.axes:
+        letter = ax.get_title(loc="left").strip("()") or ("b" if ax.get_label() == "b-at-t_mark" else "")
+        out.setdefault(letter, []).append(ax)
+    return out
+
+
 def test_every_series_is_drawn_and_no_text_is_below_7pt(built: Any) -> None:
     from matplotlib.text import Text
 
     fig, panels = built
-    axes = {ax.get_title(loc="left").strip("()"): ax for ax in fig.axes}
-    assert set(axes) == {"a", "b", "c"}
+    axes = _axes_by_panel(fig)
+    assert set(axes) == {"a", "b", "c"} and len(axes["b"]) == 2
     drawn = 0
     for letter in "abc":
-        lines = [ln for ln in axes[letter].get_lines() if len(ln.get_xdata()) > 0]
+        lines = [ln for ax in axes[letter] for ln in ax.get_lines() if len(ln.get_xdata()) > 0]
         for value in panels[letter].values():
             if isinstance(value, dict) and "x" in value and "y" in value:
                 x, y = np.array(value["x"], float), np.array(value["y"], float)
@@ -147,11 +185,20 @@ def test_every_series_is_drawn_and_no_text_is_below_7pt(built: Any) -> None:
                     for ln in lines
                 ), f"({letter}) does not draw {value.get('delta', '')} (n={x.size})"
                 drawn += 1
-    assert drawn == (2 + 5 + 3) + 4 + 1  # curves, level sets, paths | f0, teacher, ±D | gap
+    assert drawn == (2 + 5 + 3) + (3 + 1 + 2) + (1 + 1)  # curves, level sets, paths | f0 ×3, teacher, ±D | gap, window
     texts = [t for t in fig.findobj(Text) if t.get_visible() and t.get_text().strip()]
     assert len(texts) > 20
     assert min(t.get_fontsize() for t in texts) >= MIN_TEXT_PT
     assert fig.get_size_inches()[0] == pytest.approx(layout().width)
+
+
+def test_one_legend_entry_per_object_and_D_stated(built: Any) -> None:
+    fig, _ = built
+    (legend,) = fig.legends
+    labels = [t.get_text() for t in legend.get_texts()]
+    assert len(labels) == len(set(labels)) == 6
+    assert all(";" not in label for label in labels)  # no entry names two objects
+    assert f"D={D:g}" in legend.get_title().get_text().replace(" ", "")
 
 
 def test_narrow_width_stacks_the_panels_in_one_column(inputs: Any) -> None:

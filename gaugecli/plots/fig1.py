@@ -9,20 +9,23 @@ Three single-neuron (``m = 1``) population-flow runs from the same initial funct
     (its saved ``norm_w``, ``norm_a``) slides along its own level set (C2) from its start on
     ``|a|‖w‖ = c0`` to the target curve ``|a|‖w‖ = a*``. Open markers: where each run is at
     ``t = T_spec(+D)``.
-(b) The functions at ``t = T_spec(+D)`` on the unit circle of the plane ``span(v, u0)``,
-    ``x(φ) = cos φ v + sin φ ũ`` (``ũ`` the unit vector of that plane orthogonal to ``v``, so
-    ``u0`` sits at ``φ = θ0``): at ``t = 0`` all gauges are the one grey bump; at ``T_spec(+D)``
-    the +D student has reached the teacher (dashed) while the −D one has barely turned.
+(b) Predictions on the unit circle of the plane ``span(v, u0)``, ``x(φ) = cos φ v + sin φ ũ``
+    (``ũ`` the unit vector of that plane orthogonal to ``v``, so ``u0`` sits at ``φ = θ0``).
+    Top, ``t = 0``: the initial predictions of the three gauges overlaid (one dash pattern each),
+    with their largest difference printed (C1: round-off). Bottom, ``t = T_spec(+D)``: every run's
+    state stored at that time (declared times, from the solver's dense output): the +D student
+    has reached the teacher (dashed) while the −D one has barely turned.
 (c) The gap between the two students, ``‖f_{+D}(t) − f_{−D}(t)‖ / ‖y‖`` (L² over N(0, I)),
-    against t: zero at t = 0, of the order of the teacher itself between the two
-    specialization times, zero again once both have learned the teacher.
-
-The invisibility itself (C1) is a number in the sidecar (``c1``), not a panel of identical curves.
+    against t, at the times both runs store: zero at t = 0, of the order of the teacher itself
+    between the two specialization times, zero again once both have learned the teacher. The
+    window where it exceeds ½ has its ends found by ``brentq`` on the reduced flow's dense output
+    (:mod:`gaugecli.plots._fig1_window`); both runs store their states there, and the gap the
+    panel reads at the ends is ½ to the solvers' tolerance.
 """
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
@@ -30,9 +33,18 @@ from gaugecli.plots import style
 from gaugecli.plots.render import Inputs, Need
 from gaugecli.plots.venue import Layout
 
+if TYPE_CHECKING:
+    from gaugecli.plots._fig1_window import Window
+
 SIDECAR_TOLERANCES = (
     ("a/*/delta_drift", 0.0, 1e-8, "round-off of a conserved δ"),
     ("b/invisibility/*", 0.0, 1e-12, "round-off"),
+    (
+        "c/window/reduced_gap*",
+        0.0,
+        1e-12,
+        "the reduced flow's gap at its own brentq roots: ½ to round-off (|gap − ½| ≤ 1e-15 measured)",
+    ),
     ("c/gap*", 1e-6, 1e-5, "masked below 1e-6; near the floor a value may be null on another platform"),
 )
 """Per-series tolerances of the regeneration check (:mod:`gaugecli.plots.sidecar`)."""
@@ -46,14 +58,15 @@ NARROW = 4.5
 """Below this width (inches) the panels are stacked in one column."""
 GAP_T_FIRST = 1e-2
 """Panel (c) starts here: before, the gap grows ∝ t from 0 to about 1 % of ‖y‖."""
-WINDOW_LEVEL = 0.5
-"""(c)'s window: where the gap between the ±D functions exceeds this fraction of ‖y‖."""
-WINDOW_REFINE = 65
-"""Samples across each stored interval that brackets an end of the window (see followups)."""
 GAP_FLOOR = 1e-6
 """Below this the gap in (c) is round-off: the stored α = cos θ fixes θ only to ~1e-8 near
 α = 1, and the L² distance is the square root of a difference of O(1) kernel terms (measured
 ≤ 4e-8 once both runs have converged)."""
+INITIAL_DASHES: dict[str, Any] = {"favorable": "-", "balanced": (0, (5.0, 2.5)), "unfavorable": (0, (1.2, 1.8))}
+"""(b, top): the three initial predictions coincide; each gauge keeps its own dash pattern so that
+all three stay visible on top of each other."""
+TARGET_DASHES: Any = (0, (6.0, 2.0, 1.5, 2.0))
+"""(a)'s target curve ``|a|‖w‖ = a*``: dash-dot, not the teacher's dashes of (b) (another object)."""
 
 
 def needs(quick: bool) -> dict[str, Need]:
@@ -66,17 +79,31 @@ def needs(quick: bool) -> dict[str, Need]:
 
 def followups(inputs: Inputs, quick: bool) -> dict[str, Need]:
     """The runs again, storing states at declared times read off the first runs (from the solver's
-    dense output): the other gauges at ``T_spec(+D)``, for the snapshots of (a) and (b); both ±D
-    runs across each interval where (c)'s gap crosses ½, for the ends of its window."""
+    dense output): the other gauges at ``T_spec(+D)`` (the snapshots of (a) and (b)), the +D run at
+    ``T_spec(−D)``, and both ±D runs at the two ends of (c)'s window, found by root-finding on the
+    reduced flow's dense output (:mod:`gaugecli.plots._fig1_window`). Every time (c) draws is then
+    stored by both runs."""
     from dataclasses import replace
 
-    t_mark = inputs["favorable"].t_spec
-    if t_mark is None:
+    plus, minus = inputs["favorable"], inputs["unfavorable"]
+    if plus.t_spec is None or minus.t_spec is None:
         return {}
-    model = inputs.configs["favorable"].model
-    window = _window_times(inputs["favorable"], inputs["unfavorable"], model.a_star)
-    times = {"favorable": window, "balanced": (t_mark,), "unfavorable": (t_mark, *window)}
+    window = _window(inputs).ends or ()
+    times = {
+        "favorable": (minus.t_spec, *window),
+        "balanced": (plus.t_spec,),
+        "unfavorable": (plus.t_spec, *window),
+    }
     return {g: Need("simulate", replace(inputs.configs[g], times=times[g])) for g in GAUGES}
+
+
+def _window(inputs: Inputs) -> Window:
+    """(c)'s window for the figure's ±D pair, up to the runs' horizon (cached)."""
+    from gaugecli.plots._fig1_window import gap_window
+
+    model = inputs.configs["favorable"].model
+    horizon = float(inputs["favorable"].t[-1])
+    return gap_window(STRENGTH, model.c0, model.theta0, model.a_star, horizon)
 
 
 # ------------------------------------------------------------------------------------------
@@ -126,11 +153,27 @@ def _panel_plane(ax: Any, runs: dict[str, Any], c0: float, a_star: float, t_mark
     hi = 1.5 * float(np.max(np.concatenate([starts, ends])))
     w = np.geomspace(lo, hi, 400)
 
-    # the curves |a|‖w‖ = c of two functions: every gauge of f0 (grey, as f0 in (b)) and the
-    # coefficient the flow ends at, c = a* (dashed near-black, as the teacher in (b))
-    for key, c, color, ls in (("initial_curve", c0, style.GUIDE, "-"), ("target_curve", a_star, style.THEORY, "--")):
+    # the curves |a|‖w‖ = c of two functions, labelled where they run: every gauge of f0 (grey)
+    # and the coefficient the flow ends at, c = a* (dash-dot near-black)
+    curves = (
+        ("initial_curve", c0, style.GUIDE, "-", r"$|a|\,\|w\|=c_0$ ($f_0$)", 2.6 * lo, "top", (-3, -3)),
+        ("target_curve", a_star, style.THEORY, TARGET_DASHES, r"$|a|\,\|w\|=a_*$", 0.62 * a_star, "bottom", (4, 4)),
+    )
+    for key, c, color, ls, text, at, va, offset in curves:
         ax.plot(w, c / w, color=color, lw=1.2, ls=ls, zorder=2)
         out[key] = style.series(w, c / w, c=c)
+        # along the curve (slope −1 on equal log axes: rotated by −45°), on its empty side
+        ax.annotate(
+            text,
+            (at, c / at),
+            xytext=offset,
+            textcoords="offset points",
+            rotation=-45,
+            rotation_mode="anchor",
+            ha="left",
+            va=va,
+            color=color,
+        )
     # level sets of δ = a² − ‖w‖², parametrised by the larger coordinate so that each reaches the frame
     for level in LEVELS:
         big = np.sqrt(w**2 + abs(level))
@@ -203,16 +246,70 @@ def _panel_plane(ax: Any, runs: dict[str, Any], c0: float, a_star: float, t_mark
     return out
 
 
-def _panel_functions(ax: Any, runs: dict[str, Any], a_star: float, theta0: float, t_mark: float) -> dict[str, Any]:
+def _initial_predictions(runs: dict[str, Any], phi: np.ndarray) -> dict[str, np.ndarray]:
+    """Each gauge's prediction at ``t = 0`` on the slice, from its own stored state ``(a, w)``."""
+    return {g: _on_slice(*_plane_state(runs[g], 0), phi) for g in GAUGES}
+
+
+def _panel_initial(ax: Any, runs: dict[str, Any], c0: float, phi: np.ndarray, layout: Layout) -> dict[str, Any]:
+    """(b, top): the initial predictions of every gauge overlaid, and their largest difference."""
+    preds = _initial_predictions(runs, phi)
+    out: dict[str, Any] = {}
+    for k, g in enumerate(GAUGES):
+        ax.plot(
+            phi,
+            preds[g],
+            color=style.GAUGE_COLORS[g],
+            lw=1.3,
+            ls=INITIAL_DASHES[g],
+            marker=style.GAUGE_MARKERS[g],
+            markevery=(186 + 14 * k, 240),
+            ms=3.2,
+            zorder=3 + k,
+        )
+        out[f"initial-{g}"] = style.series(phi, preds[g], t=0.0, delta=float(runs[g].imbalance[0, 0]))
+    stacked = np.array([preds[g] for g in GAUGES])
+    spread = float(np.max(np.ptp(stacked, axis=0)))
+    out["invisibility"] = {"drawn_max_difference": spread}  # printed; build adds the rest of C1
+    ax.set_ylim(-0.08 * c0, 1.45 * c0)
+    ax.set_yticks([0.0, c0])
+    ax.yaxis.set_major_formatter(_plain())
+    style.note(
+        ax,
+        r"$t=0$: every gauge;" + "\n" + rf"spread ${_sci(spread)}$",
+        (0.01, 0.97),
+        layout,
+        xycoords="axes fraction",
+        va="top",
+        color=None,
+    )
+    ax.set_ylabel(r"$f_0(x(\varphi))$")
+    return out
+
+
+def _sci(value: float) -> str:
+    """``2.8\\times10^{-17}`` in mathtext (``0`` for an exact zero)."""
+    if value == 0.0:
+        return "0"
+    mantissa, exponent = f"{value:.1e}".split("e")
+    return rf"{mantissa}\times10^{{{int(exponent)}}}"
+
+
+def _plain() -> Any:
+    from matplotlib.ticker import FuncFormatter
+
+    return FuncFormatter(lambda v, _pos: f"{v:g}")
+
+
+def _panel_functions(
+    ax: Any, runs: dict[str, Any], a_star: float, phi: np.ndarray, t_mark: float, layout: Layout
+) -> dict[str, Any]:
+    """(b, bottom): the ±D students at ``t = T_spec(+D)``, both stored at that time, and the teacher."""
     from gaugecli.core.metrics import function_distance
 
-    phi = np.linspace(-np.pi / 2, np.pi, SLICE_POINTS)
     teacher_a, teacher_W = np.array([a_star]), np.array([[1.0, 0.0]])
     y = _on_slice(teacher_a, teacher_W, phi)
     out: dict[str, Any] = {}
-    f0 = _on_slice(*_plane_state(runs["favorable"], 0), phi)
-    ax.plot(phi, f0, color=style.GUIDE, lw=1.4, zorder=2)
-    out["initial"] = style.series(phi, f0, t=0.0)
     ax.plot(phi, y, color=style.THEORY, lw=1.0, ls="--", zorder=3)
     out["teacher"] = style.series(phi, y, a_star=a_star)
     norm_y = float(function_distance(teacher_a, teacher_W, np.zeros(1), teacher_W))
@@ -240,63 +337,53 @@ def _panel_functions(ax: Any, runs: dict[str, Any], a_star: float, theta0: float
             relative_distance_to_teacher=float(function_distance(a, W, teacher_a, teacher_W)) / norm_y,
         )
     out["t_mark"] = t_mark
-    ax.set_xlim(phi[0], phi[-1])
-    # ticks name the teacher's direction v (φ = 0) and the initial direction u0 (φ = θ0)
-    ticks = {-np.pi / 2: r"$-\pi/2$", 0.0: r"$v$", np.pi / 2: r"$\pi/2$", np.pi: r"$\pi$"}
-    ticks[theta0] = r"$u_0$"
-    ax.set_xticks(list(ticks), list(ticks.values()))
     ax.set_ylim(-0.03 * a_star, 1.1 * a_star)
     ax.set_yticks([0.0, 0.5 * a_star, a_star])
-    ax.set_xlabel(r"input angle $\varphi$, $x=\cos\varphi\,v+\sin\varphi\,\tilde u$")
-    ax.set_ylabel(r"prediction $f(x(\varphi))$")
-    ax.text(0.98, 0.96, r"at $t=T_{\rm spec}(+D)$", transform=ax.transAxes, ha="right", va="top")
-    style.panel_label(ax, "b")
+    ax.yaxis.set_major_formatter(_plain())
+    style.note(
+        ax,
+        rf"$t=T_{{\rm spec}}(+D)={t_mark:.3f}$",
+        (0.99, 0.96),
+        layout,
+        xycoords="axes fraction",
+        ha="right",
+        va="top",
+        color=None,
+    )
     return out
+
+
+def _slice_axis(ax: Any, phi: np.ndarray, theta0: float, labelled: bool) -> None:
+    """The angle φ on the slice: ticks at the teacher's direction ``v`` (φ = 0) and at ``u0`` (φ = θ0)."""
+    ax.set_xlim(phi[0], phi[-1])
+    ticks = {-np.pi / 2: r"$-\pi/2$", 0.0: r"$v$", np.pi / 2: r"$\pi/2$", np.pi: r"$\pi$"}
+    ticks[theta0] = r"$u_0$"
+    ax.set_xticks(list(ticks), list(ticks.values()) if labelled else [])
+    if labelled:
+        ax.set_xlabel(r"input $x=\cos\varphi\,v+\sin\varphi\,\tilde u$")
 
 
 def _gap_series(plus: Any, minus: Any, a_star: float) -> tuple[np.ndarray, np.ndarray]:
-    """``‖f_{+D} − f_{−D}‖ / ‖y‖`` at the union of the two runs' positive stored times ≥ GAP_T_FIRST.
-
-    Both runs store the same declared grid (their horizons agree: equal |δ|), the window times of
-    :func:`followups` and their own crossings; a time only one run stores is read in the other by
-    linear interpolation of α and c in log t."""
+    """``‖f_{+D} − f_{−D}‖ / ‖y‖`` at every time ``≥ GAP_T_FIRST`` that *both* runs store: their
+    common grid (equal |δ|, equal horizons), each other's T_spec and the window's ends, all declared
+    (:func:`followups`); nothing is interpolated between stored samples."""
     from gaugecli.core.metrics import function_distance
 
-    t = np.union1d(plus.t[plus.t > 0], minus.t[minus.t > 0])
-    t = t[t >= GAP_T_FIRST]
+    t, i_plus, i_minus = np.intersect1d(plus.t, minus.t, assume_unique=True, return_indices=True)
+    keep = t >= GAP_T_FIRST
+    t, i_plus, i_minus = t[keep], i_plus[keep], i_minus[keep]
 
-    def state(run: Any) -> tuple[np.ndarray, np.ndarray]:
-        alpha = np.interp(np.log(t), np.log(run.t[1:]), run.alignment[1:, 0])
-        c = np.interp(np.log(t), np.log(run.t[1:]), run.coefficient[1:, 0])
-        W = np.stack([alpha, np.sqrt(np.clip(1.0 - alpha**2, 0.0, None))], axis=-1)[:, None, :]
-        return c[:, None], W  # the function c relu(u·x): any gauge of it gives the same distance
+    def state(run: Any, index: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        alpha = np.clip(run.alignment[index, 0], -1.0, 1.0)
+        W = np.stack([alpha, np.sqrt(1.0 - alpha**2)], axis=-1)[:, None, :]
+        return run.coefficient[index, 0][:, None], W  # the function c relu(u·x): any gauge gives the same distance
 
-    return t, function_distance(*state(plus), *state(minus)) / (abs(a_star) / np.sqrt(2.0))
-
-
-def _crossings(t: np.ndarray, y: np.ndarray, level: float) -> list[tuple[int, float]]:
-    """``(i, t*)`` for each sign change of ``y − level`` between samples ``i`` and ``i + 1``; ``t*`` is
-    the root of the linear interpolant in ``ln t`` between them."""
-    s = np.sign(y - level)
-    out = []
-    for i in np.flatnonzero(s[:-1] * s[1:] < 0):
-        u0, u1 = np.log(t[i]), np.log(t[i + 1])
-        out.append((int(i), float(np.exp(u0 + (level - y[i]) * (u1 - u0) / (y[i + 1] - y[i])))))
-    return out
+    return t, function_distance(*state(plus, i_plus), *state(minus, i_minus)) / (abs(a_star) / np.sqrt(2.0))
 
 
-def _window_times(plus: Any, minus: Any, a_star: float) -> tuple[float, ...]:
-    """:data:`WINDOW_REFINE` times log-spaced across each stored interval where the gap crosses
-    :data:`WINDOW_LEVEL`: stored by both runs, they locate the window's ends from the flows' dense
-    output (the linear root between refined samples errs by ~(Δ ln t)²/8 · |gap''|, Δ ln t ≈ 1e-3)."""
-    t, gap = _gap_series(plus, minus, a_star)
-    times: list[float] = []
-    for i, _ in _crossings(t, gap, WINDOW_LEVEL):
-        times.extend(np.geomspace(t[i], t[i + 1], WINDOW_REFINE)[1:-1].tolist())
-    return tuple(times)
+def _panel_gap(ax: Any, runs: dict[str, Any], a_star: float, window: Window, layout: Layout) -> dict[str, Any]:
+    from gaugecli.plots._fig1_window import LEVEL
 
-
-def _panel_gap(ax: Any, runs: dict[str, Any], a_star: float) -> dict[str, Any]:
     t, gap = _gap_series(runs["favorable"], runs["unfavorable"], a_star)
     gap = style.clip_to_floor(gap, GAP_FLOOR)  # once both have converged the gap is round-off: not drawn
     ax.plot(t, gap, color=style.THEORY, lw=1.4, zorder=3)
@@ -317,8 +404,34 @@ def _panel_gap(ax: Any, runs: dict[str, Any], a_star: float) -> dict[str, Any]:
             )
     peak = int(np.nanargmax(gap))
     out.update(peak=float(gap[peak]), t_peak=float(t[peak]), t_spec={g: runs[g].t_spec for g in GAUGES})
-    ends = [root for _, root in _crossings(t, gap, WINDOW_LEVEL)]
-    out["window_above_half"] = [ends[0], ends[-1]] if len(ends) >= 2 else None
+    ax.axhline(LEVEL, color=style.GUIDE, ls=(0, (1, 2)), lw=0.8, zorder=0)
+    out["window_above_half"] = list(window.ends) if window.ends else None
+    if window.ends is not None:
+        lo, hi = window.ends
+        # the runs' own gap at the ends: both store their states at exactly these times
+        at_ends = [float(gap[np.flatnonzero(t == end)[0]]) for end in window.ends]
+        ax.axvspan(lo, hi, color="0.92", lw=0, zorder=0)
+        ax.plot([lo, hi], at_ends, ls="none", marker="|", ms=7, mew=1.2, color=style.THEORY, zorder=5)
+        out["window"] = style.series(
+            [lo, hi],
+            at_ends,
+            level=LEVEL,
+            method="brentq on the reduced (c, θ) flow's dense output; gap read from both runs at these declared times",
+            xtol=window.xtol,
+            reduced_gap_at_ends=[window.gap_at_crossings[0], window.gap_at_crossings[-1]],
+            crossings=list(window.crossings),
+        )
+        style.note(
+            ax,
+            r"gap $>\frac{1}{2}$ on" + "\n" + rf"$[{lo:.4f},\,{hi:.2f}]$",
+            (float(np.sqrt(lo * hi)), 0.24),
+            layout,
+            ha="center",
+            va="center",
+            color=None,
+            bbox={"fc": "0.92", "ec": "none", "pad": 0.3},
+            zorder=2,  # over the T_spec lines, under the gap
+        )
     ax.set_xscale("log")
     # the stored grid runs to the horizon; the axis ends soon after the gap has fallen to round-off
     resolved = t[np.isfinite(gap)]
@@ -338,12 +451,13 @@ def _invisibility(runs: dict[str, Any], c0: float, theta0: float) -> dict[str, A
     each other and against the closed form ``f0 = c0 relu(cos(φ − θ0))``."""
     phi = np.linspace(-np.pi, np.pi, SLICE_POINTS)
     closed = c0 * np.maximum(np.cos(phi - theta0), 0.0)
-    preds = np.array([_on_slice(*_plane_state(runs[g], 0), phi) for g in GAUGES])
+    preds = np.array(list(_initial_predictions(runs, phi).values()))
     losses = np.array([runs[g].loss[0] for g in GAUGES])
     scale = float(np.max(np.abs(closed)))
     return {
         "initial_loss": {g: float(v) for g, v in zip(GAUGES, losses, strict=True)},
         "initial_loss_relative_spread": float(np.ptp(losses) / np.max(losses)),
+        "initial_prediction_max_difference": float(np.max(np.ptp(preds, axis=0))),
         "initial_prediction_relative_spread": float(np.max(np.ptp(preds, axis=0)) / scale),
         "initial_prediction_vs_closed_form": float(np.max(np.abs(preds - closed)) / scale),
         "initial_coefficient": {g: float(runs[g].coefficient[0, 0]) for g in GAUGES},
@@ -360,30 +474,50 @@ def build(inputs: Inputs, layout: Layout) -> tuple[Any, dict[str, Any]]:
         raise ValueError("figure 1 needs the favorable run to specialize (T_spec(+D) is its time mark)")
     narrow = layout.width < NARROW
     if narrow:  # one column: the plane on top, (b) and (c) below it
-        fig, (ax_a, ax_b, ax_c) = style.new_figure(
-            layout.width, layout.height(2.1), nrows=3, height_ratios=[1.0, 0.5, 0.5]
+        fig, (ax_a, ax_b0, ax_b1, ax_c) = style.new_figure(
+            layout.width, layout.height(2.3), nrows=4, height_ratios=[1.0, 0.3, 0.5, 0.5]
         )
-    else:  # the plane on the left over two rows, (b) over (c) on the right
-        fig, axes = style.new_figure(layout.width, layout.height(0.6), nrows=2, ncols=2, width_ratios=[1.0, 1.1])
-        for ax in axes[:, 0]:
-            ax.remove()
-        ax_a, ax_b, ax_c = fig.add_subplot(axes[0, 1].get_gridspec()[:, 0]), axes[0, 1], axes[1, 1]
+    else:  # the plane on the left; on the right (b)'s two states over (c), a grid of their own
+        fig, (ax_a, right) = style.new_figure(layout.width, layout.height(0.72), ncols=2, width_ratios=[1.0, 1.0])
+        column = right.get_subplotspec().subgridspec(3, 1, height_ratios=[0.6, 1.0, 1.0])
+        right.remove()
+        ax_b0, ax_b1, ax_c = (fig.add_subplot(column[i]) for i in range(3))
+    ax_b1.set_label("b-at-t_mark")  # the second axes of panel (b): its label, for the tests
+    phi = np.linspace(-np.pi / 2, np.pi, SLICE_POINTS)
     panels = {
         "a": _panel_plane(ax_a, runs, model.c0, model.a_star, t_mark),
-        "b": _panel_functions(ax_b, runs, model.a_star, model.theta0, t_mark),
-        "c": _panel_gap(ax_c, runs, model.a_star),
+        "b": {
+            **_panel_initial(ax_b0, runs, model.c0, phi, layout),
+            **_panel_functions(ax_b1, runs, model.a_star, phi, t_mark, layout),
+        },
+        "c": _panel_gap(ax_c, runs, model.a_star, _window(inputs), layout),
     }
-    panels["b"]["invisibility"] = _invisibility(runs, model.c0, model.theta0)
+    _slice_axis(ax_b0, phi, model.theta0, labelled=False)
+    _slice_axis(ax_b1, phi, model.theta0, labelled=True)
+    ax_b1.set_ylabel(r"$f(x(\varphi))$")
+    style.panel_label(ax_b0, "b")
+    panels["b"]["invisibility"].update(_invisibility(runs, model.c0, model.theta0))
     handles = [
         style.line_handle(style.GAUGE_COLORS[g], "-", style.GAUGE_MARKERS[g], style.GAUGE_LABELS[g]) for g in GAUGES
     ]
     handles += [
-        style.line_handle("0.3", "none", "o", r"at $t=T_{\rm spec}(+D)$", mfc="white"),
-        style.line_handle(style.GUIDE, "-", None, r"initial function $f_0$, every gauge"),
-        style.line_handle(style.THEORY, "--", None, r"teacher $y$; (a): $|a|\,\|w\|=a_*$"),
-        style.line_handle(style.GUIDE, ":", None, r"$T_{\rm spec}$ of each gauge (c)"),
+        style.line_handle("0.3", "none", "o", r"(a): state at $t=T_{\rm spec}(+D)$", mfc="white"),
+        style.line_handle(style.THEORY, "--", None, r"(b): teacher $y=a_*\,{\rm relu}(v\cdot x)$"),
+        style.line_handle(style.GUIDE, ":", None, r"(c): $T_{\rm spec}$ of each gauge"),
     ]
     fig.legend(
-        handles=handles, loc="outside upper center", ncol=2 if narrow else 3, columnspacing=1.0, handlelength=2.0
+        handles=handles,
+        loc="outside upper center",
+        ncol=2 if narrow else 3,
+        columnspacing=1.0,
+        handlelength=2.0,
+        title=rf"$m=1$, gauge strength $D={STRENGTH:g}$, $c_0={model.c0:g}$, $\theta_0=\pi/2$"
+        if np.isclose(model.theta0, np.pi / 2)
+        else rf"$m=1$, gauge strength $D={STRENGTH:g}$, $c_0={model.c0:g}$, $\theta_0={model.theta0:.3g}$",
     )
+    panels["key"] = {
+        "D": STRENGTH,
+        "t_spec": {g: runs[g].t_spec for g in GAUGES},
+        "window_above_half": panels["c"]["window_above_half"],
+    }
     return fig, panels
