@@ -1,10 +1,12 @@
-"""Figure ``lockin`` (quick profile): the sidecar's key numbers against independent expectations — the
-closed-form separation rate of a −D pair, ln(1/ε_machine), the exact rank one of aligned duplicates,
-d-independence of the flow in span(v, u0), Tian's duplicates closed form — every sidecar series drawn on
-its panel, and every text at least 7 pt."""
+"""Figure ``lockin`` (quick profile): what of Xu's and Tian's study transfers — the sidecar's key numbers
+against independent expectations (the closed-form separation rate of a −D pair, ln(1/ε_machine), the exact
+rank one of aligned duplicates, the 1/D law of the rank-2 peak) and equal to the lockin result's; every
+sidecar series drawn on its panel, every text at least 7 pt, legends clear of the data, squares only for
+the −D gauge, and the figure at most 4.5 in tall. Its nulls are ``lockin_nulls`` (test_fig_lockin_nulls.py)."""
 
 from __future__ import annotations
 
+import fnmatch
 import json
 import math
 from typing import Any
@@ -20,25 +22,31 @@ from gaugecli.plots.venue import MIN_TEXT_PT, layout
 
 CONFIG = lockin.needs(True)["lockin"].config
 D = CONFIG.strengths[0]
+MAX_HEIGHT_IN = 4.5
 
 
 @pytest.fixture(scope="module")
-def built(tmp_path_factory: pytest.TempPathFactory) -> tuple[Any, dict[str, Any]]:
+def built(tmp_path_factory: pytest.TempPathFactory) -> tuple[Any, dict[str, Any], Any]:
     """The quick profile computed once (≈ 4 s on one core: 5 flows, 2 ReLU and 2 x² finite-sample runs, tiny scans)."""
     inputs, _ = resolve(lockin.needs(True), Pipeline(tmp_path_factory.mktemp("lockin-cache")))
     sizes = layout()
     with style.context(sizes):
         fig, panels = lockin.build(inputs, sizes)
         fig.canvas.draw()
-    return fig, json.loads(json.dumps(panels, allow_nan=False))
+    return fig, json.loads(json.dumps(panels, allow_nan=False)), inputs["lockin"]
+
+
+def _runs(result: Any, **where: Any) -> list[Any]:
+    return [r for r in result.runs if all(getattr(r, k) == v for k, v in where.items())]
 
 
 def test_registered() -> None:
     assert "lockin" in FIGURES and lockin.CLAIM
+    assert set(lockin.TITLES) == set("abcd")
 
 
 def test_minus_pair_separation_rate_and_round_off_exponent(built: Any) -> None:
-    panels = built[1]["f"]
+    panels, result = built[1]["c"], built[2]
     minus = panels[f"flow_relu_all-minus_D{D:g}"]
     # λ_anti(0) of a −D pair → ‖(c0/2 − 1/2π) u0 − v/4‖ (u0 ⊥ v, unit) with relative error ≈ 0.0098/D (measured D = 1…64)
     c0 = CONFIG.model.c0
@@ -47,43 +55,65 @@ def test_minus_pair_separation_rate_and_round_off_exponent(built: Any) -> None:
     # all −D duplicates separate past ln(1/ε_machine): round-off decides them; select's −D pair is pruned first
     assert minus["Lambda_total"] > -math.log(np.finfo(float).eps) > 36.0
     assert panels[f"flow_relu_select_D{D:g}"]["Lambda_total"] < 0.2
+    # the numbers are the result's
+    for run in _runs(result, mode="flow", control=False, D=D):
+        entry = panels[f"flow_relu_{run.assign}_D{D:g}"]
+        assert entry["Lambda_total"] == run.Lambda_total
+        assert entry["Lambda_over_mD"] == pytest.approx(run.Lambda_total / (CONFIG.m * D), rel=1e-15)
 
 
 def test_rank2_share_collapses_as_one_over_D_and_peaks_near_t_spec(built: Any) -> None:
     a, b = built[1]["a"], built[1]["b"]
+    result = built[2]
     scan = b["flow_scan"]
     assert b["D_times_peak_spread"] <= 0.01  # measured 0.25 % over D = 2…32
     assert all(0.9 <= t <= 1.1 for t in scan["t_peak"])  # peak within 10 % of T_spec (measured 1.05–1.06)
     flow = a[f"flow_relu_select_D{D:g}"]["D_times_peak"]
     assert np.median(scan["y"]) == pytest.approx(flow, rel=0.01)
+    # independently: the spread is the scan's own, and the scan is the result's
+    assert b["D_times_peak_spread"] == pytest.approx(max(scan["y"]) / min(scan["y"]) - 1.0, rel=1e-12)
+    assert scan["y"] == [row["D_times_peak"] for row in result.rank2_collapse]
     # finite sample (n = 1000): the same peak within 10 % (measured 2 %)
     assert b["sample_select"]["y"][0] == pytest.approx(flow, rel=0.1)
+    sample = _runs(result, mode="sample", activation="relu", control=False)
+    assert b["sample_select"]["y"] == [r.D * r.rank2_peak for r in sample]
     # aligned duplicates stay equal: the update has rank one, σ2 is exactly zero in the flow
     assert max(b["flow_control"]["y"]) <= 1e-14
     assert max(b["sample_control"]["y"]) < 0.1 * flow
 
 
-def test_xu_detector_round_off_and_the_x2_positive(built: Any) -> None:
-    c, d = built[1]["c"], built[1]["d"]
-    # the aligned control flow's updates have rank one: λ3 (and λ2) are round-off in every window
-    assert f"flow_relu_control_D{D:g}" in c["in_band_throughout"]
-    assert c[f"flow_relu_control_D{D:g}"]["roundoff_fraction"] == 1.0
-    # σ = x²: the floored detector fires in the select run and not in its aligned control (Xu's positive)
-    assert d["x² select"]["detector_fire_floored_count"] == 1
-    assert d["x² control"]["detector_fire_floored_count"] == 0
-    assert d["flow control"]["detector_fire_floored_count"] == 0
-
-
-def test_tian_b_and_the_perturbation_scan(built: Any) -> None:
-    g, h = built[1]["g"], built[1]["h"]
-    # duplicates have identical columns: B_jl = −g/(η(η + k g)) < 0 for every similar pair, so the rate is 1
-    assert g["informative_rate_min"] == 1.0
-    assert g["sign_identity_residual_max"] < 1e-11  # f̃_jᵀP_ηf̃_l = −η²B_jl to round-off
+def test_the_perturbation_scan(built: Any) -> None:
+    d, result = built[1]["d"], built[2]
     # perturbing the duplicates by ε (1e-16, 1e-8): select's T_spec does not move; all −D's does, by
     # ~ln(ε)/λ_anti (measured 0.98 at ε = 1e-16, 0.60 at 1e-8 of the unperturbed value)
-    assert np.allclose(style.as_array(h["select"]["y"]), 1.0, atol=1e-6)
-    moved = style.as_array(h["all-minus"]["y"])
+    assert np.allclose(style.as_array(d["select"]["y"]), 1.0, atol=1e-6)
+    moved = style.as_array(d["all-minus"]["y"])
     assert moved[-1] < 0.8 and moved[-1] < moved[0]
+    assert d["select"]["x"] == [row["eps"] for row in result.tspec_vs_eps]
+    reference = d["all-minus"]["reference_t_spec"]
+    assert moved * reference == pytest.approx([row["all-minus"] for row in result.tspec_vs_eps], rel=1e-14)
+
+
+def test_the_nulls_are_not_here(built: Any) -> None:
+    """Xu's detector and Tian's sign rule moved to lockin_nulls; no flat identity panel remains."""
+    fig, panels, _ = built
+    assert set(panels) == {"a", "b", "c", "d", "legend"}
+    for ax in _panel_axes(fig).values():
+        for line in ax.get_lines():
+            y = np.asarray(line.get_ydata(), float)
+            assert not (y.size > 3 and line.get_marker() == "v" and np.allclose(y, 1.0)), "the sign rate is drawn"
+
+
+# ------------------------------------------------------------------------------------------
+# conventions, shared with test_fig_lockin_nulls.py (copied there: tests import no test module)
+
+
+def _panel_axes(fig: Any) -> dict[str, Any]:
+    from matplotlib.axes import Axes
+
+    return {
+        ax.get_title(loc="left").strip("()"): ax for ax in fig.findobj(Axes) if ax.get_title(loc="left").startswith("(")
+    }
 
 
 def _series(node: Any, path: str = "") -> list[tuple[str, dict[str, Any]]]:
@@ -94,9 +124,32 @@ def _series(node: Any, path: str = "") -> list[tuple[str, dict[str, Any]]]:
     return []
 
 
+def _data_points(ax: Any, steps: int = 8) -> np.ndarray:
+    """Every drawn line's points in display coordinates, with points along its segments."""
+    out = []
+    for line in ax.get_lines():
+        xy = np.column_stack([np.asarray(line.get_xdata(), float), np.asarray(line.get_ydata(), float)])
+        if xy.size == 0:
+            continue
+        with np.errstate(invalid="ignore", divide="ignore"):
+            pts = ax.transData.transform(xy)
+        if line.get_linestyle() not in ("None", "none", " ", "") and len(pts) > 1:
+            f = np.linspace(0.0, 1.0, steps, endpoint=False)[:, None, None]
+            pts = np.concatenate([(pts[:-1] + f * (pts[1:] - pts[:-1])).reshape(-1, 2), pts[-1:]])
+        out.append(pts[np.all(np.isfinite(pts), axis=1)])
+    return np.concatenate(out) if out else np.empty((0, 2))
+
+
+def _covers(box: Any, pts: np.ndarray, pad: float = 1.0) -> int:
+    inside = (pts[:, 0] > box.x0 + pad) & (pts[:, 0] < box.x1 - pad) & (pts[:, 1] > box.y0 + pad)
+    return int(np.sum(inside & (pts[:, 1] < box.y1 - pad)))
+
+
 def test_every_sidecar_series_is_drawn(built: Any) -> None:
-    fig, panels = built
-    for ax, letter in zip(fig.axes, "abcdefgh", strict=True):
+    fig, panels, _ = built
+    axes = _panel_axes(fig)
+    assert sorted(axes) == list("abcd")
+    for letter, ax in axes.items():
         lines = [(np.asarray(ln.get_xdata(), float), np.asarray(ln.get_ydata(), float)) for ln in ax.get_lines()]
         found = _series(panels[letter])
         assert found, letter
@@ -108,7 +161,36 @@ def test_every_sidecar_series_is_drawn(built: Any) -> None:
             ), f"panel {letter}: series {name} is not drawn"
 
 
-def test_text_is_at_least_7_pt(built: Any) -> None:
-    fig, _ = built
+def test_text_is_at_least_7_pt_and_the_figure_at_most_4_5_in_tall(built: Any) -> None:
+    fig, _, _ = built
     texts = [t for t in fig.findobj(Text) if t.get_visible() and t.get_text().strip()]
     assert texts and min(t.get_fontsize() for t in texts) >= MIN_TEXT_PT
+    assert fig.get_figheight() <= MAX_HEIGHT_IN
+
+
+def test_legends_are_clear_of_the_data_and_squares_mean_minus_D(built: Any) -> None:
+    fig, _, _ = built
+    for letter, ax in _panel_axes(fig).items():
+        legend = ax.get_legend()
+        if legend is not None:
+            box = legend.get_window_extent()
+            assert _covers(box, _data_points(ax)) == 0, f"panel {letter}: the legend covers data"
+        for line in ax.get_lines():
+            if line.get_marker() == "s":
+                assert line.get_color() == style.MINUS, f"panel {letter}: a square that is not the −D gauge"
+
+
+def test_every_tolerance_rule_names_a_sidecar_number(built: Any) -> None:
+    """The rules moved with their series: each still matches a number this figure writes."""
+    _, panels, _ = built
+
+    def paths(node: Any, path: str) -> list[str]:
+        if isinstance(node, dict):
+            return [p for k, v in node.items() for p in paths(v, f"{path}/{k}" if path else k)]
+        if isinstance(node, list) and node and not all(isinstance(v, (int, float)) or v is None for v in node):
+            return [p for i, v in enumerate(node) for p in paths(v, f"{path}/{i}")]
+        return [path]
+
+    written = paths(panels, "")
+    for pattern, *_ in lockin.SIDECAR_TOLERANCES:
+        assert any(fnmatch.fnmatchcase(p, pattern) for p in written), pattern

@@ -1,4 +1,5 @@
-"""Figures of the paper, one module per figure (``fig1`` … ``fig7``, and ``fig8``, ``fig9`` beyond it), each declaring the runs it
+"""Figures of the paper, one module per figure (``fig1`` … ``fig7``, ``fig8``, ``fig9`` beyond it,
+and ``reln``, ``lockin``, ``lockin_nulls`` for related work), each declaring the runs it
 needs (``requirements``) and drawing them (``build``); :mod:`gaugecli.plots.render` resolves the
 runs through the pipeline and writes the files; :mod:`gaugecli.plots.sidecar` checks a
 regeneration by data. Importing this package costs nothing until a figure is made.
@@ -6,6 +7,6 @@ regeneration by data. Importing this package costs nothing until a figure is mad
 
 from __future__ import annotations
 
-FIGURES = ("fig1", "fig2", "fig3", "fig4", "fig5", "fig6", "fig7", "fig8", "fig9", "reln", "lockin")
+FIGURES = ("fig1", "fig2", "fig3", "fig4", "fig5", "fig6", "fig7", "fig8", "fig9", "reln", "lockin", "lockin_nulls")
 
 __all__ = ["FIGURES"]

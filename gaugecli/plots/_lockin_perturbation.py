@@ -1,4 +1,4 @@
-"""Panel (h) of the lockin figure: T_spec of perturbed duplicates over the size ε of the perturbation.
+"""Panel (d) of the lockin figure: T_spec of perturbed duplicates over the size ε of the perturbation.
 
 Select does not move; all −D, unstable on its symmetric set, moves by ~ln(ε)/λ_anti per decade and
 changes its winner with the draw, down to ε at round-off (shaded), where the arithmetic decides."""

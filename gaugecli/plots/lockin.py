@@ -1,23 +1,20 @@
-"""Figure ``lockin`` — which signatures of Xu's lock-in study gauge selection leaves, nulls beside positives.
+"""Figure ``lockin`` — what of Xu's and Tian's lock-in study transfers to gauge selection.
 
 One ``gaugecli lockin --x2`` result (RELATED.md §2): ``select`` (one +D owner among −D duplicates)
-against the aligned control (θ0 = 0), population flow (solid), finite-sample GD with ReLU (dashed) and
-with σ = x² (dash-dotted); selection in purple, the aligned control in brown. Times are in each run's
-``T_spec`` (the control borrows select's, the finite-sample runs their population clock).
+against the aligned control (θ0 = 0), population flow (solid) and finite-sample GD (dashed);
+selection in purple, the aligned control in brown. Times are in each run's ``T_spec`` (the control
+borrows select's, the finite-sample runs their population clock). Its nulls — Xu's detector and
+Tian's sign rule, which carry no lock-in signal for ReLU — are figure ``lockin_nulls``, drawn from the
+same run.
 
 (a) The rank-2 share of the update matrix, ``D·σ2/σ1`` of ``dW/dt``: one peak just after ``T_spec``
     in the flow and in finite-sample GD, the same height for every D; ≡ 0 in the aligned control
     flow, ≈ 0 in its finite-sample run. (b) Its peak over D: ``D·peak`` constant (peak ∝ 1/D).
-(c) Xu's detector reads the eigenvalues of the Gram matrix of the last ``window`` updates:
-    ``λ3/λ1`` (the gap's denominator); where it sits in the round-off band the raw gap ``λ2/λ3`` is
-    noise. (d) When the detector first fires, per run (raw: rings, floored: dots; grey ticks: the
-    run's own ``T_spec``): it fires in ReLU runs that lock nothing in, and only x² separates select
-    from control. (e) The raw firing of the flow moves with the sampling resolution ``per``.
-(f) The separation exponent ``Λ(t) = ∫ λ_anti`` of an equal pair (the gauge of the pair in colour):
-    only all-−D duplicates pass ``ln(1/ε_machine)``, so round-off splits them. (g) Tian's repulsion:
-    the owner–non-owner feature similarity, and ``frac(B_jl < 0 | S_jl > 0)`` (= 1 in every run: the
-    duplicates' identical columns make it automatic). (h) ``T_spec`` over the input dimension d,
-    relative to the invariant-set flow (d-independent): select is exact, all −D is round-off.
+(c) The separation exponent ``Λ(t) = ∫ λ_anti`` of an equal pair (the gauge of the pair in colour):
+    only all-−D duplicates pass ``ln(1/ε_machine)``, so round-off splits them; select's −D
+    non-owners are pruned first. (d) ``T_spec`` of duplicates perturbed by ε, relative to the
+    unperturbed flow: select does not move; all −D moves with ε and changes its winner with the draw
+    (the perturbation panel of :mod:`gaugecli.plots._lockin_perturbation`).
 """
 
 from __future__ import annotations
@@ -35,19 +32,17 @@ MIN_WIDTH = 5.0
 """Narrower than this (inches) the panels are illegible; ``plot --width`` refuses it."""
 
 CLAIM = (
-    "Related work (Xu, Tian): selection leaves a rank-2 update peak ∝ 1/D at T_spec; Xu's detector and "
-    "Tian's sign rate carry no lock-in signal for ReLU; all −D duplicates are split by round-off"
+    "Related work (Xu, Tian): selection leaves a rank-2 update peak ∝ 1/D at T_spec; duplicate repulsion "
+    "is real for −D groups, whose symmetric start round-off decides"
 )
 SIDECAR_TOLERANCES = (
-    ("d/*/detector_fire_raw/*", float("inf"), 0.0, "the raw detector reads λ2/λ3 in the round-off band: round-off"),
-    ("e/*_raw/*", float("inf"), 0.0, "the raw gap λ2/λ3 is round-off wherever λ3 is (what (e) shows)"),
-    ("d/flow all −D/*", float("inf"), 0.0, "all −D duplicates: a symmetric start split by round-off (Λ > 36)"),
-    ("h/all-minus/*", float("inf"), 0.0, "all −D: the winner and T_spec move with the draw and the arithmetic"),
-    ("g/informative_rate_min", float("inf"), 0.0, "windows at the round-off band's edge flip with the arithmetic"),
+    ("d/all-minus/*", float("inf"), 0.0, "all −D: the winner and T_spec move with the draw and the arithmetic"),
 )
 """Where a number moves more than the shared default across arithmetic paths, and why (first match wins)."""
+HEIGHT = 0.78
+"""Height over width: two rows of panels and the legend, 4.3 in at the default 5.5 in."""
 SELECT, CONTROL = style.PURPLE, style.BROWN
-"""Selection runs and aligned controls (PLUS/MINUS keep their meaning: the pair's gauge in (f))."""
+"""Selection runs and aligned controls (PLUS/MINUS keep their meaning: the pair's gauge in (c))."""
 LINESTYLES: dict[tuple[str, str], style.LineStyleType]
 LINESTYLES = {("flow", "relu"): "-", ("sample", "relu"): "--", ("sample", "x2"): "-."}
 CONDITION_LABELS = {
@@ -58,16 +53,12 @@ CONDITION_LABELS = {
 TITLES = {
     "a": "rank-2 share",
     "b": "its peak over D",
-    "c": "Xu's window Gram",
-    "d": "Xu's detector",
-    "e": "sampling resolution",
-    "f": "duplicate separation",
-    "g": "Tian's repulsion",
-    "h": "T_spec over a perturbation",
+    "c": "duplicate separation",
+    "d": "T_spec over a perturbation",
 }
 ASSIGN_LABELS = {"select": "select", "reversed": "reversed", "all-plus": "all +D", "all-minus": "all −D"}
 PAIR_COLORS = {"select": style.MINUS, "reversed": style.PLUS, "all-plus": style.PLUS, "all-minus": style.MINUS}
-"""The gauge of the equal pair whose separation (f) measures: select's non-owners are −D, reversed's +D."""
+"""The gauge of the equal pair whose separation (c) measures: select's non-owners are −D, reversed's +D."""
 
 
 def needs(quick: bool) -> dict[str, Need]:
@@ -131,10 +122,14 @@ def _panel_rank2(ax: Any, result: Any, span: float) -> dict[str, Any]:
         ax.plot(t, y, **_style(run))
         out[_name(run)] = style.series(t, y, D_times_peak=run.D * run.rank2_peak, t_peak=run.rank2_t_peak)
     style.threshold_line(ax, 1.0, axis="x")
-    ax.set(
-        xlim=(0, span), ylim=(0, None), xlabel=r"$t\,/\,T_{\rm spec}$", ylabel=r"$D\cdot\sigma_2/\sigma_1$ of $\dot W$"
+    top = max((float(np.nanmax(style.as_array(v["y"]), initial=0.0)) for v in out.values()), default=1.0)
+    ax.set(  # headroom for the legend above the peak
+        xlim=(0, span),
+        ylim=(0, 1.45 * top),
+        xlabel=r"$t\,/\,T_{\rm spec}$",
+        ylabel=r"$D\cdot\sigma_2/\sigma_1$ of $\dot W$",
     )
-    ax.legend(loc="upper right")
+    ax.legend(loc="upper right", ncol=2, columnspacing=0.8)
     return out
 
 
@@ -149,7 +144,7 @@ def _panel_collapse(ax: Any, result: Any) -> dict[str, Any]:
         out["D_times_peak_spread"] = float(y.max() / y.min() - 1.0)
         out["t_peak_range"] = [min(row["t_peak"] for row in scan), max(row["t_peak"] for row in scan)]
         style.threshold_line(ax, float(np.median(y)))
-    for control, marker, label in ((False, "^", "sample, select"), (True, "s", "sample, control")):
+    for control, marker, label in ((False, "^", "sample, select"), (True, "v", "sample, control")):
         runs = _runs(result, mode="sample", activation="relu", control=control)
         if runs:
             x, y = np.array([r.D for r in runs]), np.array([r.D * r.rank2_peak for r in runs])
@@ -164,109 +159,6 @@ def _panel_collapse(ax: Any, result: Any) -> dict[str, Any]:
     ax.set(xscale="log", ylim=(-0.001, 0.022), xlabel=style.LABELS["D"], ylabel=r"peak $D\cdot\sigma_2/\sigma_1$")
     _plain_ticks(ax, sorted({row["D"] for row in scan} | {r.D for r in result.runs}))
     ax.legend(loc="center", bbox_to_anchor=(0.5, 0.42), ncol=2, columnspacing=0.8)
-    return out
-
-
-def _panel_gram(ax: Any, result: Any, floor: float, span: float) -> dict[str, Any]:
-    out: dict[str, Any] = {}
-    level = result.roundoff_level
-    D0 = result.runs[0].D
-    for (mode, activation), control in [(k, c) for k in LINESTYLES for c in (False, True)]:
-        runs = _runs(result, mode=mode, activation=activation, control=control, assign="select")
-        runs = [r for r in runs if r.D == D0][:1]  # one run per condition: the first D, the first seed
-        for run in runs:
-            t, y = _arr(run, "t"), style.clip_to_floor(_arr(run, "lambda3_over_lambda1"), level)
-            ax.plot(t, y, **_style(run))
-            out[_name(run)] = style.series(t, y, roundoff_fraction=run.roundoff_fraction)
-    style.floor_band(ax, level, "round-off: share of windows")
-    style.threshold_line(ax, floor)
-    ax.annotate("floor", (0.99, floor), xycoords=("axes fraction", "data"), ha="right", va="bottom", color=style.GUIDE)
-    hidden = [k for k, v in out.items() if all(x is None for x in v["y"])]
-    # runs whose λ3 is round-off in (nearly) every window have (almost) no curve above the band: say so
-    mostly = [(k, v["roundoff_fraction"]) for k, v in out.items() if v["roundoff_fraction"] >= 0.9]
-    if mostly:
-        text = ", ".join(f"{'x²' if '_x2_' in k else k.split('_')[0]} {k.split('_')[2]} {f:.0%}" for k, f in mostly)
-        ax.annotate(text, (0.01, level / 1e3), xycoords=("axes fraction", "data"), va="bottom", color=style.GUIDE)
-    out["in_band_throughout"] = hidden
-    ax.set(yscale="log", xlim=(0, span), ylim=(level / 3e4, 1.0), xlabel=r"$t\,/\,T_{\rm spec}$")
-    ax.set_ylabel(r"window Gram $\lambda_3/\lambda_1$")
-    return out
-
-
-RASTER_GROUPS = (
-    ("flow", "relu", "select", False, "flow select"),
-    ("flow", "relu", "reversed", False, "flow reversed"),
-    ("flow", "relu", "all-plus", False, "flow all +D"),
-    ("flow", "relu", "all-minus", False, "flow all −D"),
-    ("flow", "relu", "select", True, "flow control"),
-    ("sample", "relu", "select", False, "sample select"),
-    ("sample", "relu", "select", True, "sample control"),
-    ("sample", "x2", "select", False, "x² select"),
-    ("sample", "x2", "select", True, "x² control"),
-)
-
-
-def _panel_raster(ax: Any, result: Any, burn_in: float, span: float) -> dict[str, Any]:
-    out: dict[str, Any] = {}
-    y, ticks, labels = 0.0, [], []
-    for mode, activation, assign, control, label in RASTER_GROUPS:
-        runs = _runs(result, mode=mode, activation=activation, assign=assign, control=control)
-        if not runs:
-            continue
-        rows = y - np.arange(len(runs)) * 0.8
-        color = CONTROL if control else (SELECT if assign == "select" else PAIR_COLORS.get(assign, style.GUIDE))
-        if assign == "reversed":
-            color = "0.3"
-        entry: dict[str, Any] = {"runs": len(runs)}
-        for key, kw in (
-            ("detector_fire_raw", {"ms": 5.0, "mfc": "none", "mew": 1.0}),
-            ("detector_fire_floored", {"ms": 2.6}),
-        ):
-            x = np.array([np.nan if getattr(r, key) is None else getattr(r, key) for r in runs])
-            ax.plot(x, rows, ls="none", marker="o", color=color, **kw)
-            entry[key] = style.series(x, rows)
-            entry[f"{key}_count"] = int(np.sum(np.isfinite(x)))
-        ts = np.array([np.nan if not r.t_spec else r.t_spec for r in runs])
-        ax.plot(ts, rows, ls="none", marker="|", ms=6, color=style.GUIDE)
-        entry["t_spec"] = style.series(ts, rows)
-        out[label] = entry
-        ticks.append(float(np.mean(rows)))
-        labels.append(label)
-        y = rows[-1] - 1.0
-    ax.axvspan(0, burn_in, color="0.93", lw=0, zorder=0)
-    ax.annotate(
-        "burn-in", (burn_in / 2, 0.02), xycoords=("data", "axes fraction"), ha="center", va="bottom", rotation=90
-    )
-    ax.set_yticks(ticks, labels)
-    ax.tick_params(axis="y", length=0)
-    ax.set(xlim=(0, span), ylim=(y + 0.5, 0.5), xlabel=r"first firing $t\,/\,T_{\rm spec}$")
-    ax.spines["left"].set_visible(False)
-    return out
-
-
-def _panel_resolution(ax: Any, result: Any, span: float) -> dict[str, Any]:
-    out: dict[str, Any] = {}
-    for control in (False, True):
-        rows = [row for row in result.resolution_scan if row["control"] is control]
-        if not rows:
-            continue
-        per = np.array([row["per"] for row in rows], float)
-        color, name = (CONTROL, "control") if control else (SELECT, "select")
-        for key, ls, mfc in (("detector_fire_raw", "-", color), ("detector_fire_floored", "--", "white")):
-            y = np.array([np.nan if row[key] is None else row[key] for row in rows])
-            kind = "raw" if key.endswith("raw") else "floored"
-            never = ": never" if np.all(np.isnan(y)) else ""
-            ax.plot(per, y, color=color, ls=ls, marker="o", mfc=mfc, label=f"{name} {kind}{never}")
-            out[f"{name}_{kind}"] = style.series(per, y, roundoff_fraction=[row["roundoff_fraction"] for row in rows])
-    pers = [row["per"] for row in result.resolution_scan] or [1]
-    ax.set(xscale="log", xlim=(min(pers) / 1.4, max(pers) * 1.4), ylim=(0, span))
-    pers = [row["per"] for row in result.resolution_scan]
-    ax.set(xlabel="epochs per $T_{\\rm spec}$", ylabel=r"first firing $t\,/\,T_{\rm spec}$")
-    _plain_ticks(ax, sorted(set(pers)))
-    if out:
-        ax.legend(loc="upper right")
-    else:
-        ax.annotate("not scanned", (0.5, 0.5), xycoords="axes fraction", ha="center", color=style.GUIDE)
     return out
 
 
@@ -318,35 +210,6 @@ def _panel_separation(ax: Any, result: Any, span: float, m: int, small: float) -
     return out
 
 
-def _panel_repulsion(ax: Any, result: Any, span: float) -> dict[str, Any]:
-    out: dict[str, Any] = {}
-    D0 = result.runs[0].D
-    for (mode, activation), control in [(k, c) for k in LINESTYLES for c in (False, True)]:
-        runs = [r for r in _runs(result, mode=mode, activation=activation, control=control, assign="select")]
-        for run in [r for r in runs if r.D == D0][:1]:
-            t = _arr(run, "t")
-            s, rate = _arr(run, "similarity_owner"), _arr(run, "informative_rate")
-            ax.plot(t, s, **_style(run))
-            kw = _style(run) | {"ls": "none", "marker": "v", "ms": 3, "markevery": max(1, t.size // 8)}
-            ax.plot(t, rate, **kw)
-            out[_name(run)] = {
-                "similarity": style.series(t, s),
-                "informative_rate": style.series(t, rate),
-                "direct_sign_match": run.direct_sign_match,
-                "sign_identity_residual": run.sign_identity_residual,
-            }
-    out["informative_rate_min"] = min(r.frac_neg_given_similar for r in result.runs if r.frac_neg_given_similar)
-    out["direct_sign_match_min"] = min(r.direct_sign_match for r in result.runs)
-    out["sign_identity_residual_max"] = max(r.sign_identity_residual for r in result.runs)
-    handles = [
-        style.line_handle("0.3", "-", None, "similarity owner–others"),
-        style.line_handle("0.3", "none", "v", r"frac($B<0\,|\,S>0$)"),
-    ]
-    ax.legend(handles=handles, loc="center right")
-    ax.set(xlim=(0, span), ylim=(-0.05, 1.08), xlabel=r"$t\,/\,T_{\rm spec}$", ylabel="feature similarity, rate")
-    return out
-
-
 def _panel_perturbation(ax: Any, result: Any) -> dict[str, Any]:
     rows = result.tspec_vs_eps
     D = rows[0]["D"] if rows else None
@@ -364,34 +227,40 @@ def _panel_perturbation(ax: Any, result: Any) -> dict[str, Any]:
 
 def _panels(axes: Any, result: Any, config: Any, layout: Layout) -> dict[str, Any]:
     span = config.span
-    (a, b), (c, d), (e, f), (g, h) = axes
+    (a, b), (c, d) = axes
     return {
         "a": _panel_rank2(a, result, span),
         "b": _panel_collapse(b, result),
-        "c": _panel_gram(c, result, config.floor, span),
-        "d": _panel_raster(d, result, config.burn_in / config.per, span),
-        "e": _panel_resolution(e, result, span),
-        "f": _panel_separation(f, result, span, config.m, layout.small),
-        "g": _panel_repulsion(g, result, span),
-        "h": _panel_perturbation(h, result),
+        "c": _panel_separation(c, result, span, config.m, layout.small),
+        "d": _panel_perturbation(d, result),
     }
+
+
+def condition_handles(conditions: list[tuple[str, str]]) -> list[Any]:
+    """The figure legend: selection and control colours, then the line style of each condition drawn."""
+    return [
+        style.line_handle(SELECT, "-", None, "select"),
+        style.line_handle(CONTROL, "-", None, r"aligned control ($\theta_0=0$)"),
+        *(style.line_handle("0.3", LINESTYLES[k], None, CONDITION_LABELS[k]) for k in conditions),
+    ]
+
+
+def finish(fig: Any, axes: Any, titles: dict[str, str], handles: list[Any], layout: Layout, ncol: int) -> list[str]:
+    """Panel letters and titles, and the figure legend above the panels; returns the legend's labels."""
+    for ax, letter in zip(axes.ravel(), titles, strict=True):
+        style.panel_label(ax, letter)
+        ax.set_title(titles[letter].replace("T_spec", r"$T_{\rm spec}$"), loc="right", fontsize=layout.small, pad=3)
+    fig.legend(handles=handles, loc="outside upper center", ncol=ncol, columnspacing=1.2, handlelength=2.4)
+    return [h.get_label() for h in handles]
 
 
 def build(inputs: Inputs, layout: Layout) -> tuple[Any, dict[str, Any]]:
     import matplotlib
 
     result, config = inputs["lockin"], inputs.configs["lockin"]
-    fig, axes = style.new_figure(layout.width, layout.height(1.36), nrows=4, ncols=2)
+    fig, axes = style.new_figure(layout.width, layout.height(HEIGHT), nrows=2, ncols=2)
     with matplotlib.rc_context({"font.size": layout.small}):  # annotations at the small size, like legends
         panels = _panels(axes, result, config, layout)
-    for ax, letter in zip(axes.ravel(), "abcdefgh", strict=True):
-        style.panel_label(ax, letter)
-        ax.set_title(TITLES[letter].replace("T_spec", r"$T_{\rm spec}$"), loc="right", fontsize=layout.small, pad=3)
-    handles = [
-        style.line_handle(SELECT, "-", None, "select"),
-        style.line_handle(CONTROL, "-", None, r"aligned control ($\theta_0=0$)"),
-        *(style.line_handle("0.3", ls, None, CONDITION_LABELS[k]) for k, ls in LINESTYLES.items()),
-    ]
-    fig.legend(handles=handles, loc="outside upper center", ncol=3, columnspacing=1.2, handlelength=2.4)
-    panels["legend"] = [h.get_label() for h in handles]
+    handles = condition_handles([("flow", "relu"), ("sample", "relu")])
+    panels["legend"] = finish(fig, axes, TITLES, handles, layout, ncol=4)
     return fig, panels

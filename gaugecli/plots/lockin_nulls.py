@@ -1,0 +1,283 @@
+"""Figure ``lockin_nulls`` — the lock-in detectors that carry no signal for ReLU, from figure ``lockin``'s run.
+
+The same ``gaugecli lockin --x2`` result as figure ``lockin`` (one run, one cached artifact), drawn in
+its styles: ``select`` in purple, the aligned control (θ0 = 0) in brown; population flow (solid),
+finite-sample GD with ReLU (dashed) and with σ = x² (dash-dotted). Times are in ``T_spec``.
+
+(a) Xu's detector reads the eigenvalues of the Gram matrix of the last ``window`` updates:
+    ``λ3/λ1`` (the gap's denominator) of one run per condition. Below ``10⁻¹³ λ1`` (grey band) λ3 is
+    round-off and is not drawn; the raw gap ``λ2/λ3`` is noise there. The dotted line is the floor
+    the floored detector puts under λ3.
+(b) When the detector first fires, per run: raw (rings) and floored (dots), the run's own
+    ``T_spec`` (grey ticks); at the right of each row, the share of the run's windows whose λ3 is
+    round-off (``λ3 ≤ 10⁻¹³ λ1``; a range over the row's runs) — the number (a)'s band stands for.
+    It fires in ReLU runs that lock nothing in, aligned controls included; only σ = x² separates
+    select from control.
+(c) The raw firing of the flow moves with the sampling resolution ``per``.
+(d) Tian's repulsion: the owner–non-owner feature similarity falls under selection (the owner turns
+    to v) and stays 1 in the aligned control. Tian's sign rate ``frac(B_jl < 0 | S_jl > 0)`` is not
+    drawn: it is 1 in every run, selection and control alike (an identity: the duplicates' columns are
+    identical, and ``f̃_jᵀP_η f̃_l = −η² B_jl``); the sidecar keeps it (``d/informative_rate_min``,
+    per run ``informative_rate_min``/``_max``) with the identity's residual.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from gaugecli.plots import style
+from gaugecli.plots.lockin import (
+    CONTROL,
+    LINESTYLES,
+    PAIR_COLORS,
+    SELECT,
+    _arr,
+    _name,
+    _plain_ticks,
+    _runs,
+    _style,
+    condition_handles,
+    finish,
+    needs,
+)
+from gaugecli.plots.render import Inputs
+from gaugecli.plots.venue import Layout
+
+__all__ = ["CLAIM", "MIN_WIDTH", "SIDECAR_TOLERANCES", "build", "needs"]
+
+MIN_WIDTH = 5.0
+"""Narrower than this (inches) the panels are illegible; ``plot --width`` refuses it."""
+
+CLAIM = (
+    "Related work (Xu, Tian): Xu's spectral detector and Tian's sign rate carry no lock-in signal for ReLU; "
+    "only σ = x² separates selection from its aligned control"
+)
+SIDECAR_TOLERANCES = (
+    ("b/*/detector_fire_raw/*", float("inf"), 0.0, "the raw detector reads λ2/λ3 in the round-off band: round-off"),
+    ("c/*_raw/*", float("inf"), 0.0, "the raw gap λ2/λ3 is round-off wherever λ3 is (what (c) shows)"),
+    ("b/flow all −D/*", float("inf"), 0.0, "all −D duplicates: a symmetric start split by round-off (Λ > 36)"),
+    ("d/*informative_rate*", float("inf"), 0.0, "windows at the round-off band's edge flip with the arithmetic"),
+)
+"""Where a number moves more than the shared default across arithmetic paths, and why (first match wins)."""
+HEIGHT = 0.78
+"""Height over width: two rows of panels and the legend, 4.3 in at the default 5.5 in."""
+TITLES = {"a": "Xu's window Gram", "b": "Xu's detector", "c": "sampling resolution", "d": "Tian's repulsion"}
+
+RASTER_GROUPS = (
+    ("flow", "relu", "select", False, "flow select"),
+    ("flow", "relu", "reversed", False, "flow reversed"),
+    ("flow", "relu", "all-plus", False, "flow all +D"),
+    ("flow", "relu", "all-minus", False, "flow all −D"),
+    ("flow", "relu", "select", True, "flow control"),
+    ("sample", "relu", "select", False, "sample select"),
+    ("sample", "relu", "select", True, "sample control"),
+    ("sample", "x2", "select", False, "x² select"),
+    ("sample", "x2", "select", True, "x² control"),
+)
+RING: dict[str, Any] = {"ms": 5.0, "mfc": "none", "mew": 1.0}
+DOT: dict[str, Any] = {"ms": 2.6}
+"""Marker sizes of (b): the raw detector's firing (rings), the floored detector's (dots)."""
+
+
+def _exponent(x: float) -> str:
+    """``10⁻¹³`` for 1e-13 (mathtext), ``3×10⁻¹¹`` otherwise."""
+    mantissa, power = f"{x:.0e}".split("e")
+    head = "" if mantissa == "1" else rf"{mantissa}\times"
+    return rf"${head}10^{{{int(power)}}}$"
+
+
+def _panel_gram(ax: Any, result: Any, floor: float, span: float, layout: Layout) -> dict[str, Any]:
+    out: dict[str, Any] = {}
+    level = result.roundoff_level
+    D0 = result.runs[0].D
+    for (mode, activation), control in [(k, c) for k in LINESTYLES for c in (False, True)]:
+        runs = _runs(result, mode=mode, activation=activation, control=control, assign="select")
+        for run in [r for r in runs if r.D == D0][:1]:  # one run per condition: the first D, the first seed
+            t, y = _arr(run, "t"), style.clip_to_floor(_arr(run, "lambda3_over_lambda1"), level)
+            ax.plot(t, y, **_style(run))
+            out[_name(run)] = style.series(t, y, roundoff_fraction=run.roundoff_fraction)
+    out["in_band_throughout"] = [k for k, v in out.items() if all(x is None for x in v["y"])]
+    out["roundoff_level"], out["floor"] = level, floor
+    bottom = level / 3e4
+    style.floor_band(ax, level, None)
+    style.threshold_line(ax, floor)
+    # the band holds no data (values below it are not drawn): its key goes there
+    style.note(
+        ax,
+        rf"round-off: $\lambda_3\leq${_exponent(level)}$\lambda_1$" + "\n" + "not drawn; share of windows: (b)",
+        (0.02, np.sqrt(bottom * level)),
+        layout,
+        xycoords=("axes fraction", "data"),
+        va="center",
+        multialignment="left",
+    )
+    ax.set(yscale="log", xlim=(0, span), ylim=(bottom, 1.0), xlabel=r"$t\,/\,T_{\rm spec}$")
+    ax.set_ylabel(r"window Gram $\lambda_3/\lambda_1$")
+    right = ax.secondary_yaxis("right")  # the floored detector's floor, named beside the axes, not over the data
+    right.set_yticks([floor], ["floor"])
+    right.minorticks_off()
+    right.tick_params(axis="y", length=0, labelsize=layout.small, labelcolor=style.GUIDE)
+    right.spines["right"].set_visible(False)
+    return out
+
+
+def _share(values: list[float]) -> str:
+    lo, hi = round(100 * min(values)), round(100 * max(values))
+    return f"{lo} %" if lo == hi else f"{lo}–{hi} %"
+
+
+def _panel_raster(ax: Any, result: Any, burn_in: float, span: float, layout: Layout) -> dict[str, Any]:
+    out: dict[str, Any] = {}
+    y, ticks, labels, shares = 0.0, [], [], []
+    for mode, activation, assign, control, label in RASTER_GROUPS:
+        runs = _runs(result, mode=mode, activation=activation, assign=assign, control=control)
+        if not runs:
+            continue
+        rows = y - np.arange(len(runs)) * 0.8
+        color = CONTROL if control else (SELECT if assign == "select" else PAIR_COLORS.get(assign, style.GUIDE))
+        if assign == "reversed":
+            color = "0.3"
+        entry: dict[str, Any] = {"runs": len(runs)}
+        for key, kw in (("detector_fire_raw", RING), ("detector_fire_floored", DOT)):
+            x = np.array([np.nan if getattr(r, key) is None else getattr(r, key) for r in runs])
+            ax.plot(x, rows, ls="none", marker="o", color=color, **kw)
+            entry[key] = style.series(x, rows)
+            entry[f"{key}_count"] = int(np.sum(np.isfinite(x)))
+        ts = np.array([np.nan if not r.t_spec else r.t_spec for r in runs])
+        ax.plot(ts, rows, ls="none", marker="|", ms=6, color=style.GUIDE)
+        entry["t_spec"] = style.series(ts, rows)
+        entry["roundoff_fraction"] = [r.roundoff_fraction for r in runs]
+        entry["roundoff_share"] = _share(entry["roundoff_fraction"])
+        out[label] = entry
+        ticks.append(float(np.mean(rows)))
+        labels.append(label)
+        shares.append(entry["roundoff_share"])
+        y = rows[-1] - 1.0
+    ax.axvspan(0, burn_in, color="0.93", lw=0, zorder=0)
+    ax.annotate(
+        "burn-in", (burn_in / 2, 0.02), xycoords=("data", "axes fraction"), ha="center", va="bottom", rotation=90
+    )
+    ax.set_yticks(ticks, labels)
+    ax.tick_params(axis="y", length=0)
+    ax.set(xlim=(0, span), ylim=(y + 0.5, 0.5), xlabel=r"first firing $t\,/\,T_{\rm spec}$")
+    ax.spines["left"].set_visible(False)
+    right = ax.secondary_yaxis("right")  # the round-off share of each row, beside it
+    right.set_yticks(ticks, shares)
+    right.tick_params(axis="y", length=0, labelsize=layout.small)
+    right.spines["right"].set_visible(False)
+    right.set_ylabel("windows with\n" + r"$\lambda_3$ at round-off", fontsize=layout.small)
+    from matplotlib.lines import Line2D
+
+    handles = [
+        Line2D([], [], color="0.3", ls="none", marker="o", label="raw fires", **RING),
+        Line2D([], [], color="0.3", ls="none", marker="o", label="floored fires", **DOT),
+        Line2D([], [], color=style.GUIDE, ls="none", marker="|", ms=6, label=r"the run's $T_{\rm spec}$"),
+    ]
+    ax.legend(handles=handles, loc="best", handlelength=1.0, handletextpad=0.4)  # where no firing is
+    out["roundoff_shares"] = dict(zip(labels, shares, strict=True))
+    return out
+
+
+def _panel_resolution(ax: Any, result: Any, span: float) -> dict[str, Any]:
+    out: dict[str, Any] = {}
+    never = []
+    for control in (False, True):
+        rows = [row for row in result.resolution_scan if row["control"] is control]
+        if not rows:
+            continue
+        per = np.array([row["per"] for row in rows], float)
+        color, name = (CONTROL, "control") if control else (SELECT, "select")
+        for key, ls, mfc in (("detector_fire_raw", "-", color), ("detector_fire_floored", "--", "white")):
+            y = np.array([np.nan if row[key] is None else row[key] for row in rows])
+            kind = "raw" if key.endswith("raw") else "floored"
+            if np.all(np.isnan(y)):
+                never.append(f"{name} {kind}")
+            ax.plot(per, y, color=color, ls=ls, marker="o", mfc=mfc)
+            out[f"{name}_{kind}"] = style.series(per, y, roundoff_fraction=[row["roundoff_fraction"] for row in rows])
+    pers = sorted({row["per"] for row in result.resolution_scan})
+    ax.set(xlabel="epochs per $T_{\\rm spec}$", ylabel=r"first firing $t\,/\,T_{\rm spec}$")
+    if not out:
+        ax.set(xscale="log", ylim=(0, span))
+        ax.annotate("not scanned", (0.5, 0.5), xycoords="axes fraction", ha="center", color=style.GUIDE)
+        return out
+    ax.set(xscale="log", xlim=(pers[0] / 1.4, pers[-1] * 1.4), ylim=(0, 1.3 * span))  # headroom for the key
+    _plain_ticks(ax, pers)
+    handles = [
+        style.line_handle("0.3", "-", "o", "raw"),
+        style.line_handle("0.3", "--", "o", "floored", mfc="white"),
+        *(style.line_handle("0.6", "none", None, f"{name}: never") for name in never),
+    ]
+    ax.legend(handles=handles, loc="upper right")
+    out["never_fires"] = never
+    return out
+
+
+def _panel_repulsion(ax: Any, result: Any, span: float, layout: Layout) -> dict[str, Any]:
+    out: dict[str, Any] = {}
+    D0 = result.runs[0].D
+    for (mode, activation), control in [(k, c) for k in LINESTYLES for c in (False, True)]:
+        runs = _runs(result, mode=mode, activation=activation, control=control, assign="select")
+        for run in [r for r in runs if r.D == D0][:1]:
+            t, s = _arr(run, "t"), _arr(run, "similarity_owner")
+            rate = _arr(run, "informative_rate")
+            ax.plot(t, s, **_style(run))
+            out[_name(run)] = style.series(
+                t,
+                s,
+                informative_rate_min=np.nanmin(rate, initial=np.inf),
+                informative_rate_max=np.nanmax(rate, initial=-np.inf),
+                direct_sign_match=run.direct_sign_match,
+                sign_identity_residual=run.sign_identity_residual,
+            )
+    rates = [r.frac_neg_given_similar for r in result.runs if r.frac_neg_given_similar is not None]
+    out["informative_rate_min"] = min(rates, default=None)
+    out["informative_rate_max"] = max(rates, default=None)
+    out["direct_sign_match_min"] = min(r.direct_sign_match for r in result.runs)
+    out["sign_identity_residual_max"] = max(r.sign_identity_residual for r in result.runs)
+    if rates:  # the sign rate is an identity here: said, not drawn as a flat line
+        lo, hi = min(rates), max(rates)
+        value = f"= {lo:g}" if lo == hi else f"∈ [{lo:.3g}, {hi:.3g}]"
+        style.note(
+            ax,
+            rf"frac($B<0\,|\,S>0$) {value}" + "\nin every run (identity)",
+            (0.97, 0.5),
+            layout,
+            xycoords="axes fraction",
+            ha="right",
+            color="0.25",
+            multialignment="right",
+        )
+    ax.set(xlim=(0, span), ylim=(-0.05, 1.08), xlabel=r"$t\,/\,T_{\rm spec}$", ylabel="similarity owner–others")
+    return out
+
+
+def build(inputs: Inputs, layout: Layout) -> tuple[Any, dict[str, Any]]:
+    import matplotlib
+
+    result, config = inputs["lockin"], inputs.configs["lockin"]
+    span = config.span
+    fig = _figure(layout)
+    top, bottom = fig.subfigures(2, 1)  # each row its own columns: (b)'s row labels do not narrow (d)
+    a, b = top.subplots(1, 2, width_ratios=(1.1, 1.4))
+    c, d = bottom.subplots(1, 2)
+    with matplotlib.rc_context({"font.size": layout.small}):  # annotations at the small size, like legends
+        panels: dict[str, Any] = {
+            "a": _panel_gram(a, result, config.floor, span, layout),
+            "b": _panel_raster(b, result, config.burn_in / config.per, span, layout),
+            "c": _panel_resolution(c, result, span),
+            "d": _panel_repulsion(d, result, span, layout),
+        }
+    handles = condition_handles(list(LINESTYLES))
+    panels["legend"] = finish(fig, np.array([a, b, c, d]), TITLES, handles, layout, ncol=3)
+    return fig, panels
+
+
+def _figure(layout: Layout) -> Any:
+    from matplotlib.backends.backend_agg import FigureCanvasAgg
+    from matplotlib.figure import Figure
+
+    fig = Figure(figsize=(layout.width, layout.height(HEIGHT)), layout="constrained")
+    FigureCanvasAgg(fig)
+    return fig
