@@ -340,6 +340,20 @@ def test_compare_sidecars_names_the_moved_series() -> None:
     assert S.compare_sidecars(committed, {"figure": "fig2", "panels": {}})[0].startswith("figure ids differ")
 
 
+def test_a_text_is_compared_unless_round_off_decides_it() -> None:
+    """A text series must match exactly, except under a rule whose tolerance is infinite (round-off
+    decides it, the rule says why): lockin_nulls' share of round-off windows for the all −D flow."""
+    committed = {"figure": "lockin_nulls", "config_hashes": {}, "panels": {"b": {"roundoff_shares": {}}}}
+    committed["panels"]["b"]["roundoff_shares"] = {"flow all −D": "19–54 %", "flow select": "19 %"}
+    other_path = copy.deepcopy(committed)
+    other_path["panels"]["b"]["roundoff_shares"]["flow all −D"] = "4–84 %"
+    assert S.compare_sidecars(committed, other_path) == []
+    moved = copy.deepcopy(committed)
+    moved["panels"]["b"]["roundoff_shares"]["flow select"] = "20 %"
+    (message,) = S.compare_sidecars(committed, moved)
+    assert "flow select" in message and "changed from '19 %' to '20 %'" in message
+
+
 def test_compare_sidecars_tolerances_per_series() -> None:
     base = {
         "figure": "fig6",

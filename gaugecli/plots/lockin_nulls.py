@@ -58,6 +58,12 @@ SIDECAR_TOLERANCES = (
     ("b/*/detector_fire_raw/*", float("inf"), 0.0, "the raw detector reads λ2/λ3 in the round-off band: round-off"),
     ("c/*_raw/*", float("inf"), 0.0, "the raw gap λ2/λ3 is round-off wherever λ3 is (what (c) shows)"),
     ("b/flow all −D/*", float("inf"), 0.0, "all −D duplicates: a symmetric start split by round-off (Λ > 36)"),
+    (
+        "b/roundoff_shares/flow all −D",
+        float("inf"),
+        0.0,
+        "all −D: its round-off window share moves with the arithmetic (19–54 % here, 4–84 % on CI's second path)",
+    ),
     ("d/*informative_rate*", float("inf"), 0.0, "windows at the round-off band's edge flip with the arithmetic"),
 )
 """Where a number moves more than the shared default across arithmetic paths, and why (first match wins)."""

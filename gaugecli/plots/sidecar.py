@@ -99,7 +99,7 @@ def _diff(x: Any, y: Any, path: str, rtol: float, atol: float, out: list[str]) -
     if (_is_number(x) or x is None) and (_is_number(y) or y is None):
         _diff_numbers([x], [y], path, rtol, atol, out)
         return
-    if x != y:
+    if x != y and math.isfinite(tolerance_for(path, rtol, atol)[0]):  # a text decided by round-off is not compared
         out.append(f"{_where(path)}: changed from {x!r} to {y!r}")
 
 
