@@ -260,6 +260,13 @@ class EmpiricalSample:
         """How many samples a stack holds (``None``: one sample, shared by every member)."""
         return None if self.X is None or self.X.dim() == 2 else int(self.X.shape[0])
 
+    def holding(self, X: torch.Tensor, y: torch.Tensor) -> EmpiricalSample:
+        """A stored sample of these rows ``X (…, n', d)``, ``y (…, n')`` (a batch, a stack's members) on
+        this sample's device, chunk size and activation."""
+        return EmpiricalSample(
+            X.shape[-2], self.d, X=X, y=y, device=self.device, chunk_bytes=self.chunk_bytes, activation=self.activation
+        )
+
     def _tensor(self, x: Array) -> torch.Tensor:
         return torch.from_numpy(np.ascontiguousarray(x, dtype=np.float64)).to(self.device)
 
@@ -344,19 +351,8 @@ class EmpiricalSample:
         a, W = np.asarray(a, float), np.asarray(W, float)
         if self.members is not None:  # member b along its own sample b
             assert self.X is not None and self.y is not None
-            return np.stack(
-                [
-                    EmpiricalSample(
-                        self.n,
-                        self.d,
-                        X=self.X[b],
-                        y=self.y[b],
-                        chunk_bytes=self.chunk_bytes,
-                        activation=self.activation,
-                    ).loss_along(a[b], W[b])
-                    for b in range(self.members)
-                ]
-            )
+            X, y = self.X, self.y
+            return np.stack([self.holding(X[b], y[b]).loss_along(a[b], W[b]) for b in range(self.members)])
         lead, (m, d) = a.shape[:-1], W.shape[-2:]
         states = math.prod(lead)
         a_all, W_all = a.reshape(states, m), W.reshape(states * m, d)
@@ -395,16 +391,7 @@ class EmpiricalSample:
 
         def members(idx: Indices) -> Objective:
             rows = torch.as_tensor(np.asarray(idx), device=self.device)
-            part = EmpiricalSample(
-                self.n,
-                self.d,
-                X=X[rows],
-                y=y[rows],
-                device=self.device,
-                chunk_bytes=self.chunk_bytes,
-                activation=self.activation,
-            )
-            return part.objective()
+            return self.holding(X[rows], y[rows]).objective()
 
         return Objective(self.oracle(), self.hessian, self.name, members)
 

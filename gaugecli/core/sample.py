@@ -167,16 +167,7 @@ def minibatch_oracle(
 
     def resampled(a: Array, W: Array) -> tuple[Array, Array, None]:
         idx = next_batch()
-        batch = EmpiricalSample(
-            B,
-            full.d,
-            X=Xt[idx],
-            y=yt[idx],
-            device=full.device,
-            chunk_bytes=full.chunk_bytes,
-            activation=full.activation,
-        )
-        ga, gW, _ = batch.gradient(a, W)
+        ga, gW, _ = full.holding(Xt[idx], yt[idx]).gradient(a, W)
         return ga, gW, None
 
     resampled.objective_name = f"empirical n={n}, resampled batches B={B}"  # type: ignore[attr-defined]
