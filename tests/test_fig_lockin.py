@@ -6,19 +6,18 @@ the −D gauge, and the figure at most 4.5 in tall. Its nulls are ``lockin_nulls
 
 from __future__ import annotations
 
-import fnmatch
 import json
 import math
 from typing import Any
 
+import _figure_checks as checks
 import numpy as np
 import pytest
-from matplotlib.text import Text
 
 from gaugecli.pipeline import Pipeline
 from gaugecli.plots import FIGURES, lockin, style
 from gaugecli.plots.render import resolve
-from gaugecli.plots.venue import MIN_TEXT_PT, layout
+from gaugecli.plots.venue import layout
 
 CONFIG = lockin.needs(True)["lockin"].config
 D = CONFIG.strengths[0]
@@ -98,7 +97,7 @@ def test_the_nulls_are_not_here(built: Any) -> None:
     """Xu's detector and Tian's sign rule moved to lockin_nulls; no flat identity panel remains."""
     fig, panels, _ = built
     assert set(panels) == {"a", "b", "c", "d", "legend"}
-    for ax in _panel_axes(fig).values():
+    for ax in checks.panel_axes(fig).values():
         for line in ax.get_lines():
             y = np.asarray(line.get_ydata(), float)
             assert not (y.size > 3 and line.get_marker() == "v" and np.allclose(y, 1.0)), "the sign rate is drawn"
@@ -108,73 +107,22 @@ def test_the_nulls_are_not_here(built: Any) -> None:
 # conventions, shared with test_fig_lockin_nulls.py (copied there: tests import no test module)
 
 
-def _panel_axes(fig: Any) -> dict[str, Any]:
-    from matplotlib.axes import Axes
-
-    return {
-        ax.get_title(loc="left").strip("()"): ax for ax in fig.findobj(Axes) if ax.get_title(loc="left").startswith("(")
-    }
-
-
-def _series(node: Any, path: str = "") -> list[tuple[str, dict[str, Any]]]:
-    if isinstance(node, dict):
-        if "x" in node and "y" in node:
-            return [(path, node)]
-        return [item for k, v in node.items() for item in _series(v, f"{path}/{k}")]
-    return []
-
-
-def _data_points(ax: Any, steps: int = 8) -> np.ndarray:
-    """Every drawn line's points in display coordinates, with points along its segments."""
-    out = []
-    for line in ax.get_lines():
-        xy = np.column_stack([np.asarray(line.get_xdata(), float), np.asarray(line.get_ydata(), float)])
-        if xy.size == 0:
-            continue
-        with np.errstate(invalid="ignore", divide="ignore"):
-            pts = ax.transData.transform(xy)
-        if line.get_linestyle() not in ("None", "none", " ", "") and len(pts) > 1:
-            f = np.linspace(0.0, 1.0, steps, endpoint=False)[:, None, None]
-            pts = np.concatenate([(pts[:-1] + f * (pts[1:] - pts[:-1])).reshape(-1, 2), pts[-1:]])
-        out.append(pts[np.all(np.isfinite(pts), axis=1)])
-    return np.concatenate(out) if out else np.empty((0, 2))
-
-
-def _covers(box: Any, pts: np.ndarray, pad: float = 1.0) -> int:
-    inside = (pts[:, 0] > box.x0 + pad) & (pts[:, 0] < box.x1 - pad) & (pts[:, 1] > box.y0 + pad)
-    return int(np.sum(inside & (pts[:, 1] < box.y1 - pad)))
-
-
 def test_every_sidecar_series_is_drawn(built: Any) -> None:
     fig, panels, _ = built
-    axes = _panel_axes(fig)
-    assert sorted(axes) == list("abcd")
-    for letter, ax in axes.items():
-        lines = [(np.asarray(ln.get_xdata(), float), np.asarray(ln.get_ydata(), float)) for ln in ax.get_lines()]
-        found = _series(panels[letter])
-        assert found, letter
-        for name, s in found:
-            x, y = style.as_array(s["x"]), style.as_array(s["y"])
-            assert any(
-                lx.shape == x.shape and np.allclose(lx, x, equal_nan=True) and np.allclose(ly, y, equal_nan=True)
-                for lx, ly in lines
-            ), f"panel {letter}: series {name} is not drawn"
+    checks.assert_every_series_drawn(fig, panels, "abcd")
 
 
 def test_text_is_at_least_7_pt_and_the_figure_at_most_4_5_in_tall(built: Any) -> None:
-    fig, _, _ = built
-    texts = [t for t in fig.findobj(Text) if t.get_visible() and t.get_text().strip()]
-    assert texts and min(t.get_fontsize() for t in texts) >= MIN_TEXT_PT
-    assert fig.get_figheight() <= MAX_HEIGHT_IN
+    checks.assert_text_and_height(built[0], MAX_HEIGHT_IN)
 
 
 def test_legends_are_clear_of_the_data_and_squares_mean_minus_D(built: Any) -> None:
     fig, _, _ = built
-    for letter, ax in _panel_axes(fig).items():
+    for letter, ax in checks.panel_axes(fig).items():
         legend = ax.get_legend()
         if legend is not None:
             box = legend.get_window_extent()
-            assert _covers(box, _data_points(ax)) == 0, f"panel {letter}: the legend covers data"
+            assert checks.covers(box, checks.data_points(ax)) == 0, f"panel {letter}: the legend covers data"
         for line in ax.get_lines():
             if line.get_marker() == "s":
                 assert line.get_color() == style.MINUS, f"panel {letter}: a square that is not the −D gauge"
@@ -182,15 +130,4 @@ def test_legends_are_clear_of_the_data_and_squares_mean_minus_D(built: Any) -> N
 
 def test_every_tolerance_rule_names_a_sidecar_number(built: Any) -> None:
     """The rules moved with their series: each still matches a number this figure writes."""
-    _, panels, _ = built
-
-    def paths(node: Any, path: str) -> list[str]:
-        if isinstance(node, dict):
-            return [p for k, v in node.items() for p in paths(v, f"{path}/{k}" if path else k)]
-        if isinstance(node, list) and node and not all(isinstance(v, (int, float)) or v is None for v in node):
-            return [p for i, v in enumerate(node) for p in paths(v, f"{path}/{i}")]
-        return [path]
-
-    written = paths(panels, "")
-    for pattern, *_ in lockin.SIDECAR_TOLERANCES:
-        assert any(fnmatch.fnmatchcase(p, pattern) for p in written), pattern
+    checks.assert_rules_name_sidecar_numbers(built[1], lockin.SIDECAR_TOLERANCES)

@@ -6,20 +6,19 @@ drawn, every text at least 7 pt, legends and notes clear of the data, no squares
 
 from __future__ import annotations
 
-import fnmatch
 import json
 from typing import Any
 
+import _figure_checks as checks
 import numpy as np
 import pytest
-from matplotlib.text import Text
 from typer.testing import CliRunner
 
 from gaugecli.core.lockin import ROUNDOFF_LEVEL
 from gaugecli.pipeline import Pipeline
 from gaugecli.plots import FIGURES, lockin, lockin_nulls, style
 from gaugecli.plots.render import resolve
-from gaugecli.plots.venue import MIN_TEXT_PT, layout
+from gaugecli.plots.venue import layout
 from gaugecli.store.artifacts import config_hash
 
 CONFIG = lockin_nulls.needs(True)["lockin"].config
@@ -84,7 +83,7 @@ def test_xu_window_gram_at_round_off_and_its_share_of_windows(built: Any) -> Non
 
 def test_the_shares_are_printed_beside_b_and_a_says_what_they_are(built: Any) -> None:
     fig, panels, _ = built
-    axes = _panel_axes(fig)
+    axes = checks.panel_axes(fig)
     right = [t.get_text() for child in axes["b"].child_axes for t in child.get_yticklabels()]
     assert right == list(panels["b"]["roundoff_shares"].values())
     labels = [child.get_ylabel() for child in axes["b"].child_axes]
@@ -106,7 +105,7 @@ def test_xu_detector_and_the_x2_positive(built: Any) -> None:
     run = _runs(result, mode="sample", activation="x2", control=False)[0]
     assert b["x² select"]["detector_fire_floored"]["x"] == [run.detector_fire_floored]
     # the legend says what rings, dots and ticks are
-    legend = _panel_axes(fig)["b"].get_legend()
+    legend = checks.panel_axes(fig)["b"].get_legend()
     assert [t.get_text() for t in legend.get_texts()] == ["raw fires", "floored fires", r"the run's $T_{\rm spec}$"]
     markers = [(h.get_marker(), h.get_markerfacecolor()) for h in legend.legend_handles]
     assert markers[0] == ("o", "none") and markers[1][0] == "o" and markers[1][1] != "none" and markers[2][0] == "|"
@@ -129,7 +128,7 @@ def test_tian_sign_rate_is_stated_not_drawn(built: Any) -> None:
     assert d["informative_rate_min"] == min(r.frac_neg_given_similar for r in result.runs if r.frac_neg_given_similar)
     assert d["sign_identity_residual_max"] < 1e-11  # f̃_jᵀP_ηf̃_l = −η²B_jl to round-off
     assert all(v["informative_rate_min"] == 1.0 for v in d.values() if isinstance(v, dict))
-    ax = _panel_axes(fig)["d"]
+    ax = checks.panel_axes(fig)["d"]
     assert any("frac($B<0" in t.get_text() and "= 1" in t.get_text() for t in ax.texts)
     for line in ax.get_lines():  # the flat rate is not a drawn line
         assert line.get_marker() in ("None", "none", "", None)
@@ -142,90 +141,28 @@ def test_tian_sign_rate_is_stated_not_drawn(built: Any) -> None:
 # conventions (the same helpers as test_fig_lockin.py: tests import no test module)
 
 
-def _panel_axes(fig: Any) -> dict[str, Any]:
-    from matplotlib.axes import Axes
-
-    return {
-        ax.get_title(loc="left").strip("()"): ax for ax in fig.findobj(Axes) if ax.get_title(loc="left").startswith("(")
-    }
-
-
-def _series(node: Any, path: str = "") -> list[tuple[str, dict[str, Any]]]:
-    if isinstance(node, dict):
-        if "x" in node and "y" in node:
-            return [(path, node)]
-        return [item for k, v in node.items() for item in _series(v, f"{path}/{k}")]
-    return []
-
-
-def _data_points(ax: Any, steps: int = 8) -> np.ndarray:
-    """Every drawn line's points in display coordinates, with points along its segments."""
-    out = []
-    for line in ax.get_lines():
-        xy = np.column_stack([np.asarray(line.get_xdata(), float), np.asarray(line.get_ydata(), float)])
-        if xy.size == 0:
-            continue
-        with np.errstate(invalid="ignore", divide="ignore"):
-            pts = ax.transData.transform(xy)
-        if line.get_linestyle() not in ("None", "none", " ", "") and len(pts) > 1:
-            f = np.linspace(0.0, 1.0, steps, endpoint=False)[:, None, None]
-            pts = np.concatenate([(pts[:-1] + f * (pts[1:] - pts[:-1])).reshape(-1, 2), pts[-1:]])
-        out.append(pts[np.all(np.isfinite(pts), axis=1)])
-    return np.concatenate(out) if out else np.empty((0, 2))
-
-
-def _covers(box: Any, pts: np.ndarray, pad: float = 1.0) -> int:
-    inside = (pts[:, 0] > box.x0 + pad) & (pts[:, 0] < box.x1 - pad) & (pts[:, 1] > box.y0 + pad)
-    return int(np.sum(inside & (pts[:, 1] < box.y1 - pad)))
-
-
 def test_every_sidecar_series_is_drawn(built: Any) -> None:
     fig, panels, _ = built
-    axes = _panel_axes(fig)
-    assert sorted(axes) == list("abcd")
-    for letter, ax in axes.items():
-        lines = [(np.asarray(ln.get_xdata(), float), np.asarray(ln.get_ydata(), float)) for ln in ax.get_lines()]
-        found = _series(panels[letter])
-        assert found, letter
-        for name, s in found:
-            x, y = style.as_array(s["x"]), style.as_array(s["y"])
-            assert any(
-                lx.shape == x.shape and np.allclose(lx, x, equal_nan=True) and np.allclose(ly, y, equal_nan=True)
-                for lx, ly in lines
-            ), f"panel {letter}: series {name} is not drawn"
+    checks.assert_every_series_drawn(fig, panels, "abcd")
 
 
 def test_text_is_at_least_7_pt_and_the_figure_at_most_4_5_in_tall(built: Any) -> None:
-    fig, _, _ = built
-    texts = [t for t in fig.findobj(Text) if t.get_visible() and t.get_text().strip()]
-    assert texts and min(t.get_fontsize() for t in texts) >= MIN_TEXT_PT
-    assert fig.get_figheight() <= MAX_HEIGHT_IN
+    checks.assert_text_and_height(built[0], MAX_HEIGHT_IN)
 
 
 def test_legends_and_notes_are_clear_of_the_data_and_no_squares(built: Any) -> None:
     fig, _, _ = built
-    for letter, ax in _panel_axes(fig).items():
-        pts = _data_points(ax)
+    for letter, ax in checks.panel_axes(fig).items():
+        pts = checks.data_points(ax)
         boxes = [("the legend", ax.get_legend())] + [
             (f"note {t.get_text()!r}", t) for t in ax.texts if "\n" in t.get_text()
         ]
         for what, artist in boxes:
             if artist is not None:
-                assert _covers(artist.get_window_extent(), pts) == 0, f"panel {letter}: {what} covers data"
+                assert checks.covers(artist.get_window_extent(), pts) == 0, f"panel {letter}: {what} covers data"
         assert all(line.get_marker() != "s" for line in ax.get_lines()), f"panel {letter}: a square (−D only)"
 
 
 def test_every_tolerance_rule_names_a_sidecar_number(built: Any) -> None:
     """The rules moved here from lockin with their series: each still matches a number this figure writes."""
-    _, panels, _ = built
-
-    def paths(node: Any, path: str) -> list[str]:
-        if isinstance(node, dict):
-            return [p for k, v in node.items() for p in paths(v, f"{path}/{k}" if path else k)]
-        if isinstance(node, list) and node and not all(isinstance(v, (int, float)) or v is None for v in node):
-            return [p for i, v in enumerate(node) for p in paths(v, f"{path}/{i}")]
-        return [path]
-
-    written = paths(panels, "")
-    for pattern, *_ in lockin_nulls.SIDECAR_TOLERANCES:
-        assert any(fnmatch.fnmatchcase(p, pattern) for p in written), pattern
+    checks.assert_rules_name_sidecar_numbers(built[1], lockin_nulls.SIDECAR_TOLERANCES)
