@@ -79,9 +79,15 @@ FIT_MIN = 4.0
 
 SIDECAR_TOLERANCES = (
     ("key/*_minus_*", 1e-6, 1e-7, "a difference of two extrapolated times, each to ≈ 1e-9 relative of T ≈ 10"),
-    ("c/*", 1e-3, 1e-9, "finite-sample flows are integrated at rtol 1e-4 (SAMPLE_RTOL): round-off can move a step"),
-    ("key/deviation*", 1e-3, 1e-9, "as c/*"),
-    ("key/sample*", 1e-3, 1e-9, "as c/*"),
+    (
+        "c/*",
+        1e-3,
+        1e-4,
+        "finite-sample flows are integrated at rtol 1e-4 (SAMPLE_RTOL): a state is good to ≈ 1e-4 relative, so a "
+        "deviation between functions of norm ≈ 1, or a T_spec ratio, to ≈ 1e-4 absolute (LSODA against RK23: 3.2e-5)",
+    ),
+    ("key/deviation*", 1e-3, 1e-4, "as c/*"),
+    ("key/sample*", 1e-3, 1e-4, "as c/*"),
     ("d/*", 0.0, 1e-12, "selection counts and their Wilson intervals are exact"),
 )
 """Per-series tolerances of the regeneration check (:mod:`gaugecli.plots.sidecar`)."""

@@ -76,6 +76,12 @@ class Erf(Activation):
         v = right(W2) - (c / P1)[..., None] * left(W1)
         return (2.0 / np.pi) * v / np.sqrt(D)[..., None]
 
+    def kernel_and_grad(self, W1: Array, W2: Array) -> tuple[Array, Array]:
+        # kernel() and kernel_grad() from one evaluation of the pair terms (the gradient's hot path)
+        c, P1, P2, D = _pair_terms(W1, W2)
+        v = right(W2) - (c / P1)[..., None] * left(W1)
+        return (2.0 / np.pi) * np.arcsin(c / np.sqrt(P1 * P2)), (2.0 / np.pi) * v / np.sqrt(D)[..., None]
+
     def kernel_hessians(self, W1: Array, W2: Array) -> tuple[Array, Array]:
         c, P1, P2, D = _pair_terms(W1, W2)
         w1, w2 = left(W1), right(W2)

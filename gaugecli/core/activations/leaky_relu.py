@@ -25,7 +25,7 @@ from typing import TYPE_CHECKING, ClassVar
 import numpy as np
 
 from gaugecli.core.activations.base import Activation, filled, inner, pair_shape, right
-from gaugecli.core.kernels import arccos_kernel, arccos_kernel_grad, arccos_kernel_hessians
+from gaugecli.core.kernels import arccos_kernel, arccos_kernel_and_grad, arccos_kernel_grad, arccos_kernel_hessians
 from gaugecli.core.types import Array
 
 if TYPE_CHECKING:
@@ -76,6 +76,13 @@ class LeakyReLU(Activation):
         # w' on every pair: broadcast to (..., p, q, d) before adding so shapes match kernels.py
         linear = filled(pair_shape(W1, W2) + (W1.shape[-1],), right(W2))
         return (1.0 - beta) ** 2 * arccos_kernel_grad(W1, W2) + beta * linear
+
+    def kernel_and_grad(self, W1: Array, W2: Array) -> tuple[Array, Array]:
+        # the same sums as kernel() and kernel_grad(), from one pair geometry (the gradient's hot path)
+        beta = self.negative_slope
+        k, g = arccos_kernel_and_grad(W1, W2)
+        linear = filled(pair_shape(W1, W2) + (W1.shape[-1],), right(W2))
+        return (1.0 - beta) ** 2 * k + beta * inner(W1, W2), (1.0 - beta) ** 2 * g + beta * linear
 
     def kernel_hessians(self, W1: Array, W2: Array) -> tuple[Array, Array]:
         beta = self.negative_slope
