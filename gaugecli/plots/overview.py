@@ -85,7 +85,7 @@ def _paper_figure(outcome: Outcome, sizes: Layout) -> Any:
 
 def render_outcome(outcome: Outcome, path: Path) -> Path:
     """Draw the figure of a freshly computed (or cached) outcome to ``path`` (format from its suffix)."""
-    from gaugecli.plots.render import save_figure
+    from gaugecli.plots.render import freeze_layout, save_figure
     from gaugecli.store.artifacts import package_version
 
     sizes = layout()
@@ -99,7 +99,7 @@ def render_outcome(outcome: Outcome, path: Path) -> Path:
             fig = _paper_figure(outcome, sizes)
         else:
             raise ValueError(f"no figure for {outcome.kind} results: the command prints its summary")
-        fig.canvas.draw()
+        freeze_layout(fig)
         save_figure(
             fig,
             path,

@@ -200,13 +200,13 @@ def build(result: Any, config: Any, sizes: Layout) -> tuple[Any, dict[str, Any]]
 
 def render(outcome: Outcome, path: Path, sizes: Layout | None = None) -> Path:
     """Draw the maps of a ``phase`` outcome to ``path`` (its format from the suffix)."""
-    from gaugecli.plots.render import save_figure
+    from gaugecli.plots.render import freeze_layout, save_figure
     from gaugecli.store.artifacts import package_version
 
     sizes = sizes or layout()
     with style.context(sizes):
         fig, _ = build(outcome.result, outcome.config, sizes)
-        fig.canvas.draw()
+        freeze_layout(fig)
         save_figure(
             fig,
             path,

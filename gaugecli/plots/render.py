@@ -134,9 +134,7 @@ def render(
         sidecar = sidecar_document(fig_id, config, hashes, panels)
         if keep_unchanged and _unchanged(sidecar_path, sidecar, images):
             return Rendered(images + [sidecar_path], kept=True)
-        # lay out once, then freeze: every format gets the same geometry, whatever was saved before
-        fig.canvas.draw()
-        fig.set_layout_engine("none")
+        freeze_layout(fig)
         for path in images:
             save_figure(fig, path, title=f"gaugecli {fig_id}", subject=subject, version=package_version())
     atomic_write_text(sidecar_path, dumps(sidecar), "--out-dir")
@@ -214,6 +212,18 @@ def render_from_cache(
     (``plot`` prefetches them first, so nothing is computed twice)."""
     pipeline = Pipeline(cache_root)
     return render(fig_id, pipeline, out_dir, formats=formats, quick=quick, layout=layout, keep_unchanged=keep_unchanged)
+
+
+def freeze_layout(fig: Any) -> None:
+    """Lay ``fig`` out once (constrained layout, text measured without rasterising), then freeze it:
+    every format gets the same geometry, whatever was saved before.
+
+    ``set_layout_engine("none")`` leaves a placeholder engine, and ``savefig`` lays out text once
+    more before each save whenever an engine is set (a third of a PDF's time); the placeholder is
+    dropped as well, as the geometry is final."""
+    fig.draw_without_rendering()
+    fig.set_layout_engine("none")
+    fig._layout_engine = None  # no public way to remove the placeholder; savefig checks `is not None`
 
 
 def save_figure(fig: Any, path: Path, *, title: str, subject: str, version: str, flag: str = "--out-dir") -> Path:

@@ -8,17 +8,18 @@ sizes on paper.
 
 from __future__ import annotations
 
-import math
 from dataclasses import dataclass
 
 MIN_TEXT_PT = 7.0
 """Smallest text in a figure (tick labels, legends, annotations), points at printed size."""
-MIN_SCRIPT_PT = 5.0
-"""Smallest sub- or superscript, points at printed size."""
-SCRIPT_SHRINK = 0.7
-"""matplotlib's mathtext draws a sub/superscript at 0.7 of its text size."""
-SMALL_PT = math.ceil(max(MIN_TEXT_PT, MIN_SCRIPT_PT / SCRIPT_SHRINK) * 10) / 10
-"""The small text size that honours both floors: 7.2 pt (its subscripts: 5.04 pt)."""
+MIN_SCRIPT_PT = 6.0
+"""Smallest sub- or superscript (tick exponents, the "spec" of T_spec), points at printed size."""
+SMALL_PT = 7.2
+"""Tick labels, legends and annotations: 7.2 pt, a margin over :data:`MIN_TEXT_PT` that every
+PDF reader's rounding keeps at or above 7."""
+MATPLOTLIB_SCRIPT_SHRINK = 0.7
+"""matplotlib's mathtext draws a sub/superscript at 0.7 of its text size (5.04 pt at 7.2 pt);
+:attr:`Layout.script_shrink` raises it so that scripts meet :data:`MIN_SCRIPT_PT`."""
 
 VENUES = ("neurips", "iclr", "icml", "jmlr")
 DEFAULT_VENUE = "neurips"
@@ -33,6 +34,12 @@ class Layout:
     width: float = 5.5
     text: float = 9.0
     small: float = 7.2
+
+    @property
+    def script_shrink(self) -> float:
+        """Size of a sub/superscript relative to its text: :data:`MIN_SCRIPT_PT` at the small size
+        (6.0 / 7.2 = 0.83), never below matplotlib's 0.7."""
+        return max(MATPLOTLIB_SCRIPT_SHRINK, MIN_SCRIPT_PT / min(self.small, self.text))
 
     def height(self, ratio: float) -> float:
         """A height ``ratio`` × width, in inches."""
