@@ -32,10 +32,17 @@ def sidecar_series(node: Any, path: str = "") -> list[tuple[str, dict[str, Any]]
     return []
 
 
-def data_points(ax: Any, steps: int = 8) -> np.ndarray:
-    """Every drawn line's points in display coordinates, with points along its segments."""
+def data_points(ax: Any, steps: int = 8, *, guides: bool = True) -> np.ndarray:
+    """Every drawn line's points in display coordinates, with points along its segments
+    (``guides=False``: not the grey guides, thresholds and power laws of :data:`style.GUIDE`)."""
+    from matplotlib.colors import same_color
+
+    from gaugecli.plots import style
+
     out = []
     for line in ax.get_lines():
+        if not guides and same_color(line.get_color(), style.GUIDE):
+            continue
         xy = np.column_stack([np.asarray(line.get_xdata(), float), np.asarray(line.get_ydata(), float)])
         if xy.size == 0:
             continue
@@ -90,3 +97,12 @@ def assert_rules_name_sidecar_numbers(panels: dict[str, Any], rules: Any) -> Non
     written = paths(panels, "")
     for pattern, *_ in rules:
         assert any(fnmatch.fnmatchcase(p, pattern) for p in written), pattern
+
+
+def assert_legend_clear(fig: Any, letter: str) -> None:
+    """Panel ``letter``'s legend covers no point of its data lines (guides may pass under it)."""
+    ax = panel_axes(fig)[letter]
+    legend = ax.get_legend()
+    assert legend is not None
+    covered = covers(legend.get_window_extent(), data_points(ax, guides=False))
+    assert covered == 0, f"panel {letter}: the legend covers {covered} points of data"

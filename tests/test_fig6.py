@@ -208,3 +208,9 @@ def test_text_is_at_least_seven_points(built) -> None:
     small = [(t.get_text(), t.get_fontsize()) for t in texts if t.get_fontsize() < MIN_TEXT_PT]
     assert not small, small
     assert fig.get_size_inches()[0] == pytest.approx(layout().width)
+
+
+def test_legend_clear_of_the_data(built) -> None:
+    import _figure_checks as checks
+
+    checks.assert_legend_clear(built[0], "b")

@@ -282,3 +282,9 @@ def test_no_text_below_the_floor_and_the_venue_width(built) -> None:
     assert not small, small
     assert fig.get_size_inches()[0] == pytest.approx(layout().width)
     assert not any("SPEC" in t.get_text() or "e+00" in t.get_text() for t in texts)
+
+
+def test_legend_clear_of_the_data(built) -> None:
+    import _figure_checks as checks
+
+    checks.assert_legend_clear(built[0], "a")

@@ -69,6 +69,8 @@ def _panel_decay(ax: Any, result: PruneResult, layout: Layout) -> dict[str, Any]
     sample = _grid(result, "sample", m) if any(p.mode == "sample" for p in result.points) else []
     colors = dict(zip([p.strength for p in flow], style.sequential_colors(len(flow)), strict=True))
     x_max = 0.0
+    # cividis keeps the D order colour-blind safe; a marker per D tells neighbours apart
+    markers = dict(zip([p.strength for p in flow], style.SEQUENCE_MARKERS, strict=False))
     for mode, runs in (("flow", flow), ("sample", sample)):
         for p in runs:
             x = p.strength * p.t
@@ -81,6 +83,10 @@ def _panel_decay(ax: Any, result: PruneResult, layout: Layout) -> dict[str, Any]
                 color=colors.get(p.strength, style.GREY),
                 ls="-" if mode == "flow" else SAMPLE_LS,
                 lw=1.2 if mode == "flow" else 1.0,
+                marker=markers.get(p.strength) if mode == "flow" else None,
+                markevery=(0.04 + 0.03 * list(markers).index(p.strength), 0.18) if p.strength in markers else None,
+                ms=3.2,
+                mfc="white",
             )
             out[f"{mode}-D{p.strength:g}"] = style.series(
                 x, y, resolution=p.resolution, decay_rate=p.decay_rate, predicted_rate=p.predicted_rate
@@ -99,17 +105,19 @@ def _panel_decay(ax: Any, result: PruneResult, layout: Layout) -> dict[str, Any]
     style.floor_band(ax, FLOOR, None)
     style.threshold_line(ax, 1e-6)
     ax.set_yscale("log")
-    ax.set_ylim(FLOOR / 8.0, 0.2)
-    ax.set_xlim(0.0, 1.08 * x_max)
+    ax.set_ylim(FLOOR / 8.0, 1.0)
+    ax.set_xlim(0.0, 1.4 * x_max)
     ax.set_xlabel(r"time $\times$ gauge strength, $D\,t$")
     ax.set_ylabel(r"non-owner norm $P(t)$")
-    handles = [style.line_handle(c, "-", None, f"$D={D:g}$") for D, c in colors.items()]
+    handles = [style.line_handle(c, "-", markers[D], f"$D={D:g}$", mfc="white") for D, c in colors.items()]
     if sample:
         handles.append(style.line_handle("0.3", SAMPLE_LS, None, "finite sample"))
-    ax.legend(handles=handles, loc="upper right", ncols=2, columnspacing=0.6, handlelength=1.3)
+    # one column at the upper right, where every curve has fallen below 1e-6: the time axis runs on
+    # to 1.4 × the last curve's end and P's to 1, for the room
+    ax.legend(handles=handles, loc="upper right", handlelength=1.6, handletextpad=0.4)
     style.note(
         ax,
-        "grey band:\nlinearised flow,\n" + rf"$e^{{-\lambda t}}$, $\lambda={lam:.4f}\,D$",
+        "grey band: linearised\nflow as $D\\to\\infty$,\n" + rf"$e^{{-\lambda t}}$, $\lambda={lam:.4f}\,D$",
         (0.02, 0.1),
         layout,
         xycoords="axes fraction",

@@ -234,7 +234,8 @@ def _panel_share(ax: Any, runs: dict[str, RunObservables], shares: dict[str, Any
     ax.set_ylabel(r"transport share $\int_0^t T \,/ \int_0^t (R+T)$")
     handles = [style.line_handle(style.THEORY, STRENGTH_LINESTYLES[D], None, f"$D={D:g}$") for D in STRENGTHS]
     handles.append(style.line_handle(style.THEORY, "-", None, r"$D\to\infty$", lw=2.2))
-    ax.legend(handles=handles, loc="lower right", ncols=3, columnspacing=1.0, handlelength=2.2)
+    # three short columns at the lower right: clear of the −D curves' rise near t = 0, under the +D plateau
+    ax.legend(handles=handles, loc="lower right", ncols=3, columnspacing=0.7, handlelength=1.6, handletextpad=0.4)
     style.panel_label(ax, "b")
     return out
 

@@ -135,6 +135,13 @@ def _panel_threshold(ax: Any, visible: Any, wall: float, wall_label: str, layout
 
     # the failure region (below the threshold) and the threshold itself, with its brackets
     floor = float(np.nanmin(gap)) / 20.0 if np.any(ok) else 1e-4
+    # the legend (lower left, ≈ half the height) goes under every point of the left half: the axis
+    # reaches low enough that those points sit in its top 45 % (log scale)
+    left = D <= np.sqrt(D[0] * D[-1])
+    grid_y = np.array([wall - p.eps for p in visible.points if p.strength <= np.sqrt(D[0] * D[-1])], dtype=float)
+    lowest = float(np.nanmin(np.concatenate([grid_y, gap[left & ok]]))) if grid_y.size or np.any(left & ok) else floor
+    top = wall * 1.6
+    floor = min(floor, lowest * (lowest / top) ** (0.55 / 0.45))
     ax.fill_between(D[ok], floor / 10.0, gap[ok], color=SHADE, lw=0, zorder=0)
     ax.errorbar(
         D[ok],
@@ -177,7 +184,7 @@ def _panel_threshold(ax: Any, visible: Any, wall: float, wall_label: str, layout
     ax.legend(handles=handles, loc="lower left", handlelength=1.4, borderaxespad=0.2)
     _log2_axis(ax, [d for d in D if math.log(d, 4) % 1 == 0] or D)
     ax.set_yscale("log")
-    ax.set_ylim(floor, wall * 1.6)
+    ax.set_ylim(floor, top)
     ax.set_xlim(D[0] / 1.4, D[-1] * 1.4)
     ax.set_xlabel(style.LABELS["D"])
     ax.set_ylabel(rf"distance to the wall ${wall_label}-\varepsilon$")
