@@ -72,8 +72,12 @@ def test_needs_are_fig3s_runs_and_finite_sample_flows() -> None:
     the finite-sample runs are gradient flows on L_n (mode sample: no step), n = 10⁴, at D = 4."""
     for quick in (True, False):
         needs = fig2.needs(quick)
-        flows = {config_hash(n.config) for name, n in needs.items() if not name.startswith("sample-")}
+        flows = {config_hash(n.config) for name, n in needs.items() if not name.startswith(("sample-", "boundary-"))}
         assert flows == {config_hash(n.config) for n in fig3.needs(quick).values()}
+        # (e)'s boundary: ±D below D = 1 and at D = 4 for other θ0, population flows of one neuron
+        boundary = [n.config for name, n in needs.items() if name.startswith("boundary-")]
+        assert len(boundary) == 2 * (len(fig2.BOUNDARY_STRENGTHS[quick]) + len(fig2.BOUNDARY_THETA0[quick]))
+        assert all(c.dynamics.mode.value == "flow" and c.m == 1 for c in boundary)
         samples = [n.config for name, n in needs.items() if name.startswith("sample-")]
         assert len(samples) == 2 * len(fig2.SEEDS[quick])
         for config in samples:
@@ -154,6 +158,29 @@ def test_phase_portrait_paths_are_the_reduced_paths_and_coincide_across_D(built:
     np.testing.assert_allclose(
         c[manifold], 2.0 * angular_profile(np.arccos(np.minimum(alpha[manifold], 1.0))), atol=1e-9
     )
+
+
+def test_where_the_gap_claim_stops(built: Any) -> None:
+    """(e)'s boundary of C5: below D = 1 and away from θ0 = π/2 the gap falls under 0.3 (measured by
+    a referee: Δ ≈ 0.12 at D = 0.1, 0.264 at θ0 = π/4, D = 4). Each drawn value against the reduced
+    (c, θ) solver, an independent integrator of the same two-equation flow."""
+    _, panels, _ = built
+    e, key = panels["e"], panels["key"]
+    below = {float(D): v for D, v in key["gap_below_1"].items()}
+    assert 0.25 in below and below[1.0] == key["gap"]["1"]
+    assert below[0.25] < 0.3 < below[1.0]
+    (theta,) = e["gap-theta0"]["theta0"]
+    assert theta == pytest.approx(np.pi / 4)
+    assert key["gap_theta0"]["0.25pi"] < 0.3
+    for D, theta0, value in ((0.25, np.pi / 2, below[0.25]), (4.0, np.pi / 4, key["gap_theta0"]["0.25pi"])):
+        runs = [solve_reduced(np.array([s * D]), t_max=400.0 if D < 1 else 60.0 / D if s > 0 else 40.0 * D,
+                              theta0=theta0, rtol=1e-12) for s in (1.0, -1.0)]  # fmt: skip
+        dense = []
+        for run in runs:
+            t = np.geomspace(1e-8 * run.t[-1], run.t[-1], 4000)
+            c, th = run.dense(t)
+            dense += [planar_loss(c, th), np.cos(th[:, 0])]
+        assert value == pytest.approx(clock_free_gap(*dense, floor=1e-14), abs=2e-3), (D, theta0)
 
 
 def test_alignment_reached_with_different_losses_and_coefficients(built: Any) -> None:
@@ -246,8 +273,8 @@ def test_every_sidecar_series_is_drawn_on_its_panel(built: Any) -> None:
             ), f"({letter}) {name} is in the sidecar but not drawn"
             count += 1
     # (a) 4 curves + 2 markers; (b) 4 + 2 + 2 crossings; (c) 4 + 2 limits; (d) 4 paths + 2 limits + 2 markers;
-    # (e) gap, mismatch, Δ∞, bound, 2 distances, guide; (f) 3 curves + 2 bounds
-    assert count == 6 + 8 + 6 + 8 + 7 + 5
+    # (e) gap, mismatch, Δ∞, bound, below D = 1, other θ0, 2 distances, guide; (f) 3 curves + 2 bounds
+    assert count == 6 + 8 + 6 + 8 + 9 + 5
 
 
 def test_axes_read_as_intended(built: Any) -> None:

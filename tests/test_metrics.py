@@ -256,6 +256,17 @@ def test_time_rescaling_mismatch_recovers_the_scale() -> None:
     assert mismatch <= 1e-4 and s == pytest.approx(1.0, rel=1e-2)
 
 
+def test_time_rescaling_finds_scales_the_horizons_do_not_tell() -> None:
+    """Both runs on one grid (one horizon), run 2 slower by 4·10⁵ and by 6·10⁶ (±D at D = 256 and
+    1024): the search must not be centred on the horizons' ratio."""
+    t = np.concatenate([[0.0], np.geomspace(1e-8, 1e9, 6000)])
+    L = lambda x: np.exp(-x)  # noqa: E731
+    for s_true in (4e5, 6e6):
+        mismatch, s = time_rescaling_mismatch(t, L(t), t, L(t / s_true))
+        assert mismatch <= 1e-3
+        assert s == pytest.approx(s_true, rel=1e-2)
+
+
 def test_time_rescaling_cannot_match_different_shapes() -> None:
     t = np.concatenate([[0.0], np.geomspace(1e-3, 60.0, 800)])
     one_rate = 0.5 * np.exp(-t)

@@ -4,7 +4,8 @@ paths' distance to their limits against D — with the constants and drawing hel
 
 from __future__ import annotations
 
-from typing import Any
+import math
+from typing import Any, NamedTuple
 
 import numpy as np
 
@@ -23,6 +24,14 @@ Samples = dict[str, dict[int, RunObservables]]
 
 Paths = dict[str, tuple[np.ndarray, np.ndarray]]
 """``(c, α)`` along a path, by gauge."""
+
+
+class Boundary(NamedTuple):
+    """C5's boundary in (e): ``(+D run, −D run)`` by D below 1 and, at D = SHOWN, by θ0."""
+
+    by_strength: dict[float, tuple[RunObservables, RunObservables]]
+    by_theta0: dict[float, tuple[RunObservables, RunObservables]]
+
 
 GAUGES = ("favorable", "unfavorable")
 
@@ -59,6 +68,15 @@ def _flow(gauge: str, strength: float) -> str:
     return f"{gauge}-D{strength:g}"
 
 
+def _angle_label(theta: float) -> str:
+    """``π/4``, ``3π/4``: an initial angle θ0 as a fraction of π (TeX)."""
+    from fractions import Fraction
+
+    f = Fraction(theta / math.pi).limit_denominator(12)
+    top = "" if f.numerator == 1 else f"{f.numerator}"
+    return rf"${top}\pi/{f.denominator}$" if f.denominator != 1 else rf"${top}\pi$"
+
+
 def _alpha(run: RunObservables) -> np.ndarray:
     return run.alignment[:, 0]
 
@@ -91,12 +109,12 @@ def _limit_paths(model: Any, points: int) -> Paths:
 
 
 def _d_axis(ax: Any, strengths: np.ndarray) -> None:
-    """Log-2 D axis labelled 1, 4, 16, … (every other power of two)."""
+    """Log-2 D axis labelled 1/16, 1/4, 1, 4, 16, … (every other power of two)."""
     from matplotlib.ticker import FixedLocator, FuncFormatter, NullLocator
 
     ax.set_xscale("log", base=2)
     ax.xaxis.set_major_locator(FixedLocator([D for D in strengths if np.log2(D) % 2 == 0]))
-    ax.xaxis.set_major_formatter(FuncFormatter(lambda v, _pos: f"{v:g}"))
+    ax.xaxis.set_major_formatter(FuncFormatter(lambda v, _pos: f"{v:g}" if v >= 1 else f"1/{1 / v:g}"))
     ax.xaxis.set_minor_locator(NullLocator())
 
 
@@ -139,9 +157,17 @@ def _panel_portrait(
 
 
 def _panel_strength(
-    ax: Any, ax_low: Any, strengths: np.ndarray, runs: Runs, dense: Paths, gap_limit: float, layout: Layout
+    ax: Any,
+    ax_low: Any,
+    strengths: np.ndarray,
+    runs: Runs,
+    dense: Paths,
+    gap_limit: float,
+    layout: Layout,
+    boundary: Boundary,
 ) -> dict[str, Any]:
-    """(e) top: ``Δ(D)`` with the claimed bound and ``Δ_∞``, the best-rescaling mismatch ``/L(0)``;
+    """(e) top: ``Δ(D)`` with the claimed bound and ``Δ_∞``, continued below D = 1 (dashed, where
+    the claim is not made) and at D = SHOWN for other θ0; the best-rescaling mismatch ``/L(0)``;
     bottom: the largest distance of each run's path to its ``D → ∞`` path, with a ``D⁻²`` guide."""
     pairs = [(runs[("favorable", D)], runs[("unfavorable", D)]) for D in strengths]
     gaps = np.array([_gap(p, q)[0] for p, q in pairs])
@@ -149,17 +175,49 @@ def _panel_strength(
     ends, claim = np.array([strengths[0], strengths[-1]]), np.array([GAP_FROM, strengths[-1]])
     ax.plot(ends, [gap_limit] * 2, zorder=2, **LIMIT)
     ax.plot(strengths, gaps, color=GAP, marker="D", ms=3.6, mfc="white", mew=1.0, lw=1.0, zorder=3)
+    low = np.array(sorted(boundary.by_strength), dtype=float)
+    low_gaps = np.array([_gap(*boundary.by_strength[D])[0] for D in low])
+    if low.size:  # below D = 1, where C5 claims nothing: the gap closes like Δ ∝ D
+        ax.plot(
+            np.append(low, strengths[0]),
+            np.append(low_gaps, gaps[0]),
+            color=GAP,
+            ls=(0, (2.5, 1.5)),
+            marker="D",
+            markevery=list(range(low.size)),
+            ms=3.6,
+            mfc=GAP,
+            mew=1.0,
+            lw=1.0,
+            zorder=3,
+        )
+    thetas = np.array(sorted(boundary.by_theta0), dtype=float)
+    theta_gaps = np.array([_gap(*boundary.by_theta0[t])[0] for t in thetas])
+    ax.plot([SHOWN] * thetas.size, theta_gaps, ls="none", marker="o", ms=3.6, color=GAP, zorder=4)
+    for t, value in zip(thetas, theta_gaps, strict=True):
+        # θ0 as a fraction of π, left of its point (below the Δ(D) line when the point is on it)
+        on_line = value >= GAP_BOUND
+        style.note(
+            ax,
+            _angle_label(t),
+            (SHOWN, value),
+            layout,
+            offset=(-4, -6) if on_line else (-4, 0),
+            ha="right",
+            va="top" if on_line else "center",
+            color=GAP,
+        )
     ax.plot(strengths, mismatch, color=MISMATCH, marker="v", ms=3.8, mfc="white", mew=1.0, lw=1.0, zorder=3)
     ax.plot(claim, [GAP_BOUND] * 2, color=style.GUIDE, ls=":", lw=0.9, zorder=1)
     # direct labels: a legend would cover the series in this short panel
     style.note(
         ax,
-        rf"claimed: $\Delta \geq {GAP_BOUND:g}$ for $D \geq {GAP_FROM:g}$",
+        rf"claimed: $\Delta \geq {GAP_BOUND:g}$, $D \geq {GAP_FROM:g}$",
         (claim[-1], GAP_BOUND),
         layout,
-        offset=(0, -2),
+        offset=(0, 2),
         ha="right",
-        va="top",
+        va="bottom",
     )
     style.note(
         ax,
@@ -171,7 +229,8 @@ def _panel_strength(
         va="bottom",
         color=style.THEORY,
     )
-    style.note(ax, r"clock-free gap $\Delta(D)$", (ends[0], gaps[0]), layout, offset=(0, 5), va="bottom", color=GAP)
+    first = float(low[0]) if low.size else float(ends[0])
+    style.note(ax, r"gap $\Delta(D)$; $\bullet$: $\theta_0$ at $D=4$", (first, 0.44), layout, va="bottom", color=GAP)
     style.note(
         ax,
         r"best-rescaling mismatch $/\,\mathcal{L}(0)$",
@@ -182,7 +241,7 @@ def _panel_strength(
         va="top",
         color=MISMATCH,
     )
-    _d_axis(ax, strengths)
+    _d_axis(ax, np.concatenate([low, strengths]))
     ax.tick_params(labelbottom=False)
     ax.set_ylim(0.0, 0.52)
     ax.set_yticks([0.0, 0.2, 0.4])
@@ -192,6 +251,9 @@ def _panel_strength(
         "mismatch": style.series(strengths, mismatch),
         "gap-limit": style.series(ends, [gap_limit] * 2, value=gap_limit),
         "bound": style.series(claim, [GAP_BOUND] * 2),
+        # the drawn dashes: D < 1, then the solid line's first point (D = 1)
+        "gap-below-1": style.series(np.append(low, strengths[0]), np.append(low_gaps, gaps[0])) if low.size else {},
+        "gap-theta0": style.series([SHOWN] * thetas.size, theta_gaps, theta0=style.tolist(thetas)),
     }
     from matplotlib.ticker import LogLocator, NullLocator
 
@@ -224,7 +286,7 @@ def _panel_strength(
         color=style.THEORY,
     )
     ax_low.set_yscale("log")
-    _d_axis(ax_low, strengths)
+    _d_axis(ax_low, np.concatenate([low, strengths]))
     ax_low.yaxis.set_major_locator(LogLocator(base=10, numticks=4))
     ax_low.yaxis.set_minor_locator(NullLocator())
     ax_low.set_xlabel(r"gauge strength $D$")

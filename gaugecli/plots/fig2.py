@@ -12,10 +12,13 @@ seeds, its *population* loss and alignment read against the population ``T_spec`
     reparametrization of time — with ``Δ = max_ℓ |α₊(ℓ) − α₋(ℓ)|`` marked and the ``D → ∞`` curves;
 (d) the phase portrait ``α`` against ``c`` at ``D = 4``, the largest D and ``D → ∞``: two paths
     (``+D`` turns, then grows; ``−D`` grows, then turns), each the same for every ``D ≳ 4``;
-(e) top: ``Δ(D)``, ``D = 1 … 1024``, with the claimed 0.3 and ``Δ`` at ``D → ∞``, and the mismatch
-    left by the best single time rescaling (``/L(0)``); bottom: the largest distance of each run's
-    ``(c, α)`` path to its ``D → ∞`` path, ``∝ D⁻²`` (+D) and ``D⁻² log D`` (−D): the paths
-    converge while the gap between them stays;
+(e) top: ``Δ(D)``, ``D = 1 … 1024``, with the claimed 0.3 and ``Δ`` at ``D → ∞``, and where the
+    claim stops: dashed below D = 1 (``D = 1/16 … 1/2``, the gap closes roughly like ``D``: the
+    gauges become alike) and, filled circles at ``D = 4``, ``θ0 = π/4`` (below 0.3) and ``3π/4``;
+    the mismatch left by the best single time rescaling (``/L(0)``). Δ is the largest vertical
+    distance ``max_ℓ |α₊(ℓ) − α₋(ℓ)|`` between the two curves of (c). Bottom: the largest
+    Euclidean distance in the ``(c, α)`` plane of each run's path to its ``D → ∞`` path,
+    ``∝ D⁻²`` (+D) and ``D⁻² log D`` (−D): the paths converge while the gap between them stays;
 (f) that best rescaling at ``D = 4``: ``L₊(t)`` against ``L₋(s* t)``; their difference swings to
     ``+`` and ``−`` the same size (the minimax optimum), so no other ``s`` does better.
 
@@ -25,6 +28,7 @@ The flow runs are fig3's (``SimulateConfig(gauge=g, strengths=(D,))``): ``plot a
 
 from __future__ import annotations
 
+import math
 from typing import Any
 
 import numpy as np
@@ -45,6 +49,7 @@ from gaugecli.plots._fig2_limit import (
     MISMATCH,
     SHOWN,
     SIGN,
+    Boundary,
     Paths,
     Samples,
     _alpha,
@@ -82,6 +87,17 @@ LEVEL_MIN = 1e-3
 """(c) draws ``α(ℓ)`` for ``ℓ ≥ 10⁻³ L(0)`` (below, both curves sit at α ≈ 1, on the axis)."""
 
 
+BOUNDARY_STRENGTHS = {False: (1 / 16, 1 / 8, 1 / 4, 1 / 2), True: (1 / 4,)}
+"""Gauge strengths below fig3's D = 1 where (e) follows the gap down (C5 claims D ≥ 4 only)."""
+BOUNDARY_THETA0 = {False: (math.pi / 4, 3 * math.pi / 4), True: (math.pi / 4,)}
+"""Initial angles besides SPEC's π/2 at which (e) shows the gap at D = 4."""
+
+
+def _boundary(gauge: str, strength: float, theta0: float | None = None) -> str:
+    angle = "" if theta0 is None else f"-theta{theta0 / math.pi:g}pi"
+    return f"boundary-{gauge}-D{strength:g}{angle}"
+
+
 def _sample(gauge: str, seed: int) -> str:
     return f"sample-{gauge}-s{seed}"
 
@@ -96,6 +112,16 @@ def needs(quick: bool) -> dict[str, Need]:
     out = {
         _flow(g, D): Need("simulate", SimulateConfig(gauge=g, strengths=(D,))) for g in GAUGES for D in STRENGTHS[quick]
     }
+    from gaugecli.experiments.config import ModelConfig
+
+    # C5's boundary in (e): the gap below D = 1, and at D = 4 away from θ0 = π/2
+    for D in BOUNDARY_STRENGTHS[quick]:
+        for g in GAUGES:
+            out[_boundary(g, D)] = Need("simulate", SimulateConfig(gauge=g, strengths=(D,)))
+    for theta in BOUNDARY_THETA0[quick]:
+        for g in GAUGES:
+            config = SimulateConfig(model=ModelConfig(theta0=theta), gauge=g, strengths=(SHOWN,))
+            out[_boundary(g, SHOWN, theta)] = Need("simulate", config)
     sample = DynamicsConfig(mode=Mode.sample, n_samples=N_SAMPLES)
     for s in SEEDS[quick]:
         for g in GAUGES:
@@ -306,7 +332,7 @@ def _panel_rescaling(ax: Any, plus: RunObservables, minus: RunObservables, layou
 
 def build(inputs: Inputs, layout: Layout) -> tuple[Any, dict[str, Any]]:
     """Six panels (3 × 2; (e) in two stacked axes) at the layout's width; the figure and its sidecar."""
-    flow_names = [n for n in inputs.configs if not n.startswith("sample-")]
+    flow_names = [n for n in inputs.configs if not n.startswith(("sample-", "boundary-"))]
     strengths = np.array(sorted({inputs.configs[n].strengths[0] for n in flow_names}), dtype=float)
     seeds = sorted({inputs.configs[n].seed for n in inputs.configs if n.startswith("sample-")})
     runs = {(g, float(D)): inputs[_flow(g, D)] for g in GAUGES for D in strengths}
@@ -331,7 +357,7 @@ def build(inputs: Inputs, layout: Layout) -> tuple[Any, dict[str, Any]]:
         "b": _panel_time(axes[0, 1], flows, samples, "alignment", threshold, layout),
         "c": _panel_levels(axes[1, 0], flows, samples, draw, layout),
         "d": _panel_portrait(axes[1, 1], runs, float(strengths[-1]), draw, threshold, layout),
-        "e": _panel_strength(ax_e, ax_low, strengths, runs, dense, gap_limit, layout),
+        "e": _panel_strength(ax_e, ax_low, strengths, runs, dense, gap_limit, layout, _boundary_runs(inputs)),
         "f": _panel_rescaling(axes[2, 1], flows["favorable"], flows["unfavorable"], layout),
     }
     for ax, letter in zip((*axes.ravel()[:4], ax_e, axes[2, 1]), "abcdef", strict=True):
@@ -354,6 +380,21 @@ def build(inputs: Inputs, layout: Layout) -> tuple[Any, dict[str, Any]]:
     return fig, panels
 
 
+def _boundary_runs(inputs: Inputs) -> Boundary:
+    """The runs of (e)'s boundary: ``(+D, −D)`` by D below 1, and at D = 4 by θ0."""
+    names = [n for n in inputs.configs if n.startswith("boundary-favorable-")]
+    by_strength: dict[float, tuple[RunObservables, RunObservables]] = {}
+    by_theta: dict[float, tuple[RunObservables, RunObservables]] = {}
+    for name in names:
+        config = inputs.configs[name]
+        pair = (inputs[name], inputs[name.replace("-favorable-", "-unfavorable-", 1)])
+        if "-theta" in name:
+            by_theta[float(config.model.theta0)] = pair
+        else:
+            by_strength[float(config.strengths[0])] = pair
+    return Boundary(dict(sorted(by_strength.items())), dict(sorted(by_theta.items())))
+
+
 def _key_numbers(
     panels: dict[str, Any], strengths: np.ndarray, samples: Samples, flows: dict[str, RunObservables]
 ) -> dict[str, Any]:
@@ -366,6 +407,12 @@ def _key_numbers(
         "gap": by_d(e["gap"]),
         "gap_min_from_4": float(np.min(np.array(e["gap"]["y"])[tail])),
         "gap_limit": e["gap-limit"]["value"],
+        "gap_below_1": dict(
+            zip((f"{D:g}" for D in e["gap-below-1"].get("x", [])), e["gap-below-1"].get("y", []), strict=True)
+        ),
+        "gap_theta0": {
+            f"{t / math.pi:g}pi": v for t, v in zip(e["gap-theta0"]["theta0"], e["gap-theta0"]["y"], strict=True)
+        },
         "mismatch": by_d(e["mismatch"]),
         "mismatch_min_from_4": float(np.min(np.array(e["mismatch"]["y"])[tail])),
         "rescaling_at_shown": {"scale": f["scale"], "t_spec_ratio": f["t_spec_ratio"], "mismatch": f["mismatch"]},
