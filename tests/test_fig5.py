@@ -194,3 +194,15 @@ def test_legend_clear_of_the_data(built) -> None:
     import _figure_checks as checks
 
     checks.assert_legend_clear(built[0], "c")
+
+
+def test_sample_delay_is_the_ratio_of_the_pruning_times(built) -> None:
+    """The README's "prunes later by …": each finite-sample time over the population flow's, minus 1."""
+    key = built[1]["key"]
+    assert key["sample_delay"]
+    for m, by_point in key["sample_delay"].items():
+        for point, delay in by_point.items():
+            flow = key["grid"][f"flow-{m}-{point}"]["time_below"]
+            sample = key["grid"][f"sample-{m}-{point}"]["time_below"]
+            assert delay == pytest.approx(sample / flow - 1.0, rel=1e-12)
+            assert -0.05 < delay < 0.5  # later, and on the same clock

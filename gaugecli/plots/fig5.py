@@ -271,6 +271,13 @@ def _key_numbers(result: PruneResult, panels: dict[str, Any]) -> dict[str, Any]:
             "predicted_rate": p.predicted_rate,
         }
     out["grid"] = grid
+    # how much later the finite-sample flow prunes than the population flow, per m and D (same seed)
+    delay: dict[str, dict[str, float]] = {}
+    for p in result.points:
+        flow = grid.get(f"flow-m{p.m}-D{p.strength:g}-seed{p.seed}")
+        if p.mode == "sample" and p.time_below is not None and flow and flow["time_below"]:
+            delay.setdefault(f"m{p.m}", {})[f"D{p.strength:g}-seed{p.seed}"] = p.time_below / flow["time_below"] - 1.0
+    out["sample_delay"] = delay
     b = panels["b"]
     out["slopes"] = {
         name: {k: b[name].get(k) for k in ("slope", "stderr", "asymptotic_slope", "asymptotic_error")}
