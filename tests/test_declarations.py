@@ -206,6 +206,10 @@ CONTEXT: dict[tuple[type, str], dict[str, Any]] = {
     (OwnerSweepConfig, "seeds"): {"dynamics": DynamicsConfig(mode=P.Mode.sample)},
     (SimulateConfig, "init_seed"): {"init": "random"},
     (SelectConfig, "init_seed"): {"init": "random"},
+    (SimulateConfig, "init_scale_a"): {"init": "gaussian"},
+    (SimulateConfig, "init_scale_w"): {"init": "gaussian"},
+    (SelectConfig, "init_scale_a"): {"init": "gaussian"},
+    (SelectConfig, "init_scale_w"): {"init": "gaussian"},
     (PerturbConfig, "seeds"): {"adversarial": False},
     (ModelConfig, "negative_slope"): {"activation": "leaky-relu"},
 }

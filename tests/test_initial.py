@@ -57,7 +57,7 @@ def test_eps_resolves_the_symmetric_start_into_a_unique_owner() -> None:
 @pytest.mark.parametrize(
     ("kwargs", "param", "words"),
     [
-        ({"init": "gaussian"}, "init", "one of duplicates, random"),
+        ({"init": "uniform"}, "init", "one of duplicates, random"),
         ({"init": "random", "eps": 0.1}, "eps", "init random has none"),
         ({"eps": 0.0}, "eps", "[1e-12, 1]"),
         ({"eps": 2.0}, "eps", "[1e-12, 1]"),
@@ -93,3 +93,73 @@ def test_rtol_and_max_steps_ranges() -> None:
     with pytest.raises(ConfigError, match="≥ 1"):
         DynamicsConfig(mode="gd", max_steps=0)
     assert DynamicsConfig(mode="gd").step_budget == 10_000_000
+
+
+# -- init gaussian --------------------------------------------------------------------------
+
+
+def _draw(seed: int, m: int, d: int, sa: float = 0.3, sw: float = 0.3) -> tuple[np.ndarray, np.ndarray]:
+    """The draw as a user would write it (independent of gaugecli.experiments.initial)."""
+    rng = np.random.default_rng(seed)
+    return np.abs(rng.normal(0.0, sa, m)), rng.normal(0.0, sw / np.sqrt(d), (m, d))
+
+
+def test_gaussian_natural_gauge_is_the_draw_itself() -> None:
+    config = SimulateConfig(init="gaussian", gauge="natural", m=6, init_seed=11, init_scale_a=0.5, init_scale_w=0.2)
+    a, W = _draw(11, 6, MODEL.d, 0.5, 0.2)
+    deltas = config.imbalances()
+    np.testing.assert_allclose(deltas, [a**2 - np.sum(W**2, axis=1)], rtol=1e-15)
+    a0, W0 = initial_condition(config.model, deltas, "gaussian", init_seed=11, scales=config.init_scales)
+    # rebuilt from (c, u, δ): the draw, to round-off
+    np.testing.assert_allclose(a0[0], a, rtol=1e-13)
+    np.testing.assert_allclose(W0[0], W, rtol=1e-13, atol=1e-16)
+
+
+def test_gaussian_draw_keeps_its_function_under_every_gauge() -> None:
+    """SPEC C1 for a practitioner's start: the gauge changes (a, ‖w‖), never c = a‖w‖ or u."""
+    deltas = np.stack([owner_imbalances(4, 4.0), -np.full(4, 4.0), np.zeros(4)])
+    a, W = initial_condition(MODEL, deltas, "gaussian", init_seed=2)
+    c, U = function_coordinates(a, W)
+    a_draw, W_draw = _draw(2, 4, MODEL.d)
+    c_draw, U_draw = function_coordinates(a_draw, W_draw)
+    for b in range(3):
+        np.testing.assert_allclose(c[b], c_draw, rtol=1e-13)
+        np.testing.assert_allclose(U[b], U_draw, rtol=1e-12, atol=1e-15)
+        np.testing.assert_allclose(imbalance(a[b], W[b]), deltas[b], atol=1e-13)
+
+
+def test_gaussian_run_conserves_its_natural_gauge() -> None:
+    from gaugecli.experiments.simulate import simulate
+
+    config = SimulateConfig(init="gaussian", gauge="natural", m=4, init_seed=3)
+    (run,) = simulate(config)
+    np.testing.assert_allclose(run.imbalance[0], config.imbalances()[0], rtol=1e-12)
+    assert run.imbalance_drift <= 1e-8  # C2 along the flow, from a practitioner's start
+    assert run.t_spec is not None
+
+
+def test_later_fields_keep_old_hashes_until_set() -> None:
+    from gaugecli.store.codec import to_jsonable
+
+    plain = to_jsonable(SimulateConfig())
+    assert "init_scale_a" not in plain and "init_scale_w" not in plain
+    assert "init_scale_a" not in to_jsonable(SelectConfig())
+    drawn = to_jsonable(SimulateConfig(init="gaussian", init_scale_a=0.5))
+    assert drawn["init_scale_a"] == 0.5 and "init_scale_w" not in drawn
+
+
+@pytest.mark.parametrize(
+    ("kwargs", "parameter"),
+    [
+        ({"init_scale_a": 0.5}, "init_scale_a"),
+        ({"gauge": "natural"}, "gauge"),
+        ({"init": "gaussian", "gauge": "natural", "strengths": (1.0, 4.0)}, "gauge_strength"),
+        ({"init": "gaussian", "gauge": "natural", "deltas": (1.0, -1.0)}, "deltas"),
+        ({"init": "gaussian", "eps": 0.1}, "eps"),
+        ({"init": "gaussian", "init_scale_w": 100.0}, "init_scale_w"),
+    ],
+)
+def test_gaussian_refusals_name_the_parameter(kwargs: dict, parameter: str) -> None:
+    with pytest.raises(ConfigError) as info:
+        SimulateConfig(**kwargs)
+    assert info.value.param == parameter

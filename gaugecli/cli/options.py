@@ -211,6 +211,8 @@ MaxSteps = Annotated[int | None, option(P.Dynamics.max_steps)]
 Init = Annotated[str, option(P.Initial.init)]
 Perturbation = Annotated[float | None, option(P.Initial.eps)]
 InitSeed = Annotated[int | None, option(P.Initial.init_seed)]
+InitScaleA = Annotated[float | None, option(P.Initial.init_scale_a)]
+InitScaleW = Annotated[float | None, option(P.Initial.init_scale_w)]
 Deltas = Annotated[FloatList | None, option(P.DELTAS)]
 
 # -- the command line's own options: where results go, how the work runs ------------------------

@@ -36,6 +36,8 @@ def select(
     init: opt.Init = S.init.default,
     eps: opt.Perturbation = None,
     init_seed: opt.InitSeed = None,
+    init_scale_a: opt.InitScaleA = None,
+    init_scale_w: opt.InitScaleW = None,
     max_time: opt.MaxTime = opt.DEFAULT_MAX_TIME,
     model: Any = None,
     dynamics: Any = None,
@@ -47,7 +49,7 @@ def select(
 
         if sweep and outputs.figure is not None:
             raise bad_parameter("--figure", "draws one run; select --sweep prints its success matrix instead")
-        if sweep and (clash := opt.given(ctx, "init", "eps", "init_seed")):
+        if sweep and (clash := opt.given(ctx, "init", "eps", "init_seed", "init_scale_a", "init_scale_w")):
             raise bad_parameter(clash[0], "has no effect with --sweep (the sweep starts from exact duplicates)")
         if sweep and (clash := opt.given(ctx, "m", "owner", "deltas")):
             raise bad_parameter(clash[0], "has no effect with --sweep (it runs every m of --ms and every owner)")
@@ -82,6 +84,8 @@ def select(
                 init=init,
                 eps=eps,
                 init_seed=init_seed,
+                init_scale_a=init_scale_a,
+                init_scale_w=init_scale_w,
             )
         outcomes, paths = session.execute(ctx, kind, [config], outputs)
     session.summarize(outcomes, paths, report.owner_sweep if sweep else report.select, outputs.json)

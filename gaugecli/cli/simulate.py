@@ -31,6 +31,8 @@ def simulate(
     init: opt.Init = S.init.default,
     eps: opt.Perturbation = None,
     init_seed: opt.InitSeed = None,
+    init_scale_a: opt.InitScaleA = None,
+    init_scale_w: opt.InitScaleW = None,
     seeds: Annotated[opt.IntList | None, opt.option(P.SEEDS, "--seed")] = None,
     max_time: opt.MaxTime = opt.DEFAULT_MAX_TIME,
     model: Any = None,
@@ -60,6 +62,8 @@ def simulate(
                 init=init,
                 eps=eps,
                 init_seed=init_seed,
+                init_scale_a=init_scale_a,
+                init_scale_w=init_scale_w,
             )
             for g in dict.fromkeys(gauge)
             for seed in (dict.fromkeys(seeds) if seeds is not None else [None])

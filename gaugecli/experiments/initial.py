@@ -1,6 +1,13 @@
 """The initial condition of ``simulate`` and ``select``: the duplicates of SPEC §1, the same made
-visibly different by ``ε`` (``--eps``, at random or ``--init adversarial``), or random directions
-(``--init random``).
+visibly different by ``ε`` (``--eps``, at random or ``--init adversarial``), random directions
+(``--init random``), or a practitioner's Gaussian draw (``--init gaussian``).
+
+``--init gaussian`` draws ``ã_j ~ N(0, σ_a²)``, ``w_j ~ N(0, σ_w² I/d)`` from
+``default_rng(init_seed)`` in that order, with ``a_j = |ã_j|`` (positive output weights: a neuron
+with ``c < 0`` and ``δ > 0`` would have to pass through ``w = 0``, the ReLU's kink, to change sign; see
+:mod:`gaugecli.experiments.predict.starts`). Its visible function ``c_j = a_j‖w_j‖^p``, ``u_j`` is
+kept and the gauge applied as for the duplicates (SPEC C1: the same function), or its own
+``δ_j = a_j² − ‖w_j‖²/p`` with ``simulate --gauge natural``.
 
 ``--init adversarial`` is the start of ``perturb --kind adversarial`` (the favorable neuron turned
 away from the teacher by ε, with a smaller coefficient), from the same core function."""
@@ -12,22 +19,37 @@ import math
 import numpy as np
 
 from gaugecli.core.budget import check_input_dimension
-from gaugecli.core.gauge import perturbed_duplicates, random_initial_condition
+from gaugecli.core.gauge import (
+    function_coordinates,
+    imbalance,
+    parameters_from_function,
+    perturbed_duplicates,
+    random_initial_condition,
+)
 from gaugecli.core.types import Array
 from gaugecli.experiments.common import duplicates
 from gaugecli.experiments.config import ModelConfig
 from gaugecli.experiments.declare import require
 
 
-def check_initial(init: str, eps: float | None, init_seed: int | None, theta0: float | None = None) -> None:
+def check_initial(
+    init: str,
+    eps: float | None,
+    init_seed: int | None,
+    theta0: float | None = None,
+    scales: tuple[float | None, float | None] = (None, None),
+) -> None:
     """``eps`` perturbs duplicates only (``init`` adversarial needs it, below ``π − θ0``: the
-    favorable neuron turns to ``θ0 + ε``); ``init_seed`` is given only where something is random
-    (their ranges are declared in :class:`~gaugecli.experiments.params.Initial`)."""
+    favorable neuron turns to ``θ0 + ε``); ``init_seed`` is given only where something is random;
+    ``scales`` (σ_a, σ_w) only with ``init`` gaussian (their ranges are declared in
+    :class:`~gaugecli.experiments.params.Initial`)."""
     require(
-        eps is None or init != "random",
+        eps is None or init not in ("random", "gaussian"),
         "eps",
-        "perturbs the duplicates; `init` random has none (its directions are already distinct)",
+        f"perturbs the duplicates; `init` {init} has none (its directions are already distinct)",
     )
+    for name, value in zip(("init_scale_a", "init_scale_w"), scales, strict=True):
+        require(value is None or init == "gaussian", name, "is the scale of `init` gaussian; it has no effect here")
     if init == "adversarial":
         require(eps is not None, "eps", "is needed by `init` adversarial: the angle of its turn")
         require(init_seed is None, "init_seed", "has no effect on `init` adversarial (it is deterministic)")
@@ -39,20 +61,53 @@ def check_initial(init: str, eps: float | None, init_seed: int | None, theta0: f
                 f"of `init` adversarial turns the favorable neuron to θ0 + ε, so ε must be < π − θ0 = {limit:.4g}",
             )
     require(
-        init_seed is None or init == "random" or eps is not None,
+        init_seed is None or init in ("random", "gaussian") or eps is not None,
         "init_seed",
-        "has no effect on exact duplicates; it seeds `init` random or the `eps` perturbation",
+        "has no effect on exact duplicates; it seeds `init` random or gaussian, or the `eps` perturbation",
     )
 
 
+DEFAULT_SCALE = 0.3
+"""σ_a and σ_w of ``init`` gaussian when not given (as ``gaugecli predict``'s)."""
+
+
+def gaussian_draw(
+    model: ModelConfig, m: int, seed: int, scales: tuple[float | None, float | None]
+) -> tuple[Array, Array]:
+    """``(a (m,), W (m, d))`` of ``init`` gaussian (module docstring)."""
+    scale_a, scale_w = (DEFAULT_SCALE if s is None else float(s) for s in scales)
+    rng = np.random.default_rng(seed)
+    a = np.abs(rng.normal(0.0, scale_a, m))
+    W = rng.normal(0.0, scale_w / np.sqrt(model.d), (m, model.d))
+    return a, W
+
+
+def natural_imbalances(
+    model: ModelConfig, m: int, seed: int | None, scales: tuple[float | None, float | None]
+) -> Array:
+    """The δ of the ``init`` gaussian draw itself, ``a_j² − ‖w_j‖²/p``: shape ``(m,)``."""
+    a, W = gaussian_draw(model, m, 0 if seed is None else seed, scales)
+    return imbalance(a, W, model.build().activation.gauge_degree)
+
+
 def initial_condition(
-    model: ModelConfig, deltas: Array, init: str = "duplicates", eps: float | None = None, init_seed: int | None = None
+    model: ModelConfig,
+    deltas: Array,
+    init: str = "duplicates",
+    eps: float | None = None,
+    init_seed: int | None = None,
+    scales: tuple[float | None, float | None] = (None, None),
 ) -> tuple[Array, Array]:
     """``(a0, W0)`` for imbalances ``deltas (B, m)``: every member gets the same directions and
     coefficients (members differ in δ only), seeded by ``init_seed`` (default 0)."""
     deltas = np.atleast_2d(np.asarray(deltas, float))
     check_input_dimension(model.d, model.k + deltas.size)  # W0 (B, m, d): refused before it is built
     seed = 0 if init_seed is None else init_seed
+    if init == "gaussian":  # the draw's function, each member with its row of δ
+        p = model.build().activation.gauge_degree
+        c, U = function_coordinates(*gaussian_draw(model, deltas.shape[-1], seed, scales), p)
+        starts = [parameters_from_function(c, U, row, p) for row in deltas]
+        return np.stack([s[0] for s in starts]), np.stack([s[1] for s in starts])
     if init == "random":
         return random_initial_condition(model.build(), deltas, model.c0, seed)
     if eps is None:  # init adversarial without eps is refused by check_initial

@@ -94,7 +94,7 @@ DEFAULT_BATCH_SIZE = 100
 DEFAULT_DEVICE = "auto"
 """Where the finite-sample modes run their torch work when ``device`` is not given: a CUDA
 GPU if torch sees one, else the CPU (results agree to round-off)."""
-INITS = ("duplicates", "random", "adversarial")
+INITS = ("duplicates", "random", "adversarial", "gaussian")
 DEVICES = ("cpu", "cuda", "auto")
 BATCHES = ("fresh", "resampled")
 ASSIGNMENTS = ("select", "reversed", "all-plus", "all-minus")
@@ -347,9 +347,10 @@ class Initial(Fields):
     init = Param(
         "init",
         "Initial condition: duplicates (m copies of u0, c0/m each; SPEC §1), random "
-        "(seeded random unit directions, c0/m each) or adversarial (the duplicates turned by `eps` against "
+        "(seeded random unit directions, c0/m each), adversarial (the duplicates turned by `eps` against "
         "selection, as `perturb --kind adversarial`: argmax δ to θ0 + ε with (c0/m)e^(−ε), the others to "
-        "θ0 − ε with (c0/m)e^(ε))",
+        "θ0 − ε with (c0/m)e^(ε)) or gaussian (a practitioner's draw, a_j = |N(0, σ_a²)|, w_j ~ N(0, σ_w² I/d), "
+        "seeded by `init_seed`: its function, with the gauge given, or its own δ with `gauge` natural)",
         MODEL,
         "duplicates",
         str,
@@ -366,7 +367,27 @@ class Initial(Fields):
         why_low="a smaller perturbation is at round-off, where the arithmetic, not ε, picks the winner",
     )
     init_seed = Param(
-        "init_seed", "Seed of `init` random or of the `eps` perturbation", MODEL, None, int, low=0, default_text="0"
+        "init_seed",
+        "Seed of `init` random or gaussian, or of the `eps` perturbation",
+        MODEL,
+        None,
+        int,
+        low=0,
+        default_text="0",
+    )
+    init_scale_a = Param(
+        "init_scale_a",
+        "σ_a of the output weights: |a_j| with a_j ~ N(0, σ_a²) (`init` gaussian)",
+        MODEL,
+        None,
+        low=1e-3,
+        high=10.0,
+        metavar="σ_a",
+        default_text="0.3",
+        why_low="below it the run's horizon (∝ 1/(σ_a σ_w)) is impractically long",
+    )
+    init_scale_w = init_scale_a.but(
+        name="init_scale_w", help="σ_w of the input weights: w_j ~ N(0, σ_w² I/d) (`init` gaussian)", metavar="σ_w"
     )
 
 
@@ -375,7 +396,8 @@ class Simulate(Initial):
 
     gauge = Param(
         "gauge",
-        "favorable | unfavorable | balanced, or a signed number (an explicit δ)",
+        "favorable | unfavorable | balanced, natural (the draw's own δ, with `init` gaussian), or a signed number "
+        "(an explicit δ)",
         MODEL,
         "favorable",
         str,
@@ -834,19 +856,8 @@ class Predict(Fields):
         int,
         low=0,
     )
-    init_scale_a = Param(
-        "init_scale_a",
-        "σ_a of the output weights: |a_j| with a_j ~ N(0, σ_a²)",
-        MODEL,
-        0.3,
-        low=1e-3,
-        high=10.0,
-        metavar="σ_a",
-        why_low="below it the run's horizon (∝ 1/(σ_a σ_w)) is impractically long",
-    )
-    init_scale_w = init_scale_a.but(
-        name="init_scale_w", help="σ_w of the input weights: w_j ~ N(0, σ_w² I/d)", metavar="σ_w"
-    )
+    init_scale_a = Initial.init_scale_a.but(help="σ_a of the output weights: |a_j| with a_j ~ N(0, σ_a²)", default=0.3)
+    init_scale_w = Initial.init_scale_w.but(help="σ_w of the input weights: w_j ~ N(0, σ_w² I/d)", default=0.3)
     rtol = RTOL.but(
         default=1e-7,
         help="Relative tolerance of the population flow solver (owners agree with rtol 1e-10 in every run measured)",

@@ -14,6 +14,7 @@ from gaugecli.experiments.common import check_widths, duplicates, run_ensemble, 
 from gaugecli.experiments.config import DynamicsConfig, ModelConfig, check_owner, check_seeds
 from gaugecli.experiments.initial import check_initial, initial_condition
 from gaugecli.experiments.params import OwnerSweep, Select
+from gaugecli.store.codec import LATER_FIELD
 
 
 @dataclass(frozen=True)
@@ -21,8 +22,8 @@ class SelectConfig:
     """``m`` duplicates; neuron ``owner`` gets ``+D`` and the others ``−D`` — or each its
     own δ from ``deltas`` (then the designated owner is ``argmax_j δ_j``). In a stochastic
     mode one run per seed (each its own sample or batch stream; ``None``: seed 0); the
-    population dynamics are deterministic and take no seeds. ``init``, ``eps``, ``init_seed``: the
-    initial condition, as for :class:`~gaugecli.experiments.simulate.SimulateConfig`."""
+    population dynamics are deterministic and take no seeds. ``init``, ``eps``, ``init_seed``,
+    ``init_scale_a``, ``init_scale_w``: the initial condition, as for :class:`~gaugecli.experiments.simulate.SimulateConfig`."""
 
     model: ModelConfig = field(default_factory=ModelConfig)
     dynamics: DynamicsConfig = field(default_factory=DynamicsConfig)
@@ -34,10 +35,12 @@ class SelectConfig:
     init: str = Select.init.default
     eps: float | None = Select.eps.default
     init_seed: int | None = Select.init_seed.default
+    init_scale_a: float | None = field(default=Select.init_scale_a.default, metadata={LATER_FIELD: True})
+    init_scale_w: float | None = field(default=Select.init_scale_w.default, metadata={LATER_FIELD: True})
 
     def __post_init__(self) -> None:
         Select.check(self)
-        check_initial(self.init, self.eps, self.init_seed, self.model.theta0)
+        check_initial(self.init, self.eps, self.init_seed, self.model.theta0, self.init_scales)
         check_seeds(self.seeds, self.dynamics)
         if self.deltas is not None:
             object.__setattr__(self, "m", len(self.deltas))
@@ -48,6 +51,11 @@ class SelectConfig:
         if self.deltas is not None:
             return np.asarray(self.deltas, float)
         return owner_imbalances(self.m, self.strength, self.owner)
+
+    @property
+    def init_scales(self) -> tuple[float | None, float | None]:
+        """(σ_a, σ_w) of ``init`` gaussian (``None``: the default 0.3)."""
+        return self.init_scale_a, self.init_scale_w
 
     @property
     def designated(self) -> int:
@@ -83,7 +91,9 @@ class SelectResult(Labelled):
 
 def select(config: SelectConfig, progress: Progress | None = None) -> SelectResult:
     deltas = config.imbalances()
-    a0, W0 = initial_condition(config.model, deltas[None, :], config.init, config.eps, config.init_seed)
+    a0, W0 = initial_condition(
+        config.model, deltas[None, :], config.init, config.eps, config.init_seed, config.init_scales
+    )
     runs: list[RunObservables] = []
     seeds = list(config.run_seeds)
     for i, seed in enumerate(seeds):

@@ -5,6 +5,7 @@ from __future__ import annotations
 import math
 from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
+from typing import cast
 
 import numpy as np
 
@@ -14,14 +15,21 @@ from gaugecli.core.types import Progress
 from gaugecli.experiments.common import run_ensemble
 from gaugecli.experiments.config import DynamicsConfig, ModelConfig, check_seeds
 from gaugecli.experiments.declare import ConfigError, require, require_finite
-from gaugecli.experiments.initial import check_initial, initial_condition
+from gaugecli.experiments.initial import check_initial, initial_condition, natural_imbalances
 from gaugecli.experiments.params import Simulate
+from gaugecli.store.codec import LATER_FIELD
+
+NATURAL = "natural"
+"""The gauge word of ``init`` gaussian's own δ, ``a_j² − ‖w_j‖²/p`` of the draw."""
 
 
-def parse_gauge(text: str | float) -> Gauge | float:
-    """``favorable|unfavorable|balanced`` or a signed number (an explicit δ)."""
+def parse_gauge(text: str | float) -> Gauge | float | str:
+    """``favorable|unfavorable|balanced``, ``natural`` (the draw's own δ, ``init`` gaussian), or a
+    signed number (an explicit δ)."""
     if isinstance(text, (int, float)):
         return float(text)
+    if text.strip().lower() == NATURAL:
+        return NATURAL
     try:
         return Gauge(text.strip().lower())
     except ValueError:
@@ -30,7 +38,7 @@ def parse_gauge(text: str | float) -> Gauge | float:
         value = float(text)
     except ValueError:
         raise ConfigError(
-            "gauge", f"must be favorable, unfavorable, balanced or a signed number (got {text!r})"
+            "gauge", f"must be favorable, unfavorable, balanced, natural or a signed number (got {text!r})"
         ) from None
     require_finite(value, "gauge")
     return value
@@ -41,7 +49,9 @@ class SimulateConfig:
     """``m`` duplicates all in one gauge (``gauge`` word scaled by each D in ``strengths``,
     or an explicit δ), or per-neuron ``deltas`` (which fix ``m`` and ignore ``strengths``).
     ``seed``: of the sample / batch stream; stochastic modes only (``None``: not given, 0).
-    ``init``: ``duplicates`` (SPEC §1) or ``random`` directions (coefficients ``c0/m`` each);
+    ``init``: ``duplicates`` (SPEC §1), ``random`` directions (coefficients ``c0/m`` each), or
+    ``gaussian`` (a practitioner's draw with scales ``init_scale_a``, ``init_scale_w``; ``gauge``
+    ``natural`` keeps its own δ);
     ``eps``: a visible random perturbation of the duplicates; ``init_seed``: the seed of either
     (:mod:`gaugecli.experiments.initial`). ``times``: declared times at which the states are also
     stored, from the solver's dense output (flow modes; e.g. a figure's snapshot of this run at
@@ -58,6 +68,8 @@ class SimulateConfig:
     eps: float | None = Simulate.eps.default
     init_seed: int | None = Simulate.init_seed.default
     times: tuple[float, ...] = ()
+    init_scale_a: float | None = field(default=Simulate.init_scale_a.default, metadata={LATER_FIELD: True})
+    init_scale_w: float | None = field(default=Simulate.init_scale_w.default, metadata={LATER_FIELD: True})
 
     def __post_init__(self) -> None:
         Simulate.check(self)
@@ -83,7 +95,20 @@ class SimulateConfig:
             "declared times need a flow mode (a stepped run stores its own steps)",
         )
         check_seeds(self.seed, self.dynamics, "seed")
-        check_initial(self.init, self.eps, self.init_seed, self.model.theta0)
+        check_initial(self.init, self.eps, self.init_seed, self.model.theta0, self.init_scales)
+        if parse_gauge(self.gauge) == NATURAL:
+            require(self.init == "gaussian", "gauge", "natural is the δ of a draw: it needs `init` gaussian")
+            require(self.deltas is None, "deltas", "would replace the draw's own δ (`gauge` natural)")
+            require(
+                len(self.strengths) == 1,
+                "gauge_strength",
+                "has no effect with `gauge` natural (δ comes from the draw): give one D or none",
+            )
+
+    @property
+    def init_scales(self) -> tuple[float | None, float | None]:
+        """(σ_a, σ_w) of ``init`` gaussian (``None``: the default 0.3)."""
+        return self.init_scale_a, self.init_scale_w
 
     @property
     def run_seed(self) -> int:
@@ -95,7 +120,10 @@ class SimulateConfig:
         if self.deltas is not None:
             return np.asarray([self.deltas], float)
         g = parse_gauge(self.gauge)
-        return np.array([[gauge_imbalance(g, D)] * self.m for D in self.strengths])
+        if g == NATURAL:
+            return natural_imbalances(self.model, self.m, self.init_seed, self.init_scales)[None, :]
+        word = cast(Gauge | float, g)  # not NATURAL: a gauge word or an explicit δ
+        return np.array([[gauge_imbalance(word, D)] * self.m for D in self.strengths])
 
     def runs(self) -> list[SimulateConfig]:
         """One configuration per run (each is what its artifact records)."""
@@ -126,6 +154,6 @@ def simulate(config: SimulateConfig, progress: Progress | None = None) -> list[R
     out: list[RunObservables] = []
     for i, run in enumerate(runs):
         sub = None if progress is None else (lambda f, i=i: progress((i + f) / len(runs)))
-        a0, W0 = initial_condition(run.model, run.imbalances(), run.init, run.eps, run.init_seed)
+        a0, W0 = initial_condition(run.model, run.imbalances(), run.init, run.eps, run.init_seed, run.init_scales)
         out.extend(run_ensemble(run.model, run.dynamics, a0, W0, seed=run.run_seed, times=run.times, progress=sub))
     return out

@@ -218,12 +218,14 @@ def freeze_layout(fig: Any) -> None:
     """Lay ``fig`` out once (constrained layout, text measured without rasterising), then freeze it:
     every format gets the same geometry, whatever was saved before.
 
-    ``set_layout_engine("none")`` leaves a placeholder engine, and ``savefig`` lays out text once
-    more before each save whenever an engine is set (a third of a PDF's time); the placeholder is
-    dropped as well, as the geometry is final."""
+    The engine is removed, not replaced by ``"none"``'s placeholder: ``savefig`` lays text out once
+    more before each save whenever an engine is set (a third of a PDF's time). ``set_layout_engine(None)``
+    removes it because the house style turns ``figure.constrained_layout.use`` off (otherwise it would
+    install a new constrained engine, and each later save would lay the figure out again at its dpi)."""
     fig.draw_without_rendering()
-    fig.set_layout_engine("none")
-    fig._layout_engine = None  # no public way to remove the placeholder; savefig checks `is not None`
+    fig.set_layout_engine(None)
+    if fig.get_layout_engine() is not None:
+        raise RuntimeError("freeze_layout needs the house style's rcParams (figure.constrained_layout.use off)")
 
 
 def save_figure(fig: Any, path: Path, *, title: str, subject: str, version: str, flag: str = "--out-dir") -> Path:

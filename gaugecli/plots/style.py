@@ -126,7 +126,9 @@ def rc_params(layout: Layout | None = None) -> dict[str, Any]:
             "savefig.dpi": PNG_DPI,
             "savefig.bbox": "standard",
             "figure.dpi": 100,
-            "figure.constrained_layout.use": True,
+            # every figure asks for constrained layout itself (new_figure); off here so that
+            # set_layout_engine(None) removes the engine once the layout is frozen (render.freeze_layout)
+            "figure.constrained_layout.use": False,
             "figure.constrained_layout.h_pad": 0.03,
             "figure.constrained_layout.w_pad": 0.03,
         }

@@ -16,11 +16,21 @@ from typing import Any
 
 import numpy as np
 
+LATER_FIELD = "gaugecli_later_field"
+"""Metadata key of a configuration field added after its dataclass was first hashed: while it holds
+its default it is left out of the JSON (``field(default=None, metadata={LATER_FIELD: True})``), so
+every configuration written before it existed keeps its content hash, and its cached runs."""
+
+
+def _omitted(obj: Any, f: dataclasses.Field[Any]) -> bool:
+    return bool(f.metadata.get(LATER_FIELD)) and getattr(obj, f.name) == f.default
+
 
 def to_jsonable(obj: Any) -> Any:
-    """Dataclasses, numpy arrays and scalars, enums and tuples → JSON values; NaN/inf → null."""
+    """Dataclasses, numpy arrays and scalars, enums and tuples → JSON values; NaN/inf → null.
+    A field marked :data:`LATER_FIELD` is left out while it holds its default."""
     if dataclasses.is_dataclass(obj) and not isinstance(obj, type):
-        return {f.name: to_jsonable(getattr(obj, f.name)) for f in dataclasses.fields(obj)}
+        return {f.name: to_jsonable(getattr(obj, f.name)) for f in dataclasses.fields(obj) if not _omitted(obj, f)}
     if isinstance(obj, enum.Enum):
         return obj.value
     if isinstance(obj, dict):
