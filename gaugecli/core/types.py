@@ -39,3 +39,10 @@ default; the CLI passes one that uses a process pool or a Dask cluster and store
 point so that an interrupted sweep resumes (:mod:`gaugecli.run.sweep`). ``fn`` is a module-level
 function and each point a frozen dataclass, so both pickle. Written bare (``PointRunner``), the
 point and result types are ``Any``."""
+
+
+LATER_FIELD = "gaugecli_later_field"
+"""Metadata key of a configuration field added after its dataclass was first hashed: while it holds
+its default it is left out of the configuration's JSON (``gaugecli.store.codec.to_jsonable``), so
+every configuration written before it existed keeps its content hash, and its cached runs
+(``field(default=None, metadata={LATER_FIELD: True})``)."""

@@ -9,12 +9,11 @@ import numpy as np
 from gaugecli.core.frames import Labelled
 from gaugecli.core.gauge import owner_imbalances
 from gaugecli.core.observables import RunObservables
-from gaugecli.core.types import PointRunner, Progress
+from gaugecli.core.types import LATER_FIELD, PointRunner, Progress
 from gaugecli.experiments.common import check_widths, duplicates, run_ensemble, run_serially
 from gaugecli.experiments.config import DynamicsConfig, ModelConfig, check_owner, check_seeds
 from gaugecli.experiments.initial import check_initial, initial_condition
 from gaugecli.experiments.params import OwnerSweep, Select
-from gaugecli.store.codec import LATER_FIELD
 
 
 @dataclass(frozen=True)

@@ -11,13 +11,12 @@ import numpy as np
 
 from gaugecli.core.gauge import Gauge, gauge_imbalance
 from gaugecli.core.observables import RunObservables
-from gaugecli.core.types import Progress
+from gaugecli.core.types import LATER_FIELD, Progress
 from gaugecli.experiments.common import run_ensemble
 from gaugecli.experiments.config import DynamicsConfig, ModelConfig, check_seeds
 from gaugecli.experiments.declare import ConfigError, require, require_finite
 from gaugecli.experiments.initial import check_initial, initial_condition, natural_imbalances
 from gaugecli.experiments.params import Simulate
-from gaugecli.store.codec import LATER_FIELD
 
 NATURAL = "natural"
 """The gauge word of ``init`` gaussian's own δ, ``a_j² − ‖w_j‖²/p`` of the draw."""

@@ -16,10 +16,7 @@ from typing import Any
 
 import numpy as np
 
-LATER_FIELD = "gaugecli_later_field"
-"""Metadata key of a configuration field added after its dataclass was first hashed: while it holds
-its default it is left out of the JSON (``field(default=None, metadata={LATER_FIELD: True})``), so
-every configuration written before it existed keeps its content hash, and its cached runs."""
+from gaugecli.core.types import LATER_FIELD
 
 
 def _omitted(obj: Any, f: dataclasses.Field[Any]) -> bool:
