@@ -176,6 +176,13 @@ def test_rates_are_the_runs_reaction_and_transport(built) -> None:
             share = np.array(panels["f"][fig6._name(g, D)]["y"], float)
             assert share[0] == pytest.approx(1.0 - numbers["instant_reaction_share"], rel=1e-12)
             assert np.all((share >= 0) & (share <= 1))
+            # the first crossing of ½ lies between the two saved times of half_between, and no earlier
+            s = panels["f"][fig6._name(g, D)]
+            lo, hi = s["half_between"]
+            x = np.array(s["x"], float)
+            before, after = share[x == lo][0], share[x == hi][0]
+            assert (before - 0.5) * (after - 0.5) < 0 and np.all((share[x < lo] - 0.5) * (before - 0.5) > 0)
+            assert (before > 0.5) == (g == "favorable")  # +D transport-led at first, −D reaction-led
 
 
 def test_residual_is_round_off_and_never_drawn_below_it(built) -> None:

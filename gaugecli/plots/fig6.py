@@ -17,7 +17,8 @@ each run's ``T_spec`` on linear axes, where the integrals are read.
 (e) ``R(t)`` and ``T(t)`` themselves for ``±D`` at ``D = 4`` (SPEC's panel): the instants that (a)
     integrates.
 (f) the instantaneous transport share ``T / (R + T)`` for every D: +D starts transport-led (84 %)
-    and turns reaction-led within a fraction of its T_spec; −D the other way round, at once.
+    and turns reaction-led between 0.17 and 0.18 of its T_spec (D = 4; the sidecar's
+    ``half_between``, two saved times); −D the other way round, by 0.023 of its T_spec.
 
 Key numbers (sidecar ``shares``): the recorded run integrals ``dissipated_reaction`` and
 ``dissipated_transport`` of every run, their reaction share, the instantaneous share at ``t = 0``
@@ -26,6 +27,7 @@ and the relative residual of ``∫R + ∫T = L(0) − L(t_end)``.
 
 from __future__ import annotations
 
+from collections.abc import Callable, Iterator
 from typing import Any
 
 import numpy as np
@@ -140,24 +142,37 @@ def _shares(runs: dict[str, RunObservables]) -> dict[str, Any]:
 # panels
 
 
-def _panel_cumulative(ax: Any, runs: dict[str, RunObservables], layout: Layout) -> dict[str, Any]:
-    out: dict[str, Any] = {"strength": SHOWN}
+PART_DASHES: dict[str, style.LineStyleType] = {"reaction": "-", "transport": (0, (4, 1.5))}
+"""(a) and (e): reaction solid, transport dashed."""
+
+
+def _shown_parts(
+    runs: dict[str, RunObservables], values: Callable[[RunObservables], tuple[np.ndarray, np.ndarray]]
+) -> Iterator[tuple[str, str, style.LineStyleType, np.ndarray, np.ndarray]]:
+    """``(gauge, part, dashes, t/T_spec, value)`` on the window, for ±D at D = SHOWN, from
+    ``values(run) → (reaction-like, transport-like)``."""
     for g in GAUGES:
         run = runs[_name(g, SHOWN)]
         x = run.t / style.spec_time(run)
         keep = _window(x)
-        for part, y, ls in zip(("reaction", "transport"), _cumulative(run), ("-", (0, (4, 1.5))), strict=True):
-            ax.plot(
-                x[keep],
-                y[keep],
-                color=style.GAUGE_COLORS[g],
-                ls=ls,
-                marker=style.GAUGE_MARKERS[g],
-                markevery=(0.5 if part == "reaction" else 0.0, 0.2),
-                ms=3.0,
-                lw=1.3,
-            )
-            out[f"{g}-{part}"] = style.series(x[keep], y[keep])
+        for (part, ls), y in zip(PART_DASHES.items(), values(run), strict=True):
+            yield g, part, ls, x[keep], y[keep]
+
+
+def _panel_cumulative(ax: Any, runs: dict[str, RunObservables], layout: Layout) -> dict[str, Any]:
+    out: dict[str, Any] = {"strength": SHOWN}
+    for g, part, ls, x, y in _shown_parts(runs, _cumulative):
+        ax.plot(
+            x,
+            y,
+            color=style.GAUGE_COLORS[g],
+            ls=ls,
+            marker=style.GAUGE_MARKERS[g],
+            markevery=(0.5 if part == "reaction" else 0.0, 0.2),
+            ms=3.0,
+            lw=1.3,
+        )
+        out[f"{g}-{part}"] = style.series(x, y)
     L0 = float(runs[_name("favorable", SHOWN)].loss[0])
     out["initial_loss"] = L0
     style.threshold_line(ax, L0)
@@ -216,7 +231,10 @@ def _panel_share(ax: Any, runs: dict[str, RunObservables], shares: dict[str, Any
             keep = _window(x) & (x > 0)  # at t = 0 the share is 0/0 (its limit: the instantaneous split)
             share = cT[keep] / (cR[keep] + cT[keep])
             ax.plot(x[keep], share, color=style.GAUGE_COLORS[g], ls=STRENGTH_LINESTYLES[D], lw=1.2)
-            out[_name(g, D)] = style.series(x[keep], share)
+            # where the share first crosses ½: the two saved times around it (a bracket, not interpolated)
+            side = np.flatnonzero(np.diff(np.sign(share - 0.5)) != 0)
+            half = None if side.size == 0 else [float(x[keep][side[0]]), float(x[keep][side[0] + 1])]
+            out[_name(g, D)] = style.series(x[keep], share, half_between=half)
         # t = 0: the instantaneous split R(0) : T(0), the same for every D within a percent (+D)
         inst = [1.0 - shares[g][f"{D:g}"]["instant_reaction_share"] for D in STRENGTHS]
         ax.plot(
@@ -315,26 +333,19 @@ def _panel_parity(ax: Any, runs: dict[str, RunObservables], layout: Layout) -> d
 def _panel_rates(ax: Any, runs: dict[str, RunObservables], layout: Layout) -> dict[str, Any]:
     """(e) ``R(t)`` and ``T(t)`` themselves for ``±D`` at ``D =`` :data:`SHOWN`."""
     out: dict[str, Any] = {"strength": SHOWN}
-    for g in GAUGES:
-        run = runs[_name(g, SHOWN)]
-        x = run.t / style.spec_time(run)
-        keep = _window(x)
-        for part, y, ls in zip(
-            ("reaction", "transport"), (run.reaction, run.transport), ("-", (0, (4, 1.5))), strict=True
-        ):
-            shown = style.clip_to_floor(y[keep], RATE_FLOOR)
-            ax.plot(x[keep], shown, color=style.GAUGE_COLORS[g], ls=ls, lw=1.2)
-            out[f"{g}-{part}"] = style.series(x[keep], shown)
+    for g, part, ls, x, y in _shown_parts(runs, lambda run: (run.reaction, run.transport)):
+        shown = style.clip_to_floor(y, RATE_FLOOR)
+        ax.plot(x, shown, color=style.GAUGE_COLORS[g], ls=ls, lw=1.2)
+        out[f"{g}-{part}"] = style.series(x, shown)
     ax.set_yscale("log")
     ax.set_ylim(RATE_FLOOR, 1e3)  # headroom for the legend above the curves
     ax.set_xlim(0.0, X_MAX)
     ax.set_xlabel(r"$t\,/\,T_{\rm spec}$ of each run")
     ax.set_ylabel(r"dissipation rate $R(t),\ T(t)$")
     handles = [
-        style.line_handle(style.PLUS, "-", None, rf"$R$, {_label('favorable', SHOWN)}"),
-        style.line_handle(style.PLUS, (0, (4, 1.5)), None, rf"$T$, {_label('favorable', SHOWN)}"),
-        style.line_handle(style.MINUS, "-", None, rf"$R$, {_label('unfavorable', SHOWN)}"),
-        style.line_handle(style.MINUS, (0, (4, 1.5)), None, rf"$T$, {_label('unfavorable', SHOWN)}"),
+        style.line_handle(style.GAUGE_COLORS[g], ls, None, rf"${part[0].upper()}$, {_label(g, SHOWN)}")
+        for g in GAUGES
+        for part, ls in PART_DASHES.items()
     ]
     ax.legend(handles=handles, loc="upper right", ncols=2, columnspacing=0.8, handlelength=1.8, handletextpad=0.4)
     out["floor"] = RATE_FLOOR
@@ -352,7 +363,10 @@ def _panel_instant_share(ax: Any, runs: dict[str, RunObservables], layout: Layou
             keep = _window(x)
             share = run.transport[keep] / (run.reaction[keep] + run.transport[keep])
             ax.plot(x[keep], share, color=style.GAUGE_COLORS[g], ls=STRENGTH_LINESTYLES[D], lw=1.2)
-            out[_name(g, D)] = style.series(x[keep], share)
+            # where the share first crosses ½: the two saved times around it (a bracket, not interpolated)
+            side = np.flatnonzero(np.diff(np.sign(share - 0.5)) != 0)
+            half = None if side.size == 0 else [float(x[keep][side[0]]), float(x[keep][side[0] + 1])]
+            out[_name(g, D)] = style.series(x[keep], share, half_between=half)
     style.threshold_line(ax, 0.5)
     ax.set_xlim(0.0, X_MAX)
     ax.set_ylim(0.0, 1.0)
