@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import dataclasses
 import enum
+import functools
 import math
 import types
 import typing
@@ -60,6 +61,20 @@ def _is_array_type(tp: Any) -> bool:
     return tp is np.ndarray or typing.get_origin(tp) is np.ndarray
 
 
+@functools.cache
+def _hints(tp: type) -> dict[str, Any]:
+    return typing.get_type_hints(tp)  # resolving string annotations: most of a small record's load
+
+
+_SCALARS = (float, int)
+
+
+def _items(item: Any, data: Any) -> list[Any]:
+    if item in _SCALARS:  # a list of numbers (a series): without a recursive call per number
+        return [None if x is None else item(x) for x in data]
+    return [from_jsonable(item, x) for x in data]
+
+
 def from_jsonable(tp: Any, data: Any) -> Any:
     """Rebuild a value of type ``tp`` (dataclasses, lists, tuples, dicts, arrays, optionals,
     enums) from JSON data; the inverse of :func:`to_jsonable` (``null`` in an array → NaN)."""
@@ -81,7 +96,7 @@ def from_jsonable(tp: Any, data: Any) -> Any:
                 return from_jsonable(option, data)
         return data
     if isinstance(tp, type) and dataclasses.is_dataclass(tp):
-        hints = typing.get_type_hints(tp)
+        hints = _hints(tp)
         values = {f.name: from_jsonable(hints[f.name], data[f.name]) for f in dataclasses.fields(tp) if f.name in data}
         return tp(**values)
     if _is_array_type(tp):
@@ -91,10 +106,10 @@ def from_jsonable(tp: Any, data: Any) -> Any:
     if origin is tuple:
         args = typing.get_args(tp)
         item = args[0] if args else Any
-        return tuple(from_jsonable(item, x) for x in data)
+        return tuple(_items(item, data))
     if origin is list:
         (item,) = typing.get_args(tp) or (Any,)
-        return [from_jsonable(item, x) for x in data]
+        return _items(item, data)
     if origin is dict:
         _, item = typing.get_args(tp) or (str, Any)
         return {k: from_jsonable(item, v) for k, v in data.items()}
