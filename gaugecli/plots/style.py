@@ -173,9 +173,12 @@ def script_size(shrink: float) -> Iterator[None]:
     matplotlib has no setting for it: the factor is the module constant
     ``matplotlib._mathtext.SHRINK_FACTOR`` (0.7, so 5.0 pt scripts on 7.2 pt ticks). It is set
     here and restored after. Inside, mathtext's parse cache is this factor's own (:data:`_PARSES`;
-    matplotlib's is restored after), so no layout made at one factor is reused at the other; it
-    is kept from figure to figure (their tick labels repeat: 29 % of ``plot all``'s parses) and is
-    larger than matplotlib's 50 entries, which one figure's tick labels overflow.
+    matplotlib's is restored after), so no layout made at one factor is reused at the other. It is
+    keyed by the parser's output type, not by the parser: every renderer (the layout's, the PDF's,
+    the PNG's) makes a parser of its own, so matplotlib's cache, keyed by that instance, never
+    serves one renderer what another parsed — here the layout and the PDF, both at 72 dpi, share
+    their parses, and so do figures (their tick labels repeat). It is also larger than
+    matplotlib's 50 entries, which one figure's tick labels overflow.
     ``tests/test_style.py`` checks the printed script size, so a matplotlib that renames either
     fails there, not silently.
     """
@@ -188,7 +191,19 @@ def script_size(shrink: float) -> Iterator[None]:
     previous, cached = _mathtext.SHRINK_FACTOR, parser._parse_cached
     _mathtext.SHRINK_FACTOR = shrink
     if shrink not in _PARSES:
-        _PARSES[shrink] = functools.lru_cache(maxsize=4096)(cached.__wrapped__)
+        parse = cached.__wrapped__  # (parser, s, dpi, prop, antialiased, load_glyph_flags) → layout
+        # the result depends on the parser only through its output type (class-level parser and
+        # font tables otherwise): one representative per type does the parsing
+        kinds = {"vector": MathTextParser("path"), "raster": MathTextParser("agg")}
+
+        @functools.lru_cache(maxsize=4096)
+        def by_output(output: str, *args: Any) -> Any:
+            return parse(kinds[output], *args)
+
+        def shared(self: Any, *args: Any) -> Any:
+            return by_output(self._output_type, *args)
+
+        _PARSES[shrink] = shared
     parser._parse_cached = _PARSES[shrink]
     try:
         yield
