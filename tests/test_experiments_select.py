@@ -109,6 +109,27 @@ def test_owner_is_argmax_delta(deltas: tuple[float, ...]) -> None:
     assert run.final_loss <= 1e-6
 
 
+def test_mixed_gauges_end_with_a_cancelling_pair_not_two_pruned_neurons() -> None:
+    """fig4 (c): in δ = (−2, 4, 0, −4, 2) the δ = +2 neuron co-aligns and the δ = 0 and δ = −4
+    neurons end with |c| ≈ 0.02 each, of opposite signs, and the function of the three unaligned
+    neurons together (``unaligned_norm``) is ≤ 1e-3 of Σ|c_j|/√2 (what they would carry in one
+    direction with one sign; measured 6e-4 at the default horizon): they cancel. The metric itself
+    is checked against Monte Carlo in ``tests/test_metrics.py``."""
+    from gaugecli.core.kernels import angular_profile
+
+    deltas = (-2.0, 4.0, 0.0, -4.0, 2.0)
+    run = select(SelectConfig(model=MODEL, dynamics=FLOW, deltas=deltas)).runs[0]
+    eps = MODEL.eps_align
+    unaligned = np.flatnonzero(run.alignment[-1] < 1 - eps)
+    assert unaligned.tolist() == [0, 2, 3]  # the owner (δ = 4) and the δ = +2 neuron align
+    c = run.coefficient[-1]
+    assert c[2] > 0.01 and c[3] < -0.01  # neither pruned
+    assert run.unaligned_norm is not None and run.unaligned_norm.shape == run.t.shape
+    assert run.unaligned_norm[-1] <= 1e-3 * np.sum(np.abs(c[unaligned])) / np.sqrt(2)
+    # P (every non-owner) ends at the co-aligned neuron's share: ‖c₄ σ(v·x)‖ = c₄/√2
+    assert run.nonowner_norm[-1] == pytest.approx(c[4] * np.sqrt(angular_profile(0.0)), rel=1e-3)
+
+
 @pytest.mark.parametrize(
     ("deltas", "owner"),
     [

@@ -109,6 +109,44 @@ def test_owner_is_argmax_delta_for_mixed_deltas(built) -> None:
     assert alignment[1] > 0.99 and alignment[4] > 0.99 and np.all(np.abs(alignment[[0, 2, 3]]) < 0.01)
 
 
+def test_owner_overshoot_is_located_on_its_series(built) -> None:
+    """(b)'s overshoot: the owner's first α maximum after T_spec, then the lowest α after it, both
+    points of the drawn series, the dip while the non-owners still carry function."""
+    _, panels, _ = built
+    b = panels["b"]
+    over = b["overshoot"]
+    peak, dip = over["peak"], over["dip"]
+    assert 1.0 < peak["t_over_t_spec"] < dip["t_over_t_spec"]
+    assert peak["misalignment"] < 1e-5 and dip["misalignment"] > 100 * peak["misalignment"]
+    assert dip["P"] > 0.01 and b["final_owner_misalignment"] < 1e-12
+    x, y = _array(b["owner"]["x"]), _array(b["owner"]["y"])
+    for point in (peak, dip):
+        i = int(np.argmin(np.abs(x - point["t_over_t_spec"])))
+        assert x[i] == pytest.approx(point["t_over_t_spec"], rel=1e-12)
+        assert 1.0 - y[i] == pytest.approx(point["misalignment"], rel=1e-9, abs=1e-15)
+
+
+def test_mixed_run_function_norms(built) -> None:
+    """(c)'s P and P_U in units of c: P ends at the co-aligned δ = +2 share; the three unaligned
+    neurons together carry ≤ 1e-3 of Σ|c_j| (the δ = 0, −4 pair cancels); both curves drawn."""
+    fig, panels, _ = built
+    f = panels["c"]["function"]
+    final = np.array(panels["c"]["final_coefficient"])
+    assert f["unit_norm"] == pytest.approx(np.sqrt(0.5), rel=1e-15)
+    assert _array(f["P_over_unit"]["y"])[-1] == pytest.approx(final[4], rel=1e-3)
+    u = f["unaligned"]
+    assert u["neurons"] == [0, 2, 3]
+    assert u["final_coefficient"] == pytest.approx(final[[0, 2, 3]].tolist(), abs=1e-12)
+    assert u["final_group_norm_over_unit"] <= 1e-3 * u["sum_abs_final_coefficient"]
+    drawn = _lines_by_panel(fig)["c"]
+    for series in (f["P_over_unit"], u["series"]):
+        x, y = _array(series["x"]), _array(series["y"])
+        assert any(
+            np.asarray(ln.get_xdata(), float).shape == x.shape and np.allclose(np.asarray(ln.get_ydata(), float), y)
+            for ln in drawn
+        )
+
+
 def test_ties_have_no_unique_owner(built) -> None:
     """(e): exact ties (every δ equal) report owner null and symmetric_start, and count as no
     selection — also for −D, where round-off splits the group."""

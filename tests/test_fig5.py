@@ -206,3 +206,43 @@ def test_sample_delay_is_the_ratio_of_the_pruning_times(built) -> None:
             sample = key["grid"][f"sample-{m}-{point}"]["time_below"]
             assert delay == pytest.approx(sample / flow - 1.0, rel=1e-12)
             assert -0.05 < delay < 0.5  # later, and on the same clock
+
+
+def _point(mode: str, D: float, seed: int, time: float | None) -> Any:
+    from gaugecli.experiments.prune import PrunePoint
+
+    t = np.array([0.0, 1.0])
+    return PrunePoint(D, 2, mode, seed, 0, t, np.ones(2), time, 0.0, None, 0.0, 0.0, None, None)
+
+
+def test_sample_times_are_the_mean_and_range_over_seeds() -> None:
+    """(b): at each D the finite-sample time is the mean over seeds, the bar their min–max; a D
+    where one seed never pruned is left out; the population flow (one seed) has no bar; the
+    delays are each sample's time over the population's, minus 1."""
+    from gaugecli.experiments.prune import PruneResult
+
+    points = [_point("flow", 1.0, 0, 10.0), _point("flow", 4.0, 0, 2.5)]
+    points += [_point("sample", 1.0, s, x) for s, x in enumerate((10.2, 10.6, 9.9))]
+    points += [_point("sample", 4.0, s, x) for s, x in enumerate((2.6, None, 2.5))]
+    result = PruneResult(PRUNED_LEVEL, points, None, 4.0, [])  # type: ignore[arg-type]
+    D, T, spread = fig5._times(result, "sample", 2)
+    assert D.tolist() == [1.0] and T[0] == pytest.approx((10.2 + 10.6 + 9.9) / 3, rel=1e-15)
+    assert spread is not None and spread[0].tolist() == [9.9] and spread[1].tolist() == [10.6]
+    D, T, spread = fig5._times(result, "flow", 2)
+    assert D.tolist() == [1.0, 4.0] and T.tolist() == [10.0, 2.5] and spread is None
+    key = fig5._key_numbers(result, {"b": {}})
+    assert key["sample_delay"]["m2"]["D1-seed1"] == pytest.approx(0.06, rel=1e-12)
+    assert key["sample_delay_range"]["m2"] == pytest.approx([-0.01, 0.06], rel=1e-12)
+
+
+def test_sweep_horizon_reads_the_last_decade_slope() -> None:
+    """The sweep's ``log_slope_last_decade``: d ln P/d ln t over [t_end/10, t_end], interpolated in
+    ln t on the saved grid — exact for a power law sampled at any grid."""
+    from gaugecli.experiments.prune import SweepPoint
+
+    t = np.geomspace(1e-3, 1000.0, 37)
+    power = SweepPoint(0.0, 0, t, 0.3 * t**-0.29, None, 0.0, 0.0, 0.9, None, None, None)
+    h = fig5._horizon(power)
+    assert h["t_end"] == 1000.0 and h["log_slope_last_decade"] == pytest.approx(-0.29, rel=1e-12)
+    settled = SweepPoint(1.0, 0, t, np.full_like(t, 0.13), None, 0.13, 0.18, 1.0, None, None, None)
+    assert fig5._horizon(settled)["log_slope_last_decade"] == pytest.approx(0.0, abs=1e-15)

@@ -15,6 +15,7 @@ from gaugecli.core.metrics import (
     empirical_nonowner_norm,
     final_owner,
     first_time_below,
+    group_norm,
     instantaneous_owner,
     log_grid_nodes,
     log_time_integral,
@@ -148,6 +149,27 @@ def test_nonowner_norm_closed_forms() -> None:
     assert float(nonowner_norm(np.array([3.0, 0.6, 0.8]), U, 0)) == pytest.approx(np.sqrt(0.5), rel=1e-14)
     # m = 1: nothing but the owner
     assert float(nonowner_norm(np.array([2.0]), E[:1], 0)) == 0.0
+
+
+def test_group_norm_is_the_subsets_function_norm() -> None:
+    """``group_norm`` of a mask is ``nonowner_norm`` with every other neuron counted as the owner:
+    Monte Carlo on the subset {1, 3} (the estimator of the non-owner tests, with the two others
+    zeroed), and the closed form of a cancelling pair of one direction."""
+    rng = np.random.default_rng(5)
+    c = np.array([0.9, -0.4, 0.7, 0.25])
+    U = rng.standard_normal((4, 5))
+    U /= np.linalg.norm(U, axis=1, keepdims=True)
+    members = np.array([False, True, False, True])
+    mean, se = _mc_norm_sq(np.where(members, c, 0.0), U, owner=0, seed=7)
+    assert abs(float(group_norm(c, U, members)) ** 2 - mean) <= 4 * se
+    # one direction, coefficients ε and −(ε + η): together they carry |η| ‖σ(u·x)‖ = |η|/√2
+    E = np.eye(5)
+    pair = np.array([0.02, -0.0201])
+    assert float(group_norm(pair, np.tile(E[1], (2, 1)), np.array([True, True]))) == pytest.approx(
+        1e-4 / np.sqrt(2), rel=1e-9
+    )
+    # the whole layer but the owner is nonowner_norm
+    assert float(group_norm(c, U, np.arange(4) != 2)) == pytest.approx(float(nonowner_norm(c, U, 2)), rel=1e-15)
 
 
 def test_nonowner_norm_batched_owner() -> None:

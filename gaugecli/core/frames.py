@@ -70,7 +70,7 @@ VIEWS: dict[str, View] = {
             **dict.fromkeys(
                 ("t", "loss", "reaction", "transport", "grad_norm_sq", "identity_residual", "empirical_loss"), _T
             ),
-            **dict.fromkeys(("instantaneous_owner", "nonowner_norm"), _T),
+            **dict.fromkeys(("instantaneous_owner", "nonowner_norm", "unaligned_norm"), _T),
             **dict.fromkeys(
                 ("alignment", "feature", "coefficient", "imbalance", "norm_a", "norm_w", "imbalance_by_steps"), _TN
             ),

@@ -49,8 +49,14 @@ def nonowner_norm(a: Array, W: Array, owner: Array | int, activation: Activation
     ``owner`` broadcasts against the leading axes of ``a``.
     """
     m = a.shape[-1]
-    keep = np.arange(m) != np.asarray(owner)[..., None]
-    a_rest = np.where(keep, a, 0.0)
+    return group_norm(a, W, np.arange(m) != np.asarray(owner)[..., None], activation)
+
+
+def group_norm(a: Array, W: Array, members: Array, activation: Activation | None = None) -> Array:
+    """``‖Σ_{j ∈ G} a_j σ(w_j·x)‖_{L²(N(0,I))}`` for the neurons ``G`` where the boolean ``members``
+    (broadcasting against ``a``) is true: the function a group carries *together*. Two neurons of
+    one direction and opposite coefficients carry none, however large each one is."""
+    a_rest = np.where(members, a, 0.0)
     K = arccos_kernel(W, W) if activation is None else activation.kernel(W, W)
     quad = np.einsum("...i,...ij,...j->...", a_rest, K, a_rest)
     return np.sqrt(np.maximum(quad, 0.0))

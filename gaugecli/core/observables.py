@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 import numpy as np
@@ -13,6 +13,7 @@ from gaugecli.core.gauge import function_coordinates, imbalance
 from gaugecli.core.metrics import (
     alignment,
     final_owner,
+    group_norm,
     instantaneous_owner,
     log_grid_nodes,
     log_time_integral,
@@ -23,7 +24,7 @@ from gaugecli.core.model import Model
 from gaugecli.core.ownership import feature_alignment, feature_nonowner_norm, feature_owners, ownership_matrix
 from gaugecli.core.symmetry import SADDLE_NOTE, exact_saddle, symmetry_report
 from gaugecli.core.trajectory import SolverStats, Trajectory
-from gaugecli.core.types import Array
+from gaugecli.core.types import LATER_FIELD, Array
 
 
 @dataclass
@@ -58,6 +59,11 @@ class RunObservables(Labelled):
     for ``k = 1``; ``pruned[j]``: neuron ``j`` ends aligned with no feature and carries no function;
     ``feature_nonowner_norm`` the ``(n, k)`` series ``P_k(t)``. They are ``None`` for ``k = 1``,
     where ``owner``, ``computed_owner``, ``specialized`` and ``nonowner_norm`` say the same.
+
+    ``unaligned_norm`` (any k): ``‖Σ_{j ∈ U} c_j σ(u_j·x)‖`` over time for the neurons ``U`` that end
+    aligned with no feature (``α_j(t_end) < 1 − ε_align``; ``None`` when every neuron is aligned):
+    the function they carry together. It tells pruning (each ``c_j → 0``) from cancellation (a
+    pair of one direction and opposite ``c``, each ``|c|`` finite, whose sum carries nothing).
     """
 
     t: Array
@@ -100,6 +106,7 @@ class RunObservables(Labelled):
     coaligned: list[list[bool]] | None = None
     pruned: list[bool] | None = None
     feature_nonowner_norm: Array | None = None
+    unaligned_norm: Array | None = field(default=None, metadata={LATER_FIELD: True})
 
     @property
     def final_loss(self) -> float:
@@ -201,6 +208,16 @@ def observe(trajectory: Trajectory, model: Model, member: tuple[int, ...] = ()) 
             note=SADDLE_NOTE.format(sigma=model.activation.describe()),
         )
     per_feature = _per_feature(c, U, model, trajectory.eps_align, symmetry.groups) if model.k > 1 else {}
+    unaligned = align[-1] < 1.0 - trajectory.eps_align  # aligned with no feature at the end
+    unaligned_norm = (
+        (
+            group_norm(c, U, unaligned, model.activation)
+            if model.activation.homogeneous
+            else group_norm(a, W, unaligned, model.activation)
+        )
+        if np.any(unaligned)
+        else None
+    )
     return RunObservables(
         t=trajectory.t,
         loss=loss,
@@ -235,6 +252,7 @@ def observe(trajectory: Trajectory, model: Model, member: tuple[int, ...] = ()) 
         imbalance_law=imbalance_law(model),
         imbalance_by_steps=by_steps,
         imbalance_step_residual=step_residual,
+        unaligned_norm=unaligned_norm,
         **per_feature,
     )
 

@@ -8,12 +8,19 @@ run's ``T_spec`` (log axis: selection takes ~``T_spec``, pruning orders of magni
     (identical to each other by symmetry: one line) are pruned. (b) the alignments ``α_j(t)``
     on a logit axis, so that both the owner's approach to 1 (``1 − α`` down to round-off) and
     the non-owners' small turn (``α ≤ 1.4e-3``) are visible — on ``1 − α`` the non-owners would
-    sit at 0.9986, indistinguishable from 1. The threshold ``1 − ε_align`` marks ``T_spec``; the
-    owner overshoots the teacher once (``α`` peaks at ``1 − 10⁻⁶`` near ``2 T_spec``) while the
-    non-owners' residual function is still there, and turns back as they are pruned.
+    sit at 0.9986, indistinguishable from 1. The threshold ``1 − ε_align`` marks ``T_spec``. The
+    owner passes close to v (its first maximum of α, near ``2 T_spec``) and tilts away again
+    (the dip, near ``8 T_spec``): with the non-owners still carrying function (P ≈ 0.1) the loss's
+    best owner direction is not v; it returns to v as they are pruned (sidecar ``overshoot``).
 (c), (d) mixed per-neuron δ = (−2, 4, 0, −4, 2) (the configuration of ``gaugecli verify``'s
     C6): the owner is ``argmax_j δ_j``; the ``δ = +2`` neuron co-aligns and keeps a share of
-    the coefficient (SPEC C7: pruning needs ``δ ≤ 0``), the others stay unaligned.
+    the coefficient (SPEC C7: pruning needs ``δ ≤ 0``), the others stay unaligned. (c) also
+    draws, in units of c (divided by ``‖σ(v·x)‖ = 1/√2``), the non-owner norm P(t) — it ends
+    at the co-aligned neuron's share — and ``P_U(t)``, the function the three unaligned neurons
+    carry together: the δ = −2 neuron is pruned, but the δ = 0 and δ = −4 neurons keep
+    ``c ≈ ±0.02`` — of opposite signs, in one direction — and cancel (``P_U`` ends ~1e-3 of
+    ``Σ|c_j|``): a cancelling pair, pruned as a function and not as parameters. Once the
+    residual vanishes the pair feels no gradient, so nothing drives its c to 0.
 (e) the gauge gap: the owner at ``δ_o = δ_r + g`` and the four others at ``δ_r`` for
     ``δ_r ∈ {−4, 0, +4}`` (unfavorable, balanced, favorable others), ``g`` from ``1e-4`` to 8, and
     the exact tie ``g = 0`` (no unique owner: SPEC §6, counted as no selection). y: the owner's
@@ -30,17 +37,20 @@ run's ``T_spec`` (log axis: selection takes ~``T_spec``, pruning orders of magni
     depend on o (the others are interchangeable) and falls with m (each neuron starts at c0/m).
     Selection from finite samples, against n, is fig7 (d); random visible perturbations fig7 (a).
 
-Key numbers (sidecar): the owners, their ``T_spec`` and final coefficients; per gap family the
+Key numbers (sidecar): the owners, their ``T_spec`` and final coefficients; (c)'s P and ``P_U``
+and the unaligned neurons' final c; per gap family the
 success counts, the owner's final coefficient, ``T_spec`` and ``P(end)`` against g, the success
 rates at positive gaps and at ties; the owner-success matrix, its ``T_spec`` and their spread over o.
 """
 
 from __future__ import annotations
 
+import math
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
+from gaugecli.core.kernels import angular_profile
 from gaugecli.plots import style
 from gaugecli.plots._fig4_boundary import (
     DESIGNATED,
@@ -265,7 +275,27 @@ def _panel_select_alignment(ax: Any, run: Any, designated: int, eps_align: float
         "final_owner_misalignment": float(1.0 - run.alignment[-1, designated]),
         "max_nonowner_alignment": float(np.max(run.alignment[:, others])),
         "final_nonowner_alignment": float(np.max(run.alignment[-1, others])),
+        "overshoot": _overshoot(run, designated),
     }
+
+
+def _overshoot(run: Any, owner: int) -> dict[str, Any] | None:
+    """The owner's closest approach to v after ``T_spec`` (its first maximum of α) and the dip that
+    follows (the lowest α after it), on the run's declared grid, with the non-owners' P at each:
+    the owner tilts off v to make up for the function the non-owners still carry, and returns as
+    they are pruned. ``None`` if α never turns back."""
+    alpha, x = run.alignment[:, owner], run.t / run.t_spec
+    after = np.flatnonzero(x >= 1.0)
+    falls = np.flatnonzero(np.diff(alpha[after]) < 0)
+    if not falls.size:
+        return None
+    peak = int(after[falls[0]])
+    dip = peak + int(np.argmin(alpha[peak:]))
+
+    def at(i: int) -> dict[str, float]:
+        return {"t_over_t_spec": float(x[i]), "misalignment": float(1.0 - alpha[i]), "P": float(run.nonowner_norm[i])}
+
+    return {"peak": at(peak), "dip": at(dip)}
 
 
 def _mixed_title(deltas: tuple[float, ...]) -> str:
@@ -284,7 +314,9 @@ def _mixed_style(delta: float, owner: bool) -> dict[str, Any]:
     }
 
 
-def _panel_mixed_coefficients(ax: Any, run: Any, deltas: tuple[float, ...], layout: Layout) -> dict[str, Any]:
+def _panel_mixed_coefficients(
+    ax: Any, run: Any, deltas: tuple[float, ...], eps_align: float, layout: Layout
+) -> dict[str, Any]:
     keep, x = _window(run)
     owner = int(np.argmax(deltas))
     out: dict[str, Any] = {
@@ -299,6 +331,7 @@ def _panel_mixed_coefficients(ax: Any, run: Any, deltas: tuple[float, ...], layo
         y = run.coefficient[keep, j]
         ax.plot(x, y, **_mixed_style(delta, j == owner))
         out[f"neuron{j}"] = style.series(x, y, delta=delta)
+    out["function"] = _mixed_function(ax, run, keep, x, eps_align, layout)
     ends = {j: float(run.coefficient[-1, j]) for j in range(len(deltas))}
     # direct labels at the right edge, the unaligned three (ends within 0.03 of 0) stacked
     placed: list[float] = []
@@ -322,6 +355,41 @@ def _panel_mixed_coefficients(ax: Any, run: Any, deltas: tuple[float, ...], layo
     ax.set_ylabel(r"coefficient $c_j$")
     ax.set_title(_mixed_title(deltas), loc="right", fontsize=layout.small)
     style.panel_label(ax, "c")
+    return out
+
+
+UNIT_NORM = math.sqrt(angular_profile(0.0))
+"""``‖σ(v·x)‖`` for a unit ``v`` (ReLU: ``1/√2``): a norm divided by it is in units of ``c``."""
+
+
+def _mixed_function(
+    ax: Any, run: Any, keep: np.ndarray, x: np.ndarray, eps_align: float, layout: Layout
+) -> dict[str, Any]:
+    """(c)'s function norms, in units of ``c``: P(t) (every non-owner) and the function the
+    neurons that end unaligned carry together. P ends at the co-aligned neuron's ``c``; the
+    unaligned group's ends near 0 although two of its members keep ``|c| ≈ 0.02`` with opposite
+    signs — a cancelling pair of one direction, not two pruned neurons."""
+    P = run.nonowner_norm[keep] / UNIT_NORM
+    ax.plot(x, P, color="k", lw=0.7, ls=(0, (5, 2)), zorder=4)
+    out: dict[str, Any] = {"unit_norm": UNIT_NORM, "P_over_unit": style.series(x, P)}
+    at = int(np.searchsorted(x, 0.015))  # near the left edge, where every curve is flat
+    style.note(ax, r"$P/\Vert\sigma\Vert$", (float(x[at]), float(P[at])), layout, offset=(0, 3), va="bottom", color="k")
+    if run.unaligned_norm is not None:
+        unaligned = np.flatnonzero(run.alignment[-1] < 1.0 - eps_align)
+        group = run.unaligned_norm[keep] / UNIT_NORM
+        ax.plot(x, group, color="k", lw=0.9, ls=(0, (1, 1.2)), zorder=4)
+        peak = int(np.argmax(group))
+        style.note(
+            ax, r"$P_U/\Vert\sigma\Vert$", (float(x[peak]), float(group[peak])), layout, offset=(4, 4), color="k"
+        )
+        c_end = run.coefficient[-1, unaligned]
+        out["unaligned"] = {
+            "neurons": [int(j) for j in unaligned],
+            "final_coefficient": style.tolist(c_end),
+            "sum_abs_final_coefficient": float(np.sum(np.abs(c_end))),
+            "final_group_norm_over_unit": float(group[-1]),
+            "series": style.series(x, group),
+        }
     return out
 
 
@@ -365,7 +433,7 @@ def build(inputs: Inputs, layout: Layout) -> tuple[Any, dict[str, Any]]:
     panels: dict[str, Any] = {
         "a": _panel_select_coefficients(axes[0, 0], select.runs[0], select.designated, layout),
         "b": _panel_select_alignment(axes[0, 1], select.runs[0], select.designated, eps_align, layout),
-        "c": _panel_mixed_coefficients(axes[1, 0], mixed.runs[0], MIXED, layout),
+        "c": _panel_mixed_coefficients(axes[1, 0], mixed.runs[0], MIXED, eps_align, layout),
         "d": _panel_mixed_alignment(axes[1, 1], mixed.runs[0], MIXED, eps_align, layout),
         "e": _panel_gap(axes[2, 0], gap_runs, layout),
         "f": _panel_owner_matrix(axes[2, 1], inputs["sweep"], layout),

@@ -6,15 +6,18 @@ One ``prune`` run (:mod:`gaugecli.experiments.prune`, SPEC defaults ``d = 16``, 
 and the boundary sweep, ``m = 2``, owner at ``δ = +4``, the non-owner's δ from −4 to +4.
 
 (a) the boundary: the non-owner norm ``P`` at the end of the run against the non-owner's δ. Below 0
-    it is pruned to round-off (drawn on the floor band, as censored values); from δ = 0 on it
-    co-aligns with the owner and keeps a share of the coefficient, ``P(end) = 0.0065`` at δ = 0
-    (balanced: 0.9 % of the coefficient) up to the equal split at the tie δ = +4.
-(b) the pruning time (first ``P ≤ 10⁻⁶``) against D on log–log axes, with a ``1/D`` guide and
+    it is pruned to round-off (drawn on the floor band, as censored values); for δ > 0 it
+    co-aligns with the owner and keeps a share of the coefficient that has settled by the horizon,
+    up to the equal split at the tie δ = +4. At δ = 0 (balanced) P is still falling at the horizon,
+    algebraically (its log slope over the last decade is in the sidecar): the boundary itself.
+(b) the pruning time (first ``P ≤ 10⁻⁶``) against D on log–log axes (finite sample: the mean of
+    :data:`SEEDS` samples, a bar for their range, hidden by the marker where it is under ~10 %), with a ``1/D`` guide and
     least-squares lines over ``D ≥ 4``; the asymptotic slope (last local slope, its change as
     error) and ``D·T_prune`` in the sidecar.
 (c) ``P(t)`` against ``D t`` on linear time (m = 2): for every D the decay is exponential at
     the rate of the flow linearised at the pruned minimum, ``λ → 0.2036 D``
-    (:func:`gaugecli.core.pruning.pruning_rate_limit`), so the curves collapse. Below each
+    (:func:`gaugecli.core.pruning.pruning_rate_limit`; the D → ∞ rate, 0.2099 D at D = 4), so the
+    curves collapse. Below each
     dynamics' resolution (:data:`gaugecli.experiments.prune.RESOLUTION`) nothing is drawn.
 (d) ``P(t)`` of the sweep for δ near the boundary, on linear time: slopes ``∝ |δ|`` below 0,
     plateaus from 0 on.
@@ -36,7 +39,6 @@ from gaugecli.plots._fig5_time import (
     FLOOR,
     M_COLORS,
     M_MARKERS,
-    _grid,
     _panel_decay,
     _panel_traces,
     _sign_style,
@@ -51,6 +53,8 @@ CLAIM = "C7 pruning: non-owners with δ < 0 vanish, exponentially, in a time ∝
 
 STRENGTHS = {False: (1.0, 4.0, 16.0, 64.0, 256.0), True: (4.0, 16.0, 64.0)}
 MS = {False: (2, 5), True: (2,)}
+SEEDS = {False: (0, 1, 2), True: (0,)}
+"""Finite-sample draws of (b): the time at each D is their mean, the bar their range."""
 N_SAMPLES = {False: 2000, True: 1000}
 """Finite-sample size: the flow on ``L_n`` costs ∝ n (n = 10⁴ takes ~4× longer for the same picture:
 its pruning times differ from n = 2000's by < 2 %)."""
@@ -80,7 +84,7 @@ def needs(quick: bool) -> dict[str, Need]:
     """One ``prune`` run: the D × m grid, population and finite-sample flow, and the δ sweep."""
     from gaugecli.experiments.prune import PruneConfig
 
-    config = PruneConfig(strengths=STRENGTHS[quick], ms=MS[quick], n_samples=N_SAMPLES[quick])
+    config = PruneConfig(strengths=STRENGTHS[quick], ms=MS[quick], n_samples=N_SAMPLES[quick], seeds=SEEDS[quick])
     sweep = SWEEP[quick]
     if sweep is not None:
         config = replace(config, sweep_deltas=sweep)
@@ -167,11 +171,11 @@ def _panel_times(ax: Any, result: PruneResult, n_samples: int | None, layout: La
     for m in ms:
         color = M_COLORS.get(m, style.GREY)
         for mode in modes:
-            runs = [p for p in _grid(result, mode, m) if p.time_below is not None]
-            D = np.array([p.strength for p in runs])
-            T = np.array([p.time_below for p in runs])
+            D, T, spread = _times(result, mode, m)
             all_D += D.tolist()
             filled = mode == "flow"
+            if spread is not None:  # several samples: their range at each D
+                ax.vlines(D, spread[0], spread[1], color=color, lw=0.8, zorder=4)
             ax.plot(
                 D,
                 T,
@@ -184,6 +188,8 @@ def _panel_times(ax: Any, result: PruneResult, n_samples: int | None, layout: La
                 zorder=3 if filled else 4,
             )
             entry = style.series(D, T, compensated=D * T)
+            if spread is not None:
+                entry.update(seeds=len(_seeds(result, mode)), min=style.tolist(spread[0]), max=style.tolist(spread[1]))
             fit_range = D >= FIT_MIN
             fit = power_law_fit(D[fit_range], T[fit_range])
             entry.update(slope=fit.slope, stderr=fit.stderr)
@@ -203,7 +209,9 @@ def _panel_times(ax: Any, result: PruneResult, n_samples: int | None, layout: La
     handles.append(style.line_handle(style.GUIDE, ":", None, r"$\propto 1/D$"))
     handles.append(style.line_handle("0.3", "none", "o", "population flow"))
     if "sample" in modes:
-        handles.append(style.line_handle("0.3", "none", "o", f"finite sample, $n={n_samples}$", mfc="none"))
+        k = len(_seeds(result, "sample"))
+        label = f"finite sample, $n={n_samples}$" + (f"\n(mean, range of {k} samples)" if k > 1 else "")
+        handles.append(style.line_handle("0.3", "none", "o", label, mfc="none"))
     ax.set_xscale("log", base=2)
     ax.set_yscale("log")
     from matplotlib.ticker import FixedLocator, FuncFormatter, NullLocator
@@ -238,6 +246,39 @@ def _panel_times(ax: Any, result: PruneResult, n_samples: int | None, layout: La
     return out
 
 
+def _seeds(result: PruneResult, mode: str) -> list[int]:
+    return sorted({p.seed for p in result.points if p.mode == mode})
+
+
+def _times(
+    result: PruneResult, mode: str, m: int
+) -> tuple[np.ndarray, np.ndarray, tuple[np.ndarray, np.ndarray] | None]:
+    """(b)'s pruning times by increasing D: the mean over the mode's seeds where every seed pruned,
+    and (several seeds) their range; the population flow has one seed."""
+    by_D: dict[float, list[float | None]] = {}
+    for p in result.points:
+        if p.mode == mode and p.m == m:
+            by_D.setdefault(p.strength, []).append(p.time_below)
+    D = np.array([d for d in sorted(by_D) if all(t is not None for t in by_D[d])])
+    times = [np.array(by_D[d], dtype=float) for d in D]
+    T = np.array([t.mean() for t in times])
+    several = len(_seeds(result, mode)) > 1
+    spread = (np.array([t.min() for t in times]), np.array([t.max() for t in times])) if several else None
+    return D, T, spread
+
+
+def _horizon(s: SweepPoint) -> dict[str, float | None]:
+    """Where a sweep run stops and whether its P still moves there: ``t_end`` and the log slope
+    ``d ln P / d ln t`` over its last decade (interpolated in ln t on the saved grid; 0 = settled)."""
+    t, P = np.asarray(s.t, float), np.asarray(s.nonowner_norm, float)
+    t_end = float(t[-1])
+    ok = (t > 0) & (P > 0)
+    if t_end <= 0 or not np.any(ok & (t <= t_end / 10)):
+        return {"t_end": t_end, "log_slope_last_decade": None}
+    before = float(np.interp(np.log(t_end / 10), np.log(t[ok]), np.log(P[ok])))
+    return {"t_end": t_end, "log_slope_last_decade": (float(np.log(P[-1])) - before) / float(np.log(10.0))}
+
+
 def _key_numbers(result: PruneResult, panels: dict[str, Any]) -> dict[str, Any]:
     """What the README cites: the boundary, the 1/D law, the decay rates."""
     sweep = result.sweep
@@ -255,6 +296,7 @@ def _key_numbers(result: PruneResult, panels: dict[str, Any]) -> dict[str, Any]:
                 "time_below": s.time_below,
                 "decay_rate": s.decay_rate,
                 "predicted_rate": s.predicted_rate,
+                **_horizon(s),
             }
             for s in sweep
         },
@@ -271,13 +313,15 @@ def _key_numbers(result: PruneResult, panels: dict[str, Any]) -> dict[str, Any]:
             "predicted_rate": p.predicted_rate,
         }
     out["grid"] = grid
-    # how much later the finite-sample flow prunes than the population flow, per m and D (same seed)
+    # how much later each finite-sample flow prunes than the population flow (one, seed-free), per m and D
+    flow_times = {(p.m, p.strength): p.time_below for p in result.points if p.mode == "flow"}
     delay: dict[str, dict[str, float]] = {}
     for p in result.points:
-        flow = grid.get(f"flow-m{p.m}-D{p.strength:g}-seed{p.seed}")
-        if p.mode == "sample" and p.time_below is not None and flow and flow["time_below"]:
-            delay.setdefault(f"m{p.m}", {})[f"D{p.strength:g}-seed{p.seed}"] = p.time_below / flow["time_below"] - 1.0
+        flow_time = flow_times.get((p.m, p.strength))
+        if p.mode == "sample" and p.time_below is not None and flow_time:
+            delay.setdefault(f"m{p.m}", {})[f"D{p.strength:g}-seed{p.seed}"] = p.time_below / flow_time - 1.0
     out["sample_delay"] = delay
+    out["sample_delay_range"] = {m: [min(d.values()), max(d.values())] for m, d in delay.items()}
     b = panels["b"]
     out["slopes"] = {
         name: {k: b[name].get(k) for k in ("slope", "stderr", "asymptotic_slope", "asymptotic_error")}

@@ -1,16 +1,20 @@
 """Figure ``reln``: what the gated-linear (ReLN) view of Jarvis et al. predicts about the gauge, and
 where it fails (``gaugecli reln``; RELATED.md §1).
 
-(a) loss curves at one D for ±D: the ReLU flow, the ReLN gated by the teacher's half-space v, the ReLN
-    gated by the start's u0 (stuck at the gate floor L_floor(θ0)) and the aligned race;
+(a) loss curves at one D, +D above and −D below on one time axis: the ReLU flow, the ReLN gated by
+    the teacher's half-space v, the ReLN gated by the start's u0 (stuck at the gate floor L_floor(θ0))
+    and the aligned race (the same curve in both halves);
 (b) T_spec(ReLN, gate v)/T_spec(ReLU) against D for ±D, with the D → ∞ limits: a constant at +D,
     ``(4 ln D + B)/lim T_ReLU(−D)/D`` at −D;
 (c) the separation T_spec(−D)/T_spec(+D) for the ReLU, the ReLN and the race, with both limits
     (``∝ D²`` and ``∝ D² ln D``) — the race is exactly 1: it erases the gauge;
 (d) ``select``: the coefficients c_j(t) of the ReLU run and of the ReLN with its final activation pattern;
 (e) ReLNs restarted from the ReLU state at t0 with frozen gates: relative error of the time to cut the
-    loss k-fold, against t0/T_spec; restarts whose gates' floor lies above the target, in a band;
-(f) the fixed-gate envelope: ReLU time over the fastest fixed gate's, against the loss level ℓ.
+    loss k-fold, against t0/T_spec — markers the worst D, bars the range over D; restarts whose gates'
+    floor lies above the target never get there (no error exists): drawn in the top band, at its
+    middle, not at a value; restarts whose target is below round-off (1e-12) are left out (counted);
+(f) the fixed-gate envelope: ReLU time over the fastest fixed gate's, against the loss level ℓ; the
+    smallest D light, the larger ones (named above the panel) coincide.
 """
 
 from __future__ import annotations
@@ -75,34 +79,36 @@ def _strengths(result: RelnResult) -> list[float]:
 # panels
 
 
-def _panel_curves(ax: Any, result: RelnResult, D: float, layout: Layout) -> dict[str, Any]:
-    """Loss against t (log) at ±D; the initial-gate ReLN plateaus on L_floor(θ0). Absolute time, so that
-    the race's ±D curves (one and the same) coincide while the ReLU's lie two decades apart."""
+def _panel_curves(axes: tuple[Any, Any], result: RelnResult, D: float, layout: Layout) -> dict[str, Any]:
+    """Loss against t (log) at +D (upper half) and −D (lower half, the same time axis); the
+    initial-gate ReLN plateaus on L_floor(θ0). Absolute time, so that the race's ±D curves (one and
+    the same) sit at the same place in both halves while the ReLU's lie two decades apart."""
     curves, ratios = _by_delta(result.curves), _by_delta(result.ratios)
     out: dict[str, Any] = {"D": D}
-    top = 0.0
-    for sign, gauge in SIGNS:
+    floor = ratios[D].floor_reln_initial
+    for ax, (sign, gauge) in zip(axes, SIGNS, strict=True):
         c = curves[sign * D]
         t = c.t[1:]  # t = 0 is not on a log axis
+        top = 0.0
         for model in MODELS:
             y = getattr(c, f"loss_{model}")[1:]
-            # the race is one curve at ±D: +D drawn wide underneath, so both stay visible
-            wide = model == "race" and sign > 0
-            kw = {"lw": 2.6, "alpha": 0.45, "zorder": 1.5} if wide else {"lw": 1.1, "zorder": 2}
-            ax.plot(t, y, color=style.GAUGE_COLORS[gauge], ls=LINESTYLES[model], **kw)
+            ax.plot(t, y, color=style.GAUGE_COLORS[gauge], ls=LINESTYLES[model], lw=1.1, zorder=2)
             out[f"{model}_{gauge}"] = style.series(t, y)
             top = max(top, float(np.max(y)))
         r = ratios[sign * D]
         out[f"t_spec_{gauge}"] = {model: getattr(r, f"t_spec_{model}") for model in MODELS}
-    floor = ratios[D].floor_reln_initial
-    style.threshold_line(ax, floor)
+        style.threshold_line(ax, floor)
+        ax.set(xscale="log", ylim=(0.0, 1.15 * top), ylabel=rf"loss at ${'+' if sign > 0 else '-'}D$")
     # right of every drop, under the plateau
-    style.note(ax, r"$L_{\rm floor}$", (0.99, floor), layout, offset=(0, -2), xycoords=AXES_X, ha="right", va="top")
+    style.note(
+        axes[1], r"$L_{\rm floor}$", (0.99, floor), layout, offset=(0, -2), xycoords=AXES_X, ha="right", va="top"
+    )
     out["gate_floor"] = floor
     out["loss_end_reln_initial"] = {g: ratios[s * D].loss_end_reln_initial for s, g in SIGNS}
-    ax.set(xscale="log", ylim=(0.0, 1.1 * top), xlabel=style.LABELS["t"], ylabel=r"loss $\mathcal{L}(t)$")
-    ax.set_xlim(1e-2 * ratios[D].t_spec_relu, 20.0 * ratios[-D].t_spec_relu)
-    ax.text(0.97, 0.98, f"$D={D:g}$", transform=ax.transAxes, ha="right", va="top")
+    axes[1].set_xlim(1e-2 * ratios[D].t_spec_relu, 20.0 * ratios[-D].t_spec_relu)
+    axes[0].tick_params(labelbottom=False)
+    axes[1].set_xlabel(style.LABELS["t"])
+    axes[0].text(0.97, 0.95, f"$D={D:g}$", transform=axes[0].transAxes, ha="right", va="top")
     return out
 
 
@@ -298,10 +304,13 @@ def _panel_restart(ax: Any, result: RelnResult, layout: Layout) -> dict[str, Any
                 ax.plot(hx, hy, ls="none", marker=marker, mfc=face, mec=color, ms=4.0)
                 out[f"{key}_floor"] = style.series(hx, hy)
     ax.axhspan(*FLOOR_BAND, color="0.92", lw=0, zorder=0)
+    # a restart in the band has no error: its frozen gates' floor lies above L(t0)/k, so it never
+    # gets there (every D alike; sidecar floor_hits); it is drawn at the band's middle, not at a value
     style.note(ax, "gate floor", (0.98, math.sqrt(FLOOR_BAND[0] * FLOOR_BAND[1])), layout, xycoords=AXES_X, ha="right")
-    key = f"time to $\\mathcal{{L}}(t_0)/k$:\nfilled $k={levels[0]:g}$"
+    key = f"time to $\\mathcal{{L}}(t_0)/k$, worst $D$:\nfilled $k={levels[0]:g}$"
     key += f", open $k={levels[-1]:g}$" if len(levels) > 1 else ""
     ax.text(0.03, 0.03, key, transform=ax.transAxes, ha="left", va="bottom")
+    ax.set_title("bars: all $D$", loc="right", fontsize=layout.small)
     ax.set(xscale="log", yscale="log", xlabel=r"restart time $t_0/T_{\rm spec}$", ylabel="relative time error")
     ax.set_ylim(3e-5, FLOOR_BAND[1])
     ax.set_xlim(min(t0s) / 1.4, max(t0s) * 1.4)
@@ -344,10 +353,14 @@ def _panel_envelope(ax: Any, result: RelnResult, layout: Layout) -> dict[str, An
             style.note(
                 ax, f"$D={e.D:g}$", (e.levels[-1], y[-1]), layout, offset=(0, -4), ha="right", va="top", color=color
             )
+
     style.threshold_line(ax, 1.0)
     ax.set(xscale="log", xlabel=r"loss level $\ell$", ylabel=r"$t_{\rm ReLU}(\ell)\,/\,\min_\psi t_\psi(\ell)$")
     levels = [ell for e in result.envelope for ell in e.levels]
     ax.set_xlim(max(levels) * 1.25, min(levels) / 1.25)  # ℓ falls as the run progresses: left to right
+    if len(Ds) > 1:  # the larger D coincide: named once, above the panel
+        others = ", ".join(f"{D:g}" for D in Ds[1:])
+        ax.set_title(f"dark: $D={others}$", loc="right", fontsize=layout.small)
     ax.text(0.97, 0.97, "ReLU slower than\nthe best fixed gate", transform=ax.transAxes, ha="right", va="top")
     ax.text(0.03, 0.03, "ReLU faster:\nits gate moves", transform=ax.transAxes, ha="left", va="bottom")
     return out
@@ -373,9 +386,15 @@ def build(inputs: Inputs, layout: Layout) -> tuple[Any, dict[str, Any]]:
 def _build(result: RelnResult, layout: Layout) -> tuple[Any, dict[str, Any]]:
     fig, axes = style.new_figure(layout.width, layout.height(0.78), nrows=2, ncols=3)
     (ax_a, ax_b, ax_c), (ax_d, ax_e, ax_f) = axes
+    # (a) in two halves, +D above −D on one time axis: eight curves in one box overprinted
+    halves = ax_a.get_subplotspec().subgridspec(2, 1, hspace=0.05)
+    ax_a.remove()
+    upper = fig.add_subplot(halves[0])
+    lower = fig.add_subplot(halves[1], sharex=upper)
+    axes[0, 0] = upper
     D = CURVES_D if CURVES_D in _strengths(result) else _strengths(result)[-1]
     panels = {
-        "a": _panel_curves(ax_a, result, D, layout),
+        "a": _panel_curves((upper, lower), result, D, layout),
         "b": _panel_tspec_ratio(ax_b, result, layout),
         "c": _panel_separation(ax_c, result, layout),
         "d": _panel_select(ax_d, result),

@@ -48,11 +48,12 @@ __all__ = [
     "write_artifact",
 ]
 
-CACHE_LAYOUT = 4
+CACHE_LAYOUT = 5
 """Part of every config hash: bumped when the meaning of a cached result changes for reasons
 the package version does not capture (layout 2: one ``<kind>/<hash>.json`` cache for all;
 3: finite-sample flows, symmetric starts and the dissipation budget in every run; 4: flows stored
-on declared grids over their whole horizon, each simulate run integrated by itself)."""
+on declared grids over their whole horizon, each simulate run integrated by itself; 5: every run
+records the function its unaligned neurons carry together, ``unaligned_norm``)."""
 
 
 @cache

@@ -21,7 +21,10 @@ from gaugecli.core.types import LATER_FIELD
 
 
 def _omitted(obj: Any, f: dataclasses.Field[Any]) -> bool:
-    return bool(f.metadata.get(LATER_FIELD)) and getattr(obj, f.name) == f.default
+    if not f.metadata.get(LATER_FIELD):
+        return False
+    value = getattr(obj, f.name)  # an array is never a field's default (== would compare elementwise)
+    return value is f.default or (not isinstance(value, np.ndarray) and bool(value == f.default))
 
 
 def to_jsonable(obj: Any) -> Any:
