@@ -97,10 +97,34 @@ def test_threshold_approaches_the_wall_and_never_reaches_it(built) -> None:
     fit = a["fit"]
     assert fit["stderr"] > 0 and -1.5 < fit["slope"] < -0.5  # measured −0.96 ± 0.07 (quick), −0.86 ± 0.02 (full)
     assert key["wall_slope"] == [fit["slope"], fit["stderr"]]
-    for owner, below in (("plus", True), ("minus", False)):
+    for owner, below in (("plus", True), ("shared", True), ("minus", False)):
         for d, g in zip(a[f"grid-{owner}"]["x"], a[f"grid-{owner}"]["y"], strict=True):
             threshold = gap[D == d][0]
             assert bool(g > threshold) is below, (owner, d, g)
+
+
+def test_exclusive_selection_and_the_majority_are_told_apart(built) -> None:
+    """(a): a grid run is exclusive where the +D neuron owns and P(t_end) ≤ 1e-6, else (owning)
+    it shares; per D the exclusive boundary lies at or below the majority's, and every shared run
+    sits between them with a share < 1 or a P above the level (the points' own numbers)."""
+    _, panels, inputs = built
+    a = panels["a"]
+    result = inputs["perturb"].visible
+    level = a["exclusive"]["level"]
+    assert level == 1e-6
+    for p in result.points:
+        assert p.exclusive == (p.success and p.nonowner_norm_end <= level)
+        assert 0.0 <= p.favorable_share <= 1.0 + 1e-9 and p.t_end > 0
+    shared = {(d, g) for d, g in zip(a["grid-shared"]["x"], a["grid-shared"]["y"], strict=True)}
+    wall = a["wall"]
+    assert shared == {(p.strength, wall - p.eps) for p in result.points if p.success and not p.exclusive}
+    for row in a["exclusive"]["by_D"].values():
+        first_shared, first_lost = row["first_not_exclusive_eps"], row["first_lost_eps"]
+        if first_lost is not None:
+            assert first_shared is not None and first_shared <= first_lost
+        for s in row["shared"]:
+            assert first_shared <= s["eps"] and (first_lost is None or s["eps"] < first_lost)
+            assert s["nonowner_norm_end"] > level
 
 
 def test_the_wall_itself_fails_even_at_the_largest_D(built) -> None:

@@ -10,7 +10,11 @@ One ``perturb`` run (SPEC defaults, m = 2: neuron 0 at ``+D``, neuron 1 at ``−
     least-squares slope ± s.e. over ``D ≥ 4``, and every grid run marked by who owns the
     feature at the end. Boundary: the wall itself is never reached; below the curve the ``−D``
     neuron wins. The approach is not one power law (local slopes drift from −0.93 at D = 4–16
-    to −0.75 at D = 256–1024); the legend says so.
+    to −0.75 at D = 256–1024); the legend says so. ε* is the end of the *majority* (the +D
+    neuron the owner); filled grid markers are runs where it owns but shares the feature (the
+    other neuron's P at the run's end above :data:`~gaugecli.experiments.perturb.visible.EXCLUSIVE_LEVEL`):
+    exclusive selection ends one grid cell earlier at several D (sidecar ``exclusive``). The title
+    says what ε does: the +D neuron at angle θ0 + ε with c0 e^{−ε}/m, the other at θ0 − ε with c0 e^{ε}/m.
 (b) the step alone: the relative T_spec error of population GD against ``η/T_spec^flow`` on
     log–log axes, the first-order line ``C_1 η`` with ``C_1`` the error per step as η → 0, the
     observed order as η → 0 ± its error; larger steps up to and past the stability limit
@@ -109,6 +113,57 @@ def needs(quick: bool) -> dict[str, Need]:
 # panels
 
 
+LEGEND_SHARE = 0.66
+"""(a): the part of the height (from the bottom) that the legend takes; the data stay above it."""
+GRID_OUTCOMES = {
+    "plus": (style.PLUS, "o", "white"),
+    "shared": (style.PLUS, "o", None),
+    "minus": (style.MINUS, "s", "white"),
+}
+"""(a)'s grid markers: colour, marker, face (``None``: filled) per outcome."""
+
+
+def _exclusive_boundary(visible: Any) -> dict[str, Any]:
+    """Per D, the grid cell where selection stops being exclusive (the last ε where the +D neuron
+    carries the feature alone, ``P(t_end) ≤ EXCLUSIVE_LEVEL``, and the next ε), beside the one where
+    it stops being a majority (the +D neuron no longer the owner), with each run's horizon."""
+    from gaugecli.experiments.perturb.visible import EXCLUSIVE_LEVEL
+
+    rows: dict[str, Any] = {}
+    for D in visible.strengths:
+        pts = sorted((p for p in visible.points if p.strength == D and p.seed == 0), key=lambda p: p.eps)
+        if any(p.nonowner_norm_end is None for p in pts):
+            continue
+        first_shared = next((p for p in pts if not p.exclusive), None)
+        first_lost = next((p for p in pts if not p.success), None)
+
+        def before(stop: Any, pts: list[Any] = pts) -> float | None:
+            i = pts.index(stop) if stop is not None else len(pts)
+            return pts[i - 1].eps if i > 0 else None
+
+        rows[f"{D:g}"] = {
+            "last_exclusive_eps": before(first_shared),
+            "first_not_exclusive_eps": None if first_shared is None else first_shared.eps,
+            "last_majority_eps": before(first_lost),
+            "first_lost_eps": None if first_lost is None else first_lost.eps,
+            "shared": [
+                {"eps": p.eps, "favorable_share": p.favorable_share, "nonowner_norm_end": p.nonowner_norm_end}
+                for p in pts
+                if p.success and not p.exclusive
+            ],
+            "t_end": pts[0].t_end,
+        }
+    return {"level": EXCLUSIVE_LEVEL, "by_D": rows}
+
+
+def _define_eps(ax: Any, m: int, layout: Layout) -> dict[str, Any]:
+    """(a)'s title: m and the adversarial ε — the +D neuron at angle θ0 + ε from v with c0 e^{−ε}/m,
+    the other(s) at θ0 − ε with c0 e^{ε}/m (:func:`gaugecli.core.gauge.perturbed_duplicates`)."""
+    text = rf"$m={m}$: $\pm D$ at $\theta_0\pm\varepsilon$, $c=c_0e^{{\mp\varepsilon}}/m$"
+    ax.set_title(text, loc="right", fontsize=layout.small)
+    return {"m": m, "favorable": "angle θ0 + ε, c = c0 e^{−ε}/m", "others": "angle θ0 − ε, c = c0 e^{ε}/m"}
+
+
 def _panel_threshold(ax: Any, visible: Any, wall: float, wall_label: str, layout: Layout) -> dict[str, Any]:
     """(a) the wall distance ``π − θ0 − ε*(D)`` with brackets, fit and the grid's outcomes."""
     from scipy import stats
@@ -122,26 +177,28 @@ def _panel_threshold(ax: Any, visible: Any, wall: float, wall_label: str, layout
     hi = np.array([np.nan if b is None else wall - b[0] for b in brackets])
     out: dict[str, Any] = {}
 
-    # every run of the ε grid, marked by its final owner (deterministic: one run per cell)
-    owners: dict[str, tuple[list[float], list[float]]] = {"plus": ([], []), "minus": ([], [])}
+    # every run of the ε grid, marked by its outcome (deterministic: one run per cell): the +D neuron
+    # alone (exclusive), the +D neuron the larger of two that share the feature, or the −D neuron
+    outcomes: dict[str, tuple[list[float], list[float]]] = {k: ([], []) for k in GRID_OUTCOMES}
     for p in visible.points:
-        key = "plus" if p.success else "minus"
-        owners[key][0].append(p.strength)
-        owners[key][1].append(wall - p.eps)
-    for key, color, marker in (("plus", style.PLUS, "o"), ("minus", style.MINUS, "s")):
-        x, y = (np.array(v, dtype=float) for v in owners[key])
-        ax.plot(x, y, ls="none", marker=marker, ms=2.8, mfc="white", mew=0.8, color=color, zorder=3)
+        key = "minus" if not p.success else "plus" if p.exclusive or p.nonowner_norm_end is None else "shared"
+        outcomes[key][0].append(p.strength)
+        outcomes[key][1].append(wall - p.eps)
+    for key, (color, marker, face) in GRID_OUTCOMES.items():
+        x, y = (np.array(v, dtype=float) for v in outcomes[key])
+        ax.plot(x, y, ls="none", marker=marker, ms=2.8, mfc=face or color, mew=0.8, color=color, zorder=3)
         out[f"grid-{key}"] = style.series(x, y)
+    out["exclusive"] = _exclusive_boundary(visible)
 
     # the failure region (below the threshold) and the threshold itself, with its brackets
     floor = float(np.nanmin(gap)) / 20.0 if np.any(ok) else 1e-4
-    # the legend (lower left, ≈ half the height) goes under every point of the left half: the axis
-    # reaches low enough that those points sit in its top 45 % (log scale)
+    # the legend (lower left, six rows) goes under every point of the left half: the axis reaches
+    # low enough that those points sit in its top 1 − LEGEND_SHARE (log scale)
     left = D <= np.sqrt(D[0] * D[-1])
     grid_y = np.array([wall - p.eps for p in visible.points if p.strength <= np.sqrt(D[0] * D[-1])], dtype=float)
     lowest = float(np.nanmin(np.concatenate([grid_y, gap[left & ok]]))) if grid_y.size or np.any(left & ok) else floor
     top = wall * 1.6
-    floor = min(floor, lowest * (lowest / top) ** (0.55 / 0.45))
+    floor = min(floor, lowest * (lowest / top) ** (LEGEND_SHARE / (1.0 - LEGEND_SHARE)))
     ax.fill_between(D[ok], floor / 10.0, gap[ok], color=SHADE, lw=0, zorder=0)
     ax.errorbar(
         D[ok],
@@ -170,7 +227,8 @@ def _panel_threshold(ax: Any, visible: Any, wall: float, wall_label: str, layout
     local = np.diff(np.log(gk)) / np.diff(np.log(Dk))
     out["local_slopes"] = {k: style.tolist(v) for k, v in (("D_low", Dk[:-1]), ("D_high", Dk[1:]), ("slope", local))}
     handles = [
-        style.line_handle(style.PLUS, "none", "o", "ε grid: +D owns", mfc="white"),
+        style.line_handle(style.PLUS, "none", "o", "ε grid: +D alone", mfc="white"),
+        style.line_handle(style.PLUS, "none", "o", "+D shares, $P_{\\rm end}>10^{-6}$"),
         style.line_handle(style.MINUS, "none", "s", "ε grid: −D owns", mfc="white"),
         style.line_handle("0.1", "none", "D", rf"threshold ${wall_label}-\varepsilon^*(D)$"),
     ]
@@ -292,6 +350,8 @@ def build(inputs: Inputs, layout: Layout) -> tuple[Any, dict[str, Any]]:
     (ax_a, ax_b), (ax_c, ax_d) = axes
     panels: dict[str, Any] = {
         "a": _panel_threshold(ax_a, result.visible, wall, wall_label, layout),
+        # what ε does (SPEC C8 a, adversarial): an angle and a log-coefficient at once
+        "perturbation": _define_eps(ax_a, config.m, layout),
         "b": _panel_step(ax_b, result.step, layout),
         "c": _panel_samples(ax_c, result.samples, config.window, layout),
     }

@@ -53,7 +53,8 @@ CACHE_LAYOUT = 5
 the package version does not capture (layout 2: one ``<kind>/<hash>.json`` cache for all;
 3: finite-sample flows, symmetric starts and the dissipation budget in every run; 4: flows stored
 on declared grids over their whole horizon, each simulate run integrated by itself; 5: every run
-records the function its unaligned neurons carry together, ``unaligned_norm``)."""
+records the function its unaligned neurons carry together, ``unaligned_norm``, and every run of
+``perturb``'s ε grid its favorable share and end P)."""
 
 
 @cache

@@ -30,11 +30,28 @@ def perturbed_duplicates(
 
 @dataclass
 class VisiblePoint:
+    """One run of the ε grid. ``success``: the ``+D`` neuron is the unique aligned owner (it may
+    share the feature); ``favorable_share`` = its final ``c/a*`` (1: it carries the feature alone);
+    ``nonowner_norm_end`` = P at the run's end ``t_end`` for its computed owner. Selection is
+    *exclusive* where it succeeds and ``P(t_end) ≤`` :data:`EXCLUSIVE_LEVEL`."""
+
     strength: float
     eps: float
     seed: int
     owner: int
     success: bool
+    favorable_share: float | None = None
+    nonowner_norm_end: float | None = None
+    t_end: float | None = None
+
+    @property
+    def exclusive(self) -> bool:
+        return self.success and self.nonowner_norm_end is not None and self.nonowner_norm_end <= EXCLUSIVE_LEVEL
+
+
+EXCLUSIVE_LEVEL = 1e-6
+"""P at the end of the run below which selection is exclusive (SPEC C7's pruning level at the
+default horizon): above it the other neuron still carries function — a majority, not a selection."""
 
 
 @dataclass
@@ -56,13 +73,14 @@ class VisibleSweep:
 
 def _selects(
     model: ModelConfig, flow: DynamicsConfig, deltas: np.ndarray, eps: list[float], adversarial: bool, seeds
-) -> tuple[list[bool], list[int]]:
+) -> tuple[list[bool], list[int], list[tuple[float, float, float]]]:
     inits = [perturbed_duplicates(model, deltas, e, adversarial=adversarial, seed=s) for e in eps for s in seeds]
     a0 = np.stack([i[0] for i in inits])
     W0 = np.stack([i[1] for i in inits])
     runs = run_ensemble(model, flow, a0, W0)
     fav = int(np.argmax(deltas))
-    return [selected(r, fav) for r in runs], [r.computed_owner for r in runs]
+    ends = [(float(r.coefficient[-1, fav]) / model.a_star, float(r.nonowner_norm[-1]), float(r.t[-1])) for r in runs]
+    return [selected(r, fav) for r in runs], [r.computed_owner for r in runs], ends
 
 
 @dataclass(frozen=True)
@@ -118,9 +136,10 @@ def visible_row(job: VisibleRowJob) -> VisibleRow:
     flow = DynamicsConfig(mode=Mode.flow, rtol=job.rtol)
     deltas = owner_imbalances(job.m, job.strength, 0)
     eps = list(job.eps)
-    ok, owners = _selects(job.model, flow, deltas, eps, job.adversarial, job.seeds)
+    ok, owners, ends = _selects(job.model, flow, deltas, eps, job.adversarial, job.seeds)
+    n = len(job.seeds)
     points = [
-        VisiblePoint(job.strength, e, s, owners[i * len(job.seeds) + k], ok[i * len(job.seeds) + k])
+        VisiblePoint(job.strength, e, s, owners[i * n + k], ok[i * n + k], *ends[i * n + k])
         for i, e in enumerate(eps)
         for k, s in enumerate(job.seeds)
     ]
