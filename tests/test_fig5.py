@@ -246,3 +246,6 @@ def test_sweep_horizon_reads_the_last_decade_slope() -> None:
     assert h["t_end"] == 1000.0 and h["log_slope_last_decade"] == pytest.approx(-0.29, rel=1e-12)
     settled = SweepPoint(1.0, 0, t, np.full_like(t, 0.13), None, 0.13, 0.18, 1.0, None, None, None)
     assert fig5._horizon(settled)["log_slope_last_decade"] == pytest.approx(0.0, abs=1e-15)
+    # pruned to round-off by the end: no slope (it would be the solver's noise)
+    pruned = SweepPoint(-1.0, 0, t, 0.1 * np.exp(-t), 1.0, 0.0, 0.0, 0.01, None, None, None)
+    assert fig5._horizon(pruned)["log_slope_last_decade"] is None

@@ -269,13 +269,17 @@ def _times(
 
 def _horizon(s: SweepPoint) -> dict[str, float | None]:
     """Where a sweep run stops and whether its P still moves there: ``t_end`` and the log slope
-    ``d ln P / d ln t`` over its last decade (interpolated in ln t on the saved grid; 0 = settled)."""
+    ``d ln P / d ln t`` over its last decade (interpolated in ln t on the saved grid; 0 = settled).
+    ``None`` where P at either end of that decade is below :data:`FLOOR`: a pruned run's P there is
+    the solver's round-off, and so would its slope be."""
     t, P = np.asarray(s.t, float), np.asarray(s.nonowner_norm, float)
     t_end = float(t[-1])
     ok = (t > 0) & (P > 0)
-    if t_end <= 0 or not np.any(ok & (t <= t_end / 10)):
+    if t_end <= 0 or not np.any(ok & (t <= t_end / 10)) or P[-1] <= FLOOR:
         return {"t_end": t_end, "log_slope_last_decade": None}
     before = float(np.interp(np.log(t_end / 10), np.log(t[ok]), np.log(P[ok])))
+    if before <= np.log(FLOOR):
+        return {"t_end": t_end, "log_slope_last_decade": None}
     return {"t_end": t_end, "log_slope_last_decade": (float(np.log(P[-1])) - before) / float(np.log(10.0))}
 
 
