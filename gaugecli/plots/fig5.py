@@ -11,7 +11,8 @@ and the boundary sweep, ``m = 2``, owner at ``δ = +4``, the non-owner's δ from
     up to the equal split at the tie δ = +4. At δ = 0 (balanced) P is still falling at the horizon,
     algebraically (its log slope over the last decade is in the sidecar): the boundary itself.
 (b) the pruning time (first ``P ≤ 10⁻⁶``) against D on log–log axes (finite sample: the mean of
-    :data:`SEEDS` samples, a bar for their range, hidden by the marker where it is under ~10 %), with a ``1/D`` guide and
+    :data:`SEEDS` samples and a bar for their range — at most 11 % of the time, so mostly behind
+    the marker; the sidecar has each sample's delay), with a ``1/D`` guide and
     least-squares lines over ``D ≥ 4``; the asymptotic slope (last local slope, its change as
     error) and ``D·T_prune`` in the sidecar.
 (c) ``P(t)`` against ``D t`` on linear time (m = 2): for every D the decay is exponential at

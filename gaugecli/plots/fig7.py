@@ -13,7 +13,7 @@ One ``perturb`` run (SPEC defaults, m = 2: neuron 0 at ``+D``, neuron 1 at ``−
     to −0.75 at D = 256–1024); the legend says so. ε* is the end of the *majority* (the +D
     neuron the owner); filled grid markers are runs where it owns but shares the feature (the
     other neuron's P at the run's end above :data:`~gaugecli.experiments.perturb.visible.EXCLUSIVE_LEVEL`):
-    exclusive selection ends one grid cell earlier at several D (sidecar ``exclusive``). The title
+    exclusive selection ends one or two grid cells earlier at several D (sidecar ``exclusive``). The title
     says what ε does: the +D neuron at angle θ0 + ε with c0 e^{−ε}/m, the other at θ0 − ε with c0 e^{ε}/m.
 (b) the step alone: the relative T_spec error of population GD against ``η/T_spec^flow`` on
     log–log axes, the first-order line ``C_1 η`` with ``C_1`` the error per step as η → 0, the
