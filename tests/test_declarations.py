@@ -263,6 +263,27 @@ def test_the_default_refusal_of_every_bounded_parameter_is_the_same_in_the_confi
         assert message(info.value.message) in " ".join(result.output.split()), (field, result.output)
 
 
+@pytest.mark.parametrize(
+    ("command", "args"),
+    [
+        ("select", ["--mode", "sample", "--seeds", "0,0"]),
+        ("prune", ["--seeds", "1,2,1"]),
+        ("perturb", ["--kind", "random", "--seeds", "3,3"]),
+        ("simulate", ["--mode", "sample", "--seeds", "5,5"]),
+    ],
+)
+def test_a_seed_given_twice_is_refused(command: str, args: list[str], tmp_path: Path) -> None:
+    """A repeated seed repeats its run, and a share of seeds or its Wilson interval would count one
+    draw as two: every list of seeds refuses it (before any run), in the config and on the CLI."""
+    with pytest.raises(ConfigError, match="must differ"):
+        P.SEEDS.check((4, 4))
+    P.SEEDS.check((4, 5))
+    result = CliRunner().invoke(app, [command, *args, "--cache-dir", str(tmp_path / "runs")])
+    assert result.exit_code == 2
+    assert "--seeds" in result.output and "must differ" in " ".join(result.output.split())
+    assert not (tmp_path / "runs").exists() or not any((tmp_path / "runs").rglob("*.json"))
+
+
 COMPUTING = ("simulate", "select", "prune", "perturb", "lockin", "reln")
 
 

@@ -80,8 +80,8 @@ class Param:
     its range, the ``panel`` of ``--help`` it is listed in, its ``default`` (``None``: not given, the
     mode decides — ``default_text`` says how), its ``type`` and range ``[low, high]`` (``open_low``,
     ``open_high`` exclude an end; ``high_text`` spells an end such as π), ``choices`` for a word,
-    and ``plural`` for a comma-separated list of at least ``min_items`` values. ``why_low`` and
-    ``why_high`` say why a bound is where it is; a refusal quotes them."""
+    and ``plural`` for a comma-separated list of at least ``min_items`` values (``distinct``: no value
+    twice). ``why_low`` and ``why_high`` say why a bound is where it is; a refusal quotes them."""
 
     name: str
     help: str
@@ -95,6 +95,7 @@ class Param:
     choices: tuple[str, ...] = ()
     plural: bool = False
     min_items: int = 1
+    distinct: bool = False
     flag: str | None = None
     short: str | None = None
     metavar: str | None = None
@@ -150,6 +151,12 @@ class Param:
         )
         for x in value:
             self._check_one(x)
+        repeated = sorted({x for x in value if list(value).count(x) > 1})
+        require(
+            not (self.distinct and repeated),
+            self.name,
+            f"must differ: {', '.join(map(str, repeated))} given more than once would count one draw as several",
+        )
 
     def _check_one(self, x: Any) -> None:
         got = f"(got {x!r})"

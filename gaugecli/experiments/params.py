@@ -160,6 +160,7 @@ SEEDS = Param(
     int,
     low=0,
     plural=True,
+    distinct=True,  # a repeated seed repeats its run: a share or interval would count it twice
     metavar="S1,S2,…",
 )
 WIDTHS = Param("ms", "Widths m", EXPERIMENT, (2, 5), int, low=2, plural=True, metavar="M1,M2,…")
