@@ -130,7 +130,7 @@ def _panel_boundary(ax: Any, sweep: list[SweepPoint], owner_delta: float, layout
         s0 = sweep[i0]
         style.note(
             ax,
-            f"balanced: co-aligns,\nkeeps {100 * s0.share:.1f} % of $c$",
+            f"balanced: {100 * s0.share:.1f} % of $c$\nat $t={float(s0.t[-1]):g}$, falling",
             (0.0, s0.final),
             layout,
             offset=(5, -3),
