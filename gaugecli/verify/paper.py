@@ -138,7 +138,7 @@ def _c7(inputs: Inputs, quick: bool) -> Check:
             "δ < 0": rounded(max(below)),
             "δ ≥ 0": rounded(min(at_or_above)),
         },
-        "P ≤ 1e-6; c = 1; δ < 0: P ≤ 1e-6; δ ≥ 0: P > 1e-3 (balanced non-owners co-align too)",
+        "P ≤ 1e-6; c = 1; δ < 0: P ≤ 1e-6; δ ≥ 0: P > 1e-3 at the horizon (balanced non-owners still falling there)",
         "c ± 1e-6",
         ok,
         f"flow, m ∈ {{2, 5}}, D = {_listed(result_strengths(result))}; sweep m = 2, owner δ = +{result.sweep_strength:g}",
@@ -199,7 +199,7 @@ CLAIMS = [
     Claim("C6", "The +D neuron becomes the owner (and, for mixed δ, argmax δ)", _c6_needs, _c6, "fig4"),
     Claim(
         "C7",
-        "Non-owners are pruned when their δ < 0; from δ = 0 on they co-align and keep a share",
+        "Non-owners are pruned (exponentially) when their δ < 0; for δ > 0 they co-align and keep a share",
         _c7_needs,
         _c7,
         "fig5",
