@@ -311,9 +311,19 @@ def perturb(outcome: Outcome, path: Path | None) -> None:
     table = Table(title=f"gaugecli perturb · {model_tag(outcome.config.model)} — {v.kind} visible perturbations")
     table.add_column("D", justify="right")
     table.add_column("ε*(D)", justify="right")
+    adversarial = v.kind == "adversarial"
+    if adversarial:  # ε* ends the majority; the last grid ε where the +D neuron carries the feature alone
+        from gaugecli.experiments.perturb.visible import exclusive_boundary
+
+        alone = exclusive_boundary(v)["by_D"]
+        table.add_column("exclusive to ε", justify="right")
     table.add_column("P(select) at ε = " + ", ".join(f"{e:g}" for e in v.eps), justify="left")
     for D, thr, row in zip(v.strengths, v.threshold, v.probability, strict=True):
-        table.add_row(f"{D:g}", fmt(thr) if thr is not None else f"> {max(v.eps):g}", " ".join(f"{p:.2f}" for p in row))
+        cells = [f"{D:g}", fmt(thr) if thr is not None else f"> {max(v.eps):g}"]
+        if adversarial:
+            last = alone.get(f"{D:g}", {}).get("last_exclusive_eps")
+            cells.append("—" if last is None else f"{last:g}")
+        table.add_row(*cells, " ".join(f"{p:.2f}" for p in row))
     out = console()
     show(table)
     out.print(

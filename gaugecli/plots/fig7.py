@@ -33,6 +33,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
+from gaugecli.experiments.perturb.visible import exclusive_boundary
 from gaugecli.plots import style
 from gaugecli.plots._fig7_samples import (
     GD,
@@ -123,39 +124,6 @@ GRID_OUTCOMES = {
 """(a)'s grid markers: colour, marker, face (``None``: filled) per outcome."""
 
 
-def _exclusive_boundary(visible: Any) -> dict[str, Any]:
-    """Per D, the grid cell where selection stops being exclusive (the last ε where the +D neuron
-    carries the feature alone, ``P(t_end) ≤ EXCLUSIVE_LEVEL``, and the next ε), beside the one where
-    it stops being a majority (the +D neuron no longer the owner), with each run's horizon."""
-    from gaugecli.experiments.perturb.visible import EXCLUSIVE_LEVEL
-
-    rows: dict[str, Any] = {}
-    for D in visible.strengths:
-        pts = sorted((p for p in visible.points if p.strength == D and p.seed == 0), key=lambda p: p.eps)
-        if any(p.nonowner_norm_end is None for p in pts):
-            continue
-        first_shared = next((p for p in pts if not p.exclusive), None)
-        first_lost = next((p for p in pts if not p.success), None)
-
-        def before(stop: Any, pts: list[Any] = pts) -> float | None:
-            i = pts.index(stop) if stop is not None else len(pts)
-            return pts[i - 1].eps if i > 0 else None
-
-        rows[f"{D:g}"] = {
-            "last_exclusive_eps": before(first_shared),
-            "first_not_exclusive_eps": None if first_shared is None else first_shared.eps,
-            "last_majority_eps": before(first_lost),
-            "first_lost_eps": None if first_lost is None else first_lost.eps,
-            "shared": [
-                {"eps": p.eps, "favorable_share": p.favorable_share, "nonowner_norm_end": p.nonowner_norm_end}
-                for p in pts
-                if p.success and not p.exclusive
-            ],
-            "t_end": pts[0].t_end,
-        }
-    return {"level": EXCLUSIVE_LEVEL, "by_D": rows}
-
-
 def _define_eps(ax: Any, m: int, layout: Layout) -> dict[str, Any]:
     """(a)'s title: m and the adversarial ε — the +D neuron at angle θ0 + ε from v with c0 e^{−ε}/m,
     the other(s) at θ0 − ε with c0 e^{ε}/m (:func:`gaugecli.core.gauge.perturbed_duplicates`)."""
@@ -188,7 +156,7 @@ def _panel_threshold(ax: Any, visible: Any, wall: float, wall_label: str, layout
         x, y = (np.array(v, dtype=float) for v in outcomes[key])
         ax.plot(x, y, ls="none", marker=marker, ms=2.8, mfc=face or color, mew=0.8, color=color, zorder=3)
         out[f"grid-{key}"] = style.series(x, y)
-    out["exclusive"] = _exclusive_boundary(visible)
+    out["exclusive"] = exclusive_boundary(visible)
 
     # the failure region (below the threshold) and the threshold itself, with its brackets
     floor = float(np.nanmin(gap)) / 20.0 if np.any(ok) else 1e-4

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass, field
+from typing import Any
 
 import numpy as np
 
@@ -208,3 +209,34 @@ def visible_sweep(
         [None if r.bracket is None else list(r.bracket) for r in rows],
         math.pi - config.model.theta0 if config.adversarial else None,
     )
+
+
+def exclusive_boundary(visible: VisibleSweep) -> dict[str, Any]:
+    """Per D, the grid cell where selection stops being exclusive (the last ε where the +D neuron
+    carries the feature alone, ``P(t_end) ≤ EXCLUSIVE_LEVEL``, and the next ε), beside the one where
+    it stops being a majority (the +D neuron no longer the owner), with each run's horizon."""
+    rows: dict[str, Any] = {}
+    for D in visible.strengths:
+        pts = sorted((p for p in visible.points if p.strength == D and p.seed == 0), key=lambda p: p.eps)
+        if any(p.nonowner_norm_end is None for p in pts):
+            continue
+        first_shared = next((p for p in pts if not p.exclusive), None)
+        first_lost = next((p for p in pts if not p.success), None)
+
+        def before(stop: VisiblePoint | None, pts: list[VisiblePoint] = pts) -> float | None:
+            i = pts.index(stop) if stop is not None else len(pts)
+            return pts[i - 1].eps if i > 0 else None
+
+        rows[f"{D:g}"] = {
+            "last_exclusive_eps": before(first_shared),
+            "first_not_exclusive_eps": None if first_shared is None else first_shared.eps,
+            "last_majority_eps": before(first_lost),
+            "first_lost_eps": None if first_lost is None else first_lost.eps,
+            "shared": [
+                {"eps": p.eps, "favorable_share": p.favorable_share, "nonowner_norm_end": p.nonowner_norm_end}
+                for p in pts
+                if p.success and not p.exclusive
+            ],
+            "t_end": pts[0].t_end,
+        }
+    return {"level": EXCLUSIVE_LEVEL, "by_D": rows}
