@@ -56,8 +56,12 @@ def group_norm(a: Array, W: Array, members: Array, activation: Activation | None
     """``‖Σ_{j ∈ G} a_j σ(w_j·x)‖_{L²(N(0,I))}`` for the neurons ``G`` where the boolean ``members``
     (broadcasting against ``a``) is true: the function a group carries *together*. Two neurons of
     one direction and opposite coefficients carry none, however large each one is."""
+    return kernel_group_norm(a, arccos_kernel(W, W) if activation is None else activation.kernel(W, W), members)
+
+
+def kernel_group_norm(a: Array, K: Array, members: Array) -> Array:
+    """:func:`group_norm` from the pair kernel ``K_ij = K(w_i, w_j)`` at hand: one kernel, several groups."""
     a_rest = np.where(members, a, 0.0)
-    K = arccos_kernel(W, W) if activation is None else activation.kernel(W, W)
     quad = np.einsum("...i,...ij,...j->...", a_rest, K, a_rest)
     return np.sqrt(np.maximum(quad, 0.0))
 

@@ -13,11 +13,10 @@ from gaugecli.core.gauge import function_coordinates, imbalance
 from gaugecli.core.metrics import (
     alignment,
     final_owner,
-    group_norm,
     instantaneous_owner,
+    kernel_group_norm,
     log_grid_nodes,
     log_time_integral,
-    nonowner_norm,
     specialization_time,
 )
 from gaugecli.core.model import Model
@@ -150,25 +149,32 @@ saved times whose pair arrays stay within this many bytes (peak memory no longer
 
 
 def _pairwise_series(
-    a: Array, W: Array, c: Array, U: Array, model: Model, owner: int
-) -> tuple[Dissipation, Array, Array]:
-    """``(dissipation, loss, P)`` along ``a (n_t, m)``, ``W (n_t, m, d)`` in chunks of saved times."""
+    a: Array, W: Array, c: Array, U: Array, model: Model, owner: int, unaligned: Array
+) -> tuple[Dissipation, Array, Array, Array | None]:
+    """``(dissipation, loss, P, P_U)`` along ``a (n_t, m)``, ``W (n_t, m, d)`` in chunks of saved
+    times; ``P_U`` is the function of the neurons where ``unaligned`` is true (``None`` if none is)."""
     n_t, m, d = W.shape
     act = model.activation
     step = max(1, PAIRWISE_CHUNK_BYTES // (8 * (m + model.k) * m * d))
+    others = np.arange(m) != owner
     parts = []
     for s in range(0, n_t, step):
         w = slice(s, s + step)
+        # in function coordinates where they exist (the paper's P), else in parameters; one pair
+        # kernel for both groups
+        coef, dirs = (c[w], U[w]) if act.homogeneous else (a[w], W[w])
+        K = act.kernel(dirs, dirs)
         parts.append(
             (
                 dissipation(a[w], W[w], model),
                 population_loss(a[w], W[w], model),
-                # in function coordinates where they exist (the paper's P), else in parameters
-                nonowner_norm(c[w], U[w], owner, act) if act.homogeneous else nonowner_norm(a[w], W[w], owner, act),
+                kernel_group_norm(coef, K, others),
+                kernel_group_norm(coef, K, unaligned) if np.any(unaligned) else None,
             )
         )
     diss = Dissipation(*(np.concatenate([p[0][k] for p in parts]) for k in range(len(Dissipation._fields))))
-    return diss, np.concatenate([p[1] for p in parts]), np.concatenate([p[2] for p in parts])
+    P_U = np.concatenate([p[3] for p in parts]) if np.any(unaligned) else None
+    return diss, np.concatenate([p[1] for p in parts]), np.concatenate([p[2] for p in parts]), P_U
 
 
 def observe(trajectory: Trajectory, model: Model, member: tuple[int, ...] = ()) -> RunObservables:
@@ -182,7 +188,8 @@ def observe(trajectory: Trajectory, model: Model, member: tuple[int, ...] = ()) 
     align, feature = alignment(W, model)
     delta = imbalance(a, W, model.degree)
     owner, specialized = final_owner(c[-1], align[-1], trajectory.eps_align)
-    diss, loss, P = _pairwise_series(a, W, c, U, model, int(owner))
+    unaligned = align[-1] < 1.0 - trajectory.eps_align  # aligned with no feature at the end
+    diss, loss, P, unaligned_norm = _pairwise_series(a, W, c, U, model, int(owner), unaligned)
     crossing = trajectory.crossing_times[member]
     t_spec = float(specialization_time(crossing, owner))
     # δ's law: conserved by the flow on L, decaying as δ(0) e^{−2λt} under weight decay λ
@@ -208,16 +215,6 @@ def observe(trajectory: Trajectory, model: Model, member: tuple[int, ...] = ()) 
             note=SADDLE_NOTE.format(sigma=model.activation.describe()),
         )
     per_feature = _per_feature(c, U, model, trajectory.eps_align, symmetry.groups) if model.k > 1 else {}
-    unaligned = align[-1] < 1.0 - trajectory.eps_align  # aligned with no feature at the end
-    unaligned_norm = (
-        (
-            group_norm(c, U, unaligned, model.activation)
-            if model.activation.homogeneous
-            else group_norm(a, W, unaligned, model.activation)
-        )
-        if np.any(unaligned)
-        else None
-    )
     return RunObservables(
         t=trajectory.t,
         loss=loss,
