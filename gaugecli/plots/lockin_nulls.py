@@ -174,16 +174,20 @@ def _panel_raster(ax: Any, result: Any, burn_in: float, span: float, layout: Lay
     right.tick_params(axis="y", length=0, labelsize=layout.small)
     right.spines["right"].set_visible(False)
     right.set_ylabel("windows with\n" + r"$\lambda_3$ at round-off", fontsize=layout.small)
-    from matplotlib.lines import Line2D
-
-    handles = [
-        Line2D([], [], color="0.3", ls="none", marker="o", label="raw fires", **RING),
-        Line2D([], [], color="0.3", ls="none", marker="o", label="floored fires", **DOT),
-        Line2D([], [], color=style.GUIDE, ls="none", marker="|", ms=6, label=r"the run's $T_{\rm spec}$"),
-    ]
-    ax.legend(handles=handles, loc="best", handlelength=1.0, handletextpad=0.4)  # where no firing is
     out["roundoff_shares"] = dict(zip(labels, shares, strict=True))
     return out
+
+
+def _raster_handles() -> list[Any]:
+    """(b)'s key, in the figure's legend: its firings fall anywhere in [0, span] (where, for the
+    detectors at round-off, is round-off's choice), so no place inside (b) is sure to stay clear."""
+    from matplotlib.lines import Line2D
+
+    return [
+        Line2D([], [], color="0.3", ls="none", marker="o", label="(b) raw fires", **RING),
+        Line2D([], [], color="0.3", ls="none", marker="o", label="(b) floored fires", **DOT),
+        Line2D([], [], color=style.GUIDE, ls="none", marker="|", ms=6, label=r"(b) the run's $T_{\rm spec}$"),
+    ]
 
 
 def _panel_resolution(ax: Any, result: Any, span: float) -> dict[str, Any]:
@@ -275,7 +279,7 @@ def build(inputs: Inputs, layout: Layout) -> tuple[Any, dict[str, Any]]:
             "c": _panel_resolution(c, result, span),
             "d": _panel_repulsion(d, result, span, layout),
         }
-    handles = condition_handles(list(LINESTYLES))
+    handles = condition_handles(list(LINESTYLES)) + _raster_handles()
     panels["legend"] = finish(fig, np.array([a, b, c, d]), TITLES, handles, layout, ncol=3)
     return fig, panels
 
