@@ -224,6 +224,7 @@ OTHER: dict[tuple[type, str], Any] = {
     (DynamicsConfig, "device"): "cpu",
     (PruneConfig, "sweep_deltas"): (-1.0, 0.5),
     (PerturbConfig, "eps"): (0.0, 0.7),
+    (PerturbConfig, "sweeps"): ("visible",),
     (ModelConfig, "activation"): "erf",
     (ModelConfig, "teacher_activation"): "linear",
 }

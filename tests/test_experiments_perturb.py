@@ -343,3 +343,69 @@ def test_a_sample_size_that_would_not_fit_is_refused_before_any_run() -> None:
 
     with pytest.raises(BudgetExceeded, match=r"^success_ns: this run needs ≈ .* use success_ns ≤ \d+"):
         perturb(PerturbConfig(success_ns=(16, 10**10)))
+
+
+# ------------------------------------------------------------------------------------
+# choosing sweeps
+
+
+def test_a_config_runs_only_its_sweeps_and_the_result_holds_none_for_the_rest() -> None:
+    """``sweeps=("visible",)``: the result is the visible sweep alone, the same numbers as the
+    visible sweep run by itself (the same function on the same jobs)."""
+    from gaugecli.experiments.perturb import perturb
+
+    config = PerturbConfig(
+        model=MODEL,
+        m=M,
+        eps=(0.2, 4.0),
+        strengths=(4.0,),
+        adversarial=False,
+        seeds=(0, 1),
+        sweeps=("visible",),
+        dynamics=DynamicsConfig(rtol=RTOL),
+    )
+    assert config.runs("visible") and not any(config.runs(s) for s in ("step", "samples", "selection"))
+    fractions: list[float] = []
+    result = perturb(config, progress=fractions.append)
+    assert result.step is None and result.samples is None and result.selection is None
+    assert result.visible.probability == visible_sweep(config).probability
+    assert fractions[-1] == pytest.approx(1.0)  # one sweep is the whole of the progress
+
+
+def test_a_random_row_runs_each_eps_alone_and_matches_a_lone_run() -> None:
+    """The random row integrates one ensemble per ε; a member rebuilt from its start and integrated
+    alone at rtol 1e-12 ends with the same share and P(t_end): allowed 1e-6 and 1e-5 relative, the
+    row's rtol 1e-10 grown 10⁴–10⁵× over a run to its horizon (the same growth as fig7's check)."""
+    from gaugecli.experiments.common import run_ensemble
+    from gaugecli.experiments.perturb.visible import gauge_drift
+
+    job = VisibleRowJob(MODEL, M, 4.0, (2.0, 8.0), False, (0, 1, 2), 0, 1e-10)
+    row = visible_row(job)
+    assert [(p.eps, p.seed) for p in row.points] == [(e, s) for e in (2.0, 8.0) for s in (0, 1, 2)]
+    p = max(row.points, key=lambda p: p.nonowner_norm_end)
+    a0, W0 = perturbed_duplicates(MODEL, owner_imbalances(M, 4.0, 0), p.eps, adversarial=False, seed=p.seed)
+    (run,) = run_ensemble(MODEL, DynamicsConfig(rtol=1e-12, t_max=p.t_end), a0[None], W0[None])
+    assert float(run.coefficient[-1, 0]) / MODEL.a_star == pytest.approx(p.favorable_share, rel=1e-6)
+    assert float(run.nonowner_norm[-1]) == pytest.approx(p.nonowner_norm_end, rel=1e-5, abs=1e-13)
+    # δ is conserved (C2): the lone run and the row hold it to far below D
+    assert gauge_drift(run) < 1e-6 and all(q.gauge_drift < 1e-6 for q in row.points)
+
+
+def test_beyond_the_random_grid_float64_no_longer_resolves_the_gauge() -> None:
+    """Why fig7 (e) stops at ε = 12: at ε = 16, seed 1, the −D neuron starts at c = 7.8e12, and
+    δ = a² − ‖w‖² = −1 is a difference of two numbers near 7.8e12, whose spacing in float64 is
+    2⁻¹⁰ ≈ 1e-3: the start's δ is off by a few such spacings (measured two), and the flow's δ
+    drifts by more than 1 % of D (measured 2.4 %). At ε = 12 (c ≤ 2e9 over fig7's seeds) the
+    spacing is 2⁻²² and the drift ≤ 7e-6 of D (fig7's sidecar ``max_gauge_drift``)."""
+    from gaugecli.experiments.common import run_ensemble
+    from gaugecli.experiments.perturb.visible import gauge_drift
+
+    model = ModelConfig()
+    a0, W0 = perturbed_duplicates(model, owner_imbalances(2, 1.0, 0), 16.0, adversarial=False, seed=1)
+    c = np.abs(a0) * np.linalg.norm(W0, axis=1)
+    assert c[1] > 1e12
+    spacing = np.spacing(c[1])
+    off = abs(imbalance(a0[None], W0[None])[0][1] + 1.0)
+    assert 0.0 < off <= 4 * spacing  # the gauge as built: round-off of its two squares
+    (run,) = run_ensemble(model, DynamicsConfig(rtol=1e-10), a0[None], W0[None])
+    assert gauge_drift(run) > 1e-2

@@ -62,10 +62,12 @@ def _y(series: dict[str, Any]) -> np.ndarray:
     return np.array([np.nan if v is None else v for v in series["y"]], dtype=float)
 
 
-def test_needs_are_one_perturb_run_default_and_a_valid_quick_profile() -> None:
+def test_needs_are_the_default_perturb_run_a_random_one_and_a_valid_quick_profile() -> None:
     full, quick = fig7.needs(False), fig7.needs(True)
-    assert list(full) == list(quick) == ["perturb"]
-    assert full["perturb"].kind == quick["perturb"].kind == "perturb"
+    assert list(full) == list(quick) == ["perturb", "perturb_random"]
+    assert {n.kind for n in (*full.values(), *quick.values())} == {"perturb"}
+    for need in (full["perturb_random"], quick["perturb_random"]):
+        assert not need.config.adversarial and need.config.sweeps == ("visible",)
     assert full["perturb"].config == PerturbConfig()  # `gaugecli perturb` with no options shares it
     q = quick["perturb"].config
     assert q.adversarial and len(q.strengths) >= 3 and len(q.step_fractions) >= 4
@@ -291,9 +293,9 @@ def _axes_by_panel(fig: Any) -> dict[str, Any]:
 def test_every_sidecar_series_is_drawn_on_its_panel(built) -> None:
     fig, panels, _ = built
     axes = _axes_by_panel(fig)
-    assert sorted(axes) == ["a", "b", "c", "d"]
+    assert sorted(axes) == ["a", "b", "c", "d", "e"]
     count = 0
-    for letter in "abcd":
+    for letter in "abcde":
         lines = axes[letter].get_lines()
         for name, series in panels[letter].items():
             if not (isinstance(series, dict) and "x" in series and "y" in series):
@@ -306,7 +308,7 @@ def test_every_sidecar_series_is_drawn_on_its_panel(built) -> None:
                 for ln in lines
             ), f"({letter}) {name} is not drawn"
             count += 1
-    assert count >= 4 + 4 + 4 + 1
+    assert count >= 4 + 4 + 4 + 1 + 4
 
 
 def test_no_text_below_the_floor_and_the_venue_width(built) -> None:
@@ -325,3 +327,62 @@ def test_legend_clear_of_the_data(built) -> None:
     import _figure_checks as checks
 
     checks.assert_legend_clear(built[0], "a")
+    checks.assert_legend_clear(built[0], "e")
+
+
+# ------------------------------------------------------------------------------------------
+# (e) random perturbations
+
+
+def test_random_shares_wilson_intervals_and_the_reading(built) -> None:
+    """(e): per D the shares are the points' own counts, the intervals Wilson's closed form, and
+    the reading what the points say (quick: seed 17 fails at ε = 8 at both D, seed 18 at D = 1
+    only; every seed selects, and alone, at ε = 1)."""
+    _, panels, inputs = built
+    visible = inputs["perturb_random"].visible
+    e = panels["e"]
+    for D in visible.strengths:
+        for key, pick in (("selects", lambda p: p.success), ("exclusive", lambda p: p.exclusive)):
+            series = e[f"{key}-D{D:g}"]
+            counts = [[pick(p) for p in visible.points if p.strength == D and p.eps == x] for x in visible.eps]
+            k = np.array([sum(c) for c in counts], float)
+            n = np.array([len(c) for c in counts], float)
+            assert series["eps"] == list(visible.eps)
+            np.testing.assert_allclose(_y(series), k / n, rtol=1e-15)
+            p = k / n
+            centre = (p + Z95**2 / (2 * n)) / (1 + Z95**2 / n)
+            half = Z95 / (1 + Z95**2 / n) * np.sqrt(p * (1 - p) / n + Z95**2 / (4 * n**2))
+            np.testing.assert_allclose(series["wilson_low"], np.maximum(0.0, centre - half), atol=1e-12)
+            np.testing.assert_allclose(series["wilson_high"], np.minimum(1.0, centre + half), atol=1e-12)
+    failed = {(p.seed, p.strength) for p in visible.points if not p.success}
+    assert failed == {(17, 1.0), (17, 4.0), (18, 1.0)}
+    outcomes = e["outcomes"]
+    lost, unsettled = outcomes["failures"]["lost"], outcomes["failures"]["unsettled"]
+    assert lost["runs"] == [{"eps": 8.0, "seed": 18, "D": [1.0]}] and lost["at_every_D"] == 0
+    assert unsettled["runs"] == [{"eps": 8.0, "seed": 17, "D": [1.0, 4.0]}] and unsettled["at_every_D"] == 1
+    assert outcomes["unsettled_share"][0] > 10.0  # the +D neuron far above a*: a cancelling pair
+    assert all(row["all_select_to"] == 1.0 for row in outcomes["by_D"].values())
+    assert outcomes["max_gauge_drift"] < 1e-6  # δ held: the outcome is the model's, not round-off's
+    assert panels["key"]["random"]["failures"]["unsettled"] == {"starts": 1, "at_every_D": 1}
+    assert tolerance_for("fig7/e/selects-D1/y") == (0.0, 1e-12)
+    assert tolerance_for("fig7/e/outcomes/max_gauge_drift") == (0.0, 1e-4)
+
+
+def test_a_random_failure_is_the_model_s_not_the_ensemble_s(built) -> None:
+    """The start that fails at every D (seed 17, ε = 8: c = 8.7e4 and 7.6e-3 at the start),
+    rebuilt and integrated alone at rtol 1e-12: at the horizon the +D neuron is the computed owner
+    but not aligned, with c ≈ 105 a* against ≈ −105 a* — a cancelling pair that carries the
+    teacher as a difference; the share agrees with the ensemble's to 1e-6 relative (the row's
+    rtol 1e-10 grown over a run to its horizon, as in the row test)."""
+    from gaugecli.experiments.common import run_ensemble
+    from gaugecli.experiments.perturb.visible import perturbed_duplicates
+
+    _, _, inputs = built
+    config = inputs.configs["perturb_random"]
+    p = next(p for p in inputs["perturb_random"].visible.points if p.seed == 17 and p.eps == 8.0 and p.strength == 4.0)
+    a0, W0 = perturbed_duplicates(config.model, owner_imbalances(config.m, 4.0, 0), 8.0, adversarial=False, seed=17)
+    (run,) = run_ensemble(config.model, DynamicsConfig(rtol=1e-12, t_max=p.t_end), a0[None], W0[None])
+    assert run.computed_owner == p.owner == 0 and not run.specialized
+    c = run.coefficient[-1] / config.model.a_star
+    assert c[0] == pytest.approx(p.favorable_share, rel=1e-6)
+    assert c[0] > 50.0 and c[1] < -50.0 and abs(c[0] + c[1] - 1.0) < 0.2  # the pair's difference is the teacher

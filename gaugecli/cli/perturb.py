@@ -12,6 +12,13 @@ from gaugecli.cli.errors import bad_parameter, errors
 from gaugecli.experiments import params as P
 
 S = P.Perturb
+SWEEP_FLAGS = {
+    "visible": ("eps", "gauge_strength", "kind", "seeds", "refine"),
+    "step": ("step_strength", "step_fractions", "stability_fractions"),
+    "samples": ("sample_strength", "ns", "sample_seeds", "window", "sample_gd"),
+    "selection": ("success_ns", "success_seeds", "success_horizon"),
+}
+"""The options that only one sweep reads: given while that sweep is not run, they are refused."""
 app = opt.command_app()
 
 
@@ -38,6 +45,7 @@ def perturb(
     success_seeds: Annotated[opt.IntList, opt.option(S.success_seeds)] = S.success_seeds.default,
     success_horizon: Annotated[float, opt.option(S.success_horizon)] = S.success_horizon.default,
     refine: Annotated[int, opt.option(S.refine)] = S.refine.default,
+    sweeps: Annotated[opt.WordList, opt.option(S.sweeps)] = S.sweeps.default,
     model: Any = None,
     dynamics: Any = None,
     outputs: session.Outputs = session.Outputs(),
@@ -49,6 +57,9 @@ def perturb(
 
         if kind == "adversarial" and (clash := opt.given(ctx, "seeds")):
             raise bad_parameter(clash[0], "has no effect with --kind adversarial (deterministic); use --kind random")
+        for sweep, flags in SWEEP_FLAGS.items():
+            if sweep not in sweeps and (clash := opt.given(ctx, *flags)):
+                raise bad_parameter(clash[0], f"has no effect: the {sweep} sweep is not in --sweeps")
         config = PerturbConfig(
             model=model,
             m=m,
@@ -68,6 +79,7 @@ def perturb(
             success_seeds=tuple(success_seeds),
             success_horizon=success_horizon,
             refine=refine,
+            sweeps=tuple(sweeps),
             dynamics=dynamics,
         )
         outcomes, paths = session.execute(ctx, "perturb", [config], outputs)

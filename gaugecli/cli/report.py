@@ -306,9 +306,38 @@ def prune(outcome: Outcome, path: Path | None) -> None:
 def perturb(outcome: Outcome, path: Path | None) -> None:
     result = outcome.result
     v, st, sm, sel = result.visible, result.step, result.samples, result.selection
+    out = console()
+    if v is not None:
+        _perturb_visible(v, outcome.config.model)
+    if st is not None:
+        out.print(
+            f"GD step (D={st.strength:g}): order {fmt(st.order, '.6f')} ± {fmt(st.order_err, '.1g')} as η → 0 (expected 1); "
+            f"error per step → C₁ = {fmt(st.first_order, '.6g')}; η → 0 gives T_spec {fmt(st.intercept, '.8g')} "
+            f"± {fmt(st.intercept_err, '.1g')} against the flow's {fmt(st.t_spec_flow, '.8g')}"
+        )
+        diverged = [f"{e:.3g}" for e, d in zip(st.stability_etas, st.diverged, strict=True) if d]
+        held = sum(st.success)
+        out.print(
+            f"  large steps (fractions of 2/λ_max = {st.stable_bound:.4g}): selection held at {held}/{len(st.stability_etas)}"
+            + (f"; diverged at η = {', '.join(diverged)}" if diverged else "")
+        )
+    if sm is not None:
+        fit = sm.fit
+        slope = "—" if fit is None else f"{fit.slope:.3f} ± {fit.slope_err:.3f}"
+        out.print(
+            f"finite-sample flow (D={sm.strength:g}, {len(sm.seeds)} seeds): sup_t ‖f_n − f_∞‖ ∝ n^{slope} (expected −0.5)"
+        )
+    if sel is not None:
+        hold = "never within the grid" if sel.n_hold is None else f"from n = {sel.n_hold}"
+        rates = ", ".join(f"{n}: {s}/{t}" for n, s, t in zip(sel.ns, sel.successes, sel.trials, strict=True))
+        out.print(f"selection from a finite sample (m={sel.m}): holds {hold} ({rates})")
+    out.print(where(outcome, path))
+
+
+def _perturb_visible(v: Any, model: Any) -> None:
     from rich.table import Table
 
-    table = Table(title=f"gaugecli perturb · {model_tag(outcome.config.model)} — {v.kind} visible perturbations")
+    table = Table(title=f"gaugecli perturb · {model_tag(model)} — {v.kind} visible perturbations")
     table.add_column("D", justify="right")
     table.add_column("ε*(D)", justify="right")
     adversarial = v.kind == "adversarial"
@@ -324,29 +353,7 @@ def perturb(outcome: Outcome, path: Path | None) -> None:
             last = alone.get(f"{D:g}", {}).get("last_exclusive_eps")
             cells.append("—" if last is None else f"{last:g}")
         table.add_row(*cells, " ".join(f"{p:.2f}" for p in row))
-    out = console()
     show(table)
-    out.print(
-        f"GD step (D={st.strength:g}): order {fmt(st.order, '.6f')} ± {fmt(st.order_err, '.1g')} as η → 0 (expected 1); "
-        f"error per step → C₁ = {fmt(st.first_order, '.6g')}; η → 0 gives T_spec {fmt(st.intercept, '.8g')} "
-        f"± {fmt(st.intercept_err, '.1g')} against the flow's {fmt(st.t_spec_flow, '.8g')}"
-    )
-    diverged = [f"{e:.3g}" for e, d in zip(st.stability_etas, st.diverged, strict=True) if d]
-    held = sum(st.success)
-    out.print(
-        f"  large steps (fractions of 2/λ_max = {st.stable_bound:.4g}): selection held at {held}/{len(st.stability_etas)}"
-        + (f"; diverged at η = {', '.join(diverged)}" if diverged else "")
-    )
-    fit = sm.fit
-    slope = "—" if fit is None else f"{fit.slope:.3f} ± {fit.slope_err:.3f}"
-    out.print(
-        f"finite-sample flow (D={sm.strength:g}, {len(sm.seeds)} seeds): sup_t ‖f_n − f_∞‖ ∝ n^{slope} (expected −0.5)"
-    )
-    if sel is not None:
-        hold = "never within the grid" if sel.n_hold is None else f"from n = {sel.n_hold}"
-        rates = ", ".join(f"{n}: {s}/{t}" for n, s, t in zip(sel.ns, sel.successes, sel.trials, strict=True))
-        out.print(f"selection from a finite sample (m={sel.m}): holds {hold} ({rates})")
-    out.print(where(outcome, path))
 
 
 def reln(outcome: Outcome, path: Path | None) -> None:

@@ -100,6 +100,8 @@ BATCHES = ("fresh", "resampled")
 ASSIGNMENTS = ("select", "reversed", "all-plus", "all-minus")
 """Gauge assignments of lockin's m duplicates: ``select`` one +D (the owner) among −D,
 ``reversed`` one −D among +D, ``all-plus`` / ``all-minus`` every neuron at ±D."""
+PERTURB_SWEEPS = ("visible", "step", "samples", "selection")
+"""``gaugecli perturb``'s four sweeps, (a) to (d) of C8 (:mod:`gaugecli.experiments.perturb`)."""
 MAX_SUCCESS_HORIZON = 1000.0
 """Longest horizon of perturb's selection-vs-n runs, in units of T_spec^flow (the default is 25)."""
 MIN_PSI_STEP = 0.1
@@ -554,6 +556,17 @@ class Perturb(Fields):
         why_high="selection is decided within a few T_spec, and each unit costs solver steps at every n and seed",
     )
     refine = Param("refine", "Bisection steps that locate the ε boundary of selection", EXPERIMENT, 8, int, low=0)
+    sweeps = Param(
+        "sweeps",
+        "The sweeps to run: visible (ε × D), step (GD η), samples (n, the flow on L_n), selection (against n)",
+        EXPERIMENT,
+        PERTURB_SWEEPS,
+        str,
+        choices=PERTURB_SWEEPS,
+        plural=True,
+        distinct=True,
+        metavar="LIST",
+    )
 
 
 class Lockin(Fields):

@@ -1,6 +1,7 @@
 """Figure 7 — robustness of selection (claim C8), one cause per panel.
 
-One ``perturb`` run (SPEC defaults, m = 2: neuron 0 at ``+D``, neuron 1 at ``−D``, d = 16):
+Two ``perturb`` runs (SPEC defaults, m = 2: neuron 0 at ``+D``, neuron 1 at ``−D``, d = 16),
+the default one for (a)–(d) and a random visible one for (e):
 
 (a) visible perturbations, adversarial (the favorable neuron turned by ε away from the teacher
     and shrunk, the other turned towards it and grown; deterministic in ε, so a *threshold*,
@@ -24,6 +25,14 @@ One ``perturb`` run (SPEC defaults, m = 2: neuron 0 at ``+D``, neuron 1 at ``−
     guide (and GD on ``L_n`` at η and η/2 if the run has that check).
 (d) selection from a finite sample: the share of seeds whose ``+D`` neuron owns the feature,
     with 95 % Wilson intervals, against n; the smallest n from which every seed selects.
+(e) random visible perturbations (a second run, ``perturb --kind random --sweeps visible``:
+    :func:`random_config`): per D, the share of 20 seeds whose ``+D`` neuron owns the feature
+    (filled) and the share where it carries it alone (hollow: the other's P at the run's end
+    ≤ :data:`~gaugecli.experiments.perturb.visible.EXCLUSIVE_LEVEL`), with 95 % Wilson intervals,
+    against ε; the reading (computed): up to which ε every seed selects, and the failing starts
+    by cause — another neuron owns, or the start (coefficients ≫ a*) unwinds into a cancelling
+    pair that the default horizon does not see settle. Boundary: the grid stops at
+    ε = 12, where the gauge is still resolved in float64 (:data:`RANDOM_EPS`).
 """
 
 from __future__ import annotations
@@ -35,6 +44,7 @@ import numpy as np
 
 from gaugecli.experiments.perturb.visible import exclusive_boundary
 from gaugecli.plots import style
+from gaugecli.plots._fig7_random import define_random, panel_random
 from gaugecli.plots._fig7_samples import (
     GD,
     SHADE,
@@ -52,7 +62,8 @@ if TYPE_CHECKING:
 
 CLAIM = (
     "C8 robustness: selection survives adversarial perturbations up to ε*(D) → π/2, GD steps up to the stability "
-    "limit (T_spec error first order in η), and finite samples (deviation ∝ n^-1/2; every seed selects above some n)"
+    "limit (T_spec error first order in η), finite samples (deviation ∝ n^-1/2; every seed selects above some n), "
+    "and random perturbations of moderate size ε (every seed selects)"
 )
 
 
@@ -94,16 +105,52 @@ SIDECAR_TOLERANCES = (
     ("key/deviation*", 1e-3, 1e-4, "as c/*"),
     ("key/sample*", 1e-3, 1e-4, "as c/*"),
     ("d/*", 0.0, 1e-12, "selection counts and their Wilson intervals are exact"),
+    (
+        "*/max_gauge_drift",
+        0.0,
+        1e-4,
+        "round-off of δ = ±D against coefficients up to 2e9: the reading is its size (≪ 1 % of D), not its digits",
+    ),
+    ("*/unsettled_share", 1e-6, 1e-9, "a coefficient at the horizon, from flows at rtol 1e-10 (the default)"),
+    ("e/*", 0.0, 1e-12, "as d/*: counts of runs decided far from their boundaries (P_end ≥ 1.3× or ≤ 0.77× the level)"),
 )
 """Per-series tolerances of the regeneration check (:mod:`gaugecli.plots.sidecar`)."""
 
 
 def needs(quick: bool) -> dict[str, Need]:
-    """One ``perturb`` run: the default :class:`PerturbConfig` (``gaugecli perturb`` with no
-    options, so the command and the figure share it), or :func:`quick_config`."""
+    """Two ``perturb`` runs: the default :class:`PerturbConfig` (``gaugecli perturb`` with no
+    options, so the command and the figure share it), or :func:`quick_config`; and
+    :func:`random_config` for (e)."""
     from gaugecli.experiments.perturb import PerturbConfig
 
-    return {"perturb": Need("perturb", quick_config() if quick else PerturbConfig())}
+    return {
+        "perturb": Need("perturb", quick_config() if quick else PerturbConfig()),
+        "perturb_random": Need("perturb", random_config(quick)),
+    }
+
+
+RANDOM_EPS = (0.5, 1.0, 2.0, 4.0, 8.0, 12.0)
+"""(e)'s ε grid. ε is a log-coefficient as well as a direction scale: at ε = 12 the 20 seeds'
+coefficients ``(c0/m) e^{εζ}`` reach 2·10⁹, and δ = ±D, a difference of squares of that size, is
+still held to 7e-6 of D (:func:`~gaugecli.experiments.perturb.visible.gauge_drift`); at ε = 16 they
+reach 8·10¹², one start's δ is off by 2e-3 as built and drifts by 2 % of D: the gauge is no longer
+resolved in float64, and the outcome no longer the model's."""
+
+
+def random_config(quick: bool) -> PerturbConfig:
+    """(e)'s run: random visible perturbations only (``gaugecli perturb --kind random --sweeps
+    visible``), 20 seeds at D = 1, 4, 16 over :data:`RANDOM_EPS` (~12 s on one core: one ensemble
+    of 20 seeds per ε). Quick: D = 1, 4 and ε = 1, 8 with 4 of the 20 seeds, among them the
+    two that fail at ε = 8 (17 at both D, 18 at D = 1 only), so that the test sees both kinds."""
+    from gaugecli.experiments.perturb import PerturbConfig
+
+    if quick:
+        return PerturbConfig(
+            adversarial=False, sweeps=("visible",), eps=(1.0, 8.0), strengths=(1.0, 4.0), seeds=(16, 17, 18, 19)
+        )
+    return PerturbConfig(
+        adversarial=False, sweeps=("visible",), eps=RANDOM_EPS, strengths=(1.0, 4.0, 16.0), seeds=tuple(range(20))
+    )
 
 
 # ------------------------------------------------------------------------------------------
@@ -306,30 +353,42 @@ def _panel_step(ax: Any, step: Any, layout: Layout) -> dict[str, Any]:
 
 
 def build(inputs: Inputs, layout: Layout) -> tuple[Any, dict[str, Any]]:
-    """Four panels (2 × 2) at the layout's width; returns the figure and its sidecar panels."""
+    """Five panels at the layout's width — (a)–(d) in two rows, (e) across the third — from the
+    ``perturb`` run and the random one (``perturb_random``); returns the figure and its sidecar
+    panels. A part a run does not hold leaves its panel empty: ``gaugecli perturb --figure``
+    draws its one run, whose visible sweep goes to (a) if adversarial and to (e) if random."""
     result = inputs["perturb"]
     config = inputs.configs["perturb"]
-    if not result.visible.kind == "adversarial":
-        raise ValueError("fig7 reads the adversarial visible sweep (a threshold); got random perturbations")
-    wall = result.visible.wall if result.visible.wall is not None else math.pi - config.model.theta0
+    random, random_config = result, config
+    if "perturb_random" in inputs.results:
+        random, random_config = inputs["perturb_random"], inputs.configs["perturb_random"]
+    adversarial = result.visible if result.visible is not None and result.visible.kind == "adversarial" else None
+    rand = random.visible if random.visible is not None and random.visible.kind == "random" else None
+    wall = math.pi - config.model.theta0
     wall_label = r"\pi/2" if abs(config.model.theta0 - math.pi / 2) < 1e-12 else r"(\pi-\theta_0)"
 
-    fig, axes = style.new_figure(layout.width, layout.height(0.84), nrows=2, ncols=2)
-    (ax_a, ax_b), (ax_c, ax_d) = axes
-    panels: dict[str, Any] = {
-        "a": _panel_threshold(ax_a, result.visible, wall, wall_label, layout),
+    fig, _ = style.new_figure(layout.width, layout.height(1.18))
+    fig.clear()
+    axes = fig.subplot_mosaic([["a", "b"], ["c", "d"], ["e", "e"]], height_ratios=[1.0, 1.0, 0.8])
+    panels: dict[str, Any] = {}
+    if adversarial is not None:
+        panels["a"] = _panel_threshold(axes["a"], adversarial, wall, wall_label, layout)
         # what ε does (SPEC C8 a, adversarial): an angle and a log-coefficient at once
-        "perturbation": _define_eps(ax_a, config.m, layout),
-        "b": _panel_step(ax_b, result.step, layout),
-        "c": _panel_samples(ax_c, result.samples, config.window, layout),
-    }
+        panels["perturbation"] = _define_eps(axes["a"], config.m, layout)
+    if result.step is not None:
+        panels["b"] = _panel_step(axes["b"], result.step, layout)
+    if result.samples is not None:
+        panels["c"] = _panel_samples(axes["c"], result.samples, config.window, layout)
     if result.selection is not None:
-        panels["d"] = _panel_selection(ax_d, result.selection, layout)
-    else:
-        ax_d.set_axis_off()
-    for ax, letter in zip((ax_a, ax_b, ax_c, ax_d), "abcd", strict=True):
-        if ax.axison:
+        panels["d"] = _panel_selection(axes["d"], result.selection, layout)
+    if rand is not None:
+        panels["e"] = panel_random(axes["e"], rand, layout)
+        panels["random_perturbation"] = define_random(axes["e"], layout, random_config.m, len(random_config.seeds))
+    for letter, ax in axes.items():
+        if letter in panels:
             style.panel_label(ax, letter)
+        else:
+            ax.set_axis_off()
     panels["key"] = _key_numbers(result, panels, wall)
     return fig, panels
 
@@ -337,42 +396,61 @@ def build(inputs: Inputs, layout: Layout) -> tuple[Any, dict[str, Any]]:
 def _key_numbers(result: Any, panels: dict[str, Any], wall: float) -> dict[str, Any]:
     """The numbers the README's figure table cites."""
     vis, step, samples, selection = result.visible, result.step, result.samples, result.selection
-    a = panels["a"]
-    key: dict[str, Any] = {
-        "strengths": list(vis.strengths),
-        "eps_star": style.tolist(_nan(vis.threshold)),
-        "wall_distance": style.tolist(wall - _nan(vis.threshold)),
-        "wall": wall,
-        "wall_slope": [a["fit"]["slope"], a["fit"]["stderr"]] if "fit" in a else None,
-        "wall_local_slopes": a["local_slopes"]["slope"],
-        "step_strength": step.strength,
-        "t_spec_flow": step.t_spec_flow,
-        "stable_bound": step.stable_bound,
-        "error_per_step_range": [min(_nan(step.error_per_step)), max(_nan(step.error_per_step))],
-        "error_per_step_limit": [step.first_order, step.first_order_err],
-        "step_order": [step.order, step.order_err],
-        "step_loglog_slope": [step.slope, step.slope_err],
-        "t_spec_gd_limit": [step.intercept, step.intercept_err],
-        "t_spec_gd_limit_minus_flow_sigma": (
-            None if step.intercept is None else (step.intercept - step.t_spec_flow) / step.intercept_err
-        ),
-        "stability_fractions": [e / step.stable_bound for e in step.stability_etas],
-        "stability_selected": list(step.success),
-        "stability_diverged": list(step.diverged),
-        "sample_strength": samples.strength,
-        "sample_seeds": len(samples.seeds),
-        "deviation_range": [samples.deviation[0], samples.deviation[-1]],
-        "deviation_ns": [samples.ns[0], samples.ns[-1]],
-        "deviation_slope": None if samples.fit is None else [samples.fit.slope, samples.fit.slope_err],
-        "sample_gd_slopes": (
-            None
-            if samples.gd is None or samples.gd.fit is None or samples.gd.fit_half is None
-            else [
-                [samples.gd.fit.slope, samples.gd.fit.slope_err],
-                [samples.gd.fit_half.slope, samples.gd.fit_half.slope_err],
-            ]
-        ),
-    }
+    key: dict[str, Any] = {}
+    if "a" in panels:
+        a = panels["a"]
+        key |= {
+            "strengths": list(vis.strengths),
+            "eps_star": style.tolist(_nan(vis.threshold)),
+            "wall_distance": style.tolist(wall - _nan(vis.threshold)),
+            "wall": wall,
+            "wall_slope": [a["fit"]["slope"], a["fit"]["stderr"]] if "fit" in a else None,
+            "wall_local_slopes": a["local_slopes"]["slope"],
+        }
+    if step is not None:
+        key |= {
+            "step_strength": step.strength,
+            "t_spec_flow": step.t_spec_flow,
+            "stable_bound": step.stable_bound,
+            "error_per_step_range": [min(_nan(step.error_per_step)), max(_nan(step.error_per_step))],
+            "error_per_step_limit": [step.first_order, step.first_order_err],
+            "step_order": [step.order, step.order_err],
+            "step_loglog_slope": [step.slope, step.slope_err],
+            "t_spec_gd_limit": [step.intercept, step.intercept_err],
+            "t_spec_gd_limit_minus_flow_sigma": (
+                None if step.intercept is None else (step.intercept - step.t_spec_flow) / step.intercept_err
+            ),
+            "stability_fractions": [e / step.stable_bound for e in step.stability_etas],
+            "stability_selected": list(step.success),
+            "stability_diverged": list(step.diverged),
+        }
+    if samples is not None:
+        key |= {
+            "sample_strength": samples.strength,
+            "sample_seeds": len(samples.seeds),
+            "deviation_range": [samples.deviation[0], samples.deviation[-1]],
+            "deviation_ns": [samples.ns[0], samples.ns[-1]],
+            "deviation_slope": None if samples.fit is None else [samples.fit.slope, samples.fit.slope_err],
+            "sample_gd_slopes": (
+                None
+                if samples.gd is None or samples.gd.fit is None or samples.gd.fit_half is None
+                else [
+                    [samples.gd.fit.slope, samples.gd.fit.slope_err],
+                    [samples.gd.fit_half.slope, samples.gd.fit_half.slope_err],
+                ]
+            ),
+        }
+    if "e" in panels:
+        o = panels["e"]["outcomes"]
+        key["random"] = {
+            "seeds": o["seeds"],
+            "all_select_to": {D: r["all_select_to"] for D, r in o["by_D"].items()},
+            "all_exclusive_to": {D: r["all_exclusive_to"] for D, r in o["by_D"].items()},
+            "select_share_at_max_eps": {D: r["selects"][-1] / r["trials"][-1] for D, r in o["by_D"].items()},
+            "failures": {k: {"starts": f["starts"], "at_every_D": f["at_every_D"]} for k, f in o["failures"].items()},
+            "unsettled_share": o["unsettled_share"],
+            "max_gauge_drift": o["max_gauge_drift"],
+        }
     if selection is not None:
         key["selection"] = {
             "ns": list(selection.ns),

@@ -78,7 +78,7 @@ def _paper_figure(outcome: Outcome, sizes: Layout) -> Any:
     from importlib import import_module
 
     module = import_module(f"gaugecli.plots.{FIGURE_OF[outcome.kind]}")
-    (name,) = module.needs(False)  # each of these figures reads one run of its kind
+    name = next(iter(module.needs(False)))  # the figure's first need is the run of its kind
     fig, _ = module.build(Inputs({name: outcome.result}, {name: outcome.config}), sizes)
     return fig
 

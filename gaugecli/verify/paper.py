@@ -156,8 +156,15 @@ def _c8_needs(quick: bool) -> dict[str, Need]:
 
 
 def _c8(inputs: Inputs, quick: bool) -> Check:
+    from gaugecli.experiments.perturb.visible import random_outcomes
+
     result = inputs["perturb"]
     visible, step, samples, selection = result.visible, result.step, result.samples, result.selection
+    assert visible is not None and step is not None and samples is not None  # fig7's run has every sweep
+    random = random_outcomes(inputs["perturb_random"].visible)
+    # random perturbations: every seed selects from the smallest ε on, at every D
+    random_to = [row["all_select_to"] for row in random["by_D"].values()]
+    random_ok = all(e is not None for e in random_to)
     edge = visible.wall if visible.wall is not None else float("nan")
     wall = [edge - t for t in visible.threshold if t is not None]
     wall_ok = len(wall) == len(visible.threshold) and all(w > 0 for w in wall) and all(np.diff(wall) < 0)
@@ -171,18 +178,22 @@ def _c8(inputs: Inputs, quick: bool) -> Check:
     sample_ok = fit is not None and abs(fit.slope + 0.5) <= 3 * fit.slope_err
     holds = selection is not None and selection.n_hold is not None
     return Check(
-        "wall distance π/2 − ε*(D); GD order and T_spec(η → 0) − T_spec^flow; finite-sample slope; n from which selection holds",
+        "wall distance π/2 − ε*(D); GD order and T_spec(η → 0) − T_spec^flow; finite-sample slope; n from which "
+        "selection holds; random ε up to which every seed selects",
         {
             "π/2 − ε*": rounded(wall, 3),
             "order": rounded(step.order, 6) if step.order is not None else None,
             "T(η→0) − T_flow": rounded((step.intercept or float("nan")) - (step.t_spec_flow or float("nan")), 2),
             "slope": f"{fit.slope:.3f} ± {fit.slope_err:.3f}" if fit is not None else None,
             "n_hold": selection.n_hold if selection is not None else None,
+            "random: every seed selects to ε": random_to,
         },
-        "wall > 0, decreasing in D; order 1; limit = flow; slope −0.5; selection holds from some n",
+        "wall > 0, decreasing in D; order 1; limit = flow; slope −0.5; selection holds from some n; "
+        "random: every seed selects at the smallest ε",
         "3σ",
-        bool(wall_ok and order_ok and limit_ok and sample_ok and holds),
-        f"m = 2: adversarial ε over D = {_listed(visible.strengths)}; GD and samples at D = {step.strength:g}",
+        bool(wall_ok and order_ok and limit_ok and sample_ok and holds and random_ok),
+        f"m = 2: adversarial ε over D = {_listed(visible.strengths)}; GD and samples at D = {step.strength:g}; "
+        f"random ε over D = {_listed(random['strengths'])}, {random['seeds']} seeds",
     )
 
 

@@ -25,6 +25,7 @@ Wilson intervals); :func:`perturb` runs the four sweeps.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Any
 
 from gaugecli.core import budget
 from gaugecli.core.frames import Labelled
@@ -112,9 +113,11 @@ __all__ = [
 
 @dataclass
 class PerturbResult(Labelled):
-    visible: VisibleSweep
-    step: StepSweep
-    samples: SampleSweep
+    """The sweeps of C8 that ``config.sweeps`` ran; a sweep not run is ``None``."""
+
+    visible: VisibleSweep | None
+    step: StepSweep | None
+    samples: SampleSweep | None
     selection: SelectionSweep | None
 
 
@@ -123,20 +126,22 @@ def perturb(
 ) -> PerturbResult:
     # d first: every part holds vectors in R^d (the teacher and m neurons) before any sample
     budget.check_input_dimension(config.model.d, config.model.k + config.m)
-    for flag, sizes in (("ns", config.ns), ("success_ns", config.success_ns)):
-        if sizes:  # refuse a sample that would not fit before any run draws it
+    for sweep, flag, sizes in (("samples", "ns", config.ns), ("selection", "success_ns", config.success_ns)):
+        if config.runs(sweep):  # refuse a sample that would not fit before any run draws it
             n = max(sizes)
             # each run draws its sample whole (sample_of), so it is counted as kept
             estimate = budget.sample_memory(1, config.m, config.model.d, n, SAMPLE_GRID_POINTS, stored=True)
             budget.check_memory(estimate, flag, 1.0, n)
-    parts = 4 if config.success_ns else 3
+    sweeps = {
+        "visible": visible_sweep,
+        "step": step_sweep,
+        "samples": sample_sweep,
+        "selection": selection_sweep,
+    }
+    chosen = [name for name in sweeps if config.runs(name)]
 
     def part(k: int) -> Progress | None:
-        return None if progress is None else (lambda f: progress((k + f) / parts))
+        return None if progress is None else (lambda f: progress((k + f) / len(chosen)))
 
-    return PerturbResult(
-        visible_sweep(config, part(0), runner),
-        step_sweep(config, part(1), runner),
-        sample_sweep(config, part(2), runner),
-        selection_sweep(config, part(3), runner) if config.success_ns else None,
-    )
+    done: dict[str, Any] = {name: sweeps[name](config, part(chosen.index(name)), runner) for name in chosen}
+    return PerturbResult(*(done.get(name) for name in sweeps))

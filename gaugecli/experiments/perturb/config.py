@@ -45,6 +45,8 @@ class PerturbConfig:
     success_ns: tuple[int, ...] = Perturb.success_ns.default
     success_seeds: tuple[int, ...] = Perturb.success_seeds.default
     success_horizon: float = Perturb.success_horizon.default
+    # which of (a)–(d) run; the result holds None for the others
+    sweeps: tuple[str, ...] = Perturb.sweeps.default
 
     def __post_init__(self) -> None:
         Perturb.check(self)
@@ -56,6 +58,10 @@ class PerturbConfig:
                 "eps",
                 f"adversarial ε turns the favorable neuron to θ0 + ε, so ε must be in [0, π − θ0) = [0, {limit:.4g})",
             )
+
+    def runs(self, sweep: str) -> bool:
+        """Whether ``sweep`` (one of :data:`~gaugecli.experiments.params.PERTURB_SWEEPS`) is run."""
+        return sweep in self.sweeps
 
     @property
     def rtol(self) -> float:

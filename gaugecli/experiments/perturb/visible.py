@@ -17,6 +17,7 @@ from gaugecli.experiments.common import run_ensemble, run_serially
 from gaugecli.experiments.config import DynamicsConfig, ModelConfig
 from gaugecli.experiments.params import Mode
 from gaugecli.experiments.perturb.config import PerturbConfig
+from gaugecli.experiments.perturb.fits import wilson_interval
 from gaugecli.experiments.select import selected
 
 
@@ -33,7 +34,8 @@ def perturbed_duplicates(
 class VisiblePoint:
     """One run of the ε grid. ``success``: the ``+D`` neuron is the unique aligned owner (it may
     share the feature); ``favorable_share`` = its final ``c/a*`` (1: it carries the feature alone);
-    ``nonowner_norm_end`` = P at the run's end ``t_end`` for its computed owner. Selection is
+    ``nonowner_norm_end`` = P at the run's end ``t_end`` for its computed owner; ``gauge_drift``
+    = :func:`gauge_drift`. Selection is
     *exclusive* where it succeeds and ``P(t_end) ≤`` :data:`EXCLUSIVE_LEVEL`."""
 
     strength: float
@@ -44,6 +46,7 @@ class VisiblePoint:
     favorable_share: float | None = None
     nonowner_norm_end: float | None = None
     t_end: float | None = None
+    gauge_drift: float | None = None
 
     @property
     def exclusive(self) -> bool:
@@ -74,20 +77,31 @@ class VisibleSweep:
 
 def _selects(
     model: ModelConfig, flow: DynamicsConfig, deltas: np.ndarray, eps: list[float], adversarial: bool, seeds
-) -> tuple[list[bool], list[int], list[tuple[float, float, float]]]:
+) -> tuple[list[bool], list[int], list[tuple[float, float, float, float]]]:
     inits = [perturbed_duplicates(model, deltas, e, adversarial=adversarial, seed=s) for e in eps for s in seeds]
     a0 = np.stack([i[0] for i in inits])
     W0 = np.stack([i[1] for i in inits])
     runs = run_ensemble(model, flow, a0, W0)
     fav = int(np.argmax(deltas))
-    ends = [(float(r.coefficient[-1, fav]) / model.a_star, float(r.nonowner_norm[-1]), float(r.t[-1])) for r in runs]
+    ends = [
+        (float(r.coefficient[-1, fav]) / model.a_star, float(r.nonowner_norm[-1]), float(r.t[-1]), gauge_drift(r))
+        for r in runs
+    ]
     return [selected(r, fav) for r in runs], [r.computed_owner for r in runs], ends
+
+
+def gauge_drift(run: Any) -> float:
+    """``max_{t, j} |δ_j(t) − δ_j(0)| / max_j |δ_j(0)|``: how well the run held its gauge (conserved
+    by the flow, C2). Random perturbations give coefficients up to ``(c0/m) e^{ε|ζ|}``, and δ = ±D is
+    a difference of squares of that size: at ``c ≈ 10¹³`` (ε = 16) it drifts by 2 % of D."""
+    delta = np.asarray(run.imbalance, dtype=float)
+    return float(np.max(np.abs(delta - delta[0])) / np.max(np.abs(delta[0])))
 
 
 @dataclass(frozen=True)
 class VisibleRowJob:
-    """One gauge strength D of the (ε, D) grid: every ε × seed in one ensemble, then
-    (adversarial case) bisection of the boundary ε*(D)."""
+    """One gauge strength D of the (ε, D) grid: the ε × seed runs (adversarial: every ε in one
+    ensemble, then bisection of the boundary ε*(D); random: one ensemble of the seeds per ε)."""
 
     model: ModelConfig
     m: int
@@ -137,7 +151,19 @@ def visible_row(job: VisibleRowJob) -> VisibleRow:
     flow = DynamicsConfig(mode=Mode.flow, rtol=job.rtol)
     deltas = owner_imbalances(job.m, job.strength, 0)
     eps = list(job.eps)
-    ok, owners, ends = _selects(job.model, flow, deltas, eps, job.adversarial, job.seeds)
+    if job.adversarial:  # one run per ε: the whole grid in one ensemble shares its steps
+        ok, owners, ends = _selects(job.model, flow, deltas, eps, True, job.seeds)
+    else:
+        # one ensemble per ε: the seeds of one ε turn on one time scale, while an ensemble of every
+        # ε steps at the pace of its stiffest member (20 seeds at D = 64 on one core: 43 s for
+        # ε ≤ 16 together, 35 s one ε at a time, of which 32 s at ε = 16; ε = 24 together ran
+        # out of the solver's step budget). Either way every member meets the same rtol, so a
+        # member's numbers move only within it (an outcome decided closer than that is flagged
+        # by a tie, as everywhere).
+        ok, owners, ends = [], [], []
+        for e in eps:
+            o, w, x = _selects(job.model, flow, deltas, [e], False, job.seeds)
+            ok, owners, ends = ok + o, owners + w, ends + x
     n = len(job.seeds)
     points = [
         VisiblePoint(job.strength, e, s, owners[i * n + k], ok[i * n + k], *ends[i * n + k])
@@ -240,3 +266,61 @@ def exclusive_boundary(visible: VisibleSweep) -> dict[str, Any]:
             "t_end": pts[0].t_end,
         }
     return {"level": EXCLUSIVE_LEVEL, "by_D": rows}
+
+
+def random_outcomes(visible: Any) -> dict[str, Any]:
+    """Per D and ε: the seeds that select (the +D neuron the owner) and those where the selection
+    is exclusive (``P(t_end) ≤`` :data:`EXCLUSIVE_LEVEL`), with 95 % Wilson intervals, and the
+    ε up to which every seed does. The failing runs by cause: ``lost`` — another neuron owns the
+    feature; ``unsettled`` — the +D neuron is the computed owner but not aligned at the horizon:
+    a start with ``c ≫ a*`` unwinds into a cancelling pair (``c_+/a*`` at the horizon: its
+    ``unsettled_share``), which the default horizon does not see settle. Each cause's count of
+    distinct ``(ε, seed)`` starts, and of those failing at every D."""
+    by_D: dict[str, Any] = {}
+    causes: dict[str, dict[tuple[float, int], list[float]]] = {"lost": {}, "unsettled": {}}
+    for D in visible.strengths:
+        rows: dict[str, Any] = {k: [] for k in ("selects", "exclusive", "trials")}
+        for e in visible.eps:
+            pts = [p for p in visible.points if p.strength == D and p.eps == e]
+            rows["selects"].append(sum(p.success for p in pts))
+            rows["exclusive"].append(sum(p.exclusive for p in pts))
+            rows["trials"].append(len(pts))
+            for p in pts:
+                if not p.success:  # neuron 0 is the +D one (visible_row's owner_imbalances(m, D, 0))
+                    cause = "unsettled" if p.owner == 0 else "lost"
+                    causes[cause].setdefault((p.eps, p.seed), []).append(D)
+        for k in ("selects", "exclusive"):
+            rows[f"{k}_wilson"] = [list(wilson_interval(s, n)) for s, n in zip(rows[k], rows["trials"], strict=True)]
+        every = [e for e, s, n in zip(visible.eps, rows["selects"], rows["trials"], strict=True) if s == n]
+        alone = [e for e, s, n in zip(visible.eps, rows["exclusive"], rows["trials"], strict=True) if s == n]
+        rows["all_select_to"] = _prefix_end(visible.eps, every)
+        rows["all_exclusive_to"] = _prefix_end(visible.eps, alone)
+        by_D[f"{D:g}"] = rows
+    unsettled = [p.favorable_share for p in visible.points if not p.success and p.owner == 0]
+    return {
+        "eps": list(visible.eps),
+        "strengths": list(visible.strengths),
+        "seeds": len({p.seed for p in visible.points}),
+        "level": EXCLUSIVE_LEVEL,
+        "by_D": by_D,
+        "failures": {
+            cause: {
+                "starts": len(starts),
+                "at_every_D": sum(len(Ds) == len(visible.strengths) for Ds in starts.values()),
+                "runs": [{"eps": e, "seed": s, "D": Ds} for (e, s), Ds in sorted(starts.items())],
+            }
+            for cause, starts in causes.items()
+        },
+        "unsettled_share": [min(unsettled), max(unsettled)] if unsettled else None,
+        "max_gauge_drift": max((p.gauge_drift for p in visible.points if p.gauge_drift is not None), default=None),
+    }
+
+
+def _prefix_end(grid: list[float], good: list[float]) -> float | None:
+    """The largest ε of the grid up to which every ε is in ``good`` (``None``: not even the first)."""
+    last = None
+    for e in grid:
+        if e not in good:
+            break
+        last = e
+    return last
