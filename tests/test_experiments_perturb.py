@@ -395,7 +395,9 @@ def test_beyond_the_random_grid_float64_no_longer_resolves_the_gauge() -> None:
     """Why fig7 (e) stops at ε = 12: at ε = 16, seed 1, the −D neuron starts at c = 7.8e12, and
     δ = a² − ‖w‖² = −1 is a difference of two numbers near 7.8e12, whose spacing in float64 is
     2⁻¹⁰ ≈ 1e-3: the start's δ is off by a few such spacings (measured two), and the flow's δ
-    drifts by more than 1 % of D (measured 2.4 %). At ε = 12 (c ≤ 2e9 over fig7's seeds) the
+    drifts by more than one such spacing relative to D = 1 — δ is resolved no better than the
+    squares it is a difference of (measured 2.4 % of D on one arithmetic path, 0.5 % on the
+    second: round-off decides how much, so the test asserts only the resolution). At ε = 12 (c ≤ 2e9 over fig7's seeds) the
     spacing is 2⁻²² and the drift ≤ 7e-6 of D (fig7's sidecar ``max_gauge_drift``)."""
     from gaugecli.experiments.common import run_ensemble
     from gaugecli.experiments.perturb.visible import gauge_drift
@@ -408,4 +410,4 @@ def test_beyond_the_random_grid_float64_no_longer_resolves_the_gauge() -> None:
     off = abs(imbalance(a0[None], W0[None])[0][1] + 1.0)
     assert 0.0 < off <= 4 * spacing  # the gauge as built: round-off of its two squares
     (run,) = run_ensemble(model, DynamicsConfig(rtol=1e-10), a0[None], W0[None])
-    assert gauge_drift(run) > 1e-2
+    assert gauge_drift(run) > spacing  # D = 1: the drift exceeds one spacing of the squares

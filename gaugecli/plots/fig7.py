@@ -133,8 +133,9 @@ RANDOM_EPS = (0.5, 1.0, 2.0, 4.0, 8.0, 12.0)
 """(e)'s ε grid. ε is a log-coefficient as well as a direction scale: at ε = 12 the 20 seeds'
 coefficients ``(c0/m) e^{εζ}`` reach 2·10⁹, and δ = ±D, a difference of squares of that size, is
 still held to 7e-6 of D (:func:`~gaugecli.experiments.perturb.visible.gauge_drift`); at ε = 16 they
-reach 8·10¹², one start's δ is off by 2e-3 as built and drifts by 2 % of D: the gauge is no longer
-resolved in float64, and the outcome no longer the model's."""
+reach 8·10¹², one start's δ is off by 2e-3 as built and drifts by 0.5–2.4 % of D (round-off: the
+share moves with the arithmetic path): the gauge is no longer resolved in float64, and the outcome
+no longer the model's."""
 
 
 def random_config(quick: bool) -> PerturbConfig:

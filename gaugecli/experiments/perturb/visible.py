@@ -93,7 +93,8 @@ def _selects(
 def gauge_drift(run: Any) -> float:
     """``max_{t, j} |δ_j(t) − δ_j(0)| / max_j |δ_j(0)|``: how well the run held its gauge (conserved
     by the flow, C2). Random perturbations give coefficients up to ``(c0/m) e^{ε|ζ|}``, and δ = ±D is
-    a difference of squares of that size: at ``c ≈ 10¹³`` (ε = 16) it drifts by 2 % of D."""
+    a difference of squares of that size: at ``c ≈ 10¹³`` (ε = 16) it drifts by 0.5–2.4 % of D, by round-off
+    (the share moves with the CPU's arithmetic path)."""
     delta = np.asarray(run.imbalance, dtype=float)
     return float(np.max(np.abs(delta - delta[0])) / np.max(np.abs(delta[0])))
 
@@ -268,7 +269,7 @@ def exclusive_boundary(visible: VisibleSweep) -> dict[str, Any]:
     return {"level": EXCLUSIVE_LEVEL, "by_D": rows}
 
 
-def random_outcomes(visible: Any) -> dict[str, Any]:
+def random_outcomes(visible: VisibleSweep) -> dict[str, Any]:
     """Per D and ε: the seeds that select (the +D neuron the owner) and those where the selection
     is exclusive (``P(t_end) ≤`` :data:`EXCLUSIVE_LEVEL`), with 95 % Wilson intervals, and the
     ε up to which every seed does. The failing runs by cause: ``lost`` — another neuron owns the
@@ -291,12 +292,12 @@ def random_outcomes(visible: Any) -> dict[str, Any]:
                     causes[cause].setdefault((p.eps, p.seed), []).append(D)
         for k in ("selects", "exclusive"):
             rows[f"{k}_wilson"] = [list(wilson_interval(s, n)) for s, n in zip(rows[k], rows["trials"], strict=True)]
-        every = [e for e, s, n in zip(visible.eps, rows["selects"], rows["trials"], strict=True) if s == n]
-        alone = [e for e, s, n in zip(visible.eps, rows["exclusive"], rows["trials"], strict=True) if s == n]
-        rows["all_select_to"] = _prefix_end(visible.eps, every)
-        rows["all_exclusive_to"] = _prefix_end(visible.eps, alone)
+        for k, key in (("selects", "all_select_to"), ("exclusive", "all_exclusive_to")):
+            rows[key] = _prefix_end(visible.eps, [s == n for s, n in zip(rows[k], rows["trials"], strict=True)])
         by_D[f"{D:g}"] = rows
-    unsettled = [p.favorable_share for p in visible.points if not p.success and p.owner == 0]
+    unsettled = [
+        p.favorable_share for p in visible.points if not p.success and p.owner == 0 and p.favorable_share is not None
+    ]
     return {
         "eps": list(visible.eps),
         "strengths": list(visible.strengths),
@@ -316,11 +317,11 @@ def random_outcomes(visible: Any) -> dict[str, Any]:
     }
 
 
-def _prefix_end(grid: list[float], good: list[float]) -> float | None:
-    """The largest ε of the grid up to which every ε is in ``good`` (``None``: not even the first)."""
+def _prefix_end(grid: list[float], good: list[bool]) -> float | None:
+    """The largest ε of the grid up to which every ε is ``good`` (``None``: not even the first)."""
     last = None
-    for e in grid:
-        if e not in good:
+    for e, ok in zip(grid, good, strict=True):
+        if not ok:
             break
         last = e
     return last
