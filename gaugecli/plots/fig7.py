@@ -32,7 +32,7 @@ the default one for (a)–(d) and a random visible one for (e):
     against ε; the reading (computed): up to which ε every seed selects, and the failing starts
     by cause — another neuron owns, or the start (coefficients ≫ a*) unwinds into a cancelling
     pair that the default horizon does not see settle. Boundary: the grid stops at
-    ε = 12, where the gauge is still resolved in float64 (:data:`RANDOM_EPS`).
+    ε = 12, where the gauge is still resolved in float64 (:data:`~gaugecli.plots._fig7_random.RANDOM_EPS`).
 """
 
 from __future__ import annotations
@@ -44,7 +44,7 @@ import numpy as np
 
 from gaugecli.experiments.perturb.visible import exclusive_boundary
 from gaugecli.plots import style
-from gaugecli.plots._fig7_random import define_random, panel_random
+from gaugecli.plots._fig7_random import define_random, panel_random, random_config
 from gaugecli.plots._fig7_samples import (
     GD,
     SHADE,
@@ -127,31 +127,6 @@ def needs(quick: bool) -> dict[str, Need]:
         "perturb": Need("perturb", quick_config() if quick else PerturbConfig()),
         "perturb_random": Need("perturb", random_config(quick)),
     }
-
-
-RANDOM_EPS = (0.5, 1.0, 2.0, 4.0, 8.0, 12.0)
-"""(e)'s ε grid. ε is a log-coefficient as well as a direction scale: at ε = 12 the 20 seeds'
-coefficients ``(c0/m) e^{εζ}`` reach 2·10⁹, and δ = ±D, a difference of squares of that size, is
-still held to 7e-6 of D (:func:`~gaugecli.experiments.perturb.visible.gauge_drift`); at ε = 16 they
-reach 8·10¹², one start's δ is off by 2e-3 as built and drifts by 0.5–2.4 % of D (round-off: the
-share moves with the arithmetic path): the gauge is no longer resolved in float64, and the outcome
-no longer the model's."""
-
-
-def random_config(quick: bool) -> PerturbConfig:
-    """(e)'s run: random visible perturbations only (``gaugecli perturb --kind random --sweeps
-    visible``), 20 seeds at D = 1, 4, 16 over :data:`RANDOM_EPS` (~12 s on one core: one ensemble
-    of 20 seeds per ε). Quick: D = 1, 4 and ε = 1, 8 with 4 of the 20 seeds, among them the
-    two that fail at ε = 8 (17 at both D, 18 at D = 1 only), so that the test sees both kinds."""
-    from gaugecli.experiments.perturb import PerturbConfig
-
-    if quick:
-        return PerturbConfig(
-            adversarial=False, sweeps=("visible",), eps=(1.0, 8.0), strengths=(1.0, 4.0), seeds=(16, 17, 18, 19)
-        )
-    return PerturbConfig(
-        adversarial=False, sweeps=("visible",), eps=RANDOM_EPS, strengths=(1.0, 4.0, 16.0), seeds=tuple(range(20))
-    )
 
 
 # ------------------------------------------------------------------------------------------
