@@ -1,4 +1,4 @@
-"""Figures of the paper, one module per figure (``fig1`` … ``fig7``, ``fig8``, ``fig9`` beyond it,
+"""Figures of the paper, one module per figure (``fig1`` … ``fig7``; ``fig8``, ``fig9``, ``fig10`` beyond it;
 and ``reln``, ``lockin``, ``lockin_nulls`` for related work), each declaring the runs it
 needs (``requirements``) and drawing them (``build``); :mod:`gaugecli.plots.render` resolves the
 runs through the pipeline and writes the files; :mod:`gaugecli.plots.sidecar` checks a
@@ -7,6 +7,20 @@ regeneration by data. Importing this package costs nothing until a figure is mad
 
 from __future__ import annotations
 
-FIGURES = ("fig1", "fig2", "fig3", "fig4", "fig5", "fig6", "fig7", "fig8", "fig9", "reln", "lockin", "lockin_nulls")
+FIGURES = (
+    "fig1",
+    "fig2",
+    "fig3",
+    "fig4",
+    "fig5",
+    "fig6",
+    "fig7",
+    "fig8",
+    "fig9",
+    "fig10",
+    "reln",
+    "lockin",
+    "lockin_nulls",
+)
 
 __all__ = ["FIGURES"]

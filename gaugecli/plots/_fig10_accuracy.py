@@ -1,0 +1,125 @@
+"""Panels (c, d) of fig10 — what predicts the owner of a feature from a Gaussian start, as the spread
+of δ grows against the visible spread (``gaugecli predict``).
+
+Each panel is one study: ``k`` features, ``m = 4`` neurons, ``runs`` seeds per ρ = σ_δ/σ_vis and with
+δ as the draw gives it (``natural``, drawn apart at its expected ρ, hollow markers); each predictor's
+accuracy (the share of the (run, feature) pairs with an owner where it names that owner) with its
+95 % Wilson interval. The dashed line is chance, ``1/m``.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+
+from gaugecli.plots import style
+from gaugecli.plots.venue import Layout
+
+if TYPE_CHECKING:
+    from gaugecli.experiments.predict import PredictConfig
+
+SPREADS = {False: (0.0, 0.3, 1.0, 3.0, 10.0, 30.0, 100.0), True: (0.0, 100.0)}
+RUNS = {False: 100, True: 10}
+STUDIES = ((1, 4), (2, 2))
+"""``(k, m/k)``: one feature among four neurons, two features among four neurons."""
+COLORS = {
+    "delta": style.ORANGE,
+    "alignment": style.PURPLE,
+    "c-alpha": style.BROWN,
+    "angular-speed": style.SKY,
+    "race": style.THEORY,
+}
+"""One colour per predictor (none of the gauges' three)."""
+LABELS = {
+    "delta": r"argmax $\delta$",
+    "alignment": r"argmax $\alpha(0)$",
+    "c-alpha": r"argmax $c\,\alpha(0)$",
+    "angular-speed": r"fastest turn",
+    "race": "race",
+}
+LEGEND_ROOM = 0.42
+"""The panel with the legend reaches below 0 by this much: the legend sits there, under every point."""
+ZERO_AT = 0.1
+"""ρ = 0 has no logarithm: it is drawn at ρ = 0.1, left of a break in the axis."""
+
+
+def predict_config(k: int, width: int, quick: bool) -> PredictConfig:
+    """The study of one panel (``gaugecli predict --ks k --widths width --spreads … --runs …``)."""
+    from gaugecli.experiments.predict import PredictConfig
+
+    return PredictConfig(ks=(k,), widths=(width,), spreads=SPREADS[quick], runs=RUNS[quick])
+
+
+def _position(rho: np.ndarray) -> np.ndarray:
+    return np.where(rho > 0, rho, ZERO_AT)
+
+
+def panel_accuracy(ax: Any, result: Any, layout: Layout, legend: bool) -> dict[str, Any]:
+    """One study's accuracies against ρ (module docstring); returns the sidecar panel."""
+    drawn = [r for r in result.rows if r.spread is not None]
+    natural = [r for r in result.rows if r.spread is None]
+    rho = np.array([r.spread for r in drawn], float)
+    k, m = drawn[0].k, drawn[0].m
+    out: dict[str, Any] = {"k": k, "m": m, "runs": len(result.seeds), "natural_ratio": natural[0].ratio if natural else None}  # fmt: skip
+    names = list(result.predictors)
+    for i, name in enumerate(names):
+        offset = 1.06 ** (i - 0.5 * (len(names) - 1))  # side by side: the intervals stay apart
+        color, marker = COLORS[name], style.SEQUENCE_MARKERS[i]
+        for rows, x, face, tag in ((drawn, _position(rho) * offset, color, ""), (natural, np.array([r.ratio for r in natural]) * offset, "white", "natural-")):  # fmt: skip
+            if not rows:
+                continue
+            acc = np.array([np.nan if r.accuracy[name] is None else r.accuracy[name] for r in rows], float)
+            low = np.array([np.nan if r.low[name] is None else r.low[name] for r in rows], float)
+            high = np.array([np.nan if r.high[name] is None else r.high[name] for r in rows], float)
+            ax.errorbar(x, acc, yerr=[acc - low, high - acc], color=color, ls="-" if not tag else "none", lw=0.8, marker=marker, ms=3.0, mfc=face, mew=0.8, capsize=1.0, elinewidth=0.6)  # fmt: skip
+            counts = {"correct": [r.correct[name] for r in rows], "owned": [r.owned for r in rows]}
+            out[f"{tag}{name}"] = style.series(x, acc, wilson_low=low, wilson_high=high, rho=[r.ratio for r in rows], **counts)  # fmt: skip
+    ax.axhline(1.0 / m, color=style.GUIDE, ls="--", lw=0.8, zorder=1)
+    # below the line at the left edge: clear of every study's points (ρ = 0's argmax δ sits at 0)
+    style.note(ax, f"chance 1/{m}", (ZERO_AT / 1.45, 1.0 / m), layout, offset=(0, -2), ha="left", va="top")
+    ax.set_xscale("log")
+    ticks = [ZERO_AT, 0.3, 1.0, 3.0, 10.0, 30.0, 100.0]
+    ax.set_xticks(ticks)
+    ax.set_xticklabels(["0", "0.3", "1", "3", "10", "30", "100"])
+    ax.minorticks_off()
+    ax.axvline(np.sqrt(ZERO_AT * 0.3), color="white", lw=3.0, zorder=2)  # the break between ρ = 0 and ρ > 0
+    ax.set_xlim(ZERO_AT / 1.5, 150.0)
+    ax.set_ylim(-LEGEND_ROOM if legend else -0.03, 1.05)
+    ax.set_yticks([0.0, 0.25, 0.5, 0.75, 1.0])
+    ax.set_xlabel(r"$\delta$ spread ratio $\rho=\sigma_\delta/\sigma_{\rm vis}$")
+    ax.set_ylabel(f"share naming the owner ($k={k}$)")
+    ax.set_title(f"$m={m}$, {len(result.seeds)} seeds per $\\rho$", loc="right", fontsize=layout.small)
+    if legend:
+        handles = [style.line_handle(COLORS[n], "-", style.SEQUENCE_MARKERS[i], LABELS[n]) for i, n in enumerate(names)]
+        handles.append(style.line_handle("0.3", "none", "o", r"natural $\delta$", mfc="white"))
+        ax.legend(
+            handles=handles,
+            loc="lower center",
+            ncols=3,
+            handlelength=1.2,
+            columnspacing=0.6,
+            handletextpad=0.4,
+            borderaxespad=0.2,
+        )
+    return out
+
+
+def reading(result: Any) -> dict[str, Any]:
+    """The numbers the README quotes: per ρ (and natural δ), each predictor's accuracy and interval,
+    and which predictors are best there (all that tie at the top)."""
+    out: dict[str, Any] = {}
+    for r in result.rows:
+        key = "natural" if r.spread is None else f"rho{r.spread:g}"
+        scores = {n: r.accuracy[n] for n in result.predictors if r.accuracy[n] is not None}
+        out[key] = {
+            "rho": r.ratio,
+            "owned": r.owned,
+            "pairs": r.pairs,
+            "accuracy": {n: [r.accuracy[n], r.low[n], r.high[n]] for n in result.predictors},
+            "best": [n for n in scores if scores[n] == max(scores.values())],  # every rule tied at the top
+        }
+    return out
+
+
+__all__ = ["RUNS", "SPREADS", "STUDIES", "panel_accuracy", "predict_config", "reading"]

@@ -1,0 +1,118 @@
+"""Panels (e, f) of fig10 — how many samples selection needs, against the input dimension d.
+
+The paper's selection problem (``m = 2`` duplicates, the first at ``+D``, the other at ``−D``,
+``D = 4``) trained by gradient flow on the empirical loss ``L_n`` of ``n`` Gaussian samples
+(``gaugecli perturb --sweeps selection --d d``): the share of seeds whose ``+D`` neuron is the unique
+owner at ``25 T_spec`` (95 % Wilson intervals), and a logistic fit in ``ln n`` per d
+(:func:`~gaugecli.experiments.perturb.fits.fit_logistic`) that locates ``n_½`` and ``n_0.9``, the
+sizes at which half and nine in ten of the runs select. Their dependence on d is a power law fitted
+over the four d (:func:`~gaugecli.experiments.perturb.fits.power_law_through`).
+
+The size grid is ``n = r·d`` for the same ratios ``r`` at every d, so that a collapse in ``n/d``
+shows as curves on top of each other.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+
+from gaugecli.experiments.perturb.fits import fit_logistic, power_law_through
+from gaugecli.plots import style
+from gaugecli.plots.venue import Layout
+
+if TYPE_CHECKING:
+    from gaugecli.experiments.perturb import PerturbConfig
+
+DIMENSIONS = {False: (8, 16, 32, 64), True: (8, 16)}
+RATIOS = {False: (1.0, 1.5, 2.0, 3.0, 4.0, 6.0, 8.0, 12.0), True: (2.0, 3.0, 4.0, 6.0)}
+"""Sample sizes ``n = r·d``: 1.5× steps across the threshold (``n_½ ≈ 3d``), up to where all seeds select."""
+SEEDS = {False: 20, True: 8}
+
+
+def sample_config(d: int, quick: bool) -> PerturbConfig:
+    """The selection-against-n sweep at dimension ``d`` (the paper's model otherwise)."""
+    from gaugecli.experiments.config import ModelConfig
+    from gaugecli.experiments.perturb import PerturbConfig
+
+    return PerturbConfig(
+        model=ModelConfig(d=d),
+        sweeps=("selection",),
+        success_ns=tuple(round(r * d) for r in RATIOS[quick]),
+        success_seeds=tuple(range(SEEDS[quick])),
+    )
+
+
+def _fits(sweeps: dict[int, Any]) -> dict[int, Any]:
+    return {d: fit_logistic(s.ns, s.successes, s.trials) for d, s in sweeps.items()}
+
+
+def panel_rates(ax: Any, sweeps: dict[int, Any], layout: Layout) -> dict[str, Any]:
+    """(e) the share of seeds that select against ``n/d``, one colour per d, with its logistic fit."""
+    colors = style.sequential_colors(len(sweeps))
+    fits = _fits(sweeps)
+    out: dict[str, Any] = {}
+    handles = []
+    for i, ((d, s), color) in enumerate(zip(sweeps.items(), colors, strict=True)):
+        n = np.array(s.ns, float)
+        rate = np.array([np.nan if r is None else r for r in s.rate], float)
+        low, high = np.array(s.ci_low, float), np.array(s.ci_high, float)
+        x = n / d * 1.025 ** (i - 0.5 * (len(sweeps) - 1))  # side by side: the intervals stay apart
+        marker = style.SEQUENCE_MARKERS[i]
+        ax.errorbar(x, rate, yerr=[rate - low, high - rate], color=color, ls="none", marker=marker, ms=3.2, mfc="white", mew=0.9, capsize=1.2, elinewidth=0.7)  # fmt: skip
+        entry = {"n": style.tolist(n), "successes": list(s.successes), "trials": list(s.trials)}
+        out[f"d{d}"] = style.series(x, rate, wilson_low=low, wilson_high=high, **entry)
+        fit = fits[d]
+        if fit is not None:
+            grid = np.geomspace(n[0], n[-1], 120)
+            ax.plot(grid / d, fit.rate(grid), color=color, lw=1.0)
+            out[f"d{d}"]["fit"] = style.series(grid / d, fit.rate(grid))
+        handles.append(style.line_handle(color, "-", marker, f"$d={d}$", mfc="white"))
+    ax.set_xscale("log")
+    ax.set_xticks([1, 2, 3, 4, 6, 8, 12])
+    ax.set_xticklabels(["1", "2", "3", "4", "6", "8", "12"])
+    ax.minorticks_off()
+    ax.set_ylim(-0.04, 1.04)
+    ax.set_xlabel(r"samples per dimension $n/d$ (flow on $\mathcal{L}_n$)")
+    ax.set_ylabel(r"share of seeds: $+D$ owns")
+    seeds = len(next(iter(sweeps.values())).seeds)
+    ax.set_title(rf"$m=2$, $D=4$, {seeds} seeds", loc="right", fontsize=layout.small)
+    ax.legend(handles=handles, loc="upper left")
+    return out
+
+
+def panel_sizes(ax: Any, sweeps: dict[int, Any]) -> dict[str, Any]:
+    """(f) ``n_½`` and ``n_0.9`` against d (one standard error), with their fitted power laws."""
+    fits = _fits(sweeps)
+    dims = np.array([d for d in sweeps if fits[d] is not None], float)
+    out: dict[str, Any] = {}
+    for key, color, marker, label in (("half", style.PURPLE, "o", r"$n_{1/2}$"), ("ninety", style.ORANGE, "D", r"$n_{0.9}$")):  # fmt: skip
+        size = np.array([getattr(fits[int(d)], f"n_{key}") for d in dims])
+        err = np.array([getattr(fits[int(d)], f"log_err_{key}") for d in dims])
+        ax.errorbar(dims, size, yerr=[size - size * np.exp(-err), size * np.exp(err) - size], color=color, ls="none", marker=marker, ms=3.4, mfc="white", mew=0.9, capsize=1.5, elinewidth=0.8)  # fmt: skip
+        entry: dict[str, Any] = style.series(dims, size, log_err=err)
+        if dims.size >= 2:
+            law = power_law_through(dims, size, err)
+            grid = np.geomspace(dims[0] / 1.2, dims[-1] * 1.2, 50)
+            ax.plot(grid, law.prefactor * grid**law.slope, color=color, lw=0.9, label=f"{label} $\\propto d^{{{law.slope:.2f}\\pm{law.slope_err:.2f}}}$")  # fmt: skip
+            entry.update(slope=law.slope, slope_err=law.slope_err, prefactor=law.prefactor, chi2_dof=law.chi2_dof)
+        out[key] = entry
+    ax.set_xscale("log", base=2)
+    ax.set_yscale("log")
+    ax.set_xticks(dims)
+    ax.set_xticklabels([f"{d:g}" for d in dims])
+    ax.minorticks_off()
+    ax.set_xlabel(r"input dimension $d$")
+    ax.set_ylabel(r"samples $n$ (logistic fit)")
+    if dims.size >= 2:
+        ax.legend(loc="upper left")
+    low, high = ax.get_ylim()
+    ticks = [v for v in (10, 20, 50, 100, 200, 500, 1000, 2000) if low <= v <= high]
+    ax.set_yticks(ticks)
+    ax.set_yticklabels([f"{v:g}" for v in ticks])
+    ax.minorticks_off()
+    return out
+
+
+__all__ = ["DIMENSIONS", "RATIOS", "SEEDS", "panel_rates", "panel_sizes", "sample_config"]

@@ -1,0 +1,166 @@
+"""Figure 10 — ownership in the wild (beyond the paper; ReLU, population flow unless stated).
+
+(a, b) One Gaussian start as a practitioner draws it (``simulate --init gaussian --gauge natural``:
+``a_j = |N(0, σ_a²)|``, ``w_j ~ N(0, σ_w² I/d)``, δ as drawn), ``k = 2`` features, ``m = 8`` neurons,
+init seed 0: the ownership matrix ``O_jk(t) = c_j α_jk`` over time, feature 1 in (a) and feature 2 in
+(b) — the final owner, the neurons aligned with the same feature that still carry function
+(co-aligned: the split a small gauge leaves unresolved, C7's boundary), and the rest.
+
+(c, d) What predicts the owner (``gaugecli predict``): each predictor's accuracy against the δ-spread
+ratio ρ for one feature (c) and two (d) among four neurons (:mod:`gaugecli.plots._fig10_accuracy`).
+argmax δ names no neuron at ρ = 0, where every δ is 0 (a tie), unless the feature's basin holds one.
+
+(e, f) Finite samples: the share of seeds that select against ``n/d`` for d = 8…64, and the sizes
+``n_½``, ``n_0.9`` against d with their power laws (:mod:`gaugecli.plots._fig10_samples`).
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+
+from gaugecli.plots import style
+from gaugecli.plots._fig10_accuracy import STUDIES, panel_accuracy, predict_config, reading
+from gaugecli.plots._fig10_samples import DIMENSIONS, panel_rates, panel_sizes, sample_config
+from gaugecli.plots.render import Inputs, Need
+from gaugecli.plots.venue import Layout
+
+if TYPE_CHECKING:
+    from matplotlib.typing import LineStyleType
+
+MIN_WIDTH = 5.0
+"""Narrower than this (inches) the panels are illegible; ``plot --width`` refuses it."""
+
+CLAIM = "beyond: from Gaussian starts the gauge predicts the owner only once δ's spread dominates; n ∝ d for selection"
+SIDECAR_TOLERANCES = (
+    ("c/*", 0.0, 1e-12, "accuracies are counts of owners (integers) and their Wilson intervals"),
+    ("d/*", 0.0, 1e-12, "accuracies are counts of owners (integers) and their Wilson intervals"),
+    ("e/*/successes", 0.0, 0.0, "counts of seeds"),
+)
+"""Where a number is exact, and why (first match wins); the rest use the shared defaults."""
+WILD_K, WILD_M, WILD_SEED, WILD_HORIZON = 2, 8, 0, 2000.0
+"""(a, b)'s run: the horizon is where its loss is 1e-7 and the co-aligned split has stopped moving."""
+EARLIEST = 1e-2
+"""(a, b) start their log time axis here: before it nothing has moved from the draw."""
+
+
+def _wild_config(quick: bool) -> Any:
+    from gaugecli.experiments.config import DynamicsConfig, ModelConfig
+    from gaugecli.experiments.simulate import SimulateConfig
+
+    return SimulateConfig(
+        model=ModelConfig(k=WILD_K),
+        dynamics=DynamicsConfig(t_max=WILD_HORIZON),
+        m=WILD_M,
+        init="gaussian",
+        gauge="natural",
+        init_seed=WILD_SEED,
+    )
+
+
+def needs(quick: bool) -> dict[str, Need]:
+    """The random run of (a, b), one ``predict`` study per accuracy panel, and one
+    ``perturb --sweeps selection`` per input dimension."""
+    out = {"wild": Need("simulate", _wild_config(quick))}
+    for k, width in STUDIES:
+        out[f"predict-k{k}"] = Need("predict", predict_config(k, width, quick))
+    for d in DIMENSIONS[quick]:
+        out[f"samples-d{d}"] = Need("perturb", sample_config(d, quick))
+    return out
+
+
+def _roles(run: Any, feature: int) -> list[str]:
+    """Each neuron's role for ``feature`` at the end: ``owner``, ``co-aligned`` or ``other``."""
+    roles = []
+    for j in range(len(run.coaligned)):
+        if run.owners[feature] == j:
+            roles.append("owner")
+        elif run.coaligned[j][feature]:
+            roles.append("co-aligned")
+        else:
+            roles.append("other")
+    return roles
+
+
+ROLE_STYLE: dict[str, tuple[str, LineStyleType, float]] = {
+    "owner": (style.PURPLE, "-", 1.6),
+    "co-aligned": (style.ORANGE, "--", 1.2),
+    "other": (style.GREY, "-", 0.7),
+}
+
+
+def panel_ownership(ax: Any, run: Any, feature: int, layout: Layout) -> dict[str, Any]:
+    """``O_jk(t)`` of every neuron for one feature, coloured by its role at the end."""
+    t = np.asarray(run.t, float)
+    keep = t >= EARLIEST
+    score = np.asarray(run.ownership, float)[:, :, feature]
+    delta = np.asarray(run.imbalance, float)[0]
+    roles = _roles(run, feature)
+    out: dict[str, Any] = {}
+    for j, role in sorted(enumerate(roles), key=lambda jr: jr[1] != "other"):  # the others underneath
+        color, ls, lw = ROLE_STYLE[role]
+        ax.plot(t[keep], score[keep, j], color=color, ls=ls, lw=lw, zorder=3 if role != "other" else 2)
+        out[f"neuron{j}"] = style.series(t[keep], score[keep, j], role=role, delta=delta[j])
+    ends = sorted(((float(score[-1, j]), j) for j, r in enumerate(roles) if r != "other"), reverse=True)
+    lines = [f"$j={j}$: {v:.3f}, $\\delta_j={delta[j]:+.3f}$" for v, j in ends]
+    style.note(ax, "\n".join([f"at $t={t[-1]:g}$:", *lines]), (0.02, 0.97), layout, xycoords="axes fraction", va="top", color="0.15")  # fmt: skip
+    handles = [style.line_handle(c, ls, None, role, lw=lw) for role, (c, ls, lw) in ROLE_STYLE.items()]
+    ax.legend(handles=handles, loc="center left")
+    ax.set_xscale("log")
+    ax.set_xlim(EARLIEST, float(t[-1]))
+    ax.set_ylim(-0.05, 1.05)
+    ax.set_xlabel(r"time $t$")
+    ax.set_ylabel(rf"ownership of $v_{feature + 1}$: $c_j\,\alpha_{{j{feature + 1}}}(t)$")
+    return out
+
+
+def _wild_title(ax: Any, run: Any, layout: Layout) -> dict[str, Any]:
+    """(a)'s title: the draw (the scales are the study's defaults)."""
+    delta = np.asarray(run.imbalance, float)[0]
+    text = rf"seed {WILD_SEED}, $k={WILD_K}$, $m={WILD_M}$, $\delta_j\in[{delta.min():.2f}, {delta.max():.2f}]$"
+    ax.set_title(text, loc="right", fontsize=layout.small)
+    return {"seed": WILD_SEED, "k": WILD_K, "m": WILD_M, "delta": style.tolist(delta)}
+
+
+def build(inputs: Inputs, layout: Layout) -> tuple[Any, dict[str, Any]]:
+    """Six panels (3 × 2) at the layout's width; returns the figure and its sidecar panels."""
+    quick = "samples-d32" not in inputs.configs
+    fig, axes = style.new_figure(layout.width, layout.height(1.25), nrows=3, ncols=2)
+    (ax_a, ax_b), (ax_c, ax_d), (ax_e, ax_f) = axes
+    wild = inputs["wild"]
+    studies = {k: inputs[f"predict-k{k}"] for k, _ in STUDIES}
+    sweeps = {d: inputs[f"samples-d{d}"].selection for d in DIMENSIONS[quick]}
+    panels = {
+        "a": panel_ownership(ax_a, wild, 0, layout),
+        "b": panel_ownership(ax_b, wild, 1, layout),
+        "c": panel_accuracy(ax_c, studies[1], layout, legend=True),
+        "d": panel_accuracy(ax_d, studies[2], layout, legend=False),
+        "e": panel_rates(ax_e, sweeps, layout),
+        "f": panel_sizes(ax_f, sweeps),
+    }
+    panels["a"]["start"] = _wild_title(ax_a, wild, layout)
+    for ax, letter in zip((ax_a, ax_b, ax_c, ax_d, ax_e, ax_f), "abcdef", strict=True):
+        style.panel_label(ax, letter)
+    panels["key"] = {
+        "wild": {
+            "seed": WILD_SEED,
+            "owners": list(wild.owners),
+            "coaligned": [[j for j in range(WILD_M) if wild.coaligned[j][f]] for f in range(WILD_K)],
+            "owner_share": [float(np.asarray(wild.ownership, float)[-1, o, f]) for f, o in enumerate(wild.owners)],
+            "loss_end": float(wild.loss[-1]),
+        },
+        "predict": {f"k{k}": reading(r) for k, r in studies.items()},
+        "samples": {
+            "n_half": {f"d{d:g}": v for d, v in zip(panels["f"]["half"]["x"], panels["f"]["half"]["y"], strict=True)},
+            "n_ninety": {
+                f"d{d:g}": v for d, v in zip(panels["f"]["ninety"]["x"], panels["f"]["ninety"]["y"], strict=True)
+            },
+            "slope_half": panels["f"]["half"].get("slope"),
+            "slope_half_err": panels["f"]["half"].get("slope_err"),
+            "slope_ninety": panels["f"]["ninety"].get("slope"),
+            "slope_ninety_err": panels["f"]["ninety"].get("slope_err"),
+            "n_hold": {f"d{d}": s.n_hold for d, s in sweeps.items()},
+        },
+    }
+    return fig, panels
