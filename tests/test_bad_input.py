@@ -286,6 +286,10 @@ CASES = [
     (["predict", "--init-scale-a", "0"], USAGE, ["--init-scale-a", "[1e-3, 10]"]),
     (["predict", "--init-scale-w", "20"], USAGE, ["--init-scale-w", "[1e-3, 10]"]),
     (["predict", "--ks", "4", "--d", "4"], USAGE, ["--d", "≥ 5", "--ks"]),
+    (["predict", "--n-samples", "1"], USAGE, ["--n-samples", "[2, 100000]"]),
+    (["predict", "--n-samples", "200000"], USAGE, ["--n-samples", "[2, 100000]"]),
+    (["predict", "--n-samples", "64,64"], USAGE, ["--n-samples", "must differ"]),
+    (["predict", "--spreads", "none", "--no-natural"], USAGE, ["--spreads", "--natural"]),
     (["predict", "--rtol", "1e-20"], USAGE, ["--rtol", "[1e-13, 1e-2)"]),
     (["predict", "--spreads", "none", "--no-natural"], USAGE, ["--spreads"]),
 ]

@@ -28,6 +28,7 @@ def predict(
     spreads: Annotated[opt.FloatList, opt.option(F.spreads)] = opt.FloatList(F.spreads.default),
     natural: Annotated[bool, opt.option(F.natural)] = F.natural.default,
     runs: Annotated[int, opt.option(F.runs)] = F.runs.default,
+    n_samples: Annotated[opt.IntList, opt.option(F.n_samples)] = opt.IntList(F.n_samples.default),
     first_seed: Annotated[int, opt.option(F.first_seed)] = F.first_seed.default,
     init_scale_a: Annotated[float, opt.option(F.init_scale_a)] = F.init_scale_a.default,
     init_scale_w: Annotated[float, opt.option(F.init_scale_w)] = F.init_scale_w.default,
@@ -52,7 +53,9 @@ def predict(
     (σ_vis = σ_a σ_w/√d, the spread of c_j α_jk) or, with --natural, δ as drawn. Each run's owner of
     each feature is compared with the neuron named by argmax δ (in the feature's basin), argmax α,
     argmax c·α, the largest initial angular speed toward the feature, and the race of the reduced
-    equations. Chunks of seeds are cached as they finish: an interrupted study resumes where it stopped.
+    equations. With --n-samples every cell is also trained on the empirical loss L_n of each n (a sample
+    per seed, the same starts). Chunks of seeds are cached as they finish: an interrupted study resumes
+    where it stopped.
     """
     with errors():
         from gaugecli.experiments.config import ModelConfig
@@ -72,6 +75,7 @@ def predict(
             init_scale_w=init_scale_w,
             rtol=rtol,
             t_max=t_max,
+            n_samples=tuple(n_samples),
             **values,
         )
         fresh = _missing_chunks(chunks(config)[0], outputs)

@@ -524,21 +524,28 @@ def predict(outcome: Outcome, path: Path | None, fresh: int | None = None) -> No
         f"σ_w = {config.init_scale_w:g}, d = {config.model.d}), {len(result.seeds)} seeds per cell{computed}; "
         f"accuracy [{result.confidence:.0%} Wilson interval]"
     )
-    table = _table(title, ("k", "m", "ρ = σ_δ/σ_vis", "measured ρ", "owned/pairs", *result.predictors))
+    sampled = any(row.n is not None for row in result.rows)
+    head = ("k", "m", "ρ = σ_δ/σ_vis", *(("loss",) if sampled else ()), "measured ρ", "owned/pairs")
+    table = _table(title, (*head, *result.predictors))
     for row in result.rows:
         ratio = f"{row.ratio:.3g}" if row.spread is not None else f"natural ({row.ratio:.3g})"
+        loss = (("L" if row.n is None else f"L_n, n={row.n}"),) if sampled else ()
         cells = [
             "—" if row.accuracy[p] is None else f"{row.accuracy[p]:.2f} [{row.low[p]:.2f}, {row.high[p]:.2f}]"
             for p in result.predictors
         ]
-        table.add_row(str(row.k), str(row.m), ratio, fmt(row.measured_ratio, ".3g"), f"{row.owned}/{row.pairs}", *cells)
+        table.add_row(
+            str(row.k), str(row.m), ratio, *loss, fmt(row.measured_ratio, ".3g"), f"{row.owned}/{row.pairs}", *cells
+        )
     show(table)
     out = console()
     lost = sum(r.no_owner for r in result.rows)
     tied = sum(r.tied for r in result.rows)
+    failed = sum(r.failed for r in result.rows)
     if lost or tied:
+        solver = f" ({failed} runs whose flow on L_n failed among them)" if failed else ""
         out.print(
-            f"pairs without an owner: {lost} none aligned by the horizon, {tied} tied (left out of the accuracies)"
+            f"pairs without an owner: {lost} none aligned by the horizon{solver}, {tied} tied (left out of the accuracies)"
         )
     out.print(
         "predictors: delta = argmax δ in the feature's basin; alignment = argmax α_jk(0); c-alpha = argmax c·α; "

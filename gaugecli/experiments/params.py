@@ -811,6 +811,9 @@ PREDICTORS = ("delta", "alignment", "c-alpha", "angular-speed", "race")
 MAX_PREDICT_WIDTH = 64
 """The most neurons per feature (``m/k``) of ``gaugecli predict``: each run is a flow of ``m (k + m + 1)``
 unknowns (in the invariant subspace), so its cost grows like ``m³`` at least."""
+MAX_PREDICT_SAMPLES = 100_000
+"""The largest sample of ``gaugecli predict --n-samples``: a chunk of 50 flows on ``L_n`` costs ≈ 5–7 s
+on one core at n ≤ 1000 (d = 16, m = 4, natural δ), and the cost of a gradient grows with n."""
 MAX_PREDICT_FEATURES = 8
 """The most teacher features of ``gaugecli predict`` (``d ≥ k + 1``; each adds a column to every run)."""
 
@@ -851,6 +854,7 @@ class Predict(Fields):
         low=0.0,
         high=1e4,
         plural=True,
+        min_items=0,
         metavar="ρ1,ρ2,…",
         why_high="beyond it the largest |δ| makes the flow's horizon (∝ 1 + max|δ|) impractically long",
     )
@@ -862,6 +866,21 @@ class Predict(Fields):
         bool,
     )
     runs = Param("runs", "Random starts (seeds) per cell", EXPERIMENT, 30, int, low=2, high=100_000)
+    n_samples = Param(
+        "n_samples",
+        "Sample sizes n: every cell is also trained by gradient flow on the empirical loss L_n of n Gaussian "
+        "inputs, a sample of its own per seed (none by default: the population flow only)",
+        EXPERIMENT,
+        (),
+        int,
+        low=2,
+        high=MAX_PREDICT_SAMPLES,
+        plural=True,
+        min_items=0,
+        distinct=True,
+        metavar="N1,N2,…",
+        why_high="each run is a flow on L_n in d dimensions to the cell's horizon; larger n cost minutes per chunk",
+    )
     first_seed = Param(
         "first_seed",
         "Seed of the first start (a cell's starts are seeds first_seed, first_seed + 1, …)",

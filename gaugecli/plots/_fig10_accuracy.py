@@ -83,7 +83,7 @@ def panel_accuracy(ax: Any, result: Any, layout: Layout, legend: bool) -> dict[s
     ax.set_xticks(ticks)
     ax.set_xticklabels(["0", "0.3", "1", "3", "10", "30", "100"])
     ax.minorticks_off()
-    ax.axvline(np.sqrt(ZERO_AT * 0.3), color="white", lw=3.0, zorder=2)  # the break between ρ = 0 and ρ > 0
+    style.axis_break(ax, ZERO_AT, 0.3)  # between ρ = 0 and ρ > 0
     ax.set_xlim(ZERO_AT / 1.5, 150.0)
     ax.set_ylim(-LEGEND_ROOM if legend else -0.03, 1.05)
     ax.set_yticks([0.0, 0.25, 0.5, 0.75, 1.0])

@@ -1,4 +1,11 @@
-"""Panels (e, f) of fig10 — how many samples selection needs, against the input dimension d.
+"""Panels (b, e, f) of fig10 — finite samples: what a sample changes in who owns a feature from a
+Gaussian start (b), and how many samples selection needs against the input dimension d (e, f).
+
+(b) ``gaugecli predict --ks 1 --widths 4 --spreads none --n-samples …``: one feature, ``m = 4``,
+δ as drawn, each start trained on the population loss and on ``L_n`` (a sample per seed): against
+n, the share of runs with an owner, the share whose owner is the one the population flow from the
+same start gives, and each predictor's accuracy among the runs with an owner (population at the
+right, past a break).
 
 The paper's selection problem (``m = 2`` duplicates, the first at ``+D``, the other at ``−D``,
 ``D = 4``) trained by gradient flow on the empirical loss ``L_n`` of ``n`` Gaussian samples
@@ -24,11 +31,87 @@ from gaugecli.plots.venue import Layout
 
 if TYPE_CHECKING:
     from gaugecli.experiments.perturb import PerturbConfig
+    from gaugecli.experiments.predict import PredictConfig
 
 DIMENSIONS = {False: (8, 16, 32, 64), True: (8, 16)}
 RATIOS = {False: (1.0, 1.5, 2.0, 3.0, 4.0, 6.0, 8.0, 12.0), True: (2.0, 3.0, 4.0, 6.0)}
 """Sample sizes ``n = r·d``: 1.5× steps across the threshold (``n_½ ≈ 3d``), up to where all seeds select."""
 SEEDS = {False: 20, True: 8}
+SAMPLED_NS = {False: (64, 128, 256, 1024), True: (128,)}
+SAMPLED_RUNS = {False: 50, True: 10}
+"""(b): one chunk of seeds per n (≈ 6 CPU-s each: flows on L_n in d = 16 to the cell's horizon)."""
+POPULATION_AT = 2.0
+"""(b) draws the population flow at 2× the largest n, past a break in the axis."""
+
+
+def sampled_config(quick: bool) -> PredictConfig:
+    """(b)'s study: one feature among four neurons, δ as drawn, on L and on L_n for each n."""
+    from gaugecli.experiments.predict import PredictConfig
+
+    return PredictConfig(ks=(1,), widths=(4,), spreads=(), n_samples=SAMPLED_NS[quick], runs=SAMPLED_RUNS[quick])
+
+
+def _agreement(row: Any, population: Any) -> float:
+    """The share of (run, feature) pairs whose owner on L_n is the population flow's (none ≠ any)."""
+    pairs = [(o, p) for r, q in zip(row.owners, population.owners, strict=True) for o, p in zip(r, q, strict=True)]
+    return sum(o == p and o != -1 for o, p in pairs) / len(pairs)
+
+
+def sampled_reading(result: Any) -> dict[str, Any]:
+    """Per n: the share with an owner, the agreement with the population's owner, each predictor's
+    accuracy and its interval."""
+    population = next(r for r in result.rows if r.n is None)
+    out: dict[str, Any] = {}
+    for r in result.rows:
+        out["population" if r.n is None else f"n{r.n}"] = {
+            "owned_share": r.owned / r.pairs,
+            "agreement": _agreement(r, population),
+            "failed": r.failed,
+            "accuracy": {p: [r.accuracy[p], r.low[p], r.high[p]] for p in result.predictors},
+        }
+    return out
+
+
+def panel_sampled(ax: Any, result: Any, layout: Layout) -> dict[str, Any]:
+    """(b) (module docstring)."""
+    from gaugecli.plots._fig10_accuracy import COLORS
+
+    rows = sorted(result.rows, key=lambda r: (r.n is None, r.n or 0))
+    sizes = np.array([r.n for r in rows if r.n is not None], float)
+    x = np.append(sizes, POPULATION_AT * sizes[-1])
+    population = rows[-1]
+    out: dict[str, Any] = {}
+    for i, name in enumerate(result.predictors):
+        acc = np.array([np.nan if r.accuracy[name] is None else r.accuracy[name] for r in rows], float)
+        low = np.array([np.nan if r.low[name] is None else r.low[name] for r in rows], float)
+        high = np.array([np.nan if r.high[name] is None else r.high[name] for r in rows], float)
+        xi = x * 1.05 ** (i - 0.5 * (len(result.predictors) - 1))
+        ax.errorbar(xi, acc, yerr=[acc - low, high - acc], color=COLORS[name], lw=0.8, marker=style.SEQUENCE_MARKERS[i], ms=2.8, capsize=1.0, elinewidth=0.6)  # fmt: skip
+        out[name] = style.series(xi, acc, wilson_low=low, wilson_high=high, n=[r.n for r in rows])
+    owned = np.array([r.owned / r.pairs for r in rows])
+    agree = np.array([_agreement(r, population) for r in rows])
+    ax.plot(x, owned, color=style.GUIDE, lw=1.6, ls="-", marker="X", ms=3.6, zorder=4)
+    ax.plot(x, agree, color=style.THEORY, lw=1.2, ls="--", marker="*", ms=4.0, zorder=4)
+    out["owned"] = style.series(x, owned)
+    out["agreement"] = style.series(x, agree)
+    style.axis_break(ax, sizes[-1], x[-1])  # before the population
+    ax.set_xscale("log", base=2)
+    ax.set_xticks(x)
+    ax.set_xticklabels([f"{n:g}" for n in sizes] + [r"$\infty$"])
+    ax.minorticks_off()
+    ax.set_xlim(sizes[0] / 1.4, x[-1] * 1.4)
+    ax.set_ylim(-0.45, 1.05)  # the legend sits below 0, under every point
+    ax.set_yticks([0.0, 0.25, 0.5, 0.75, 1.0])
+    ax.set_xlabel(r"samples $n$ (flow on $\mathcal{L}_n$; $\infty$: on $\mathcal{L}$)")
+    ax.set_ylabel("share of runs")
+    ax.set_title(rf"$k=1$, $m=4$, {len(result.seeds)} seeds", loc="right", fontsize=layout.small)
+    handles = [
+        style.line_handle(style.GUIDE, "-", "X", "an owner", lw=1.6),
+        style.line_handle(style.THEORY, "--", "*", r"the owner on $\mathcal{L}$"),
+        style.line_handle("0.5", "-", "o", "predictors, as in (c)", lw=0.8),
+    ]
+    ax.legend(handles=handles, loc="lower left", ncols=1, handlelength=1.6, borderaxespad=0.2)
+    return out
 
 
 def sample_config(d: int, quick: bool) -> PerturbConfig:
@@ -115,4 +198,15 @@ def panel_sizes(ax: Any, sweeps: dict[int, Any]) -> dict[str, Any]:
     return out
 
 
-__all__ = ["DIMENSIONS", "RATIOS", "SEEDS", "panel_rates", "panel_sizes", "sample_config"]
+__all__ = [
+    "DIMENSIONS",
+    "RATIOS",
+    "SAMPLED_NS",
+    "SEEDS",
+    "panel_rates",
+    "panel_sampled",
+    "panel_sizes",
+    "sample_config",
+    "sampled_config",
+    "sampled_reading",
+]

@@ -1,10 +1,14 @@
 """Figure 10 — ownership in the wild (beyond the paper; ReLU, population flow unless stated).
 
-(a, b) One Gaussian start as a practitioner draws it (``simulate --init gaussian --gauge natural``:
+(a) One Gaussian start as a practitioner draws it (``simulate --init gaussian --gauge natural``:
 ``a_j = |N(0, σ_a²)|``, ``w_j ~ N(0, σ_w² I/d)``, δ as drawn), ``k = 2`` features, ``m = 8`` neurons,
-init seed 0: the ownership matrix ``O_jk(t) = c_j α_jk`` over time, feature 1 in (a) and feature 2 in
-(b) — the final owner, the neurons aligned with the same feature that still carry function
-(co-aligned: the split a small gauge leaves unresolved, C7's boundary), and the rest.
+init seed 0: the ownership matrix ``O_jk(t) = c_j α_jk`` over time, one dash pattern per feature —
+its final owner, the neurons aligned with the same feature that still carry function (co-aligned:
+the split a small gauge leaves unresolved, C7's boundary), and the rest.
+
+(b) Finite samples (:mod:`gaugecli.plots._fig10_samples`): from the same starts as the population
+flow, against n, the share of runs with an owner, the share whose owner is the population's, and
+the predictors' accuracies.
 
 (c, d) What predicts the owner (``gaugecli predict``): each predictor's accuracy against the δ-spread
 ratio ρ for one feature (c) and two (d) among four neurons (:mod:`gaugecli.plots._fig10_accuracy`).
@@ -22,7 +26,15 @@ import numpy as np
 
 from gaugecli.plots import style
 from gaugecli.plots._fig10_accuracy import STUDIES, panel_accuracy, predict_config, reading
-from gaugecli.plots._fig10_samples import DIMENSIONS, panel_rates, panel_sizes, sample_config
+from gaugecli.plots._fig10_samples import (
+    DIMENSIONS,
+    panel_rates,
+    panel_sampled,
+    panel_sizes,
+    sample_config,
+    sampled_config,
+    sampled_reading,
+)
 from gaugecli.plots.render import Inputs, Need
 from gaugecli.plots.venue import Layout
 
@@ -40,9 +52,9 @@ SIDECAR_TOLERANCES = (
 )
 """Where a number is exact, and why (first match wins); the rest use the shared defaults."""
 WILD_K, WILD_M, WILD_SEED, WILD_HORIZON = 2, 8, 0, 2000.0
-"""(a, b)'s run: the horizon is where its loss is 1e-7 and the co-aligned split has stopped moving."""
+"""(a)'s run: the horizon is where its loss is 1e-7 and the co-aligned split has stopped moving."""
 EARLIEST = 1e-2
-"""(a, b) start their log time axis here: before it nothing has moved from the draw."""
+"""(a) starts its log time axis here: before it nothing has moved from the draw."""
 
 
 def _wild_config(quick: bool) -> Any:
@@ -60,11 +72,12 @@ def _wild_config(quick: bool) -> Any:
 
 
 def needs(quick: bool) -> dict[str, Need]:
-    """The random run of (a, b), one ``predict`` study per accuracy panel, and one
-    ``perturb --sweeps selection`` per input dimension."""
+    """The random run of (a), the ``predict`` study on finite samples of (b), one ``predict`` study per
+    accuracy panel, and one ``perturb --sweeps selection`` per input dimension."""
     out = {"wild": Need("simulate", _wild_config(quick))}
     for k, width in STUDIES:
         out[f"predict-k{k}"] = Need("predict", predict_config(k, width, quick))
+    out["predict-samples"] = Need("predict", sampled_config(quick))
     for d in DIMENSIONS[quick]:
         out[f"samples-d{d}"] = Need("perturb", sample_config(d, quick))
     return out
@@ -83,42 +96,60 @@ def _roles(run: Any, feature: int) -> list[str]:
     return roles
 
 
-ROLE_STYLE: dict[str, tuple[str, LineStyleType, float]] = {
-    "owner": (style.PURPLE, "-", 1.6),
-    "co-aligned": (style.ORANGE, "--", 1.2),
-    "other": (style.GREY, "-", 0.7),
+ROLE_STYLE: dict[str, tuple[str, float]] = {
+    "owner": (style.PURPLE, 1.6),
+    "co-aligned": (style.ORANGE, 1.1),
+    "other": (style.GREY, 0.6),
 }
+"""A neuron's colour and width by its final role for a feature; the feature is the dash pattern."""
+TOP = 1.5
+"""(a)'s y axis reaches this high: its note and legend sit above the curves (all below 0.8)."""
+FEATURE_DASHES: tuple[LineStyleType, ...] = ("-", (0, (4.0, 1.6)), ":")
 
 
-def panel_ownership(ax: Any, run: Any, feature: int, layout: Layout) -> dict[str, Any]:
-    """``O_jk(t)`` of every neuron for one feature, coloured by its role at the end."""
+def panel_ownership(ax: Any, run: Any, layout: Layout) -> dict[str, Any]:
+    """``O_jk(t)`` of every neuron for every feature (one dash pattern each), coloured by the
+    neuron's role for that feature at the end."""
     t = np.asarray(run.t, float)
     keep = t >= EARLIEST
-    score = np.asarray(run.ownership, float)[:, :, feature]
     delta = np.asarray(run.imbalance, float)[0]
-    roles = _roles(run, feature)
     out: dict[str, Any] = {}
-    for j, role in sorted(enumerate(roles), key=lambda jr: jr[1] != "other"):  # the others underneath
-        color, ls, lw = ROLE_STYLE[role]
-        ax.plot(t[keep], score[keep, j], color=color, ls=ls, lw=lw, zorder=3 if role != "other" else 2)
-        out[f"neuron{j}"] = style.series(t[keep], score[keep, j], role=role, delta=delta[j])
-    ends = sorted(((float(score[-1, j]), j) for j, r in enumerate(roles) if r != "other"), reverse=True)
-    lines = [f"$j={j}$: {v:.3f}, $\\delta_j={delta[j]:+.3f}$" for v, j in ends]
-    style.note(ax, "\n".join([f"at $t={t[-1]:g}$:", *lines]), (0.02, 0.97), layout, xycoords="axes fraction", va="top", color="0.15")  # fmt: skip
-    handles = [style.line_handle(c, ls, None, role, lw=lw) for role, (c, ls, lw) in ROLE_STYLE.items()]
-    ax.legend(handles=handles, loc="center left")
+    lines = [f"at $t={t[-1]:g}$, $c_j\\alpha_{{jk}}$ of"]
+    for f in range(WILD_K):
+        score = np.asarray(run.ownership, float)[:, :, f]
+        roles = _roles(run, f)
+        for j, role in sorted(enumerate(roles), key=lambda jr: jr[1] != "other"):  # the others underneath
+            color, lw = ROLE_STYLE[role]
+            ax.plot(t[keep], score[keep, j], color=color, ls=FEATURE_DASHES[f], lw=lw, zorder=3 if role != "other" else 2)  # fmt: skip
+            out.setdefault(f"v{f + 1}", {})[f"neuron{j}"] = style.series(
+                t[keep], score[keep, j], role=role, delta=delta[j]
+            )
+        ends = sorted(((float(score[-1, j]), j) for j, r in enumerate(roles) if r != "other"), reverse=True)
+        lines.append(
+            f"$v_{f + 1}$: neurons "
+            + ", ".join(str(j) for _, j in ends)
+            + ": "
+            + ", ".join(f"{v:.3f}" for v, _ in ends)
+        )
+    style.note(ax, "\n".join(lines), (0.02, 0.97), layout, xycoords="axes fraction", va="top", color="0.15")
+    handles = [style.line_handle(c, "-", None, role, lw=lw) for role, (c, lw) in ROLE_STYLE.items()]
+    handles += [style.line_handle("0.3", FEATURE_DASHES[f], None, f"$v_{f + 1}$") for f in range(WILD_K)]
+    handles.insert(3, style.line_handle("none", "none", None, ""))  # two columns: roles, then features
+    # the note and the legend above every curve (each stays below 0.8): the axis reaches 1.5
+    ax.legend(handles=handles, loc="upper left", bbox_to_anchor=(0.0, 0.78), ncols=2, handlelength=1.3, columnspacing=0.6, handletextpad=0.4)  # fmt: skip
     ax.set_xscale("log")
     ax.set_xlim(EARLIEST, float(t[-1]))
-    ax.set_ylim(-0.05, 1.05)
+    ax.set_ylim(-0.05, TOP)
+    ax.set_yticks([0.0, 0.25, 0.5, 0.75])
     ax.set_xlabel(r"time $t$")
-    ax.set_ylabel(rf"ownership of $v_{feature + 1}$: $c_j\,\alpha_{{j{feature + 1}}}(t)$")
+    ax.set_ylabel(r"ownership $c_j\,\alpha_{jk}(t)$")
     return out
 
 
 def _wild_title(ax: Any, run: Any, layout: Layout) -> dict[str, Any]:
     """(a)'s title: the draw (the scales are the study's defaults)."""
     delta = np.asarray(run.imbalance, float)[0]
-    text = rf"seed {WILD_SEED}, $k={WILD_K}$, $m={WILD_M}$, $\delta_j\in[{delta.min():.2f}, {delta.max():.2f}]$"
+    text = rf"seed {WILD_SEED}, $k={WILD_K}$, $m={WILD_M}$"
     ax.set_title(text, loc="right", fontsize=layout.small)
     return {"seed": WILD_SEED, "k": WILD_K, "m": WILD_M, "delta": style.tolist(delta)}
 
@@ -132,8 +163,8 @@ def build(inputs: Inputs, layout: Layout) -> tuple[Any, dict[str, Any]]:
     studies = {k: inputs[f"predict-k{k}"] for k, _ in STUDIES}
     sweeps = {d: inputs[f"samples-d{d}"].selection for d in DIMENSIONS[quick]}
     panels = {
-        "a": panel_ownership(ax_a, wild, 0, layout),
-        "b": panel_ownership(ax_b, wild, 1, layout),
+        "a": panel_ownership(ax_a, wild, layout),
+        "b": panel_sampled(ax_b, inputs["predict-samples"], layout),
         "c": panel_accuracy(ax_c, studies[1], layout, legend=True),
         "d": panel_accuracy(ax_d, studies[2], layout, legend=False),
         "e": panel_rates(ax_e, sweeps, layout),
@@ -151,6 +182,7 @@ def build(inputs: Inputs, layout: Layout) -> tuple[Any, dict[str, Any]]:
             "loss_end": float(wild.loss[-1]),
         },
         "predict": {f"k{k}": reading(r) for k, r in studies.items()},
+        "sampled": sampled_reading(inputs["predict-samples"]),
         "samples": {
             "n_half": {f"d{d:g}": v for d, v in zip(panels["f"]["half"]["x"], panels["f"]["half"]["y"], strict=True)},
             "n_ninety": {

@@ -399,6 +399,14 @@ def clip_to_floor(values: Any, floor: float) -> np.ndarray:
     return v
 
 
+def axis_break(ax: Any, left: float, right: float) -> None:
+    """A white gap across the axes between the data positions ``left`` and ``right`` (log x): the
+    axis does not continue between them (a value with no logarithm drawn apart, such as 0 or ∞).
+    A patch, not a line: it is no data."""
+    middle = np.sqrt(left * right)
+    ax.axvspan(middle / 1.04, middle * 1.04, color="white", lw=0, zorder=2)
+
+
 def line_handle(color: str, ls: LineStyleType = "-", marker: str | None = None, label: str = "", **kw: Any) -> Any:
     """A legend handle that shows the line's dashes and marker (not only its colour)."""
     from matplotlib.lines import Line2D

@@ -47,6 +47,8 @@ NOTES = {
     "ratio": "ρ = σ_δ/σ_vis: δ_j ~ N(0, ρ² σ_vis²) set apart from the visible draw, σ_vis = σ_a σ_w/√d the "
     "standard deviation of c_j α_jk(0); natural rows keep δ_j = a_j² − ‖w_j‖², expected ratio √(2σ_a⁴ + 2σ_w⁴/d)/σ_vis",
     "start": "a_j = |ã_j|, ã_j ~ N(0, σ_a²); w_j ~ N(0, σ_w² I/d); teacher v_l = e_l, a*_l = 1; population flow, ReLU",
+    "n": "rows with n: gradient flow on L_n of n Gaussian inputs (a sample per seed, RK45 at rtol 1e-4) from the same "
+    "starts as the population row; the predictors read the start alone",
     "delta": "argmax_j δ_j",
     "alignment": "argmax_j α_jk(0)",
     "c-alpha": "argmax_j c_j α_jk(0)",
@@ -82,6 +84,7 @@ def chunks(config: PredictConfig) -> tuple[list[PredictChunk], list[int]]:
                     config.model.eps_align,
                     config.rtol,
                     config.horizon(cell),
+                    cell.n,
                 )
             )
             owner.append(i)
@@ -131,6 +134,8 @@ def _row(config: PredictConfig, cell: Cell, parts: list[ChunkResult]) -> Predict
         high={name: bounds[name][1] for name in PREDICTORS},
         owners=owners,
         picks=picks,
+        n=cell.n,
+        failed=sum(p.failed for p in parts),
     )
 
 

@@ -1,25 +1,42 @@
 """One chunk of ``gaugecli predict`` (:class:`PredictChunk`): consecutive seeds of one cell, drawn,
-integrated as one ensemble of population flows in the invariant subspace, and read — the realised
-owner of every feature against the neuron each predictor names."""
+integrated as one ensemble, and read — the realised owner of every feature against the neuron each
+predictor names.
+
+On the population loss the ensemble is integrated in the invariant subspace (``k + m`` coordinates,
+:mod:`~gaugecli.experiments.predict.starts`). On ``L_n`` (``n`` given) it is not: a sample is not
+invariant under the rotations that build those coordinates. Each seed then flows in all ``d``
+dimensions on a sample of its own, drawn from ``SeedSequence([seed, n, k, m])``, and all seeds share
+one step-size control (:func:`~gaugecli.core.sample.stacked_empirical_objective`). The solver is
+RK45 at rtol :data:`~gaugecli.experiments.params.SAMPLE_RTOL`, the one the selection sweep uses on
+``L_n``'s kinks (:data:`~gaugecli.experiments.perturb.selection.SELECTION_METHOD`). Should the
+ensemble fail, each seed runs alone, and a seed whose own run fails has no owner (``failed``).
+The predictors read the start alone, so they name the same neurons as on the population loss."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import numpy as np
 
 from gaugecli.core.gauge import function_coordinates
+from gaugecli.core.objective import Objective
 from gaugecli.core.ownership import feature_alignment, feature_owners
 from gaugecli.core.symmetry import equal_groups
+from gaugecli.core.types import LATER_FIELD
 from gaugecli.experiments.common import integrate_ensemble
 from gaugecli.experiments.config import DynamicsConfig, ModelConfig
-from gaugecli.experiments.params import PREDICTORS
+from gaugecli.experiments.params import PREDICTORS, SAMPLE_RTOL
 from gaugecli.experiments.predict.predictors import NONE, predictions
-from gaugecli.experiments.predict.starts import draw
+from gaugecli.experiments.predict.starts import draw, gaussian_start
 
 GRID_POINTS = 3
 """Saved times of each flow: only the state at the horizon is read (the owners), and the flow's
 adaptive steps do not depend on the saved grid."""
+SAMPLE_METHOD = "RK45"
+"""The solver on ``L_n`` (module docstring)."""
+SAMPLE_BUDGET = 400_000
+"""Gradient evaluations an ensemble on ``L_n`` may take: 3 000–18 000 were measured for 50 seeds at
+n = 64…800 (d = 16, k = 1, m = 4, natural δ); a run past it is a fault, and its seeds rerun alone."""
 
 
 @dataclass(frozen=True)
@@ -37,6 +54,7 @@ class PredictChunk:
     eps_align: float
     rtol: float
     t_max: float
+    n: int | None = field(default=None, metadata={LATER_FIELD: True})
 
 
 @dataclass
@@ -51,26 +69,80 @@ class ChunkResult:
     delta_moments: list[float]
     visible_moments: list[float]
     gradient_evals: int
+    failed: int = 0
 
 
 def _moments(x: np.ndarray) -> list[float]:
     return [float(x.size), float(np.sum(x)), float(np.sum(x**2))]
 
 
+def _final_state(job: PredictChunk, a0: np.ndarray, W0: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray, int]:
+    """``(c_end (B, m), α_end (B, m, k), failed (B,), gradient evaluations)`` of the chunk's runs."""
+    seeds = list(job.seeds)
+    if job.n is None:
+        model = ModelConfig(d=W0.shape[-1], k=job.k, eps_align=job.eps_align)
+        dynamics = DynamicsConfig(rtol=job.rtol, t_max=job.t_max, grid_points=GRID_POINTS)
+        traj, full = integrate_ensemble(model, dynamics, a0, W0)
+        W_end = traj.input_weights()[:, -1]
+        c_end, _ = function_coordinates(traj.a[:, -1], W_end)
+        return c_end, feature_alignment(W_end, full), np.zeros(len(seeds), bool), int(traj.stats.n_gradient_evals)
+    return _sample_final_state(job)
+
+
+def _sample_final_state(job: PredictChunk) -> tuple[np.ndarray, np.ndarray, np.ndarray, int]:
+    """The same on ``L_n`` (module docstring), in all ``d`` dimensions."""
+    from gaugecli.core.empirical import draw_sample
+    from gaugecli.core.flow import FlowOptions, gradient_flow
+    from gaugecli.core.sample import empirical_objective, stacked_empirical_objective
+    from gaugecli.core.trajectory import NumericalFault
+
+    assert job.n is not None
+    net = ModelConfig(d=job.d, k=job.k, eps_align=job.eps_align).build()
+    starts = [gaussian_start(s, job.k, job.m, job.d, job.scale_a, job.scale_w, job.spread) for s in job.seeds]
+    a0, W0 = np.stack([a for a, _ in starts]), np.stack([W for _, W in starts])
+    samples = [draw_sample(net, job.n, np.random.SeedSequence([s, job.n, job.k, job.m])) for s in job.seeds]
+    options = FlowOptions(
+        rtol=SAMPLE_RTOL,
+        atol=SAMPLE_RTOL * 1e-3,
+        method=SAMPLE_METHOD,
+        max_gradient_evals=SAMPLE_BUDGET,
+        grid_points=GRID_POINTS,
+    )
+
+    def run(a: np.ndarray, W: np.ndarray, objective: Objective) -> tuple[np.ndarray, np.ndarray, int]:
+        traj = gradient_flow(a, W, net, job.t_max, eps_align=job.eps_align, options=options, objective=objective)
+        W_end = traj.input_weights()[:, -1]
+        c_end, _ = function_coordinates(traj.a[:, -1], W_end)
+        return c_end, feature_alignment(W_end, net), int(traj.stats.n_gradient_evals)
+
+    try:
+        c_end, alpha_end, evals = run(a0, W0, stacked_empirical_objective(samples))
+        return c_end, alpha_end, np.zeros(len(starts), bool), evals
+    except NumericalFault:
+        pass
+    c_end, alpha_end = np.zeros(a0.shape), np.zeros(a0.shape + (job.k,))
+    failed, evals = np.zeros(len(starts), bool), 0
+    for b, sample in enumerate(samples):
+        try:
+            c, alpha, e = run(a0[b : b + 1], W0[b : b + 1], empirical_objective(*sample))
+            c_end[b], alpha_end[b], evals = c[0], alpha[0], evals + e
+        except NumericalFault:
+            failed[b] = True
+    return c_end, alpha_end, failed, evals
+
+
 def predict_chunk(job: PredictChunk) -> ChunkResult:
     """Draw, integrate and read the chunk's runs (module docstring)."""
     seeds = list(job.seeds)
     a0, W0, delta = draw(seeds, job.k, job.m, job.d, job.scale_a, job.scale_w, job.spread)
-    r = W0.shape[-1]
-    model = ModelConfig(d=r, k=job.k, eps_align=job.eps_align)
-    net = model.build()
-    dynamics = DynamicsConfig(rtol=job.rtol, t_max=job.t_max, grid_points=GRID_POINTS)
-    traj, full = integrate_ensemble(model, dynamics, a0, W0)
-    W_end = traj.input_weights()[:, -1]
-    c_end, _ = function_coordinates(traj.a[:, -1], W_end)
-    alpha_end = feature_alignment(W_end, full)
+    net = ModelConfig(d=W0.shape[-1], k=job.k, eps_align=job.eps_align).build()
+    c_end, alpha_end, failed, evals = _final_state(job, a0, W0)
     owners, tied = [], []
     for b in range(len(seeds)):
+        if failed[b]:
+            owners.append([NONE] * job.k)
+            tied.append([False] * job.k)
+            continue
         end = feature_owners(c_end[b], alpha_end[b], job.eps_align, equal_groups(a0[b], W0[b]))
         owners.append([NONE if o is None else o for o in end.owners])
         tied.append(list(end.tied))
@@ -83,5 +155,6 @@ def predict_chunk(job: PredictChunk) -> ChunkResult:
         picks={name: picks[name].tolist() for name in PREDICTORS},
         delta_moments=_moments(delta),
         visible_moments=_moments(visible),
-        gradient_evals=int(traj.stats.n_gradient_evals),
+        gradient_evals=evals,
+        failed=int(np.sum(failed)),
     )

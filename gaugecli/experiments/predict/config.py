@@ -15,6 +15,7 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass, field
 
+from gaugecli.core.types import LATER_FIELD
 from gaugecli.experiments.config import ModelConfig, check_paper_model
 from gaugecli.experiments.declare import require
 from gaugecli.experiments.params import Dynamics, Model, Predict
@@ -27,11 +28,13 @@ HORIZON_UNITS = 200.0
 
 @dataclass(frozen=True)
 class Cell:
-    """One cell of the study: ``k`` features, ``m`` neurons, δ-spread ratio ``spread`` (``None``: δ as drawn)."""
+    """One cell of the study: ``k`` features, ``m`` neurons, δ-spread ratio ``spread`` (``None``: δ as
+    drawn), trained on the population loss (``n`` ``None``) or on ``L_n`` of ``n`` samples."""
 
     k: int
     m: int
     spread: float | None
+    n: int | None = None
 
 
 @dataclass(frozen=True)
@@ -41,7 +44,9 @@ class PredictConfig:
     where ``natural``), ``runs`` seeds each from ``first_seed``, under the population flow of the
     paper's ReLU model at tolerance ``rtol`` to the horizon ``t_max`` (``None``: :meth:`horizon`).
     ``model`` gives ``d`` and ``eps_align``; its teacher has ``k`` features per cell (``model.k`` is
-    not used and must stay 1), and its ``c0`` and ``theta0`` are not used (the start is drawn)."""
+    not used and must stay 1), and its ``c0`` and ``theta0`` are not used (the start is drawn).
+    ``n_samples``: each cell is also trained by gradient flow on ``L_n`` for every ``n`` given (a
+    sample of its own per seed; :mod:`~gaugecli.experiments.predict.chunk`)."""
 
     model: ModelConfig = field(default_factory=ModelConfig)
     ks: tuple[int, ...] = Predict.ks.default
@@ -54,6 +59,7 @@ class PredictConfig:
     init_scale_w: float = Predict.init_scale_w.default
     rtol: float = Predict.rtol.default
     t_max: float | None = None
+    n_samples: tuple[int, ...] = field(default=Predict.n_samples.default, metadata={LATER_FIELD: True})
 
     def __post_init__(self) -> None:
         Predict.check(self)
@@ -70,7 +76,7 @@ class PredictConfig:
             "theta0",
             "has no effect in predict: the directions are drawn (w ~ N(0, σ_w² I/d))",
         )
-        for name in ("ks", "widths", "spreads"):
+        for name in ("ks", "widths", "spreads", "n_samples"):
             values = getattr(self, name)
             require(len(set(values)) == len(values), name, f"must differ (got {','.join(map(str, values))})")
         require(
@@ -94,9 +100,12 @@ class PredictConfig:
         return math.sqrt(2 * sa**4 + 2 * sw**4 / d) / self.visible_scale
 
     def cells(self) -> list[Cell]:
-        """Every cell, ``k`` outermost, then the width, then the spreads (the natural δ last)."""
+        """Every cell, ``k`` outermost, then the width, then the spreads (the natural δ last), then the
+        population flow followed by each sample size of ``n_samples`` (the same starts: the draw
+        depends on the seed, ``k`` and ``m`` only)."""
         spreads: list[float | None] = [*self.spreads, *([None] if self.natural else [])]
-        return [Cell(k, w * k, s) for k in self.ks for w in self.widths for s in spreads]
+        sizes: list[int | None] = [None, *self.n_samples]
+        return [Cell(k, w * k, s, n) for k in self.ks for w in self.widths for s in spreads for n in sizes]
 
     def seeds(self) -> list[int]:
         return list(range(self.first_seed, self.first_seed + self.runs))

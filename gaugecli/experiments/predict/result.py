@@ -16,7 +16,8 @@ class PredictRow:
     them with a realised owner (``no_owner`` none aligned, ``tied`` owner tied); ``correct[p]`` of the
     owned pairs where predictor ``p`` names the owner; ``accuracy[p]`` = correct/owned with its Wilson
     interval ``[low[p], high[p]]``. ``owners[run][feature]`` and ``picks[p][run][feature]`` (−1: none)
-    for every seed of ``seeds``."""
+    for every seed of ``seeds``. ``n``: the sample size of ``L_n`` the cell was trained on (``None``:
+    the population loss); ``failed``: runs whose solver failed on it (counted in ``no_owner``)."""
 
     k: int
     m: int
@@ -34,6 +35,8 @@ class PredictRow:
     high: dict[str, float | None]
     owners: list[list[int]] = field(default_factory=list)
     picks: dict[str, list[list[int]]] = field(default_factory=dict)
+    n: int | None = None
+    failed: int = 0
 
 
 @dataclass
