@@ -290,6 +290,9 @@ CASES = [
     (["predict", "--n-samples", "200000"], USAGE, ["--n-samples", "[2, 100000]"]),
     (["predict", "--n-samples", "64,64"], USAGE, ["--n-samples", "must differ"]),
     (["predict", "--spreads", "none", "--no-natural"], USAGE, ["--spreads", "--natural"]),
+    (["predict", "--sgd-batch", "32"], USAGE, ["--sgd-batch", "--n-samples"]),
+    (["predict", "--n-samples", "64", "--sgd-batch", "0"], USAGE, ["--sgd-batch", "≥ 1"]),
+    (["predict", "--n-samples", "64", "--sgd-batch", "8", "--sgd-eta", "0"], USAGE, ["--sgd-eta", "[1e-4, 1]"]),
     (["predict", "--rtol", "1e-20"], USAGE, ["--rtol", "[1e-13, 1e-2)"]),
     (["predict", "--spreads", "none", "--no-natural"], USAGE, ["--spreads"]),
 ]

@@ -16,6 +16,7 @@ from scipy import special
 
 from gaugecli.experiments.perturb.fits import fit_logistic, power_law_through
 from gaugecli.pipeline import Pipeline
+from gaugecli.plots import _fig10_samples as fig10_samples
 from gaugecli.plots import fig10, render, style
 from gaugecli.plots.venue import layout
 
@@ -152,7 +153,7 @@ def test_owners_on_finite_samples_match_each_seed_trained_alone(built: Any) -> N
 
     _, panels, inputs = built
     result, config = inputs["predict-samples"], inputs.configs["predict-samples"]
-    (row,) = [r for r in result.rows if r.n is not None]
+    (row,) = [r for r in result.rows if r.n is not None and r.batch is None]
     net = ModelConfig(d=config.model.d, k=1).build()
     horizon = config.horizon(Cell(row.k, row.m, None, row.n))
     options = FlowOptions(rtol=SAMPLE_RTOL, atol=SAMPLE_RTOL * 1e-3, method=chunk_module.SAMPLE_METHOD, grid_points=3)
@@ -170,6 +171,8 @@ def test_owners_on_finite_samples_match_each_seed_trained_alone(built: Any) -> N
             top = np.sort(c[aligned])[-2:]
             assert top[1] - top[0] > 1e-3
     assert panels["key"]["sampled"]["population"]["agreement"] == 1.0  # the population row against itself
+    (sgd,) = [r for r in result.rows if r.batch is not None]
+    assert (sgd.n, sgd.batch, sgd.eta) == (row.n, fig10_samples.SGD_BATCH, config.sgd_eta)
 
 
 def test_selection_curves_are_the_sweeps_counts_and_their_fits(built: Any) -> None:

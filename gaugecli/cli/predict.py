@@ -29,6 +29,8 @@ def predict(
     natural: Annotated[bool, opt.option(F.natural)] = F.natural.default,
     runs: Annotated[int, opt.option(F.runs)] = F.runs.default,
     n_samples: Annotated[opt.IntList, opt.option(F.n_samples)] = opt.IntList(F.n_samples.default),
+    sgd_batch: Annotated[int | None, opt.option(F.sgd_batch)] = F.sgd_batch.default,
+    sgd_eta: Annotated[float, opt.option(F.sgd_eta)] = F.sgd_eta.default,
     first_seed: Annotated[int, opt.option(F.first_seed)] = F.first_seed.default,
     init_scale_a: Annotated[float, opt.option(F.init_scale_a)] = F.init_scale_a.default,
     init_scale_w: Annotated[float, opt.option(F.init_scale_w)] = F.init_scale_w.default,
@@ -54,7 +56,8 @@ def predict(
     each feature is compared with the neuron named by argmax δ (in the feature's basin), argmax α,
     argmax c·α, the largest initial angular speed toward the feature, and the race of the reduced
     equations. With --n-samples every cell is also trained on the empirical loss L_n of each n (a sample
-    per seed, the same starts). Chunks of seeds are cached as they finish: an interrupted study resumes
+    per seed, the same starts), and with --sgd-batch also by minibatch SGD on those samples (step
+    --sgd-eta). Chunks of seeds are cached as they finish: an interrupted study resumes
     where it stopped.
     """
     with errors():
@@ -76,6 +79,8 @@ def predict(
             rtol=rtol,
             t_max=t_max,
             n_samples=tuple(n_samples),
+            sgd_batch=sgd_batch,
+            sgd_eta=sgd_eta,
             **values,
         )
         fresh = _missing_chunks(chunks(config)[0], outputs)

@@ -529,7 +529,12 @@ def predict(outcome: Outcome, path: Path | None, fresh: int | None = None) -> No
     table = _table(title, (*head, *result.predictors))
     for row in result.rows:
         ratio = f"{row.ratio:.3g}" if row.spread is not None else f"natural ({row.ratio:.3g})"
-        loss = (("L" if row.n is None else f"L_n, n={row.n}"),) if sampled else ()
+        trained = (
+            "L"
+            if row.n is None
+            else f"L_n, n={row.n}" + ("" if row.batch is None else f", SGD B={row.batch} η={row.eta:g}")
+        )
+        loss = (trained,) if sampled else ()
         cells = [
             "—" if row.accuracy[p] is None else f"{row.accuracy[p]:.2f} [{row.low[p]:.2f}, {row.high[p]:.2f}]"
             for p in result.predictors

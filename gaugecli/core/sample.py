@@ -174,6 +174,51 @@ def minibatch_oracle(
     return resampled
 
 
+def stacked_minibatch_oracle(
+    samples: list[tuple[Array, Array]],
+    batch_size: int,
+    seeds: list[int],
+    *,
+    device: str = "cpu",
+    activation: Activation | None = None,
+) -> GradientOracle:
+    """SGD for an ensemble, one member per sample: each call returns, for every member ``b``, the
+    gradient of ``(1/2B) Σ_{i∈batch_b} (f(x_i) − y_i)²`` on a batch of ``B = batch_size`` rows of its
+    own sample ``samples[b]`` (all of one size ``n``), drawn as :func:`minibatch_oracle`'s resampled
+    batches are — the sample reshuffled every epoch from ``default_rng(seeds[b])`` and cut into
+    consecutive batches, ``B ≥ n`` taking the whole sample — so that member ``b`` follows the same
+    stream as a :func:`minibatch_oracle` run alone from that seed, to round-off. One batched
+    gradient per step instead of one per member."""
+    full = EmpiricalSample.stack(samples, device=device, activation=activation)
+    assert full.X is not None and full.y is not None
+    X, y = full.X, full.y
+    members, n = X.shape[0], X.shape[1]
+    if len(seeds) != members:
+        raise ValueError(f"stacked_minibatch_oracle: one seed per sample (got {len(seeds)} for {members})")
+    B = min(batch_size, n)
+    rngs = [np.random.default_rng(seed) for seed in seeds]
+    orders = [rng.permutation(n) for rng in rngs]  # each member's epoch order
+    position = [0]  # rows of the epoch already used: the same for every member (one batch size)
+    rows = torch.arange(members, device=full.device)[:, None]
+
+    def next_batch() -> torch.Tensor:
+        if position[0] + B > n:
+            for b, rng in enumerate(rngs):
+                orders[b] = rng.permutation(n)
+            position[0] = 0
+        pos = position[0]
+        position[0] = pos + B
+        return torch.from_numpy(np.stack([order[pos : pos + B] for order in orders])).to(full.device)
+
+    def stacked(a: Array, W: Array) -> tuple[Array, Array, None]:
+        idx = next_batch()
+        ga, gW, _ = full.holding(X[rows, idx], y[rows, idx]).gradient(a, W)
+        return ga, gW, None
+
+    stacked.objective_name = f"empirical n={n} per member, resampled batches B={B}"  # type: ignore[attr-defined]
+    return stacked
+
+
 def sample_memory_estimate(
     n: int,
     d: int,

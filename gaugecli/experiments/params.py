@@ -881,6 +881,26 @@ class Predict(Fields):
         metavar="N1,N2,…",
         why_high="each run is a flow on L_n in d dimensions to the cell's horizon; larger n cost minutes per chunk",
     )
+    sgd_batch = Param(
+        "sgd_batch",
+        "Minibatch size B: every finite-sample cell is also trained by SGD on its samples (batches resampled "
+        "every epoch, seeded by the run's seed), step --sgd-eta; none by default",
+        EXPERIMENT,
+        None,
+        int,
+        low=1,
+        metavar="B",
+    )
+    sgd_eta = Param(
+        "sgd_eta",
+        "Step size η of the SGD cells (run to the cell's horizon: ⌈t_max/η⌉ steps)",
+        EXPERIMENT,
+        0.1,
+        low=1e-4,
+        high=1.0,
+        open_low=False,
+        why_low="the SGD cells run ⌈t_max/η⌉ steps to the cell's horizon (t_max ≈ 340 at the defaults)",
+    )
     first_seed = Param(
         "first_seed",
         "Seed of the first start (a cell's starts are seeds first_seed, first_seed + 1, …)",

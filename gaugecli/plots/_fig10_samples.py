@@ -5,7 +5,7 @@ Gaussian start (b), and how many samples selection needs against the input dimen
 δ as drawn, each start trained on the population loss and on ``L_n`` (a sample per seed): against
 n, the share of runs with an owner, the share whose owner is the one the population flow from the
 same start gives, and each predictor's accuracy among the runs with an owner (population at the
-right, past a break).
+right, past a break); the same two shares for minibatch SGD on the same samples (hollow, dotted).
 
 The paper's selection problem (``m = 2`` duplicates, the first at ``+D``, the other at ``−D``,
 ``D = 4``) trained by gradient flow on the empirical loss ``L_n`` of ``n`` Gaussian samples
@@ -40,67 +40,89 @@ SEEDS = {False: 20, True: 8}
 SAMPLED_NS = {False: (64, 128, 256, 1024), True: (128,)}
 SAMPLED_RUNS = {False: 50, True: 10}
 """(b): one chunk of seeds per n (≈ 6 CPU-s each: flows on L_n in d = 16 to the cell's horizon)."""
+SGD_BATCH = 32
+"""(b)'s SGD runs: batches of 32 rows of each run's sample, step η = 0.1 (≈ 4 CPU-s per chunk of 50)."""
 POPULATION_AT = 2.0
 """(b) draws the population flow at 2× the largest n, past a break in the axis."""
 
 
 def sampled_config(quick: bool) -> PredictConfig:
-    """(b)'s study: one feature among four neurons, δ as drawn, on L and on L_n for each n."""
+    """(b)'s study: one feature among four neurons, δ as drawn, on L, and on L_n for each n by flow
+    and by SGD (batch :data:`SGD_BATCH`, the default step η = 0.1)."""
     from gaugecli.experiments.predict import PredictConfig
 
-    return PredictConfig(ks=(1,), widths=(4,), spreads=(), n_samples=SAMPLED_NS[quick], runs=SAMPLED_RUNS[quick])
+    return PredictConfig(
+        ks=(1,), widths=(4,), spreads=(), n_samples=SAMPLED_NS[quick], runs=SAMPLED_RUNS[quick], sgd_batch=SGD_BATCH
+    )
 
 
-def _agreement(row: Any, population: Any) -> float:
-    """The share of (run, feature) pairs whose owner on L_n is the population flow's (none ≠ any)."""
-    pairs = [(o, p) for r, q in zip(row.owners, population.owners, strict=True) for o, p in zip(r, q, strict=True)]
-    return sum(o == p and o != -1 for o, p in pairs) / len(pairs)
+def _agreement(row: Any, reference: Any, given: bool = False) -> float | None:
+    """The share of (run, feature) pairs whose owner in ``row`` is the one in ``reference`` (none ≠
+    any); ``given``: among the pairs where ``reference`` has an owner (``None`` if it has none)."""
+    pairs = [(o, p) for r, q in zip(row.owners, reference.owners, strict=True) for o, p in zip(r, q, strict=True)]
+    if given:
+        pairs = [(o, p) for o, p in pairs if p != -1]
+    return sum(o == p and o != -1 for o, p in pairs) / len(pairs) if pairs else None
+
+
+def _name(row: Any) -> str:
+    return "population" if row.n is None else f"n{row.n}" + ("" if row.batch is None else "-sgd")
 
 
 def sampled_reading(result: Any) -> dict[str, Any]:
-    """Per n: the share with an owner, the agreement with the population's owner, each predictor's
-    accuracy and its interval."""
+    """Per n (flow, and SGD with ``-sgd``): the share with an owner, the agreement with the
+    population's owner (and, for SGD, with the flow's on the same sample, among the runs where the
+    flow has one), each predictor's accuracy
+    and its interval."""
     population = next(r for r in result.rows if r.n is None)
-    out: dict[str, Any] = {}
-    for r in result.rows:
-        out["population" if r.n is None else f"n{r.n}"] = {
+    flow = {r.n: r for r in result.rows if r.n is not None and r.batch is None}
+    return {
+        _name(r): {
             "owned_share": r.owned / r.pairs,
             "agreement": _agreement(r, population),
+            "agreement_with_flow": None if r.batch is None else _agreement(r, flow[r.n], given=True),
             "failed": r.failed,
+            "batch": r.batch,
+            "eta": r.eta,
             "accuracy": {p: [r.accuracy[p], r.low[p], r.high[p]] for p in result.predictors},
         }
-    return out
+        for r in result.rows
+    }
 
 
 def panel_sampled(ax: Any, result: Any, layout: Layout) -> dict[str, Any]:
     """(b) (module docstring)."""
     from gaugecli.plots._fig10_accuracy import COLORS
 
-    rows = sorted(result.rows, key=lambda r: (r.n is None, r.n or 0))
-    sizes = np.array([r.n for r in rows if r.n is not None], float)
+    population = next(r for r in result.rows if r.n is None)
+    flows = [*sorted((r for r in result.rows if r.n is not None and r.batch is None), key=lambda r: r.n), population]
+    sgd = sorted((r for r in result.rows if r.batch is not None), key=lambda r: r.n)
+    sizes = np.array([r.n for r in flows[:-1]], float)
     x = np.append(sizes, POPULATION_AT * sizes[-1])
-    population = rows[-1]
     out: dict[str, Any] = {}
     for i, name in enumerate(result.predictors):
-        acc = np.array([np.nan if r.accuracy[name] is None else r.accuracy[name] for r in rows], float)
-        low = np.array([np.nan if r.low[name] is None else r.low[name] for r in rows], float)
-        high = np.array([np.nan if r.high[name] is None else r.high[name] for r in rows], float)
+        acc = np.array([np.nan if r.accuracy[name] is None else r.accuracy[name] for r in flows], float)
+        low = np.array([np.nan if r.low[name] is None else r.low[name] for r in flows], float)
+        high = np.array([np.nan if r.high[name] is None else r.high[name] for r in flows], float)
         xi = x * 1.05 ** (i - 0.5 * (len(result.predictors) - 1))
         ax.errorbar(xi, acc, yerr=[acc - low, high - acc], color=COLORS[name], lw=0.8, marker=style.SEQUENCE_MARKERS[i], ms=2.8, capsize=1.0, elinewidth=0.6)  # fmt: skip
-        out[name] = style.series(xi, acc, wilson_low=low, wilson_high=high, n=[r.n for r in rows])
-    owned = np.array([r.owned / r.pairs for r in rows])
-    agree = np.array([_agreement(r, population) for r in rows])
-    ax.plot(x, owned, color=style.GUIDE, lw=1.6, ls="-", marker="X", ms=3.6, zorder=4)
-    ax.plot(x, agree, color=style.THEORY, lw=1.2, ls="--", marker="*", ms=4.0, zorder=4)
-    out["owned"] = style.series(x, owned)
-    out["agreement"] = style.series(x, agree)
+        out[name] = style.series(xi, acc, wilson_low=low, wilson_high=high, n=[r.n for r in flows])
+    for rows, xs, tag, face, ls in ((flows, x, "", None, ("-", "--")), (sgd, sizes[: len(sgd)] * 1.12, "sgd-", "white", (":", ":"))):  # fmt: skip
+        if not rows:
+            continue
+        owned = np.array([r.owned / r.pairs for r in rows])
+        agree = np.array([_agreement(r, population) for r in rows], float)
+        ax.plot(xs, owned, color=style.GUIDE, lw=1.6, ls=ls[0], marker="X", ms=3.6, mfc=face or style.GUIDE, zorder=4)
+        ax.plot(xs, agree, color=style.THEORY, lw=1.2, ls=ls[1], marker="*", ms=4.2, mfc=face or style.THEORY, zorder=4)
+        out[f"{tag}owned"] = style.series(xs, owned, n=[r.n for r in rows])
+        out[f"{tag}agreement"] = style.series(xs, agree, n=[r.n for r in rows])
     style.axis_break(ax, sizes[-1], x[-1])  # before the population
     ax.set_xscale("log", base=2)
     ax.set_xticks(x)
     ax.set_xticklabels([f"{n:g}" for n in sizes] + [r"$\infty$"])
     ax.minorticks_off()
     ax.set_xlim(sizes[0] / 1.4, x[-1] * 1.4)
-    ax.set_ylim(-0.45, 1.05)  # the legend sits below 0, under every point
+    ax.set_ylim(-0.75, 1.05)  # the legend sits below 0, under every point
     ax.set_yticks([0.0, 0.25, 0.5, 0.75, 1.0])
     ax.set_xlabel(r"samples $n$ (flow on $\mathcal{L}_n$; $\infty$: on $\mathcal{L}$)")
     ax.set_ylabel("share of runs")
@@ -110,6 +132,8 @@ def panel_sampled(ax: Any, result: Any, layout: Layout) -> dict[str, Any]:
         style.line_handle(style.THEORY, "--", "*", r"the owner on $\mathcal{L}$"),
         style.line_handle("0.5", "-", "o", "predictors, as in (c)", lw=0.8),
     ]
+    if sgd:
+        handles.append(style.line_handle("0.3", ":", "X", rf"SGD, $B={sgd[0].batch}$, $\eta={sgd[0].eta:g}$", mfc="white"))  # fmt: skip
     ax.legend(handles=handles, loc="lower left", ncols=1, handlelength=1.6, borderaxespad=0.2)
     return out
 

@@ -49,6 +49,8 @@ NOTES = {
     "start": "a_j = |ã_j|, ã_j ~ N(0, σ_a²); w_j ~ N(0, σ_w² I/d); teacher v_l = e_l, a*_l = 1; population flow, ReLU",
     "n": "rows with n: gradient flow on L_n of n Gaussian inputs (a sample per seed, RK45 at rtol 1e-4) from the same "
     "starts as the population row; the predictors read the start alone",
+    "sgd": "rows with batch: minibatch SGD on the same L_n samples, batches of `batch` rows resampled every epoch "
+    "(seeded by the run's seed), step `eta`, to the same horizon",
     "delta": "argmax_j δ_j",
     "alignment": "argmax_j α_jk(0)",
     "c-alpha": "argmax_j c_j α_jk(0)",
@@ -85,6 +87,8 @@ def chunks(config: PredictConfig) -> tuple[list[PredictChunk], list[int]]:
                     config.rtol,
                     config.horizon(cell),
                     cell.n,
+                    config.sgd_batch if cell.sgd else None,
+                    config.sgd_eta if cell.sgd else None,
                 )
             )
             owner.append(i)
@@ -136,6 +140,8 @@ def _row(config: PredictConfig, cell: Cell, parts: list[ChunkResult]) -> Predict
         picks=picks,
         n=cell.n,
         failed=sum(p.failed for p in parts),
+        batch=config.sgd_batch if cell.sgd else None,
+        eta=config.sgd_eta if cell.sgd else None,
     )
 
 

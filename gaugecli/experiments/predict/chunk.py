@@ -10,6 +10,10 @@ one step-size control (:func:`~gaugecli.core.sample.stacked_empirical_objective`
 RK45 at rtol :data:`~gaugecli.experiments.params.SAMPLE_RTOL`, the one the selection sweep uses on
 ``L_n``'s kinks (:data:`~gaugecli.experiments.perturb.selection.SELECTION_METHOD`). Should the
 ensemble fail, each seed runs alone, and a seed whose own run fails has no owner (``failed``).
+With ``batch`` and ``eta`` the same starts and samples are trained by minibatch SGD instead: every
+seed's batches of ``batch`` rows of its own sample, reshuffled every epoch from ``default_rng(seed)``
+(:func:`~gaugecli.core.sample.stacked_minibatch_oracle`, one batched gradient per step), step
+``eta``, ``⌈t_max/eta⌉`` steps. A diverging ensemble reruns seed by seed, as the flow does.
 The predictors read the start alone, so they name the same neurons as on the population loss."""
 
 from __future__ import annotations
@@ -55,6 +59,8 @@ class PredictChunk:
     rtol: float
     t_max: float
     n: int | None = field(default=None, metadata={LATER_FIELD: True})
+    batch: int | None = field(default=None, metadata={LATER_FIELD: True})
+    eta: float | None = field(default=None, metadata={LATER_FIELD: True})
 
 
 @dataclass
@@ -90,10 +96,11 @@ def _final_state(job: PredictChunk, a0: np.ndarray, W0: np.ndarray) -> tuple[np.
 
 
 def _sample_final_state(job: PredictChunk) -> tuple[np.ndarray, np.ndarray, np.ndarray, int]:
-    """The same on ``L_n`` (module docstring), in all ``d`` dimensions."""
+    """The same on ``L_n``, by flow or SGD (module docstring), in all ``d`` dimensions."""
+    from gaugecli.core.descent import gradient_descent
     from gaugecli.core.empirical import draw_sample
     from gaugecli.core.flow import FlowOptions, gradient_flow
-    from gaugecli.core.sample import empirical_objective, stacked_empirical_objective
+    from gaugecli.core.sample import stacked_empirical_objective, stacked_minibatch_oracle
     from gaugecli.core.trajectory import NumericalFault
 
     assert job.n is not None
@@ -109,22 +116,30 @@ def _sample_final_state(job: PredictChunk) -> tuple[np.ndarray, np.ndarray, np.n
         grid_points=GRID_POINTS,
     )
 
-    def run(a: np.ndarray, W: np.ndarray, objective: Objective) -> tuple[np.ndarray, np.ndarray, int]:
-        traj = gradient_flow(a, W, net, job.t_max, eps_align=job.eps_align, options=options, objective=objective)
+    def run(a: np.ndarray, W: np.ndarray, members: list[int]) -> tuple[np.ndarray, np.ndarray, int]:
+        chosen = [samples[b] for b in members]
+        if job.batch is None:
+            objective: Objective = stacked_empirical_objective(chosen)
+            traj = gradient_flow(a, W, net, job.t_max, eps_align=job.eps_align, options=options, objective=objective)
+        else:
+            assert job.eta is not None
+            oracle = stacked_minibatch_oracle(chosen, job.batch, [job.seeds[b] for b in members])
+            traj = gradient_descent(a, W, net, job.eta, job.t_max, oracle=oracle, eps_align=job.eps_align, grid_points=GRID_POINTS, method="sgd")  # fmt: skip
         W_end = traj.input_weights()[:, -1]
         c_end, _ = function_coordinates(traj.a[:, -1], W_end)
         return c_end, feature_alignment(W_end, net), int(traj.stats.n_gradient_evals)
 
+    everyone = list(range(len(starts)))
     try:
-        c_end, alpha_end, evals = run(a0, W0, stacked_empirical_objective(samples))
+        c_end, alpha_end, evals = run(a0, W0, everyone)
         return c_end, alpha_end, np.zeros(len(starts), bool), evals
     except NumericalFault:
         pass
     c_end, alpha_end = np.zeros(a0.shape), np.zeros(a0.shape + (job.k,))
     failed, evals = np.zeros(len(starts), bool), 0
-    for b, sample in enumerate(samples):
+    for b in everyone:
         try:
-            c, alpha, e = run(a0[b : b + 1], W0[b : b + 1], empirical_objective(*sample))
+            c, alpha, e = run(a0[b : b + 1], W0[b : b + 1], [b])
             c_end[b], alpha_end[b], evals = c[0], alpha[0], evals + e
         except NumericalFault:
             failed[b] = True

@@ -29,12 +29,14 @@ HORIZON_UNITS = 200.0
 @dataclass(frozen=True)
 class Cell:
     """One cell of the study: ``k`` features, ``m`` neurons, δ-spread ratio ``spread`` (``None``: δ as
-    drawn), trained on the population loss (``n`` ``None``) or on ``L_n`` of ``n`` samples."""
+    drawn), trained on the population loss (``n`` ``None``) or on ``L_n`` of ``n`` samples, by gradient
+    flow or (``sgd``) by minibatch SGD."""
 
     k: int
     m: int
     spread: float | None
     n: int | None = None
+    sgd: bool = False
 
 
 @dataclass(frozen=True)
@@ -46,7 +48,8 @@ class PredictConfig:
     ``model`` gives ``d`` and ``eps_align``; its teacher has ``k`` features per cell (``model.k`` is
     not used and must stay 1), and its ``c0`` and ``theta0`` are not used (the start is drawn).
     ``n_samples``: each cell is also trained by gradient flow on ``L_n`` for every ``n`` given (a
-    sample of its own per seed; :mod:`~gaugecli.experiments.predict.chunk`)."""
+    sample of its own per seed; :mod:`~gaugecli.experiments.predict.chunk`), and with ``sgd_batch``
+    by minibatch SGD on the same samples, step ``sgd_eta``."""
 
     model: ModelConfig = field(default_factory=ModelConfig)
     ks: tuple[int, ...] = Predict.ks.default
@@ -60,6 +63,8 @@ class PredictConfig:
     rtol: float = Predict.rtol.default
     t_max: float | None = None
     n_samples: tuple[int, ...] = field(default=Predict.n_samples.default, metadata={LATER_FIELD: True})
+    sgd_batch: int | None = field(default=Predict.sgd_batch.default, metadata={LATER_FIELD: True})
+    sgd_eta: float = field(default=Predict.sgd_eta.default, metadata={LATER_FIELD: True})
 
     def __post_init__(self) -> None:
         Predict.check(self)
@@ -85,6 +90,11 @@ class PredictConfig:
             f"must be ≥ {max(self.ks) + 1} = max(`ks`) + 1, room for the teacher's features (got {self.model.d})",
         )
         require(bool(self.spreads) or self.natural, "spreads", "give at least one, or keep `natural`")
+        require(
+            self.sgd_batch is None or bool(self.n_samples),
+            "sgd_batch",
+            "SGD runs on the finite samples: give them with `n_samples`",
+        )
 
     @property
     def visible_scale(self) -> float:
@@ -101,11 +111,13 @@ class PredictConfig:
 
     def cells(self) -> list[Cell]:
         """Every cell, ``k`` outermost, then the width, then the spreads (the natural δ last), then the
-        population flow followed by each sample size of ``n_samples`` (the same starts: the draw
-        depends on the seed, ``k`` and ``m`` only)."""
+        population flow followed by each sample size of ``n_samples``, by flow and then (with
+        ``sgd_batch``) by SGD (the same starts: the draw depends on the seed, ``k`` and ``m`` only)."""
         spreads: list[float | None] = [*self.spreads, *([None] if self.natural else [])]
-        sizes: list[int | None] = [None, *self.n_samples]
-        return [Cell(k, w * k, s, n) for k in self.ks for w in self.widths for s in spreads for n in sizes]
+        runs: list[tuple[int | None, bool]] = [(None, False)]
+        for n in self.n_samples:
+            runs += [(n, False), *([(n, True)] if self.sgd_batch is not None else [])]
+        return [Cell(k, w * k, s, n, sgd) for k in self.ks for w in self.widths for s in spreads for n, sgd in runs]
 
     def seeds(self) -> list[int]:
         return list(range(self.first_seed, self.first_seed + self.runs))

@@ -17,7 +17,8 @@ class PredictRow:
     owned pairs where predictor ``p`` names the owner; ``accuracy[p]`` = correct/owned with its Wilson
     interval ``[low[p], high[p]]``. ``owners[run][feature]`` and ``picks[p][run][feature]`` (−1: none)
     for every seed of ``seeds``. ``n``: the sample size of ``L_n`` the cell was trained on (``None``:
-    the population loss); ``failed``: runs whose solver failed on it (counted in ``no_owner``)."""
+    the population loss); ``failed``: runs whose solver failed on it (counted in ``no_owner``);
+    ``batch``, ``eta``: the minibatch and step of an SGD row (``None``: gradient flow)."""
 
     k: int
     m: int
@@ -37,6 +38,8 @@ class PredictRow:
     picks: dict[str, list[list[int]]] = field(default_factory=dict)
     n: int | None = None
     failed: int = 0
+    batch: int | None = None
+    eta: float | None = None
 
 
 @dataclass
