@@ -175,6 +175,42 @@ def test_owners_on_finite_samples_match_each_seed_trained_alone(built: Any) -> N
     assert (sgd.n, sgd.batch, sgd.eta) == (row.n, fig10_samples.SGD_BATCH, config.sgd_eta)
 
 
+def test_owner_sets_reduce_to_the_rules_at_one_feature_and_are_recounted_at_two(built: Any) -> None:
+    """With one feature the top-1 of δ (of c·α) is exactly the delta (c-alpha) rule's pick, so the
+    owner-set counts equal the rules' counts in (c). With two, the drawn counts of (d) against a
+    recount from each seed's start rebuilt by :func:`gaussian_start` in all d dimensions (δ = a² − ‖w‖²,
+    c α_jl from the raw weights), a set counted where its two top scores clear the third (for δ by
+    more than 1e-12 of the largest a² + ‖w‖², the rule's tie margin)."""
+    from gaugecli.experiments.predict.sets import owner_sets
+    from gaugecli.experiments.predict.starts import gaussian_start
+
+    _, panels, inputs = built
+    one = inputs["predict-k1"]
+    for row, sets in zip(one.rows, owner_sets(one, inputs.configs["predict-k1"]), strict=True):
+        assert sets.correct == {"delta": row.correct["delta"], "c-alpha": row.correct["c-alpha"]}
+    config = inputs.configs["predict-k2"]
+    drawn = [r for r in inputs["predict-k2"].rows if r.spread is not None]
+    for i, row in enumerate(drawn):
+        counts = {"delta": 0, "c-alpha": 0}
+        for b, seed in enumerate(inputs["predict-k2"].seeds):
+            a, W = gaussian_start(seed, 2, row.m, config.model.d, config.init_scale_a, config.init_scale_w, row.spread)
+            norms = np.linalg.norm(W, axis=1)
+            scores = {
+                "delta": a**2 - norms**2,
+                "c-alpha": np.max((a * norms)[:, None] * (W[:, :2] / norms[:, None]), axis=1),
+            }
+            ties = {"delta": 1e-12 * np.max(a**2 + norms**2), "c-alpha": 0.0}
+            owners = set(row.owners[b])
+            if -1 in owners or len(owners) < 2:
+                continue
+            for name, score in scores.items():
+                order = np.argsort(-score)
+                if score[order[1]] - score[order[2]] > ties[name] and set(order[:2]) == owners:
+                    counts[name] += 1
+        assert panels["d"]["owner_sets"]["delta"]["correct"][i] == counts["delta"]
+        assert panels["d"]["owner_sets"]["c-alpha"]["correct"][i] == counts["c-alpha"]
+
+
 def test_selection_curves_are_the_sweeps_counts_and_their_fits(built: Any) -> None:
     """(e, f): the drawn shares are the sweeps' counts over their trials, the fitted curve passes
     through ½ at the n_½ drawn in (f), and n_0.9 lies above n_½."""

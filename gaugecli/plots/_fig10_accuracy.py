@@ -55,8 +55,10 @@ def _position(rho: np.ndarray) -> np.ndarray:
     return np.where(rho > 0, rho, ZERO_AT)
 
 
-def panel_accuracy(ax: Any, result: Any, layout: Layout, legend: bool) -> dict[str, Any]:
-    """One study's accuracies against ρ (module docstring); returns the sidecar panel."""
+def panel_accuracy(ax: Any, result: Any, layout: Layout, legend: bool, sets: list[Any] | None = None) -> dict[str, Any]:
+    """One study's accuracies against ρ (module docstring), and with ``sets`` (one
+    :class:`~gaugecli.experiments.predict.sets.OwnerSets` per row) the share of runs whose owners
+    are the top ``k`` of δ and of ``c·α`` (dashed, hollow; chance dotted); returns the sidecar panel."""
     drawn = [r for r in result.rows if r.spread is not None]
     natural = [r for r in result.rows if r.spread is None]
     rho = np.array([r.spread for r in drawn], float)
@@ -75,9 +77,11 @@ def panel_accuracy(ax: Any, result: Any, layout: Layout, legend: bool) -> dict[s
             ax.errorbar(x, acc, yerr=[acc - low, high - acc], color=color, ls="-" if not tag else "none", lw=0.8, marker=marker, ms=3.0, mfc=face, mew=0.8, capsize=1.0, elinewidth=0.6)  # fmt: skip
             counts = {"correct": [r.correct[name] for r in rows], "owned": [r.owned for r in rows]}
             out[f"{tag}{name}"] = style.series(x, acc, wilson_low=low, wilson_high=high, rho=[r.ratio for r in rows], **counts)  # fmt: skip
+    if sets is not None:
+        out["owner_sets"] = _draw_sets(ax, drawn, natural, sets, result, rho)
     ax.axhline(1.0 / m, color=style.GUIDE, ls="--", lw=0.8, zorder=1)
-    # below the line at the left edge: clear of every study's points (ρ = 0's argmax δ sits at 0)
-    style.note(ax, f"chance 1/{m}", (ZERO_AT / 1.45, 1.0 / m), layout, offset=(0, -2), ha="left", va="top")
+    if sets is None:  # below the line at the left edge: clear of the points (ρ = 0's argmax δ sits at 0)
+        style.note(ax, f"chance 1/{m}", (ZERO_AT / 1.45, 1.0 / m), layout, offset=(0, -2), ha="left", va="top")
     ax.set_xscale("log")
     ticks = [ZERO_AT, 0.3, 1.0, 3.0, 10.0, 30.0, 100.0]
     ax.set_xticks(ticks)
@@ -88,8 +92,17 @@ def panel_accuracy(ax: Any, result: Any, layout: Layout, legend: bool) -> dict[s
     ax.set_ylim(-LEGEND_ROOM if legend else -0.03, 1.05)
     ax.set_yticks([0.0, 0.25, 0.5, 0.75, 1.0])
     ax.set_xlabel(r"$\delta$ spread ratio $\rho=\sigma_\delta/\sigma_{\rm vis}$")
-    ax.set_ylabel(f"share naming the owner ($k={k}$)")
+    ax.set_ylabel(f"share naming the owner ($k={k}$)" if sets is None else f"share of runs ($k={k}$)")
     ax.set_title(f"$m={m}$, {len(result.seeds)} seeds per $\\rho$", loc="right", fontsize=layout.small)
+    if sets is not None:
+        handles = [
+            style.line_handle(COLORS["delta"], "--", "o", rf"owners: top-{k} $\delta$", mfc="white"),
+            style.line_handle(COLORS["c-alpha"], "--", "D", rf"owners: top-{k} $c\,\alpha$", mfc="white"),
+            style.line_handle(style.GUIDE, "--", None, f"chance: rule 1/{m}"),
+            style.line_handle(style.GUIDE, ":", None, f"set 1/{round(1 / sets[0].chance)}"),
+        ]
+        ax.set_ylim(-LEGEND_ROOM, 1.05)
+        ax.legend(handles=handles, loc="lower center", ncols=2, handlelength=1.5, columnspacing=0.6, handletextpad=0.4, borderaxespad=0.2)  # fmt: skip
     if legend:
         handles = [style.line_handle(COLORS[n], "-", style.SEQUENCE_MARKERS[i], LABELS[n]) for i, n in enumerate(names)]
         handles.append(style.line_handle("0.3", "none", "o", r"natural $\delta$", mfc="white"))
@@ -102,6 +115,30 @@ def panel_accuracy(ax: Any, result: Any, layout: Layout, legend: bool) -> dict[s
             handletextpad=0.4,
             borderaxespad=0.2,
         )
+    return out
+
+
+SET_MARKERS = {"delta": "o", "c-alpha": "D"}
+
+
+def _draw_sets(ax: Any, drawn: list[Any], natural: list[Any], sets: list[Any], result: Any, rho: np.ndarray) -> dict[str, Any]:  # fmt: skip
+    """The owner-set shares against ρ (and at natural δ), with their Wilson intervals and chance."""
+    by_row = dict(zip([id(r) for r in result.rows], sets, strict=True))
+    out: dict[str, Any] = {}
+    for j, name in enumerate(SET_MARKERS):
+        for rows, x, tag, ls in ((drawn, _position(rho), "", "--"), (natural, np.array([r.ratio for r in natural]), "natural-", "none")):  # fmt: skip
+            if not rows:
+                continue
+            chosen = [by_row[id(r)] for r in rows]
+            share = np.array([np.nan if c.share(name) is None else c.share(name) for c in chosen], float)
+            low, high = np.array([c.low[name] for c in chosen]), np.array([c.high[name] for c in chosen])
+            xs = x * 1.06 ** (j + 3.0)  # right of the five predictors at each ρ
+            ax.errorbar(xs, share, yerr=[share - low, high - share], color=COLORS[name], ls=ls, lw=0.9, marker=SET_MARKERS[name], ms=3.0, mfc="white", mew=0.8, capsize=1.0, elinewidth=0.6)  # fmt: skip
+            counts = {"correct": [c.correct[name] for c in chosen], "runs": [c.runs for c in chosen]}
+            out[f"{tag}{name}"] = style.series(xs, share, wilson_low=low, wilson_high=high, **counts)
+    chance = sets[0].chance
+    ax.axhline(chance, color=style.GUIDE, ls=":", lw=0.8, zorder=1)
+    out["chance"] = chance
     return out
 
 

@@ -11,7 +11,9 @@ flow, against n, the share of runs with an owner, the share whose owner is the p
 the predictors' accuracies.
 
 (c, d) What predicts the owner (``gaugecli predict``): each predictor's accuracy against the δ-spread
-ratio ρ for one feature (c) and two (d) among four neurons (:mod:`gaugecli.plots._fig10_accuracy`).
+ratio ρ for one feature (c) and two (d) among four neurons (:mod:`gaugecli.plots._fig10_accuracy`);
+in (d) also whether the two owners are the two neurons of largest δ, or of largest ``c·α``, whichever
+feature each takes (:mod:`gaugecli.experiments.predict.sets`).
 argmax δ names no neuron at ρ = 0, where every δ is 0 (a tie), unless the feature's basin holds one.
 
 (e, f) Finite samples: the share of seeds that select against ``n/d`` for d = 8…64, and the sizes
@@ -24,6 +26,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
+from gaugecli.experiments.predict.sets import owner_sets
 from gaugecli.plots import style
 from gaugecli.plots._fig10_accuracy import STUDIES, panel_accuracy, predict_config, reading
 from gaugecli.plots._fig10_samples import (
@@ -166,7 +169,9 @@ def build(inputs: Inputs, layout: Layout) -> tuple[Any, dict[str, Any]]:
         "a": panel_ownership(ax_a, wild, layout),
         "b": panel_sampled(ax_b, inputs["predict-samples"], layout),
         "c": panel_accuracy(ax_c, studies[1], layout, legend=True),
-        "d": panel_accuracy(ax_d, studies[2], layout, legend=False),
+        "d": panel_accuracy(
+            ax_d, studies[2], layout, legend=False, sets=owner_sets(studies[2], inputs.configs["predict-k2"])
+        ),
         "e": panel_rates(ax_e, sweeps, layout),
         "f": panel_sizes(ax_f, sweeps),
     }
