@@ -869,7 +869,8 @@ class Predict(Fields):
     n_samples = Param(
         "n_samples",
         "Sample sizes n: every cell is also trained by gradient flow on the empirical loss L_n of n Gaussian "
-        "inputs, a sample of its own per seed (none by default: the population flow only)",
+        "inputs, a sample of its own per seed (none by default: the population flow only); each such cell runs "
+        "to the cell's horizon, long at large ρ (ρ = 100: minutes per chunk of 50 seeds)",
         EXPERIMENT,
         (),
         int,
