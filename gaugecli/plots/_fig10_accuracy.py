@@ -78,7 +78,7 @@ def panel_accuracy(ax: Any, result: Any, layout: Layout, legend: bool, sets: lis
             counts = {"correct": [r.correct[name] for r in rows], "owned": [r.owned for r in rows]}
             out[f"{tag}{name}"] = style.series(x, acc, wilson_low=low, wilson_high=high, rho=[r.ratio for r in rows], **counts)  # fmt: skip
     if sets is not None:
-        out["owner_sets"] = _draw_sets(ax, drawn, natural, sets, result, rho)
+        out["owner_sets"] = _draw_sets(ax, result, sets)
     ax.axhline(1.0 / m, color=style.GUIDE, ls="--", lw=0.8, zorder=1)
     if sets is None:  # below the line at the left edge: clear of the points (ρ = 0's argmax δ sits at 0)
         style.note(ax, f"chance 1/{m}", (ZERO_AT / 1.45, 1.0 / m), layout, offset=(0, -2), ha="left", va="top")
@@ -121,18 +121,23 @@ def panel_accuracy(ax: Any, result: Any, layout: Layout, legend: bool, sets: lis
 SET_MARKERS = {"delta": "o", "c-alpha": "D"}
 
 
-def _draw_sets(ax: Any, drawn: list[Any], natural: list[Any], sets: list[Any], result: Any, rho: np.ndarray) -> dict[str, Any]:  # fmt: skip
-    """The owner-set shares against ρ (and at natural δ), with their Wilson intervals and chance."""
-    by_row = dict(zip([id(r) for r in result.rows], sets, strict=True))
+def _draw_sets(ax: Any, result: Any, sets: list[Any]) -> dict[str, Any]:
+    """The owner-set shares against ρ (and at natural δ), with their Wilson intervals and chance;
+    ``sets`` holds one entry per row of ``result``, in its order."""
+    drawn = [c for r, c in zip(result.rows, sets, strict=True) if r.spread is not None]
+    natural = [c for r, c in zip(result.rows, sets, strict=True) if r.spread is None]
+    at = {
+        "": _position(np.array([r.spread for r in result.rows if r.spread is not None], float)),
+        "natural-": np.array([r.ratio for r in result.rows if r.spread is None], float),
+    }
     out: dict[str, Any] = {}
     for j, name in enumerate(SET_MARKERS):
-        for rows, x, tag, ls in ((drawn, _position(rho), "", "--"), (natural, np.array([r.ratio for r in natural]), "natural-", "none")):  # fmt: skip
-            if not rows:
+        for chosen, tag, ls in ((drawn, "", "--"), (natural, "natural-", "none")):
+            if not chosen:
                 continue
-            chosen = [by_row[id(r)] for r in rows]
             share = np.array([np.nan if c.share(name) is None else c.share(name) for c in chosen], float)
             low, high = np.array([c.low[name] for c in chosen]), np.array([c.high[name] for c in chosen])
-            xs = x * 1.06 ** (j + 3.0)  # right of the five predictors at each ρ
+            xs = at[tag] * 1.06 ** (j + 3.0)  # right of the five predictors at each ρ
             ax.errorbar(xs, share, yerr=[share - low, high - share], color=COLORS[name], ls=ls, lw=0.9, marker=SET_MARKERS[name], ms=3.0, mfc="white", mew=0.8, capsize=1.0, elinewidth=0.6)  # fmt: skip
             counts = {"correct": [c.correct[name] for c in chosen], "runs": [c.runs for c in chosen]}
             out[f"{tag}{name}"] = style.series(xs, share, wilson_low=low, wilson_high=high, **counts)

@@ -107,7 +107,7 @@ def panel_sampled(ax: Any, result: Any, layout: Layout) -> dict[str, Any]:
         xi = x * 1.05 ** (i - 0.5 * (len(result.predictors) - 1))
         ax.errorbar(xi, acc, yerr=[acc - low, high - acc], color=COLORS[name], lw=0.8, marker=style.SEQUENCE_MARKERS[i], ms=2.8, capsize=1.0, elinewidth=0.6)  # fmt: skip
         out[name] = style.series(xi, acc, wilson_low=low, wilson_high=high, n=[r.n for r in flows])
-    for rows, xs, tag, face, ls in ((flows, x, "", None, ("-", "--")), (sgd, sizes[: len(sgd)] * 1.12, "sgd-", "white", (":", ":"))):  # fmt: skip
+    for rows, xs, tag, face, ls in ((flows, x, "", None, ("-", "--")), (sgd, np.array([r.n for r in sgd], float) * 1.12, "sgd-", "white", (":", ":"))):  # fmt: skip
         if not rows:
             continue
         owned = np.array([r.owned / r.pairs for r in rows])

@@ -55,7 +55,9 @@ SIDECAR_TOLERANCES = (
 )
 """Where a number is exact, and why (first match wins); the rest use the shared defaults."""
 WILD_K, WILD_M, WILD_SEED, WILD_HORIZON = 2, 8, 0, 2000.0
-"""(a)'s run: the horizon is where its loss is 1e-7 and the co-aligned split has stopped moving."""
+"""(a)'s run: the horizon is where its loss is 1e-7 and the co-aligned split has stopped moving (the
+sidecar's ``share_change_last_half``: the largest change of any c_j α_jk between the declared time
+t = 1000 and the horizon)."""
 EARLIEST = 1e-2
 """(a) starts its log time axis here: before it nothing has moved from the draw."""
 
@@ -71,6 +73,7 @@ def _wild_config(quick: bool) -> Any:
         init="gaussian",
         gauge="natural",
         init_seed=WILD_SEED,
+        times=(WILD_HORIZON / 2,),
     )
 
 
@@ -149,6 +152,14 @@ def panel_ownership(ax: Any, run: Any, layout: Layout) -> dict[str, Any]:
     return out
 
 
+def _late_change(run: Any) -> float:
+    """``max_jk |O_jk(t_end) − O_jk(t_end/2)|``, both states stored at declared times."""
+    t = np.asarray(run.t, float)
+    half = int(np.argmin(np.abs(t - WILD_HORIZON / 2)))
+    score = np.asarray(run.ownership, float)
+    return float(np.max(np.abs(score[-1] - score[half])))
+
+
 def _wild_title(ax: Any, run: Any, layout: Layout) -> dict[str, Any]:
     """(a)'s title: the draw (the scales are the study's defaults)."""
     delta = np.asarray(run.imbalance, float)[0]
@@ -185,6 +196,7 @@ def build(inputs: Inputs, layout: Layout) -> tuple[Any, dict[str, Any]]:
             "coaligned": [[j for j in range(WILD_M) if wild.coaligned[j][f]] for f in range(WILD_K)],
             "owner_share": [float(np.asarray(wild.ownership, float)[-1, o, f]) for f, o in enumerate(wild.owners)],
             "loss_end": float(wild.loss[-1]),
+            "share_change_last_half": _late_change(wild),
         },
         "predict": {f"k{k}": reading(r) for k, r in studies.items()},
         "sampled": sampled_reading(inputs["predict-samples"]),
