@@ -1,6 +1,8 @@
 """(d) Finite-sample GD: one step of :func:`gaugecli.core.descent.gradient_descent` with
 :func:`gaugecli.core.sample.empirical_oracle` against its floor, the two matrix products
-``X Wᵀ`` and ``Gᵀ X`` (torch, float64), timed in the same run.
+``X Wᵀ`` and ``Gᵀ X`` (torch, float64), timed in the same run; and (d3) the CPU gradient of
+``L_n`` summed in numpy (what :class:`~gaugecli.core.empirical.EmpiricalSample` runs on the CPU)
+against the same sums in torch (its route on a device), side by side at the shapes the figures use.
 """
 
 from __future__ import annotations
@@ -11,8 +13,9 @@ import numpy as np
 import torch
 from _common import Row, best_of, blas_env, call_in_subprocess, fmt_ratio, fmt_seconds
 
+from gaugecli.core.activations.relu import ReLU
 from gaugecli.core.descent import gradient_descent
-from gaugecli.core.empirical import draw_sample
+from gaugecli.core.empirical import EmpiricalSample, _gradient_sums, _gradient_sums_numpy, draw_sample
 from gaugecli.core.gauge import duplicate_initial_condition, owner_imbalances
 from gaugecli.core.model import standard_model
 from gaugecli.core.sample import empirical_oracle
@@ -65,7 +68,7 @@ def _row(id_: str, label: str, res: dict[str, Any], k: int) -> Row:
 
 
 def finite_sample(quick: bool = False) -> list[Row]:
-    """Rows d1 and d2 (the same in a fresh process with BLAS/OpenMP pinned to one thread)."""
+    """Rows d1 and d2 (the same in a fresh process with BLAS/OpenMP pinned to one thread), and d3."""
     n, k = (20_000, 1) if quick else (100_000, 2)
     kwargs = {"n": n, "d": 100, "m": 8, "steps": 10 if quick else 30, "k": k}
     label = f"finite-sample GD step, n={n:.0e}, d=100, m=8 vs its two matmuls (X Wᵀ, Gᵀ X)"
@@ -75,4 +78,65 @@ def finite_sample(quick: bool = False) -> list[Row]:
         rows.append(_row("d2", "d1 again, BLAS/OpenMP pinned to 1 thread (fresh process)", pinned, k))
     except RuntimeError as err:
         rows.append(Row("d2", "d1 with BLAS pinned to 1 thread", "failed", "—", None, str(err)))
-    return rows
+    return rows + gradient_routes(quick)
+
+
+ROUTE_SHAPES = (  # (stacked members or None, n, m, d): fig10's stacks, fig5's and fig7's single samples, d1's
+    (50, 64, 4, 16),
+    (50, 1024, 4, 16),
+    (None, 200, 2, 16),
+    (None, 2000, 2, 64),
+    (None, 100_000, 8, 100),
+)
+
+
+def _route_times(members: int | None, n: int, m: int, d: int, k: int) -> dict[str, Any]:
+    rng = np.random.default_rng(0)
+    lead = () if members is None else (members,)
+    X, y = rng.standard_normal(lead + (n, d)), rng.standard_normal(lead + (n,))
+    sample = EmpiricalSample.from_arrays(X, y)
+    a, W = rng.standard_normal(lead + (m,)), rng.standard_normal(lead + (m, d))
+    at, Wt = torch.from_numpy(a), torch.from_numpy(W)
+    calls = max(3, int(2e7 // (n * m * d * (members or 1))))
+    relu = ReLU()
+
+    def by_numpy() -> None:
+        for _ in range(calls):
+            _gradient_sums_numpy(a, W, sample._chunks_for(W), relu)
+
+    def by_torch() -> None:
+        for _ in range(calls):
+            _gradient_sums(at, Wt, sample._chunks_for(W), relu)
+
+    numpy_s, _ = best_of(by_numpy, k)
+    torch_s, _ = best_of(by_torch, k)
+    return {"members": members, "n": n, "m": m, "d": d, "numpy_s": numpy_s / calls, "torch_s": torch_s / calls}
+
+
+def measure_routes(k: int) -> list[dict[str, Any]]:
+    """Per shape: one gradient's sums by the numpy route and by the torch route, best of ``k``
+    batches of calls each, one after the other in one process."""
+    return [_route_times(*shape, k) for shape in ROUTE_SHAPES]
+
+
+def gradient_routes(quick: bool = False) -> list[Row]:
+    """Row d3: numpy against torch for the CPU gradient (module docstring)."""
+    k = 2 if quick else 5
+    res = measure_routes(k)
+    ratios = [r["torch_s"] / r["numpy_s"] for r in res]
+    shapes = "; ".join(
+        f"{'' if r['members'] is None else str(r['members']) + '×'}n={r['n']}, m={r['m']}, d={r['d']}: "
+        f"{fmt_seconds(r['numpy_s'])} vs {fmt_seconds(r['torch_s'])}"
+        for r in res
+    )
+    return [
+        Row(
+            "d3",
+            "gradient of L_n on the CPU: numpy sums (used) vs the same sums in torch, one thread",
+            f"numpy ×{min(ratios):.2f}–×{max(ratios):.2f} faster",
+            "≥ ×1 at every shape",
+            min(ratios) >= 1.0,
+            f"best of {k}, one after the other in one process; {shapes}",
+            {"routes": res},
+        )
+    ]

@@ -130,6 +130,20 @@ def test_flow_reports_convergence_when_it_stops_on_the_convergence_event() -> No
     np.testing.assert_allclose(tr.a[-1], full.a[-1], atol=1e-8)  # ‖∇L‖ ≤ 1e-10 at the event
 
 
+def test_crossings_within_their_location_tolerance_are_one_grid_time() -> None:
+    """Tied neurons cross together; round-off may part their located roots by an ulp, which must
+    not add a grid point (the stored series' length would then depend on the arithmetic path).
+    Crossings farther apart than brentq's tolerance stay distinct."""
+    from gaugecli.core.flow import CROSSING_RTOL, CROSSING_XTOL, declared_grid
+
+    t = 0.21896048936197188
+    base = declared_grid(500.0, 400, np.array([[t, np.nan]]))
+    ulp_apart = declared_grid(500.0, 400, np.array([[t, np.nextafter(t, 1.0)], [t + 2e-16, np.nan]]))
+    np.testing.assert_array_equal(ulp_apart, base)
+    apart = t + 2.0 * (CROSSING_XTOL + CROSSING_RTOL * t)
+    assert declared_grid(500.0, 400, np.array([[t, apart]])).size == base.size + 1
+
+
 def test_stored_grid_is_declared_and_does_not_depend_on_batch_mates() -> None:
     """A member's stored states depend on its own start only: the grid is the declared log grid
     plus its crossing, whatever else shares the call; simulate integrates each run by itself, so

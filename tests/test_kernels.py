@@ -16,6 +16,7 @@ import torch
 from gaugecli.core.kernels import (
     angular_profile,
     arccos_kernel,
+    arccos_kernel_and_grad_sum,
     arccos_kernel_grad,
     arccos_kernel_hessians,
 )
@@ -356,3 +357,38 @@ def test_batching_over_leading_axes_equals_per_item_calls() -> None:
     # broadcasting a shared second argument against a batched first one
     V = rng.standard_normal((1, D))
     np.testing.assert_allclose(arccos_kernel(W1, V)[1, 2], arccos_kernel(W1[1, 2], V), rtol=1e-15)
+
+
+def test_weighted_gradient_sum_is_the_contraction_of_the_pair_gradients() -> None:
+    """``Σ_j c_j ∂κ(w_i, w'_j)/∂w_i`` formed from pair quantities equals the contraction of
+    :func:`arccos_kernel_grad`'s ``(..., p, q, d)`` array — with duplicates (φ = 0) and antipodes
+    (φ = π) among the pairs and a batch axis — to a few ulps of the terms' scale (the sums run
+    in another order)."""
+    rng = np.random.default_rng(12)
+    W = rng.standard_normal((3, 5, D))
+    W[:, 1] = 2.5 * W[:, 0]  # a duplicate direction
+    W[:, 2] = -0.7 * W[:, 0]  # an antipode
+    c = rng.standard_normal((3, 5))
+    V, b = rng.standard_normal((2, D)), np.array([1.0, -0.4])
+    for W2, weights in ((W, c), (V, b)):
+        K, summed = arccos_kernel_and_grad_sum(W, W2, weights)
+        reference = np.einsum("...pqd,...q->...pd", arccos_kernel_grad(W, W2), weights)
+        scale = np.einsum("...pqd,...q->...pd", np.abs(arccos_kernel_grad(W, W2)), np.abs(weights))
+        assert np.all(np.abs(summed - reference) <= 16 * np.finfo(float).eps * scale)
+        np.testing.assert_array_equal(K, arccos_kernel(W, W2))
+
+
+def test_every_activation_gives_the_weighted_gradient_sum() -> None:
+    """The activations without a closed-form contraction fall back to the pair gradients; ReLU's
+    own form agrees with that fallback."""
+    from gaugecli.core.activations import REGISTRY, activation
+    from gaugecli.core.activations.base import kernel_and_grad_sum
+
+    rng = np.random.default_rng(13)
+    W, c = rng.standard_normal((2, 3, D)), rng.standard_normal((2, 3))
+    for name in REGISTRY:
+        act = activation(name)
+        K, summed = act.kernel_and_grad_sum(W, W, c)
+        K_ref, ref = kernel_and_grad_sum(act, W, W, c)
+        np.testing.assert_allclose(summed, ref, rtol=1e-13, atol=1e-15, err_msg=name)
+        np.testing.assert_allclose(K, K_ref, rtol=1e-15, atol=0.0, err_msg=name)

@@ -46,8 +46,10 @@ def test_runs_are_stored_on_declared_times_only(tmp_path: Path) -> None:
 
 
 def test_declared_times_are_stored_from_the_dense_output(tmp_path: Path) -> None:
-    """A declared time adds a sample and changes no other: the rest of the run is stored as before,
-    bit for bit (the solver never sees the stored grid)."""
+    """A declared time adds a sample and changes no other: the rest of the run is stored as before
+    (the solver never sees the stored grid) — the times exactly, the states to a few ulps: the
+    dense output evaluated on a longer vector of times may round its polynomial's last bit
+    another way (another SIMD path), never more."""
     from dataclasses import replace
 
     from gaugecli.experiments.simulate import SimulateConfig
@@ -59,7 +61,7 @@ def test_declared_times_are_stored_from_the_dense_output(tmp_path: Path) -> None
     i = int(np.flatnonzero(more.t == t_star)[0])
     keep = np.arange(more.t.size) != i
     np.testing.assert_array_equal(more.t[keep], run.t)
-    np.testing.assert_array_equal(more.alignment[keep], run.alignment)
+    np.testing.assert_allclose(more.alignment[keep], run.alignment, rtol=4 * np.finfo(float).eps, atol=0.0)
     # the new sample lies between its neighbours (α grows monotonically along this run)
     assert more.alignment[i - 1, 0] <= more.alignment[i, 0] <= more.alignment[i + 1, 0]
 

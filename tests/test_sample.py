@@ -494,3 +494,26 @@ def test_a_stacked_finite_sample_flow_selects_as_each_seed_alone() -> None:
         assert together == alone
         shares[n] = sum(alone) / len(alone)
     assert shares[24] < 1.0 and shares[128] == 1.0
+
+
+@pytest.mark.parametrize("name", list(CONFIGS))
+def test_numpy_and_torch_gradient_sums_agree(name: str) -> None:
+    """On the CPU the gradient of ``L_n`` is summed in numpy; on a device, in torch. The two
+    routes are the same sums in the same layout: they agree to round-off (here on CPU tensors),
+    in three chunks as in one, for a stored sample and a stack of samples."""
+    from gaugecli.core.activations.relu import ReLU
+    from gaugecli.core.empirical import _gradient_sums, _gradient_sums_numpy
+
+    a, W = CONFIGS[name]
+    X, y = draw_sample(TEACHER3, 301, seed=5)
+    width = max(int(np.prod(W.shape[:-1])), d)  # the widest intermediate's columns
+    stacks = [EmpiricalSample.from_arrays(X, y, chunk_bytes=8 * 101 * width)]  # 101 rows a chunk: three
+    assert len(list(stacks[0]._chunks_for(W))) == 3
+    if a.ndim == 2:
+        stacks.append(EmpiricalSample.stack([draw_sample(TEACHER3, 301, seed=s) for s in (6, 7)]))
+    for sample in stacks:
+        chunks = sample._chunks_for(W)
+        got = _gradient_sums_numpy(a, W, chunks, ReLU())
+        ref = _gradient_sums(torch.from_numpy(a), torch.from_numpy(W), sample._chunks_for(W), ReLU())
+        for g, r in zip(got, ref, strict=True):
+            np.testing.assert_allclose(g, r.numpy(), rtol=1e-12, atol=1e-12 * float(np.max(np.abs(r.numpy()))))

@@ -59,11 +59,10 @@ class Gradient(NamedTuple):
 def _readout_gradient_parts(a: Array, W: Array, model: Model) -> tuple[Array, Array]:
     """``(∂L/∂a, h)`` with ``∂L/∂w_j = a_j h_j``, ``h_j = Σ_i a_i ∂₁K(w_j, w_i) − Σ_k b_k ∂₁K(w_j, v_k)``."""
     b, V, act = model.coefficients, model.directions, model.activation
-    K_ww, G_ww = act.kernel_and_grad(W, W)
-    K_wv, G_wv = model.cross.kernel_and_grad(W, V)
+    K_ww, h_ww = act.kernel_and_grad_sum(W, W, a)
+    K_wv, h_wv = model.cross.kernel_and_grad_sum(W, V, b)
     grad_a = np.einsum("...ji,...i->...j", K_ww, a) - K_wv @ b
-    h = np.einsum("...jid,...i->...jd", G_ww, a) - np.einsum("...jkd,k->...jd", G_wv, b)
-    return grad_a, h
+    return grad_a, h_ww - h_wv
 
 
 def population_gradient(a: Array, W: Array, model: Model) -> Gradient:

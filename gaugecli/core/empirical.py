@@ -9,8 +9,11 @@ regenerated chunk by chunk from its seed at every pass: numpy's Gaussian stream 
 consecutive blocks is the same stream drawn at once, so both give the same ``X`` to the bit,
 but regeneration makes a gradient evaluation ~7× slower (measured at ``n = 10⁶, d = 16,
 m = 1``: 0.21 s streamed against 0.03 s stored). The torch work runs on ``device`` (``cpu``,
-``cuda``, or ``auto``: CUDA where torch sees a GPU). :mod:`gaugecli.core.sample` re-exports
-what callers need.
+``cuda``, or ``auto``: CUDA where torch sees a GPU). On the CPU the gradient — the flow's and
+GD's every step — is summed in numpy on views of the same tensors instead: numpy's matmul beat
+torch's there at every shape measured (×1.1–×3 per gradient, most at small ``n`` and in
+stacks, where torch's per-call dispatch dominates; benchmark row d3). :mod:`gaugecli.core.sample`
+re-exports what callers need.
 
 A stored sample may also be a *stack*, one sample per member of an ensemble (``X (B, n, d)``,
 ``y (B, n)``, :meth:`EmpiricalSample.stack`): member ``b`` descends the ``L_n`` of its own sample
@@ -277,10 +280,14 @@ class EmpiricalSample:
 
         ``∂L_n/∂a_j = (1/n) Σ_i r_i σ(w_j·x_i)``, ``∂L_n/∂w_j = (a_j/n) Σ_i r_i σ'(w_j·x_i) x_i``,
         ``r = f − y``, summed chunk by chunk."""
+        if self.device.type == "cpu":
+            a, W = np.asarray(a, dtype=np.float64), np.asarray(W, dtype=np.float64)
+            g_a, g_W, sq = _gradient_sums_numpy(a, W, self._chunks_for(W), self.activation)
+            return g_a / self.n, g_W * (a[..., None] / self.n), 0.5 * sq / self.n
         with _threads_for(2 * np.size(W) * self.n):
             at = self._tensor(a)
-            ga, gW, sq = _gradient_sums(at, self._tensor(W), self._chunks_for(W), self.activation)
-            return _to_numpy(ga / self.n), _to_numpy(gW * (at.unsqueeze(-1) / self.n)), _to_numpy(0.5 * sq / self.n)
+            ta, tW, tsq = _gradient_sums(at, self._tensor(W), self._chunks_for(W), self.activation)
+            return _to_numpy(ta / self.n), _to_numpy(tW * (at.unsqueeze(-1) / self.n)), _to_numpy(0.5 * tsq / self.n)
 
     def _chunks_for(self, W: Array) -> Iterator[tuple[torch.Tensor, torch.Tensor]]:
         return self.chunks(int(np.prod(np.shape(W)[:-1])))  # (members × m) columns
@@ -394,6 +401,30 @@ class EmpiricalSample:
             return self.holding(X[rows], y[rows]).objective()
 
         return Objective(self.oracle(), self.hessian, self.name, members)
+
+
+def _gradient_sums_numpy(
+    a: Array,
+    W: Array,
+    chunks: Iterator[tuple[torch.Tensor, torch.Tensor]],
+    activation: Activation,
+) -> tuple[Array, Array, Array]:
+    """:func:`_gradient_sums` in numpy, for a sample on the CPU (its chunks are viewed, not copied).
+
+    The same sums in the same layout (module docstring: why numpy on the CPU)."""
+    a_row = a[..., None, :]
+    sums: list[Array] = []
+    for Xt, yt in chunks:
+        Xc, yc = Xt.numpy(), yt.numpy()
+        Z = np.matmul(W, np.swapaxes(Xc, -1, -2))  # (..., m, c)
+        H = activation.sigma(Z)
+        r = np.matmul(a_row, H)[..., 0, :] - yc  # (..., c)
+        G = activation.derivative(Z)
+        G *= r[..., None, :]  # σ'(Z) r
+        terms = (np.matmul(H, r[..., None])[..., 0], np.matmul(G, Xc), np.einsum("...c,...c->...", r, r))
+        # new sums, not +=: the loss of one member is a numpy scalar, which += would rebind
+        sums = list(terms) if not sums else [total + term for total, term in zip(sums, terms, strict=True)]
+    return sums[0], sums[1], sums[2]
 
 
 def _gradient_sums(

@@ -79,10 +79,22 @@ def declared_grid(t_max: float, points: int, crossing: Array) -> Array:
     Only the configuration (``t_max``, ``points``) and the located crossings decide it — never the
     solver's own steps, nor where the solve ended (a flow stopped at its convergence event holds
     its final state on the rest of the grid). The crossings are roots of the trajectory, so they
-    move only within the solver's tolerance from one machine to the next."""
+    move only within the solver's tolerance from one machine to the next; crossings closer than
+    the tolerance they are located to (:data:`CROSSING_XTOL` + :data:`CROSSING_RTOL`·t) are one
+    time — the tied neurons of a symmetric start cross together, whatever the round-off that
+    separates their roots by an ulp."""
     grid = log_time_grid(t_max * 10.0**-GRID_DECADES, t_max, points)
-    events = crossing[np.isfinite(crossing)]
-    return np.unique(np.concatenate([grid, events[(events > 0) & (events < t_max)]]))
+    events = np.unique(crossing[np.isfinite(crossing) & (crossing > 0) & (crossing < t_max)])
+    if events.size > 1:
+        distinct = np.diff(events) > CROSSING_XTOL + CROSSING_RTOL * events[1:]
+        events = events[np.concatenate([[True], distinct])]
+    return np.unique(np.concatenate([grid, events]))
+
+
+CROSSING_XTOL = 1e-14
+CROSSING_RTOL = 1e-13
+"""The crossing ``T_spec`` is located by :func:`scipy.optimize.brentq` on the dense output to
+``|t − t*| ≤ CROSSING_XTOL + CROSSING_RTOL·|t*|``."""
 
 
 PROGRESS_DECADES = 6.0
@@ -242,7 +254,7 @@ def _solve(
             W = _unpack(sol.sol(t), (n,), m, d)[1]
             return float(alignment(W[b, j], model)[0] - thr)
 
-        crossing[b, j] = optimize.brentq(gap, sol.t[i - 1], sol.t[i], xtol=1e-14, rtol=1e-13)
+        crossing[b, j] = optimize.brentq(gap, sol.t[i - 1], sol.t[i], xtol=CROSSING_XTOL, rtol=CROSSING_RTOL)
 
     # Stopping on the convergence event means every member reached grad_tol (the event
     # watches the largest); otherwise judge each member, with slack for the ~1e-6

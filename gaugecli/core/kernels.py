@@ -95,6 +95,21 @@ def arccos_kernel_and_grad(W1: Array, W2: Array) -> tuple[Array, Array]:
     return _kernel(geo), _kernel_grad(geo, W2)
 
 
+def arccos_kernel_and_grad_sum(W1: Array, W2: Array, weights: Array) -> tuple[Array, Array]:
+    """``(κ, Σ_j c_j ∂κ(w1_i, w2_j)/∂w1_i)`` for weights ``c`` (``(..., q)``, broadcasting):
+
+        Σ_j c_j ∂κ/∂w = ( Σ_j c_j (π − φ_ij) w2_j + (Σ_j c_j sin φ_ij ‖w2_j‖) ŵ1_i ) / (2π),
+
+    shape ``(..., p, d)``: the contraction the gradient needs, as one matrix product and one
+    matrix–vector product of pair quantities instead of the ``(..., p, q, d)`` array of
+    :func:`arccos_kernel_grad` (its terms, summed in another order: the same to round-off)."""
+    geo = _pair_geometry(W1, W2)
+    c = np.asarray(weights, dtype=np.float64)[..., None, :]  # (..., 1, q)
+    turning = np.matmul((np.pi - geo["phi"]) * c, W2)  # Σ_j c_j (π − φ_ij) w2_j
+    radial = np.sum(geo["sin"] * (c * geo["n2"][..., None, :]), axis=-1)  # Σ_j c_j sin φ_ij ‖w2_j‖
+    return _kernel(geo), (turning + radial[..., None] * geo["U1"]) / _TWO_PI
+
+
 def arccos_kernel_hessians(W1: Array, W2: Array) -> tuple[Array, Array]:
     """Second derivatives ``(∂²κ/∂w∂w, ∂²κ/∂w∂w')``, each ``(..., p, q, d, d)``.
 

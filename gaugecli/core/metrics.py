@@ -82,7 +82,7 @@ def empirical_nonowner_norm(
     """Sample counterpart of :func:`nonowner_norm`: ``(mean_i (Σ_{j≠o} a_j σ(w_j·x_i))²)^{1/2}``."""
     m = a.shape[-1]
     keep = np.arange(m) != np.asarray(owner)[..., None]
-    Z = np.einsum("nd,...md->...nm", X, W)
+    Z = np.matmul(X, np.swapaxes(W, -1, -2))  # (..., n, m) by BLAS (einsum would loop in C, ×5 slower)
     H = np.maximum(Z, 0.0) if activation is None else activation.sigma(Z)
     g = np.einsum("...nm,...m->...n", H, np.where(keep, a, 0.0))
     return np.sqrt(np.mean(g**2, axis=-1))

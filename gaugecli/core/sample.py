@@ -36,7 +36,7 @@ from gaugecli.core.empirical import (
 )
 from gaugecli.core.model import Model
 from gaugecli.core.objective import GradientOracle, Objective
-from gaugecli.core.types import Array
+from gaugecli.core.types import Array, Indices
 
 __all__ = [
     "empirical_hessian",
@@ -197,22 +197,32 @@ def stacked_minibatch_oracle(
         raise ValueError(f"stacked_minibatch_oracle: one seed per sample (got {len(seeds)} for {members})")
     B = min(batch_size, n)
     rngs = [np.random.default_rng(seed) for seed in seeds]
-    orders = [rng.permutation(n) for rng in rngs]  # each member's epoch order
+    orders = np.stack([rng.permutation(n) for rng in rngs])  # each member's epoch order, one row each
     position = [0]  # rows of the epoch already used: the same for every member (one batch size)
-    rows = torch.arange(members, device=full.device)[:, None]
+    rows = np.arange(members)[:, None]
+    # on the CPU the batch is gathered in numpy (a tensor's fancy indexing cost more than the
+    # gradient of a B = 32 batch); elsewhere on the sample's device
+    on_cpu = full.device.type == "cpu"
+    X_np, y_np = (X.numpy(), y.numpy()) if on_cpu else (None, None)
+    rows_t = torch.from_numpy(rows).to(full.device)
 
-    def next_batch() -> torch.Tensor:
+    def next_batch() -> Indices:
         if position[0] + B > n:
             for b, rng in enumerate(rngs):
                 orders[b] = rng.permutation(n)
             position[0] = 0
         pos = position[0]
         position[0] = pos + B
-        return torch.from_numpy(np.stack([order[pos : pos + B] for order in orders])).to(full.device)
+        return orders[:, pos : pos + B]
 
     def stacked(a: Array, W: Array) -> tuple[Array, Array, None]:
         idx = next_batch()
-        ga, gW, _ = full.holding(X[rows, idx], y[rows, idx]).gradient(a, W)
+        if X_np is not None and y_np is not None:
+            batch = full.holding(torch.from_numpy(X_np[rows, idx]), torch.from_numpy(y_np[rows, idx]))
+        else:
+            idx_t = torch.from_numpy(idx).to(full.device)
+            batch = full.holding(X[rows_t, idx_t], y[rows_t, idx_t])
+        ga, gW, _ = batch.gradient(a, W)
         return ga, gW, None
 
     stacked.objective_name = f"empirical n={n} per member, resampled batches B={B}"  # type: ignore[attr-defined]

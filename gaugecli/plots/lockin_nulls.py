@@ -212,14 +212,16 @@ def _panel_resolution(ax: Any, result: Any, span: float) -> dict[str, Any]:
         ax.set(xscale="log", ylim=(0, span))
         ax.annotate("not scanned", (0.5, 0.5), xycoords="axes fraction", ha="center", color=style.GUIDE)
         return out
-    ax.set(xscale="log", xlim=(pers[0] / 1.4, pers[-1] * 1.4), ylim=(0, 1.3 * span))  # headroom for the key
+    ax.set(xscale="log", xlim=(pers[0] / 1.4, pers[-1] * 1.4), ylim=(0, 1.6 * span))  # headroom for the key (two rows)
     _plain_ticks(ax, pers)
     handles = [
         style.line_handle("0.3", "-", "o", "raw"),
         style.line_handle("0.3", "--", "o", "floored", mfc="white"),
         *(style.line_handle("0.6", "none", None, f"{name}: never") for name in never),
     ]
-    ax.legend(handles=handles, loc="upper right")
+    # two columns: the key stays within the headroom above span, where no firing can be drawn (the
+    # raw firings are round-off and may fall anywhere in [0, span])
+    ax.legend(handles=handles, loc="upper right", ncols=2, columnspacing=0.8, handlelength=1.6)
     out["never_fires"] = never
     return out
 

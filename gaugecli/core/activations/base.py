@@ -21,7 +21,7 @@ The helpers below are the pair-broadcasting conventions every activation shares.
 from __future__ import annotations
 
 from abc import ABC, abstractmethod
-from typing import TYPE_CHECKING, ClassVar
+from typing import TYPE_CHECKING, Any, ClassVar
 
 import numpy as np
 
@@ -81,6 +81,11 @@ class Activation(ABC):
         """``(K, ∂K/∂w)`` together: the gradient's hot path (an activation may share their geometry)."""
         return self.kernel(W1, W2), self.kernel_grad(W1, W2)
 
+    def kernel_and_grad_sum(self, W1: Array, W2: Array, weights: Array) -> tuple[Array, Array]:
+        """``(K, Σ_j c_j ∂K(w1_i, w2_j)/∂w1_i)`` for weights ``c (..., q)``: the population gradient's
+        contraction, shape ``(..., p, d)`` (an activation may form it without the pairs' gradients)."""
+        return kernel_and_grad_sum(self, W1, W2, weights)
+
     @property
     def homogeneous(self) -> bool:
         """``σ(λz) = λ^p σ(z)`` for ``λ > 0``: the neuron has a gauge and ``δ = a² − ‖w‖²/p`` is conserved."""
@@ -105,6 +110,13 @@ class Activation(ABC):
 
 # ----------------------------------------------------------------------------------------
 # pair broadcasting shared by the activations
+
+
+def kernel_and_grad_sum(kernel: Any, W1: Array, W2: Array, weights: Array) -> tuple[Array, Array]:
+    """``(K, Σ_j c_j ∂K(w1_i, w2_j)/∂w1_i)`` from ``kernel.kernel_and_grad``'s pair gradients (the
+    general route; :class:`Activation.kernel_and_grad_sum` and the cross kernels use it)."""
+    K, G = kernel.kernel_and_grad(W1, W2)
+    return K, np.einsum("...jid,...i->...jd", G, weights)
 
 
 def pair_shape(W1: Array, W2: Array) -> tuple[int, ...]:

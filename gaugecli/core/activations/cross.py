@@ -24,7 +24,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from gaugecli.core.activations.base import Activation, filled, inner, pair_shape, right
+from gaugecli.core.activations.base import Activation, filled, inner, kernel_and_grad_sum, pair_shape, right
 from gaugecli.core.kernels import arccos_kernel, arccos_kernel_grad, arccos_kernel_hessians
 from gaugecli.core.types import Array
 
@@ -45,6 +45,9 @@ class ReluLinearCross:
 
     def kernel_and_grad(self, W1: Array, W2: Array) -> tuple[Array, Array]:
         return self.kernel(W1, W2), self.kernel_grad(W1, W2)
+
+    def kernel_and_grad_sum(self, W1: Array, W2: Array, weights: Array) -> tuple[Array, Array]:
+        return kernel_and_grad_sum(self, W1, W2, weights)
 
     def kernel_hessians(self, W1: Array, W2: Array) -> tuple[Array, Array]:
         h11, h12 = arccos_kernel_hessians(W1, W2)
@@ -67,6 +70,9 @@ class Relu2Cross:
 
     def kernel_and_grad(self, W1: Array, W2: Array) -> tuple[Array, Array]:
         return self.kernel(W1, W2), self.kernel_grad(W1, W2)
+
+    def kernel_and_grad_sum(self, W1: Array, W2: Array, weights: Array) -> tuple[Array, Array]:
+        return kernel_and_grad_sum(self, W1, W2, weights)
 
     def kernel_hessians(self, W1: Array, W2: Array) -> tuple[Array, Array]:
         h11, h12 = self.base.kernel_hessians(W1, W2)

@@ -15,7 +15,13 @@ from typing import TYPE_CHECKING, ClassVar
 import numpy as np
 
 from gaugecli.core.activations.base import Activation
-from gaugecli.core.kernels import arccos_kernel, arccos_kernel_and_grad, arccos_kernel_grad, arccos_kernel_hessians
+from gaugecli.core.kernels import (
+    arccos_kernel,
+    arccos_kernel_and_grad,
+    arccos_kernel_and_grad_sum,
+    arccos_kernel_grad,
+    arccos_kernel_hessians,
+)
 from gaugecli.core.types import Array
 
 if TYPE_CHECKING:
@@ -57,3 +63,6 @@ class ReLU(Activation):
 
     def kernel_and_grad(self, W1: Array, W2: Array) -> tuple[Array, Array]:
         return arccos_kernel_and_grad(W1, W2)
+
+    def kernel_and_grad_sum(self, W1: Array, W2: Array, weights: Array) -> tuple[Array, Array]:
+        return arccos_kernel_and_grad_sum(W1, W2, weights)
