@@ -144,6 +144,19 @@ def test_crossings_within_their_location_tolerance_are_one_grid_time() -> None:
     assert declared_grid(500.0, 400, np.array([[t, apart]])).size == base.size + 1
 
 
+def test_a_crossing_the_dense_output_puts_an_ulp_off_is_the_step_end() -> None:
+    """Where the stored state at a step's end is within ulps of the threshold, the dense output
+    there may fall on the other side: the crossing is that end (no bracket error); otherwise the
+    root is found to the stated tolerance."""
+    from gaugecli.core.flow import CROSSING_RTOL, CROSSING_XTOL, locate_crossing
+
+    lo, hi = 0.2, 0.3
+    assert locate_crossing(lambda t: t - hi - 1e-17 - 2e-16 * (t == hi), lo, hi) == hi
+    assert locate_crossing(lambda t: t - lo + 2e-16 * (t == lo), lo, hi) == lo
+    root = 0.2718281828459045
+    assert abs(locate_crossing(lambda t: np.tanh(t - root), lo, hi) - root) <= CROSSING_XTOL + CROSSING_RTOL * root
+
+
 def test_stored_grid_is_declared_and_does_not_depend_on_batch_mates() -> None:
     """A member's stored states depend on its own start only: the grid is the declared log grid
     plus its crossing, whatever else shares the call; simulate integrates each run by itself, so

@@ -11,6 +11,7 @@ through :class:`FlowOptions` (Radau and BDF get a block-sparse Jacobian).
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
@@ -89,6 +90,19 @@ def declared_grid(t_max: float, points: int, crossing: Array) -> Array:
         distinct = np.diff(events) > CROSSING_XTOL + CROSSING_RTOL * events[1:]
         events = events[np.concatenate([[True], distinct])]
     return np.unique(np.concatenate([grid, events]))
+
+
+def locate_crossing(gap: Callable[[float], float], lo: float, hi: float) -> float:
+    """The root of ``gap`` (α − (1 − ε) on the dense output) in the step ``[lo, hi]`` whose stored
+    states bracket it, to :data:`CROSSING_XTOL` + :data:`CROSSING_RTOL`·t. The dense output at a
+    step's end equals the stored state to round-off only: where the state sits within ulps of the
+    threshold the two may disagree about its sign, and the crossing is then that end of the step."""
+    f_lo, f_hi = gap(lo), gap(hi)
+    if f_hi < 0.0:  # below on the dense output, at or above in the stored state: the end
+        return hi
+    if f_lo > 0.0:  # the same at the start
+        return lo
+    return float(optimize.brentq(gap, lo, hi, xtol=CROSSING_XTOL, rtol=CROSSING_RTOL))
 
 
 CROSSING_XTOL = 1e-14
@@ -254,7 +268,7 @@ def _solve(
             W = _unpack(sol.sol(t), (n,), m, d)[1]
             return float(alignment(W[b, j], model)[0] - thr)
 
-        crossing[b, j] = optimize.brentq(gap, sol.t[i - 1], sol.t[i], xtol=CROSSING_XTOL, rtol=CROSSING_RTOL)
+        crossing[b, j] = locate_crossing(gap, float(sol.t[i - 1]), float(sol.t[i]))
 
     # Stopping on the convergence event means every member reached grad_tol (the event
     # watches the largest); otherwise judge each member, with slack for the ~1e-6

@@ -32,8 +32,15 @@ _SIN_FLOOR = 1e-300
 
 def _norm(X: Array) -> Array:
     # sqrt of a dot product: the gradient's hot path calls this ~10⁵ times on tiny
-    # arrays, where np.linalg.norm's dispatch costs more than the arithmetic
+    # arrays, where np.linalg.norm's dispatch costs more than the arithmetic; the gufunc
+    # vecdot dispatches fastest below a few thousand entries (1.2–1.7 µs against einsum's
+    # 2.3–2.7 µs), einsum's loop is ~10 % faster above
+    if X.size < _VECDOT_BELOW:
+        return np.sqrt(np.vecdot(X, X))
     return np.sqrt(np.einsum("...i,...i->...", X, X))
+
+
+_VECDOT_BELOW = 4096
 
 
 def _unit(W: Array) -> tuple[Array, Array]:
