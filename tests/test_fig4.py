@@ -255,3 +255,24 @@ def test_text_is_at_least_seven_points(built) -> None:
     small = [(t.get_text(), t.get_fontsize()) for t in texts if t.get_fontsize() < MIN_TEXT_PT]
     assert not small, small
     assert fig.get_size_inches()[0] == pytest.approx(layout().width)
+
+
+def test_fit_tolerances_cover_the_propagated_t_spec_tolerance() -> None:
+    """The regeneration check's tolerance on (e)'s fit ``T_spec ≈ A + B ln(1/g)`` is the T_spec's own
+    (1e-6 relative) propagated through the least squares, computed here from the committed points."""
+    import json
+    from pathlib import Path
+
+    from gaugecli.plots.sidecar import DEFAULT_RTOL, tolerance_for
+
+    panel = json.loads((Path(__file__).parents[1] / "figures" / "fig4.json").read_text())["result"]["panels"]["e"]
+    g, T = np.array(panel["-4"]["x"], float), np.array(panel["-4"]["t_spec"], float)
+    keep = g <= 0.1
+    x, T = np.log(1.0 / g[keep]), T[keep]
+    dB = (x - x.mean()) / np.sum((x - x.mean()) ** 2)  # ∂B/∂T_i of the least-squares slope
+    dA = 1.0 / x.size - x.mean() * dB
+    fit = panel["-4-t_spec_per_efold"]
+    for name, grad in (("slope", dB), ("intercept", dA)):
+        bound = float(np.sum(np.abs(grad) * DEFAULT_RTOL * T)) / abs(fit[name])
+        rtol, _ = tolerance_for(f"fig4/e/-4-t_spec_per_efold/{name}")
+        assert bound <= rtol <= 2 * bound, (name, bound, rtol)

@@ -74,6 +74,19 @@ SIDECAR_TOLERANCES = (
         "a fit's standard error: a difference of nearly equal residuals, ×1e4 the runs' 1e-9 error",
     ),
     (
+        "e/-4-t_spec_per_efold/slope",
+        1e-5,
+        0.0,
+        "B of T_spec ≈ A + B ln(1/g): the T_spec's 1e-6 relative tolerance propagated through the "
+        "least squares, Σ_i |∂B/∂T_i|·1e-6·T_i = 7.9e-6·B",
+    ),
+    (
+        "e/-4-t_spec_per_efold/intercept",
+        3e-6,
+        0.0,
+        "A of the same fit, propagated likewise: Σ_i |∂A/∂T_i|·1e-6·T_i = 2.5e-6·A",
+    ),
+    (
         "e/-4-tie*",
         float("inf"),
         0.0,
