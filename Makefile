@@ -34,18 +34,21 @@ check-figures: $(STAMP)
 
 # The same checks on a second arithmetic path: OpenBLAS's generic SSE3 kernels instead of the
 # machine's (Prescott), numpy's SIMD dispatch cut to its x86-64-v2 baseline, torch's default (no
-# AVX) kernels, and two BLAS/OpenMP threads. Results must agree with the committed figures and the
+# AVX) kernels, the compiled loops of gaugecli.core.fused built for a generic x86-64 (no AVX, no
+# FMA), and two BLAS/OpenMP threads. Results must agree with the committed figures and the
 # numeric tests within their stated tolerances, not bit for bit; regenerated over a copy of figures/,
 # every file must be kept as it is (what `make figures` does on another machine).
 PORTABLE_ENV := OPENBLAS_CORETYPE=Prescott NPY_DISABLE_CPU_FEATURES=X86_V3,X86_V4 ATEN_CPU_CAPABILITY=default \
-	OMP_NUM_THREADS=2 OPENBLAS_NUM_THREADS=2
+	NUMBA_CPU_NAME=generic OMP_NUM_THREADS=2 OPENBLAS_NUM_THREADS=2
 NUMERIC_TESTS := tests/test_fig4.py tests/test_fig6.py tests/test_symmetry.py \
-	tests/test_lockin.py tests/test_integrate.py tests/test_kernels.py tests/test_reduced.py tests/test_portability.py
+	tests/test_lockin.py tests/test_integrate.py tests/test_kernels.py tests/test_reduced.py tests/test_portability.py \
+	tests/test_fused.py
 
 check-portable: $(STAMP)
 	rm -rf build/check-portable
 	$(PORTABLE_ENV) $(BIN)/python -c "from threadpoolctl import threadpool_info; import numpy._core._multiarray_umath as u; \
-	print('arithmetic path: BLAS', [i.get('architecture') for i in threadpool_info()], '| numpy X86_V3:', u.__cpu_features__.get('X86_V3'))"
+	print('arithmetic path: BLAS', [i.get('architecture') for i in threadpool_info()], '| numpy X86_V3:', u.__cpu_features__.get('X86_V3'), \
+	'| numba CPU:', __import__('numba').config.CPU_NAME)"
 	$(PORTABLE_ENV) $(BIN)/python -m pytest -q -n 2 $(NUMERIC_TESTS)
 	mkdir -p build/check-portable && cp -R figures build/check-portable/figures
 	$(PORTABLE_ENV) $(BIN)/gaugecli plot all --cache-dir build/check-portable/runs --out-dir build/check-portable/figures --compare figures

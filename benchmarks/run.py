@@ -16,6 +16,8 @@ Rows (one function each):
     h  bench_scale.samples           time and peak RSS against n (10³…10⁷), this build vs previous
     i  bench_scale.neurons           time and peak RSS against m (1…1000), this build vs previous
     j  bench_scale.dimension         time and peak RSS against d (16…10⁵), this build vs previous
+    k  bench_activations.activations population flow ±D per activation vs relu
+    l  bench_fused.compiled          population gradient/Hessian: compiled loops vs numpy closed forms
 
 Rows h–j also write scaling.png (their curves) and scaling.json (every point).
 
@@ -54,6 +56,7 @@ def _suites() -> dict[str, Callable[[bool], list[Row]]]:
     import bench_cli
     import bench_ensemble
     import bench_flow
+    import bench_fused
     import bench_sample
     import bench_scale
     import bench_selection
@@ -70,6 +73,7 @@ def _suites() -> dict[str, Callable[[bool], list[Row]]]:
         "i": bench_scale.neurons,
         "j": bench_scale.dimension,
         "k": bench_activations.activations,
+        "l": bench_fused.compiled,
     }
 
 
@@ -130,7 +134,7 @@ def _environment() -> dict[str, object]:
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--quick", action="store_true", help="shrink every row so the suite runs in under a minute")
-    parser.add_argument("--only", default="abcdefghijk", help="letters of the rows to run (default: all, a–k)")
+    parser.add_argument("--only", default="abcdefghijkl", help="letters of the rows to run (default: all, a–l)")
     parser.add_argument("--out-dir", type=Path, default=BENCH_DIR, help="where results*.json/.md go")
     parser.add_argument("--blas-threads", type=int, default=None, help="cap BLAS/OpenMP threads (re-executes)")
     args = parser.parse_args(argv)

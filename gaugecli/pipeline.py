@@ -178,10 +178,14 @@ class Pipeline:
         warn: Warn | None = None,
         runner: PointRunner | None = None,
         flag: str = "--cache-dir",
+        written: set[tuple[str, str]] | frozenset[tuple[str, str]] = frozenset(),
     ) -> None:
         self.cache = None if cache_dir is None else Cache(cache_dir, warn=warn, flag=flag)
         self.reuse = reuse
         self.runner = runner
+        self.written = frozenset(written)
+        """``(kind, config_hash)`` of artifacts that the running command has just written (and validated)
+        itself: read back without re-checking their schema and result hash."""
         self.computed: list[tuple[str, str]] = []
         """``(kind, config_hash)`` of every computation this pipeline ran (or prefetched), in order;
         with ``reuse=False`` these, and only these, are read back from the cache."""
@@ -221,7 +225,8 @@ class Pipeline:
         needs: Sequence[Need],
         executor: Any,
         progress: Progress | None = None,
-        on_cached: Callable[[set[tuple[str, str]]], None] | None = None,
+        on_cached: Callable[[set[tuple[str, str]], bool], None] | None = None,
+        window: int | None = None,
     ) -> int:
         """Compute the needs missing from the cache on ``executor`` (``submit(fn, *args)`` →
         handle with ``result()``), several at once; return how many tasks ran. Each task is one
@@ -229,9 +234,13 @@ class Pipeline:
         that writes its artifact to this cache; later :meth:`ensure` calls read them. The costly
         kinds go first so that the cheap ones fill the other workers meanwhile.
 
-        ``on_cached(keys)`` is told which ``(kind, config_hash)`` are in the cache: first those
-        that already were, then each task's as it finishes (in completion order), so a caller
-        can start what reads them — a figure — while the rest still compute."""
+        ``on_cached(keys, computed)`` is told which ``(kind, config_hash)`` are in the cache: first
+        those that already were (``computed=False``), then each task's as it finishes (in completion
+        order, ``computed=True``), so a caller can start what reads them — a figure — while the rest
+        still compute. ``window``: at most
+        this many of these tasks are submitted at a time (``None``: all at once), so that what the
+        caller submits from ``on_cached`` runs before the runs not yet submitted — ``plot`` draws each
+        figure as soon as its runs are in, instead of all of them after the last run."""
         if self.cache is None:
             raise ValueError("prefetch needs a cache to hand results over")
         from gaugecli.store.artifacts import config_hash
@@ -253,31 +262,39 @@ class Pipeline:
             tasks[min(len(tasks), 2) : min(len(tasks), 2)] = slices
         keys = [[(kind, config_hash(c)) for c in configs] for kind, configs in tasks]
         if on_cached is not None:
-            on_cached(present)
+            on_cached(present, False)
         root = str(self.cache.root)
-        handles = [executor.submit(_ensure_in_worker, root, kind, configs, self.reuse) for kind, configs in tasks]
-        position = {id(h): i for i, h in enumerate(handles)}
-        # completion order (every executor of gaugecli.run has as_completed): a finished run is
-        # reported at once, not after the slower runs submitted before it
-        for finished, handle in enumerate(executor.as_completed(handles), start=1):
+        waiting = list(range(len(tasks)))[::-1]  # popped from the end: in order
+        running: dict[int, tuple[Any, int]] = {}
+        finished = 0
+        while waiting or running:
+            while waiting and (window is None or len(running) < window):
+                i = waiting.pop()
+                kind, configs = tasks[i]
+                handle = executor.submit(_ensure_in_worker, root, kind, configs, self.reuse)
+                running[id(handle)] = (handle, i)
+            # completion order (every executor of gaugecli.run has as_completed): a finished run is
+            # reported at once, not after the slower runs submitted before it
+            handle = next(iter(executor.as_completed([h for h, _ in running.values()])))
             handle.result()
-            i = position[id(handle)]
+            i = running.pop(id(handle))[1]
+            finished += 1
             self.computed.extend(keys[i])
             if progress is not None:
                 progress(finished / len(tasks))
             if on_cached is not None:
-                on_cached(set(keys[i]))
+                on_cached(set(keys[i]), True)
         return len(tasks)
 
     def _cached(self, k: Kind, config: Any) -> Outcome | None:
         if self.cache is None:
             return None
-        if not self.reuse:  # recompute once: what this pipeline computed (or prefetched) is reused
-            from gaugecli.store.artifacts import config_hash
+        from gaugecli.store.artifacts import config_hash
 
-            if (k.name, config_hash(config)) not in self.computed:
-                return None
-        artifact = self.cache.load(k.name, config)
+        key = (k.name, config_hash(config))
+        if not self.reuse and key not in self.computed:  # recompute once: what this pipeline computed is reused
+            return None
+        artifact = self.cache.load(k.name, config, verify=key not in self.written)
         if artifact is None:
             return None
         result = self.cache.typed(k.name, config, k.result_type, artifact)
@@ -292,10 +309,14 @@ whatever its task (:func:`~gaugecli.experiments.simulate.simulate_batch`), so sl
 number; as one task, the figures' ~140 runs (~30 s on one core) kept one worker busy while the
 others idled at the end."""
 
-PREFETCH_ORDER = ("perturb", "lockin", "reln", "prune", "select-sweep", "select")
-"""Kinds by decreasing cost at the figures' configurations (measured on one core: perturb ≈ 28 s,
-lockin with σ = x² ≈ 22 s, prune ≈ 3.4 s, reln ≈ 2.5 s): :meth:`Pipeline.prefetch` starts the long
-ones first, then the slices of ``simulate``, then the rest."""
+PREFETCH_ORDER = ("predict", "perturb", "select-sweep", "select", "reln", "lockin", "prune")
+"""The order in which :meth:`Pipeline.prefetch` starts the kinds (the slices of ``simulate`` after the
+first two tasks). The longest tasks go first — measured one by one on one core (2026-12-06): predict
+4–16 s, perturb 2–10 s — then the many short ``select`` runs, so that the figures reading them are
+drawn while the rest still compute; the last are mid-sized tasks (reln 2 s, prune 6 s, lockin 9 s)
+whose figures draw in ~1.5 s, which keeps both workers busy to the end. Started last, the 16 s
+predict study alone had been the tail of a cold ``plot all`` (the other worker idle ~15 s), and
+with the ``select`` runs last, the figures that read them (fig8, fig9: ~3 s each) were."""
 
 
 def _ensure_in_worker(cache_root: str, kind_name: str, configs: list[Any], reuse: bool) -> None:

@@ -21,6 +21,7 @@ from gaugecli.core.teacher import Teacher
 
 N_MC = 1_000_000
 CHUNK = 200_000
+EPS = float(np.finfo(np.float64).eps)
 
 
 def _teachers() -> dict[str, Teacher]:
@@ -331,8 +332,11 @@ def test_c3_flow_velocities_in_function_coordinates() -> None:
         fg = function_gradient(c, U, teacher)
         np.testing.assert_allclose(c_dot, -reaction_mobility(c, delta) * fg.coefficient, rtol=1e-10, atol=1e-14)
         np.testing.assert_allclose(u_dot, -transport_mobility(c, delta)[:, None] * fg.direction, rtol=1e-8, atol=1e-13)
-        # d/dt δ = 2 a ȧ − 2 w·ẇ = 0 exactly (the conservation law behind C2)
-        np.testing.assert_allclose(2 * a * a_dot - 2 * np.sum(W * W_dot, axis=-1), 0.0, atol=1e-14)
+        # d/dt δ = 2 a ȧ − 2 w·ẇ = 0 exactly (the conservation law behind C2), up to the rounding of two
+        # sums of m + k ≤ 8 pair terms of a few ulps each: 32 ε of the terms' magnitude (the numpy
+        # route was measured at ≤ 21 ε, the compiled one at ≤ 1.5 ε)
+        a_term, w_term = 2 * a * a_dot, 2 * np.sum(W * W_dot, axis=-1)
+        assert np.all(np.abs(a_term - w_term) <= 32 * EPS * (np.abs(a_term) + np.abs(w_term)))
 
 
 def test_dissipation_batched() -> None:

@@ -157,6 +157,32 @@ def test_a_crossing_the_dense_output_puts_an_ulp_off_is_the_step_end() -> None:
     assert abs(locate_crossing(lambda t: np.tanh(t - root), lo, hi) - root) <= CROSSING_XTOL + CROSSING_RTOL * root
 
 
+def test_many_crossings_are_located_at_once_to_the_stated_tolerance() -> None:
+    """:func:`locate_crossings` on increasing gaps of several shapes (steep, flat, curved, one that
+    sits at an end): every root within ``CROSSING_XTOL + CROSSING_RTOL·t``, the ends as the scalar
+    rule says, and each gap evaluated only at times inside its own bracket."""
+    from gaugecli.core.flow import CROSSING_RTOL, CROSSING_XTOL, locate_crossings
+
+    roots = np.array([0.25, 3.0, 1e-3, 42.42, 0.9])
+    lo, hi = np.array([0.2, 1.0, 0.0, 40.0, 0.5]), np.array([0.3, 10.0, 0.01, 45.0, 0.9])
+    scale = np.array([1e3, 1e-3, 1.0, 0.1, 1.0])
+    seen: list[tuple[np.ndarray, np.ndarray]] = []
+
+    def gaps(t: np.ndarray, k: np.ndarray) -> np.ndarray:
+        seen.append((t.copy(), k.copy()))
+        out = np.tanh(scale[k] * (t - roots[k]))
+        curved = k == 2
+        out[curved] = np.expm1(500.0 * (t[curved] - roots[k][curved]))
+        return out
+
+    got = locate_crossings(gaps, lo, hi)
+    assert got[4] == hi[4]  # the gap is 0 at the bracket's end: that end
+    inner = np.arange(4)
+    assert np.all(np.abs(got[inner] - roots[inner]) <= CROSSING_XTOL + CROSSING_RTOL * roots[inner])
+    for t, k in seen:
+        assert np.all((t >= lo[k]) & (t <= hi[k]))
+
+
 def test_stored_grid_is_declared_and_does_not_depend_on_batch_mates() -> None:
     """A member's stored states depend on its own start only: the grid is the declared log grid
     plus its crossing, whatever else shares the call; simulate integrates each run by itself, so

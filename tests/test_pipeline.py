@@ -80,6 +80,21 @@ def test_an_edited_cache_entry_is_reported_and_recomputed(tmp_path: Path, edit: 
     assert outcome.result.t_spec == pytest.approx(0.43626, rel=1e-4)
 
 
+def test_what_a_command_wrote_itself_is_read_without_reverifying(tmp_path: Path, counted) -> None:
+    """``plot`` reads back the runs it has just computed without re-encoding their results for the hash
+    check (``written``); any other entry is still verified — a hand edit there is caught."""
+    path = Pipeline(tmp_path).ensure("simulate", FAST).path
+    key = ("simulate", config_hash(FAST))
+    artifact = json.loads(path.read_text())
+    artifact["result"]["t_spec"] = 0.5  # edited: its result no longer matches its result_hash
+    path.write_text(json.dumps(artifact))
+    trusted = Pipeline(tmp_path, written={key}).ensure("simulate", FAST)
+    assert not trusted.computed and trusted.result.t_spec == 0.5 and len(counted) == 1
+    warnings: list[str] = []
+    checked = Pipeline(tmp_path, warn=warnings.append).ensure("simulate", FAST)
+    assert checked.computed and len(counted) == 2 and "result_hash" in warnings[0]
+
+
 def test_every_kind_has_a_schema_and_a_config_with_defaults() -> None:
     from gaugecli.store.schemas import kinds
 
@@ -129,20 +144,26 @@ def test_prefetch_reports_what_is_cached_as_each_task_finishes(tmp_path: Path) -
     sims = [SimulateConfig(model=model, strengths=(4.0,)), SimulateConfig(model=model, strengths=(2.0,))]
     select = SelectConfig(model=model, m=3)
     Pipeline(tmp_path).ensure("simulate", sims[0])
-    reports: list[set[tuple[str, str]]] = []
+    reports: list[tuple[set[tuple[str, str]], bool]] = []
 
-    def on_cached(keys: set[tuple[str, str]]) -> None:
+    def on_cached(keys: set[tuple[str, str]], computed: bool) -> None:
         for kind_name, digest in keys:  # each reported run is in the cache when reported
             assert (tmp_path / kind_name / f"{digest}.json").exists()
-        reports.append(keys)
+        reports.append((keys, computed))
 
     needs = [Need("simulate", c) for c in sims] + [Need("select", select)]
-    with make_executor(None, 1) as executor:
-        assert Pipeline(tmp_path).prefetch(needs, executor, on_cached=on_cached) == 2
-    assert reports[0] == {("simulate", config_hash(sims[0]))}
-    assert sorted(map(sorted, reports[1:])) == sorted(
-        [[("select", config_hash(select))], [("simulate", config_hash(sims[1]))]]
-    )
+    for window in (None, 1):  # all tasks submitted at once, or one at a time
+        for path in tmp_path.glob("*/*.json"):
+            if path.name != f"{config_hash(sims[0])}.json":
+                path.unlink()
+        reports.clear()
+        with make_executor(None, 2) as executor:
+            assert Pipeline(tmp_path).prefetch(needs, executor, on_cached=on_cached, window=window) == 2
+        assert reports[0] == ({("simulate", config_hash(sims[0]))}, False)  # already there: not computed
+        assert all(computed for _, computed in reports[1:])
+        assert sorted(sorted(keys) for keys, _ in reports[1:]) == sorted(
+            [[("select", config_hash(select))], [("simulate", config_hash(sims[1]))]]
+        )
 
 
 def test_recompute_runs_each_configuration_once_per_pipeline(tmp_path: Path, counted) -> None:

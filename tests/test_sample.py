@@ -498,9 +498,10 @@ def test_a_stacked_finite_sample_flow_selects_as_each_seed_alone() -> None:
 
 @pytest.mark.parametrize("name", list(CONFIGS))
 def test_numpy_and_torch_gradient_sums_agree(name: str) -> None:
-    """On the CPU the gradient of ``L_n`` is summed in numpy; on a device, in torch. The two
-    routes are the same sums in the same layout: they agree to round-off (here on CPU tensors),
-    in three chunks as in one, for a stored sample and a stack of samples."""
+    """On the CPU the gradient of ``L_n`` is summed in numpy (on the contiguous ``Xᵀ`` of a sample that
+    is one chunk, on views of the rows otherwise); on a device, in torch. The routes are the same
+    sums in the same layout: they agree to round-off (here on CPU tensors), in three chunks as in
+    one, for a stored sample and a stack of samples."""
     from gaugecli.core.activations.relu import ReLU
     from gaugecli.core.empirical import _gradient_sums, _gradient_sums_numpy
 
@@ -512,8 +513,9 @@ def test_numpy_and_torch_gradient_sums_agree(name: str) -> None:
     if a.ndim == 2:
         stacks.append(EmpiricalSample.stack([draw_sample(TEACHER3, 301, seed=s) for s in (6, 7)]))
     for sample in stacks:
-        chunks = sample._chunks_for(W)
-        got = _gradient_sums_numpy(a, W, chunks, ReLU())
+        views = ((np.swapaxes(Xc.numpy(), -1, -2), yc.numpy()) for Xc, yc in sample._chunks_for(W))
         ref = _gradient_sums(torch.from_numpy(a), torch.from_numpy(W), sample._chunks_for(W), ReLU())
-        for g, r in zip(got, ref, strict=True):
-            np.testing.assert_allclose(g, r.numpy(), rtol=1e-12, atol=1e-12 * float(np.max(np.abs(r.numpy()))))
+        for chunks in (sample._transposed_chunks(W), views):
+            got = _gradient_sums_numpy(a, W, chunks, ReLU())
+            for g, r in zip(got, ref, strict=True):
+                np.testing.assert_allclose(g, r.numpy(), rtol=1e-12, atol=1e-12 * float(np.max(np.abs(r.numpy()))))

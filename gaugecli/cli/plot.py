@@ -103,25 +103,31 @@ def plot(
             _write_reruns(fig_id, cache_dir, quick)
 
         if jobs > 1:
-            # the runs of every figure at once on `jobs` processes; each figure is drawn (≈ 2 s,
-            # mostly matplotlib's text layout) on the same processes as soon as its runs are cached
+            # the runs of every figure on `jobs` processes, `jobs` runs at a time; each figure is drawn
+            # (≈ 2 s, mostly matplotlib's text layout) on the same processes as soon as its runs are
+            # cached, before the runs not yet started
             from gaugecli.plots.render import render_from_cache
             from gaugecli.store.artifacts import config_hash
 
             needs = {i: list(figure_module(i).needs(quick).values()) for i in ids}
-            waiting = {i: {(n.kind, config_hash(n.config)) for n in ns} for i, ns in needs.items()}
+            needed = {i: {(n.kind, config_hash(n.config)) for n in ns} for i, ns in needs.items()}
+            waiting = {i: set(keys) for i, keys in needed.items()}
+            fresh: set[tuple[str, str]] = set()  # computed by this command: drawn without re-verifying
             drawing: dict[Any, str] = {}
             with make_executor(None, jobs) as executor:
 
-                def cached(keys: set[tuple[str, str]]) -> None:
+                def cached(keys: set[tuple[str, str]], computed: bool) -> None:
+                    if computed:
+                        fresh.update(keys)
                     for fig_id in ids:
                         waiting[fig_id] -= keys
                         if len(ids) > 1 and not waiting[fig_id] and fig_id not in drawing.values():
-                            args = (fig_id, str(cache_dir), out_dir, formats, quick, sizes, not rewrite)
+                            written = [key for key in needed[fig_id] if key in fresh]
+                            args = (fig_id, str(cache_dir), out_dir, formats, quick, sizes, not rewrite, written)
                             drawing[executor.submit(render_from_cache, *args)] = fig_id
 
                 with session.progress("runs") as bar:
-                    pipe.prefetch([n for ns in needs.values() for n in ns], executor, bar, cached)
+                    pipe.prefetch([n for ns in needs.values() for n in ns], executor, bar, cached, window=jobs)
                 for handle in executor.as_completed(list(drawing)):
                     done(drawing[handle], handle.result())
         if jobs == 1 or len(ids) == 1:

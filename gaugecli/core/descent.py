@@ -97,17 +97,19 @@ def gradient_descent(
     p, lam = model.degree, model.weight_decay
     law = imbalance(a, W, p) if model.activation.homogeneous else None
     converged = np.zeros(batch, bool)
-    gsq0 = None
+    pending = np.isnan(crossing)  # neurons whose crossing is still to come
+    limit = None
     k = 0
     for k in range(n_steps + 1):
         ga, gW, loss = oracle(a, W)
         gsq = np.sum(ga**2, axis=-1) + np.sum(gW**2, axis=(-1, -2))
-        gsq0 = np.maximum(gsq, 1e-30) if gsq0 is None else gsq0
-        if not np.all(np.isfinite(gsq)) or np.any(gsq > 1e12 * np.maximum(gsq0, 1.0)):
+        if limit is None:  # divergence: the squared gradient 10¹² times its start (and above 1), or not a number
+            limit = 1e12 * np.maximum(gsq, 1.0)
+        if not np.all(gsq <= limit):  # false for NaN and ±inf as well
             raise NumericalFault(_divergence_message(eta, k, stable_step_bound(np.asarray(a0), np.asarray(W0), model)))
         converged = gsq <= grad_tol**2
-        crossed = bool(np.all(np.any(np.isfinite(crossing), axis=-1)))
-        done = k == n_steps or bool(np.all(converged)) or (stop_at_crossing and crossed)
+        crossed = stop_at_crossing and not np.any(np.all(pending, axis=-1))
+        done = k == n_steps or bool(np.all(converged)) or crossed
         if k in record_set or done:
             saved.append((k * eta, a.copy(), W.copy(), loss, None if law is None else law.copy()))
         if progress is not None and (done or k % PROGRESS_EVERY == 0):
@@ -119,11 +121,12 @@ def gradient_descent(
         a = a - eta * ga
         W = W - eta * gW
         align = alignment(W, model)[0]
-        new = (align >= thr) & (prev_align < thr) & np.isnan(crossing)
+        new = (align >= thr) & pending  # a pending neuron was below the threshold at iterate k
         if np.any(new):
             # linear interpolation between iterates k and k+1
             frac = (thr - prev_align[new]) / (align[new] - prev_align[new])
             crossing[new] = (k + frac) * eta
+            pending &= ~new
         prev_align = align
     if progress is not None:
         progress(1.0)

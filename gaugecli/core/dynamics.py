@@ -23,6 +23,8 @@ For an activation of degree ``p`` the function coordinates ``c = a‖w‖^p``, `
 
 from __future__ import annotations
 
+import os
+from collections.abc import Callable
 from typing import NamedTuple
 
 import numpy as np
@@ -65,10 +67,48 @@ def _readout_gradient_parts(a: Array, W: Array, model: Model) -> tuple[Array, Ar
     return grad_a, h_ww - h_wv
 
 
+def _fused_weights(model: Model) -> tuple[float, float] | None:
+    """``(A, B)`` of the compiled loops' kernel ``A κ + B w·w'`` where they apply — a student of the ReLU
+    family ``σ = α relu + β id`` (ReLU, leaky ReLU, linear) with a teacher of the same σ — else ``None``
+    (and always ``None`` when ``GAUGECLI_FUSED=0`` asked for the numpy route)."""
+    parts = model.activation.parts()
+    if not _FUSED or parts is None or parts[0] != "relu" or model.teacher_sigma != model.activation:
+        return None
+    from gaugecli.core import fused
+
+    return fused.kernel_weights(*parts[1])
+
+
+_FUSED = os.environ.get("GAUGECLI_FUSED", "1") != "0"
+
+
 def population_gradient(a: Array, W: Array, model: Model) -> Gradient:
-    """Closed-form ``∇L(θ)``; finite for duplicate and antipodal neurons."""
+    """Closed-form ``∇L(θ)``; finite for duplicate and antipodal neurons. For a ReLU student and
+    teacher (or leaky ReLU, linear), the loops of :mod:`gaugecli.core.fused` (the same closed forms, compiled)."""
+    weights = _fused_weights(model)
+    if weights is not None:
+        from gaugecli.core import fused
+
+        return Gradient(*fused.gradient(a, W, model.coefficients, model.directions, weights))
     grad_a, h = _readout_gradient_parts(a, W, model)
     return Gradient(grad_a, a[..., None] * h)
+
+
+def population_gradient_packed(model: Model) -> Callable[[Array], Array] | None:
+    """``Y (B, P) → ∇L`` in the flow's packing ``θ = (a_1..a_m, w_1, ..., w_m)`` where the compiled loops
+    apply (:func:`gaugecli.core.fused.gradient_packed`; ``None`` elsewhere): the same numbers as
+    :func:`population_gradient`, without unpacking the state."""
+    weights = _fused_weights(model)
+    if weights is None:
+        return None
+    from gaugecli.core import fused
+
+    b, V, r = model.coefficients, model.directions, model.d
+
+    def packed(Y: Array) -> Array:
+        return fused.gradient_packed(Y, Y.shape[-1] // (r + 1), b, V, weights)
+
+    return packed
 
 
 def population_hessian(a: Array, W: Array, model: Model) -> Array:
@@ -79,7 +119,14 @@ def population_hessian(a: Array, W: Array, model: Model) -> Array:
     * ``∂²L/∂a_i∂a_j = K(w_i, w_j)``
     * ``∂²L/∂a_i∂w_j = δ_ij h_j + a_j ∂₁K(w_j, w_i)``
     * ``∂²L/∂w_j∂w_i = δ_ij a_j (Σ_l a_l ∂²₁₁K(w_j, w_l) − Σ_k b_k ∂²₁₁K(w_j, v_k)) + a_j a_i ∂²₁₂K(w_j, w_i)``
+
+    For a ReLU, leaky-ReLU or linear student and teacher, the loops of :mod:`gaugecli.core.fused`.
     """
+    weights = _fused_weights(model)
+    if weights is not None:
+        from gaugecli.core import fused
+
+        return fused.hessian(a, W, model.coefficients, model.directions, weights)
     b, V, act = model.coefficients, model.directions, model.activation
     m, d = W.shape[-2], W.shape[-1]
     batch = W.shape[:-2]

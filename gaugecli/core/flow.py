@@ -10,15 +10,16 @@ through :class:`FlowOptions` (Radau and BDF get a block-sparse Jacobian).
 
 from __future__ import annotations
 
+import functools
 import math
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
-from scipy import optimize, sparse
+from scipy import sparse
 from scipy.integrate import solve_ivp
-from threadpoolctl import threadpool_limits
+from threadpoolctl import ThreadpoolController
 
 from gaugecli.core.budget import check_run
 from gaugecli.core.gauge import imbalance
@@ -94,20 +95,61 @@ def declared_grid(t_max: float, points: int, crossing: Array) -> Array:
 
 def locate_crossing(gap: Callable[[float], float], lo: float, hi: float) -> float:
     """The root of ``gap`` (α − (1 − ε) on the dense output) in the step ``[lo, hi]`` whose stored
-    states bracket it, to :data:`CROSSING_XTOL` + :data:`CROSSING_RTOL`·t. The dense output at a
-    step's end equals the stored state to round-off only: where the state sits within ulps of the
-    threshold the two may disagree about its sign, and the crossing is then that end of the step."""
-    f_lo, f_hi = gap(lo), gap(hi)
-    if f_hi < 0.0:  # below on the dense output, at or above in the stored state: the end
-        return hi
-    if f_lo > 0.0:  # the same at the start
-        return lo
-    return float(optimize.brentq(gap, lo, hi, xtol=CROSSING_XTOL, rtol=CROSSING_RTOL))
+    states bracket it (:func:`locate_crossings` for one crossing)."""
+    return float(locate_crossings(lambda t, _: np.array([gap(float(t[0]))]), np.array([lo]), np.array([hi]))[0])
+
+
+def locate_crossings(gaps: Callable[[Array, Indices], Array], lo: Array, hi: Array) -> Array:
+    """The roots of several increasing gaps at once, each in its bracket ``[lo_k, hi_k]``, to
+    :data:`CROSSING_XTOL` + :data:`CROSSING_RTOL`·t: ``gaps(t, k)`` is ``gap_k(t_k)`` for the crossings
+    ``k`` (indices) at their times ``t`` — one evaluation of the dense output serves them all.
+
+    Each bracket ``[lo, hi]`` is a solver step whose stored states bracket the crossing. The dense
+    output at a step's end equals the stored state to round-off only: where the state sits within
+    ulps of the threshold the two may disagree about its sign, and the crossing is then that end of
+    the step. Otherwise false position with the Illinois modification narrows the bracket, with a
+    bisection every third step (so the bracket at least halves every three), until its half-width is
+    within the tolerance; the result is its midpoint, within that tolerance of the root."""
+    lo, hi = np.array(lo, float), np.array(hi, float)
+    everyone = np.arange(lo.size)
+    f_lo, f_hi = gaps(lo, everyone), gaps(hi, everyone)
+    out = np.full(lo.size, np.nan)
+    out[f_lo >= 0.0] = lo[f_lo >= 0.0]  # above at the start on the dense output (or exactly on it)
+    out[f_hi <= 0.0] = hi[f_hi <= 0.0]  # below at the end (or exactly on it): the end
+    active = np.flatnonzero(np.isnan(out))
+    a, b, fa, fb = lo[active], hi[active], f_lo[active], f_hi[active]
+    kept = np.zeros(active.size, int)  # +1: the last step moved the lower end (kept the upper), −1: the upper
+    for step in range(1, 400):
+        done = (b - a) / 2.0 <= CROSSING_XTOL + CROSSING_RTOL * np.abs(a)
+        if np.any(done):
+            out[active[done]] = 0.5 * (a[done] + b[done])
+            active, kept = active[~done], kept[~done]
+            a, b, fa, fb = a[~done], b[~done], fa[~done], fb[~done]
+        if active.size == 0:
+            return out
+        x = b - fb * (b - a) / (fb - fa) if step % 3 else 0.5 * (a + b)
+        outside = ~((x > a) & (x < b))  # rounding put it on an end: bisect
+        x[outside] = 0.5 * (a[outside] + b[outside])
+        fx = gaps(x, active)
+        root = fx == 0.0
+        out[active[root]] = x[root]
+        below = fx < 0.0
+        # Illinois: an end kept twice in a row has its value halved, so that the next secant moves it
+        fb = np.where(below & (kept == 1), 0.5 * fb, fb)
+        fa = np.where(~below & (kept == -1), 0.5 * fa, fa)
+        a, fa = np.where(below, x, a), np.where(below, fx, fa)
+        b, fb = np.where(below, b, x), np.where(below, fb, fx)
+        kept = np.where(below, 1, -1)
+        active, kept = active[~root], kept[~root]
+        a, b, fa, fb = a[~root], b[~root], fa[~root], fb[~root]
+        if active.size == 0:
+            return out
+    raise RuntimeError("locate_crossings: no convergence in 400 steps")  # pragma: no cover - halving every 3
 
 
 CROSSING_XTOL = 1e-14
 CROSSING_RTOL = 1e-13
-"""The crossing ``T_spec`` is located by :func:`scipy.optimize.brentq` on the dense output to
+"""The crossing ``T_spec`` is located on the dense output (:func:`locate_crossings`) to
 ``|t − t*| ≤ CROSSING_XTOL + CROSSING_RTOL·|t*|``."""
 
 
@@ -121,6 +163,18 @@ def flow_progress(t: float, t_max: float) -> float:
     """``log(1 + t/τ) / log(1 + t_max/τ)`` with ``τ = t_max·10^-PROGRESS_DECADES``: 0 at t = 0, 1 at t_max."""
     tau = t_max * 10.0**-PROGRESS_DECADES
     return min(math.log1p(max(t, 0.0) / tau) / math.log1p(t_max / tau), 1.0)
+
+
+@functools.cache
+def _threadpools() -> ThreadpoolController:
+    # made once per process: a new controller scans every loaded library (~1 ms, per flow)
+    return ThreadpoolController()
+
+
+def one_blas_thread() -> Any:
+    """A context in which BLAS runs on one thread (the flows' small dense LUs: threaded BLAS was
+    measured 5–7× slower on them on 2 shared cores)."""
+    return _threadpools().limit(limits=1, user_api="blas")
 
 
 def _pack(a: Array, W: Array) -> Array:
@@ -177,11 +231,12 @@ def _solve(
     counts = {"grad": 0, "hess": 0}
     explicit = method in ("RK23", "RK45", "DOP853")  # no Jacobian to give
     hessian = objective.hessian if options.jacobian == "exact" and not explicit else None
+    packed = objective.packed
 
     def rhs(t: float, y: Array) -> Array:
         counts["grad"] += 1
-        a, W = _unpack(y, (n,), m, d)
         if counts["grad"] > options.max_gradient_evals:
+            W = _unpack(y, (n,), m, d)[1]
             smallest = float(np.min(np.linalg.norm(W, axis=-1)))
             cause = (
                 f"; a neuron's input weight is passing through w = 0 (‖w‖ = {smallest:.1e}), where the ReLU "
@@ -193,9 +248,15 @@ def _solve(
                 f"gradient flow used its budget of {options.max_gradient_evals} gradient evaluations "
                 f"and reached only t={t:.4g} of t_max={t_max:.4g}{cause}; shorten `t_max` or loosen rtol"
             )
-        ga, gW, _ = objective.gradient(a, W)
-        out = -_pack(ga, gW)
-        if not np.all(np.isfinite(out)):
+        if packed is not None:  # the same numbers, without unpacking (Objective.packed)
+            out = packed(y.reshape(n, P)).ravel()
+            np.negative(out, out=out)
+        else:
+            ga, gW, _ = objective.gradient(*_unpack(y, (n,), m, d))
+            out = -_pack(ga, gW)
+        # one sum instead of isfinite over every entry: it is finite exactly when they all are (a sum
+        # overflowing from finite entries would need gradients of ~1e308, a fault too)
+        if not math.isfinite(float(np.add.reduce(out))):
             raise NumericalFault(f"non-finite gradient at t={t:.4g}: a neuron's norm reached 0 or overflowed")
         if progress is not None:
             progress(flow_progress(t, t_max))
@@ -214,6 +275,8 @@ def _solve(
         return sparse.bsr_array((H, np.arange(n), np.arange(n + 1)), shape=(n * P, n * P))
 
     def squared_gradient(y: Array) -> Array:
+        if packed is not None:
+            return np.sum(packed(y.reshape(n, P)) ** 2, axis=-1)
         a, W = _unpack(y, (n,), m, d)
         ga, gW, _ = objective.gradient(a, W)
         return np.sum(ga**2, axis=-1) + np.sum(gW**2, axis=(-1, -2))
@@ -258,17 +321,18 @@ def _solve(
     thr = 1.0 - eps_align
     align = alignment(_unpack(sol.y.T, (sol.t.size, n), m, d)[1], model)[0]  # (steps, n, m)
     crossing = np.full((n, m), np.nan)
-    for b, j in zip(*np.nonzero(np.any(align >= thr, axis=0)), strict=True):
-        i = int(np.argmax(align[:, b, j] >= thr))
-        if i == 0:
-            crossing[b, j] = 0.0
-            continue
+    members, neurons = np.nonzero(np.any(align >= thr, axis=0))
+    first = np.argmax(align[:, members, neurons] >= thr, axis=0)  # the first step at or above
+    crossing[members[first == 0], neurons[first == 0]] = 0.0
+    later = first > 0
+    members, neurons, first = members[later], neurons[later], first[later]
+    if members.size:
 
-        def gap(t: float, b: int = b, j: int = j) -> float:
-            W = _unpack(sol.sol(t), (n,), m, d)[1]
-            return float(alignment(W[b, j], model)[0] - thr)
+        def gaps(t: Array, k: Indices) -> Array:
+            W = _unpack(sol.sol(t).T, (t.size, n), m, d)[1]  # (len(t), n, m, d)
+            return alignment(W[np.arange(t.size), members[k], neurons[k]], model)[0] - thr
 
-        crossing[b, j] = locate_crossing(gap, float(sol.t[i - 1]), float(sol.t[i]))
+        crossing[members, neurons] = locate_crossings(gaps, sol.t[first - 1], sol.t[first])
 
     # Stopping on the convergence event means every member reached grad_tol (the event
     # watches the largest); otherwise judge each member, with slack for the ~1e-6
@@ -340,7 +404,7 @@ def gradient_flow(
     solved = []
     # One BLAS thread: the dense LUs here have at most a few hundred unknowns, and threaded
     # BLAS was measured 5-7x slower on them on 2 shared cores.
-    with threadpool_limits(limits=1, user_api="blas"):
+    with one_blas_thread():
         for k, idx in enumerate(chunks):
             sub = None if progress is None else (lambda f, k=k: progress((k + f) / len(chunks)))
             solved.append(

@@ -13,9 +13,9 @@ from typing import Any, NamedTuple
 
 import numpy as np
 from scipy.integrate import solve_ivp
-from threadpoolctl import threadpool_limits
 
 from gaugecli.core.dynamics import population_gradient, population_hessian
+from gaugecli.core.flow import one_blas_thread
 from gaugecli.core.metrics import alignment
 from gaugecli.core.model import Model
 from gaugecli.core.trajectory import NumericalFault
@@ -112,7 +112,7 @@ def population_flow_on_grid(
             raise NumericalFault(f"gradient flow failed at t={sol.t[-1]:.4g}: {sol.message}; try a smaller rtol")
         return sol
 
-    with threadpool_limits(limits=1, user_api="blas"):
+    with one_blas_thread():
         start_aligned = aligned(0.0, y0) >= 0
         t_spec: float | None
         if times is None:

@@ -11,7 +11,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from gaugecli.core.dynamics import population_gradient, population_hessian
+from gaugecli.core.dynamics import population_gradient, population_gradient_packed, population_hessian
 from gaugecli.core.model import Model
 from gaugecli.core.types import Array, Indices
 
@@ -38,6 +38,10 @@ class Objective:
     members: Callable[[Indices], Objective] | None = None
     population: bool = False
     """The population loss (with or without decay): deterministic, with its exact saddles."""
+    packed: Callable[[Array], Array] | None = None
+    """``Y (B, P) → ∇J`` in the flow's packing (rows ``θ = (a_1..a_m, w_1, ..., w_m)``), where the
+    objective has a route that skips unpacking (the population loss of the ReLU family: :mod:`gaugecli.core.fused`);
+    ``None``: the flow packs what ``gradient`` returns. Both give the same numbers."""
 
     def restricted(self, idx: Indices) -> Objective:
         """The objective of the members ``idx`` (itself when members share one loss)."""
@@ -53,7 +57,9 @@ class Objective:
         gradient = decayed(base.gradient, lam)
         hessian = None if base.hessian is None else _shifted(base.hessian, lam)
         members = None if base.members is None else _decayed_members(base.members, lam)
-        return Objective(gradient, hessian, f"{base.name} + weight decay λ={lam:g}", members, base.population)
+        packed = None if base.packed is None else _decayed_packed(base.packed, lam)
+        name = f"{base.name} + weight decay λ={lam:g}"
+        return Objective(gradient, hessian, name, members, base.population, packed)
 
 
 def decayed(oracle: GradientOracle, weight_decay: float) -> GradientOracle:
@@ -83,6 +89,15 @@ def _shifted(hessian: Hessian, lam: float) -> Hessian:
     return shifted
 
 
+def _decayed_packed(packed: Callable[[Array], Array], lam: float) -> Callable[[Array], Array]:
+    def decayed_packed(Y: Array) -> Array:
+        G = packed(Y)
+        G += lam * Y
+        return G
+
+    return decayed_packed
+
+
 def _decayed_members(members: Callable[[Indices], Objective], lam: float) -> Callable[[Indices], Objective]:
     return lambda idx: members(idx).with_weight_decay(lam)
 
@@ -95,7 +110,13 @@ def population_objective(model: Model) -> Objective:
         g = population_gradient(a, W, model)
         return g.a, g.W, None
 
-    objective = Objective(gradient, lambda a, W: population_hessian(a, W, model), "population", population=True)
+    objective = Objective(
+        gradient,
+        lambda a, W: population_hessian(a, W, model),
+        "population",
+        population=True,
+        packed=population_gradient_packed(model),
+    )
     return objective.with_weight_decay(model.weight_decay)
 
 

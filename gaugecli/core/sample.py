@@ -252,12 +252,15 @@ def sample_memory_estimate(
       Hessian (``P = m (d + 1)``) and the solver's copies — LSODA's negated Jacobian, its
       banded/dense work array and LU: 4 copies in all;
     * the saved trajectory, ``grid_points × members × m (d + 1)`` floats, ×3 (dense output,
-      grid, observables).
+      grid, observables);
+    * a stored sample that is one chunk for the gradient also keeps ``Xᵀ``: ``8 n d`` more.
     """
     P = m * (d + 1)
     if stored is None:
         stored = 8 * n * (d + 1) <= empirical.STORE_LIMIT_BYTES
     sample = 8 * n * (d + 1) if stored else 0
+    if stored and chunk_rows(chunk, max(members * m, d)) >= n:
+        sample += 8 * n * d
     width = max(members * (P if hessian else m), d)
     rows = min(n, chunk_rows(chunk, width))
     passes = 6 * 8 * rows * width

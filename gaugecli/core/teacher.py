@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import cached_property
 
 import numpy as np
 
@@ -18,8 +19,8 @@ class Teacher:
     directions: Array
 
     def __post_init__(self) -> None:
-        b = np.atleast_1d(np.asarray(self.coefficients, dtype=np.float64))
-        V = np.atleast_2d(np.asarray(self.directions, dtype=np.float64))
+        b = np.ascontiguousarray(np.atleast_1d(np.asarray(self.coefficients, dtype=np.float64)))
+        V = np.ascontiguousarray(np.atleast_2d(np.asarray(self.directions, dtype=np.float64)))
         if V.shape[0] != b.shape[0]:
             raise ValueError(f"teacher: {b.shape[0]} coefficients but {V.shape[0]} directions; give one per feature")
         if np.any(np.linalg.norm(V, axis=1) == 0.0):
@@ -36,7 +37,14 @@ class Teacher:
         return int(self.directions.shape[1])
 
     def unit_directions(self) -> Array:
-        return self.directions / np.linalg.norm(self.directions, axis=1, keepdims=True)
+        """``v̂_k = v_k/‖v_k‖``, ``(k, d)``, read-only (computed once: the alignment of every step reads it)."""
+        return self._units
+
+    @cached_property
+    def _units(self) -> Array:
+        units = self.directions / np.linalg.norm(self.directions, axis=1, keepdims=True)
+        units.flags.writeable = False
+        return units
 
     def __call__(self, X: Array) -> Array:
         """Teacher output on inputs ``X`` of shape ``(n, d)``."""

@@ -79,7 +79,8 @@ def reading_text(reading: dict[str, Any]) -> str:
 
 def define_random(ax: Any, layout: Layout, m: int, seeds: int) -> dict[str, Any]:
     """(e)'s title: what a random ε does (:func:`gaugecli.core.gauge.perturbed_duplicates`)."""
-    text = rf"$m={m}$, {seeds} seeds: $u_j\propto u_0+\varepsilon\xi_j$, $c_j=(c_0/m)\,e^{{\varepsilon\zeta_j}}$"
+    # exp(·), not e^{εζ_j}: a subscript inside a superscript would be a script of a script (5 pt)
+    text = rf"$m={m}$, {seeds} seeds: $u_j\propto u_0+\varepsilon\xi_j$, $c_j=(c_0/m)\,\exp(\varepsilon\zeta_j)$"
     ax.set_title(text, loc="right", fontsize=layout.small)
     ax.set_xlabel(r"random perturbation size $\varepsilon$  ($\xi_j\sim N(0,I_d/d)$, $\zeta_j\sim N(0,1)$)")
     return {"m": m, "seeds": seeds, "u": "u0 + ε ξ, ξ ~ N(0, I/d)", "c": "(c0/m) e^{ε ζ}, ζ ~ N(0, 1)"}

@@ -207,10 +207,12 @@ def render_from_cache(
     quick: bool,
     layout: Layout,
     keep_unchanged: bool = False,
+    written: Sequence[tuple[str, str]] = (),
 ) -> Rendered:
     """:func:`render` in a worker process, from a cache that already holds the figure's runs
-    (``plot`` prefetches them first, so nothing is computed twice)."""
-    pipeline = Pipeline(cache_root)
+    (``plot`` prefetches them first, so nothing is computed twice); ``written``: the ``(kind, hash)``
+    of those the calling command has just computed itself (read without re-verifying them)."""
+    pipeline = Pipeline(cache_root, written=set(written))
     return render(fig_id, pipeline, out_dir, formats=formats, quick=quick, layout=layout, keep_unchanged=keep_unchanged)
 
 

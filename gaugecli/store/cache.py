@@ -33,8 +33,9 @@ class Cache:
     def path(self, kind: str, config: Any) -> Path:
         return self.root / kind / f"{config_hash(config)}.json"
 
-    def load(self, kind: str, config: Any) -> dict[str, Any] | None:
-        """The cached artifact of ``(kind, config)``, or ``None`` if absent or damaged."""
+    def load(self, kind: str, config: Any, *, verify: bool = True) -> dict[str, Any] | None:
+        """The cached artifact of ``(kind, config)``, or ``None`` if absent or damaged (``verify=False``:
+        without re-checking its schema and result hash, :func:`~gaugecli.store.artifacts.read_artifact`)."""
         path = self.path(kind, config)
         if path.parent not in self._swept:  # leftovers of a killed writer, once per folder
             sweep_leftovers(path.parent)
@@ -42,7 +43,7 @@ class Cache:
         if not path.exists():
             return None
         try:
-            artifact = read_artifact(path, kind)
+            artifact = read_artifact(path, kind, verify=verify)
         except ArtifactError as exc:
             if self.warn is not None:
                 self.warn(f"{exc} — recomputing it")
