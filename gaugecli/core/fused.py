@@ -1,12 +1,14 @@
-"""The paper model's population gradient and Hessian as compiled loops over neuron pairs.
+"""The population gradient and Hessian of the ReLU family as compiled loops over neuron pairs.
 
-For a ReLU student and a ReLU teacher the population loss is a sum over pairs of the arc-cosine
-kernel (:mod:`gaugecli.core.kernels`),
+For a student and teacher of one activation ``σ = α relu + β id`` (ReLU, leaky ReLU, linear) the
+kernel is ``K(w, w') = A κ(w, w') + B w·w'`` with ``κ`` the arc-cosine kernel of
+:mod:`gaugecli.core.kernels`, ``A = α²`` and ``B = β(α + β)`` (:func:`kernel_weights`), and the
+population loss is a sum over pairs,
 
-    L = ½ Σ_ij a_i a_j κ(w_i, w_j) − Σ_ik a_i b_k κ(w_i, v_k) + ½ Σ_kl b_k b_l κ(v_k, v_l),
+    L = ½ Σ_ij a_i a_j K(w_i, w_j) − Σ_ik a_i b_k K(w_i, v_k) + ½ Σ_kl b_k b_l K(v_k, v_l),
 
 so with ``c = (a, −b)`` and ``X = (W, V)`` its gradient is one pass over the pairs ``(i, j)`` of a
-neuron ``i`` and a row ``j`` of ``X``:
+neuron ``i`` and a row ``j`` of ``X`` (shown for ReLU, ``A = 1, B = 0``):
 
     ∂L/∂a_i = Σ_j c_j κ(w_i, x_j),
     ∂L/∂w_i = a_i/(2π) · ( Σ_j c_j (π − φ_ij) x_j + (Σ_j c_j sin φ_ij ‖x_j‖) ŵ_i ),
@@ -17,11 +19,11 @@ the same clipping of ``ρ`` and the same floor on ``sin φ`` — summed in loops
 
 Why compiled loops: the flows of the figures integrate a few neurons in the invariant subspace
 (``r = 2 … 10`` coordinates), where one numpy gradient is ~25 calls of 2–5 µs each on arrays of
-tens of entries; these loops do the same arithmetic in ~1 µs (benchmark row d4). The sums run in
-another order than numpy's matrix products, so results agree with the numpy route to round-off
+tens of entries; these loops do the same arithmetic in ~1 µs (benchmark rows l1, l2). The sums run
+in another order than numpy's matrix products, so results agree with the numpy route to round-off
 (tests: ``k·ε`` of the terms' scale), not bit for bit; the compiled code is built for the machine
-it runs on, without ``fastmath``, so no sum is reordered by the compiler (the two arithmetic
-paths of ``make check-portable`` differ in the numpy route only).
+it runs on, without ``fastmath``, so no sum is reordered by the compiler (``make check-portable``
+builds it for a generic x86-64, ``NUMBA_CPU_NAME=generic``, as part of its second arithmetic path).
 
 Compiled functions are cached on disk (numba's ``cache=True``: ``__pycache__`` beside this file,
 or numba's user cache where that is read-only), so a process after the first loads them in
