@@ -237,10 +237,10 @@ class Pipeline:
         ``on_cached(keys, computed)`` is told which ``(kind, config_hash)`` are in the cache: first
         those that already were (``computed=False``), then each task's as it finishes (in completion
         order, ``computed=True``), so a caller can start what reads them — a figure — while the rest
-        still compute. ``window``: at most
-        this many of these tasks are submitted at a time (``None``: all at once), so that what the
-        caller submits from ``on_cached`` runs before the runs not yet submitted — ``plot`` draws each
-        figure as soon as its runs are in, instead of all of them after the last run."""
+        still compute. ``window``: at most this many of these tasks are submitted at a time (``None``:
+        all at once), so that what the caller submits from ``on_cached`` runs before the runs not yet
+        submitted — ``plot`` draws each figure as soon as its runs are in, instead of all of them after
+        the last run."""
         if self.cache is None:
             raise ValueError("prefetch needs a cache to hand results over")
         from gaugecli.store.artifacts import config_hash
@@ -289,9 +289,11 @@ class Pipeline:
     def _cached(self, k: Kind, config: Any) -> Outcome | None:
         if self.cache is None:
             return None
-        from gaugecli.store.artifacts import config_hash
+        key = None
+        if not self.reuse or self.written:  # the hash only where it decides something (the cache hashes too)
+            from gaugecli.store.artifacts import config_hash
 
-        key = (k.name, config_hash(config))
+            key = (k.name, config_hash(config))
         if not self.reuse and key not in self.computed:  # recompute once: what this pipeline computed is reused
             return None
         artifact = self.cache.load(k.name, config, verify=key not in self.written)
