@@ -210,6 +210,8 @@ CONTEXT: dict[tuple[type, str], dict[str, Any]] = {
     (SimulateConfig, "init_scale_w"): {"init": "gaussian"},
     (SelectConfig, "init_scale_a"): {"init": "gaussian"},
     (SelectConfig, "init_scale_w"): {"init": "gaussian"},
+    (SimulateConfig, "mixed_signs"): {"init": "gaussian"},
+    (SelectConfig, "mixed_signs"): {"init": "gaussian"},
     (PerturbConfig, "seeds"): {"adversarial": False},
     (ModelConfig, "negative_slope"): {"activation": "leaky-relu"},
 }

@@ -213,14 +213,3 @@ def test_flow_conserves_imbalance_and_splits_dissipation(cfg: Config, t_max: flo
     assert np.isnan(residual) or residual <= 1e-8, (residual, cfg.relations)
     # the flow descends
     assert np.all(np.diff(obs.loss) <= 1e-12 * (1 + obs.loss[0]))
-
-
-def test_a_neuron_through_the_origin_is_a_numerical_fault() -> None:
-    """Found by the search above: neuron 0 lies on the teacher feature with c < 0 and δ > 0,
-    so c must change sign and w must pass through 0. The default solver must fail with a
-    NumericalFault (not NaN, not a silent wrong answer); the budget keeps it short."""
-    teacher = Model(Teacher(np.array([3.135068171885015]), np.array([[1.0, 0.0]])))
-    a0 = np.array([-0.6459174210171142, -1.0, -0.46963596324066215])
-    W0 = np.array([[0.48957924918464024, 0.0], [-1.0, 0.0], [-0.46963596324066215, 0.0]])
-    with pytest.raises(NumericalFault, match=r"t=0\.6"):
-        gradient_flow(a0, W0, teacher, 1.9414246733968397, options=FlowOptions(max_gradient_evals=2_000))

@@ -213,6 +213,7 @@ Perturbation = Annotated[float | None, option(P.Initial.eps)]
 InitSeed = Annotated[int | None, option(P.Initial.init_seed)]
 InitScaleA = Annotated[float | None, option(P.Initial.init_scale_a)]
 InitScaleW = Annotated[float | None, option(P.Initial.init_scale_w)]
+MixedSigns = Annotated[bool, option(P.Initial.mixed_signs)]
 Deltas = Annotated[FloatList | None, option(P.DELTAS)]
 
 # -- the command line's own options: where results go, how the work runs ------------------------

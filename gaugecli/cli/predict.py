@@ -34,6 +34,7 @@ def predict(
     first_seed: Annotated[int, opt.option(F.first_seed)] = F.first_seed.default,
     init_scale_a: Annotated[float, opt.option(F.init_scale_a)] = F.init_scale_a.default,
     init_scale_w: Annotated[float, opt.option(F.init_scale_w)] = F.init_scale_w.default,
+    mixed_signs: Annotated[bool, opt.option(F.mixed_signs)] = F.mixed_signs.default,
     d: opt.Dimension = P.Model.d.default,
     eps_align: opt.EpsAlign = P.Model.eps_align.default,
     rtol: Annotated[float, opt.option(F.rtol)] = F.rtol.default,
@@ -50,8 +51,8 @@ def predict(
 ) -> None:
     """Who owns each teacher feature from a Gaussian start, and what predicts it.
 
-    Every cell (k features, m = width·k neurons, a δ-spread ratio ρ) draws --runs starts a_j = |ã_j|,
-    ã_j ~ N(0, σ_a²), w_j ~ N(0, σ_w² I/d), with δ_j ~ N(0, ρ² σ_vis²) set apart from the visible function
+    Every cell (k features, m = width·k neurons, a δ-spread ratio ρ) draws --runs starts a_j = |ã_j|
+    (ã_j itself with --mixed-signs), ã_j ~ N(0, σ_a²), w_j ~ N(0, σ_w² I/d), with δ_j ~ N(0, ρ² σ_vis²) set apart from the visible function
     (σ_vis = σ_a σ_w/√d, the spread of c_j α_jk) or, with --natural, δ as drawn. Each run's owner of
     each feature is compared with the neuron named by argmax δ (in the feature's basin), argmax α,
     argmax c·α, the largest initial angular speed toward the feature, and the race of the reduced
@@ -76,6 +77,7 @@ def predict(
             first_seed=first_seed,
             init_scale_a=init_scale_a,
             init_scale_w=init_scale_w,
+            mixed_signs=mixed_signs,
             rtol=rtol,
             t_max=t_max,
             n_samples=tuple(n_samples),

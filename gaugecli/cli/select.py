@@ -38,6 +38,7 @@ def select(
     init_seed: opt.InitSeed = None,
     init_scale_a: opt.InitScaleA = None,
     init_scale_w: opt.InitScaleW = None,
+    mixed_signs: opt.MixedSigns = False,
     max_time: opt.MaxTime = opt.DEFAULT_MAX_TIME,
     model: Any = None,
     dynamics: Any = None,
@@ -49,7 +50,9 @@ def select(
 
         if sweep and outputs.figure is not None:
             raise bad_parameter("--figure", "draws one run; select --sweep prints its success matrix instead")
-        if sweep and (clash := opt.given(ctx, "init", "eps", "init_seed", "init_scale_a", "init_scale_w")):
+        if sweep and (
+            clash := opt.given(ctx, "init", "eps", "init_seed", "init_scale_a", "init_scale_w", "mixed_signs")
+        ):
             raise bad_parameter(clash[0], "has no effect with --sweep (the sweep starts from exact duplicates)")
         if sweep and (clash := opt.given(ctx, "m", "owner", "deltas")):
             raise bad_parameter(clash[0], "has no effect with --sweep (it runs every m of --ms and every owner)")
@@ -86,6 +89,7 @@ def select(
                 init_seed=init_seed,
                 init_scale_a=init_scale_a,
                 init_scale_w=init_scale_w,
+                mixed_signs=mixed_signs,
             )
         outcomes, paths = session.execute(ctx, kind, [config], outputs)
     session.summarize(outcomes, paths, report.owner_sweep if sweep else report.select, outputs.json)

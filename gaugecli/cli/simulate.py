@@ -33,6 +33,7 @@ def simulate(
     init_seed: opt.InitSeed = None,
     init_scale_a: opt.InitScaleA = None,
     init_scale_w: opt.InitScaleW = None,
+    mixed_signs: opt.MixedSigns = False,
     seeds: Annotated[opt.IntList | None, opt.option(P.SEEDS, "--seed")] = None,
     max_time: opt.MaxTime = opt.DEFAULT_MAX_TIME,
     model: Any = None,
@@ -64,6 +65,7 @@ def simulate(
                 init_seed=init_seed,
                 init_scale_a=init_scale_a,
                 init_scale_w=init_scale_w,
+                mixed_signs=mixed_signs,
             )
             for g in dict.fromkeys(gauge)
             for seed in (dict.fromkeys(seeds) if seeds is not None else [None])

@@ -261,7 +261,9 @@ def dissipation(a: Array, W: Array, model: Model) -> Dissipation:
     (from parameters), with ``residual = |‖∇L‖² − (R + T)| / ‖∇L‖²``.
 
     ``L`` is the loss without the weight decay: the split is an identity of ``L`` at every point.
-    An activation without a degree has no function coordinates: ``R``, ``T`` and the residual are NaN."""
+    An activation without a degree has no function coordinates: ``R``, ``T`` and the residual are NaN;
+    so are ``T`` and the residual where a neuron sits at ``w = 0`` (absorbed: its mobility is infinite
+    and its direction undefined, and ``∂L/∂w`` there is not its velocity)."""
     grad = population_gradient(a, W, model)
     grad_norm_sq = np.sum(grad.a**2, axis=-1) + np.sum(grad.W**2, axis=(-1, -2))
     if not model.activation.homogeneous:
@@ -272,7 +274,8 @@ def dissipation(a: Array, W: Array, model: Model) -> Dissipation:
     delta = imbalance(a, W, p)
     fg = function_gradient(c, U, model)
     reaction = np.sum(reaction_mobility(c, delta, p) * fg.coefficient**2, axis=-1)
-    transport = np.sum(transport_mobility(c, delta, p) * np.sum(fg.direction**2, axis=-1), axis=-1)
+    with np.errstate(invalid="ignore"):  # a neuron absorbed at w = 0 (core.absorption): ∞·0, NaN
+        transport = np.sum(transport_mobility(c, delta, p) * np.sum(fg.direction**2, axis=-1), axis=-1)
     scale = np.where(grad_norm_sq > 0, grad_norm_sq, 1.0)
     residual = np.abs(grad_norm_sq - reaction - transport) / scale
     return Dissipation(reaction, transport, grad_norm_sq, residual)

@@ -21,6 +21,7 @@ from scipy import sparse
 from scipy.integrate import solve_ivp
 from threadpoolctl import ThreadpoolController
 
+from gaugecli.core.absorption import NearZero, can_be_absorbed
 from gaugecli.core.budget import check_run
 from gaugecli.core.gauge import imbalance
 from gaugecli.core.metrics import alignment
@@ -188,14 +189,44 @@ def _unpack(y: Array, batch: tuple[int, ...], m: int, d: int) -> tuple[Array, Ar
     return Y[..., :m], Y[..., m:].reshape(batch + (m, d))
 
 
+class _Piecewise:
+    """The dense output of a flow solved in segments (restarted where a neuron near ``w = 0`` was
+    slaved or freed): segment ``s`` covers ``[starts[s], starts[s + 1])``; at a restart time the state
+    is the new segment's. ``near``: the member's :class:`~gaugecli.core.absorption.NearZero`, whose
+    extra states it drops and whose slaved neurons it rebuilds; ``None``: the states as solved."""
+
+    def __init__(self, sols: list[Any], starts: list[float], near: NearZero | None) -> None:
+        self.sols, self.starts, self.near = sols, np.asarray(starts, float), near
+
+    def segment(self, t: Array) -> Indices:
+        return np.clip(np.searchsorted(self.starts, t, side="right") - 1, 0, len(self.sols) - 1)
+
+    def __call__(self, t: Array) -> Array:
+        """States ``(n·P, len(t))`` at the times ``t`` (any order)."""
+        t = np.atleast_1d(np.asarray(t, float))
+        if len(self.sols) == 1 and self.near is None:
+            return self.sols[0](t)
+        seg = self.segment(t)
+        Y = np.empty((self.sols[0](t[:1]).shape[0], t.size))
+        for s in np.unique(seg):
+            here = seg == s
+            Y[:, here] = self.sols[s](t[here])
+        if self.near is None:
+            return Y
+        return self.near.observed(seg, Y.T).T
+
+
 @dataclass
 class _Solved:
-    """One solve_ivp run over ``n`` members: its dense output and per-member crossings."""
+    """One flow over ``n`` members (one solve_ivp run, or several stitched at the events of a
+    neuron near ``w = 0``): its dense output, stored steps and per-member crossings."""
 
-    sol: Any
+    dense: _Piecewise
+    t_end: float
     y0: Array
     n: int
     crossing: Array  # (n, m)
+    held_at: Array  # (n, m): the first time w_j reached the slaving level (NaN: never)
     converged: Array  # (n,)
     steps: int
     grad_evals: int
@@ -203,14 +234,10 @@ class _Solved:
     method: str
     message: str
 
-    @property
-    def t_end(self) -> float:
-        return float(self.sol.t[-1])
-
     def states(self, grid: Array) -> Array:
         """States ``(len(grid), n·P)``; beyond a converged run's end its final state is held
         (it moves at speed ≤ grad_tol there)."""
-        Y = self.sol.sol(np.minimum(grid, self.t_end)).T
+        Y = self.dense(np.minimum(grid, self.t_end)).T
         Y[grid == 0.0] = self.y0
         return Y
 
@@ -232,15 +259,25 @@ def _solve(
     explicit = method in ("RK23", "RK45", "DOP853")  # no Jacobian to give
     hessian = objective.hessian if options.jacobian == "exact" and not explicit else None
     packed = objective.packed
+    # A member whose neurons can reach w = 0 (gaugecli.core.absorption) runs alone (gradient_flow
+    # sees to it), with one extra state per neuron: the norm of a neuron slaved near 0.
+    near = NearZero(objective, model, a0[0], W0[0]) if n == 1 and objective.population else None
+    if near is not None and not near.active:
+        near = None
+
+    def theta(y: Array) -> Array:
+        return y if near is None else near.state(y)
 
     def rhs(t: float, y: Array) -> Array:
         counts["grad"] += 1
+        state = theta(y)
         if counts["grad"] > options.max_gradient_evals:
-            W = _unpack(y, (n,), m, d)[1]
+            W = _unpack(state, (n,), m, d)[1]
             smallest = float(np.min(np.linalg.norm(W, axis=-1)))
             cause = (
                 f"; a neuron's input weight is passing through w = 0 (‖w‖ = {smallest:.1e}), where the ReLU "
-                "gradient is not smooth — this happens when c changes sign at δ > 0"
+                "gradient is not smooth — this happens when c changes sign at δ > 0 (the population flow "
+                "holds such neurons near 0, gaugecli.core.absorption; a finite-sample flow does not)"
                 if smallest < 1e-6
                 else ""
             )
@@ -249,11 +286,13 @@ def _solve(
                 f"and reached only t={t:.4g} of t_max={t_max:.4g}{cause}; shorten `t_max` or loosen rtol"
             )
         if packed is not None:  # the same numbers, without unpacking (Objective.packed)
-            out = packed(y.reshape(n, P)).ravel()
+            out = packed(state.reshape(n, P)).ravel()
             np.negative(out, out=out)
         else:
-            ga, gW, _ = objective.gradient(*_unpack(y, (n,), m, d))
+            ga, gW, _ = objective.gradient(*_unpack(state, (n,), m, d))
             out = -_pack(ga, gW)
+        if near is not None:
+            out = near.velocity(y, state, out)
         # one sum instead of isfinite over every entry: it is finite exactly when they all are (a sum
         # overflowing from finite entries would need gradients of ~1e308, a fault too)
         if not math.isfinite(float(np.add.reduce(out))):
@@ -264,7 +303,18 @@ def _solve(
 
     def jac(t: float, y: Array) -> Array | sparse.bsr_array:
         counts["hess"] += 1
-        a, W = _unpack(y, (n,), m, d)
+        a, W = _unpack(theta(y), (n,), m, d)
+        if near is not None:
+            # slaved coordinates do not move as themselves: their rows and columns are 0 (a slaved
+            # neuron's own block is singular at n = 0); only Newton's iteration sees the difference
+            with np.errstate(divide="ignore", invalid="ignore"):
+                H = -hessian(a, W)[0]  # type: ignore[misc]
+            J = np.zeros((P + m, P + m))
+            J[:P, :P] = H
+            keep = ~near.frozen()
+            J = np.where(keep[:, None] & keep[None, :], J, 0.0)
+            J[P:, P:] = near.norm_jacobian(y)
+            return J
         H = -hessian(a, W)  # type: ignore[misc]
         if n == 1:
             return H[0]
@@ -275,11 +325,14 @@ def _solve(
         return sparse.bsr_array((H, np.arange(n), np.arange(n + 1)), shape=(n * P, n * P))
 
     def squared_gradient(y: Array) -> Array:
+        state = theta(y)
         if packed is not None:
-            return np.sum(packed(y.reshape(n, P)) ** 2, axis=-1)
-        a, W = _unpack(y, (n,), m, d)
-        ga, gW, _ = objective.gradient(a, W)
-        return np.sum(ga**2, axis=-1) + np.sum(gW**2, axis=(-1, -2))
+            G = packed(state.reshape(n, P))
+        else:
+            G = _pack(*objective.gradient(*_unpack(state, (n,), m, d))[:2]).reshape(n, P)
+        if near is not None:  # a slaved neuron moves by its norm: |ṅ_j| = |a_j g(u*_j)|
+            G = -near.velocity(y, state, -G.ravel())[None]
+        return np.sum(G**2, axis=-1)
 
     def converged(t: float, y: Array) -> float:
         counts["grad"] += 1
@@ -301,25 +354,52 @@ def _solve(
         banded = {"lband": P - 1, "uband": P - 1}
     y0 = _pack(a0, W0)
     jacobian = {} if explicit else {"jac": None if hessian is None else jac}
-    sol = solve_ivp(
-        rhs,
-        (0.0, t_max),
-        y0,
-        method=method,
-        **jacobian,
-        rtol=options.rtol,
-        atol=options.atol,
-        dense_output=True,
-        events=converged if options.stop_at_convergence else None,
-        **banded,
-    )
-    if sol.status == -1:
-        raise NumericalFault(f"gradient flow failed at t={sol.t[-1]:.4g}: {sol.message}; try a smaller rtol")
+    # The solve restarts at each event of a neuron near w = 0 (slaved, freed); without one it is
+    # one solve_ivp run.
+    sols: list[Any] = []
+    starts: list[float] = []
+    t_steps: list[Array] = []
+    y_steps: list[Array] = []
+    t0, y, stopped = 0.0, (y0 if near is None else near.extend(y0)), False
+    while True:
+        events: list[Callable[[float, Array], float]] = [converged] if options.stop_at_convergence else []
+        if near is not None:
+            events += near.events()
+        sol = solve_ivp(
+            rhs,
+            (t0, t_max),
+            y,
+            method=method,
+            **jacobian,
+            rtol=options.rtol,
+            atol=options.atol,
+            dense_output=True,
+            events=events or None,
+            **banded,
+        )
+        if sol.status == -1:
+            raise NumericalFault(f"gradient flow failed at t={sol.t[-1]:.4g}: {sol.message}; try a smaller rtol")
+        sols.append(sol.sol)
+        starts.append(t0)
+        t_steps.append(sol.t)
+        y_steps.append(sol.y)
+        if sol.status != 1:
+            break
+        fired = [e for e, times in zip(events, sol.t_events, strict=True) if times.size]
+        if converged in fired:
+            stopped = True
+            break
+        assert near is not None
+        t0, y = float(sol.t[-1]), near.switch(float(sol.t[-1]), sol.y[:, -1], fired)
+    dense = _Piecewise(sols, starts, near)
+    steps_t = np.concatenate(t_steps)
+    steps_y = np.concatenate([Y[: n * P] for Y in y_steps], axis=1)  # slaved neurons' w read as 0
 
-    # T_spec: the first solver step at which α_j ≥ 1 − ε brackets the crossing; brentq
-    # then finds it on the dense output (as solve_ivp's own event location does).
+    # T_spec: the first solver step at which α_j ≥ 1 − ε brackets the crossing; it is then located
+    # on the dense output (as solve_ivp's own event location does). A slaved neuron (‖w‖ ≤ 2e-6·√δ)
+    # reads α = 0 at the stored steps: it does not cross while slaved.
     thr = 1.0 - eps_align
-    align = alignment(_unpack(sol.y.T, (sol.t.size, n), m, d)[1], model)[0]  # (steps, n, m)
+    align = alignment(_unpack(steps_y.T, (steps_t.size, n), m, d)[1], model)[0]  # (steps, n, m)
     crossing = np.full((n, m), np.nan)
     members, neurons = np.nonzero(np.any(align >= thr, axis=0))
     first = np.argmax(align[:, members, neurons] >= thr, axis=0)  # the first step at or above
@@ -329,26 +409,30 @@ def _solve(
     if members.size:
 
         def gaps(t: Array, k: Indices) -> Array:
-            W = _unpack(sol.sol(t).T, (t.size, n), m, d)[1]  # (len(t), n, m, d)
+            W = _unpack(dense(t).T, (t.size, n), m, d)[1]  # (len(t), n, m, d)
             return alignment(W[np.arange(t.size), members[k], neurons[k]], model)[0] - thr
 
-        crossing[members, neurons] = locate_crossings(gaps, sol.t[first - 1], sol.t[first])
+        crossing[members, neurons] = locate_crossings(gaps, steps_t[first - 1], steps_t[first])
 
     # Stopping on the convergence event means every member reached grad_tol (the event
     # watches the largest); otherwise judge each member, with slack for the ~1e-6
     # relative round-off of ‖∇L‖² at ‖∇L‖ ≈ 1e-10.
-    done = (sol.status == 1) | (squared_gradient(sol.y[:, -1]) <= options.grad_tol**2 * (1 + 1e-3))
+    last = y_steps[-1][:, -1]
+    done = stopped | (squared_gradient(last) <= options.grad_tol**2 * (1 + 1e-3))
+    held_at = np.full((n, m), np.nan) if near is None else near.entered[None].copy()
     return _Solved(
-        sol,
+        dense,
+        float(steps_t[-1]),
         y0,
         n,
         crossing,
+        held_at,
         np.broadcast_to(done, (n,)),
-        int(sol.t.size - 1),
+        int(sum(t.size - 1 for t in t_steps)),
         counts["grad"],
         counts["hess"],
         method,
-        str(sol.message),
+        str(sol.message) + ("" if near is None else near.note()),
     )
 
 
@@ -392,14 +476,21 @@ def gradient_flow(
     n_members, P = a_flat.shape[0], m * (d + 1)
     # every flow, whoever calls it, is refused before the solver allocates its Jacobian
     check_run("flow", members=n_members, m=m, r=d, d=d, grid_points=options.grid_points)
+    # A member whose neurons can reach w = 0 runs alone, with the extra states of the neurons held
+    # there (gaugecli.core.absorption.NearZero); the others as one system, or chunks of one.
+    alone = np.any(can_be_absorbed(a_flat, W_flat, model), axis=-1) & objective.population
     if options.method != "auto":
-        chunks = [np.arange(n_members)]
         method = options.method
+        shared = np.flatnonzero(~alone)
+        size = max(1, shared.size)
     else:
         method = "LSODA"
         size = max(1, ENSEMBLE_CHUNK_STATES // P)
         order = _similarity_order(a_flat, W_flat)
-        chunks = [order[i : i + size] for i in range(0, n_members, size)]
+        shared = order[~alone[order]]
+    chunks = [shared[i : i + size] for i in range(0, shared.size, size)] + [
+        np.array([i]) for i in np.flatnonzero(alone)
+    ]
 
     solved = []
     # One BLAS thread: the dense LUs here have at most a few hundred unknowns, and threaded
@@ -414,9 +505,10 @@ def gradient_flow(
             )
 
     crossing = np.empty((n_members, m))
+    absorbed_at = np.empty((n_members, m))
     converged = np.empty(n_members, bool)
     for idx, s in zip(chunks, solved, strict=True):
-        crossing[idx], converged[idx] = s.crossing, s.converged
+        crossing[idx], absorbed_at[idx], converged[idx] = s.crossing, s.held_at, s.converged
     if t_grid is None:
         grid = declared_grid(t_max, options.grid_points, crossing)
         if extra_times is not None:
@@ -447,4 +539,5 @@ def gradient_flow(
             message="; ".join(dict.fromkeys(s.message for s in solved)),
         ),
         converged=converged.reshape(batch),
+        absorption_times=absorbed_at.reshape((*batch, m)) if np.any(np.isfinite(absorbed_at)) else None,
     )

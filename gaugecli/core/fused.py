@@ -56,8 +56,8 @@ def _table(Y, e, m, b, V, U, nrm, c, X):
             t += X[j, x] * X[j, x]
         nrm[j] = math.sqrt(t)
         c[j] = Y[e, j] if j < m else -b[j - m]
-        for x in range(r):
-            U[j, x] = X[j, x] / nrm[j]
+        for x in range(r):  # a neuron at w = 0 has no direction: U = 0 (its pairs then carry κ = 0)
+            U[j, x] = X[j, x] / nrm[j] if nrm[j] > 0.0 else 0.0
 
 
 @_jit

@@ -61,7 +61,8 @@ def imbalance(a: Array, W: Array, degree: int = 1) -> Array:
 def function_coordinates(a: Array, W: Array, degree: int = 1) -> tuple[Array, Array]:
     """``(c, U)`` with ``c_j = a_j ‖w_j‖^p`` and unit directions ``u_j = w_j/‖w_j‖``."""
     norm = np.linalg.norm(W, axis=-1)
-    return a * (norm if degree == 1 else norm**degree), W / norm[..., None]
+    # a neuron at w = 0 (absorbed there: gaugecli.core.flow) carries c = 0 and no direction, u = 0
+    return a * (norm if degree == 1 else norm**degree), W / np.where(norm > 0.0, norm, 1.0)[..., None]
 
 
 NEWTON_ITERATIONS = 80

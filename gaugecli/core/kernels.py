@@ -45,7 +45,9 @@ _VECDOT_BELOW = 4096
 
 def _unit(W: Array) -> tuple[Array, Array]:
     norm = _norm(W)
-    return W / norm[..., None], norm
+    # a neuron at w = 0 (absorbed there, gaugecli.core.flow) has no direction: U = 0, so that its
+    # pairs carry κ = 0 and finite angles instead of NaN
+    return W / np.where(norm > 0.0, norm, 1.0)[..., None], norm
 
 
 def _pair_geometry(W1: Array, W2: Array) -> dict[str, Array]:

@@ -51,6 +51,9 @@ class Trajectory:
     ``imbalance_by_steps`` (GD and SGD, activations with a degree): δ ``(..., n, m)`` propagated
     by GD's per-step identity from δ(0) (:func:`gaugecli.core.descent.gradient_descent`); ``None``
     for flows.
+
+    ``absorption_times`` (flows): ``(..., n, m)`` the time each neuron was absorbed at ``w = 0``
+    (:mod:`gaugecli.core.absorption`; NaN: never), or ``None`` when none was.
     """
 
     t: Array
@@ -63,6 +66,7 @@ class Trajectory:
     empirical_loss: Array | None = None
     basis: Array | None = None
     imbalance_by_steps: Array | None = None
+    absorption_times: Array | None = None
 
     def input_weights(self) -> Array:
         """``w_j`` in ``R^d``, shape ``(..., n, m, d)`` (a copy of size d: only where needed)."""

@@ -3,9 +3,9 @@ visibly different by ``ε`` (``--eps``, at random or ``--init adversarial``), ra
 (``--init random``), or a practitioner's Gaussian draw (``--init gaussian``).
 
 ``--init gaussian`` draws ``ã_j ~ N(0, σ_a²)``, ``w_j ~ N(0, σ_w² I/d)`` from
-``default_rng(init_seed)`` in that order, with ``a_j = |ã_j|`` (positive output weights: a neuron
-with ``c < 0`` and ``δ > 0`` would have to pass through ``w = 0``, the ReLU's kink, to change sign; see
-:mod:`gaugecli.experiments.predict.starts`). Its visible function ``c_j = a_j‖w_j‖^p``, ``u_j`` is
+``default_rng(init_seed)`` in that order, with ``a_j = |ã_j|``, or ``ã_j`` itself with ``--mixed-signs``
+(a neuron with ``a < 0 < δ`` can reach ``w = 0``, the ReLU's kink, where the population flow absorbs
+it and lets it go again: :mod:`gaugecli.core.absorption`). Its visible function ``c_j = a_j‖w_j‖^p``, ``u_j`` is
 kept and the gauge applied as for the duplicates (SPEC C1: the same function), or its own
 ``δ_j = a_j² − ‖w_j‖²/p`` with ``simulate --gauge natural``.
 
@@ -38,10 +38,11 @@ def check_initial(
     init_seed: int | None,
     theta0: float | None = None,
     scales: tuple[float | None, float | None] = (None, None),
+    mixed_signs: bool = False,
 ) -> None:
     """``eps`` perturbs duplicates only (``init`` adversarial needs it, below ``π − θ0``: the
     favorable neuron turns to ``θ0 + ε``); ``init_seed`` is given only where something is random;
-    ``scales`` (σ_a, σ_w) only with ``init`` gaussian (their ranges are declared in
+    ``scales`` (σ_a, σ_w) and ``mixed_signs`` only with ``init`` gaussian (their ranges are declared in
     :class:`~gaugecli.experiments.params.Initial`)."""
     require(
         eps is None or init not in ("random", "gaussian"),
@@ -50,6 +51,11 @@ def check_initial(
     )
     for name, value in zip(("init_scale_a", "init_scale_w"), scales, strict=True):
         require(value is None or init == "gaussian", name, "is the scale of `init` gaussian; it has no effect here")
+    require(
+        not mixed_signs or init == "gaussian",
+        "mixed_signs",
+        "keeps the signs `init` gaussian draws; it has no effect here",
+    )
     if init == "adversarial":
         require(eps is not None, "eps", "is needed by `init` adversarial: the angle of its turn")
         require(init_seed is None, "init_seed", "has no effect on `init` adversarial (it is deterministic)")
@@ -72,12 +78,14 @@ DEFAULT_SCALE = 0.3
 
 
 def gaussian_draw(
-    model: ModelConfig, m: int, seed: int, scales: tuple[float | None, float | None]
+    model: ModelConfig, m: int, seed: int, scales: tuple[float | None, float | None], mixed_signs: bool = False
 ) -> tuple[Array, Array]:
     """``(a (m,), W (m, d))`` of ``init`` gaussian (module docstring)."""
     scale_a, scale_w = (DEFAULT_SCALE if s is None else float(s) for s in scales)
     rng = np.random.default_rng(seed)
-    a = np.abs(rng.normal(0.0, scale_a, m))
+    a = rng.normal(0.0, scale_a, m)
+    if not mixed_signs:
+        a = np.abs(a)
     W = rng.normal(0.0, scale_w / np.sqrt(model.d), (m, model.d))
     return a, W
 
@@ -85,7 +93,8 @@ def gaussian_draw(
 def natural_imbalances(
     model: ModelConfig, m: int, seed: int | None, scales: tuple[float | None, float | None]
 ) -> Array:
-    """The δ of the ``init`` gaussian draw itself, ``a_j² − ‖w_j‖²/p``: shape ``(m,)``."""
+    """The δ of the ``init`` gaussian draw itself, ``a_j² − ‖w_j‖²/p``: shape ``(m,)`` (the same with
+    mixed signs: δ does not see the sign of ``a``)."""
     a, W = gaussian_draw(model, m, 0 if seed is None else seed, scales)
     return imbalance(a, W, model.build().activation.gauge_degree)
 
@@ -97,15 +106,17 @@ def initial_condition(
     eps: float | None = None,
     init_seed: int | None = None,
     scales: tuple[float | None, float | None] = (None, None),
+    mixed_signs: bool = False,
 ) -> tuple[Array, Array]:
     """``(a0, W0)`` for imbalances ``deltas (B, m)``: every member gets the same directions and
-    coefficients (members differ in δ only), seeded by ``init_seed`` (default 0)."""
+    coefficients (members differ in δ only), seeded by ``init_seed`` (default 0); ``mixed_signs``: the
+    output weights of ``init`` gaussian keep their drawn signs."""
     deltas = np.atleast_2d(np.asarray(deltas, float))
     check_input_dimension(model.d, model.k + deltas.size)  # W0 (B, m, d): refused before it is built
     seed = 0 if init_seed is None else init_seed
     if init == "gaussian":  # the draw's function, each member with its row of δ
         p = model.build().activation.gauge_degree
-        c, U = function_coordinates(*gaussian_draw(model, deltas.shape[-1], seed, scales), p)
+        c, U = function_coordinates(*gaussian_draw(model, deltas.shape[-1], seed, scales, mixed_signs), p)
         starts = [parameters_from_function(c, U, row, p) for row in deltas]
         return np.stack([s[0] for s in starts]), np.stack([s[1] for s in starts])
     if init == "random":

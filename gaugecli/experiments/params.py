@@ -392,6 +392,14 @@ class Initial(Fields):
     init_scale_w = init_scale_a.but(
         name="init_scale_w", help="σ_w of the input weights: w_j ~ N(0, σ_w² I/d) (`init` gaussian)", metavar="σ_w"
     )
+    mixed_signs = Param(
+        "mixed_signs",
+        "Keep each output weight's drawn sign, a_j ~ N(0, σ_a²), instead of |a_j| (`init` gaussian); a neuron "
+        "with a_j < 0 < δ_j may be absorbed at w = 0 and leave it again (population flow, ReLU)",
+        MODEL,
+        False,
+        bool,
+    )
 
 
 class Simulate(Initial):
@@ -911,6 +919,10 @@ class Predict(Fields):
         low=0,
     )
     init_scale_a = Initial.init_scale_a.but(help="σ_a of the output weights: |a_j| with a_j ~ N(0, σ_a²)", default=0.3)
+    mixed_signs = Initial.mixed_signs.but(
+        help="Keep each output weight's drawn sign, a_j ~ N(0, σ_a²), instead of |a_j|: a neuron with "
+        "a_j < 0 < δ_j may be absorbed at w = 0 and leave it again (population flow only: not with --n-samples)"
+    )
     init_scale_w = Initial.init_scale_w.but(help="σ_w of the input weights: w_j ~ N(0, σ_w² I/d)", default=0.3)
     rtol = RTOL.but(
         default=1e-7,

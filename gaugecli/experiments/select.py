@@ -22,7 +22,7 @@ class SelectConfig:
     own δ from ``deltas`` (then the designated owner is ``argmax_j δ_j``). In a stochastic
     mode one run per seed (each its own sample or batch stream; ``None``: seed 0); the
     population dynamics are deterministic and take no seeds. ``init``, ``eps``, ``init_seed``,
-    ``init_scale_a``, ``init_scale_w``: the initial condition, as for :class:`~gaugecli.experiments.simulate.SimulateConfig`."""
+    ``init_scale_a``, ``init_scale_w``, ``mixed_signs``: the initial condition, as for :class:`~gaugecli.experiments.simulate.SimulateConfig`."""
 
     model: ModelConfig = field(default_factory=ModelConfig)
     dynamics: DynamicsConfig = field(default_factory=DynamicsConfig)
@@ -36,10 +36,11 @@ class SelectConfig:
     init_seed: int | None = Select.init_seed.default
     init_scale_a: float | None = field(default=Select.init_scale_a.default, metadata={LATER_FIELD: True})
     init_scale_w: float | None = field(default=Select.init_scale_w.default, metadata={LATER_FIELD: True})
+    mixed_signs: bool = field(default=Select.mixed_signs.default, metadata={LATER_FIELD: True})
 
     def __post_init__(self) -> None:
         Select.check(self)
-        check_initial(self.init, self.eps, self.init_seed, self.model.theta0, self.init_scales)
+        check_initial(self.init, self.eps, self.init_seed, self.model.theta0, self.init_scales, self.mixed_signs)
         check_seeds(self.seeds, self.dynamics)
         if self.deltas is not None:
             object.__setattr__(self, "m", len(self.deltas))
@@ -91,7 +92,7 @@ class SelectResult(Labelled):
 def select(config: SelectConfig, progress: Progress | None = None) -> SelectResult:
     deltas = config.imbalances()
     a0, W0 = initial_condition(
-        config.model, deltas[None, :], config.init, config.eps, config.init_seed, config.init_scales
+        config.model, deltas[None, :], config.init, config.eps, config.init_seed, config.init_scales, config.mixed_signs
     )
     runs: list[RunObservables] = []
     seeds = list(config.run_seeds)

@@ -52,7 +52,8 @@ class SimulateConfig:
     ``gaussian`` (a practitioner's draw with scales ``init_scale_a``, ``init_scale_w``; ``gauge``
     ``natural`` keeps its own δ);
     ``eps``: a visible random perturbation of the duplicates; ``init_seed``: the seed of either
-    (:mod:`gaugecli.experiments.initial`). ``times``: declared times at which the states are also
+    (:mod:`gaugecli.experiments.initial`); ``mixed_signs``: ``init`` gaussian keeps the drawn signs of
+    the output weights. ``times``: declared times at which the states are also
     stored, from the solver's dense output (flow modes; e.g. a figure's snapshot of this run at
     a time another run located)."""
 
@@ -69,6 +70,7 @@ class SimulateConfig:
     times: tuple[float, ...] = ()
     init_scale_a: float | None = field(default=Simulate.init_scale_a.default, metadata={LATER_FIELD: True})
     init_scale_w: float | None = field(default=Simulate.init_scale_w.default, metadata={LATER_FIELD: True})
+    mixed_signs: bool = field(default=Simulate.mixed_signs.default, metadata={LATER_FIELD: True})
 
     def __post_init__(self) -> None:
         Simulate.check(self)
@@ -94,7 +96,7 @@ class SimulateConfig:
             "declared times need a flow mode (a stepped run stores its own steps)",
         )
         check_seeds(self.seed, self.dynamics, "seed")
-        check_initial(self.init, self.eps, self.init_seed, self.model.theta0, self.init_scales)
+        check_initial(self.init, self.eps, self.init_seed, self.model.theta0, self.init_scales, self.mixed_signs)
         if parse_gauge(self.gauge) == NATURAL:
             require(self.init == "gaussian", "gauge", "natural is the δ of a draw: it needs `init` gaussian")
             require(self.deltas is None, "deltas", "would replace the draw's own δ (`gauge` natural)")
@@ -153,6 +155,8 @@ def simulate(config: SimulateConfig, progress: Progress | None = None) -> list[R
     out: list[RunObservables] = []
     for i, run in enumerate(runs):
         sub = None if progress is None else (lambda f, i=i: progress((i + f) / len(runs)))
-        a0, W0 = initial_condition(run.model, run.imbalances(), run.init, run.eps, run.init_seed, run.init_scales)
+        a0, W0 = initial_condition(
+            run.model, run.imbalances(), run.init, run.eps, run.init_seed, run.init_scales, run.mixed_signs
+        )
         out.extend(run_ensemble(run.model, run.dynamics, a0, W0, seed=run.run_seed, times=run.times, progress=sub))
     return out

@@ -89,6 +89,7 @@ def chunks(config: PredictConfig) -> tuple[list[PredictChunk], list[int]]:
                     cell.n,
                     config.sgd_batch if cell.sgd else None,
                     config.sgd_eta if cell.sgd else None,
+                    config.mixed_signs,
                 )
             )
             owner.append(i)

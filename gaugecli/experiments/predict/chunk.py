@@ -46,7 +46,8 @@ n = 64…800 (d = 16, k = 1, m = 4, natural δ); a run past it is a fault, and i
 @dataclass(frozen=True)
 class PredictChunk:
     """Seeds ``seeds`` of the cell ``(k, m, spread)`` (``spread``: ρ, ``None`` for δ as drawn) at input
-    dimension ``d``, scales ``σ_a, σ_w``, alignment threshold ``eps_align``, solver ``rtol`` and horizon ``t_max``."""
+    dimension ``d``, scales ``σ_a, σ_w``, alignment threshold ``eps_align``, solver ``rtol`` and horizon
+    ``t_max``; ``mixed_signs``: the output weights keep their drawn signs."""
 
     k: int
     m: int
@@ -61,6 +62,7 @@ class PredictChunk:
     n: int | None = field(default=None, metadata={LATER_FIELD: True})
     batch: int | None = field(default=None, metadata={LATER_FIELD: True})
     eta: float | None = field(default=None, metadata={LATER_FIELD: True})
+    mixed_signs: bool = field(default=False, metadata={LATER_FIELD: True})
 
 
 @dataclass
@@ -105,7 +107,9 @@ def _sample_final_state(job: PredictChunk) -> tuple[np.ndarray, np.ndarray, np.n
 
     assert job.n is not None
     net = ModelConfig(d=job.d, k=job.k, eps_align=job.eps_align).build()
-    starts = [gaussian_start(s, job.k, job.m, job.d, job.scale_a, job.scale_w, job.spread) for s in job.seeds]
+    starts = [
+        gaussian_start(s, job.k, job.m, job.d, job.scale_a, job.scale_w, job.spread, job.mixed_signs) for s in job.seeds
+    ]
     a0, W0 = np.stack([a for a, _ in starts]), np.stack([W for _, W in starts])
     samples = [draw_sample(net, job.n, np.random.SeedSequence([s, job.n, job.k, job.m])) for s in job.seeds]
     options = FlowOptions(
@@ -149,7 +153,7 @@ def _sample_final_state(job: PredictChunk) -> tuple[np.ndarray, np.ndarray, np.n
 def predict_chunk(job: PredictChunk) -> ChunkResult:
     """Draw, integrate and read the chunk's runs (module docstring)."""
     seeds = list(job.seeds)
-    a0, W0, delta = draw(seeds, job.k, job.m, job.d, job.scale_a, job.scale_w, job.spread)
+    a0, W0, delta = draw(seeds, job.k, job.m, job.d, job.scale_a, job.scale_w, job.spread, job.mixed_signs)
     net = ModelConfig(d=W0.shape[-1], k=job.k, eps_align=job.eps_align).build()
     c_end, alpha_end, failed, evals = _final_state(job, a0, W0)
     owners, tied = [], []

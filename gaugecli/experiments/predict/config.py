@@ -49,7 +49,8 @@ class PredictConfig:
     not used and must stay 1), and its ``c0`` and ``theta0`` are not used (the start is drawn).
     ``n_samples``: each cell is also trained by gradient flow on ``L_n`` for every ``n`` given (a
     sample of its own per seed; :mod:`~gaugecli.experiments.predict.chunk`), and with ``sgd_batch``
-    by minibatch SGD on the same samples, step ``sgd_eta``."""
+    by minibatch SGD on the same samples, step ``sgd_eta``. ``mixed_signs``: the output weights keep
+    their drawn signs (population flow only)."""
 
     model: ModelConfig = field(default_factory=ModelConfig)
     ks: tuple[int, ...] = Predict.ks.default
@@ -65,6 +66,7 @@ class PredictConfig:
     n_samples: tuple[int, ...] = field(default=Predict.n_samples.default, metadata={LATER_FIELD: True})
     sgd_batch: int | None = field(default=Predict.sgd_batch.default, metadata={LATER_FIELD: True})
     sgd_eta: float = field(default=Predict.sgd_eta.default, metadata={LATER_FIELD: True})
+    mixed_signs: bool = field(default=Predict.mixed_signs.default, metadata={LATER_FIELD: True})
 
     def __post_init__(self) -> None:
         Predict.check(self)
@@ -90,6 +92,12 @@ class PredictConfig:
             f"must be ≥ {max(self.ks) + 1} = max(`ks`) + 1, room for the teacher's features (got {self.model.d})",
         )
         require(bool(self.spreads) or self.natural, "spreads", "give at least one, or keep `natural`")
+        require(
+            not (self.mixed_signs and self.n_samples),
+            "mixed_signs",
+            "is for the population flow: on L_n a neuron with a < 0 < δ reaching w = 0 stalls the flow at the "
+            "ReLU's kink (drop `n_samples`)",
+        )
         require(
             self.sgd_batch is None or bool(self.n_samples),
             "sgd_batch",

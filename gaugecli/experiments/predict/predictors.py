@@ -5,7 +5,8 @@ With ``c_j, u_j, δ_j`` the start in function coordinates and ``α_jk = u_j·v̂
 
 * ``delta`` — ``argmax_{j ∈ B_k} δ_j``, the largest δ among the neurons of feature ``k``'s basin
   ``B_k = {j : argmax_l α_jl(0) = k}`` (at ``k = 1`` every neuron: C6's rule beyond the paper, argmax δ;
-  for ``k > 1`` the plain argmax would name one neuron for every feature, which can own one of them only);
+  for ``k > 1`` the plain argmax would name one neuron for every feature, which can own one of them only),
+  leaving out (with mixed signs) a neuron with ``a_j < 0 < δ_j``, which can never turn positive;
 * ``alignment`` — ``argmax_j α_jk``: the neuron pointing closest to ``v_k``;
 * ``c-alpha`` — ``argmax_j c_j α_jk``: SPEC §2's instantaneous owner ``o(0)``;
 * ``angular-speed`` — ``argmax_j ω_jk`` with ``ω_jk = −θ̇_jk = (u̇_j·v̂_k)/√(1 − α_jk²)`` the initial
@@ -57,14 +58,17 @@ def unique_argmax(x: Array, axis: int, tol: Array | float = 0.0) -> Array:
 
 
 def gauge_pick(a: Array, W: Array, alpha: Array) -> Array:
-    """The ``delta`` rule: per start and feature, the largest δ in the feature's basin, ``(B, k)``."""
+    """The ``delta`` rule: per start and feature, the largest δ in the feature's basin among the neurons
+    that can carry the teacher's (positive) function, ``(B, k)``: a neuron with ``a < 0 < δ`` never can
+    (``a² ≥ δ`` keeps its sign), and is left out."""
     delta = a**2 - np.sum(W**2, axis=-1)
     tol = DELTA_TIE * np.max(a**2 + np.sum(W**2, axis=-1), axis=-1, keepdims=True)
     nearest = np.argmax(alpha, axis=-1)  # (B, m)
+    able = (a > 0.0) | (delta <= 0.0)
     k = alpha.shape[-1]
     out = np.full((delta.shape[0], k), NONE)
     for f in range(k):
-        basin = nearest == f
+        basin = (nearest == f) & able
         masked = np.where(basin, delta, -np.inf)
         pick = unique_argmax(masked, axis=-1, tol=tol)
         out[:, f] = np.where(np.any(basin, axis=-1), pick, NONE)
@@ -96,14 +100,18 @@ def race_times(a: Array, W: Array, model: Model, eps_align: float, rtol: float, 
     alpha = np.clip(U @ model.unit_directions().T, -1.0, 1.0)  # (B, m, k)
     B, m, k = alpha.shape
     times = np.full((B, m, k), np.inf)
+    # a neuron with c < 0 < δ keeps its sign and never takes a positive feature: it does not race
+    racing = ~((c < 0.0) & (delta > 0.0)).reshape(-1)
     for f in range(k):
         plane = np.stack([alpha[..., f], np.sqrt(1.0 - alpha[..., f] ** 2)], axis=-1).reshape(-1, 1, 2)
-        a0, W0 = parameters_from_function(c.reshape(-1, 1), plane, delta.reshape(-1, 1))
+        a0, W0 = parameters_from_function(c.reshape(-1, 1)[racing], plane[racing], delta.reshape(-1, 1)[racing])
         solo = ModelConfig(d=2, k=1, a_star=float(model.coefficients[f]), eps_align=eps_align)
         dynamics = DynamicsConfig(rtol=rtol, t_max=t_max, grid_points=3)
-        traj, _ = integrate_ensemble(solo, dynamics, a0, W0)
-        crossing = np.asarray(traj.crossing_times, float).reshape(B, m)
-        times[..., f] = np.where(np.isnan(crossing), np.inf, crossing)
+        crossing = np.full(B * m, np.nan)
+        if np.any(racing):
+            traj, _ = integrate_ensemble(solo, dynamics, a0, W0)
+            crossing[racing] = np.asarray(traj.crossing_times, float).reshape(-1)
+        times[..., f] = np.where(np.isnan(crossing), np.inf, crossing).reshape(B, m)
     return times
 
 

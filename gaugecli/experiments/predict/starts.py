@@ -3,16 +3,17 @@ drawn or set apart from the visible function, in the coordinates of each start's
 
 A start of ``m`` neurons for a teacher of ``k`` features ``v_l = e_l`` is drawn from
 ``default_rng(SeedSequence(seed, spawn_key=(k, m)))``: ``ã_j ~ N(0, σ_a²)``, ``w_j ~ N(0, σ_w² I/d)``
-and ``ξ_j ~ N(0, 1)``, in that order; the output weights are ``a_j = |ã_j|``. Its visible function is
+and ``ξ_j ~ N(0, 1)``, in that order; the output weights are ``a_j = |ã_j|`` (or ``ã_j``: signs below). Its visible function is
 ``c_j = a_j‖w_j‖``, ``u_j = w_j/‖w_j‖``. Its gauge is either **natural**, ``δ_j = a_j² − ‖w_j‖²`` (the
 draw's own), or **set apart**, ``δ_j = ρ σ_vis ξ_j`` with ``σ_vis = σ_a σ_w/√d`` (the spread of
 ``c_j α_jk``), the parameters rebuilt from ``(c_j, u_j, δ_j)`` — the same visible function for every
 ρ (SPEC C1), and the same ``ξ`` (common random numbers across the spreads).
 
-**Why |ã|.** A neuron with ``c < 0`` and ``δ > 0`` has ``a² ≥ δ > 0``: its ``c`` can only change sign
-through ``w = 0``, the ReLU's kink, where the population flow is not defined (the solver stalls
-there: 200 000 gradients before ``t = 2``, measured at ``m = 8``, ρ = 1). Positive output weights keep
-every run on the smooth flow; mixed signs are for the stepped and finite-sample modes.
+**Signs.** By default ``a_j = |ã_j|``; with ``mixed_signs`` the drawn sign is kept. A neuron with
+``a < 0 < δ`` keeps ``a² ≥ δ > 0`` and can never change sign; it can reach ``w = 0``, the ReLU's kink,
+where the population flow absorbs it and lets it go again (:mod:`gaugecli.core.absorption`). An
+empirical loss's flow has no such rule (its solver stalls at the kink), so mixed signs are for the
+population flow.
 
 **Coordinates.** The population flow stays in ``S = span(v_1 … v_k, w_1 … w_m)`` (SPEC §6) and depends
 on inner products only. With ``W = [W_∥, W_⊥]`` (the first ``k`` coordinates and the rest) and the QR
@@ -30,11 +31,21 @@ from gaugecli.core.types import Array
 
 
 def gaussian_start(
-    seed: int, k: int, m: int, d: int, scale_a: float, scale_w: float, spread: float | None
+    seed: int,
+    k: int,
+    m: int,
+    d: int,
+    scale_a: float,
+    scale_w: float,
+    spread: float | None,
+    mixed_signs: bool = False,
 ) -> tuple[Array, Array]:
-    """``(a (m,), W (m, d))`` of one start (module docstring); ``spread``: ρ, or ``None`` for δ as drawn."""
+    """``(a (m,), W (m, d))`` of one start (module docstring); ``spread``: ρ, or ``None`` for δ as drawn;
+    ``mixed_signs``: ``a_j = ã_j`` as drawn instead of ``|ã_j|``."""
     rng = np.random.default_rng(np.random.SeedSequence(seed, spawn_key=(k, m)))
-    a = np.abs(rng.normal(0.0, scale_a, m))
+    a = rng.normal(0.0, scale_a, m)
+    if not mixed_signs:
+        a = np.abs(a)
     W = rng.normal(0.0, scale_w / np.sqrt(d), (m, d))
     xi = rng.standard_normal(m)
     if spread is None:
@@ -53,10 +64,17 @@ def subspace_coordinates(W: Array, k: int) -> Array:
 
 
 def draw(
-    seeds: list[int], k: int, m: int, d: int, scale_a: float, scale_w: float, spread: float | None
+    seeds: list[int],
+    k: int,
+    m: int,
+    d: int,
+    scale_a: float,
+    scale_w: float,
+    spread: float | None,
+    mixed_signs: bool = False,
 ) -> tuple[Array, Array, Array]:
     """The starts of ``seeds`` in subspace coordinates: ``(a0 (B, m), W0 (B, m, r), δ (B, m))``."""
-    starts = [gaussian_start(s, k, m, d, scale_a, scale_w, spread) for s in seeds]
+    starts = [gaussian_start(s, k, m, d, scale_a, scale_w, spread, mixed_signs) for s in seeds]
     a0 = np.stack([a for a, _ in starts])
     W0 = np.stack([subspace_coordinates(W, k) for _, W in starts])
     return a0, W0, imbalance(a0, W0)
