@@ -126,6 +126,9 @@ def test_accuracies_are_recounted_from_the_studys_owners_and_picks(built: Any) -
     for k, letter in ((1, "c"), (2, "d")):
         result = inputs[f"predict-k{k}"]
         for name in result.predictors:
+            if k == 1 and name == "race-matched":  # at k = 1 it is the race, and not drawn twice
+                assert name not in panels[letter]
+                continue
             drawn = [r for r in result.rows if r.spread is not None]
             recount = [
                 sum(o != -1 and o == q for row, qs in zip(r.owners, r.picks[name], strict=True) for o, q in zip(row, qs, strict=True))

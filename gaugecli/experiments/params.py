@@ -814,7 +814,7 @@ class Phase(Fields):
     )
 
 
-PREDICTORS = ("delta", "alignment", "c-alpha", "angular-speed", "race")
+PREDICTORS = ("delta", "alignment", "c-alpha", "angular-speed", "race", "race-matched")
 """The rules of ``gaugecli predict`` (:mod:`gaugecli.experiments.predict.predictors` defines each)."""
 MAX_PREDICT_WIDTH = 64
 """The most neurons per feature (``m/k``) of ``gaugecli predict``: each run is a flow of ``m (k + m + 1)``

@@ -29,6 +29,7 @@ COLORS = {
     "c-alpha": style.BROWN,
     "angular-speed": style.SKY,
     "race": style.THEORY,
+    "race-matched": style.GREY,
 }
 """One colour per predictor (none of the gauges' three)."""
 LABELS = {
@@ -37,6 +38,7 @@ LABELS = {
     "c-alpha": r"argmax $c\,\alpha(0)$",
     "angular-speed": r"fastest turn",
     "race": "race",
+    "race-matched": "race, matched",
 }
 LEGEND_ROOM = 0.42
 """The panel with the legend reaches below 0 by this much: the legend sits there, under every point."""
@@ -64,7 +66,7 @@ def panel_accuracy(ax: Any, result: Any, layout: Layout, legend: bool, sets: lis
     rho = np.array([r.spread for r in drawn], float)
     k, m = drawn[0].k, drawn[0].m
     out: dict[str, Any] = {"k": k, "m": m, "runs": len(result.seeds), "natural_ratio": natural[0].ratio if natural else None}  # fmt: skip
-    names = list(result.predictors)
+    names = [n for n in result.predictors if not (k == 1 and n == "race-matched")]  # at k = 1: the race
     for i, name in enumerate(names):
         offset = 1.06 ** (i - 0.5 * (len(names) - 1))  # side by side: the intervals stay apart
         color, marker = COLORS[name], style.SEQUENCE_MARKERS[i]

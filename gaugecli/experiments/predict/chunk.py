@@ -63,6 +63,9 @@ class PredictChunk:
     batch: int | None = field(default=None, metadata={LATER_FIELD: True})
     eta: float | None = field(default=None, metadata={LATER_FIELD: True})
     mixed_signs: bool = field(default=False, metadata={LATER_FIELD: True})
+    rules: tuple[str, ...] = PREDICTORS
+    """The predictors whose picks the chunk's result holds: part of its identity, so that a chunk
+    cached before a rule was added is not read for it."""
 
 
 @dataclass
@@ -171,7 +174,7 @@ def predict_chunk(job: PredictChunk) -> ChunkResult:
     return ChunkResult(
         owners=owners,
         tied=tied,
-        picks={name: picks[name].tolist() for name in PREDICTORS},
+        picks={name: picks[name].tolist() for name in job.rules},
         delta_moments=_moments(delta),
         visible_moments=_moments(visible),
         gradient_evals=evals,

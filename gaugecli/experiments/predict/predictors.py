@@ -16,7 +16,9 @@ With ``c_j, u_j, δ_j`` the start in function coordinates and ``α_jk = u_j·v̂
   at which ``α = 1 − ε_align`` in the ``m = 1`` reduced equations (:mod:`gaugecli.core.reduced`)
   ``ċ = −√(δ² + 4c²)(c/2 − a*_k g(θ))``, ``θ̇ = −M^u c (π − θ) sin θ / (2π)`` from
   ``(c_j, θ_jk = arccos α_jk, δ_j)``, integrated as ``m = 1`` population flows in the plane of
-  ``v_k`` and ``u_j`` (``None`` if no neuron aligns alone by the horizon).
+  ``v_k`` and ``u_j`` (``None`` if no neuron aligns alone by the horizon);
+* ``race-matched`` — the same race times, with one neuron per feature: the pairing of the ``k``
+  features with distinct neurons whose race times sum least (the same as ``race`` at ``k = 1``).
 
 **The race rule, derived.** While the student's function is small (``f ≈ 0`` at a small start) the
 residual every neuron sees is the teacher's, and the equations of different neurons decouple:
@@ -27,6 +29,12 @@ and the transport (``θ`` turns at ``M^u c``, fast for ``δ > 0``). The first ne
 leaves out, and so does not claim: the pull of the other features on the direction (``k > 1``) and
 the competition once the student's function is O(1). The study measures it beside the others.
 
+**Several features: one neuron each.** At ``k > 1`` the plain race often names one neuron for two
+features — the neuron fastest alone is fastest toward both — yet a neuron that takes one feature's
+coefficient leaves the residual along it at 0 and cannot own another. ``race-matched`` keeps the race
+times and adds that exclusivity: the assignment of features to distinct neurons with the least total
+time (a linear assignment problem).
+
 A rule whose maximum is attained by several neurons names none (``NONE``): ``delta`` at ρ = 0 (unless the basin holds one neuron), where every
 δ is 0 up to the round-off of rebuilding ``(a, w)`` from ``(c, u, δ)`` (:data:`DELTA_TIE`).
 """
@@ -34,6 +42,7 @@ A rule whose maximum is attained by several neurons names none (``NONE``): ``del
 from __future__ import annotations
 
 import numpy as np
+from scipy.optimize import linear_sum_assignment
 
 from gaugecli.core.dynamics import function_gradient, transport_mobility
 from gaugecli.core.gauge import function_coordinates, parameters_from_function
@@ -127,7 +136,25 @@ def predictions(a: Array, W: Array, model: Model, eps_align: float, rtol: float,
         "c-alpha": unique_argmax(c[..., None] * alpha, axis=1),
         "angular-speed": unique_argmax(angular_speed(a, W, model), axis=1),
         "race": raced,
+        "race-matched": matched_race(times),
     }
+
+
+def matched_race(times: Array) -> Array:
+    """The ``race-matched`` rule (module docstring): per start, the features paired with distinct
+    neurons so that the sum of the race times ``T_jk`` is least (:func:`scipy.optimize.linear_sum_assignment`),
+    ``(B, k)``; :data:`NONE` for a feature whose neuron does not align alone, or where ``m < k``."""
+    B, m, k = times.shape
+    out = np.full((B, k), NONE)
+    if m < k:
+        return out
+    finite = np.isfinite(times)
+    # a neuron that never aligns alone costs more than every finite pairing together
+    cost = np.where(finite, times, 1.0 + np.sum(np.where(finite, times, 0.0), axis=(1, 2), keepdims=True) * 2.0)
+    for b in range(B):
+        neurons, features = linear_sum_assignment(cost[b])
+        out[b, features] = np.where(finite[b, neurons, features], neurons, NONE)
+    return out
 
 
 __all__ = [
@@ -136,6 +163,7 @@ __all__ = [
     "alignments",
     "angular_speed",
     "gauge_pick",
+    "matched_race",
     "predictions",
     "race_times",
     "unique_argmax",
