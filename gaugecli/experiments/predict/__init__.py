@@ -90,6 +90,7 @@ def chunks(config: PredictConfig) -> tuple[list[PredictChunk], list[int]]:
                     config.sgd_batch if cell.sgd else None,
                     config.sgd_eta if cell.sgd else None,
                     config.mixed_signs,
+                    config.rules,
                 )
             )
             owner.append(i)
@@ -107,7 +108,7 @@ def _ratio(delta: list[float], visible: list[float]) -> float:
 def _row(config: PredictConfig, cell: Cell, parts: list[ChunkResult]) -> PredictRow:
     owners = [row for p in parts for row in p.owners]
     tied = sum(t for p in parts for row in p.tied for t in row)
-    picks = {name: [row for p in parts for row in p.picks[name]] for name in PREDICTORS}
+    picks = {name: [row for p in parts for row in p.picks[name]] for name in config.rules}
     owned = sum(o != NONE for row in owners for o in row)
     correct = {
         name: sum(
@@ -115,9 +116,9 @@ def _row(config: PredictConfig, cell: Cell, parts: list[ChunkResult]) -> Predict
             for row, qs in zip(owners, picks[name], strict=True)
             for o, q in zip(row, qs, strict=True)
         )
-        for name in PREDICTORS
+        for name in config.rules
     }
-    bounds = {name: wilson_interval(correct[name], owned, CONFIDENCE) if owned else (None, None) for name in PREDICTORS}
+    bounds = {name: wilson_interval(correct[name], owned, CONFIDENCE) if owned else (None, None) for name in config.rules}
     moments = [
         [sum(p.delta_moments[i] for p in parts) for i in range(3)],
         [sum(p.visible_moments[i] for p in parts) for i in range(3)],
@@ -134,9 +135,9 @@ def _row(config: PredictConfig, cell: Cell, parts: list[ChunkResult]) -> Predict
         no_owner=len(owners) * cell.k - owned - tied,
         tied=tied,
         correct=correct,
-        accuracy={name: correct[name] / owned if owned else None for name in PREDICTORS},
-        low={name: bounds[name][0] for name in PREDICTORS},
-        high={name: bounds[name][1] for name in PREDICTORS},
+        accuracy={name: correct[name] / owned if owned else None for name in config.rules},
+        low={name: bounds[name][0] for name in config.rules},
+        high={name: bounds[name][1] for name in config.rules},
         owners=owners,
         picks=picks,
         n=cell.n,
@@ -158,7 +159,7 @@ def predict(
         _row(config, cell, [r for r, o in zip(results, owner, strict=True) if o == i]) for i, cell in enumerate(cells)
     ]
     return PredictResult(
-        predictors=list(PREDICTORS),
+        predictors=list(config.rules),
         rows=rows,
         seeds=config.seeds(),
         confidence=CONFIDENCE,

@@ -18,7 +18,7 @@ from dataclasses import dataclass, field
 from gaugecli.core.types import LATER_FIELD
 from gaugecli.experiments.config import ModelConfig, check_paper_model
 from gaugecli.experiments.declare import require
-from gaugecli.experiments.params import Dynamics, Model, Predict
+from gaugecli.experiments.params import PREDICTORS, Dynamics, Model, Predict
 
 CHUNK_RUNS = 50
 """Seeds per chunk: one ensemble, one cache entry (a cell of 100 runs is two chunks)."""
@@ -67,6 +67,9 @@ class PredictConfig:
     sgd_batch: int | None = field(default=Predict.sgd_batch.default, metadata={LATER_FIELD: True})
     sgd_eta: float = field(default=Predict.sgd_eta.default, metadata={LATER_FIELD: True})
     mixed_signs: bool = field(default=Predict.mixed_signs.default, metadata={LATER_FIELD: True})
+    rules: tuple[str, ...] = PREDICTORS
+    """The predictors the study reports: part of its identity (and of each chunk's), so that a study
+    cached before a rule was added is computed again rather than read without it."""
 
     def __post_init__(self) -> None:
         Predict.check(self)
