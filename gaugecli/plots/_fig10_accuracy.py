@@ -97,7 +97,9 @@ def panel_accuracy(ax: Any, result: Any, layout: Layout, legend: bool, sets: lis
     ax.set_ylabel(f"share naming the owner ($k={k}$)" if sets is None else f"share of runs ($k={k}$)")
     ax.set_title(f"$m={m}$, {len(result.seeds)} seeds per $\\rho$", loc="right", fontsize=layout.small)
     if sets is not None:
+        matched = names.index("race-matched")  # drawn here only (at k = 1 it is the race): its own entry
         handles = [
+            style.line_handle(COLORS["race-matched"], "-", style.SEQUENCE_MARKERS[matched], LABELS["race-matched"]),
             style.line_handle(COLORS["delta"], "--", "o", rf"owners: top-{k} $\delta$", mfc="white"),
             style.line_handle(COLORS["c-alpha"], "--", "D", rf"owners: top-{k} $c\,\alpha$", mfc="white"),
             style.line_handle(style.GUIDE, "--", None, f"chance: rule 1/{m}"),

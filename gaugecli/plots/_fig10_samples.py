@@ -100,11 +100,12 @@ def panel_sampled(ax: Any, result: Any, layout: Layout) -> dict[str, Any]:
     sizes = np.array([r.n for r in flows[:-1]], float)
     x = np.append(sizes, POPULATION_AT * sizes[-1])
     out: dict[str, Any] = {}
-    for i, name in enumerate(result.predictors):
+    names = [p for p in result.predictors if p != "race-matched"]  # one feature: the matched race is the race
+    for i, name in enumerate(names):
         acc = np.array([np.nan if r.accuracy[name] is None else r.accuracy[name] for r in flows], float)
         low = np.array([np.nan if r.low[name] is None else r.low[name] for r in flows], float)
         high = np.array([np.nan if r.high[name] is None else r.high[name] for r in flows], float)
-        xi = x * 1.05 ** (i - 0.5 * (len(result.predictors) - 1))
+        xi = x * 1.05 ** (i - 0.5 * (len(names) - 1))
         ax.errorbar(xi, acc, yerr=[acc - low, high - acc], color=COLORS[name], lw=0.8, marker=style.SEQUENCE_MARKERS[i], ms=2.8, capsize=1.0, elinewidth=0.6)  # fmt: skip
         out[name] = style.series(xi, acc, wilson_low=low, wilson_high=high, n=[r.n for r in flows])
     for rows, xs, tag, face, ls in ((flows, x, "", None, ("-", "--")), (sgd, np.array([r.n for r in sgd], float) * 1.12, "sgd-", "white", (":", ":"))):  # fmt: skip

@@ -17,7 +17,6 @@ from typing import Any
 
 from gaugecli.core.types import PointRunner, Progress
 from gaugecli.experiments.common import run_serially
-from gaugecli.experiments.params import PREDICTORS
 from gaugecli.experiments.perturb.fits import wilson_interval
 from gaugecli.experiments.predict.chunk import ChunkResult, PredictChunk, predict_chunk
 from gaugecli.experiments.predict.config import CHUNK_RUNS, Cell, PredictConfig
