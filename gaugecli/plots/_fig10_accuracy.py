@@ -40,7 +40,7 @@ LABELS = {
     "race": "race",
     "race-matched": "race, matched",
 }
-LEGEND_ROOM = 0.42
+LEGEND_ROOM = 0.5
 """The panel with the legend reaches below 0 by this much: the legend sits there, under every point."""
 ZERO_AT = 0.1
 """ρ = 0 has no logarithm: it is drawn at ρ = 0.1, left of a break in the axis."""

@@ -117,7 +117,9 @@ def _row(config: PredictConfig, cell: Cell, parts: list[ChunkResult]) -> Predict
         )
         for name in config.rules
     }
-    bounds = {name: wilson_interval(correct[name], owned, CONFIDENCE) if owned else (None, None) for name in config.rules}
+    bounds = {
+        name: wilson_interval(correct[name], owned, CONFIDENCE) if owned else (None, None) for name in config.rules
+    }
     moments = [
         [sum(p.delta_moments[i] for p in parts) for i in range(3)],
         [sum(p.visible_moments[i] for p in parts) for i in range(3)],
