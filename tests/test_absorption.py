@@ -46,7 +46,7 @@ def test_a_neuron_through_the_origin_is_absorbed_as_gradient_descent_does() -> N
     a0 = np.array([-0.6459174210171142, -1.0, -0.46963596324066215])
     W0 = np.array([[0.48957924918464024, 0.0], [-1.0, 0.0], [-0.46963596324066215, 0.0]])
     T = 1.9414246733968397
-    assert can_be_absorbed(a0, W0, model).tolist() == [True, False, False]
+    assert can_be_absorbed(a0, W0, model).tolist() == [True, True, True]  # negative, δ ≥ 0 (1, 2: balanced)
     flow = gradient_flow(a0, W0, model, T, t_grid=np.array([0.0, T]))
     assert flow.absorption_times is not None
     assert 0.0 < flow.absorption_times[0] < T and np.isnan(flow.absorption_times[1:]).all()

@@ -521,7 +521,8 @@ def predict(outcome: Outcome, path: Path | None, fresh: int | None = None) -> No
     computed = "" if fresh is None else f", {fresh if outcome.computed else 0} of {chunks} chunks computed now"
     title = (
         f"gaugecli predict — owner per feature from Gaussian starts (σ_a = {config.init_scale_a:g}, "
-        f"σ_w = {config.init_scale_w:g}, d = {config.model.d}), {len(result.seeds)} seeds per cell{computed}; "
+        f"σ_w = {config.init_scale_w:g}, d = {config.model.d}{', signs as drawn' if config.mixed_signs else ''}), "
+        f"{len(result.seeds)} seeds per cell{computed}; "
         f"accuracy [{result.confidence:.0%} Wilson interval]"
     )
     sampled = any(row.n is not None for row in result.rows)
@@ -554,6 +555,7 @@ def predict(outcome: Outcome, path: Path | None, fresh: int | None = None) -> No
         )
     out.print(
         "predictors: delta = argmax δ in the feature's basin; alignment = argmax α_jk(0); c-alpha = argmax c·α; "
-        "angular-speed = largest initial turn toward v_k (M^u = 1/‖w‖²); race = first to align alone (reduced equations)"
+        "angular-speed = largest initial turn toward v_k (M^u = 1/‖w‖²); race = first to align alone (reduced equations); "
+        "race-matched = the race's times, one neuron per feature (least total time)"
     )
     out.print(where(outcome, path))

@@ -19,9 +19,9 @@ The neuron is absorbed at ``w = 0`` while ``g(u*) < 0`` (the student under-shoot
 descent as its step goes to 0 (``tests/test_absorption.py`` checks it against GD at three steps).
 
 :class:`NearZero` carries this for one member of :func:`gaugecli.core.flow.gradient_flow`: a neuron
-that :func:`can_be_absorbed` is *slaved* when ``‖w_j‖`` falls to :data:`SLAVING_LEVEL`·√δ_j (a solver
+that :func:`can_be_absorbed` is *slaved* when ``‖w_j‖`` falls to :data:`SLAVING_LEVEL`·s_j (a solver
 event) — its norm moves to an extra state ``n_j`` and its direction to :func:`held_maximum`, tracked
-as the state moves — and freed at ``2·SLAVING_LEVEL·√δ_j`` (a second event; the gap keeps the two
+as the state moves — and freed at ``2·SLAVING_LEVEL·s_j`` (a second event; the gap keeps the two
 from chattering). Each event restarts the solve; its dense output is stitched from the segments.
 Only the population loss: an empirical loss's ``g`` is piecewise linear, its maxima are corners.
 """
@@ -40,11 +40,12 @@ from gaugecli.core.objective import Objective
 from gaugecli.core.types import Array, Indices
 
 SLAVING_LEVEL = 1e-6
-"""A neuron that :func:`can_be_absorbed` is slaved below ``‖w_j‖ = SLAVING_LEVEL·√δ_j`` and freed above
-twice that. Its direction then lags the maximum ``u*`` by O(n_j) (the relaxation rate is
-~|a_j| ‖∇²g‖/n_j), which changes its function ``a_j n_j relu(u·x)``, of norm ≤ 2e-6·δ_j, by O(n_j²);
-and the stiffness the solver meets at the level, ~1e6, is one LSODA's stiff mode takes in its stride
-(at 1e-12 it stalled)."""
+"""A neuron that :func:`can_be_absorbed` is slaved below ``‖w_j‖ = SLAVING_LEVEL·s_j`` and freed above
+twice that, ``s_j = √(a_j² + ‖w_j‖²)`` at the start (``≥ √δ_j``; the neuron's own scale where δ ≈ 0).
+Its direction then lags the maximum ``u*`` by O(n_j) (the relaxation rate is ~|a_j| ‖∇²g‖/n_j), and
+its function ``a_j n_j relu(u·x)``, of norm ≤ 1.5e-6·s_j², is left out of the others' gradient; the
+stiffness the solver meets at the level, ~1e6, is one LSODA's stiff mode takes in its stride (a level
+of 1e-12 stalled it)."""
 
 REVIVAL_TOLERANCE = 1e-8
 """A neuron absorbed at ``w = 0`` moves again once ``|a_j| g(u*_j)`` exceeds this. The rate is the loss
@@ -53,6 +54,9 @@ decrease per unit ``‖w_j‖`` along ``u*_j``, a gradient norm; a converged flo
 Hessians, so a rate under 1e-8 is the flow's own residual, not a direction of descent (at a fit,
 ``g → 0``, and the rate would otherwise flicker around 0 and move neurons by round-off)."""
 
+DELTA_ROUND_OFF = 1e-12
+"""δ at or below this fraction of ``a² + ‖w‖²`` is round-off of a balanced start (:func:`can_be_absorbed`)."""
+
 _TINY = 1e-30
 """The output weight of a probe neuron in :func:`held_maximum`: ``∂L/∂w`` of a neuron is ``a`` times
 ``∇g``, and at ``a = 1e-30`` the probe changes ``f`` by nothing the sums can see."""
@@ -60,12 +64,16 @@ _TINY = 1e-30
 
 def can_be_absorbed(a0: Array, W0: Array, model: Model) -> NDArray[np.bool_]:
     """Which neurons of a start ``a0 (..., m)``, ``W0 (..., m, r)`` can reach ``w = 0`` and be held
-    there: ``a_j < 0 < δ_j`` (``a_j`` cannot change sign) for a ReLU student; none for other
+    there: ``a_j < 0 ≤ δ_j`` (``a_j`` cannot change sign; δ ≥ 0 to its round-off) for a ReLU student; none for other
     activations (a smooth σ has no kink at 0; leaky ReLU's linear part moves ``w`` through it)."""
     a0, W0 = np.asarray(a0, float), np.asarray(W0, float)
     if model.activation.name != "relu":
         return np.zeros(a0.shape, bool)
-    return (a0 < 0.0) & (a0**2 - np.sum(W0**2, axis=-1) > 0.0)
+    squares = np.sum(W0**2, axis=-1)
+    # δ ≥ 0 up to its round-off: a balanced start rebuilt from (c, u, δ = 0) carries δ ~ ε (a² + ‖w‖²)
+    # of either sign, and its neuron, shrinking with a and w together, meets the kink at the scale
+    # √|δ| ~ 1e-9 that the round-off sets (a flow of four such negative neurons stalled there)
+    return (a0 < 0.0) & (a0**2 - squares > -DELTA_ROUND_OFF * (a0**2 + squares))
 
 
 def _probe(objective: Objective, a: Array, W: Array, U: Array, weight: float = 0.0) -> tuple[Array, Array]:
@@ -139,7 +147,7 @@ class NearZero:
         self.P = self.m * (self.d + 1)
         self.watch = can_be_absorbed(a0, W0, model)
         self.teacher_scale = float(np.sum(np.abs(model.coefficients) * np.linalg.norm(model.directions, axis=-1)))
-        self.level = SLAVING_LEVEL * np.sqrt(np.maximum(a0**2 - np.sum(W0**2, axis=-1), 0.0))
+        self.level = SLAVING_LEVEL * np.sqrt(a0**2 + np.sum(W0**2, axis=-1))
         self.slaved = np.zeros(self.m, bool)
         self.at_zero = np.zeros(self.m, bool)  # slaved and held at n = 0 (absorbed)
         self.held = np.zeros((self.m, self.d))
@@ -163,7 +171,7 @@ class NearZero:
 
     def state(self, y: Array) -> Array:
         """``θ (P,)`` of the full state ``y (P + m,)`` as the objective sees it: a slaved neuron at
-        ``w_j = 0``. Its function, of norm ≤ |a_j| n_j/√2 ≤ 1.5e-6·δ_j, is left out of the others'
+        ``w_j = 0``. Its function, of norm ≤ |a_j| n_j/√2 ≤ 1.5e-6·s_j², is left out of the others'
         gradient while it is slaved: with ``w_j = n_j u*_j`` the right-hand side would carry the error
         of ``u*_j`` (at a flat maximum, such as ``u* = −v`` where ``κ(u, v) ~ (π − φ)³``, ~1e-4 rad), a
         noise that stalls the solver; ``ṅ_j`` does not, ``g`` being flat at its maximum."""
@@ -319,7 +327,7 @@ class NearZero:
         if not np.any(np.isfinite(self.entered)):
             return ""
         return (
-            f" ({int(np.isfinite(self.entered).sum())} neurons came within {SLAVING_LEVEL:g}·√δ of w = 0, "
+            f" ({int(np.isfinite(self.entered).sum())} neurons came within {SLAVING_LEVEL:g} of their scale of w = 0, "
             f"{int(self.absorbed.sum())} were absorbed there, {self.freed} left again, "
             f"{int(self.at_zero.sum())} absorbed at the end)"
         )
