@@ -327,7 +327,7 @@ class NearZero:
         if not np.any(np.isfinite(self.entered)):
             return ""
         return (
-            f" ({int(np.isfinite(self.entered).sum())} neurons came within {SLAVING_LEVEL:g} of their scale of w = 0, "
+            f" ({int(np.isfinite(self.entered).sum())} neurons reached ‖w‖ ≤ {SLAVING_LEVEL:g}·√(a² + ‖w‖²), "
             f"{int(self.absorbed.sum())} were absorbed there, {self.freed} left again, "
             f"{int(self.at_zero.sum())} absorbed at the end)"
         )
