@@ -16,13 +16,16 @@ one degree of freedom left, its norm:
 
 The neuron is absorbed at ``w = 0`` while ``g(u*) < 0`` (the student under-shoots the teacher along
 ``u*``) and leaves along ``u*`` once ``g(u*) > 0`` (it over-shoots there). This is the limit of gradient
-descent as its step goes to 0 (``tests/test_absorption.py`` checks it against GD at three steps).
+descent as its step goes to 0 (``tests/test_absorption.py`` checks it against GD on two starts, at two
+steps each: quartering the step quarters the distance).
 
-:class:`NearZero` carries this for one member of :func:`gaugecli.core.flow.gradient_flow`: a neuron
-that :func:`can_be_absorbed` is *slaved* when ``‖w_j‖`` falls to :data:`SLAVING_LEVEL`·s_j (a solver
-event) — its norm moves to an extra state ``n_j`` and its direction to :func:`held_maximum`, tracked
-as the state moves — and freed at ``2·SLAVING_LEVEL·s_j`` (a second event; the gap keeps the two
-from chattering). Each event restarts the solve; its dense output is stitched from the segments.
+:class:`NearZero` carries this for one member of :func:`gaugecli.core.flow.gradient_flow`, with four
+solver events: a neuron that :func:`can_be_absorbed` is *slaved* when ``‖w_j‖`` falls to
+:data:`SLAVING_LEVEL`·s_j — its norm moves to an extra state ``n_j`` and its direction to
+:func:`held_maximum`, tracked as the state moves; it *lands* (is absorbed) when ``n_j`` reaches 0; it
+*lifts* when ``|a_j| g(u*_j)`` rises above :data:`REVIVAL_TOLERANCE`; and it is *freed* at
+``n_j = 2·SLAVING_LEVEL·s_j`` (the gap keeps slaving and freeing from chattering). Each event restarts
+the solve; its dense output is stitched from the segments.
 Only the population loss: an empirical loss's ``g`` is piecewise linear, its maxima are corners.
 """
 
@@ -137,8 +140,8 @@ class NearZero:
     """The neurons of one flow member near ``w = 0`` (module docstring): which are slaved, their held
     directions, and the extra states ``n_j`` appended to the flow's packed state ``θ = (a, w_1 … w_m)``
     (``P = m (d + 1)`` entries, then ``m``). :meth:`state` gives the student the objective sees,
-    :meth:`velocity` the flow's right-hand side, :meth:`entering`/:meth:`leaving` the two events and
-    :meth:`switch` what happens at them."""
+    :meth:`velocity` the flow's right-hand side, :meth:`events` the four events (entering, landing,
+    lifting, leaving) and :meth:`switch` what happens at them."""
 
     def __init__(self, objective: Objective, model: Model, a0: Array, W0: Array) -> None:
         a0, W0 = np.asarray(a0, float), np.asarray(W0, float)

@@ -52,8 +52,8 @@ class Trajectory:
     by GD's per-step identity from δ(0) (:func:`gaugecli.core.descent.gradient_descent`); ``None``
     for flows.
 
-    ``absorption_times`` (flows): ``(..., n, m)`` the time each neuron was absorbed at ``w = 0``
-    (:mod:`gaugecli.core.absorption`; NaN: never), or ``None`` when none was.
+    ``absorption_times`` (flows): ``(..., n, m)`` the first time each neuron came within the slaving
+    level of ``w = 0`` (:mod:`gaugecli.core.absorption`; NaN: never), or ``None`` when none did.
     """
 
     t: Array
