@@ -134,7 +134,7 @@ def test_crossings_within_their_location_tolerance_are_one_grid_time() -> None:
     """Tied neurons cross together; round-off may part their located roots by an ulp, which must
     not add a grid point (the stored series' length would then depend on the arithmetic path).
     Crossings farther apart than brentq's tolerance stay distinct."""
-    from gaugecli.core.flow import CROSSING_RTOL, CROSSING_XTOL, declared_grid
+    from gaugecli.core.crossings import CROSSING_RTOL, CROSSING_XTOL, declared_grid
 
     t = 0.21896048936197188
     base = declared_grid(500.0, 400, np.array([[t, np.nan]]))
@@ -148,7 +148,7 @@ def test_a_crossing_the_dense_output_puts_an_ulp_off_is_the_step_end() -> None:
     """Where the stored state at a step's end is within ulps of the threshold, the dense output
     there may fall on the other side: the crossing is that end (no bracket error); otherwise the
     root is found to the stated tolerance."""
-    from gaugecli.core.flow import CROSSING_RTOL, CROSSING_XTOL, locate_crossing
+    from gaugecli.core.crossings import CROSSING_RTOL, CROSSING_XTOL, locate_crossing
 
     lo, hi = 0.2, 0.3
     assert locate_crossing(lambda t: t - hi - 1e-17 - 2e-16 * (t == hi), lo, hi) == hi
@@ -161,7 +161,7 @@ def test_many_crossings_are_located_at_once_to_the_stated_tolerance() -> None:
     """:func:`locate_crossings` on increasing gaps of several shapes (steep, flat, curved, one that
     sits at an end): every root within ``CROSSING_XTOL + CROSSING_RTOL·t``, the ends as the scalar
     rule says, and each gap evaluated only at times inside its own bracket."""
-    from gaugecli.core.flow import CROSSING_RTOL, CROSSING_XTOL, locate_crossings
+    from gaugecli.core.crossings import CROSSING_RTOL, CROSSING_XTOL, locate_crossings
 
     roots = np.array([0.25, 3.0, 1e-3, 42.42, 0.9])
     lo, hi = np.array([0.2, 1.0, 0.0, 40.0, 0.5]), np.array([0.3, 10.0, 0.01, 45.0, 0.9])
@@ -187,7 +187,7 @@ def test_stored_grid_is_declared_and_does_not_depend_on_batch_mates() -> None:
     """A member's stored states depend on its own start only: the grid is the declared log grid
     plus its crossing, whatever else shares the call; simulate integrates each run by itself, so
     a run alone and the same run inside a sweep are stored identically."""
-    from gaugecli.core.flow import GRID_DECADES, declared_grid
+    from gaugecli.core.crossings import GRID_DECADES, declared_grid
     from gaugecli.experiments.simulate import SimulateConfig, simulate, simulate_batch
 
     a0, W0 = duplicate_initial_condition(TEACHER, np.array([4.0]))

@@ -61,8 +61,14 @@ def imbalance(a: Array, W: Array, degree: int = 1) -> Array:
 def function_coordinates(a: Array, W: Array, degree: int = 1) -> tuple[Array, Array]:
     """``(c, U)`` with ``c_j = a_j ‖w_j‖^p`` and unit directions ``u_j = w_j/‖w_j‖``."""
     norm = np.linalg.norm(W, axis=-1)
-    # a neuron at w = 0 (absorbed there: gaugecli.core.flow) carries c = 0 and no direction, u = 0
-    return a * (norm if degree == 1 else norm**degree), W / np.where(norm > 0.0, norm, 1.0)[..., None]
+    return a * (norm if degree == 1 else norm**degree), unit_directions(W)
+
+
+def unit_directions(W: Array) -> Array:
+    """``w_j/‖w_j‖`` along the last axis; ``0`` for a neuron at ``w = 0`` (absorbed there:
+    :mod:`gaugecli.core.absorption`), which has no direction — so it carries ``c = 0`` and ``α = 0``."""
+    norm = np.linalg.norm(W, axis=-1, keepdims=True)
+    return W / np.where(norm > 0.0, norm, 1.0)
 
 
 NEWTON_ITERATIONS = 80

@@ -11,6 +11,7 @@ import numpy as np
 from scipy import integrate, interpolate, optimize
 
 from gaugecli.core.activations.base import Activation
+from gaugecli.core.gauge import unit_directions
 from gaugecli.core.kernels import arccos_kernel
 from gaugecli.core.model import Model
 from gaugecli.core.types import Array
@@ -20,8 +21,7 @@ def alignment(W: Array, model: Model) -> tuple[Array, Array]:
     """``α_j = max_k û_j·v̂_k`` and the index ``k`` of the feature attaining it (``|û_j·v̂_k|`` for an
     even σ, whose ``u`` and ``−u`` are the same feature). A neuron at ``w = 0`` (absorbed there:
     :mod:`gaugecli.core.flow`) has no direction: ``α = 0``."""
-    norm = np.linalg.norm(W, axis=-1, keepdims=True)
-    U = W / np.where(norm > 0.0, norm, 1.0)
+    U = unit_directions(W)
     cos = U @ model.unit_directions().T
     if model.activation.even:
         cos = np.abs(cos)

@@ -32,6 +32,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from gaugecli.core.activations.base import Activation
+from gaugecli.core.gauge import unit_directions
 from gaugecli.core.model import Model
 from gaugecli.core.types import Array
 
@@ -42,8 +43,7 @@ FUNCTION_LEVEL = 1e-6
 def feature_alignment(U: Array, model: Model) -> Array:
     """``α_jk = û_j·v̂_k`` (``|·|`` for an even σ), shape ``(..., m, k)``, from directions or weights ``U (..., m, d)``."""
     U = np.asarray(U, float)
-    norm = np.linalg.norm(U, axis=-1, keepdims=True)
-    cos = (U / np.where(norm > 0.0, norm, 1.0)) @ model.unit_directions().T  # w = 0 (absorbed): α = 0
+    cos = unit_directions(U) @ model.unit_directions().T  # w = 0 (absorbed): α = 0
     return np.abs(cos) if model.activation.even else cos
 
 
