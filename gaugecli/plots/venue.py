@@ -28,12 +28,35 @@ DEFAULT_VENUE = "neurips"
 @dataclass(frozen=True)
 class Layout:
     """Where a figure will be printed: ``width`` (inches) and the two text sizes (points):
-    ``text`` for axis labels and titles, ``small`` for ticks, legends and annotations."""
+    ``text`` for axis labels and titles, ``small`` for ticks, legends and annotations.
+
+    ``panels`` selects a version of the figure: ``None`` draws every panel (the appendix version);
+    a tuple of panel letters draws only those, in that order (the main-text version a figure module
+    declares as ``MAIN_PANELS``), lettered anew (a), (b), … by :meth:`label`."""
 
     venue: str = DEFAULT_VENUE
     width: float = 5.5
     text: float = 9.0
     small: float = 7.2
+    panels: tuple[str, ...] | None = None
+
+    @property
+    def is_main(self) -> bool:
+        """Whether this is a main-text version (a selection of the panels)."""
+        return self.panels is not None
+
+    def wants(self, letter: str) -> bool:
+        """Whether panel ``letter`` (the full figure's lettering) is drawn in this version."""
+        return self.panels is None or letter in self.panels
+
+    def label(self, letter: str) -> str:
+        """The letter printed on panel ``letter`` (the full figure's lettering): itself in the full
+        figure, its place in :attr:`panels` (a, b, …) in a main-text version."""
+        if self.panels is None:
+            return letter
+        if letter not in self.panels:
+            raise ValueError(f"panel ({letter}) is not drawn in this version (panels {self.panels})")
+        return "abcdefghijklmnopqrstuvwxyz"[self.panels.index(letter)]
 
     @property
     def script_shrink(self) -> float:
