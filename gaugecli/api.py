@@ -259,8 +259,7 @@ def load(path: Path | str) -> Artifact:
             raise ArtifactError(
                 f"{path}: this gaugecli cannot rebuild its {kind} result ({exc}); rerun the command that made it"
             ) from None
-        stored = artifact.get("config_hash")
-        if stored is not None and config_hash(config, provenance.get("gaugecli")) != stored:
+        if config_hash(config, provenance.get("gaugecli")) != artifact["config_hash"]:  # read_artifact: present
             raise ArtifactError(
                 f"{path}: its config, rebuilt by this gaugecli, no longer has its config_hash; rerun the command that made it"
             )

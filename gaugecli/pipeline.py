@@ -218,7 +218,13 @@ class Pipeline:
                 outcomes[i] = Outcome(kind_name, config, result, artifact, path, True)
         elif progress is not None:
             progress(1.0)
-        return [o for o in outcomes if o is not None]
+        from gaugecli.core.frames import Labelled
+
+        done = [o for o in outcomes if o is not None]
+        for outcome in done:  # which artifact each result is: `gaugecli.load(result.path)` reads it back
+            if isinstance(outcome.result, Labelled):
+                outcome.result.path, outcome.result.config_hash = outcome.path, outcome.artifact["config_hash"]
+        return done
 
     def prefetch(
         self,

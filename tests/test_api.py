@@ -166,6 +166,32 @@ def test_cache_dir_shares_the_command_lines_cache(tmp_path: Path) -> None:
     assert result.exit_code == 0 and "reused from the cache" in result.output
 
 
+JSON_ROUND_TRIP_RTOL = 2.3e-16
+"""A number read back from an artifact: stored as its shortest repr, which reads back to the same
+double (at most one ulp, 2.2e-16 relative, is allowed)."""
+
+
+def test_a_result_through_a_cache_names_its_artifact(tmp_path: Path) -> None:
+    """A result returned through ``cache_dir`` carries ``.path`` (the artifact written, or reused)
+    and ``.config_hash``; ``gaugecli.load(result.path)`` gives the same numbers."""
+    sel = gaugecli.select(m=3, d=3, rtol=1e-8, cache_dir=tmp_path)
+    assert sel.path == tmp_path / "select" / f"{sel.config_hash}.json" and sel.path.is_file()
+    loaded = gaugecli.load(sel.path)
+    assert loaded.config_hash == sel.config_hash and loaded.result.owner == sel.owner
+    assert loaded.result.t_spec == pytest.approx(sel.t_spec, rel=JSON_ROUND_TRIP_RTOL)
+    np.testing.assert_allclose(loaded.result.runs[0].coefficient, sel.runs[0].coefficient, rtol=JSON_ROUND_TRIP_RTOL)
+    reused = gaugecli.select(m=3, d=3, rtol=1e-8, cache_dir=tmp_path)
+    assert (reused.path, reused.config_hash) == (sel.path, sel.config_hash)
+    runs = gaugecli.simulate(d=3, rtol=1e-8, gauge_strength=[1, 4], cache_dir=tmp_path)
+    assert [r.path for r in runs] == [tmp_path / "simulate" / f"{r.config_hash}.json" for r in runs]
+    assert len({r.path for r in runs}) == 2 and all(r.path is not None and r.path.is_file() for r in runs)
+    assert [gaugecli.load(r.path).result.t_spec for r in runs] == pytest.approx(
+        [r.t_spec for r in runs], rel=JSON_ROUND_TRIP_RTOL
+    )
+    uncached = gaugecli.select(m=3, d=3, rtol=1e-8)  # nothing written: no path, the same configuration
+    assert uncached.path is None and uncached.config_hash == sel.config_hash
+
+
 def test_the_public_surface_is_lazy_and_complete() -> None:
     for name in ("simulate", "select", "prune", "perturb", "reln", "lockin", "phase", "verify", "load", "Pipeline"):
         assert callable(getattr(gaugecli, name)), name
@@ -193,8 +219,12 @@ def test_load_rebuilds_every_kind_of_artifact(artifacts: dict[str, Path], kind: 
     assert to_jsonable(loaded.result) == json.loads(json.dumps(stored["result"]))  # every number, as stored
 
 
-def test_load_reads_a_figure_sidecar_as_plain_json() -> None:
-    sidecar = Path(__file__).resolve().parents[1] / "figures" / "fig3.json"
+def test_load_reads_a_figure_sidecar_as_plain_json(tmp_path: Path) -> None:
+    from gaugecli.plots.render import write_sidecar
+
+    # written by this version (the committed figures carry their result_hash once regenerated)
+    panels = {"a": {"D": [1.0, 2.0, 4.0], "T_spec": [0.3, 0.25, 0.219]}}
+    sidecar = write_sidecar(tmp_path / "fig3.json", "fig3", {"figure": "fig3", "quick": True}, {}, panels)
     loaded = gaugecli.load(sidecar)
     assert loaded.kind == "figure" and loaded.result == read_artifact(sidecar)["result"]
     with pytest.raises(TypeError, match="no labelled view"):

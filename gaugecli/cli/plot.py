@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 import os
 import time
 from pathlib import Path
@@ -165,8 +164,16 @@ def _write_reruns(fig_id: str, cache_dir: Path, quick: bool) -> None:
 
 
 def _compare(committed: Path, regenerated: Path) -> list[str]:
+    """The drift of the regenerated sidecar from the committed one; a committed sidecar that fails its
+    checks (edited by hand, its hash missing or wrong) is itself a drift: its numbers are not the tool's."""
     from gaugecli.plots.sidecar import compare_sidecars
+    from gaugecli.store.artifacts import read_artifact
+    from gaugecli.store.errors import ArtifactError
 
     if not committed.exists():
         return [f"{committed.stem}: no committed sidecar {committed}"]
-    return compare_sidecars(json.loads(committed.read_text()), json.loads(regenerated.read_text()))
+    try:
+        reference = read_artifact(committed, "figure")
+    except ArtifactError as exc:
+        return [str(exc)]
+    return compare_sidecars(reference, read_artifact(regenerated, "figure", verify=False))

@@ -28,6 +28,7 @@ import json
 import math
 from collections.abc import Mapping
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -391,7 +392,13 @@ def to_dataframe(result: Any, config: Any = None) -> Any:
 
 
 class Labelled:
-    """Mixin of the result types: ``.to_xarray()`` and ``.to_dataframe()`` by :data:`VIEWS`."""
+    """Mixin of the result types: ``.to_xarray()`` and ``.to_dataframe()`` by :data:`VIEWS`, and
+    where the result is stored. ``path`` and ``config_hash`` are not dataclass fields (neither
+    compared nor serialised): the pipeline sets them on what it returns — the artifact written or
+    reused in its run cache (``None`` without one) and the configuration's hash, its file name there."""
+
+    path: Path | None = None
+    config_hash: str | None = None
 
     def to_xarray(self, config: Any = None) -> Any:
         """This result as an ``xarray.Dataset`` or ``DataTree`` (dims ``t``, ``neuron``, …);

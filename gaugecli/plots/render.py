@@ -190,11 +190,14 @@ def _unchanged(sidecar_path: Path, sidecar: dict[str, Any], images: list[Path]) 
 
     if not sidecar_path.is_file() or not all(p.is_file() for p in images):
         return False
-    try:
-        existing = json.loads(sidecar_path.read_text())
-    except (OSError, ValueError):
+    from gaugecli.store.artifacts import read_artifact
+    from gaugecli.store.errors import ArtifactError
+
+    try:  # an edited sidecar, or one without its hashes, is redrawn: kept, it would pass as generated
+        existing = read_artifact(sidecar_path, "figure")
+    except ArtifactError:
         return False
-    if not isinstance(existing, dict) or existing.get("config") != sidecar["config"]:
+    if existing.get("config") != sidecar["config"]:
         return False
     return not compare_sidecars(existing, sidecar)
 
@@ -253,13 +256,13 @@ def sidecar_document(
 ) -> dict[str, Any]:
     """``figN.json``: a ``figure`` artifact whose provenance has no seed and no timestamps — what
     made it (version, commit, packages), nothing of when and not the command line, so any command
-    that draws the figure rewrites it byte for byte unless a number moved. ``--compare`` reads its
-    ``result`` only."""
-    from gaugecli.store.artifacts import config_hash, schema_name, stable_provenance
+    that draws the figure rewrites it byte for byte unless a number moved. ``--compare`` checks its
+    hashes as every reader does, then compares its ``result`` only."""
+    from gaugecli.store.artifacts import config_hash, result_hash, schema_name, stable_provenance
     from gaugecli.store.schemas import validate
 
     config = json.loads(json.dumps(config))  # as read back: tuples become lists
-
+    result = {"figure": fig_id, "config_hashes": hashes, "panels": json.loads(json.dumps(panels))}
     sidecar = {
         "schema": schema_name("figure"),
         "config": config,
@@ -267,7 +270,9 @@ def sidecar_document(
         # what made it, nothing of when or of how it was asked for: `plot fig3` and `plot all` write
         # the same bytes (the runs' artifacts record the command line)
         "provenance": {k: v for k, v in stable_provenance().items() if k != "command_line"},
-        "result": {"figure": fig_id, "config_hashes": hashes, "panels": json.loads(json.dumps(panels))},
+        "result": result,
+        # checked by every reader (`--compare`, `validate`, `load`): a hand-edited committed figure is refused
+        "result_hash": result_hash(result),
     }
     validate(sidecar)
     return sidecar

@@ -35,6 +35,7 @@ __all__ = [
     "SCHEMA_VERSION",
     "ArtifactError",
     "build_artifact",
+    "check_hashes",
     "config_hash",
     "dumps",
     "encode_artifact",
@@ -301,7 +302,8 @@ def read_artifact(path: Path, kind: str | None = None, *, verify: bool = True) -
     """Load, validate and check an artifact; ``kind`` (e.g. ``"simulate"``) is required to match.
 
     ``config_hash`` is recomputed from ``config`` with the version that made the artifact, and
-    ``result_hash`` from ``result``: an edited configuration or result is an :class:`ArtifactError`.
+    ``result_hash`` from ``result`` (:func:`check_hashes`): an edited configuration or result, or a
+    missing hash, is an :class:`ArtifactError`.
     ``verify=False`` skips the schema and the result hash (re-encoding the result: most of a read), for
     an artifact the reading command itself has just written and validated (``plot``'s figures).
     """
@@ -315,13 +317,21 @@ def read_artifact(path: Path, kind: str | None = None, *, verify: bool = True) -
         )
     if verify:
         validate(artifact, source=str(path))
+    check_hashes(artifact, path, result=verify)
+    return artifact
+
+
+def check_hashes(artifact: dict[str, Any], path: Path | str, *, result: bool = True) -> None:
+    """The one decision whether a stored artifact is trusted: ``config_hash`` recomputed from
+    ``config`` (with the version that made it) and — with ``result`` — ``result_hash`` from
+    ``result`` must both be present and equal to the stored ones. A missing hash is a mismatch,
+    with the same message: deleting the hash of an edited artifact must not bypass the check."""
     version = (artifact.get("provenance") or {}).get("gaugecli")
-    if "config_hash" in artifact and artifact["config_hash"] != config_hash(artifact["config"], version):
+    if artifact.get("config_hash") != config_hash(artifact.get("config"), version):
         raise ArtifactError(
             f"{path}: its config does not match its config_hash (edited by hand?); rerun the command that made it"
         )
-    if verify and "result_hash" in artifact and artifact["result_hash"] != _sha256(artifact["result"]):
+    if result and artifact.get("result_hash") != _sha256(artifact.get("result")):
         raise ArtifactError(
             f"{path}: its result does not match its result_hash (edited by hand?); rerun the command that made it"
         )
-    return artifact

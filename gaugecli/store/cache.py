@@ -2,8 +2,9 @@
 the commands, the figures and the sweeps' points.
 
 An entry is a full artifact (:mod:`gaugecli.store.artifacts`). A damaged entry — not JSON, failing
-its schema, of another schema version, or whose config or result no longer matches its hash — is
-reported through ``warn`` and treated as missing, so it is recomputed and overwritten.
+its schema, of another schema version, or whose config or result no longer matches its hash, or
+lacks it (:func:`~gaugecli.store.artifacts.check_hashes`) — is reported through ``warn`` and treated
+as missing, so it is recomputed and overwritten.
 """
 
 from __future__ import annotations
