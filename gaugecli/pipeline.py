@@ -202,6 +202,7 @@ class Pipeline:
         outcomes: list[Outcome | None] = [self._cached(k, c) for c in configs]
         missing = [i for i, o in enumerate(outcomes) if o is None]
         if missing:
+            self._check_writable(kind_name)
             started = now()
             results = k.compute([configs[i] for i in missing], progress, self.runner)
             for i, result in zip(missing, results, strict=True):
@@ -260,6 +261,8 @@ class Pipeline:
                     batch.append(need.config)
             else:
                 present.add((need.kind, config_hash(need.config)))
+        for kind_name in missing:  # here, not in a worker: one line before any computation
+            self._check_writable(kind_name)
         tasks = [(kind, [c]) for kind, configs in missing.items() if kind != "simulate" for c in configs]
         tasks.sort(key=lambda task: PREFETCH_ORDER.index(task[0]) if task[0] in PREFETCH_ORDER else len(PREFETCH_ORDER))
         if "simulate" in missing:  # in slices, so that every worker takes a share of them
@@ -291,6 +294,14 @@ class Pipeline:
             if on_cached is not None:
                 on_cached(set(keys[i]), True)
         return len(tasks)
+
+    def _check_writable(self, kind_name: str) -> None:
+        """The folders a computation of ``kind_name`` writes to (its own, and the sweep points' where a
+        runner caches them) can take files: checked only when something is to be computed."""
+        if self.cache is not None:
+            self.cache.check_writable(kind_name)
+            if self.runner is not None:
+                self.cache.check_writable("point")
 
     def _cached(self, k: Kind, config: Any) -> Outcome | None:
         if self.cache is None:

@@ -91,7 +91,7 @@ CASES = [
     (["select", "--mode", "sample", "--n-samples", "1000000000"], USAGE, ["--n-samples", "--max-time 3600"]),
     (["simulate", "--max-time", "-1"], USAGE, ["--max-time", "0"]),
     # --config: a bad file is one line naming --config; its values are validated as typed ones
-    (["simulate", "--config", "unknown.toml"], USAGE, ["--config", "unknown option 'seedz'", "valid:"]),
+    (["simulate", "--config", "unknown.toml"], USAGE, ["--config", "unknown option 'seedz'", "did you mean 'seeds'"]),
     (["simulate", "--config", "broken.toml"], USAGE, ["--config", "not TOML"]),
     (["simulate", "--config", "output.toml"], USAGE, ["--config", "'out'", "--out on the command line"]),
     (["simulate", "--config", "table.toml"], USAGE, ["--config", "'d'", "not a table"]),

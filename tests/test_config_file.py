@@ -66,3 +66,41 @@ def test_toml_numbers_reach_the_config_unchanged(tmp_path: Path, text: str, valu
     _run("simulate", "--config", str(config), "--out", str(out), "--cache-dir", str(tmp_path / "c"))
     key = text.split()[0]
     assert json.loads(out.read_text())["config"]["model"][key] == value
+
+
+def test_an_unknown_key_names_the_closest_valid_keys_in_one_short_line(tmp_path: Path) -> None:
+    config = tmp_path / "run.toml"
+    config.write_text("gauge-strenght = [4.0]\n")
+    result = CliRunner().invoke(app, ["simulate", "--config", str(config)])
+    message = result.output.strip()
+    assert result.exit_code == 2 and "\n" not in message
+    assert "unknown option 'gauge-strenght'; did you mean 'gauge-strength'" in message
+    assert "n-samples" not in message and len(message) < 200  # not every option of the command
+    config.write_text("zzzz = 1\n")  # nothing close: where to find the keys, not all of them
+    result = CliRunner().invoke(app, ["simulate", "--config", str(config)])
+    assert result.exit_code == 2 and "gaugecli simulate --help" in result.output and "n-samples" not in result.output
+
+
+def test_validate_checks_a_rerun_recipe_as_its_command_reads_it(tmp_path: Path) -> None:
+    """``validate RUN.toml`` recognises a rerun recipe (not "not valid JSON"): valid when its command
+    accepts every option at its value; one line naming the file and the option otherwise."""
+    out = tmp_path / "run.json"
+    _run("select", "--m", "3", "--d", "3", "--rtol", "1e-8", "--out", str(out), "--cache-dir", str(tmp_path / "c"))
+    recipes = [out.with_suffix(".toml"), *(tmp_path / "c" / "select").glob("*.toml")]
+    assert len(recipes) == 2
+    result = CliRunner().invoke(app, ["validate", *map(str, recipes)])
+    assert result.exit_code == 0, result.output
+    assert result.output.count("a rerun recipe of gaugecli select") == 2 and "JSON" not in result.output
+    text = recipes[0].read_text()
+    cases = {
+        "value": (text.replace("m = 3", "m = 0"), "--m"),
+        "key": (text + "seedz = [1]\n", "unknown option 'seedz'"),
+        "no recipe": ("m = 3\n", "not a rerun recipe"),
+        "not TOML": (text + "m = = 3\n", "not TOML"),
+    }
+    for name, (content, needle) in cases.items():
+        bad = tmp_path / f"{name.replace(' ', '-')}.toml"
+        bad.write_text(content)
+        result = CliRunner().invoke(app, ["validate", str(bad)])
+        (line,) = [ln for ln in result.output.splitlines() if ln.startswith("INVALID")]
+        assert result.exit_code == 1 and str(bad) in line and needle in line, (name, result.output)

@@ -100,3 +100,29 @@ def test_without_the_frame_extra_export_names_it(
     )
     assert result.exit_code == 1 and "pip install 'gaugecli[frame]'" in result.output
     assert len(result.output.strip().splitlines()) == 1 and not (tmp_path / "x.csv").exists()
+
+
+@pytest.mark.parametrize(
+    ("fmt", "out", "named"),
+    [
+        ("parquet", "x.csv", "csv"),
+        ("csv", "x.parquet", "parquet"),
+        ("netcdf", "x.CSV", "csv"),
+        ("csv", "x.nc", "netcdf"),
+    ],
+)
+def test_an_out_named_for_another_format_is_refused(
+    artifacts: dict[str, Path], tmp_path: Path, fmt: str, out: str, named: str
+) -> None:
+    """``--format parquet --out x.csv`` is refused in one line (exit 2), naming both ways out; the file is
+    never written."""
+    target = tmp_path / out
+    result = CliRunner().invoke(app, ["export", str(artifacts["simulate"]), "--format", fmt, "--out", str(target)])
+    assert result.exit_code == 2 and not target.exists() and "Traceback" not in result.output
+    message = result.output.strip()
+    assert "\n" not in message and "--out" in message and f"--format {named}" in message and f"is {fmt}" in message
+
+
+def test_an_out_with_a_suffix_of_no_format_is_the_users_choice(artifacts: dict[str, Path], tmp_path: Path) -> None:
+    written = _export(artifacts["simulate"], "csv", tmp_path / "table.txt")
+    assert written == tmp_path / "table.txt" and pd.read_csv(written).shape[0] > 0

@@ -110,3 +110,28 @@ def test_json_is_not_written_into_a_rerun_file_and_is_refused_in_one(tmp_path: P
     bad.write_text("json = true\n")
     refused = runner.invoke(app, ["simulate", "--config", str(bad)])
     assert refused.exit_code == 2 and "names an output; give --json on the command line" in refused.output
+
+
+@pytest.mark.parametrize("cache", ["runs", "deep/cache"])
+def test_the_command_a_rerun_file_names_works_from_where_the_run_was_started(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, cache: str
+) -> None:
+    """The first line of each rerun file is a command that, run where the original command was, reads
+    the same cache entry: the recipe's path as that run named it, and a cache other than the default."""
+    import shlex
+
+    monkeypatch.chdir(tmp_path)
+    runner = CliRunner()
+    args = ["select", *FAST, "--m", "3", "--out", "out/sel.json"]
+    first = runner.invoke(app, [*args, *([] if cache == "runs" else ["--cache-dir", cache]), "--json"])
+    assert first.exit_code == 0, first.output
+    (record,) = [json.loads(line) for line in first.output.splitlines() if line.startswith("{")]
+    cached = Path(cache) / "select" / f"{record['config_hash']}.toml"
+    for recipe in (cached, Path("out/sel.toml")):
+        header = recipe.read_text().splitlines()[0]
+        words = shlex.split(header.split(": ", 1)[1])
+        assert words[:2] == ["gaugecli", "select"] and str(recipe) in words, header
+        again = runner.invoke(app, [*words[1:], "--json"])
+        assert again.exit_code == 0, (header, again.output)
+        (second,) = [json.loads(line) for line in again.output.splitlines() if line.startswith("{")]
+        assert second["config_hash"] == record["config_hash"] and second["computed"] is False, header

@@ -16,6 +16,7 @@ default change stays visible).
 from __future__ import annotations
 
 import math
+import re
 from enum import Enum
 from pathlib import Path
 from typing import Any
@@ -54,8 +55,7 @@ def load(ctx: typer.Context, param: Any, value: Path | None) -> Path | None:
         if target is None:
             if key in ("out", "figure", "json"):
                 raise bad_parameter("--config", f"{value}: {key!r} names an output; give --{key} on the command line")
-            valid = ", ".join(sorted(k for k in params if "_" not in k))
-            raise bad_parameter("--config", f"{value}: unknown option {key!r}; valid: {valid}")
+            raise bad_parameter("--config", f"{value}: unknown option {key!r}; {_closest(key, params, ctx)}")
         if isinstance(item, dict):
             raise bad_parameter("--config", f"{value}: {key!r} must be a value or an array, not a table")
         if isinstance(item, list) and not target.multiple:
@@ -69,10 +69,58 @@ def load(ctx: typer.Context, param: Any, value: Path | None) -> Path | None:
     return value
 
 
+def _closest(key: str, params: dict[str, Any], ctx: typer.Context) -> str:
+    """The valid keys nearest to an unknown ``key`` (difflib's ratio ≥ 0.6), or where to find them all."""
+    import difflib
+
+    keys = sorted(k for k in params if "_" not in k)
+    close = difflib.get_close_matches(key.replace("_", "-"), keys, n=3)
+    if close:
+        return f"did you mean {' or '.join(repr(k) for k in close)}?"
+    return f"`{ctx.command_path} --help` lists its {len(keys)} options"
+
+
+RECIPE_HEADER = re.compile(r"^# Reruns .*?: gaugecli (?P<command>[a-z]+) --config ")
+"""The first line of a rerun recipe, naming the command that reads it (:func:`write_beside`,
+:func:`gaugecli.cli.rerun.write`)."""
+
+
+def check_recipe(path: Path) -> str:
+    """What ``gaugecli validate RUN.toml`` says of a rerun recipe: its command, once the file parses as
+    TOML and the command accepts every option in it at its value (the options parsed as ``--config``
+    parses them, nothing run). A :class:`~gaugecli.cli.errors.ClickException` of one line otherwise."""
+    import typer.main
+
+    from gaugecli.cli.app import app
+    from gaugecli.cli.errors import ClickException, UsageError
+
+    try:
+        first = Path(path).read_text(encoding="utf-8").partition("\n")[0]
+    except (OSError, UnicodeDecodeError) as err:
+        raise ClickException(f"{path}: cannot read it ({getattr(err, 'strerror', None) or err})") from None
+    match = RECIPE_HEADER.match(first)
+    if match is None:
+        raise ClickException(
+            f"{path}: not a rerun recipe (its first line is not '# Reruns …: gaugecli COMMAND --config …'); "
+            "give it to its command's --config"
+        )
+    name = match["command"]
+    command = typer.main.get_group(app).get_command(None, name)  # type: ignore[arg-type]
+    if command is None:
+        raise ClickException(f"{path}: a recipe for 'gaugecli {name}', which is no gaugecli command")
+    try:
+        command.make_context(f"gaugecli {name}", ["--config", str(path)])
+    except UsageError as err:
+        raise ClickException(f"{path}: {err.format_message()}") from None
+    return name
+
+
 def write_beside(out: Path | None, ctx: typer.Context, overrides: dict[str, Any] | None = None) -> Path | None:
     """Write ``out.with_suffix('.toml')``: the options that rerun the artifact at ``out``."""
     if out is None:
         return None
+    import shlex
+
     from typer._click.core import ParameterSource
 
     from gaugecli.store.atomic import atomic_write_text
@@ -93,8 +141,8 @@ def write_beside(out: Path | None, ctx: typer.Context, overrides: dict[str, Any]
             defaults.append(f"# {line}")
     command = ctx.command_path  # "gaugecli simulate"
     path = out.with_suffix(".toml")
-    header = [
-        f"# Reruns {out.name}: {command} --config {path.name}",
+    header = [  # the paths as given: the command works from where this one was run
+        f"# Reruns {out.name}: {command} --config {shlex.quote(str(path))}",
         "# Options given; commented lines are the defaults that applied.",
     ]
     atomic_write_text(path, "\n".join(header + given + defaults) + "\n", "--out")

@@ -26,6 +26,22 @@ class Format(str, Enum):
 SUFFIX = {Format.csv: ".csv", Format.parquet: ".parquet", Format.netcdf: ".nc"}
 """The file an export writes beside its artifact when ``--out`` is not given."""
 
+SUFFIXES = {Format.csv: (".csv",), Format.parquet: (".parquet", ".pq"), Format.netcdf: (".nc", ".nc4", ".netcdf")}
+"""The suffixes that name each format: an ``--out`` ending in another format's is refused (a Parquet
+file named ``.csv`` would mislead whoever opens it); any other suffix is the user's to choose."""
+
+
+def check_suffix(out: Path, format: Format) -> None:
+    """Refuse ``--out`` whose suffix names another format than ``--format``."""
+    suffix = out.suffix.lower()
+    named = next((f for f, suffixes in SUFFIXES.items() if suffix in suffixes), None)
+    if named is not None and named is not format:
+        raise bad_parameter(
+            "--out",
+            f"{out} ends in {suffix}, a {named.value} name, but --format is {format.value}; "
+            f"give --out {out.with_suffix(SUFFIX[format])} or --format {named.value}",
+        )
+
 
 @app.command()
 def export(
@@ -39,7 +55,8 @@ def export(
             "--out",
             parser=opt.file_path,
             metavar="PATH",
-            help="Where to write (default: the artifact's name, .csv/.parquet/.nc).",
+            help="Where to write (default: the artifact's name, .csv/.parquet/.nc); a suffix of another "
+            "format is refused.",
         ),
     ] = None,
 ) -> None:
@@ -52,6 +69,7 @@ def export(
         if target.resolve() == artifact.resolve():
             raise bad_parameter("--out", f"{target} is the artifact itself; give another path")
         check_writable(target, "--out")
+        check_suffix(target, format)
         loaded = load(artifact)
         try:
             data = loaded.to_xarray()

@@ -2,7 +2,8 @@
 
 Written from the artifact's configuration through the parameters' declarations (each field's
 flag), so that any cached run — one a command made, or one a figure needed in ``make figures`` —
-is rerun, or taken from the cache, by ``gaugecli <command> --config <hash>.toml``.
+is rerun, or taken from the cache, by ``gaugecli <command> --config runs/<kind>/<hash>.toml`` (the
+command its first line gives, valid where the run that wrote it was started).
 """
 
 from __future__ import annotations
@@ -114,6 +115,17 @@ def _key(param: Any) -> str:
     return key_of(param)
 
 
+def command_line(command: str, recipe: Path) -> str:
+    """The command that reruns ``recipe`` (``<cache>/<kind>/<hash>.toml``) from where the run that wrote
+    it was started: the paths as that run named them, and the cache named where it is not the default
+    (``runs``), so the rerun reads the same cache."""
+    import shlex
+
+    cache = recipe.parent.parent
+    tail = "" if cache == Path("runs") else f" --cache-dir {shlex.quote(str(cache))}"
+    return f"gaugecli {command} --config {shlex.quote(str(recipe))}{tail}"
+
+
 def write(kind: str, config: Any, artifact_path: Path) -> Path | None:
     """Write ``artifact_path.with_suffix('.toml')`` (once: an existing file is the same run's)."""
     if kind not in COMMANDS:
@@ -123,8 +135,12 @@ def write(kind: str, config: Any, artifact_path: Path) -> Path | None:
         return path
     from gaugecli.cli.config_file import toml_lines
     from gaugecli.store.atomic import atomic_write_text
+    from gaugecli.store.errors import ArtifactError
 
     command = COMMANDS[kind][0]
-    header = [f"# Reruns {artifact_path.name} (or reads it from the cache): gaugecli {command} --config {path.name}"]
-    atomic_write_text(path, "\n".join(header + toml_lines(options(kind, config))) + "\n", "--cache-dir")
+    header = [f"# Reruns {artifact_path.name} (or reads it from the cache): {command_line(command, path)}"]
+    try:
+        atomic_write_text(path, "\n".join(header + toml_lines(options(kind, config))) + "\n", "--cache-dir")
+    except ArtifactError:  # a read-only cache (a colleague's) serves its runs without their recipes
+        return None
     return path

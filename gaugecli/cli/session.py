@@ -49,8 +49,11 @@ def pipeline(cache_dir: Path, use_cache: bool, workers: int = 1, scheduler: str 
     from gaugecli.pipeline import Pipeline
     from gaugecli.run.executors import make_executor
     from gaugecli.run.sweep import make_runner
+    from gaugecli.store.atomic import check_names
 
-    check_folder(cache_dir, "--cache-dir")
+    check_names(cache_dir, "--cache-dir")  # first: only then can the OS be asked about the folder
+    if not cache_dir.is_dir():  # an existing folder is read, and only checked for writing when a run is missing
+        check_folder(cache_dir, "--cache-dir")
     pipe = Pipeline(cache_dir, reuse=use_cache, warn=warn)
     with make_executor(scheduler, workers) as executor:
         pipe.runner = make_runner(executor, pipe.cache, reuse=use_cache)

@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import Any
 
 from gaugecli.store.artifacts import config_hash, read_artifact, save_artifact
-from gaugecli.store.atomic import sweep_leftovers
+from gaugecli.store.atomic import check_folder, sweep_leftovers
 from gaugecli.store.codec import from_jsonable
 from gaugecli.store.errors import ArtifactError
 
@@ -64,6 +64,12 @@ class Cache:
             if self.warn is not None:
                 self.warn(f"{self.path(kind, config)}: made by an older gaugecli ({exc}) — recomputing it")
             return None
+
+    def check_writable(self, kind: str) -> None:
+        """Refuse, before a run is computed, one that could not be stored: ``<root>/<kind>`` must be
+        (or become) a writable folder. Only a write asks this: a read-only cache — a colleague's,
+        shared — serves the runs it holds."""
+        check_folder(self.root / kind, self.flag)
 
     def save(self, kind: str, config: Any, result: Any, *, seed: int | None, started: datetime) -> dict[str, Any]:
         """Build the artifact of ``result`` and store it atomically; return it."""
