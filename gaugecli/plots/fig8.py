@@ -281,12 +281,14 @@ def _panel_selection(ax: Any, selections: dict[str, Any], layout: Layout) -> dic
             "t_end": float(run.t[-1]),
         }
     y = -np.arange(len(labels), dtype=float)  # top to bottom in the key's order
-    ax.axvline(PRUNED, color=style.GUIDE, ls=":", lw=0.9, zorder=1)
+    low, high = y[-1] - 0.7, 2.6  # room above the first row for the note
+    # the threshold stops below the first row: the note above it is not crossed
+    ax.axvline(PRUNED, ymax=(0.45 - low) / (high - low), color=style.GUIDE, ls=":", lw=0.9, zorder=1)
     style.note(ax, "pruned\nbelow", (PRUNED, 0.0), layout, offset=(-2, 2), xycoords=("data", "axes fraction"), ha="right", va="bottom", multialignment="right")  # fmt: skip
     ax.plot(P, y, ls="none", marker="o", ms=4.0, color=style.THEORY, zorder=3)
     ax.set_xscale("log")
     ax.set_xlim(1e-20, 1e0)
-    ax.set_ylim(y[-1] - 0.7, 0.6 + 1.4)  # room above for the note
+    ax.set_ylim(low, high)
     ax.set_xlabel(r"non-owner norm $P_{\rm end}$")
     ax.set_yticks(y)
     ax.set_yticklabels([LABELS[k] for k in labels])
