@@ -1,4 +1,5 @@
-"""The linear network's aligned neuron in closed form: ``ċ = −√(δ² + 4c²)(c − a*)``, even in δ.
+"""The linear network in closed form: the aligned neuron's ``ċ = −√(δ² + 4c²)(c − a*)``, even in δ, and
+the ``D(2 ln D + B)`` law of ``T_spec(−D)`` from ``u0 ⊥ v`` (:func:`unfavorable_log_law`).
 
 For ``σ(z) = z`` and a neuron aligned with its teacher feature (``u = v̂``, teacher ``a* v̂·x``), the
 function is ``c v̂·x`` and the loss ``L = ½(c − a*)²``. With ``δ = a² − ‖w‖²`` conserved, the mobility of
