@@ -82,6 +82,35 @@ def asymptotic_slope(x: ArrayLike, y: ArrayLike) -> tuple[float, float]:
     return float(s[-1]), float(abs(s[-1] - s[-2]))
 
 
+class LogLaw(NamedTuple):
+    """``y = coefficient · ln D + constant``, the law of ``T_spec(−D)/D`` where ``T(−D) = Θ(D ln D)``, by least
+    squares over ``fitted`` (the strengths from the fit's lower end on); ``increments`` (at the geometric
+    midpoints ``mid``) are ``Δy/Δ ln D`` between every consecutive pair of the series: they settle to the
+    coefficient where the law holds, and show from where it does."""
+
+    coefficient: float
+    constant: float
+    fitted: Array
+    mid: Array
+    increments: Array
+
+    def __call__(self, D: ArrayLike) -> Array:
+        """The fitted ``coefficient · ln D + constant``."""
+        return self.coefficient * np.log(np.asarray(D, float)) + self.constant
+
+
+def log_law_fit(D: ArrayLike, y: ArrayLike, D_min: float) -> LogLaw:
+    """Least-squares ``y = A ln D + B`` over the finite points with ``D ≥ D_min`` (at least two), and the
+    local increments of the whole series. No extrapolation in ``1/D``: ``y`` diverges like ``ln D``."""
+    D, y = np.asarray(D, float), np.asarray(y, float)
+    keep = np.isfinite(y) & (D >= D_min)
+    if np.count_nonzero(keep) < 2:
+        raise ValueError(f"log_law_fit: needs two finite points with D >= {D_min:g}")
+    A, B = np.polyfit(np.log(D[keep]), y[keep], 1)
+    mid = np.sqrt(D[1:] * D[:-1])
+    return LogLaw(float(A), float(B), D[keep], mid, np.diff(y) / np.diff(np.log(D)))
+
+
 class SpeedRatio(NamedTuple):
     """The ``±D`` angular-speed ratio along the ``+D`` run, at declared times up to ``T₊``.
 

@@ -1,28 +1,30 @@
-"""Figure 8 — the gauge across activations: the separation is Θ(D^{1+1/p}) at degree p, and where it
-is not (beyond the paper; ``m = 1`` from ``u0 ⊥ v`` unless stated).
+"""Figure 8 — the gauge across activations: the separation is Θ(D^{1+1/p}) at degree p, and where the
+law takes a ln D (beyond the paper; ``m = 1`` from ``u0 ⊥ v`` unless stated).
 
-(a) ``T_spec(+D)`` (circles) and ``T_spec(−D)`` (squares) against D on log–log axes for every
-homogeneous activation of the registry: relu, leaky-relu at β = 0.01 and 0.3, relu2, square and
-linear — and erf, which has no degree (dash-dot). σ = z² starts at θ0 = 1.2: from ``u0 ⊥ v`` its
-population flow sits on an exact saddle (``gaugecli.core.symmetry.exact_saddle``) and has no T_spec.
-(b) the local slope ``d ln(T(−D)/T(+D)) / d ln D`` against the hypothesis ``1 + 1/p`` of the
-mobilities (``T(+D) ∝ D^{−1/p}``, ``T(−D) ∝ D``; docs/theory.md §12): 2 at degree 1, 3/2 at degree 2.
-(c) the local slopes of ``T(+D)`` and ``T(−D)`` themselves, against ``−1/p`` and ``+1``: the linear
-network's ``T(−D)`` drifts above 1 (≈ 1.1 at D = 1024): the law's boundary.
-(d) selection among ``m = 5`` duplicates (owner +D, the others −D, D = 4) per activation: the owner's
-final share of ``Σ|c_j|`` (bars) and the non-owner norm ``P_end`` at the horizon (crosses) — pruned
-(``P ≤ 1e-6``) for every activation but linear, whose non-owners keep ``P ≈ 1e-4``: its loss sees only
-``Σ c_j u_j``.
-(e) erf, the non-homogeneous contrast: δ is not conserved. ``δ(t)/δ(0)`` of the ±D runs: each neuron
+(a) ``T_spec(+D)`` (circles) and ``T_spec(−D)`` (squares) against D, log–log, at degree 1: relu,
+leaky-relu at β = 0.01 (on top of relu) and 0.3, and the linear network, with the closed form of an
+*aligned* linear neuron (``c: c0 → ½``, even in δ: ``gaugecli.core.linear``) — the ±D asymmetry is made
+by the direction's turn alone.
+(b) the same at degree 2 (relu2; σ = z² from θ0 = 1.2, since from ``u0 ⊥ v`` its flow sits on an exact
+saddle, ``gaugecli.core.symmetry.exact_saddle``) and for erf, which has no degree.
+(c) the local slope ``d ln(T(−D)/T(+D)) / d ln D`` against ``1 + 1/p`` (2 at degree 1, 3/2 at degree 2;
+docs/theory.md §12), and for the linear network and erf the slope ``2 + A/(A ln D + B)`` of their
+fitted ``D ln D`` laws (dotted).
+(d) ``T(−D)/D`` against ln D: flat where ``T(−D) ∝ D``; for the linear network and erf a straight
+line, ``T(−D) = D(A ln D + B)`` — the separation is ``Θ(D² ln D)``. The linear law is the gate-v ReLN's
+(theory §10) at twice its speed: A = 2, B = ln(1/(c0 tan θ_ε)) (``core.linear.unfavorable_log_law``).
+(e) selection among ``m = 5`` duplicates (owner +D, the others −D, D = 4): the non-owner norm
+``P_end`` at the horizon per activation — pruned (``P ≤ 1e-6``) for every activation but linear, whose
+loss sees only ``Σ c_j u_j``; the owner's share of ``Σ|c_j|`` is printed (its lowest).
+(f) erf, the non-homogeneous contrast: δ is not conserved. ``δ(t)/δ(0)`` of the ±D runs: each neuron
 keeps its δ while it turns and then balances (δ → 0) as it grows into erf's nonlinear range — yet the
-+D neuron still specializes first, and selects among duplicates ((d)).
-(f) the linear network, the exactly solvable control: an *aligned* neuron learns (``c: c0 → ½``) in a
-time even in δ — the closed form of ``gaugecli.core.linear`` (line, one for both signs) — while from
-``u0 ⊥ v`` ``T_spec(±D)`` separate (markers): the asymmetry is made by the direction's turn alone.
++D neuron still specializes first, and selects among duplicates ((e)).
 
-The sidecar's ``key`` also holds the constants: ``D^{1/p} T(+D)``, ``T(−D)/D`` and
-``(T(−D)/T(+D))/D^{1+1/p}`` at the largest D, their Richardson extrapolation in ``1/D`` (and its spread
-over the last pairs), and for relu the exact limits of ``gaugecli.core.limits``.
+The sidecar's ``key`` holds per activation the local slopes at the largest D, the constants
+``D^{1/p} T(+D)``, ``T(−D)/D`` and ``(T(−D)/T(+D))/D^{1+1/p}`` at the largest D with their Richardson
+extrapolation in ``1/D`` (only where the limit exists: for linear and erf ``T(−D)/D`` diverges like
+ln D and ``law`` holds the least-squares ``A ln D + B`` over ``D ≥`` :data:`LAW_FROM` with the local
+increments per unit ln D), and for relu the exact limits of ``gaugecli.core.limits``.
 """
 
 from __future__ import annotations
@@ -38,8 +40,14 @@ from gaugecli.plots.venue import Layout
 
 MIN_WIDTH = 5.0
 """Narrower than this (inches) the panels are illegible; ``plot --width`` refuses it."""
+MAX_HEIGHT = 7.0
+"""Inches: the full figure with its caption on one page (a 9-inch text block); ICML's 6.75-inch width
+would otherwise make it 7.8."""
 
-CLAIM = "beyond: T_spec(−D)/T_spec(+D) = Θ(D^(1+1/p)) at degree p (2 for relu, 3/2 for relu2 and z²)"
+CLAIM = (
+    "beyond: T_spec(−D)/T_spec(+D) = Θ(D^(1+1/p)) at degree p (2 for relu, 3/2 for relu2 and z²); "
+    "Θ(D² ln D) for the linear network and erf"
+)
 SIDECAR_TOLERANCES = (
     (
         "*constants*",
@@ -54,8 +62,17 @@ SIDECAR_TOLERANCES = (
         1e-7,
         "local slopes are differences of ln T at neighbouring D: the runs' 1e-9 relative error over ln 4",
     ),
+    (
+        "*law*",
+        1e-6,
+        1e-7,
+        "A ln D + B and its increments are differences of T/D ≈ 10–70 over ln 4: the runs' 1e-9 relative error",
+    ),
 )
 """Where a number moves more than the shared default across arithmetic paths, and why (first match wins)."""
+MAIN_PANELS = ("a", "c", "d")
+"""The main-text version: the times at degree 1, the separation's slope against 1 + 1/p, and the
+``D ln D`` law of the linear network and erf — the claim and its boundary."""
 GAUGES = ("favorable", "unfavorable")
 STRENGTHS = {False: tuple(4.0**k for k in range(6)), True: (1.0, 16.0, 256.0)}
 """D = 1 … 1024 by factors of 4 (quick: 1, 16, 256)."""
@@ -71,10 +88,20 @@ ACTIVATIONS: tuple[tuple[str, str, dict[str, float], float], ...] = (
 """Label, activation, its parameters and θ0 (σ = z² off its saddle)."""
 DEGREE: dict[str, int | None] = {"relu": 1, "leaky-relu": 1, "linear": 1, "relu2": 2, "square": 2, "erf": None}
 """The gauge degree p (``None``: erf is not homogeneous)."""
+TIME_PANELS = {"a": ("relu", "leaky-relu-0.01", "leaky-relu-0.3", "linear"), "b": ("relu2", "square", "erf")}
+"""(a) the degree-1 activations, (b) degree 2 and erf: small multiples, not fourteen curves in one."""
+LAWS = ("linear", "erf")
+"""The activations whose ``T(−D)/D`` grows like ln D."""
+LAW_FROM = 16.0
+"""The ``A ln D + B`` fit uses the stored D from here on: below it the law has not set in (the linear
+network's increment per unit ln D is −0.46 at D = 1 → 4 and 1.65 at 4 → 16, then 1.97, 2.00, 2.00)."""
+LAW_NOTES = {"linear": "line", "erf": "corner"}
+"""(d): where each law's formula sits: above the linear line's last point (the erf line is far above it),
+and erf's in the top-left corner (above its line's end is the panel's top)."""
 ERF_STRENGTHS = {False: (4.0, 64.0), True: (16.0, 256.0)}
-"""The erf runs whose δ(t) (e) draws (among (a)'s)."""
+"""The erf runs whose δ(t) (f) draws (among (b)'s)."""
 LINEAR_TARGET = 0.5
-"""(f): the aligned neuron's time from ``c0`` to this ``c``."""
+"""(a): the aligned neuron's time from ``c0`` to this ``c``."""
 SELECT_STRENGTH = 4.0
 PRUNED = 1e-6
 """``P`` at or below this counts as pruned (SPEC C7)."""
@@ -88,6 +115,18 @@ LABELS = {
     "erf": "erf",
 }
 LINESTYLES: dict[int | None, Any] = {1: "-", 2: "--", None: "-."}
+COLORS = {
+    "relu": "#882255",
+    "leaky-relu-0.01": style.ORANGE,
+    "leaky-relu-0.3": style.PURPLE,
+    "linear": "0.0",
+    "relu2": "#999933",
+    "square": style.SKY,
+    "erf": "#44aa99",
+}
+"""One colour per activation in every panel; never blue, vermillion or green (they mean +D, −D and δ = 0).
+relu, purple-red and olive are Paul Tol's; the rest the colorblind palette's. Distinct by CIE ΔE
+(``tests/test_fig8.py``)."""
 
 
 def _expected(name: str, what: str) -> float | None:
@@ -124,100 +163,107 @@ def _strengths(inputs: Inputs) -> np.ndarray:
     return np.array(sorted({c.strengths[0] for k, c in inputs.configs.items() if not k.endswith("select")}))
 
 
-def _colors() -> dict[str, str]:
-    # the colorblind palette without blue, vermillion and green (they mean +D, −D and δ = 0)
-    return {
-        "relu": style.BROWN,
-        "leaky-relu-0.01": style.ORANGE,
-        "leaky-relu-0.3": style.PINK,
-        "linear": style.GREY,
-        "relu2": style.PURPLE,
-        "square": style.SKY,
-        "erf": "0.0",
-    }
+def _style(label: str) -> dict[str, Any]:
+    """Colour, dashes (by degree) and width: relu is drawn wide beneath, since leaky β = 0.01 lies on it."""
+    name = next(a[1] for a in ACTIVATIONS if a[0] == label)
+    return {"color": COLORS[label], "ls": LINESTYLES[DEGREE[name]], "lw": 2.4 if label == "relu" else 0.9}
 
 
-def _d_axis(ax: Any, D: np.ndarray) -> None:
+def _d_axis(ax: Any, D: np.ndarray, narrow: bool = False) -> None:
+    """A log₂ D axis labelled at 1, 16, 256 and the largest D (``narrow``: 1, 32 and the largest, and a
+    shorter label, for a third of a page)."""
     from matplotlib.ticker import FixedLocator, FuncFormatter, NullLocator
 
     ax.set_xscale("log", base=2)
-    ax.xaxis.set_major_locator(FixedLocator([x for x in (1, 16, 256) if D[0] <= x <= D[-1]] + [float(D[-1])]))
+    marks = (1, 32) if narrow else (1, 16, 256)
+    ax.xaxis.set_major_locator(FixedLocator([x for x in marks if D[0] <= x < D[-1]] + [float(D[-1])]))
     ax.xaxis.set_major_formatter(FuncFormatter(lambda v, _pos: f"{v:g}"))
     ax.xaxis.set_minor_locator(NullLocator())
-    ax.set_xlabel(style.LABELS["D"])
+    ax.set_xlabel(r"gauge strength $D$" if narrow else style.LABELS["D"])
 
 
-def _panel_times(ax: Any, D: np.ndarray, times: dict[str, dict[str, np.ndarray]]) -> dict[str, Any]:
-    """(a) ``T_spec(±D)`` per activation."""
-    colors, out = _colors(), {}
-    for label, name, _, _ in ACTIVATIONS:
-        ls = LINESTYLES[DEGREE[name]]
+def _panel_times(ax: Any, D: np.ndarray, times: dict[str, dict[str, np.ndarray]], labels: tuple[str, ...]) -> dict[str, Any]:  # fmt: skip
+    """(a, b) ``T_spec(±D)`` for ``labels``."""
+    out = {}
+    for label in labels:
         for g in GAUGES:
             T = times[label][g]
-            marker = style.GAUGE_MARKERS[g]
-            ax.plot(D, T, color=colors[label], ls=ls, lw=0.9, marker=marker, ms=3.0, mfc="white", mew=0.8)
+            ax.plot(D, T, **_style(label), marker=style.GAUGE_MARKERS[g], ms=3.0, mfc="white", mew=0.8)
             out[f"{label}-{g}"] = style.series(D, T)
     ax.set_yscale("log")
     _d_axis(ax, D)
     ax.set_ylabel(r"specialization time $T_{\rm spec}$")
-    handles = [style.line_handle(colors[a[0]], LINESTYLES[DEGREE[a[1]]], None, LABELS[a[0]]) for a in ACTIVATIONS]
-    handles += [
-        style.line_handle(
-            style.THEORY, "none", style.GAUGE_MARKERS[g], f"${'+' if g == 'favorable' else '-'}D$", mfc="white"
-        )
-        for g in GAUGES
-    ]
-    ax.legend(handles=handles, loc="center left", bbox_to_anchor=(1.0, 0.5), frameon=False)
     return out
+
+
+def _panel_aligned(ax: Any, D: np.ndarray, c0: float) -> dict[str, Any]:
+    """(a)'s closed form: the aligned linear neuron's time ``c0 → ½``, the same for ±D."""
+    from gaugecli.core.linear import aligned_time
+
+    Dg = np.geomspace(D[0], D[-1], 60)
+    aligned = np.array([aligned_time(x, c0, LINEAR_TARGET) for x in Dg])
+    ax.plot(Dg, aligned, color=style.GUIDE, ls=":", lw=1.4, zorder=1)
+    return style.series(Dg, aligned, c0=c0, c_to=LINEAR_TARGET)
+
+
+def _law_slope(law: Any, D: np.ndarray) -> np.ndarray:
+    """The local slope of the separation under ``T(−D) = D(A ln D + B)`` and ``T(+D) ∝ 1/D``."""
+    return 2.0 + law.coefficient / law(D)
 
 
 def _panel_separation(
-    ax: Any, D: np.ndarray, times: dict[str, dict[str, np.ndarray]], layout: Layout
+    ax: Any, D: np.ndarray, times: dict[str, dict[str, np.ndarray]], laws: dict[str, Any], layout: Layout
 ) -> dict[str, Any]:
-    """(b) the local slope of the separation against ``1 + 1/p``."""
+    """(c) the local slope of the separation against ``1 + 1/p``; the ``D ln D`` laws' slopes dotted."""
     from gaugecli.core.separation import local_slopes
 
-    colors, out = _colors(), {}
+    out: dict[str, Any] = {}
     for p in (1, 2):
-        ax.axhline(1.0 + 1.0 / p, color=style.THEORY, ls=":", lw=0.9, zorder=1)
-        style.note(ax, rf"$1+1/p = {1 + 1 / p:g}$", (1.0, 1.0 + 1.0 / p), layout, offset=(-2, 3), xycoords=("axes fraction", "data"), ha="right", va="bottom", color=style.THEORY)  # fmt: skip
+        ax.axhline(1.0 + 1.0 / p, color=style.GUIDE, ls=":", lw=0.9, zorder=1)
+        style.note(ax, rf"$1+1/p = {1 + 1 / p:g}$", (1.0, 1.0 + 1.0 / p), layout, offset=(-2, -2), xycoords=("axes fraction", "data"), ha="right", va="top")  # fmt: skip
     for label, name, _, _ in ACTIVATIONS:
         ratio = times[label]["unfavorable"] / times[label]["favorable"]
         mid, slopes = local_slopes(D, ratio)
-        ax.plot(mid, slopes, color=colors[label], ls=LINESTYLES[DEGREE[name]], lw=0.9, marker="D", ms=2.6, mfc="white")
+        ax.plot(mid, slopes, **_style(label), marker="D", ms=2.6, mfc="white")
         out[label] = style.series(mid, slopes, expected=_expected(name, "ratio"), ratio=ratio)
+    for label, law in laws.items():
+        Dg = np.geomspace(LAW_FROM, D[-1], 40)
+        ax.plot(Dg, _law_slope(law, Dg), color=COLORS[label], ls=":", lw=1.2, zorder=1)
+        out[f"{label}-law"] = style.series(Dg, _law_slope(law, Dg), form="2 + A/(A ln D + B)")
     _d_axis(ax, D)
-    ax.set_ylabel(r"slope of $T_{\rm spec}(-D)/T_{\rm spec}(+D)$")
+    ax.set_ylabel("local slope of\n" + r"$T_{\rm spec}(-D)/T_{\rm spec}(+D)$")
     return out
 
 
-def _panel_components(
-    ax: Any, D: np.ndarray, times: dict[str, dict[str, np.ndarray]], layout: Layout
+def _panel_law(
+    ax: Any, D: np.ndarray, times: dict[str, dict[str, np.ndarray]], laws: dict[str, Any], layout: Layout
 ) -> dict[str, Any]:
-    """(c) the local slopes of ``T(+D)`` and ``T(−D)``, against ``−1/p`` and ``+1``."""
-    from gaugecli.core.separation import local_slopes
-
-    colors, out = _colors(), {}
-    for y, text, at in ((1.0, r"$+1$", 0.0), (-1.0, r"$-1/p$, $p{=}1$", 1.0), (-0.5, r"$-1/p$, $p{=}2$", 1.0)):
-        ax.axhline(y, color=style.THEORY, ls=":", lw=0.9, zorder=1)
-        side = "left" if at == 0.0 else "right"
-        style.note(ax, text, (at, y), layout, offset=(2 if at == 0.0 else -2, 3), xycoords=("axes fraction", "data"), ha=side, va="bottom", color=style.THEORY)  # fmt: skip
-    for label, name, _, _ in ACTIVATIONS:
-        for g in GAUGES:
-            mid, slopes = local_slopes(D, times[label][g])
-            marker = style.GAUGE_MARKERS[g]
-            ax.plot(mid, slopes, color=colors[label], ls=LINESTYLES[DEGREE[name]], lw=0.9, marker=marker, ms=2.6, mfc="white")  # fmt: skip
-            out[f"{label}-{g}"] = style.series(mid, slopes, expected=_expected(name, g))
+    """(d) ``T(−D)/D`` against ln D, with the fitted ``A ln D + B`` of the linear network and erf."""
+    out: dict[str, Any] = {}
+    for label, _, _, _ in ACTIVATIONS:
+        y = times[label]["unfavorable"] / D
+        ax.plot(D, y, **_style(label), marker=style.GAUGE_MARKERS["unfavorable"], ms=2.8, mfc="white", mew=0.8)  # fmt: skip
+        out[label] = style.series(D, y)
+    for label, law in laws.items():
+        Dg = np.geomspace(law.fitted[0], D[-1], 40)
+        ax.plot(Dg, law(Dg), color=COLORS[label], ls=":", lw=1.6, zorder=1)
+        out[f"{label}-law"] = style.series(Dg, law(Dg), coefficient=law.coefficient, constant=law.constant)
+        text = rf"${law.coefficient:.2f}\,\ln D {'+' if law.constant >= 0 else '−'} {abs(law.constant):.2f}$"
+        if LAW_NOTES[label] == "line":
+            x = float(law.fitted[-1])
+            style.note(ax, text, (x, float(law(x))), layout, offset=(0, 6), ha="right", va="bottom", color=COLORS[label])  # fmt: skip
+        else:
+            style.note(ax, text, (0.03, 0.97), layout, xycoords="axes fraction", ha="left", va="top", color=COLORS[label])  # fmt: skip
     _d_axis(ax, D)
-    ax.set_ylabel(r"slope of $T_{\rm spec}(\pm D)$")
+    ax.set_ylim(0.0, None)
+    ax.set_ylabel(r"$T_{\rm spec}(-D)\,/\,D$")
     return out
 
 
 def _panel_selection(ax: Any, selections: dict[str, Any], layout: Layout) -> dict[str, Any]:
-    """(d) the owner's final share of ``Σ|c_j|`` (bars) and ``P_end`` (markers, right axis)."""
-    colors, out = _colors(), {}
+    """(e) ``P_end`` per activation (a dot plot), the pruning threshold, and the owners' lowest share."""
+    out: dict[str, Any] = {}
     labels = [a[0] for a in ACTIVATIONS]
-    x = np.arange(len(labels), dtype=float)
     shares, P = [], []
     for label in labels:
         result = selections[label]
@@ -234,25 +280,27 @@ def _panel_selection(ax: Any, selections: dict[str, Any], layout: Layout) -> dic
             "pruned": P[-1] <= PRUNED,
             "t_end": float(run.t[-1]),
         }
-    ax.bar(x, shares, color=[colors[k] for k in labels], width=0.6, zorder=2, alpha=0.85)
-    ax.set_ylim(0.0, 1.12)
-    ax.set_ylabel("owner's share of $\\Sigma|c_j|$ (bars)")
-    ax.set_xticks(x)
-    ax.set_xticklabels([LABELS[k] for k in labels], rotation=50, ha="right", rotation_mode="anchor")
-    right = ax.twinx()
-    # crosses, not squares: squares mean −D in every figure
-    right.plot(x, P, ls="none", marker="X", ms=4.2, color=style.THEORY, mew=0.6, mec="white", zorder=3)
-    right.axhline(PRUNED, color=style.GUIDE, ls=":", lw=0.9)
-    style.note(right, r"pruned below", (0.98, PRUNED), layout, offset=(0, 2), xycoords=("axes fraction", "data"), ha="right", va="bottom", bbox={"fc": "white", "ec": "none", "pad": 0.6})  # fmt: skip
-    right.set_yscale("log")
-    right.set_ylim(1e-18, 1e-1)
-    right.set_ylabel(r"$P_{\rm end}$ (crosses)")
-    out["series"] = style.series(x, shares, P_end=P)
+    y = -np.arange(len(labels), dtype=float)  # top to bottom in the key's order
+    low, high = y[-1] - 0.7, 2.6  # room above the first row for the note
+    # the threshold stops below the first row: the note above it is not crossed
+    ax.axvline(PRUNED, ymax=(0.45 - low) / (high - low), color=style.GUIDE, ls=":", lw=0.9, zorder=1)
+    style.note(ax, "pruned\nbelow", (PRUNED, 0.0), layout, offset=(-2, 2), xycoords=("data", "axes fraction"), ha="right", va="bottom", multialignment="right")  # fmt: skip
+    ax.plot(P, y, ls="none", marker="o", ms=4.0, color=style.THEORY, zorder=3)
+    ax.set_xscale("log")
+    ax.set_xlim(1e-20, 1e0)
+    ax.set_ylim(low, high)
+    ax.set_xlabel(r"non-owner norm $P_{\rm end}$")
+    ax.set_yticks(y)
+    ax.set_yticklabels([LABELS[k] for k in labels])
+    ax.grid(axis="y", color="0.9", lw=0.6, zorder=0)
+    lowest = math.floor(min(shares) * 1e3) / 1e3
+    style.note(ax, rf"$m = 5$, $D = {SELECT_STRENGTH:g}$: owner's share" + "\n" + rf"of $\Sigma|c_j| \geq {lowest:.3f}$", (0.98, 0.98), layout, xycoords="axes fraction", ha="right", va="top", color=None, multialignment="right")  # fmt: skip
+    out["series"] = style.series(P, y, owner_share=shares)
     return out
 
 
 def _panel_erf(ax: Any, runs: dict[tuple[float, str], Any]) -> dict[str, Any]:
-    """(e) erf's δ(t)/δ(0) for the ±D runs at two D, with each run's T_spec marked."""
+    """(f) erf's δ(t)/δ(0) for the ±D runs at two D, with each run's T_spec marked."""
     out = {}
     styles: dict[float, Any] = dict(zip(sorted({D for D, _ in runs}), ("-", "--"), strict=False))
     for (D, g), run in runs.items():
@@ -273,11 +321,7 @@ def _panel_erf(ax: Any, runs: dict[tuple[float, str], Any]) -> dict[str, Any]:
     handles = [style.line_handle(style.THEORY, ls, None, f"$D={D:g}$") for D, ls in styles.items()]
     handles += [
         style.line_handle(
-            style.GAUGE_COLORS[g],
-            "-",
-            style.GAUGE_MARKERS[g],
-            rf"${'+' if g == 'favorable' else '-'}D$ (marker: $T_{{\rm spec}}$)",
-            mfc="white",
+            style.GAUGE_COLORS[g], "-", style.GAUGE_MARKERS[g], f"${'+' if g == 'favorable' else '-'}D$", mfc="white"
         )
         for g in GAUGES
     ]
@@ -285,27 +329,31 @@ def _panel_erf(ax: Any, runs: dict[tuple[float, str], Any]) -> dict[str, Any]:
     return out
 
 
-def _panel_linear(ax: Any, D: np.ndarray, times: dict[str, np.ndarray], c0: float) -> dict[str, Any]:
-    """(f) the linear network: the aligned closed form (even in δ) against ``T_spec(±D)`` from ``u0 ⊥ v``."""
-    from gaugecli.core.linear import aligned_time
-
-    Dg = np.geomspace(D[0], D[-1], 60)
-    aligned = np.array([aligned_time(x, c0, LINEAR_TARGET) for x in Dg])
-    ax.plot(Dg, aligned, color=style.THEORY, lw=1.2, label=rf"aligned: $c_0 \to {LINEAR_TARGET:g}$, $\pm D$ alike")
-    out: dict[str, Any] = {"aligned": style.series(Dg, aligned, c0=c0, c_to=LINEAR_TARGET)}
-    for g in GAUGES:
-        T = times[g]
-        ax.plot(D, T, color=style.GAUGE_COLORS[g], ls="none", marker=style.GAUGE_MARKERS[g], ms=3.4, mfc="white", mew=0.8, label=rf"$u_0 \perp v$: $T_{{\rm spec}}({'+' if g == 'favorable' else '-'}D)$")  # fmt: skip
-        out[g] = style.series(D, T)
-    ax.set_yscale("log")
-    _d_axis(ax, D)
-    ax.set_ylabel("time (linear network)")
-    ax.legend(loc="center right")
-    return out
+def _legend(fig: Any, drawn: set[str]) -> None:
+    """One key for every panel: the activations drawn, the gauges' markers and the guides."""
+    handles = [style.line_handle(label=LABELS[a], **_style(a)) for a, _, _, _ in ACTIVATIONS if a in drawn]
+    handles += [
+        style.line_handle(
+            style.THEORY,
+            "none",
+            style.GAUGE_MARKERS[g],
+            rf"$T_{{\rm spec}}({'+' if g == 'favorable' else '-'}D)$",
+            mfc="white",
+        )
+        for g in GAUGES
+    ]
+    if "aligned" in drawn:
+        handles.append(style.line_handle(style.GUIDE, ":", None, r"aligned linear, $\pm D$ alike"))
+    handles.append(style.line_handle(style.THEORY, ":", None, r"fit $D(A\ln D + B)$"))
+    fig.legend(handles=handles, loc="outside upper center", ncols=4, columnspacing=1.2, handlelength=2.2)
 
 
 def build(inputs: Inputs, layout: Layout) -> tuple[Any, dict[str, Any]]:
-    """Six panels (3 × 2) at the layout's width; returns the figure and its sidecar panels."""
+    """Six panels (3 × 2), or :data:`MAIN_PANELS` in one row, at the layout's width, under one key;
+    returns the figure and its sidecar panels (all six, whichever are drawn)."""
+    from gaugecli.core.separation import log_law_fit
+    from gaugecli.plots._fig8_key import key_numbers
+
     D = _strengths(inputs)
     times = {
         label: {
@@ -314,72 +362,48 @@ def build(inputs: Inputs, layout: Layout) -> tuple[Any, dict[str, Any]]:
         }
         for label, _, _, _ in ACTIVATIONS
     }
+    laws = {label: log_law_fit(D, times[label]["unfavorable"] / D, LAW_FROM) for label in LAWS}
     selections = {label: inputs[f"{label}-select"] for label, _, _, _ in ACTIVATIONS}
     quick = len(D) == len(STRENGTHS[True])
     erf_runs = {(s, g): inputs[f"erf-{g}-D{s:g}"] for s in ERF_STRENGTHS[quick] for g in GAUGES}
-    c0 = inputs.configs[f"linear-favorable-D{D[0]:g}"].model.c0
-    fig, axes = style.new_figure(layout.width, layout.height(1.15), nrows=3, ncols=2)
-    (ax_a, ax_b), (ax_c, ax_d), (ax_e, ax_f) = axes
-    panels = {
-        "a": _panel_times(ax_a, D, times),
-        "b": _panel_separation(ax_b, D, times, layout),
-        "c": _panel_components(ax_c, D, times, layout),
-        "d": _panel_selection(ax_d, selections, layout),
-        "e": _panel_erf(ax_e, erf_runs),
-        "f": _panel_linear(ax_f, D, times["linear"], c0),
+    model = inputs.configs[f"linear-favorable-D{D[0]:g}"].model
+    letters = [x for x in "abcdef" if layout.wants(x)]
+    if layout.is_main:
+        fig, axes = style.new_figure(layout.width, layout.height(0.44), ncols=len(letters))
+    else:
+        fig, axes = style.new_figure(layout.width, min(layout.height(1.15), MAX_HEIGHT), nrows=3, ncols=2)
+    ax = dict(zip(letters, np.atleast_1d(axes).ravel(), strict=True))
+    scratch = _Scratch()
+    draw = {
+        "a": lambda a: _panel_times(a, D, times, TIME_PANELS["a"]) | {"aligned": _panel_aligned(a, D, model.c0)},
+        "b": lambda a: _panel_times(a, D, times, TIME_PANELS["b"]),
+        "c": lambda a: _panel_separation(a, D, times, laws, layout),
+        "d": lambda a: _panel_law(a, D, times, laws, layout),
+        "e": lambda a: _panel_selection(a, selections, layout),
+        "f": lambda a: _panel_erf(a, erf_runs),
     }
-    for ax, letter in zip((ax_a, ax_b, ax_c, ax_d, ax_e, ax_f), "abcdef", strict=True):
-        style.panel_label(ax, letter)
-    panels["key"] = _key_numbers(panels, D, times)
+    # every panel's sidecar data, drawn or not: a main version computes nothing new
+    panels = {x: draw[x](ax[x] if x in ax else scratch.axes()) for x in "abcdef"}
+    for x in letters:
+        style.panel_label(ax[x], layout.label(x))
+        if layout.is_main and x in "abcd":
+            _d_axis(ax[x], D, narrow=True)
+    every = {a[0] for a in ACTIVATIONS}
+    drawn = every if {"c", "d"} & set(letters) else {a for x in letters for a in TIME_PANELS.get(x, ())}
+    _legend(fig, drawn | ({"aligned"} if "a" in letters else set()))
+    rows = [(label, DEGREE[name], _expected(name, "ratio")) for label, name, _, _ in ACTIVATIONS]
+    panels["key"] = key_numbers(panels, D, times, laws, model, rows)
     return fig, panels
 
 
-def constants(D: np.ndarray, times: dict[str, np.ndarray], p: int) -> dict[str, Any]:
-    """The scaled times ``D^{1/p} T(+D)``, ``T(−D)/D`` and ``(T(−D)/T(+D))/D^{1+1/p}`` at the largest D, and
-    their Richardson extrapolation in ``1/D`` (first order: the corrections are O(1/D)) from the last pair,
-    with the spread between the last two pairwise extrapolations as its error estimate."""
-    from gaugecli.core.limits import richardson_limit
+class _Scratch:
+    """Axes for a panel the version does not draw, so that its sidecar numbers come from the same code."""
 
-    scaled = {
-        "favorable": times["favorable"] * D ** (1.0 / p),
-        "unfavorable": times["unfavorable"] / D,
-        "separation": times["unfavorable"] / times["favorable"] / D ** (1.0 + 1.0 / p),
-    }
-    out: dict[str, Any] = {}
-    for name, values in scaled.items():
-        limit, table = richardson_limit(D, values, order=1.0)
-        out[name] = {
-            "at_largest_D": float(values[-1]),
-            "extrapolated": limit,
-            "spread": float(abs(table[-1] - table[-2])) if table.size > 1 else None,
-        }
-    return out
+    def __init__(self) -> None:
+        self.fig: Any = None
 
+    def axes(self) -> Any:
+        from matplotlib.figure import Figure
 
-def _key_numbers(panels: dict[str, Any], D: np.ndarray, times: dict[str, dict[str, np.ndarray]]) -> dict[str, Any]:
-    """The numbers the README cites: per activation, the separation's local slope at the largest D
-    beside ``1 + 1/p``, the components' slopes there, the constants, and the selection outcome."""
-    from gaugecli.core.limits import favorable_limit, unfavorable_limit
-
-    out: dict[str, Any] = {}
-    for label, name, _, _ in ACTIVATIONS:
-        b, c, d = panels["b"][label], panels["c"], panels["d"][label]
-        p = DEGREE[name]
-        out[label] = {
-            "degree": p,
-            "expected_separation_slope": _expected(name, "ratio"),
-            "separation_slope_at_largest_D": b["y"][-1],
-            "favorable_slope_at_largest_D": c[f"{label}-favorable"]["y"][-1],
-            "unfavorable_slope_at_largest_D": c[f"{label}-unfavorable"]["y"][-1],
-            "constants": None if p is None else constants(D, times[label], p),
-            "selected": d["success"],
-            "pruned": d["pruned"],
-            "P_end": d["P_end"],
-        }
-    c0 = panels["f"]["aligned"]["c0"]  # every run of fig8 starts at one c0
-    out["relu"]["exact_limits"] = {"favorable": favorable_limit(c0=c0), "unfavorable": unfavorable_limit()}
-    e = panels["e"]
-    out["erf"]["final_imbalance_ratio"] = {k: v["y"][-1] for k, v in e.items()}
-    f = panels["f"]
-    out["linear"]["aligned_time_at_smallest_and_largest_D"] = [f["aligned"]["y"][0], f["aligned"]["y"][-1]]
-    return out
+        self.fig = Figure()
+        return self.fig.add_subplot()

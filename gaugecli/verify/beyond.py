@@ -18,6 +18,12 @@ SLOPE_TOL = 0.01
 """On the separation's local slope at the largest D: the corrections are O(1/D) (measured ≤ 5e-3 at D = 256)."""
 LINEAR_EXCESS = 0.05
 """The linear network's slope exceeds 2 by more than this: its T(−D) grows faster than D."""
+LAW_COEFFICIENT_TOL = 0.02
+"""On the linear law's A in T(−D)/D = A ln D + B: T/D's corrections are O(ln D/D²) (the coefficient's lag
+behind its slow manifold and the a² in ‖w‖² = D + a², relative O(1/D²) in the turning rate over a time
+D ln D); the quick profile's fit through D = 16, 256 is 1.9835 (0.017 low), the full one's over 16…1024 1.99."""
+LAW_CONSTANT_TOL = 0.15
+"""On its B: the same corrections times ln D ≈ 5.5 (quick: 4.343 against 4.251)."""
 
 
 # -- the degree-p gauge ---------------------------------------------------------------------------
@@ -119,6 +125,37 @@ def _exponent(inputs: Inputs, quick: bool) -> Check:
     )
 
 
+# -- the linear network's D ln D law -------------------------------------------------------------------
+
+
+def _law_needs(quick: bool) -> dict[str, Need]:
+    from gaugecli.plots import fig8
+
+    needs = fig8.needs(quick)
+    return {f"D{D:g}": needs[f"linear-unfavorable-D{D:g}"] for D in fig8.STRENGTHS[quick] if D >= fig8.LAW_FROM}
+
+
+def _law(inputs: Inputs, quick: bool) -> Check:
+    from gaugecli.core.linear import unfavorable_log_law
+    from gaugecli.core.separation import log_law_fit
+    from gaugecli.plots import fig8
+
+    strengths = np.array([D for D in fig8.STRENGTHS[quick] if D >= fig8.LAW_FROM])
+    T = np.array([inputs[f"D{D:g}"].t_spec for D in strengths], dtype=float)
+    law = log_law_fit(strengths, T / strengths, fig8.LAW_FROM)
+    model = inputs.configs[f"D{strengths[0]:g}"].model
+    A, B = unfavorable_log_law(model.c0, model.eps_align)
+    ok = abs(law.coefficient - A) <= LAW_COEFFICIENT_TOL and abs(law.constant - B) <= LAW_CONSTANT_TOL
+    return Check(
+        f"T_spec(−D)/D = A ln D + B, least squares over D = {strengths[0]:g}…{strengths[-1]:g} (linear network)",
+        {"A": rounded(law.coefficient, 4), "B": rounded(law.constant, 4)},
+        f"A = {A:g}, B = ln(1/(c0 tan θ_ε)) = {B:.4f}: the gate-v ReLN's D(4 ln D + {2 * B:.3f}) at twice its speed",
+        f"A ± {LAW_COEFFICIENT_TOL:g}, B ± {LAW_CONSTANT_TOL:g}",
+        bool(ok),
+        "m = 1 from u0 ⊥ v, δ = −D; the separation is Θ(D² ln D) (docs/theory.md §12)",
+    )
+
+
 CLAIMS = [
     Claim(
         "B-degree",
@@ -139,6 +176,13 @@ CLAIMS = [
         "T_spec(−D)/T_spec(+D) = Θ(D^{1+1/p}) for each homogeneous activation; the linear network breaks it",
         _exponent_needs,
         _exponent,
+        "fig8",
+    ),
+    Claim(
+        "B-linear-law",
+        "The linear network's T_spec(−D) = D(2 ln D + B): its separation is Θ(D² ln D), the gate-v ReLN's law",
+        _law_needs,
+        _law,
         "fig8",
     ),
 ]
