@@ -249,6 +249,20 @@ def test_legend_clear_of_the_data(built) -> None:
         checks.assert_legend_clear(built[0], letter)
 
 
+def test_ciede2000_against_sharma_s_test_data() -> None:
+    """The CIEDE2000 helper against pairs 1, 7, 17 and 25 of Sharma, Wu & Dalal (2005), Table 1, to
+    their printed 4 decimals."""
+    from _colour import delta_e2000_lab
+
+    for lab1, lab2, expected in (
+        ((50.0, 2.6772, -79.7751), (50.0, 0.0, -82.7485), 2.0425),
+        ((50.0, 0.0, 0.0), (50.0, -1.0, 2.0), 2.3669),
+        ((50.0, 2.5, 0.0), (73.0, 25.0, -18.0), 27.1492),
+        ((60.2574, -34.0099, 36.2677), (60.4626, -34.1751, 39.4387), 1.2644),
+    ):
+        assert delta_e2000_lab(np.array(lab1), np.array(lab2)) == pytest.approx(expected, abs=5e-5)
+
+
 def test_lab_conversion_against_published_values() -> None:
     """The ΔE helper's CIELAB against published sRGB → L*a*b* (D65) values: white (100, 0, 0), black
     (0, 0, 0), pure red (53.24, 80.09, 67.20), pure blue (32.30, 79.19, −107.86) — to 0.02, the
@@ -266,17 +280,17 @@ def test_lab_conversion_against_published_values() -> None:
 
 def test_each_D_has_its_own_shade_as_well_as_its_dash(built) -> None:
     """(b), (f): every D of a gauge is drawn in its own shade of the gauge's colour, at least
-    MIN_SHADE_DELTA_E (CIE76) from every other D's shade, and the two gauges' shades apart from each
-    other; each line's colour is its (gauge, D)'s."""
-    from _colour import delta_e, min_delta_e
+    MIN_SHADE_DELTA_E (CIEDE2000) from every other D's shade, and the two gauges' shades apart from
+    each other; each line's colour is its (gauge, D)'s."""
+    from _colour import delta_e2000, min_delta_e2000
     from matplotlib.colors import to_hex
 
     for g in fig6.GAUGES:
         shades = [fig6.strength_color(g, D) for D in fig6.STRENGTHS]
-        assert min_delta_e(shades) >= fig6.MIN_SHADE_DELTA_E
+        assert min_delta_e2000(shades) >= fig6.MIN_SHADE_DELTA_E
     plus = [fig6.strength_color("favorable", D) for D in fig6.STRENGTHS]
     minus = [fig6.strength_color("unfavorable", D) for D in fig6.STRENGTHS]
-    assert min(delta_e(p, m) for p in plus for m in minus) >= fig6.MIN_SHADE_DELTA_E
+    assert min(delta_e2000(p, m) for p in plus for m in minus) >= fig6.MIN_SHADE_DELTA_E
     fig, panels, _ = built
     axes = {ax.get_title(loc="left").strip("()"): ax for ax in fig.axes if ax.get_title(loc="left")}
     for letter in "bf":

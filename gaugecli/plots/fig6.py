@@ -105,8 +105,8 @@ STRENGTH_SHADES = {1.0: 0.55, 4.0: 0.3, 16.0: 0.0, 64.0: -0.4}
 """(b), (f): each D a shade of its gauge's colour as well as a dash — the share of white mixed in
 (positive) or of black (negative); adjacent shades at least :data:`MIN_SHADE_DELTA_E` apart."""
 MIN_SHADE_DELTA_E = 10.0
-"""The smallest CIE76 ΔE between two D's shades of one gauge (tested): ≈ 2× a just-noticeable
-difference of lines."""
+"""The smallest CIEDE2000 ΔE between two D's shades of one gauge (tested; measured 11.7): about
+five just-noticeable differences, and each D has its dash besides."""
 
 
 def strength_color(gauge: str, strength: float) -> str:
