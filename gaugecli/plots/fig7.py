@@ -22,6 +22,7 @@ panel's title states m, D and d):
 from __future__ import annotations
 
 import math
+from dataclasses import replace
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
@@ -218,17 +219,16 @@ def _state_run(ax: Any, m: int, D: float, d: int, layout: Layout) -> dict[str, A
 def _grid(layout: Layout) -> tuple[Any, dict[str, Any]]:
     """The figure and its axes by the full figure's letters: (a) across the first row (its local
     slopes need the width), (b) and (c) in the second, (d) and (e), a table, in the third. A
-    main-text version: (a) across the top if drawn, the other panels in one row under it."""
+    version with ``layout.panels``: (a) across the top if drawn, the others two a row under it."""
     if layout.panels is not None:
         letters = [p for p in layout.panels if p in "abcde"]
         rest = [p for p in letters if p != "a"]
-        if "a" not in letters or not rest:
-            fig, _ = style.new_figure(layout.width, layout.height(0.42 if "a" in letters else 0.4))
-            fig.clear()
-            return fig, fig.subplot_mosaic([letters])
-        fig, _ = style.new_figure(layout.width, layout.height(0.8))
+        pairs = [rest[i : i + 2] if len(rest[i : i + 2]) == 2 else rest[i : i + 1] * 2 for i in range(0, len(rest), 2)]
+        rows = ([["a", "a"]] if "a" in letters else []) + pairs
+        ratios = ([0.85] if "a" in letters else []) + [1.0] * len(pairs)
+        fig, _ = style.new_figure(layout.width, layout.height(0.4 * sum(ratios)))
         fig.clear()
-        return fig, fig.subplot_mosaic([["a"] * len(rest), rest], height_ratios=[0.85, 1.0])
+        return fig, fig.subplot_mosaic(rows, height_ratios=ratios)
     fig, _ = style.new_figure(layout.width, layout.height(1.16))
     fig.clear()
     return fig, fig.subplot_mosaic([["a", "a"], ["b", "c"], ["d", "e"]], height_ratios=[0.85, 1.0, 1.0])
@@ -250,6 +250,15 @@ def build(inputs: Inputs, layout: Layout) -> tuple[Any, dict[str, Any]]:
     wall = math.pi - config.model.theta0
     wall_label = r"\pi/2" if abs(config.model.theta0 - math.pi / 2) < 1e-12 else r"(\pi-\theta_0)"
     d = config.model.d
+    available = tuple(
+        letter
+        for letter, held in zip(
+            "abcde", (adversarial, result.step, result.samples, result.selection, rand), strict=True
+        )
+        if held is not None
+    )
+    if layout.panels is None and available != tuple("abcde"):  # one run (`perturb --figure`): its panels only
+        layout = replace(layout, panels=available)
 
     fig, axes = _grid(layout)
     scratch = None
