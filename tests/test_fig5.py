@@ -168,8 +168,58 @@ def test_every_sidecar_series_is_drawn(built) -> None:
                 for ln in lines[letter]
             ), f"({letter}) {name} is in the sidecar but not drawn"
             drawn += 1
-    # (a) δ < 0 (censored), 0, > 0, the line; (b) flow, sample, fit, guide; (c) 3 + 3 runs + band; (d) 5 traces
-    assert drawn == 4 + 4 + 7 + 5
+    # (a) δ < 0 (censored), 0, > 0, the line; (b) flow, fit, guide (the finite sample's delay is
+    # tested on its own axes below); (c) 3 + 3 runs + band; (d) 5 traces
+    assert drawn == 4 + 3 + 7 + 5
+
+
+def test_the_finite_sample_delay_is_drawn_as_a_ratio_minus_one(built) -> None:
+    """(b)'s lower axes: per width, 100 × (mean finite-sample time / population time − 1) at each D,
+    recomputed here from the grid's pruning times (independent of the panel), drawn point for
+    point; each sample's own ratio inside the drawn range (the sidecar's ``sample_delay``)."""
+    fig, panels, result = built
+    delay = panels["b"]["delay"]
+    key = panels["key"]
+    assert sorted(delay) == [f"m{m}" for m in sorted({p.m for p in result.points})]
+    lines = [ln for ax in fig.axes for ln in ax.get_lines()]
+    for m_key, series in delay.items():
+        m = int(m_key[1:])
+        low_high = zip(series.get("min", series["y"]), series.get("max", series["y"]), strict=True)  # one seed: y
+        for D, y, (low, high) in zip(series["D"], series["y"], low_high, strict=True):
+            flow = key["grid"][f"flow-m{m}-D{D:g}-seed0"]["time_below"]
+            times = [p.time_below for p in result.points if p.mode == "sample" and p.m == m and p.strength == D]
+            # a mean and a ratio of numbers ≈ 1–100: round-off only
+            assert y == pytest.approx(100.0 * (np.mean(times) / flow - 1.0), rel=1e-12, abs=1e-12)
+            ratios = 100.0 * np.array(list(key["sample_delay"][m_key].values()))
+            # the drawn range is the extreme samples' own ratios (relative round-off of a division)
+            assert low <= y <= high and np.any(np.isclose(ratios, low, rtol=1e-12, atol=1e-12))
+            assert np.any(np.isclose(ratios, high, rtol=1e-12, atol=1e-12))
+        x = np.array(series["x"])
+        assert any(len(ln.get_xdata()) == x.size and np.allclose(ln.get_ydata(), series["y"]) for ln in lines)
+
+
+def test_main_version_draws_a_and_c_and_keeps_the_full_sidecar(built) -> None:
+    """``MAIN_PANELS`` (a, c) in one row, relettered (a), (b), shorter than the full figure; the
+    sidecar the full figure's (the same runs: the same numbers to round-off)."""
+    from dataclasses import replace
+
+    from gaugecli.pipeline import Inputs
+
+    full_fig, panels, result = built
+    page = replace(layout(), panels=fig5.MAIN_PANELS)
+    with style.context(page):
+        fig, main = fig5.build(Inputs({"prune": result}, {"prune": fig5.needs(True)["prune"].config}), page)
+        fig.canvas.draw()
+    titled = [ax for ax in fig.axes if ax.get_title(loc="left")]
+    assert fig5.MAIN_PANELS == ("a", "c") and sorted(ax.get_title(loc="left") for ax in titled) == ["(a)", "(b)"]
+    assert len({round(ax.get_position().y0, 6) for ax in titled}) == 1  # one row
+    assert fig.get_figheight() < 0.6 * full_fig.get_figheight()
+    assert sorted(main) == sorted(panels)
+    for letter in "abcd":
+        assert main[letter].keys() == panels[letter].keys()
+    for m_key, delays in panels["key"]["sample_delay"].items():
+        assert main["key"]["sample_delay"][m_key] == pytest.approx(delays, rel=1e-15)
+    fig.clear()
 
 
 def test_time_axes_are_linear(built) -> None:

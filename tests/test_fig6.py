@@ -13,6 +13,7 @@ from gaugecli.core.limits import favorable_limit_dissipation, unfavorable_limit_
 from gaugecli.core.observables import DISSIPATION_IDENTITY_RTOL
 from gaugecli.core.reduced import solve_reduced
 from gaugecli.pipeline import Pipeline
+from gaugecli.plots import _fig6_checks as checks6
 from gaugecli.plots import fig6, style
 from gaugecli.plots.render import resolve
 from gaugecli.plots.venue import MIN_TEXT_PT, layout
@@ -133,14 +134,14 @@ def test_loss_derivative_matches_the_decomposition(built) -> None:
     from gaugecli.core.metrics import loss_decay_rate
 
     parity, inputs = built[1]["c"], built[2]
-    assert parity["max_relative_deviation"] <= fig6.DECOMPOSITION_ERROR_LIMIT == parity["limit"]
+    assert parity["max_relative_deviation"] <= checks6.DECOMPOSITION_ERROR_LIMIT == parity["limit"]
     for g in GAUGES:
         for D in fig6.STRENGTHS:
             run = inputs[fig6._name(g, D)]
             total = run.reaction + run.transport
             deviation = []
             for step in (1, 2):
-                rate = loss_decay_rate(run.t[::step], run.loss[::step], fig6.LOSS_FLOOR)
+                rate = loss_decay_rate(run.t[::step], run.loss[::step], checks6.LOSS_FLOOR)
                 ref = total[::step]
                 ok = np.isfinite(rate) & (ref > 0)
                 deviation.append(float(np.max(np.abs(rate[ok] - ref[ok]) / ref[ok])))
@@ -153,7 +154,7 @@ def test_loss_derivative_matches_the_decomposition(built) -> None:
             grid = run.t / style.spec_time(run)
             at = np.searchsorted(grid, x)
             np.testing.assert_array_equal(grid[at], x)
-            rate = loss_decay_rate(run.t, run.loss, fig6.LOSS_FLOOR)
+            rate = loss_decay_rate(run.t, run.loss, checks6.LOSS_FLOOR)
             want = (np.abs(rate - total) / total)[at]
             drawn = np.isfinite(y)
             np.testing.assert_allclose(y[drawn], want[drawn], rtol=1e-12)
@@ -191,7 +192,7 @@ def test_residual_is_round_off_and_never_drawn_below_it(built) -> None:
     for g in GAUGES:
         for D in fig6.STRENGTHS:
             y = np.array([np.nan if v is None else v for v in residual[f"{g}-D{D:g}"]["y"]])
-            assert np.all(np.isnan(y) | (y > fig6.ROUND_OFF))  # below double precision: the band
+            assert np.all(np.isnan(y) | (y > checks6.ROUND_OFF))  # below double precision: the band
             # between 27 % (+D) and 66 % (−D) of the samples are above double precision
             assert np.count_nonzero(np.isfinite(y)) > 0.2 * y.size
 
@@ -246,3 +247,98 @@ def test_legend_clear_of_the_data(built) -> None:
 
     for letter in "bef":
         checks.assert_legend_clear(built[0], letter)
+
+
+def test_ciede2000_against_sharma_s_test_data() -> None:
+    """The CIEDE2000 helper against pairs 1, 7, 17 and 25 of Sharma, Wu & Dalal (2005), Table 1, to
+    their printed 4 decimals."""
+    from _colour import delta_e2000_lab
+
+    for lab1, lab2, expected in (
+        ((50.0, 2.6772, -79.7751), (50.0, 0.0, -82.7485), 2.0425),
+        ((50.0, 0.0, 0.0), (50.0, -1.0, 2.0), 2.3669),
+        ((50.0, 2.5, 0.0), (73.0, 25.0, -18.0), 27.1492),
+        ((60.2574, -34.0099, 36.2677), (60.4626, -34.1751, 39.4387), 1.2644),
+    ):
+        assert delta_e2000_lab(np.array(lab1), np.array(lab2)) == pytest.approx(expected, abs=5e-5)
+
+
+def test_lab_conversion_against_published_values() -> None:
+    """The ΔE helper's CIELAB against published sRGB → L*a*b* (D65) values: white (100, 0, 0), black
+    (0, 0, 0), pure red (53.24, 80.09, 67.20), pure blue (32.30, 79.19, −107.86) — to 0.02, the
+    rounding of the published figures."""
+    from _colour import lab
+
+    for color, expected in (
+        ("#ffffff", (100.0, 0.0, 0.0)),
+        ("#000000", (0.0, 0.0, 0.0)),
+        ("#ff0000", (53.24, 80.09, 67.20)),
+        ("#0000ff", (32.30, 79.19, -107.86)),
+    ):
+        np.testing.assert_allclose(lab(color), expected, atol=0.02)
+
+
+def test_each_D_has_its_own_shade_as_well_as_its_dash(built) -> None:
+    """(b), (f): every D of a gauge is drawn in its own shade of the gauge's colour, at least
+    MIN_SHADE_DELTA_E (CIEDE2000) from every other D's shade, and the two gauges' shades apart from
+    each other; each line's colour is its (gauge, D)'s."""
+    from _colour import delta_e2000, min_delta_e2000
+    from matplotlib.colors import to_hex
+
+    for g in fig6.GAUGES:
+        shades = [fig6.strength_color(g, D) for D in fig6.STRENGTHS]
+        assert min_delta_e2000(shades) >= fig6.MIN_SHADE_DELTA_E
+    plus = [fig6.strength_color("favorable", D) for D in fig6.STRENGTHS]
+    minus = [fig6.strength_color("unfavorable", D) for D in fig6.STRENGTHS]
+    assert min(delta_e2000(p, m) for p in plus for m in minus) >= fig6.MIN_SHADE_DELTA_E
+    fig, panels, _ = built
+    axes = {ax.get_title(loc="left").strip("()"): ax for ax in fig.axes if ax.get_title(loc="left")}
+    for letter in "bf":
+        for g in fig6.GAUGES:
+            for D in fig6.STRENGTHS:
+                series = panels[letter][f"{g}-D{D:g}"]
+                (line,) = [ln for ln in axes[letter].get_lines() if np.array_equal(ln.get_xdata(), series["x"])]
+                assert to_hex(line.get_color()) == fig6.strength_color(g, D)
+
+
+def test_check_panels_span_their_data_not_empty_decades(built) -> None:
+    """(c): from a factor MARGIN under the smallest drawn difference to MARGIN over the limit it is
+    read against; (d): from MARGIN under double precision to a few MARGIN over the largest drawn
+    residual — the claimed bound 1e-10, decades above, is named, with its distance, not drawn."""
+    fig, panels, _ = built
+    axes = {ax.get_title(loc="left").strip("()"): ax for ax in fig.axes if ax.get_title(loc="left")}
+    drawn = [np.array(v["y"], float) for k, v in panels["c"].items() if isinstance(v, dict) and "y" in v]
+    lowest = np.nanmin(np.concatenate(drawn))
+    bottom, top = axes["c"].get_ylim()
+    assert bottom == pytest.approx(lowest / checks6.MARGIN, rel=1e-12)
+    assert top == pytest.approx(checks6.DECOMPOSITION_ERROR_LIMIT * checks6.MARGIN, rel=1e-12)
+    assert np.log10(top / bottom) <= np.log10(checks6.DECOMPOSITION_ERROR_LIMIT / lowest) + 1.0  # ≤ 1 decade of margin
+    d = panels["d"]
+    bottom, top = axes["d"].get_ylim()
+    assert bottom == pytest.approx(checks6.ROUND_OFF / checks6.MARGIN, rel=1e-12)
+    assert top == pytest.approx(d["max_shown"] * checks6.MARGIN * 3.0, rel=1e-12)
+    assert top < checks6.CLAIM_BOUND and d["bound_over_max_shown"] == pytest.approx(
+        checks6.CLAIM_BOUND / d["max_shown"]
+    )
+    assert any("off the top" in t.get_text() for t in axes["d"].texts)
+
+
+def test_main_version_draws_a_and_b_and_keeps_the_full_sidecar(built) -> None:
+    """``MAIN_PANELS`` (a, b) in one row, shorter than the full figure, every other panel's sidecar
+    numbers still written (the same runs: the same numbers)."""
+    from dataclasses import replace
+
+    full, panels, inputs = built
+    page = replace(layout(), panels=fig6.MAIN_PANELS)
+    with style.context(page):
+        fig, main = fig6.build(inputs, page)
+        fig.canvas.draw()
+    titled = [ax for ax in fig.axes if ax.get_title(loc="left")]
+    assert sorted(ax.get_title(loc="left") for ax in titled) == ["(a)", "(b)"]
+    assert len({round(ax.get_position().y0, 6) for ax in titled}) == 1
+    assert fig.get_figheight() < 0.5 * full.get_figheight()
+    assert sorted(main) == sorted(panels)
+    for letter in "abcdef":
+        assert main[letter].keys() == panels[letter].keys()
+    assert main["d"]["max_shown"] == pytest.approx(panels["d"]["max_shown"], rel=1e-15)
+    fig.clear()

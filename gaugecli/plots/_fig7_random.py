@@ -1,6 +1,6 @@
-"""Panel (e) of fig7 — random visible perturbations (SPEC C8 a): the share of seeds whose ``+D``
-neuron owns the feature, and the share where it carries it alone, against ε for each D, with 95 %
-Wilson intervals; and the run it reads (:func:`random_config`)."""
+"""Panel (e) of fig7 — random visible perturbations (SPEC C8 a): a table of how many seeds' ``+D``
+neuron owns the feature, and how many carry it alone, per D and ε (shares and 95 % Wilson intervals
+in the sidecar); and the run it reads (:func:`random_config`)."""
 
 from __future__ import annotations
 
@@ -10,7 +10,6 @@ import numpy as np
 
 from gaugecli.experiments.perturb.visible import EXCLUSIVE_LEVEL, random_outcomes
 from gaugecli.plots import style
-from gaugecli.plots._fig7_samples import _log2_axis
 from gaugecli.plots.venue import Layout
 
 if TYPE_CHECKING:
@@ -42,98 +41,91 @@ def random_config(quick: bool) -> PerturbConfig:
     )
 
 
-SPREAD = 0.035
-"""The D series sit side by side at each ε: offsets of ``SPREAD`` in log₂ ε per D, so that their
-intervals do not hide each other (a sidecar series' ``x`` is where it is drawn, its ``eps`` the
-true ε)."""
-
-
-LEGEND_ROOM = 0.32
-"""(e)'s y axis reaches past 1 by this share of its data range: room for the one-row legend."""
+NOT_ALONE, NOT_OWNED = "0.93", "0.80"
+"""(e)'s cell shades: some seed's +D neuron owns but shares the feature (light); some seed's does not own it."""
 
 
 def reading_text(reading: dict[str, Any]) -> str:
-    """(e)'s reading, from :func:`random_outcomes`: how far every seed selects (and alone), and
-    the failing starts by cause."""
-    rows = reading["by_D"]
-
-    def upto(key: str) -> str:
-        ends = {r[key] for r in rows.values()}
-        if len(ends) == 1:
-            (end,) = ends
-            return "nowhere" if end is None else f"up to $\\varepsilon={end:g}$"
-        return ", ".join(f"{'—' if r[key] is None else f'{r[key]:g}'} ($D={D}$)" for D, r in rows.items())
-
-    text = f"every seed: +D owns {upto('all_select_to')}, alone {upto('all_exclusive_to')}"
+    """(e)'s reading, from :func:`random_outcomes`: the failing starts by cause (how far every seed
+    selects is the table's white cells), in short lines to sit under the table."""
     lost, unsettled = reading["failures"]["lost"], reading["failures"]["unsettled"]
-    parts = []
+    causes = []
     if lost["starts"]:
-        parts.append(f"{lost['starts']} where −D owns")
+        causes.append(f"{lost['starts']} where −D owns")
+    if unsettled["starts"]:
+        causes.append(f"{unsettled['starts']} unwinding")
+    if not causes:
+        return "no failing start"
+    lines = ["failing: " + ", ".join(causes)]
     if unsettled["starts"]:
         low = reading["unsettled_share"][0]
-        parts.append(f"{unsettled['starts']} unwinding a cancelling pair ($c_+\\geq{low:.0f}\\,a^*$ at the horizon)")
-    if parts:
-        text += "\nfailing starts: " + "; ".join(parts)
-    return text
+        lines.append(f"unwinding: a cancelling pair, $c_+\\geq{low:.0f}\\,a^*$")
+    return "\n".join(lines)
 
 
-def define_random(ax: Any, layout: Layout, m: int, seeds: int) -> dict[str, Any]:
-    """(e)'s title: what a random ε does (:func:`gaugecli.core.gauge.perturbed_duplicates`)."""
-    # exp(·), not e^{εζ_j}: a subscript inside a superscript would be a script of a script (5 pt)
-    text = rf"$m={m}$, {seeds} seeds: $u_j\propto u_0+\varepsilon\xi_j$, $c_j=(c_0/m)\,\exp(\varepsilon\zeta_j)$"
-    ax.set_title(text, loc="right", fontsize=layout.small)
-    ax.set_xlabel(r"random perturbation size $\varepsilon$  ($\xi_j\sim N(0,I_d/d)$, $\zeta_j\sim N(0,1)$)")
-    return {"m": m, "seeds": seeds, "u": "u0 + ε ξ, ξ ~ N(0, I/d)", "c": "(c0/m) e^{ε ζ}, ζ ~ N(0, 1)"}
+DEFINITION = (
+    r"$u_j\propto u_0+\varepsilon\xi_j$, $\xi_j\sim N(0,I_d/d)$" + "\n"
+    r"$c_j=(c_0/m)\,\exp(\varepsilon\zeta_j)$, $\zeta_j\sim N(0,1)$"
+)
+"""What a random ε does (:func:`gaugecli.core.gauge.perturbed_duplicates`); exp(·), not e^{εζ_j}:
+a subscript inside a superscript would be a script of a script (5 pt)."""
+
+
+def define_random(ax: Any, layout: Layout, m: int, d: int, seeds: int) -> dict[str, Any]:
+    """(e)'s title and x label: the run (m, d, seeds) and the perturbation size."""
+    ax.set_title(rf"$m={m}$, $d={d}$, {seeds} seeds", loc="right", fontsize=layout.small)
+    ax.set_xlabel(r"random perturbation size $\varepsilon$")
+    return {"m": m, "d": d, "seeds": seeds, "u": "u0 + ε ξ, ξ ~ N(0, I/d)", "c": "(c0/m) e^{ε ζ}, ζ ~ N(0, 1)"}
+
+
+TEXT_ROWS = 2.7
+"""(e): the room under the table, in table rows, for the definition and the reading."""
 
 
 def panel_random(ax: Any, visible: Any, layout: Layout) -> dict[str, Any]:
-    """(e) selection (filled) and exclusive selection (hollow) against ε per D, Wilson intervals."""
+    """(e) a table: per D (rows) and ε (columns), how many seeds' +D neuron owns the feature and
+    how many carry it alone; cells shaded where not every seed does; under it what ε does and the
+    failing starts by cause. Shares and 95 % Wilson intervals go to the sidecar."""
+    from matplotlib.patches import Rectangle
+
     reading = random_outcomes(visible)
     eps = np.array(visible.eps, dtype=float)
-    colors = style.sequential_colors(len(visible.strengths))
-    mid = 0.5 * (len(visible.strengths) - 1)
+    strengths = list(visible.strengths)
     out: dict[str, Any] = {"outcomes": reading}
-    handles = []
-    lows = [1.0]
-    for i, (D, color) in enumerate(zip(visible.strengths, colors, strict=True)):
+    for row, D in enumerate(strengths):
         rows = reading["by_D"][f"{D:g}"]
-        trials = np.array(rows["trials"], dtype=float)
-        x = eps * 2.0 ** (SPREAD * (i - mid) * 2.0)
-        for key, face, ls in (("selects", None, "-"), ("exclusive", "white", ":")):
+        trials = np.array(rows["trials"], dtype=int)
+        selects, alone = np.array(rows["selects"], dtype=int), np.array(rows["exclusive"], dtype=int)
+        for col in range(eps.size):
+            shade = NOT_OWNED if selects[col] < trials[col] else NOT_ALONE if alone[col] < trials[col] else "white"
+            ax.add_patch(Rectangle((col - 0.5, row - 0.5), 1.0, 1.0, facecolor=shade, edgecolor="0.75", lw=0.5))
+            ax.text(col, row, f"{selects[col]}/{alone[col]}", ha="center", va="center", fontsize=layout.small)
+        for key in ("selects", "exclusive"):
             share = np.array(rows[key], dtype=float) / trials
             ci = np.array(rows[f"{key}_wilson"], dtype=float)
-            lows.append(float(ci[:, 0].min()))
-            ax.errorbar(
-                x,
-                share,
-                yerr=[share - ci[:, 0], ci[:, 1] - share],
-                color=color,
-                ls=ls,
-                lw=0.9,
-                marker="o" if key == "selects" else "D",
-                ms=3.2,
-                mfc=face or color,
-                mew=0.9,
-                capsize=1.2,
-                elinewidth=0.7,
-                zorder=4 if key == "selects" else 3,
-            )
-            out[f"{key}-D{D:g}"] = style.series(x, share, eps=eps, wilson_low=ci[:, 0], wilson_high=ci[:, 1])
-        handles.append(style.line_handle(color, "-", "o", f"$D={D:g}$"))
-    handles += [
-        style.line_handle("0.2", "-", "o", "+D owns"),
-        style.line_handle(
-            "0.2", ":", "D", rf"+D alone, $P_{{\rm end}}\leq10^{{{int(np.log10(EXCLUSIVE_LEVEL))}}}$", mfc="white"
-        ),
-    ]
-    # the legend in one row above every point (all shares ≤ 1): the axis reaches LEGEND_ROOM of
-    # its range past 1
-    bottom = max(0.0, min(lows) - 0.12)
-    ax.legend(handles=handles, loc="upper center", ncols=len(handles), handlelength=2.0, borderaxespad=0.2)
-    _log2_axis(ax, eps)
-    ax.set_xlim(eps[0] / 1.4, eps[-1] * 1.4)
-    ax.set_ylim(bottom, 1.0 + LEGEND_ROOM * (1.0 - bottom))
-    ax.axhline(1.0, color=style.GUIDE, lw=0.6, ls="-", zorder=1)
-    style.note(ax, reading_text(reading), (0.015, 0.04), layout, xycoords="axes fraction", va="bottom", color="0.15")
-    ax.set_ylabel("share of seeds")
+            out[f"{key}-D{D:g}"] = {
+                "eps": style.tolist(eps),
+                "share": style.tolist(share),
+                "wilson_low": style.tolist(ci[:, 0]),
+                "wilson_high": style.tolist(ci[:, 1]),
+            }
+    ax.set_xlim(-0.5, eps.size - 0.5)
+    ax.set_ylim(len(strengths) - 0.5 + TEXT_ROWS, -0.5)  # D grows downwards, as a table reads
+    ax.set_xticks(range(eps.size), [f"{e:g}" for e in eps])
+    ax.set_yticks(range(len(strengths)), [f"$D={D:g}$" for D in strengths])
+    ax.tick_params(length=0)
+    for spine in ax.spines.values():
+        spine.set_visible(False)
+    ax.xaxis.set_label_position("top")
+    ax.xaxis.tick_top()
+    level = int(np.log10(EXCLUSIVE_LEVEL))
+    ax.set_ylabel("seeds: +D owns / alone")
+    text = (
+        DEFINITION
+        + "\n"
+        + rf"alone: $P_{{\rm end}}\leq10^{{{level}}}$; shaded: not every seed"
+        + "\n"
+        + reading_text(reading)
+    )
+    style.note(ax, text, (-0.5, len(strengths) - 0.5), layout, offset=(0, -4), va="top", color="0.15")
     return out

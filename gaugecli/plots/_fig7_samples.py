@@ -85,6 +85,8 @@ def _panel_samples(ax: Any, samples: Any, window: float, layout: Layout) -> dict
     )
     ax.set_xscale("log")
     ax.set_yscale("log")
+    bottom, top = ax.get_ylim()
+    ax.set_ylim(bottom / 2.0, top)  # room under the data for the legend (lower left)
     ax.set_xlabel(style.LABELS["n"])
     ax.set_ylabel(r"$\mathrm{sup}_t\,\|f_n-f_\infty\|$ in $L^2$")
     style.tidy_log_axis(ax)
@@ -128,7 +130,7 @@ def _panel_selection(ax: Any, selection: Any, layout: Layout) -> dict[str, Any]:
             xycoords=("data", "axes fraction"),
             color="0.15",
         )
-        style.note(ax, "not every seed", (0.03, 0.97), layout, xycoords="axes fraction", va="top")
+        style.note(ax, "not every\nseed", (0.03, 0.62), layout, xycoords="axes fraction")
         out["n_hold_edge"] = edge
     _log2_axis(ax, ns)
     ax.set_xlim(left, right)

@@ -5,13 +5,12 @@ run's ``T_spec`` (log axis: selection takes ~``T_spec``, pruning orders of magni
 
 (a), (b) the select run: neuron ``o = 2`` at ``+D``, the others at ``−D`` (``D = 4``). (a) the
     coefficients ``c_j(t)``: the owner takes the whole feature (``c → a*``), the non-owners
-    (identical to each other by symmetry: one line) are pruned. (b) the alignments ``α_j(t)``
-    on a logit axis, so that both the owner's approach to 1 (``1 − α`` down to round-off) and
-    the non-owners' small turn (``α ≤ 1.4e-3``) are visible — on ``1 − α`` the non-owners would
-    sit at 0.9986, indistinguishable from 1. The threshold ``1 − ε_align`` marks ``T_spec``. The
-    owner passes close to v (its first maximum of α, near ``2 T_spec``) and tilts away again
-    (the dip, near ``8 T_spec``): with the non-owners still carrying function (P ≈ 0.1) the loss's
-    best owner direction is not v; it returns to v as they are pruned (sidecar ``overshoot``).
+    (identical to each other by symmetry: one line) are pruned. (b) the signed angle ``φ_j`` of
+    each neuron from v in the invariant plane ``span(v, u0)`` (degrees, symlog:
+    :mod:`gaugecli.plots._fig4_angle`), where ``α_j = cos φ_j``: the owner passes through v (a sign
+    change, at the crossing time, located on the dense output) and turns back from its largest
+    overshoot on the other side while the non-owners still carry function (P ≈ 0.1), returning to
+    v as they are pruned (sidecar ``overshoot``); ``|φ| = arccos(1 − ε_align)`` marks ``T_spec``.
 (c), (d) mixed per-neuron δ = (−2, 4, 0, −4, 2) (the configuration of ``gaugecli verify``'s
     C6): the owner is ``argmax_j δ_j``; the ``δ = +2`` neuron co-aligns and keeps a share of
     the coefficient (SPEC C7: pruning needs ``δ ≤ 0``), the others stay unaligned. (c) also
@@ -20,7 +19,8 @@ run's ``T_spec`` (log axis: selection takes ~``T_spec``, pruning orders of magni
     carry together: the δ = −2 neuron is pruned, but the δ = 0 and δ = −4 neurons keep
     ``c ≈ ±0.02`` — of opposite signs, in one direction — and cancel (``P_U`` ends ~1e-3 of
     ``Σ|c_j|``): a cancelling pair, pruned as a function and not as parameters. Once the
-    residual vanishes the pair feels no gradient, so nothing drives its c to 0.
+    residual vanishes the pair feels no gradient, so nothing drives its c to 0. (d) their signed
+    angles, as (b). One colour per δ, every two ≥ :data:`MIN_MIXED_DELTA_E` apart (CIEDE2000).
 (e) the gauge gap: the owner at ``δ_o = δ_r + g`` and the four others at ``δ_r`` for
     ``δ_r ∈ {−4, 0, +4}`` (unfavorable, balanced, favorable others), ``g`` from ``1e-4`` to 8, and
     the exact tie ``g = 0`` (no unique owner: SPEC §6, counted as no selection). y: the owner's
@@ -46,12 +46,14 @@ rates at positive gaps and at ties; the owner-success matrix, its ``T_spec`` and
 from __future__ import annotations
 
 import math
+from functools import partial
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
 from gaugecli.core.kernels import angular_profile
 from gaugecli.plots import style
+from gaugecli.plots._fig4_angle import panel_angle, plane_angles
 from gaugecli.plots._fig4_boundary import (
     DESIGNATED,
     REST,
@@ -113,7 +115,11 @@ def owner_sweep_config(quick: bool) -> OwnerSweepConfig:
     return OwnerSweepConfig(ms=(2, 3, 5) if quick else (2, 3, 4, 5, 6, 7, 8), strength=STRENGTH)
 
 
-MIXED_COLORS = {4.0: style.PLUS, 2.0: style.SKY, 0.0: style.BALANCED, -2.0: style.ORANGE, -4.0: style.MINUS}
+MIXED_COLORS = {4.0: style.PLUS, 2.0: style.SKY, 0.0: style.BALANCED, -2.0: style.PURPLE, -4.0: style.MINUS}
+"""(c), (d): one colour per δ, every two at least :data:`MIN_MIXED_DELTA_E` apart (δ = −2 was orange,
+CIEDE2000 17 from δ = −4's vermillion: read as one colour; purple is 41.5 from it)."""
+MIN_MIXED_DELTA_E = 20.0
+"""The smallest CIEDE2000 between two series of (c) or (d) (tested; measured 21.9, +4 against +2)."""
 MIXED_MARKERS = {4.0: "o", 2.0: "D", 0.0: "^", -2.0: "v", -4.0: "s"}
 
 
@@ -166,55 +172,6 @@ def _window(run: Any) -> tuple[np.ndarray, np.ndarray]:
     return keep, x[keep]
 
 
-ALPHA_FLOOR = 1e-5
-"""(b), (d): alignments below this (α(0) = 0 with ``u0 ⊥ v``; negative α) are not drawn on the logit axis."""
-MISALIGNMENT_ROUND_OFF = 1e-14
-"""(b), (d): ``1 − α`` below this is round-off of ``α = u·v`` (~50 ulp of 1): a band, not data
-(the converged owner of (b) reaches exactly 0)."""
-
-
-def _logit_alignment(ax: Any, alignments: list[np.ndarray], layout: Layout) -> None:
-    """A logit y-axis for α, so that both ``α ≪ 1`` and ``1 − α ≪ 1`` are visible. It reaches a
-    decade beyond the smallest ``1 − α`` drawn, or to the round-off band where a series enters it."""
-    from matplotlib.ticker import FixedLocator, FuncFormatter, NullFormatter, NullLocator
-
-    ax.set_yscale("logit")
-    raw = np.concatenate([np.asarray(a, float).ravel() for a in alignments])
-    reaches_round_off = bool(np.any(1.0 - raw < MISALIGNMENT_ROUND_OFF))
-    if reaches_round_off:
-        top = 1.0 - MISALIGNMENT_ROUND_OFF / 10.0
-        ax.axhspan(1.0 - MISALIGNMENT_ROUND_OFF, top, color="0.9", lw=0, zorder=0)
-        style.note(
-            ax,
-            "round-off",
-            (0.99, 1.0 - MISALIGNMENT_ROUND_OFF),
-            layout,
-            xycoords=("axes fraction", "data"),
-            ha="right",
-            va="bottom",
-        )
-    else:
-        top = 1.0 - 10.0 ** np.floor(np.log10(np.nanmin(1.0 - raw[raw >= ALPHA_FLOOR])) - 0.5)
-    ax.set_ylim(ALPHA_FLOOR, top)
-    ticks = [t for t in (1e-4, 1e-2, 0.5, 0.99, 1 - 1e-4, 1 - 1e-8, 1 - 1e-12) if t < top]
-    labels = {1e-4: r"$10^{-4}$", 1e-2: "0.01", 0.5: "0.5", 0.99: "0.99"}
-
-    def fmt(v: float, _pos: int) -> str:
-        return labels.get(v) or rf"$1-10^{{-{round(-np.log10(1.0 - v))}}}$"
-
-    ax.yaxis.set_major_locator(FixedLocator(ticks))
-    ax.yaxis.set_major_formatter(FuncFormatter(fmt))
-    ax.yaxis.set_minor_locator(NullLocator())
-    ax.yaxis.set_minor_formatter(NullFormatter())
-
-
-def _clip_alignment(alpha: np.ndarray) -> np.ndarray:
-    """α for the logit axis: below :data:`ALPHA_FLOOR` or within :data:`MISALIGNMENT_ROUND_OFF` of 1: NaN (not drawn)."""
-    y = np.asarray(alpha, float).copy()
-    y[~((y >= ALPHA_FLOOR) & (1.0 - y >= MISALIGNMENT_ROUND_OFF))] = np.nan
-    return y
-
-
 # ------------------------------------------------------------------------------------------
 # panels
 
@@ -251,64 +208,64 @@ def _panel_select_coefficients(ax: Any, run: Any, designated: int, layout: Layou
     return out
 
 
-def _panel_select_alignment(ax: Any, run: Any, designated: int, eps_align: float, layout: Layout) -> dict[str, Any]:
-    keep, x = _window(run)
+def _panel_select_alignment(
+    ax: Any, run: Any, config: Any, designated: int, eps_align: float, layout: Layout
+) -> dict[str, Any]:
+    """(b) the signed angle of the owner and of the non-owners (one line: identical by symmetry)
+    in the invariant plane, the owner's crossing of v and its largest overshoot; the alignment
+    numbers the README quotes from the stored run."""
     others = [j for j in range(run.alignment.shape[1]) if j != designated]
-    owner_a = _clip_alignment(run.alignment[keep, designated])
-    other_a = _clip_alignment(run.alignment[keep, others[0]])
-    ax.plot(x, owner_a, color=style.PLUS, lw=1.6, marker="o", markevery=(0.3, 0.25), ms=3.0)
-    ax.plot(x, other_a, color=style.MINUS, lw=1.2, ls=(0, (4, 1.5)), marker="s", markevery=(0.1, 0.25), ms=3.0)
-    threshold = 1.0 - eps_align
-    style.threshold_line(ax, threshold)
-    ax.plot([1.0], [threshold], ls="none", marker="o", mfc="white", mec=style.THEORY, ms=4.5, zorder=5)
-    style.note(
-        ax, r"$T_{\rm spec}$", (1.0, threshold), layout, offset=(-3, 3), ha="right", va="bottom", color=style.THEORY
+    angles = plane_angles(config, designated)
+    # the non-owners are identical (symmetry): one line, as in (a)
+    styles = [{"color": style.PLUS, "lw": 1.6}, {"color": style.MINUS, "lw": 1.2, "ls": (0, (4, 1.5))}]
+    x_of = partial(_window_times, t_spec=run.t_spec)
+    out = panel_angle(
+        ax, angles, x_of, styles, ["owner", "nonowner"], run.t_spec, layout, columns=[designated, others[0]]
     )
+    # T_spec: where α = 1 − ε_align, i.e. |φ| = arccos(1 − ε_align)
+    at_spec = math.degrees(math.acos(1.0 - eps_align))
+    style.threshold_line(ax, at_spec)
+    ax.plot([1.0], [at_spec], ls="none", marker="o", mfc="white", mec=style.THEORY, ms=4.5, zorder=5)
+    style.note(ax, r"$T_{\rm spec}$", (1.0, at_spec), layout, offset=(-3, -3), ha="right", va="top", color=style.THEORY)
+    style.note(ax, "owner", (3.0, 0.3), layout, color=style.PLUS)
     style.note(
         ax,
-        r"$1-\varepsilon_{\rm align}$",
-        (0.99, threshold),
+        f"{len(others)} non-owners",
+        (0.98, 90.0),
         layout,
-        offset=(0, -2),
+        offset=(0, -3),
         xycoords=("axes fraction", "data"),
         ha="right",
         va="top",
+        color=style.MINUS,
     )
-    style.note(ax, "owner", (3.0, 1 - 1e-6), layout, color=style.PLUS)
-    style.note(ax, "non-owners", (3.0, 3e-3), layout, offset=(0, 4), va="bottom", color=style.MINUS)
-    _time_axis(ax, float(x[-1]))
-    _logit_alignment(ax, [run.alignment[keep][:, [designated, others[0]]]], layout)
-    ax.set_ylabel(r"alignment $\alpha_j$ (logit)")
+    _time_axis(ax, float(_window_times(run.t, run.t_spec)[1][-1]))
     ax.set_title(rf"$m={M}$, $D={STRENGTH:g}$", loc="right", fontsize=layout.small)
     style.panel_label(ax, "b")
-    return {
-        "owner": style.series(x, owner_a, neuron=designated),
-        "nonowner": style.series(x, other_a, neuron=others[0]),
-        "threshold": threshold,
+    return out | {
+        "spec_angle_degrees": at_spec,
         "final_owner_misalignment": float(1.0 - run.alignment[-1, designated]),
         "max_nonowner_alignment": float(np.max(run.alignment[:, others])),
         "final_nonowner_alignment": float(np.max(run.alignment[-1, others])),
-        "overshoot": _overshoot(run, designated),
+        "alignment_check": _alignment_check(angles, run),
     }
 
 
-def _overshoot(run: Any, owner: int) -> dict[str, Any] | None:
-    """The owner's closest approach to v after ``T_spec`` (its first maximum of α) and the dip that
-    follows (the lowest α after it), on the run's declared grid, with the non-owners' P at each:
-    the owner tilts off v to make up for the function the non-owners still carry, and returns as
-    they are pruned. ``None`` if α never turns back."""
-    alpha, x = run.alignment[:, owner], run.t / run.t_spec
-    after = np.flatnonzero(x >= 1.0)
-    falls = np.flatnonzero(np.diff(alpha[after]) < 0)
-    if not falls.size:
-        return None
-    peak = int(after[falls[0]])
-    dip = peak + int(np.argmin(alpha[peak:]))
+def _window_times(t: np.ndarray, t_spec: float) -> tuple[np.ndarray, np.ndarray]:
+    """Indices with ``t/T_spec ≥ 1e-2`` (and one before) and ``t/T_spec`` there."""
+    x = t / t_spec
+    keep = np.flatnonzero(x >= 1e-2)
+    if keep.size and keep[0] > 0:
+        keep = np.concatenate([[keep[0] - 1], keep])
+    return keep, x[keep]
 
-    def at(i: int) -> dict[str, float]:
-        return {"t_over_t_spec": float(x[i]), "misalignment": float(1.0 - alpha[i]), "P": float(run.nonowner_norm[i])}
 
-    return {"peak": at(peak), "dip": at(dip)}
+def _alignment_check(angles: dict[str, Any], run: Any) -> float:
+    """The largest ``|cos φ_j − α_j|`` on the stored run's grid: the integration again against the
+    stored run (the same solver and grid: round-off)."""
+    if angles["t"].shape != run.t.shape or not np.allclose(angles["t"], run.t, rtol=1e-12, atol=0.0):
+        return math.inf
+    return float(np.max(np.abs(np.cos(angles["phi"]) - run.alignment)))
 
 
 def _mixed_title(deltas: tuple[float, ...]) -> str:
@@ -407,28 +364,57 @@ def _mixed_function(
 
 
 def _panel_mixed_alignment(
-    ax: Any, run: Any, deltas: tuple[float, ...], eps_align: float, layout: Layout
+    ax: Any, run: Any, config: Any, deltas: tuple[float, ...], eps_align: float, layout: Layout
 ) -> dict[str, Any]:
-    keep, x = _window(run)
+    """(d) the signed angles of the mixed-δ run, the owner's crossing and largest overshoot."""
     owner = int(np.argmax(deltas))
-    out: dict[str, Any] = {}
-    for j, delta in enumerate(deltas):
-        y = _clip_alignment(run.alignment[keep, j])
-        ax.plot(x, y, **_mixed_style(delta, j == owner))
-        out[f"neuron{j}"] = style.series(x, y, delta=delta)
-    threshold = 1.0 - eps_align
-    style.threshold_line(ax, threshold)
-    out["threshold"] = threshold
+    angles = plane_angles(config, owner)
+    styles = [_mixed_style(delta, j == owner) for j, delta in enumerate(deltas)]
+    out = panel_angle(
+        ax,
+        angles,
+        partial(_window_times, t_spec=run.t_spec),
+        styles,
+        [f"neuron{j}" for j in range(len(deltas))],
+        run.t_spec,
+        layout,
+    )
+    style.threshold_line(ax, math.degrees(math.acos(1.0 - eps_align)))
     out["crossing_times"] = style.tolist(np.asarray(run.crossing_times) / run.t_spec)
-    _time_axis(ax, float(x[-1]))
-    _logit_alignment(ax, [run.alignment[keep]], layout)
-    ax.set_ylabel(r"alignment $\alpha_j$ (logit)")
+    out["alignment_check"] = _alignment_check(angles, run)
+    _time_axis(ax, float(_window_times(run.t, run.t_spec)[1][-1]))
     ax.set_title(_mixed_title(deltas), loc="right", fontsize=layout.small)
     style.panel_label(ax, "d")
     return out
 
 
+MAIN_PANELS: tuple[str, ...] = ("a", "b", "f")
+"""The main-text version (the referee's choice): the owner takes the feature (a), passes through v
+and turns back (b), and owns at every width and index (f)."""
+
+
+def _axes(layout: Layout) -> tuple[Any, dict[str, Any], Any]:
+    """The figure, its axes by letter, and a scratch figure for the panels a main-text version does
+    not draw (the sidecar stays the full figure's), or ``None``."""
+    if layout.panels is None:
+        fig, grid = style.new_figure(layout.width, layout.height(1.12), nrows=3, ncols=2)
+        return fig, dict(zip("abcdef", grid.ravel(), strict=True)), None
+    letters = [p for p in layout.panels if p in "abcdef"]
+    # two panels a row at the full figure's panel width (its direct labels need it); a third spans
+    # the row under them
+    rows = [letters[:2]] + ([[p] * 2 for p in letters[2:3]] if len(letters) > 2 else [])
+    fig, _ = style.new_figure(layout.width, layout.height(0.4 * len(rows)))
+    fig.clear()
+    axes = fig.subplot_mosaic(rows if len(letters) > 1 else [letters])
+    scratch, _ = style.new_figure(layout.width, layout.height(1.12))
+    scratch.clear()
+    axes |= {p: scratch.add_subplot(3, 2, i + 1) for i, p in enumerate("abcdef") if p not in axes}
+    return fig, axes, scratch
+
+
 def build(inputs: Inputs, layout: Layout) -> tuple[Any, dict[str, Any]]:
+    """Six panels in three rows at the layout's width, or the panels ``layout.panels`` in one row;
+    the sidecar is the full figure's either way."""
     select, mixed = inputs["select"], inputs["mixed"]
     for name, result in (("select", select), ("mixed", mixed)):
         if result.runs[0].t_spec is None:
@@ -442,13 +428,20 @@ def build(inputs: Inputs, layout: Layout) -> tuple[Any, dict[str, Any]]:
                 gap_runs[r, g] = inputs[_gap_name(r, g)].runs[0]
     if (REST[1], 2 * STRENGTH) not in gap_runs:  # a profile without g = 2D (quick)
         gap_runs.pop((-STRENGTH, 2 * STRENGTH))
-    fig, axes = style.new_figure(layout.width, layout.height(1.12), nrows=3, ncols=2)
+    fig, axes, scratch = _axes(layout)
     panels: dict[str, Any] = {
-        "a": _panel_select_coefficients(axes[0, 0], select.runs[0], select.designated, layout),
-        "b": _panel_select_alignment(axes[0, 1], select.runs[0], select.designated, eps_align, layout),
-        "c": _panel_mixed_coefficients(axes[1, 0], mixed.runs[0], MIXED, eps_align, layout),
-        "d": _panel_mixed_alignment(axes[1, 1], mixed.runs[0], MIXED, eps_align, layout),
-        "e": _panel_gap(axes[2, 0], gap_runs, layout),
-        "f": _panel_owner_matrix(axes[2, 1], inputs["sweep"], layout),
+        "a": _panel_select_coefficients(axes["a"], select.runs[0], select.designated, layout),
+        "b": _panel_select_alignment(
+            axes["b"], select.runs[0], inputs.configs["select"], select.designated, eps_align, layout
+        ),
+        "c": _panel_mixed_coefficients(axes["c"], mixed.runs[0], MIXED, eps_align, layout),
+        "d": _panel_mixed_alignment(axes["d"], mixed.runs[0], inputs.configs["mixed"], MIXED, eps_align, layout),
+        "e": _panel_gap(axes["e"], gap_runs, layout),
+        "f": _panel_owner_matrix(axes["f"], inputs["sweep"], layout),
     }
+    for letter in "abcdef":
+        if layout.wants(letter):
+            style.panel_label(axes[letter], layout.label(letter))
+    if scratch is not None:
+        scratch.clear()
     return fig, panels

@@ -9,12 +9,13 @@ and the boundary sweep, ``m = 2``, owner at ``δ = +4``, the non-owner's δ from
     it is pruned to round-off (drawn on the floor band, as censored values); for δ > 0 it
     co-aligns with the owner and keeps a share of the coefficient that has settled by the horizon,
     up to the equal split at the tie δ = +4. At δ = 0 (balanced) P is still falling at the horizon,
-    algebraically (its log slope over the last decade is in the sidecar): the boundary itself.
-(b) the pruning time (first ``P ≤ 10⁻⁶``) against D on log–log axes (finite sample: the mean of
-    :data:`SEEDS` samples and a bar for their range — at most 11 % of the time, so mostly behind
-    the marker; the sidecar has each sample's delay), with a ``1/D`` guide and
-    least-squares lines over ``D ≥ 4``; the asymptotic slope (last local slope, its change as
-    error) and ``D·T_prune`` in the sidecar.
+    algebraically (its log slope over the last decade is in the sidecar): the boundary itself,
+    drawn apart (no line joins it to the δ > 0 branch).
+(b) the pruning time (first ``P ≤ 10⁻⁶``) of the population flow against D on log–log axes, with
+    a ``1/D`` guide and least-squares lines over ``D ≥ 4``; the asymptotic slope (last local slope,
+    its change as error) and ``D·T_prune`` in the sidecar. Below, on the same D: the finite-sample
+    flow's time over the population's, minus 1, in per cent (the mean of :data:`SEEDS` samples and
+    a bar for their range; on the log axes above the two would coincide).
 (c) ``P(t)`` against ``D t`` on linear time (m = 2): for every D the decay is exponential at
     the rate of the flow linearised at the pruned minimum, ``λ → 0.2036 D``
     (:func:`gaugecli.core.pruning.pruning_rate_limit`; the D → ∞ rate, 0.2099 D at D = 4), so the
@@ -116,8 +117,9 @@ def _panel_boundary(ax: Any, sweep: list[SweepPoint], owner_delta: float, layout
             x = delta[censored]
             ax.plot(x, np.full(x.size, FLOOR), ls="none", marker="v", mfc="white", mec=color, ms=4.5, zorder=3)
             out[f"{sign}-below-floor"] = style.series(x, np.full(x.size, FLOOR))
-    # co-aligned branch joined by a thin line (P(end) is continuous for δ ≥ 0)
-    co = delta >= 0
+    # the co-aligned branch joined by a thin line: δ > 0 only — δ = 0 is the boundary, still falling
+    # at the horizon (not a settled share), so no line crosses the boundary to it
+    co = delta > 0
     ax.plot(delta[co], final[co], color=style.GUIDE, lw=0.7, zorder=2)
     out["coaligned-line"] = style.series(delta[co], final[co])
     style.floor_band(ax, FLOOR, None)
@@ -162,6 +164,42 @@ def _panel_boundary(ax: Any, sweep: list[SweepPoint], owner_delta: float, layout
     return out
 
 
+def _panel_delay(ax: Any, result: PruneResult, ms: list[int], n_samples: int | None, layout: Layout) -> dict[str, Any]:
+    """(b)'s lower axes: the finite-sample pruning time over the population flow's, minus 1, in
+    per cent, against D — the mean over the samples and the bar their range, per width (on the
+    log–log axes above the two sets of markers coincide)."""
+    out: dict[str, Any] = {}
+    ax.axhline(0.0, color=style.GUIDE, lw=0.7, zorder=1)
+    for k, m in enumerate(ms):
+        color = M_COLORS.get(m, style.GREY)
+        D, T, spread = _times(result, "sample", m)
+        D_flow, T_flow, _ = _times(result, "flow", m)
+        flow = dict(zip(D_flow.tolist(), T_flow.tolist(), strict=True))
+        keep = np.array([d in flow for d in D.tolist()], dtype=bool)
+        if not np.any(keep):
+            continue
+        ref = np.array([flow[d] for d in D[keep].tolist()])
+        x = D[keep] * 2.0 ** (0.12 * (k - 0.5 * (len(ms) - 1)))  # widths side by side at each D
+        y = 100.0 * (T[keep] / ref - 1.0)
+        if spread is not None:
+            low, high = 100.0 * (spread[0][keep] / ref - 1.0), 100.0 * (spread[1][keep] / ref - 1.0)
+            ax.vlines(x, low, high, color=color, lw=0.9, zorder=3)
+        ax.plot(x, y, ls="none", marker=M_MARKERS.get(m, "D"), mfc="white", mec=color, ms=4.0, mew=1.0, zorder=4)
+        out[f"m{m}"] = style.series(
+            x,
+            y,
+            D=D[keep],
+            **({} if spread is None else {"min": low, "max": high}),
+        )
+    ax.set_ylabel("sample/flow\n$-\\,1$ (%)", fontsize=layout.small)
+    high = max((max(v["max"] if "max" in v else v["y"]) for v in out.values()), default=1.0)
+    ax.set_ylim(-0.25 * high, 1.9 * high)  # room above for the note
+    k = len(_seeds(result, "sample"))
+    text = f"$n={n_samples}$" + (f", {k} samples: mean, range" if k > 1 else "")
+    style.note(ax, text, (0.02, 0.95), layout, xycoords="axes fraction", va="top", color="0.15")
+    return out
+
+
 def _panel_times(ax: Any, result: PruneResult, n_samples: int | None, layout: Layout) -> dict[str, Any]:
     """(b) pruning time against D, both widths, population (filled) and finite sample (open)."""
     out: dict[str, Any] = {"fit_min": FIT_MIN}
@@ -175,20 +213,11 @@ def _panel_times(ax: Any, result: PruneResult, n_samples: int | None, layout: La
             D, T, spread = _times(result, mode, m)
             all_D += D.tolist()
             filled = mode == "flow"
-            if spread is not None:  # several samples: their range at each D
-                ax.vlines(D, spread[0], spread[1], color=color, lw=0.8, zorder=4)
-            ax.plot(
-                D,
-                T,
-                ls="none",
-                marker=M_MARKERS.get(m, "D"),
-                color=color,
-                mfc=color if filled else "none",
-                ms=4.0 if filled else 6.5,
-                mew=1.0,
-                zorder=3 if filled else 4,
-            )
-            entry = style.series(D, T, compensated=D * T)
+            if filled:  # the finite sample's times coincide with these here: its delay is drawn below
+                ax.plot(D, T, ls="none", marker=M_MARKERS.get(m, "D"), color=color, ms=4.0, mew=1.0, zorder=3)
+                entry = style.series(D, T, compensated=D * T)
+            else:
+                entry = {"D": style.tolist(D), "time": style.tolist(T), "compensated": style.tolist(D * T)}
             if spread is not None:
                 entry.update(seeds=len(_seeds(result, mode)), min=style.tolist(spread[0]), max=style.tolist(spread[1]))
             fit_range = D >= FIT_MIN
@@ -208,11 +237,6 @@ def _panel_times(ax: Any, result: PruneResult, n_samples: int | None, layout: La
     gx, gy = style.power_law_guide(ax, [D_all.min(), D_all.max()], -1.0, through)
     out["guide"] = style.series(gx, gy)
     handles.append(style.line_handle(style.GUIDE, ":", None, r"$\propto 1/D$"))
-    handles.append(style.line_handle("0.3", "none", "o", "population flow"))
-    if "sample" in modes:
-        k = len(_seeds(result, "sample"))
-        label = f"finite sample, $n={n_samples}$" + (f"\n(mean, range of {k} samples)" if k > 1 else "")
-        handles.append(style.line_handle("0.3", "none", "o", label, mfc="none"))
     ax.set_xscale("log", base=2)
     ax.set_yscale("log")
     from matplotlib.ticker import FixedLocator, FuncFormatter, NullLocator
@@ -221,7 +245,7 @@ def _panel_times(ax: Any, result: PruneResult, n_samples: int | None, layout: La
     ax.xaxis.set_major_formatter(FuncFormatter(lambda v, _pos: f"{v:g}"))
     ax.xaxis.set_minor_locator(NullLocator())
     ax.set_xlabel(r"gauge strength $D$")
-    ax.set_ylabel(r"pruning time, first $P\leq10^{-6}$")
+    ax.set_ylabel(r"time to $P\leq10^{-6}$")
     ax.legend(handles=handles, loc="lower left", handlelength=1.6)
     slopes = [
         rf"$m={m}$: ${out[f'flow-m{m}']['asymptotic_slope']:.4f}\pm{out[f'flow-m{m}']['asymptotic_error']:.4f}$"
@@ -239,8 +263,8 @@ def _panel_times(ax: Any, result: PruneResult, n_samples: int | None, layout: La
             va="top",
             color=style.THEORY,
         )
-    low = min(min(v["y"]) for k, v in out.items() if k.startswith(("flow", "sample")))
-    high = max(max(v["y"]) for k, v in out.items() if k.startswith(("flow", "sample")))
+    low = min(min(v["y"]) for k, v in out.items() if k.startswith("flow"))
+    high = max(max(v["y"]) for k, v in out.items() if k.startswith("flow"))
     ax.set_ylim(low / 12.0, float(gy.max()) * 1.5)
     out["time_range"] = [low, high]
     style.panel_label(ax, "b")
@@ -336,16 +360,61 @@ def _key_numbers(result: PruneResult, panels: dict[str, Any]) -> dict[str, Any]:
     return out
 
 
+MAIN_PANELS: tuple[str, ...] = ("a", "c")
+"""The main-text version: the boundary at δ = 0 (a) and the exponential decay at the linearised
+rate on the 1/D clock (c)."""
+
+
+def _axes(layout: Layout) -> tuple[Any, dict[str, Any], Any]:
+    """The figure, its axes by letter — (b) split into the times and the finite sample's delay
+    (``"b-delay"``) — and a scratch figure for the panels a main-text version does not draw (the
+    sidecar stays the full figure's), or ``None``."""
+    if layout.panels is None:
+        fig, grid = style.new_figure(layout.width, layout.height(0.9), nrows=2, ncols=2)
+        axes = {"a": grid[0, 0], "b": grid[0, 1], "c": grid[1, 0], "d": grid[1, 1]}
+        scratch = None
+    else:
+        letters = [p for p in layout.panels if p in "abcd"]
+        fig, _ = style.new_figure(layout.width, layout.height(0.42 if len(letters) <= 2 else 0.36))
+        fig.clear()
+        axes = fig.subplot_mosaic([letters])
+        scratch, _ = style.new_figure(layout.width, layout.height(0.9))
+        scratch.clear()
+        axes |= {p: scratch.add_subplot(2, 2, i + 1) for i, p in enumerate("abcd") if p not in axes}
+    # (b): the times above, the finite sample's relative delay below, sharing D
+    host = axes["b"].get_figure()
+    spec = axes["b"].get_subplotspec().subgridspec(2, 1, height_ratios=[2.6, 1.0], hspace=0.05)
+    axes["b"].remove()
+    axes["b"] = host.add_subplot(spec[0])
+    axes["b-delay"] = host.add_subplot(spec[1], sharex=axes["b"])
+    return fig, axes, scratch
+
+
 def build(inputs: Inputs, layout: Layout) -> tuple[Any, dict[str, Any]]:
+    """The four panels at the layout's width (two rows), or the panels ``layout.panels`` in one
+    row; the sidecar is the full figure's either way."""
     result: PruneResult = inputs["prune"]
     config = inputs.configs["prune"]
     n_samples = config.sample_dynamics.sample_size if config.sample else None
-    fig, axes = style.new_figure(layout.width, layout.height(0.82), nrows=2, ncols=2)
+    fig, axes, scratch = _axes(layout)
+    ax_times, ax_delay = axes["b"], axes["b-delay"]
     panels: dict[str, Any] = {
-        "a": _panel_boundary(axes[0, 0], result.sweep, result.sweep_strength, layout),
-        "b": _panel_times(axes[0, 1], result, n_samples, layout),
-        "c": _panel_decay(axes[1, 0], result, layout),
-        "d": _panel_traces(axes[1, 1], result.sweep, result.sweep_strength, layout),
+        "a": _panel_boundary(axes["a"], result.sweep, result.sweep_strength, layout),
+        "b": _panel_times(ax_times, result, n_samples, layout),
+        "c": _panel_decay(axes["c"], result, layout),
+        "d": _panel_traces(axes["d"], result.sweep, result.sweep_strength, layout),
     }
+    if config.sample:
+        panels["b"]["delay"] = _panel_delay(ax_delay, result, sorted({p.m for p in result.points}), n_samples, layout)
+        ax_delay.set_xlabel(ax_times.get_xlabel())
+        ax_times.set_xlabel("")
+        ax_times.tick_params(labelbottom=False)
+    else:
+        ax_delay.remove()
+    for letter in "abcd":
+        if layout.wants(letter):
+            style.panel_label(axes[letter], layout.label(letter))
+    if scratch is not None:
+        scratch.clear()
     panels["key"] = _key_numbers(result, panels)
     return fig, panels

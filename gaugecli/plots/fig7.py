@@ -1,59 +1,43 @@
-"""Figure 7 — robustness of selection (claim C8), one cause per panel.
+"""Figure 7 — robustness of selection (claim C8): each of SPEC's three perturbations up to its boundary.
 
-Two ``perturb`` runs (SPEC defaults, m = 2: neuron 0 at ``+D``, neuron 1 at ``−D``, d = 16),
-the default one for (a)–(d) and a random visible one for (e):
+Two ``perturb`` runs (SPEC defaults: m = 2, neuron 0 at ``+D``, neuron 1 at ``−D``, d = 16; each
+panel's title states m, D and d):
 
-(a) visible perturbations, adversarial (the favorable neuron turned by ε away from the teacher
-    and shrunk, the other turned towards it and grown; deterministic in ε, so a *threshold*,
-    not a probability). ε is an angle and the favorable neuron points straight away from the
-    teacher at ``ε = π − θ0`` (= π/2): the claim "ε*(D) grows with D" is the distance to that
-    wall, ``π − θ0 − ε*(D)``, shrinking — on log–log axes with the bisection brackets, a
-    least-squares slope ± s.e. over ``D ≥ 4``, and every grid run marked by who owns the
-    feature at the end. Boundary: the wall itself is never reached; below the curve the ``−D``
-    neuron wins. The approach is not one power law (local slopes drift from −0.93 at D = 4–16
-    to −0.75 at D = 256–1024); the legend says so. ε* is the end of the *majority* (the +D
-    neuron the owner); filled grid markers are runs where it owns but shares the feature (the
-    other neuron's P at the run's end above :data:`~gaugecli.experiments.perturb.visible.EXCLUSIVE_LEVEL`):
-    exclusive selection ends one or two grid cells earlier at several D (sidecar ``exclusive``). The title
-    says what ε does: the +D neuron at angle θ0 + ε with c0 e^{−ε}/m, the other at θ0 − ε with c0 e^{ε}/m.
-(b) the step alone: the relative T_spec error of population GD against ``η/T_spec^flow`` on
-    log–log axes, the first-order line ``C_1 η`` with ``C_1`` the error per step as η → 0, the
-    observed order as η → 0 ± its error; larger steps up to and past the stability limit
-    ``2/λ_max(θ0)`` (marked, shaded beyond): GD selects up to 0.9 × the limit and diverges beyond.
-(c) the sample alone: ``sup_{t ≤ 3 T_spec} ‖f_n − f_∞‖`` of the finite-sample *flow* against n
-    (every seed, mean ± s.e.), the weighted power-law fit with slope ± s.e., an ``n^{-1/2}``
-    guide (and GD on ``L_n`` at η and η/2 if the run has that check).
-(d) selection from a finite sample: the share of seeds whose ``+D`` neuron owns the feature,
-    with 95 % Wilson intervals, against n; the smallest n from which every seed selects.
-(e) random visible perturbations (a second run, ``perturb --kind random --sweeps visible``:
-    :func:`random_config`): per D, the share of 20 seeds whose ``+D`` neuron owns the feature
-    (filled) and the share where it carries it alone (hollow: the other's P at the run's end
-    ≤ :data:`~gaugecli.experiments.perturb.visible.EXCLUSIVE_LEVEL`), with 95 % Wilson intervals,
-    against ε; the reading (computed): up to which ε every seed selects, and the failing starts
-    by cause — another neuron owns, or the start (coefficients ≫ a*) unwinds into a cancelling
-    pair that the default horizon does not see settle. Boundary: the grid stops at
-    ε = 12, where the gauge is still resolved in float64 (:data:`~gaugecli.plots._fig7_random.RANDOM_EPS`).
+(a) adversarial visible perturbations: the +D neuron turned by ε away from the teacher and shrunk,
+    the other turned towards it and grown (deterministic: a threshold, not a probability). The
+    threshold ε*(D) (bisection brackets) on a linear angle axis below the wall ``π − θ0`` (= π/2,
+    where the +D neuron starts anti-aligned), every grid run marked by its outcome (+D alone, +D
+    sharing the feature, −D). How fast ε* nears the wall is given by the local slopes of
+    ``π − θ0 − ε*`` in D, which drift (not one power law).
+(b) the GD step: the relative T_spec error against ``η/T_spec^flow``, the first-order line
+    ``C_1 η``, its order as η → 0, and larger steps up to and past the stability limit ``2/λ_max(θ0)``.
+(c) the finite sample: ``sup_{t ≤ window·T_spec} ‖f_n − f_∞‖`` against n (every seed, mean ± s.e.,
+    power-law fit, ``n^{-1/2}`` guide).
+(d) selection from a finite sample: the share of seeds whose +D neuron owns, Wilson intervals, and
+    the smallest n from which every seed selects.
+(e) random visible perturbations (a second run, :func:`~gaugecli.plots._fig7_random.random_config`):
+    a table of seeds whose +D neuron owns / owns alone per D and ε, and the failing starts by cause.
 """
 
 from __future__ import annotations
 
 import math
+from dataclasses import replace
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from gaugecli.experiments.perturb.visible import exclusive_boundary
 from gaugecli.plots import style
 from gaugecli.plots._fig7_random import define_random, panel_random, random_config
 from gaugecli.plots._fig7_samples import (
     GD,
     SHADE,
-    _log2_axis,
     _nan,
     _panel_samples,
     _panel_selection,
     _pm,
 )
+from gaugecli.plots._fig7_threshold import define_eps, panel_threshold
 from gaugecli.plots.render import Inputs, Need
 from gaugecli.plots.venue import Layout
 
@@ -89,9 +73,6 @@ def quick_config() -> PerturbConfig:
         dynamics=DynamicsConfig(rtol=1e-8),
     )
 
-
-FIT_MIN = 4.0
-"""(a): the wall distance is fitted over ``D ≥ FIT_MIN`` (D = 1 is not yet on the asymptote)."""
 
 SIDECAR_TOLERANCES = (
     ("key/*_minus_*", 1e-6, 1e-7, "a difference of two extrapolated times, each to ≈ 1e-9 relative of T ≈ 10"),
@@ -130,115 +111,7 @@ def needs(quick: bool) -> dict[str, Need]:
 
 
 # ------------------------------------------------------------------------------------------
-# helpers
-
-
-# ------------------------------------------------------------------------------------------
 # panels
-
-
-LEGEND_SHARE = 0.66
-"""(a): the part of the height (from the bottom) that the legend takes; the data stay above it."""
-GRID_OUTCOMES = {
-    "plus": (style.PLUS, "o", "white"),
-    "shared": (style.PLUS, "o", None),
-    "minus": (style.MINUS, "s", "white"),
-}
-"""(a)'s grid markers: colour, marker, face (``None``: filled) per outcome."""
-
-
-def _define_eps(ax: Any, m: int, layout: Layout) -> dict[str, Any]:
-    """(a)'s title: m and the adversarial ε — the +D neuron at angle θ0 + ε from v with c0 e^{−ε}/m,
-    the other(s) at θ0 − ε with c0 e^{ε}/m (:func:`gaugecli.core.gauge.perturbed_duplicates`)."""
-    text = rf"$m={m}$: $\pm D$ at $\theta_0\pm\varepsilon$, $c=c_0e^{{\mp\varepsilon}}/m$"
-    ax.set_title(text, loc="right", fontsize=layout.small)
-    return {"m": m, "favorable": "angle θ0 + ε, c = c0 e^{−ε}/m", "others": "angle θ0 − ε, c = c0 e^{ε}/m"}
-
-
-def _panel_threshold(ax: Any, visible: Any, wall: float, wall_label: str, layout: Layout) -> dict[str, Any]:
-    """(a) the wall distance ``π − θ0 − ε*(D)`` with brackets, fit and the grid's outcomes."""
-    from scipy import stats
-
-    D = np.array(visible.strengths, dtype=float)
-    eps_star = _nan(visible.threshold)
-    gap = wall - eps_star
-    ok = np.isfinite(gap)
-    brackets = visible.bracket or [None] * len(D)
-    lo = np.array([np.nan if b is None else wall - b[1] for b in brackets])  # failing side: smaller gap
-    hi = np.array([np.nan if b is None else wall - b[0] for b in brackets])
-    out: dict[str, Any] = {}
-
-    # every run of the ε grid, marked by its outcome (deterministic: one run per cell): the +D neuron
-    # alone (exclusive), the +D neuron the larger of two that share the feature, or the −D neuron
-    outcomes: dict[str, tuple[list[float], list[float]]] = {k: ([], []) for k in GRID_OUTCOMES}
-    for p in visible.points:
-        key = "minus" if not p.success else "plus" if p.exclusive or p.nonowner_norm_end is None else "shared"
-        outcomes[key][0].append(p.strength)
-        outcomes[key][1].append(wall - p.eps)
-    for key, (color, marker, face) in GRID_OUTCOMES.items():
-        x, y = (np.array(v, dtype=float) for v in outcomes[key])
-        ax.plot(x, y, ls="none", marker=marker, ms=2.8, mfc=face or color, mew=0.8, color=color, zorder=3)
-        out[f"grid-{key}"] = style.series(x, y)
-    out["exclusive"] = exclusive_boundary(visible)
-
-    # the failure region (below the threshold) and the threshold itself, with its brackets
-    floor = float(np.nanmin(gap)) / 20.0 if np.any(ok) else 1e-4
-    # the legend (lower left, six rows) goes under every point of the left half: the axis reaches
-    # low enough that those points sit in its top 1 − LEGEND_SHARE (log scale)
-    left = D <= np.sqrt(D[0] * D[-1])
-    grid_y = np.array([wall - p.eps for p in visible.points if p.strength <= np.sqrt(D[0] * D[-1])], dtype=float)
-    lowest = float(np.nanmin(np.concatenate([grid_y, gap[left & ok]]))) if grid_y.size or np.any(left & ok) else floor
-    top = wall * 1.6
-    floor = min(floor, lowest * (lowest / top) ** (LEGEND_SHARE / (1.0 - LEGEND_SHARE)))
-    ax.fill_between(D[ok], floor / 10.0, gap[ok], color=SHADE, lw=0, zorder=0)
-    ax.errorbar(
-        D[ok],
-        gap[ok],
-        yerr=[gap[ok] - lo[ok], hi[ok] - gap[ok]],
-        ls="none",
-        color="0.1",
-        marker="D",
-        ms=3.4,
-        capsize=0,
-        zorder=5,
-    )
-    out["threshold"] = style.series(D[ok], gap[ok], eps_star=eps_star[ok], bracket_low=lo[ok], bracket_high=hi[ok])
-
-    # the least-squares line over D ≥ FIT_MIN, and the local slopes between neighbours
-    fit_range = ok & (D >= FIT_MIN)
-    fit: dict[str, Any] = {}
-    if np.count_nonzero(fit_range) >= 3:
-        reg = stats.linregress(np.log(D[fit_range]), np.log(gap[fit_range]))
-        xs = D[fit_range]
-        ys = np.exp(reg.intercept) * xs**reg.slope
-        ax.plot(xs, ys, color=style.GUIDE, lw=1.2, zorder=4)
-        fit = {"slope": float(reg.slope), "stderr": float(reg.stderr), "fit_min": FIT_MIN, "n": int(xs.size)}
-        out["fit"] = style.series(xs, ys, **fit, intercept=float(reg.intercept))
-    Dk, gk = D[ok], gap[ok]
-    local = np.diff(np.log(gk)) / np.diff(np.log(Dk))
-    out["local_slopes"] = {k: style.tolist(v) for k, v in (("D_low", Dk[:-1]), ("D_high", Dk[1:]), ("slope", local))}
-    handles = [
-        style.line_handle(style.PLUS, "none", "o", "ε grid: +D alone", mfc="white"),
-        style.line_handle(style.PLUS, "none", "o", "+D shares, $P_{\\rm end}>10^{-6}$"),
-        style.line_handle(style.MINUS, "none", "s", "ε grid: −D owns", mfc="white"),
-        style.line_handle("0.1", "none", "D", rf"threshold ${wall_label}-\varepsilon^*(D)$"),
-    ]
-    if fit:
-        slope_text = _pm(fit["slope"], fit["stderr"], 2)
-        handles.append(style.line_handle(style.GUIDE, "-", None, rf"slope {slope_text}, $D\geq{FIT_MIN:g}$"))
-        tail = local[Dk[:-1] >= FIT_MIN]
-        if tail.size >= 2:  # the approach to the wall is not one power law: say how the slope drifts
-            drift = f"local slope {tail[0]:.2f} → {tail[-1]:.2f}".replace("-", "−")
-            handles.append(style.line_handle("none", "none", None, drift))
-    ax.legend(handles=handles, loc="lower left", handlelength=1.4, borderaxespad=0.2)
-    _log2_axis(ax, [d for d in D if math.log(d, 4) % 1 == 0] or D)
-    ax.set_yscale("log")
-    ax.set_ylim(floor, top)
-    ax.set_xlim(D[0] / 1.4, D[-1] * 1.4)
-    ax.set_xlabel(style.LABELS["D"])
-    ax.set_ylabel(rf"distance to the wall ${wall_label}-\varepsilon$")
-    out["wall"] = wall
-    return out
 
 
 def _panel_step(ax: Any, step: Any, layout: Layout) -> dict[str, Any]:
@@ -310,9 +183,12 @@ def _panel_step(ax: Any, step: Any, layout: Layout) -> dict[str, Any]:
     ax.set_yscale("log")
     ax.set_xlim(left, right)
     bottom, top = ax.get_ylim()
+    # a decade of room above the data: the diverged steps (no T_spec: drawn at the top, inside the
+    # axes) and the legend over the upper left
+    top *= 10.0
     if np.any(diverged):
-        y_div = np.full(np.count_nonzero(diverged), top)
-        ax.plot(stab[diverged], y_div, ls="none", marker="x", ms=4.5, mew=1.2, color="0.1", zorder=5, clip_on=False)
+        y_div = np.full(np.count_nonzero(diverged), top / 2.0)
+        ax.plot(stab[diverged], y_div, ls="none", marker="x", ms=4.5, mew=1.2, color="0.1", zorder=5)
         out["diverged"] = style.series(stab[diverged], y_div, fraction_of_bound=stab[diverged] / bound)
         handles.append(style.line_handle("0.1", "none", "x", "diverged"))
     ax.set_ylim(bottom, top)
@@ -328,11 +204,42 @@ def _panel_step(ax: Any, step: Any, layout: Layout) -> dict[str, Any]:
 # build
 
 
+MAIN_PANELS: tuple[str, ...] = ("a", "b", "c")
+"""The main-text version: SPEC C8's three parts, each with its boundary — the perturbation of the
+start up to ε*(D) (a, across the top), the GD step up to the stability limit (b), the finite
+sample's n^{-1/2} (c)."""
+
+
+def _state_run(ax: Any, m: int, D: float, d: int, layout: Layout) -> dict[str, Any]:
+    """A panel's title: the run it reads (m neurons, gauge strength D, input dimension d)."""
+    ax.set_title(rf"$m={m}$, $D={D:g}$, $d={d}$", loc="right", fontsize=layout.small)
+    return {"m": m, "D": D, "d": d}
+
+
+def _grid(layout: Layout) -> tuple[Any, dict[str, Any]]:
+    """The figure and its axes by the full figure's letters: (a) across the first row (its local
+    slopes need the width), (b) and (c) in the second, (d) and (e), a table, in the third. A
+    version with ``layout.panels``: (a) across the top if drawn, the others two a row under it."""
+    if layout.panels is not None:
+        letters = [p for p in layout.panels if p in "abcde"]
+        rest = [p for p in letters if p != "a"]
+        pairs = [rest[i : i + 2] if len(rest[i : i + 2]) == 2 else rest[i : i + 1] * 2 for i in range(0, len(rest), 2)]
+        rows = ([["a", "a"]] if "a" in letters else []) + pairs
+        ratios = ([0.85] if "a" in letters else []) + [1.0] * len(pairs)
+        fig, _ = style.new_figure(layout.width, layout.height(0.4 * sum(ratios)))
+        fig.clear()
+        return fig, fig.subplot_mosaic(rows, height_ratios=ratios)
+    fig, _ = style.new_figure(layout.width, layout.height(1.16))
+    fig.clear()
+    return fig, fig.subplot_mosaic([["a", "a"], ["b", "c"], ["d", "e"]], height_ratios=[0.85, 1.0, 1.0])
+
+
 def build(inputs: Inputs, layout: Layout) -> tuple[Any, dict[str, Any]]:
     """Five panels at the layout's width — (a)–(d) in two rows, (e) across the third — from the
-    ``perturb`` run and the random one (``perturb_random``); returns the figure and its sidecar
-    panels. A part a run does not hold leaves its panel empty: ``gaugecli perturb --figure``
-    draws its one run, whose visible sweep goes to (a) if adversarial and to (e) if random."""
+    ``perturb`` run and the random one (``perturb_random``), or the panels ``layout.panels`` in one
+    row; returns the figure and its sidecar panels (the full figure's, whatever is drawn). A part a
+    run does not hold leaves its panel empty: ``gaugecli perturb --figure`` draws its one run, whose
+    visible sweep goes to (a) if adversarial and to (e) if random."""
     result = inputs["perturb"]
     config = inputs.configs["perturb"]
     random, random_config = result, config
@@ -342,29 +249,49 @@ def build(inputs: Inputs, layout: Layout) -> tuple[Any, dict[str, Any]]:
     rand = random.visible if random.visible is not None and random.visible.kind == "random" else None
     wall = math.pi - config.model.theta0
     wall_label = r"\pi/2" if abs(config.model.theta0 - math.pi / 2) < 1e-12 else r"(\pi-\theta_0)"
+    d = config.model.d
+    available = tuple(
+        letter
+        for letter, held in zip(
+            "abcde", (adversarial, result.step, result.samples, result.selection, rand), strict=True
+        )
+        if held is not None
+    )
+    if layout.panels is None and available != tuple("abcde"):  # one run (`perturb --figure`): its panels only
+        layout = replace(layout, panels=available)
 
-    fig, _ = style.new_figure(layout.width, layout.height(1.18))
-    fig.clear()
-    axes = fig.subplot_mosaic([["a", "b"], ["c", "d"], ["e", "e"]], height_ratios=[1.0, 1.0, 0.8])
+    fig, axes = _grid(layout)
+    scratch = None
+    if any(letter not in axes for letter in "abcde"):  # the sidecar is the full figure's: undrawn panels go here
+        scratch, _ = style.new_figure(layout.width, layout.height(1.0))
+        scratch.clear()
+    drawn = {letter: axes[letter] if letter in axes else scratch.add_subplot() for letter in "abcde"}  # type: ignore[union-attr]
     panels: dict[str, Any] = {}
     if adversarial is not None:
-        panels["a"] = _panel_threshold(axes["a"], adversarial, wall, wall_label, layout)
+        panels["a"] = panel_threshold(drawn["a"], adversarial, wall, wall_label, layout)
         # what ε does (SPEC C8 a, adversarial): an angle and a log-coefficient at once
-        panels["perturbation"] = _define_eps(axes["a"], config.m, layout)
+        panels["perturbation"] = define_eps(drawn["a"], config.m, d, layout)
     if result.step is not None:
-        panels["b"] = _panel_step(axes["b"], result.step, layout)
+        panels["b"] = _panel_step(drawn["b"], result.step, layout)
+        panels["b"]["run"] = _state_run(drawn["b"], config.m, result.step.strength, d, layout)
     if result.samples is not None:
-        panels["c"] = _panel_samples(axes["c"], result.samples, config.window, layout)
+        panels["c"] = _panel_samples(drawn["c"], result.samples, config.window, layout)
+        panels["c"]["run"] = _state_run(drawn["c"], config.m, result.samples.strength, d, layout)
     if result.selection is not None:
-        panels["d"] = _panel_selection(axes["d"], result.selection, layout)
+        panels["d"] = _panel_selection(drawn["d"], result.selection, layout)
+        panels["d"]["run"] = _state_run(drawn["d"], config.m, result.selection.strength, d, layout)
     if rand is not None:
-        panels["e"] = panel_random(axes["e"], rand, layout)
-        panels["random_perturbation"] = define_random(axes["e"], layout, random_config.m, len(random_config.seeds))
+        panels["e"] = panel_random(drawn["e"], rand, layout)
+        panels["random_perturbation"] = define_random(
+            drawn["e"], layout, random_config.m, random_config.model.d, len(random_config.seeds)
+        )
     for letter, ax in axes.items():
         if letter in panels:
-            style.panel_label(ax, letter)
+            style.panel_label(ax, layout.label(letter))
         else:
             ax.set_axis_off()
+    if scratch is not None:
+        scratch.clear()
     panels["key"] = _key_numbers(result, panels, wall)
     return fig, panels
 
@@ -380,7 +307,6 @@ def _key_numbers(result: Any, panels: dict[str, Any], wall: float) -> dict[str, 
             "eps_star": style.tolist(_nan(vis.threshold)),
             "wall_distance": style.tolist(wall - _nan(vis.threshold)),
             "wall": wall,
-            "wall_slope": [a["fit"]["slope"], a["fit"]["stderr"]] if "fit" in a else None,
             "wall_local_slopes": a["local_slopes"]["slope"],
         }
     if step is not None:
