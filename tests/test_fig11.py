@@ -177,22 +177,24 @@ def test_each_dimension_draws_its_own_seeds_and_samples() -> None:
 
 
 def test_the_batched_fit_is_fit_logistic_replicate_by_replicate() -> None:
-    """The bootstrap's vectorised Newton fit against :func:`fit_logistic` (trust-exact, gtol 1e-9 in
-    counts) on 200 resampled count vectors: ln n_½, ln n_0.9 and their errors agree to 1e-7 (both
-    stop where the score is ≲ 1e-8 counts against an information of ≳ 1, so the optimum moves by
-    ≲ 1e-8), and both have no fit on the same replicates."""
+    """The bootstrap's vectorised Newton fit against :func:`fit_logistic` (trust-exact) on 200
+    resampled count vectors: ln n_½, ln n_0.9 and their errors agree to 1e-6 (fit_logistic stops at
+    a score below its SCORE_TOL = 1e-6 counts, the batched fit below 1e-8, against an information of
+    ≳ 1 count per unit coefficient), and neither lacks a fit where the other has one — a replicate
+    that trust-exact declares failed at a score of 6e-9 counts (round-off in the likelihood) is a fit."""
     from gaugecli.experiments.perturb.bootstrap import logistic_thresholds
 
     ns, k = [32, 48, 64, 96, 128, 192, 256, 384], np.array([0, 0, 2, 9, 16, 19, 20, 20])
     drawn = np.random.default_rng(7).binomial(20, k / 20, size=(200, len(ns)))
     batch = logistic_thresholds(ns, drawn, [20] * len(ns))
+    assert np.all(np.isfinite(batch["log_half"]))  # every replicate overlaps: every one has a fit
     for r in range(len(drawn)):
         fit = fit_logistic(ns, [int(v) for v in drawn[r]], [20] * len(ns))
         if fit is None:
             assert np.isnan(batch["log_half"][r])
             continue
-        assert batch["log_half"][r] == pytest.approx(np.log(fit.n_half), abs=1e-7)
-        assert batch["log_ninety"][r] == pytest.approx(np.log(fit.n_ninety), abs=1e-7)
+        assert batch["log_half"][r] == pytest.approx(np.log(fit.n_half), abs=1e-6)
+        assert batch["log_ninety"][r] == pytest.approx(np.log(fit.n_ninety), abs=1e-6)
         assert batch["log_err_half"][r] == pytest.approx(fit.log_err_half, rel=1e-6)
 
 

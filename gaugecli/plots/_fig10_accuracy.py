@@ -48,6 +48,8 @@ LABELS = {
 }
 DRAWN = {1: ("delta", "c-alpha", "race"), 2: ("delta", "race-matched")}
 """The rules each panel draws (by k); at k = 2 the third is the owner set of largest δ."""
+SET_MARKER = "s"
+"""The owner set's marker (hollow: the rules' hollow markers are δ as drawn, and argmax δ's is a circle)."""
 LEGEND_ROOM = 0.55
 """A panel reaches below 0 by this much: its legend sits there, under every point."""
 ZERO_AT = 0.1
@@ -103,7 +105,7 @@ def panel_accuracy(ax: Any, result: Any, layout: Layout, sets: list[Any] | None 
         out["omitted"] = {"delta": {"rho": 0.0, "why": "every δ is 0 (a tie)", "named": named, "pairs": tied[0].pairs}}
     if sets is not None:
         out["owner_sets"] = _draw_sets(ax, result, sets, offset=1.07 ** (len(names) - 0.5 * (spread - 1)))
-        handles.append(style.line_handle(COLORS["delta"], "--", "o", rf"owners: top-{k} $\delta$", mfc="white"))
+        handles.append(style.line_handle(COLORS["delta"], "--", SET_MARKER, rf"owners: top-{k} $\delta$", mfc="white"))
     ax.axhline(1.0 / m, color=style.GUIDE, ls="--", lw=0.8, zorder=1)
     handles.append(style.line_handle("0.3", "none", "o", r"$\delta$ as drawn", mfc="white"))
     handles.append(style.line_handle(style.GUIDE, "--", None, f"chance 1/{m}"))
@@ -143,7 +145,7 @@ def _draw_sets(ax: Any, result: Any, sets: list[Any], offset: float) -> dict[str
         share = np.array([np.nan if c.share("delta") is None else c.share("delta") for c in chosen], float)
         low, high = np.array([c.low["delta"] for c in chosen]), np.array([c.high["delta"] for c in chosen])
         xs = at[tag] * offset
-        ax.errorbar(xs, share, yerr=[share - low, high - share], color=COLORS["delta"], ls=ls, lw=0.9, marker="o", ms=3.2, mfc="white", mew=0.8, capsize=1.0, elinewidth=0.6)  # fmt: skip
+        ax.errorbar(xs, share, yerr=[share - low, high - share], color=COLORS["delta"], ls=ls, lw=0.9, marker=SET_MARKER, ms=3.2, mfc="white", mew=0.8, capsize=1.0, elinewidth=0.6)  # fmt: skip
         counts = {"correct": [c.correct["delta"] for c in chosen], "runs": [c.runs for c in chosen]}
         out[f"{tag}delta"] = style.series(xs, share, wilson_low=low, wilson_high=high, **counts)
     out["c-alpha"] = {  # not drawn: three rules per panel

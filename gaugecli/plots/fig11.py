@@ -33,9 +33,9 @@ MIN_WIDTH = 5.0
 """Narrower than this (inches) the panels are illegible; ``plot --width`` refuses it."""
 
 CLAIM = "beyond: selection from a finite sample needs n ∝ d samples; below it the owner is lost"
-MAIN_PANELS: tuple[str, ...] = ("a", "c", "d")
-"""The main-text version: a small sample loses the owner (the boundary), and how many samples
-selection needs against d (the claim)."""
+MAIN_PANELS: tuple[str, ...] = ("c", "d")
+"""The main-text version: selection against n/d, which fails below n ≈ 3d (the boundary), and the
+sizes it needs against d (the claim)."""
 SIDECAR_TOLERANCES = (
     ("c/*/successes", 0.0, 0.0, "counts of seeds"),
     ("b/*", 0.0, 1e-12, "accuracies are counts of owners (integers) and their Wilson intervals"),
@@ -57,7 +57,7 @@ def _axes(layout: Layout) -> tuple[Any, dict[str, Any]]:
     """The full figure 2 × 2; the main version: its panels in one row."""
     if layout.is_main:
         wanted = [p for p in LETTERS if layout.wants(p)]
-        fig, axes = style.new_figure(layout.width, layout.height(0.42), nrows=1, ncols=len(wanted))
+        fig, axes = style.new_figure(layout.width, layout.height(0.45), nrows=1, ncols=len(wanted))
         return fig, dict(zip(wanted, np.atleast_1d(axes), strict=True))
     fig, axes = style.new_figure(layout.width, layout.height(0.86), nrows=2, ncols=2)
     return fig, dict(zip(LETTERS, axes.ravel(), strict=True))

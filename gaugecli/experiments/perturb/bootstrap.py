@@ -18,6 +18,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 import numpy as np
+from numpy.typing import ArrayLike
 from scipy import special
 
 from gaugecli.experiments.perturb.fits import power_law_through
@@ -50,7 +51,7 @@ class ExponentBootstrap:
     ninety: tuple[float, float]
 
 
-def logistic_thresholds(ns: Sequence[int], successes: np.ndarray, trials: Sequence[int]) -> dict[str, np.ndarray]:
+def logistic_thresholds(ns: ArrayLike, successes: ArrayLike, trials: ArrayLike) -> dict[str, np.ndarray]:
     """Per row of ``successes`` (shape ``(B, len(ns))``): ``ln n_½``, ``ln n_0.9`` and their delta-method
     standard errors, the maximum-likelihood logistic in ``ln n`` of
     :func:`~gaugecli.experiments.perturb.fits.fit_logistic` (NaN where it has no fit)."""
@@ -84,7 +85,7 @@ def logistic_thresholds(ns: Sequence[int], successes: np.ndarray, trials: Sequen
 
 
 def bootstrap_exponents(
-    dims: Sequence[float],
+    dims: ArrayLike,
     cells: Sequence[tuple[Sequence[int], Sequence[int], Sequence[int]]],
     replicates: int,
     seed: int,
