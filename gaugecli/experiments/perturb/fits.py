@@ -1,6 +1,8 @@
 """Fits with uncertainties shared by the sweeps: weighted power laws over seeds, binomial rates
-with Wilson intervals, and logistic thresholds of a success rate against a size (Firth's penalised
-likelihood, D. Firth, Biometrika 80, 27–38, 1993)."""
+with Wilson intervals, and logistic thresholds of a success rate against a size by Firth's penalised
+likelihood.
+
+Firth's penalty: Biometrika 80 (1993) 27–38."""
 
 from __future__ import annotations
 
