@@ -108,18 +108,22 @@ def logistic_thresholds(ns: ArrayLike, successes: ArrayLike, trials: ArrayLike) 
         hat = N * p * (1.0 - p) * np.einsum("ni,bij,nj->bn", X, np.linalg.inv(info), X)
         return (k - N * p + hat * (0.5 - p)) @ X, info
 
+    bounded = np.any(k > 0, axis=1) & np.any(k < N, axis=1)  # a success and a failure: a threshold between
     b = np.zeros((k.shape[0], 2))
     for _ in range(NEWTON_STEPS):
         score, info = state(b)
+        if np.all((np.max(np.abs(score), axis=1) < SCORE_TOL) | ~bounded):
+            break
         step = np.linalg.solve(info, score[..., None])[..., 0]
         b = b + step * np.minimum(1.0, MAX_STEP / np.maximum(np.max(np.abs(step), axis=1), 1e-300))[:, None]
     score, info = state(b)
-    ok = np.any(k > 0, axis=1) & np.any(k < N, axis=1) & (np.max(np.abs(score), axis=1) < SCORE_TOL) & (b[:, 1] > 0)
+    ok = bounded & (np.max(np.abs(score), axis=1) < SCORE_TOL) & (b[:, 1] > 0)
     cov = np.linalg.inv(info)
     out: dict[str, np.ndarray] = {"steepness": np.where(ok, b[:, 1], np.nan)}
+    steep = np.where(ok, b[:, 1], 1.0)  # rows without a fit: any finite value, masked below
     for name, q in (("half", 0.5), ("ninety", 0.9)):
-        offset = (special.logit(q) - b[:, 0]) / b[:, 1]  # ln n − centre at which P = q
-        grad = np.stack([-1.0 / b[:, 1], -offset / b[:, 1]], axis=1)
+        offset = (special.logit(q) - b[:, 0]) / steep  # ln n − centre at which P = q
+        grad = np.stack([-1.0 / steep, -offset / steep], axis=1)
         out[f"log_{name}"] = np.where(ok, centre + offset, np.nan)
         out[f"log_err_{name}"] = np.where(ok, np.sqrt(np.einsum("bi,bij,bj->b", grad, cov, grad)), np.nan)
     return out
