@@ -82,7 +82,7 @@ def finite_sample(quick: bool = False) -> list[Row]:
     return rows + gradient_routes(quick)
 
 
-ROUTE_SHAPES = (  # (stacked members or None, n, m, d): fig10's stacks, fig5's and fig7's single samples, d1's
+ROUTE_SHAPES = (  # (stacked members or None, n, m, d): fig11's stacks, fig5's and fig7's single samples, d1's
     (50, 64, 4, 16),
     (50, 1024, 4, 16),
     (None, 200, 2, 16),

@@ -1,91 +1,21 @@
-"""Figure 10 (beyond the paper: ownership in the wild) on the quick profile, and the fits it reads.
+"""Figure 10 (beyond the paper: random-start ownership) on the quick profile.
 
-The logistic threshold fit is checked against closed forms (a symmetric design, a saturated two-size
-design) and its delta-method errors against a finite-difference Hessian in another parametrisation;
-the figure's owners against a recomputation from the run's final state, its accuracies against a
-recount of the study's owners and picks, and its sample-size curves against the sweeps' counts."""
+The figure's owners against a recomputation from the run's final state, its accuracies against a
+recount of the study's owners and picks, the owner sets against a recount from each seed's start,
+the δ rules left out at ρ = 0 (where every δ ties), and the main-text version's panels."""
 
 from __future__ import annotations
 
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 import pytest
-from scipy import special
 
-from gaugecli.experiments.perturb.fits import fit_logistic, power_law_through
 from gaugecli.pipeline import Pipeline
-from gaugecli.plots import _fig10_samples as fig10_samples
 from gaugecli.plots import fig10, render, style
 from gaugecli.plots.venue import layout
-
-
-def test_a_symmetric_design_puts_the_half_size_at_its_centre() -> None:
-    """Counts symmetric about ln n = ln 16 (k and N − k mirrored): the maximum-likelihood logistic
-    is symmetric too, so P(16) = ½ — n_½ = 16 to the optimiser's tolerance (gtol 1e-9 in counts)."""
-    fit = fit_logistic([4, 8, 16, 32, 64], [1, 3, 10, 17, 19], [20] * 5)
-    assert fit is not None
-    assert fit.n_half == pytest.approx(16.0, rel=1e-8)
-    assert fit.rate([16.0])[0] == pytest.approx(0.5, abs=1e-9)
-
-
-def test_two_sizes_fit_their_own_rates_exactly() -> None:
-    """With two sizes the logistic line is saturated: it passes through both empirical logits, so
-    ln n_½ = x₁ − ℓ₁ (x₂ − x₁)/(ℓ₂ − ℓ₁) and the steepness is (ℓ₂ − ℓ₁)/(x₂ − x₁)."""
-    ns, k, N = [10, 40], [3, 14], [20, 20]
-    fit = fit_logistic(ns, k, N)
-    assert fit is not None
-    x, logit = np.log(ns), special.logit(np.array(k) / np.array(N))
-    slope = (logit[1] - logit[0]) / (x[1] - x[0])
-    assert fit.steepness == pytest.approx(slope, rel=1e-8)
-    assert np.log(fit.n_half) == pytest.approx(x[0] - logit[0] / slope, rel=1e-8)
-    assert np.log(fit.n_ninety) == pytest.approx(x[0] + (special.logit(0.9) - logit[0]) / slope, rel=1e-8)
-
-
-def test_the_stated_errors_are_the_inverse_hessian_in_the_threshold_parametrisation() -> None:
-    """The delta method on the Fisher information (the code) against the inverse of a
-    finite-difference Hessian of the negative log-likelihood in (ln n_½, steepness) — the same
-    quantity by another route (maximum-likelihood errors are invariant under reparametrisation;
-    for the logistic's canonical link observed and expected information agree). Central differences
-    with step h = 1e-4 carry O(h²) ≈ 1e-8 relative error; 1e-5 leaves room for the round-off of ε/h²."""
-    ns, k, N = [16, 24, 32, 48, 64, 96, 128], np.array([0, 0, 3, 9, 15, 20, 20.0]), np.full(7, 20.0)
-    fit = fit_logistic(ns, list(k.astype(int)), list(N.astype(int)))
-    assert fit is not None
-    x = np.log(ns)
-
-    def nll(p: np.ndarray) -> float:
-        z = p[1] * (x - p[0])
-        return float(np.sum(k * np.logaddexp(0.0, -z) + (N - k) * np.logaddexp(0.0, z)))
-
-    p0, h = np.array([np.log(fit.n_half), fit.steepness]), 1e-4
-    H = np.empty((2, 2))
-    for i in range(2):
-        for j in range(2):
-            e_i, e_j = np.eye(2)[i] * h, np.eye(2)[j] * h
-            H[i, j] = (nll(p0 + e_i + e_j) - nll(p0 + e_i - e_j) - nll(p0 - e_i + e_j) + nll(p0 - e_i - e_j)) / (
-                4 * h * h
-            )
-    assert np.sqrt(np.linalg.inv(H)[0, 0]) == pytest.approx(fit.log_err_half, rel=1e-5)
-
-
-@pytest.mark.parametrize(
-    ("k", "why"),
-    [
-        ([0, 0, 20, 20], "separated between two sizes"),
-        ([0, 7, 20, 20], "one mixed size, separated around it"),
-        ([0, 0, 0, 0], "no success"),
-    ],
-)
-def test_no_fit_where_the_counts_do_not_locate_a_threshold(k: list[int], why: str) -> None:
-    assert fit_logistic([8, 16, 32, 64], k, [20] * 4) is None, why
-
-
-def test_power_law_through_points_recovers_an_exact_law() -> None:
-    d = np.array([8.0, 16.0, 32.0, 64.0])
-    law = power_law_through(d, 3.1 * d**1.07, np.full(4, 0.05))
-    assert law.slope == pytest.approx(1.07, rel=1e-12)
-    assert law.prefactor == pytest.approx(3.1, rel=1e-12)
 
 
 @pytest.fixture(scope="module")
@@ -122,14 +52,17 @@ def test_owners_of_the_random_run_match_a_recomputation_from_its_final_state(bui
 def test_accuracies_are_recounted_from_the_studys_owners_and_picks(built: Any) -> None:
     """(c, d): every drawn accuracy is the share of owned (run, feature) pairs where the predictor's
     pick is the owner, recounted from the artifact's per-seed lists (exact: integers)."""
+    from gaugecli.plots._fig10_accuracy import DRAWN
+
     _, panels, inputs = built
-    for k, letter in ((1, "c"), (2, "d")):
+    for k, letter in ((1, "b"), (2, "c")):
         result = inputs[f"predict-k{k}"]
         for name in result.predictors:
-            if k == 1 and name == "race-matched":  # at k = 1 it is the race, and not drawn twice
+            if name not in DRAWN[k]:  # three rules per panel: the rest are in the sidecar's key
                 assert name not in panels[letter]
+                assert name in panels["key"]["predict"][f"k{k}"]["rho0"]["accuracy"]
                 continue
-            drawn = [r for r in result.rows if r.spread is not None]
+            drawn = [r for r in result.rows if r.spread is not None and not (name == "delta" and r.spread == 0.0)]
             recount = [
                 sum(o != -1 and o == q for row, qs in zip(r.owners, r.picks[name], strict=True) for o, q in zip(row, qs, strict=True))
                 for r in drawn
@@ -137,45 +70,6 @@ def test_accuracies_are_recounted_from_the_studys_owners_and_picks(built: Any) -
             owned = [sum(o != -1 for row in r.owners for o in row) for r in drawn]
             assert panels[letter][name]["correct"] == recount
             assert np.allclose(panels[letter][name]["y"], np.array(recount) / np.array(owned), rtol=0, atol=1e-15)
-
-
-def test_owners_on_finite_samples_match_each_seed_trained_alone(built: Any) -> None:
-    """(b): the L_n owner of each of three seeds, from the chunk's ensemble (one step-size control
-    for all seeds), against that seed's start on its own sample trained alone with the same solver
-    and read by hand (aligned α ≥ 1 − ε_align, largest c). Both runs are within rtol 1e-4 of the
-    same flow; the owner is decided far above that (a margin of c checked here)."""
-    from gaugecli.core.empirical import draw_sample
-    from gaugecli.core.flow import FlowOptions, gradient_flow
-    from gaugecli.core.gauge import function_coordinates
-    from gaugecli.core.sample import empirical_objective
-    from gaugecli.experiments.config import ModelConfig
-    from gaugecli.experiments.params import SAMPLE_RTOL
-    from gaugecli.experiments.predict import chunk as chunk_module
-    from gaugecli.experiments.predict.config import Cell
-    from gaugecli.experiments.predict.starts import gaussian_start
-
-    _, panels, inputs = built
-    result, config = inputs["predict-samples"], inputs.configs["predict-samples"]
-    (row,) = [r for r in result.rows if r.n is not None and r.batch is None]
-    net = ModelConfig(d=config.model.d, k=1).build()
-    horizon = config.horizon(Cell(row.k, row.m, None, row.n))
-    options = FlowOptions(rtol=SAMPLE_RTOL, atol=SAMPLE_RTOL * 1e-3, method=chunk_module.SAMPLE_METHOD, grid_points=3)
-    for b, seed in enumerate(result.seeds[:3]):
-        a0, W0 = gaussian_start(seed, 1, row.m, config.model.d, config.init_scale_a, config.init_scale_w, None)
-        X, y = draw_sample(net, row.n, np.random.SeedSequence([seed, row.n, 1, row.m]))
-        traj = gradient_flow(a0[None], W0[None], net, horizon, eps_align=0.01, options=options, objective=empirical_objective(X, y))  # fmt: skip
-        W = traj.input_weights()[0, -1]
-        c, U = function_coordinates(traj.a[0, -1], W)
-        alpha = U @ np.eye(config.model.d)[0]
-        aligned = np.nonzero(alpha >= 0.99)[0]
-        expected = int(aligned[np.argmax(c[aligned])]) if aligned.size else -1
-        assert row.owners[b] == [expected]
-        if aligned.size > 1:
-            top = np.sort(c[aligned])[-2:]
-            assert top[1] - top[0] > 1e-3
-    assert panels["key"]["sampled"]["population"]["agreement"] == 1.0  # the population row against itself
-    (sgd,) = [r for r in result.rows if r.batch is not None]
-    assert (sgd.n, sgd.batch, sgd.eta) == (row.n, fig10_samples.SGD_BATCH, config.sgd_eta)
 
 
 def test_owner_sets_reduce_to_the_rules_at_one_feature_and_are_recounted_at_two(built: Any) -> None:
@@ -210,32 +104,52 @@ def test_owner_sets_reduce_to_the_rules_at_one_feature_and_are_recounted_at_two(
                 order = np.argsort(-score)
                 if score[order[1]] - score[order[2]] > ties[name] and set(order[:2]) == owners:
                     counts[name] += 1
-        assert panels["d"]["owner_sets"]["delta"]["correct"][i] == counts["delta"]
-        assert panels["d"]["owner_sets"]["c-alpha"]["correct"][i] == counts["c-alpha"]
+        sets = panels["c"]["owner_sets"]
+        assert sets["c-alpha"]["correct"][i] == counts["c-alpha"]
+        if row.spread == 0.0:  # every δ ties: the δ set names none, and is not drawn
+            assert counts["delta"] == 0
+        else:
+            assert sets["delta"]["correct"][i - int(drawn[0].spread == 0.0)] == counts["delta"]
 
 
-def test_selection_curves_are_the_sweeps_counts_and_their_fits(built: Any) -> None:
-    """(e, f): the drawn shares are the sweeps' counts over their trials, the fitted curve passes
-    through ½ at the n_½ drawn in (f), and n_0.9 lies above n_½."""
+def test_no_delta_rule_is_drawn_where_every_delta_ties(built: Any) -> None:
+    """At ρ = 0 every δ is 0: the single-feature rule names no neuron (one basin holds all four), and
+    neither the rule nor the owner set is drawn there; the sidecar says so."""
     _, panels, inputs = built
-    for d in fig10.DIMENSIONS[True]:
-        sweep = inputs[f"samples-d{d}"].selection
-        e = panels["e"][f"d{d}"]
-        assert e["successes"] == list(sweep.successes)
-        assert np.allclose(e["y"], np.array(sweep.successes) / np.array(sweep.trials), rtol=0, atol=1e-15)
-        fit = fit_logistic(sweep.ns, sweep.successes, sweep.trials)
-        if fit is not None:
-            assert fit.rate([fit.n_half])[0] == pytest.approx(0.5, abs=1e-12)
-            assert fit.n_ninety > fit.n_half
-            assert panels["key"]["samples"]["n_half"][f"d{d}"] == pytest.approx(fit.n_half, rel=1e-12)
+    for letter, other in (("b", "c-alpha"), ("c", "race-matched")):
+        assert len(panels[letter]["delta"]["x"]) == len(panels[letter][other]["x"]) - 1  # all but ρ = 0
+        assert panels[letter]["omitted"]["delta"]["rho"] == 0.0
+    (tied,) = [r for r in inputs["predict-k1"].rows if r.spread == 0.0]
+    assert all(q == -1 for row in tied.picks["delta"] for q in row)  # one basin, four equal δ: no pick
+    assert panels["b"]["omitted"]["delta"]["named"] == 0
+    assert len(panels["c"]["owner_sets"]["delta"]["x"]) == len(panels["c"]["race-matched"]["x"]) - 1
 
 
 def test_every_panel_is_drawn_and_readable(built: Any) -> None:
     import _figure_checks as checks
 
     fig, panels, _ = built
-    checks.assert_every_series_drawn(fig, panels, "abcdef")
+    checks.assert_every_series_drawn(fig, panels, "abc")
     checks.assert_text_and_height(fig, 9.0)
     checks.assert_rules_name_sidecar_numbers(panels, fig10.SIDECAR_TOLERANCES)
-    for letter in "abce":
+    for letter in "abc":
         checks.assert_legend_clear(fig, letter)
+
+
+def test_the_main_version_draws_its_panels_relettered_with_the_full_sidecar(built: Any) -> None:
+    """``MAIN_PANELS`` in one row, lettered (a), (b), …; the sidecar is the full figure's."""
+    import _figure_checks as checks
+
+    _, full, inputs = built
+    venue = replace(layout(), panels=fig10.MAIN_PANELS)
+    with style.context(venue):
+        fig, panels = fig10.build(inputs, venue)
+        fig.canvas.draw()
+        axes = checks.panel_axes(fig)
+        assert sorted(axes) == list("abc"[: len(fig10.MAIN_PANELS)])
+        assert fig.get_figheight() < 0.6 * venue.width
+        assert panels.keys() == full.keys() and panels["b"]["delta"]["correct"] == full["b"]["delta"]["correct"]
+        for shown, letter in zip(sorted(axes), fig10.MAIN_PANELS, strict=True):
+            assert axes[shown].get_xlabel() == checks.panel_axes(built[0])[letter].get_xlabel()
+            checks.assert_legend_clear(fig, shown)
+    fig.clear()

@@ -1,4 +1,4 @@
-"""Figures of the paper, one module per figure (``fig1`` … ``fig7``; ``fig8``, ``fig9``, ``fig10`` beyond it;
+"""Figures of the paper, one module per figure (``fig1`` … ``fig7``; ``fig8`` … ``fig11`` beyond it;
 and ``reln``, ``lockin``, ``lockin_nulls`` for related work), each declaring the runs it
 needs (``requirements``) and drawing them (``build``); :mod:`gaugecli.plots.render` resolves the
 runs through the pipeline and writes the files; :mod:`gaugecli.plots.sidecar` checks a
@@ -18,6 +18,7 @@ FIGURES = (
     "fig8",
     "fig9",
     "fig10",
+    "fig11",
     "reln",
     "lockin",
     "lockin_nulls",

@@ -1,4 +1,4 @@
-"""Figure 10 — ownership in the wild (beyond the paper; ReLU, population flow unless stated).
+"""Figure 10 — random-start ownership (beyond the paper; ReLU, population flow).
 
 (a) One Gaussian start as a practitioner draws it (``simulate --init gaussian --gauge natural``:
 ``a_j = |N(0, σ_a²)|``, ``w_j ~ N(0, σ_w² I/d)``, δ as drawn), ``k = 2`` features, ``m = 8`` neurons,
@@ -6,18 +6,12 @@ init seed 0: the ownership matrix ``O_jk(t) = c_j α_jk`` over time, one dash pa
 its final owner, the neurons aligned with the same feature that still carry function (co-aligned:
 the split a small gauge leaves unresolved, C7's boundary), and the rest.
 
-(b) Finite samples (:mod:`gaugecli.plots._fig10_samples`): from the same starts as the population
-flow, against n, the share of runs with an owner, the share whose owner is the population's, and
-the predictors' accuracies.
+(b, c) What predicts the owner (``gaugecli predict``): three rules' accuracy against the δ-spread
+ratio ρ for one feature (b) and two (c) among four neurons (:mod:`gaugecli.plots._fig10_accuracy`);
+in (c) also whether the two owners are the two neurons of largest δ, whichever feature each takes
+(:mod:`gaugecli.experiments.predict.sets`). No δ rule is drawn at ρ = 0, where every δ ties.
 
-(c, d) What predicts the owner (``gaugecli predict``): each predictor's accuracy against the δ-spread
-ratio ρ for one feature (c) and two (d) among four neurons (:mod:`gaugecli.plots._fig10_accuracy`);
-in (d) also whether the two owners are the two neurons of largest δ, or of largest ``c·α``, whichever
-feature each takes (:mod:`gaugecli.experiments.predict.sets`).
-argmax δ names no neuron at ρ = 0, where every δ is 0 (a tie), unless the feature's basin holds one.
-
-(e, f) Finite samples: the share of seeds that select against ``n/d`` for d = 8…64, and the sizes
-``n_½``, ``n_0.9`` against d with their power laws (:mod:`gaugecli.plots._fig10_samples`).
+Finite samples are figure 11 (:mod:`gaugecli.plots.fig11`).
 """
 
 from __future__ import annotations
@@ -29,15 +23,6 @@ import numpy as np
 from gaugecli.experiments.predict.sets import owner_sets
 from gaugecli.plots import style
 from gaugecli.plots._fig10_accuracy import STUDIES, panel_accuracy, predict_config, reading
-from gaugecli.plots._fig10_samples import (
-    DIMENSIONS,
-    panel_rates,
-    panel_sampled,
-    panel_sizes,
-    sample_config,
-    sampled_config,
-    sampled_reading,
-)
 from gaugecli.plots.render import Inputs, Need
 from gaugecli.plots.venue import Layout
 
@@ -47,11 +32,13 @@ if TYPE_CHECKING:
 MIN_WIDTH = 5.0
 """Narrower than this (inches) the panels are illegible; ``plot --width`` refuses it."""
 
-CLAIM = "beyond: from Gaussian starts the gauge predicts the owner only once δ's spread dominates; n ∝ d for selection"
+CLAIM = "beyond: from Gaussian starts the gauge predicts the owner only once δ's spread dominates"
+MAIN_PANELS: tuple[str, ...] = ("b", "c")
+"""The main-text version: what predicts the owner with one feature (the claim) and with two (its
+boundary: no single rule, but the owner set of largest δ)."""
 SIDECAR_TOLERANCES = (
+    ("b/*", 0.0, 1e-12, "accuracies are counts of owners (integers) and their Wilson intervals"),
     ("c/*", 0.0, 1e-12, "accuracies are counts of owners (integers) and their Wilson intervals"),
-    ("d/*", 0.0, 1e-12, "accuracies are counts of owners (integers) and their Wilson intervals"),
-    ("e/*/successes", 0.0, 0.0, "counts of seeds"),
 )
 """Where a number is exact, and why (first match wins); the rest use the shared defaults."""
 WILD_K, WILD_M, WILD_SEED, WILD_HORIZON = 2, 8, 0, 2000.0
@@ -78,14 +65,10 @@ def _wild_config(quick: bool) -> Any:
 
 
 def needs(quick: bool) -> dict[str, Need]:
-    """The random run of (a), the ``predict`` study on finite samples of (b), one ``predict`` study per
-    accuracy panel, and one ``perturb --sweeps selection`` per input dimension."""
+    """The random run of (a) and one ``predict`` study per accuracy panel."""
     out = {"wild": Need("simulate", _wild_config(quick))}
     for k, width in STUDIES:
         out[f"predict-k{k}"] = Need("predict", predict_config(k, width, quick))
-    out["predict-samples"] = Need("predict", sampled_config(quick))
-    for d in DIMENSIONS[quick]:
-        out[f"samples-d{d}"] = Need("perturb", sample_config(d, quick))
     return out
 
 
@@ -141,8 +124,8 @@ def panel_ownership(ax: Any, run: Any, layout: Layout) -> dict[str, Any]:
     handles = [style.line_handle(c, "-", None, role, lw=lw) for role, (c, lw) in ROLE_STYLE.items()]
     handles += [style.line_handle("0.3", FEATURE_DASHES[f], None, f"$v_{f + 1}$") for f in range(WILD_K)]
     handles.insert(3, style.line_handle("none", "none", None, ""))  # two columns: roles, then features
-    # the note and the legend above every curve (each stays below 0.8): the axis reaches 1.5
-    ax.legend(handles=handles, loc="upper left", bbox_to_anchor=(0.0, 0.78), ncols=2, handlelength=1.3, columnspacing=0.6, handletextpad=0.4)  # fmt: skip
+    # the note (left) and the legend (right) above every curve (each stays below 0.8): the axis reaches 1.5
+    ax.legend(handles=handles, loc="upper right", ncols=2, handlelength=1.3, columnspacing=0.6, handletextpad=0.4, borderaxespad=0.2)  # fmt: skip
     ax.set_xscale("log")
     ax.set_xlim(EARLIEST, float(t[-1]))
     ax.set_ylim(-0.05, TOP)
@@ -168,27 +151,39 @@ def _wild_title(ax: Any, run: Any, layout: Layout) -> dict[str, Any]:
     return {"seed": WILD_SEED, "k": WILD_K, "m": WILD_M, "delta": style.tolist(delta)}
 
 
+def _axes(layout: Layout) -> tuple[Any, dict[str, Any]]:
+    """The full figure: (a) across the top, (b, c) below; the main version: its panels in one row."""
+    if layout.is_main:
+        wanted = [p for p in "abc" if layout.wants(p)]
+        fig, axes = style.new_figure(layout.width, layout.height(0.5), nrows=1, ncols=len(wanted))
+        return fig, dict(zip(wanted, np.atleast_1d(axes), strict=True))
+    fig, axes = style.new_figure(layout.width, layout.height(0.82), nrows=2, ncols=2, height_ratios=(0.75, 1.0))
+    grid = axes[0, 0].get_gridspec()
+    for ax in axes[0]:
+        ax.remove()
+    return fig, {"a": fig.add_subplot(grid[0, :]), "b": axes[1, 0], "c": axes[1, 1]}
+
+
 def build(inputs: Inputs, layout: Layout) -> tuple[Any, dict[str, Any]]:
-    """Six panels (3 × 2) at the layout's width; returns the figure and its sidecar panels."""
-    quick = "samples-d32" not in inputs.configs
-    fig, axes = style.new_figure(layout.width, layout.height(1.25), nrows=3, ncols=2)
-    (ax_a, ax_b), (ax_c, ax_d), (ax_e, ax_f) = axes
+    """Three panels at the layout's width (the main version: those of ``layout.panels``); returns
+    the figure and its sidecar panels (the full figure's, whichever are drawn)."""
+    from matplotlib.backends.backend_agg import FigureCanvasAgg
+    from matplotlib.figure import Figure
+
+    fig, axes = _axes(layout)
+    spare = Figure()  # a panel the main version does not show is drawn here: the sidecar is the full figure's
+    FigureCanvasAgg(spare)
+    ax = {p: axes[p] if p in axes else spare.add_subplot() for p in "abc"}
     wild = inputs["wild"]
     studies = {k: inputs[f"predict-k{k}"] for k, _ in STUDIES}
-    sweeps = {d: inputs[f"samples-d{d}"].selection for d in DIMENSIONS[quick]}
     panels = {
-        "a": panel_ownership(ax_a, wild, layout),
-        "b": panel_sampled(ax_b, inputs["predict-samples"], layout),
-        "c": panel_accuracy(ax_c, studies[1], layout, legend=True),
-        "d": panel_accuracy(
-            ax_d, studies[2], layout, legend=False, sets=owner_sets(studies[2], inputs.configs["predict-k2"])
-        ),
-        "e": panel_rates(ax_e, sweeps, layout),
-        "f": panel_sizes(ax_f, sweeps),
+        "a": panel_ownership(ax["a"], wild, layout),
+        "b": panel_accuracy(ax["b"], studies[1], layout),
+        "c": panel_accuracy(ax["c"], studies[2], layout, sets=owner_sets(studies[2], inputs.configs["predict-k2"])),
     }
-    panels["a"]["start"] = _wild_title(ax_a, wild, layout)
-    for ax, letter in zip((ax_a, ax_b, ax_c, ax_d, ax_e, ax_f), "abcdef", strict=True):
-        style.panel_label(ax, letter)
+    panels["a"]["start"] = _wild_title(ax["a"], wild, layout)
+    for letter in axes:
+        style.panel_label(axes[letter], layout.label(letter))
     panels["key"] = {
         "wild": {
             "seed": WILD_SEED,
@@ -199,17 +194,5 @@ def build(inputs: Inputs, layout: Layout) -> tuple[Any, dict[str, Any]]:
             "share_change_last_half": _late_change(wild),
         },
         "predict": {f"k{k}": reading(r) for k, r in studies.items()},
-        "sampled": sampled_reading(inputs["predict-samples"]),
-        "samples": {
-            "n_half": {f"d{d:g}": v for d, v in zip(panels["f"]["half"]["x"], panels["f"]["half"]["y"], strict=True)},
-            "n_ninety": {
-                f"d{d:g}": v for d, v in zip(panels["f"]["ninety"]["x"], panels["f"]["ninety"]["y"], strict=True)
-            },
-            "slope_half": panels["f"]["half"].get("slope"),
-            "slope_half_err": panels["f"]["half"].get("slope_err"),
-            "slope_ninety": panels["f"]["ninety"].get("slope"),
-            "slope_ninety_err": panels["f"]["ninety"].get("slope_err"),
-            "n_hold": {f"d{d}": s.n_hold for d, s in sweeps.items()},
-        },
     }
     return fig, panels

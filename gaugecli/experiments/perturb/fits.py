@@ -1,5 +1,8 @@
 """Fits with uncertainties shared by the sweeps: weighted power laws over seeds, binomial rates
-with Wilson intervals, and logistic thresholds of a success rate against a size."""
+with Wilson intervals, and logistic thresholds of a success rate against a size by Firth's penalised
+likelihood.
+
+Firth's penalty: Biometrika 80 (1993) 27–38."""
 
 from __future__ import annotations
 
@@ -7,7 +10,7 @@ from dataclasses import dataclass
 
 import numpy as np
 from numpy.typing import ArrayLike
-from scipy import optimize, special, stats
+from scipy import special, stats
 
 
 @dataclass
@@ -50,10 +53,22 @@ def power_law_through(x: ArrayLike, y: ArrayLike, log_err: ArrayLike) -> PowerLa
     return PowerLawFit(float(slope), float(np.sqrt(cov[0, 0] * scale)), float(np.exp(icept)), chi2_dof)
 
 
+NEWTON_STEPS = 60
+"""Newton iterations of :func:`logistic_thresholds`: quadratic convergence from 0 takes ≲ 15 on the
+sweeps' counts; the rest is margin, and a row whose score is still above :data:`SCORE_TOL` has no fit."""
+MAX_STEP = 2.0
+"""Longest Newton step (in either coefficient): a damping that only the first steps from 0 meet."""
+RIDGE = 1e-12
+"""Added to the Fisher information, so that a row whose rates saturate (information → 0) stays
+solvable; far below the information of any fit kept (≳ 1e-2 counts at the sweeps' sizes)."""
+SCORE_TOL = 1e-8
+"""Largest entry of a converged fit's (penalised) score, in counts: expected − observed successes."""
+
+
 @dataclass
 class LogisticFit:
     """A success rate against a size, ``P(n) = 1/(1 + (n/n_half)^{−steepness})`` — logistic in
-    ``ln n`` — by maximum likelihood over binomial counts.
+    ``ln n`` — by Firth's penalised maximum likelihood over binomial counts (module function).
 
     ``n_half``: the size at which half the runs succeed; ``n_ninety``: nine in ten
     (``n_half · 9^{1/steepness}``); ``log_err_half``, ``log_err_ninety``: their standard errors on the
@@ -71,47 +86,65 @@ class LogisticFit:
         return np.asarray(special.expit(self.steepness * (np.log(np.asarray(n, float)) - np.log(self.n_half))))
 
 
-def fit_logistic(ns: list[int], successes: list[int], trials: list[int]) -> LogisticFit | None:
-    """The :class:`LogisticFit` of ``successes[i]`` out of ``trials[i]`` runs at size ``ns[i]``.
+def logistic_thresholds(ns: ArrayLike, successes: ArrayLike, trials: ArrayLike) -> dict[str, np.ndarray]:
+    """Per row of ``successes`` (``(B, len(ns))``, or one row): the fit of :func:`fit_logistic` as
+    arrays — ``ln n_½``, ``ln n_0.9``, their standard errors and the steepness — NaN where a row has
+    no fit. All rows are solved at once (a bootstrap refits thousands).
 
-    ``None`` where the maximum-likelihood fit does not exist: unless some run fails at a larger
-    ``n`` than another succeeds (the outcomes overlap), the likelihood grows without bound as the
-    step sharpens — the counts locate the threshold only between two grid sizes."""
+    Firth's penalised likelihood ``ℓ(b) + ½ ln det I(b)`` (the Jeffreys prior) is maximised by
+    Newton's method on its score ``Xᵀ(k − N p + h (½ − p))``, ``h`` the hat values
+    ``N p (1 − p) xᵀ I⁻¹ x``. Unlike the plain maximum likelihood it exists for every count vector
+    that has a success and a failure — also where the counts separate between two sizes or around
+    one mixed size, where the plain estimate's steepness is infinite — and its O(1/N) bias is removed."""
     x = np.log(np.asarray(ns, float))
-    k, N = np.asarray(successes, float), np.asarray(trials, float)
-    keep = N > 0
-    x, k, N = x[keep], k[keep], N[keep]
-    failing, passing = x[k < N], x[k > 0]
-    if failing.size == 0 or passing.size == 0 or failing.max() <= passing.min():
-        return None
+    k = np.atleast_2d(np.asarray(successes, float))
+    N = np.broadcast_to(np.asarray(trials, float), k.shape)
     centre = float(np.mean(x))  # logit p = b0 + b1 (ln n − centre): a well-conditioned Fisher matrix
     X = np.stack([np.ones_like(x), x - centre], axis=1)
 
-    def nll(b: np.ndarray) -> float:
-        z = X @ b  # log p = −log(1 + e^{−z}), log(1 − p) = −log(1 + e^{z})
-        return float(np.sum(k * np.logaddexp(0.0, -z) + (N - k) * np.logaddexp(0.0, z)))
+    def state(b: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        p = special.expit(b @ X.T)  # (B, n)
+        info = np.einsum("bn,ni,nj->bij", N * p * (1.0 - p), X, X) + RIDGE * np.eye(2)
+        hat = N * p * (1.0 - p) * np.einsum("ni,bij,nj->bn", X, np.linalg.inv(info), X)
+        return (k - N * p + hat * (0.5 - p)) @ X, info
 
-    def grad(b: np.ndarray) -> np.ndarray:
-        return np.asarray(X.T @ (N * special.expit(X @ b) - k))
+    bounded = np.any(k > 0, axis=1) & np.any(k < N, axis=1)  # a success and a failure: a threshold between
+    b = np.zeros((k.shape[0], 2))
+    for _ in range(NEWTON_STEPS):
+        score, info = state(b)
+        if np.all((np.max(np.abs(score), axis=1) < SCORE_TOL) | ~bounded):
+            break
+        step = np.linalg.solve(info, score[..., None])[..., 0]
+        b = b + step * np.minimum(1.0, MAX_STEP / np.maximum(np.max(np.abs(step), axis=1), 1e-300))[:, None]
+    score, info = state(b)
+    ok = bounded & (np.max(np.abs(score), axis=1) < SCORE_TOL) & (b[:, 1] > 0)
+    cov = np.linalg.inv(info)
+    out: dict[str, np.ndarray] = {"steepness": np.where(ok, b[:, 1], np.nan)}
+    steep = np.where(ok, b[:, 1], 1.0)  # rows without a fit: any finite value, masked below
+    for name, q in (("half", 0.5), ("ninety", 0.9)):
+        offset = (special.logit(q) - b[:, 0]) / steep  # ln n − centre at which P = q
+        grad = np.stack([-1.0 / steep, -offset / steep], axis=1)
+        out[f"log_{name}"] = np.where(ok, centre + offset, np.nan)
+        out[f"log_err_{name}"] = np.where(ok, np.sqrt(np.einsum("bi,bij,bj->b", grad, cov, grad)), np.nan)
+    return out
 
-    def fisher(b: np.ndarray) -> np.ndarray:
-        p = special.expit(X @ b)
-        return np.asarray((X * (N * p * (1.0 - p))[:, None]).T @ X)
 
-    # gtol in counts: the score's entries are sums of (expected − observed) successes
-    fit = optimize.minimize(nll, np.zeros(2), jac=grad, hess=fisher, method="trust-exact", options={"gtol": 1e-9})
-    b0, b1 = fit.x
-    if not fit.success or b1 <= 0:
+def fit_logistic(ns: list[int], successes: list[int], trials: list[int]) -> LogisticFit | None:
+    """The :class:`LogisticFit` of ``successes[i]`` out of ``trials[i]`` runs at size ``ns[i]``
+    (:func:`logistic_thresholds`); ``None`` where no size has a success, or none a failure: then
+    the counts do not bound the threshold from both sides."""
+    N = np.asarray(trials, float)
+    keep = N > 0
+    fit = logistic_thresholds(np.asarray(ns, float)[keep], np.asarray(successes, float)[keep][None], N[keep])
+    if not np.isfinite(fit["log_half"][0]):
         return None
-    cov = np.linalg.inv(fisher(fit.x))
-
-    def log_size(q: float) -> tuple[float, float]:
-        offset = (special.logit(q) - b0) / b1  # ln n − centre at which P = q
-        gradient = np.array([-1.0 / b1, -offset / b1])
-        return float(centre + offset), float(np.sqrt(gradient @ cov @ gradient))
-
-    (half, err_half), (ninety, err_ninety) = log_size(0.5), log_size(0.9)
-    return LogisticFit(float(np.exp(half)), float(np.exp(ninety)), float(b1), err_half, err_ninety)
+    return LogisticFit(
+        float(np.exp(fit["log_half"][0])),
+        float(np.exp(fit["log_ninety"][0])),
+        float(fit["steepness"][0]),
+        float(fit["log_err_half"][0]),
+        float(fit["log_err_ninety"][0]),
+    )
 
 
 def wilson_interval(successes: int, trials: int, confidence: float = 0.95) -> tuple[float, float]:
