@@ -436,17 +436,22 @@ def reln(outcome: Outcome, path: Path | None) -> None:
 
 
 def verify(result: Any, path: Path | None, report_path: Path | None) -> None:
-    """One line per claim — id, verdict, what was measured and what was expected, cut to the
-    terminal's width; every detail is in the artifact and in ``--report``."""
+    """One line per claim — id, verdict, what was measured and what was expected; in a terminal cut
+    to its width, off one (a log, CI, a pipe) whole, since no width applies there and a cut line
+    loses the measured values. Every detail is in the artifact and in ``--report``."""
     verdicts = {True: "[green]pass[/]", False: "[red]FAIL[/]", None: "not run"}
     out = console()
     for c in result.claims:
         measured = c.error or ("—" if c.measured is None else _one_line(c.measured))
         expected = f"{c.expected} {c.tolerance}".strip()
         text = f"{c.quantity or c.statement}: {measured} (expected {expected})"
+        line = f"{c.id:<4} {verdicts[c.passed]:<4}  "
+        if not out.is_terminal:
+            out.print(line + escape(text), soft_wrap=True)
+            continue
         room = max(out.width - 14, 20)
         text = text if len(text) <= room else text[: room - 1] + "…"
-        out.print(f"{c.id:<4} {verdicts[c.passed]:<4}  {escape(text)}", overflow="ellipsis", no_wrap=True)
+        out.print(line + escape(text), overflow="ellipsis", no_wrap=True)
     ran = [c for c in result.claims if c.passed is not None]
     out.print(f"{sum(bool(c.passed) for c in ran)}/{len(ran)} claims pass; artifact: {path}")
     if report_path is not None:
