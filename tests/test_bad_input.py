@@ -329,6 +329,7 @@ def good_artifact(tmp_path_factory: pytest.TempPathFactory) -> str:
     """The text of a small valid simulate artifact (GD: a fraction of a second)."""
     path = tmp_path_factory.mktemp("good") / "good.json"
     args = ["simulate", "--mode", "gd", "--eta", "0.05", "--d", "4", "--t-max", "1", "--out", str(path)]
+    args += ["--cache-dir", str(path.parent / "runs")]  # not the working directory's runs/, shared by every test
     result = CliRunner().invoke(app, args)
     assert result.exit_code == 0, result.output
     return path.read_text()

@@ -578,7 +578,19 @@ def test_the_toml_beside_a_phase_artifact_reproduces_it(tmp_path: Path) -> None:
     assert again.exit_code == 0, again.output
     (second,) = [json.loads(line) for line in again.output.splitlines() if line.startswith("{")]
     assert second["config_hash"] == record["config_hash"] and second["computed"] is False
-    fresh = CliRunner().invoke(app, ["phase", "--config", str(toml), "--no-cache", "--out", str(tmp_path / "m.json")])
+    fresh = CliRunner().invoke(
+        app,
+        [
+            "phase",
+            "--config",
+            str(toml),
+            "--no-cache",
+            "--cache-dir",
+            str(tmp_path / "fresh"),
+            "--out",
+            str(tmp_path / "m.json"),
+        ],
+    )  # --no-cache still writes: into the test's own folder, not the working directory's runs/
     assert fresh.exit_code == 0, fresh.output
     original, rerun = read_artifact(Path(record["path"]), "phase"), read_artifact(tmp_path / "m.json", "phase")
     assert rerun["config_hash"] == original["config_hash"]
