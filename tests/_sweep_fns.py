@@ -35,6 +35,15 @@ def sleep_then_return(value: int, delay_s: float) -> int:
     return value
 
 
+def mark_then_sleep(path: str, delay_s: float) -> None:
+    """Create the file ``path`` (the task has started), then sleep ``delay_s`` seconds."""
+    import time
+    from pathlib import Path
+
+    Path(path).touch()
+    time.sleep(delay_s)
+
+
 def thread_env(_: int) -> dict[str, str | None]:
     """The BLAS/OpenMP thread variables this worker process started with."""
     import os

@@ -92,6 +92,28 @@ def test_held_maximum_climbs_to_the_closed_form_maximum() -> None:
     assert g == pytest.approx(0.5, abs=1e-12)
 
 
+@pytest.mark.parametrize("rate", [1.5 * REVIVAL_TOLERANCE, 0.5 * REVIVAL_TOLERANCE], ids=["above", "below"])
+def test_lifting_is_the_closed_form_rate_less_the_revival_tolerance(rate: float) -> None:
+    """A neuron held at ``w = 0`` with held direction e₁ beside a free neuron ``2 relu(x₁)``, teacher
+    ``relu(x₁)``: r = relu(x₁), so g(e₁) = κ(e₁, e₁) = 1/2 (the arc-cosine kernel at φ = 0, as above)
+    and the held neuron's rate is ``ṅ = |a₀|/2``; ``|a₀| = 2·rate``. The event is that rate less
+    REVIVAL_TOLERANCE: positive above it, negative below (a tolerance added instead would lift a neuron
+    whose rate is below it). Basis: g at the exact maximum is the kernel to round-off, a few ε of the
+    rate; 64 ε · max(rate, tolerance) bounds it."""
+    from gaugecli.core.absorption import NearZero
+
+    model = standard_model(3, 1)
+    a = np.array([-2.0 * rate, 2.0])
+    W = np.array([[0.0, 0.0, 0.0], [1.0, 0.0, 0.0]])
+    near = NearZero(population_objective(model), model, a, W)
+    near.slaved[0] = near.at_zero[0] = True  # absorbed: held at n = 0 along e₁
+    near.held[0] = [1.0, 0.0, 0.0]
+    y = np.concatenate([a, W.ravel(), np.zeros(2)])
+    value = near.lifting(0.0, y)
+    assert value == pytest.approx(rate - REVIVAL_TOLERANCE, abs=64 * np.finfo(float).eps * max(rate, REVIVAL_TOLERANCE))
+    assert (value > 0) == (rate > REVIVAL_TOLERANCE)
+
+
 def test_a_neuron_held_at_the_end_has_no_direction_of_descent() -> None:
     """The absorbed neuron of the first test, at the end: along its held direction the student still
     under-shoots, ``|a| g(u*) ≤ REVIVAL_TOLERANCE``, so the flow's rule keeps it at 0."""

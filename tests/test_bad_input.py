@@ -295,6 +295,25 @@ CASES = [
     (["predict", "--n-samples", "64", "--sgd-batch", "8", "--sgd-eta", "0"], USAGE, ["--sgd-eta", "[1e-4, 1]"]),
     (["predict", "--rtol", "1e-20"], USAGE, ["--rtol", "[1e-13, 1e-2)"]),
     (["predict", "--spreads", "none", "--no-natural"], USAGE, ["--spreads"]),
+    # --- options a drawn start never reads: refused, never printed as used (issue 48) ----------
+    (["simulate", "--init", "gaussian", "--gauge", "natural", "-D", "16"], USAGE, ["--gauge-strength", "natural"]),
+    (["simulate", "--init", "gaussian", "--gauge", "natural", "--c0", "0.5"], USAGE, ["--c0", "gaussian"]),
+    (["simulate", "--init", "gaussian", "--gauge", "natural", "--theta0", "1.0"], USAGE, ["--theta0", "gaussian"]),
+    (["simulate", "--init", "gaussian", "--c0", "0.5"], USAGE, ["--c0", "gaussian"]),
+    (["simulate", "--init", "random", "--theta0", "1.0"], USAGE, ["--theta0", "random"]),
+    (["select", "--init", "gaussian", "--c0", "0.5"], USAGE, ["--c0", "gaussian"]),
+    (["select", "--init", "gaussian", "--theta0", "1.0"], USAGE, ["--theta0", "gaussian"]),
+    (
+        ["phase", "--init", "gaussian", "--gauge", "natural", "--x", "c0=0.05:0.5:3", "--y", "theta0=0.5:2:3"],
+        USAGE,
+        ["--x", "c0", "gaussian", "flat"],
+    ),
+    (
+        ["phase", "--init", "gaussian", "--gauge", "natural", "--x", "m=1:3:3", "--y", "gauge-strength=1:16:3"],
+        USAGE,
+        ["--y", "gauge-strength", "natural", "flat"],
+    ),
+    (["phase", "--kind", "select", "--init", "random", "--y", "theta0=0.5:2:3"], USAGE, ["--y", "theta0", "random"]),
 ]
 
 
@@ -310,6 +329,7 @@ def good_artifact(tmp_path_factory: pytest.TempPathFactory) -> str:
     """The text of a small valid simulate artifact (GD: a fraction of a second)."""
     path = tmp_path_factory.mktemp("good") / "good.json"
     args = ["simulate", "--mode", "gd", "--eta", "0.05", "--d", "4", "--t-max", "1", "--out", str(path)]
+    args += ["--cache-dir", str(path.parent / "runs")]  # not the working directory's runs/, shared by every test
     result = CliRunner().invoke(app, args)
     assert result.exit_code == 0, result.output
     return path.read_text()

@@ -157,9 +157,46 @@ def test_later_fields_keep_old_hashes_until_set() -> None:
         ({"init": "gaussian", "gauge": "natural", "deltas": (1.0, -1.0)}, "deltas"),
         ({"init": "gaussian", "eps": 0.1}, "eps"),
         ({"init": "gaussian", "init_scale_w": 100.0}, "init_scale_w"),
+        ({"init": "gaussian", "gauge": "natural", "strengths": (16.0,)}, "gauge_strength"),
+        ({"init": "gaussian", "gauge": "natural", "model": ModelConfig(c0=0.5)}, "c0"),
+        ({"init": "gaussian", "gauge": "natural", "model": ModelConfig(theta0=1.0)}, "theta0"),
+        ({"init": "gaussian", "model": ModelConfig(c0=0.5)}, "c0"),
+        ({"init": "random", "model": ModelConfig(theta0=1.0)}, "theta0"),
     ],
 )
 def test_gaussian_refusals_name_the_parameter(kwargs: dict, parameter: str) -> None:
     with pytest.raises(ConfigError) as info:
         SimulateConfig(**kwargs)
     assert info.value.param == parameter
+
+
+@pytest.mark.parametrize("kind", [SimulateConfig, SelectConfig])
+def test_a_gaussian_start_reads_neither_c0_nor_theta0(kind: type) -> None:
+    """Why they are refused (above): the draw is the same whatever c0 and θ0 are — the start built
+    with them changed is exactly the default's (no arithmetic touches them)."""
+    from dataclasses import replace
+
+    config = kind(init="gaussian", init_seed=3)
+    deltas = np.atleast_2d(config.imbalances())
+    a, W = initial_condition(config.model, deltas, "gaussian", init_seed=3)
+    changed = replace(config.model, c0=0.5, theta0=1.0)  # the model alone: its own check allows both
+    a2, W2 = initial_condition(changed, deltas, "gaussian", init_seed=3)
+    np.testing.assert_array_equal(a2, a)
+    np.testing.assert_array_equal(W2, W)
+    with pytest.raises(ConfigError) as info:
+        SelectConfig(init="gaussian", model=changed)
+    assert info.value.param in ("c0", "theta0")
+
+
+def test_the_summary_header_prints_no_option_the_start_ignored() -> None:
+    from gaugecli.cli.report import header
+
+    natural = header("simulate", SimulateConfig(init="gaussian", gauge="natural"))
+    assert "c0" not in natural and "θ0" not in natural and "D = " not in natural
+    assert "δ natural" in natural
+    drawn = header("select", SelectConfig(init="gaussian"))
+    assert "c0" not in drawn and "θ0" not in drawn and "D = 4" in drawn  # select's D sets the draw's δ
+    random = header("simulate", SimulateConfig(init="random"))
+    assert "c0 = 0.1" in random and "θ0" not in random
+    duplicates = header("simulate", SimulateConfig())
+    assert "c0 = 0.1, θ0 = 1.571" in duplicates and "D = 4 (favorable)" in duplicates

@@ -17,6 +17,7 @@ import torch
 from typer.testing import CliRunner
 
 from gaugecli.cli.app import app
+from gaugecli.core.metrics import clock_free_gap
 from gaugecli.core.tangent import kernel_distance, tangent_kernel
 from gaugecli.experiments import params as P
 from gaugecli.experiments.config import DynamicsConfig, ModelConfig
@@ -35,7 +36,7 @@ from gaugecli.experiments.phase.axes import axis_specs
 from gaugecli.experiments.phase.chunk import phase_chunk
 from gaugecli.experiments.phase.config import CHUNK_CELLS
 from gaugecli.experiments.phase.kernel import probes
-from gaugecli.experiments.phase.metrics import EXCLUSIVE, LOST, OUTCOMES, SHARED, SYMMETRIC, UNPRUNED
+from gaugecli.experiments.phase.metrics import EXCLUSIVE, GAP_FLOOR, LOST, OUTCOMES, SHARED, SYMMETRIC, UNPRUNED
 from gaugecli.experiments.select import SelectConfig, select
 from gaugecli.experiments.simulate import SimulateConfig, simulate
 from gaugecli.pipeline import Pipeline
@@ -46,6 +47,11 @@ from gaugecli.store.schemas import validate
 
 RTOL = 1e-8
 AGREE = 100 * RTOL
+GAP_AGREE = 3e-3
+"""The clock-free gap of a cell against its pair run alone: each reads α(ℓ) by linear interpolation
+between 400 stored samples (the ensemble's on its own time grid), an error measured ≤ 1.2e-3 in the six
+cells of ``_simulate_grid`` (against 4000 samples); two such errors, ≤ 2.4e-3, asserted ≤ 3e-3 — against
+gaps of 0.21 and 0.61 (measured differences ≤ 9e-4)."""
 """A cell integrated in an ensemble shares the ensemble's step sequence: its T_spec agrees with the
 same run alone to the solver's tolerance, measured ≤ 15 rtol (default rtol 1e-10, m = 1, D = 1 … 1024);
 asserted ≤ 100 rtol."""
@@ -171,7 +177,11 @@ def test_a_cell_is_simulate_run_alone_to_the_solver_tolerance(simulate_grid: tup
             assert abs(result.map("ratio")[iy, ix] - ratio) <= 2 * AGREE * ratio
             share = plus.dissipated_reaction / (plus.dissipated_reaction + plus.dissipated_transport)
             assert abs(result.map("reaction-share")[iy, ix] - share) <= 1e-6
-            assert 0.0 < result.map("gap")[iy, ix] < 1.0
+            # the clock-free gap of the same ±D pair, each run alone by its command, read by core.metrics
+            reference = clock_free_gap(
+                plus.loss, plus.alignment[:, 0], minus.loss, minus.alignment[:, 0], floor=GAP_FLOOR
+            )
+            assert abs(result.map("gap")[iy, ix] - reference) <= GAP_AGREE, (result.map("gap")[iy, ix], reference)
 
 
 def test_favorable_runs_dissipate_through_reaction_and_the_gap_is_theta_one(
@@ -568,7 +578,19 @@ def test_the_toml_beside_a_phase_artifact_reproduces_it(tmp_path: Path) -> None:
     assert again.exit_code == 0, again.output
     (second,) = [json.loads(line) for line in again.output.splitlines() if line.startswith("{")]
     assert second["config_hash"] == record["config_hash"] and second["computed"] is False
-    fresh = CliRunner().invoke(app, ["phase", "--config", str(toml), "--no-cache", "--out", str(tmp_path / "m.json")])
+    fresh = CliRunner().invoke(
+        app,
+        [
+            "phase",
+            "--config",
+            str(toml),
+            "--no-cache",
+            "--cache-dir",
+            str(tmp_path / "fresh"),
+            "--out",
+            str(tmp_path / "m.json"),
+        ],
+    )  # --no-cache still writes: into the test's own folder, not the working directory's runs/
     assert fresh.exit_code == 0, fresh.output
     original, rerun = read_artifact(Path(record["path"]), "phase"), read_artifact(tmp_path / "m.json", "phase")
     assert rerun["config_hash"] == original["config_hash"]

@@ -81,15 +81,26 @@ def test_verify_prints_one_line_per_claim(monkeypatch: pytest.MonkeyPatch, capsy
     ]
     result = SimpleNamespace(claims=claims)
     monkeypatch.setenv("COLUMNS", "80")
-    report.console.cache_clear()
+    # in an 80-column terminal each claim is one line cut to its width …
+    from rich.console import Console
+
+    terminal = Console(soft_wrap=True, force_terminal=True, color_system=None, width=80)
+    monkeypatch.setattr(report, "console", lambda: terminal)
     report.verify(result, Path("v.json"), None)
-    report.console.cache_clear()
-    text = capsys.readouterr().out
-    lines = text.splitlines()
+    lines = capsys.readouterr().out.splitlines()
     assert [line.split()[0] for line in lines[:5]] == ["C1", "C2", "C3", "C4", "C5"]
     assert all(len(line) <= 80 for line in lines[:5]), lines
     assert "FAIL" in lines[2] and "pass" in lines[0]
     assert lines[5].startswith("4/5 claims pass")
+    # … and off a terminal (a pipe, a CI log) whole, whatever COLUMNS says: no measured value is lost
+    monkeypatch.undo()
+    monkeypatch.setenv("COLUMNS", "80")
+    report.console.cache_clear()
+    report.verify(result, Path("v.json"), None)
+    report.console.cache_clear()
+    lines = capsys.readouterr().out.splitlines()
+    assert [line.split()[0] for line in lines[:5]] == ["C1", "C2", "C3", "C4", "C5"]
+    assert all(line.endswith("runs = [1, 2, 3] (expected 2 ± 0.05)") and len(line) > 80 for line in lines[:5]), lines
 
 
 def test_select_with_explicit_deltas_names_the_predicted_owner_not_a_designated_one(tmp_path: Path) -> None:

@@ -71,3 +71,24 @@ def test_unknown_claim_is_a_usage_error(tmp_path: Path, monkeypatch: pytest.Monk
     result = CliRunner().invoke(app, ["verify", "--claims", "C9"])
     assert result.exit_code == 2 and "--claims" in result.output and "C1" in result.output
     assert not list(tmp_path.iterdir())
+
+
+def test_off_a_terminal_every_claim_line_is_whole(cache: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Piped (CI logs), a claim's line is not cut to 80 columns: C5–C8's measured values, read back
+    from the artifact the same command wrote, appear whole in the captured output."""
+    from gaugecli.cli.report import _one_line
+
+    monkeypatch.chdir(tmp_path)
+    args = ["verify", "--quick", "--claims", "C5,C6,C7,C8", "--cache-dir", str(cache), "--out", "v.json"]
+    result = CliRunner().invoke(app, args)  # CliRunner's stdout is no terminal
+    assert result.exit_code == 0, result.output
+    assert "…" not in result.output
+    claims = {c["id"]: c for c in read_artifact(tmp_path / "v.json", "verify")["result"]["claims"]}
+    lines = {line.split()[0]: line for line in result.output.splitlines() if line.strip()}
+    for cid in ("C5", "C6", "C7", "C8"):
+        measured = _one_line(claims[cid]["measured"])
+        assert len(lines[cid]) > 80, lines[cid]  # long enough that an 80-column cut would have lost its end
+        assert measured in lines[cid], (cid, lines[cid])
+        assert lines[cid].endswith(
+            f"(expected {claims[cid]['expected']} {claims[cid]['tolerance']})".replace(" )", ")")
+        )

@@ -114,10 +114,21 @@ def plot(
             fresh: set[tuple[str, str]] = set()  # computed by this command: drawn without re-verifying
             drawing: dict[Any, str] = {}
             with make_executor(None, jobs) as executor:
+                reported: set[Any] = set()
+
+                def drawn() -> None:
+                    """Say each figure drawn so far, as soon as the main process looks (a run cached, an
+                    interrupt): a log cut short by Ctrl-C still names every figure written."""
+                    for handle, fig_id in list(drawing.items()):
+                        written = handle.done() and not handle.cancelled() and handle.exception() is None
+                        if handle not in reported and written:
+                            reported.add(handle)
+                            done(fig_id, handle.result())
 
                 def cached(keys: set[tuple[str, str]], computed: bool) -> None:
                     if computed:
                         fresh.update(keys)
+                    drawn()
                     for fig_id in ids:
                         waiting[fig_id] -= keys
                         if len(ids) > 1 and not waiting[fig_id] and fig_id not in drawing.values():
@@ -125,10 +136,16 @@ def plot(
                             args = (fig_id, str(cache_dir), out_dir, formats, quick, sizes, not rewrite, written)
                             drawing[executor.submit(render_from_cache, *args)] = fig_id
 
-                with session.progress("runs") as bar:
-                    pipe.prefetch([n for ns in needs.values() for n in ns], executor, bar, cached, window=jobs)
-                for handle in executor.as_completed(list(drawing)):
-                    done(drawing[handle], handle.result())
+                try:
+                    with session.progress("runs") as bar:
+                        pipe.prefetch([n for ns in needs.values() for n in ns], executor, bar, cached, window=jobs)
+                    for handle in executor.as_completed(list(drawing)):
+                        if handle not in reported:
+                            reported.add(handle)
+                            done(drawing[handle], handle.result())
+                except BaseException:  # an interrupt or a failure: first the figures that were written
+                    drawn()
+                    raise
         if jobs == 1 or len(ids) == 1:
             for fig_id in ids:
                 with session.progress(fig_id) as bar:

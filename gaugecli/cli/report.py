@@ -99,7 +99,12 @@ def header(command: str, config: Any, runs: list[Any] | None = None, gauges: str
     if dynamics is not None:
         parts.append(f"mode {dynamics.mode.value}")
     parts.append(f"d = {model.d}" + (f", k = {model.k}" if model.k > 1 else ""))
-    parts.append(f"c0 = {number(model.c0)}, θ0 = {model.theta0:.4g}")
+    ignored = _ignored(config)
+    start = [f"c0 = {number(model.c0)}"] * ("c0" not in ignored) + [f"θ0 = {model.theta0:.4g}"] * (
+        "theta0" not in ignored
+    )
+    if start:  # what the start read: a drawn one reads neither (its scales are the config's)
+        parts.append(", ".join(start))
     deltas = getattr(config, "deltas", None)
     if deltas is not None:
         parts.append("δ = " + ",".join(f"{x:+g}" for x in deltas))
@@ -110,6 +115,8 @@ def header(command: str, config: Any, runs: list[Any] | None = None, gauges: str
         gauge = getattr(config, "gauge", None)
         if gauges is not None:
             parts.append(gauges)
+        elif "gauge_strength" in ignored:
+            parts.append("δ natural (the draw's own)")
         elif strengths[0] is not None:
             parts.append(("D = " + ",".join(number(float(s)) for s in strengths)) + (f" ({gauge})" if gauge else ""))
     if dynamics is not None:
@@ -130,6 +137,15 @@ def header(command: str, config: Any, runs: list[Any] | None = None, gauges: str
     elif hasattr(config, "rtol"):
         parts.append(f"rtol = {number(config.rtol)}")
     return " · ".join(parts)
+
+
+def _ignored(config: Any) -> dict[str, str]:
+    """The options the run's start never read (:func:`~gaugecli.experiments.initial.ignored_by_start`):
+    a header prints none of them."""
+    from gaugecli.experiments.initial import ignored_by_start
+
+    init = getattr(config, "init", None)
+    return {} if init is None else ignored_by_start(init, bool(getattr(config, "natural", False)))
 
 
 def where(outcome: Outcome, path: Path | None) -> str:
@@ -186,12 +202,15 @@ def model_lines(model: Any, runs: list[Any]) -> list[str]:
 def simulate(outcomes: list[Outcome], paths: list[Path | None]) -> None:
     from gaugecli.core.observables import resolved_residual
     from gaugecli.experiments.declare import number
+    from gaugecli.experiments.simulate import NATURAL, parse_gauge
 
     sampled = any(o.result.empirical_loss is not None for o in outcomes)
     columns = ("δ", "T_spec", "final L", *(("final L_n",) if sampled else ()), "owner", "δ drift", "R+T resid.")
     configs = [o.config for o in outcomes]
     runs = ", ".join(
-        f"{g}: D = " + ",".join(number(float(c.strengths[0])) for c in configs if c.gauge == g)
+        g
+        if parse_gauge(g) == NATURAL
+        else f"{g}: D = " + ",".join(number(float(c.strengths[0])) for c in configs if c.gauge == g)
         for g in dict.fromkeys(c.gauge for c in configs)
     )
     title = header("simulate", configs[0], [o.result for o in outcomes], None if len(configs) == 1 else runs)
@@ -417,17 +436,22 @@ def reln(outcome: Outcome, path: Path | None) -> None:
 
 
 def verify(result: Any, path: Path | None, report_path: Path | None) -> None:
-    """One line per claim — id, verdict, what was measured and what was expected, cut to the
-    terminal's width; every detail is in the artifact and in ``--report``."""
+    """One line per claim — id, verdict, what was measured and what was expected; in a terminal cut
+    to its width, off one (a log, CI, a pipe) whole, since no width applies there and a cut line
+    loses the measured values. Every detail is in the artifact and in ``--report``."""
     verdicts = {True: "[green]pass[/]", False: "[red]FAIL[/]", None: "not run"}
     out = console()
     for c in result.claims:
         measured = c.error or ("—" if c.measured is None else _one_line(c.measured))
         expected = f"{c.expected} {c.tolerance}".strip()
         text = f"{c.quantity or c.statement}: {measured} (expected {expected})"
+        line = f"{c.id:<4} {verdicts[c.passed]:<4}  "
+        if not out.is_terminal:
+            out.print(line + escape(text), soft_wrap=True)
+            continue
         room = max(out.width - 14, 20)
         text = text if len(text) <= room else text[: room - 1] + "…"
-        out.print(f"{c.id:<4} {verdicts[c.passed]:<4}  {escape(text)}", overflow="ellipsis", no_wrap=True)
+        out.print(line + escape(text), overflow="ellipsis", no_wrap=True)
     ran = [c for c in result.claims if c.passed is not None]
     out.print(f"{sum(bool(c.passed) for c in ran)}/{len(ran)} claims pass; artifact: {path}")
     if report_path is not None:

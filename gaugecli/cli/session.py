@@ -11,6 +11,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any
 
 from gaugecli.cli.errors import bad_parameter
+from gaugecli.cli.heartbeat import elapsed_text as elapsed_text
 from gaugecli.store.atomic import check_writable
 
 if TYPE_CHECKING:
@@ -67,19 +68,20 @@ def warn(message: str) -> None:
     errors_console().print(f"[yellow]warning:[/] {escape(message)}")
 
 
-PROGRESS_STEP = 0.1
-"""Off a terminal, a progress line is printed each time another tenth of the work is done ..."""
-PROGRESS_QUIET = 10.0
-"""... once the work has run this many seconds (a short run prints no progress at all)."""
-
-
 @contextlib.contextmanager
 def progress(label: str) -> Iterator[Callable[[float], None] | None]:
     """A rich progress bar (with the time left) on an interactive stderr; off a terminal (a log
-    file, CI), one flushed line per tenth of the work with the time elapsed and an estimate of the
-    time left, so that a long run shows a heartbeat."""
+    file, CI), a heartbeat of flushed lines (:mod:`gaugecli.cli.heartbeat`): the first within 10 s,
+    then at least every 30 s, with the time left at the rate the work went lately."""
     if not sys.stderr.isatty():
-        yield _progress_lines(label)
+        from gaugecli.cli.heartbeat import ProgressLines, Ticker
+
+        lines = ProgressLines(label)
+        ticker = Ticker(lines)
+        try:
+            yield lines
+        finally:
+            ticker.stop()
         return
     from rich.console import Console
     from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn, TimeRemainingColumn
@@ -95,43 +97,6 @@ def progress(label: str) -> Iterator[Callable[[float], None] | None]:
                 bar.update(task, completed=fraction)
 
         yield update
-
-
-def _progress_lines(label: str) -> Callable[[float], None]:
-    import time
-
-    started, shown, printed = time.monotonic(), [0], [False]
-
-    def update(fraction: float) -> None:
-        step = int(min(max(fraction, 0.0), 1.0) / PROGRESS_STEP + 1e-9)
-        if step <= shown[0]:
-            return
-        shown[0] = step
-        elapsed = time.monotonic() - started
-        if elapsed < PROGRESS_QUIET and not (printed[0] and fraction >= 1.0):
-            return
-        printed[0] = True
-        left = elapsed * (1.0 - fraction) / fraction if fraction > 0 else float("nan")
-        tail = "" if fraction >= 1.0 else f", ≈ {elapsed_text(left)} left"
-        print(
-            f"{label}: {100 * step * PROGRESS_STEP:.0f} % after {elapsed_text(elapsed)}{tail}",
-            file=sys.stderr,
-            flush=True,
-        )
-
-    return update
-
-
-def elapsed_text(seconds: float) -> str:
-    """``8.2 s``, ``3 min 05 s`` or ``1 h 02 min``."""
-    if not seconds == seconds:  # NaN: not known yet
-        return "?"
-    if seconds < 60:
-        return f"{seconds:.1f} s"
-    minutes, sec = divmod(round(seconds), 60)
-    if minutes < 60:
-        return f"{minutes} min {sec:02d} s"
-    return f"{minutes // 60} h {minutes % 60:02d} min"
 
 
 def export(outcome: Outcome, out: Path | None) -> Path | None:

@@ -30,6 +30,7 @@ from gaugecli.core.types import Array
 from gaugecli.experiments.common import duplicates
 from gaugecli.experiments.config import ModelConfig
 from gaugecli.experiments.declare import require
+from gaugecli.experiments.params import Model, Simulate
 
 
 def check_initial(
@@ -71,6 +72,39 @@ def check_initial(
         "init_seed",
         "has no effect on exact duplicates; it seeds `init` random or gaussian, or the `eps` perturbation",
     )
+
+
+def ignored_by_start(init: str, natural: bool = False) -> dict[str, str]:
+    """The parameters that the start ``init`` (with ``gauge`` natural where ``natural``) never reads,
+    each with why: ``init`` gaussian draws each neuron's coefficient and direction, so it reads
+    neither ``c0`` nor ``theta0``; ``init`` random draws the directions (``theta0``); the natural
+    gauge keeps the draw's own ``δ_j = a_j² − ‖w_j‖²/p``, so no gauge strength D enters. Such a
+    parameter is refused where it is given (and a map over it), never silently ignored."""
+    ignored: dict[str, str] = {}
+    if init == "gaussian":
+        ignored["c0"] = (
+            "has no effect with `init` gaussian: the draw sets each coefficient (`init_scale_a`, `init_scale_w`)"
+        )
+        ignored["theta0"] = "has no effect with `init` gaussian: the draw sets each direction (w ~ N(0, σ_w² I/d))"
+    elif init == "random":
+        ignored["theta0"] = "has no effect with `init` random: the directions are drawn (`init_seed`)"
+    if natural:
+        ignored["gauge_strength"] = "has no effect with `gauge` natural: δ is the draw's own, a_j² − ‖w_j‖²/p"
+    return ignored
+
+
+def check_start_reads(
+    model: ModelConfig, init: str, natural: bool = False, strengths: tuple[float, ...] = Simulate.strengths.default
+) -> None:
+    """Refuse ``c0``, ``theta0`` or gauge strengths ``strengths`` given (other than their defaults) to
+    a start that ignores them (:func:`ignored_by_start`)."""
+    given = {
+        "c0": model.c0 != Model.c0.default,
+        "theta0": model.theta0 != Model.theta0.default,
+        "gauge_strength": tuple(strengths) != Simulate.strengths.default,
+    }
+    for name, why in ignored_by_start(init, natural).items():
+        require(not given[name], name, why)
 
 
 DEFAULT_SCALE = 0.3

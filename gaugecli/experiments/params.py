@@ -353,7 +353,8 @@ class Initial(Fields):
         "(seeded random unit directions, c0/m each), adversarial (the duplicates turned by `eps` against "
         "selection, as `perturb --kind adversarial`: argmax δ to θ0 + ε with (c0/m)e^(−ε), the others to "
         "θ0 − ε with (c0/m)e^(ε)) or gaussian (a practitioner's draw, a_j = |N(0, σ_a²)|, w_j ~ N(0, σ_w² I/d), "
-        "seeded by `init_seed`: its function, with the gauge given, or its own δ with `gauge` natural)",
+        "seeded by `init_seed`: its function, with the gauge given, or its own δ with `gauge` natural; a drawn "
+        "start reads no `c0` or `theta0` (random: no `theta0`), and `gauge` natural no D)",
         MODEL,
         "duplicates",
         str,

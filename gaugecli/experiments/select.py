@@ -12,7 +12,7 @@ from gaugecli.core.observables import RunObservables
 from gaugecli.core.types import LATER_FIELD, PointRunner, Progress
 from gaugecli.experiments.common import check_widths, duplicates, run_ensemble, run_serially
 from gaugecli.experiments.config import DynamicsConfig, ModelConfig, check_owner, check_seeds
-from gaugecli.experiments.initial import check_initial, initial_condition
+from gaugecli.experiments.initial import check_initial, check_start_reads, initial_condition
 from gaugecli.experiments.params import OwnerSweep, Select
 
 
@@ -41,6 +41,7 @@ class SelectConfig:
     def __post_init__(self) -> None:
         Select.check(self)
         check_initial(self.init, self.eps, self.init_seed, self.model.theta0, self.init_scales, self.mixed_signs)
+        check_start_reads(self.model, self.init)
         check_seeds(self.seeds, self.dynamics)
         if self.deltas is not None:
             object.__setattr__(self, "m", len(self.deltas))

@@ -15,7 +15,7 @@ from gaugecli.core.types import LATER_FIELD, Progress
 from gaugecli.experiments.common import run_ensemble
 from gaugecli.experiments.config import DynamicsConfig, ModelConfig, check_seeds
 from gaugecli.experiments.declare import ConfigError, require, require_finite
-from gaugecli.experiments.initial import check_initial, initial_condition, natural_imbalances
+from gaugecli.experiments.initial import check_initial, check_start_reads, initial_condition, natural_imbalances
 from gaugecli.experiments.params import Simulate
 
 NATURAL = "natural"
@@ -97,14 +97,15 @@ class SimulateConfig:
         )
         check_seeds(self.seed, self.dynamics, "seed")
         check_initial(self.init, self.eps, self.init_seed, self.model.theta0, self.init_scales, self.mixed_signs)
-        if parse_gauge(self.gauge) == NATURAL:
+        if self.natural:
             require(self.init == "gaussian", "gauge", "natural is the δ of a draw: it needs `init` gaussian")
             require(self.deltas is None, "deltas", "would replace the draw's own δ (`gauge` natural)")
-            require(
-                len(self.strengths) == 1,
-                "gauge_strength",
-                "has no effect with `gauge` natural (δ comes from the draw): give one D or none",
-            )
+        check_start_reads(self.model, self.init, self.natural, tuple(self.strengths))
+
+    @property
+    def natural(self) -> bool:
+        """The gauge is the draw's own δ (``gauge`` natural): no D enters the run."""
+        return parse_gauge(self.gauge) == NATURAL
 
     @property
     def init_scales(self) -> tuple[float | None, float | None]:

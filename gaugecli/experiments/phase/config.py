@@ -26,6 +26,7 @@ from dataclasses import dataclass, field, replace
 from typing import Any
 
 from gaugecli.experiments.declare import require
+from gaugecli.experiments.initial import ignored_by_start
 from gaugecli.experiments.params import Mode, Phase
 from gaugecli.experiments.phase.axes import Axis, AxisSpec, axis_specs, cell_value, check_axis, parse_axis
 from gaugecli.experiments.select import SelectConfig
@@ -93,6 +94,10 @@ class PhaseConfig:
             require(base.seeds is None or len(base.seeds) == 1, "seeds", "give one seed for the base run")
         check_axis(self.x, self.kind, "x")
         check_axis(self.y, self.kind, "y")
+        ignored = ignored_by_start(base.init, isinstance(base, SimulateConfig) and base.natural)
+        for axis, param in ((self.x, "x"), (self.y, "y")):
+            name = axis_specs(self.kind)[axis.name].param.name
+            require(name not in ignored, param, f"maps {axis.name}, which {ignored.get(name)} (the map would be flat)")
         names = {self.x.name, self.y.name}
         require(len(names) == 2, "y", f"maps {self.y.name} already on `x`; give two different parameters")
         deltas = names & {"owner-delta", "others-delta"}
