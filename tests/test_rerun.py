@@ -85,6 +85,7 @@ def test_every_run_a_figure_reads_has_a_rerun_file_of_its_commands_options(fig_i
     """Every key a figure's rerun file would hold is an option of its command, and the file holds the
     run's input dimension and (where the kind has them) its gauge strengths as the config does."""
     from gaugecli.cli.config_file import key_of
+    from gaugecli.experiments.initial import ignored_by_config
 
     for need in figure_module(fig_id).needs(False).values():
         if need.kind not in rerun.COMMANDS:
@@ -94,8 +95,13 @@ def test_every_run_a_figure_reads_has_a_rerun_file_of_its_commands_options(fig_i
         values = rerun.options(need.kind, need.config)
         assert set(values) <= keys, (fig_id, need.kind, set(values) - keys)
         assert values["d"] == need.config.model.d
+        ignored = ignored_by_config(need.config)
         if hasattr(need.config, "strengths") and getattr(need.config, "deltas", None) is None:
-            assert values["gauge-strength"] == list(need.config.strengths), (fig_id, need.kind)
+            if "gauge_strength" in ignored:  # a natural gauge reads no D: the file leaves it out
+                assert "gauge-strength" not in values, (fig_id, need.kind)
+            else:
+                assert values["gauge-strength"] == list(need.config.strengths), (fig_id, need.kind)
+        assert not {"c0", "theta0"} & set(values) & set(ignored), (fig_id, need.kind)  # nor what a draw ignores
 
 
 def test_json_is_not_written_into_a_rerun_file_and_is_refused_in_one(tmp_path: Path) -> None:

@@ -142,10 +142,9 @@ def header(command: str, config: Any, runs: list[Any] | None = None, gauges: str
 def _ignored(config: Any) -> dict[str, str]:
     """The options the run's start never read (:func:`~gaugecli.experiments.initial.ignored_by_start`):
     a header prints none of them."""
-    from gaugecli.experiments.initial import ignored_by_start
+    from gaugecli.experiments.initial import ignored_by_config
 
-    init = getattr(config, "init", None)
-    return {} if init is None else ignored_by_start(init, bool(getattr(config, "natural", False)))
+    return ignored_by_config(config)
 
 
 def where(outcome: Outcome, path: Path | None) -> str:

@@ -38,11 +38,15 @@ EXPLICIT_DELTAS_IMPLY = {"gauge", "strengths", "strength", "m", "owner"}
 def options(kind: str, config: Any) -> dict[str, Any]:
     """The command's options (by flag) that rebuild ``config``: every declared field the command
     offers, at the value the artifact was made with (a field left to the mode, ``None``, is left out)."""
+    from gaugecli.experiments.initial import ignored_by_config
+
     command_name, parts = COMMANDS[kind]
     by_flag = _parameters_by_flag(command_name)
     out: dict[str, Any] = {"sweep": True} if kind == "select-sweep" else {}
     # per-neuron δ fix m and the owner and replace the gauge: those options would be refused with them
     implied = EXPLICIT_DELTAS_IMPLY if getattr(config, "deltas", None) is not None else set()
+    # a drawn start never reads these: listed, they would read as used (and a rerun refuses them if edited)
+    ignored = set(ignored_by_config(config))
     for attribute, fields in parts:
         holder = config
         for name in [] if attribute is None else attribute.split("."):
@@ -52,6 +56,8 @@ def options(kind: str, config: Any) -> dict[str, Any]:
             param = by_flag.get(flag)
             if param is None or not hasattr(holder, field) or (attribute is None and field in implied):
                 continue  # not an option of this command (reln's mode, prune's k)
+            if field in ignored or (field in ("strengths", "strength") and "gauge_strength" in ignored):
+                continue
             value = getattr(holder, field)
             if field == "adversarial":
                 value = "adversarial" if value else "random"

@@ -93,6 +93,13 @@ def ignored_by_start(init: str, natural: bool = False) -> dict[str, str]:
     return ignored
 
 
+def ignored_by_config(config: object) -> dict[str, str]:
+    """:func:`ignored_by_start` for a run's config (its ``init`` and ``natural``; none for a config
+    without a drawn start): what its summary header and its rerun file leave out."""
+    init = getattr(config, "init", None)
+    return {} if init is None else ignored_by_start(init, bool(getattr(config, "natural", False)))
+
+
 def check_start_reads(
     model: ModelConfig, init: str, natural: bool = False, strengths: tuple[float, ...] = Simulate.strengths.default
 ) -> None:
