@@ -127,3 +127,53 @@ def test_architecture_module_list_is_current() -> None:
     tool = _tool()
     text = tool.DOC.read_text(encoding="utf-8")
     assert tool.replaced(text, tool.block()) == text, "ARCHITECTURE.md's module list is stale: run `make docs`"
+
+
+FILE_METHODS = {"open", "read_text", "write_text", "read_bytes", "write_bytes", "mkdir", "unlink", "rmdir", "touch"}
+FILE_METHODS |= {"exists", "is_file", "is_dir", "iterdir", "glob", "rglob", "resolve", "expanduser", "cwd", "home"}
+"""Path (and file object) methods that touch the file system; ``replace``/``rename`` are left out
+(``str.replace`` and ``dataclasses.replace`` are everywhere and touch nothing)."""
+SYSTEM_MODULES = {"os", "io", "shutil", "tempfile", "subprocess", "glob", "resource", "platform"}
+"""Modules whose use is files, processes or the machine's state."""
+
+
+def _system_reads(path: Path) -> list[str]:
+    """Where ``path`` opens a file, reads the environment, uses a path's file I/O or imports a
+    module of the operating system (the ``line: what`` of each)."""
+    found = []
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        line = getattr(node, "lineno", 0)
+        if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == "open":
+            found.append(f"{line}: open(")
+        elif isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr in FILE_METHODS:
+            found.append(f"{line}: .{node.func.attr}(")
+        elif isinstance(node, ast.Attribute) and node.attr in {"environ", "getenv", "putenv", "environb"}:
+            found.append(f"{line}: .{node.attr}")
+        elif isinstance(node, ast.Import):
+            found += [f"{line}: import {a.name}" for a in node.names if a.name.split(".")[0] in SYSTEM_MODULES]
+        elif isinstance(node, ast.ImportFrom) and (node.module or "").split(".")[0] in SYSTEM_MODULES:
+            found.append(f"{line}: from {node.module} import")
+    return found
+
+
+def test_core_touches_no_files_or_environment() -> None:
+    """The core computes from its arguments: no file opened, no path's file I/O, no environment
+    variable, no module of the operating system (the memory readings and the arithmetic route's
+    GAUGECLI_FUSED are read by the layers above, which pass the choice down)."""
+    found = {
+        str(path.relative_to(PACKAGE.parent)): reads
+        for path in sorted((PACKAGE / "core").rglob("*.py"))
+        if (reads := _system_reads(path))
+    }
+    assert not found, found
+
+
+def test_the_system_check_sees_what_it_forbids(tmp_path: Path) -> None:
+    """The check above on a module that does each forbidden thing once (so its silence means something)."""
+    bad = tmp_path / "bad.py"
+    bad.write_text(
+        "import os\nfrom pathlib import Path\nx = open('f')\ny = os.environ['A']\nz = os.getenv('B')\n"
+        "t = Path('p').read_text()\n",
+        encoding="utf-8",
+    )
+    assert sorted(_system_reads(bad)) == ["1: import os", "3: open(", "4: .environ", "5: .getenv", "6: .read_text("]

@@ -25,7 +25,6 @@ from scipy.integrate import solve_ivp
 from threadpoolctl import ThreadpoolController
 
 from gaugecli.core.absorption import NearZero, can_be_absorbed
-from gaugecli.core.budget import check_run
 from gaugecli.core.crossings import (
     declared_grid,
     locate_crossings,
@@ -396,8 +395,6 @@ def gradient_flow(
     batch, (m, d) = a0.shape[:-1], W0.shape[-2:]
     a_flat, W_flat = a0.reshape(-1, m), W0.reshape(-1, m, d)
     n_members, P = a_flat.shape[0], m * (d + 1)
-    # every flow, whoever calls it, is refused before the solver allocates its Jacobian
-    check_run("flow", members=n_members, m=m, r=d, d=d, grid_points=options.grid_points)
     # A member whose neurons can reach w = 0 runs alone, with the extra states of the neurons held
     # there (gaugecli.core.absorption.NearZero); the others as one system, or chunks of one.
     alone = np.any(can_be_absorbed(a_flat, W_flat, model), axis=-1) & objective.population

@@ -11,7 +11,6 @@ from typing import Any
 
 import numpy as np
 
-from gaugecli.core.budget import check_run, check_steps, warn_if_streamed_and_slow
 from gaugecli.core.descent import gradient_descent, stable_step_bound
 from gaugecli.core.flow import FlowOptions, gradient_flow
 from gaugecli.core.gauge import duplicate_initial_condition, imbalance
@@ -22,6 +21,7 @@ from gaugecli.core.step import choose_step, step_error
 from gaugecli.core.subspace import Subspace, invariant_subspace
 from gaugecli.core.trajectory import NumericalFault, Trajectory
 from gaugecli.core.types import Array, Progress
+from gaugecli.experiments.budget import check_flow, check_run, check_steps, warn_if_streamed_and_slow
 from gaugecli.experiments.config import BATCH_STREAM, SAMPLE_LSODA_BUDGET, DynamicsConfig, ModelConfig, auto_horizon
 from gaugecli.experiments.params import Mode
 
@@ -159,6 +159,7 @@ def integrate_ensemble(
             extra_times=np.asarray(times, float) if times else None,
             progress=progress,
         )
+        check_flow(np.shape(W0), options.grid_points)  # the flow's own Jacobian, beside the run's estimate
         if mode is Mode.flow:
             traj = flow(options=options)
         else:

@@ -11,7 +11,7 @@ import math
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from gaugecli.core.budget import check_input_dimension
+from gaugecli.experiments.budget import check_input_dimension
 from gaugecli.experiments.declare import ConfigError, require
 from gaugecli.experiments.params import (
     DEFAULT_BATCH_SIZE,

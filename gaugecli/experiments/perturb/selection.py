@@ -12,6 +12,7 @@ from gaugecli.core.objective import Objective
 from gaugecli.core.observables import observe
 from gaugecli.core.trajectory import NumericalFault
 from gaugecli.core.types import PointRunner, Progress
+from gaugecli.experiments.budget import check_flow
 from gaugecli.experiments.common import run_serially
 from gaugecli.experiments.config import ModelConfig
 from gaugecli.experiments.params import SAMPLE_RTOL
@@ -84,6 +85,7 @@ def selection_job(job: SelectionJob) -> SelectionOutcome:
     samples = [sample_of(net, job.n, seed) for seed in job.seeds]
 
     def flow(a: np.ndarray, W: np.ndarray, objective: Objective) -> list[bool]:
+        check_flow(np.shape(W), options.grid_points)
         tr = gradient_flow(a, W, net, job.horizon, eps_align=job.model.eps_align, options=options, objective=objective)
         return [selected(observe(tr, net, (b,)), 0) for b in range(a.shape[0])]
 

@@ -107,6 +107,7 @@ def _sample_final_state(job: PredictChunk) -> tuple[np.ndarray, np.ndarray, np.n
     from gaugecli.core.flow import FlowOptions, gradient_flow
     from gaugecli.core.sample import stacked_empirical_objective, stacked_minibatch_oracle
     from gaugecli.core.trajectory import NumericalFault
+    from gaugecli.experiments.budget import check_flow
 
     assert job.n is not None
     net = ModelConfig(d=job.d, k=job.k, eps_align=job.eps_align).build()
@@ -127,6 +128,7 @@ def _sample_final_state(job: PredictChunk) -> tuple[np.ndarray, np.ndarray, np.n
         chosen = [samples[b] for b in members]
         if job.batch is None:
             objective: Objective = stacked_empirical_objective(chosen)
+            check_flow(np.shape(W), options.grid_points)
             traj = gradient_flow(a, W, net, job.t_max, eps_align=job.eps_align, options=options, objective=objective)
         else:
             assert job.eta is not None
