@@ -13,7 +13,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from gaugecli.core.flow import flow_progress
+from gaugecli.core.flow import FlowOptions, flow_progress
 from gaugecli.experiments.budget import (
     BASELINE_BYTES,
     BudgetExceeded,
@@ -132,18 +132,24 @@ def test_sgd_batch_refusal_names_a_batch_that_fits() -> None:
 
 
 def test_every_flow_is_checked_before_its_jacobian_is_allocated(monkeypatch: pytest.MonkeyPatch) -> None:
-    """gradient_flow itself refuses (the reln comparison called it with no check of its own and
-    died allocating LSODA's 21 TiB work array at m = 10⁵)."""
+    """A flow's memory is checked by its caller before the solver allocates (the reln comparison once
+    called the flow with no check and died allocating LSODA's 21 TiB work array at m = 10⁵; the core
+    reads no memory): ``check_flow`` refuses the flow's shape, and every module of the experiments
+    that calls a flow asks it."""
     import gaugecli.experiments.budget as budget
-    from gaugecli.core.flow import gradient_flow
-    from gaugecli.core.model import Model
 
     monkeypatch.setattr(budget, "available_memory", lambda: 2 * 2**30)
-    teacher = ModelConfig(d=16).build()
-    assert isinstance(teacher, Model)
-    a0, W0 = np.full(5000, 0.01), np.ones((5000, 16))
+    # the flow from a0 (5000,), W0 (5000, 16): one member of 5000 neurons in 16 coordinates
     with pytest.raises(BudgetExceeded, match=r"^m: this run needs .* Jacobian"):
-        gradient_flow(a0, W0, teacher, 1.0)
+        budget.check_flow((5000, 16), FlowOptions().grid_points)
+    experiments = Path(budget.__file__).parent
+    callers = {
+        path.relative_to(experiments).as_posix(): path.read_text(encoding="utf-8")
+        for path in sorted(experiments.rglob("*.py"))
+        if any(call in path.read_text(encoding="utf-8") for call in ("gradient_flow(", "reln_flow("))
+    }
+    assert len(callers) >= 6, sorted(callers)
+    assert not [name for name, text in callers.items() if "check_flow(" not in text]
 
 
 def test_owner_sweep_refuses_a_width_before_building_its_starts() -> None:

@@ -79,7 +79,6 @@ def _fused_weights(model: Model) -> tuple[float, float] | None:
     return fused.kernel_weights(*parts[1])
 
 
-
 def population_gradient(a: Array, W: Array, model: Model) -> Gradient:
     """Closed-form ``∇L(θ)``; finite for duplicate and antipodal neurons. For a ReLU student and
     teacher (or leaky ReLU, linear), the loops of :mod:`gaugecli.core.fused` (the same closed forms, compiled)."""
