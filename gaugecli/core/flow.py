@@ -29,10 +29,12 @@ from gaugecli.core.crossings import (
     declared_grid,
     locate_crossings,
 )
+from gaugecli.core.defaults import EPS_ALIGN
 from gaugecli.core.gauge import imbalance
 from gaugecli.core.metrics import alignment
 from gaugecli.core.model import Model
 from gaugecli.core.objective import Objective, population_objective
+from gaugecli.core.tolerance import POPULATION_RTOL, Tolerance
 from gaugecli.core.trajectory import NumericalFault, SolverStats, Trajectory
 from gaugecli.core.types import Array, Indices, Progress
 
@@ -61,8 +63,8 @@ class FlowOptions:
     solvers; ``"none"`` lets them estimate it by finite differences of the gradient.
     """
 
-    rtol: float = 1e-10
-    atol: float = 1e-13
+    rtol: float = POPULATION_RTOL
+    atol: float = Tolerance().atol
     method: str = "auto"
     grad_tol: float = 1e-10
     max_gradient_evals: int = 200_000
@@ -73,6 +75,12 @@ class FlowOptions:
     def __post_init__(self) -> None:
         if self.jacobian not in ("exact", "none"):
             raise ValueError(f"FlowOptions.jacobian must be 'exact' or 'none' (got {self.jacobian!r})")
+
+    @classmethod
+    def at(cls, tolerance: Tolerance, **options: Any) -> FlowOptions:
+        """The options that solve to ``tolerance`` (its method, ``rtol`` and ``atol``), and any other
+        field as given."""
+        return cls(rtol=tolerance.rtol, atol=tolerance.atol, method=tolerance.method, **options)
 
 
 PROGRESS_DECADES = 6.0
@@ -370,7 +378,7 @@ def gradient_flow(
     model: Model,
     t_max: float,
     *,
-    eps_align: float = 0.01,
+    eps_align: float = EPS_ALIGN,
     options: FlowOptions = FlowOptions(),
     objective: Objective | None = None,
     t_grid: Array | None = None,

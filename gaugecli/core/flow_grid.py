@@ -18,6 +18,7 @@ from gaugecli.core.dynamics import population_gradient, population_hessian
 from gaugecli.core.flow import one_blas_thread
 from gaugecli.core.metrics import alignment
 from gaugecli.core.model import Model
+from gaugecli.core.tolerance import POPULATION_RTOL, Tolerance
 from gaugecli.core.trajectory import NumericalFault
 from gaugecli.core.types import Array
 
@@ -57,7 +58,7 @@ def population_flow_on_grid(
     times: Array | None = None,
     per: int = 200,
     groups: list[list[int]] | None = None,
-    rtol: float = 1e-10,
+    rtol: float = POPULATION_RTOL,
     t_max: float = 1e6,
 ) -> FlowSamples:
     """Population gradient flow ``θ̇ = −∇L`` from ``(a0 (m,), W0 (m, d))`` sampled on a uniform grid.
@@ -100,7 +101,7 @@ def population_flow_on_grid(
         return float(np.max(alignment(W, model)[0]) - threshold)
 
     aligned.direction = 1  # type: ignore[attr-defined]
-    options = {"method": "LSODA", "jac": jac, "rtol": rtol, "atol": rtol * 1e-3}
+    options = {"method": "LSODA", "jac": jac, "rtol": rtol, "atol": Tolerance(rtol).atol}
     y0 = np.concatenate([a0, W0.ravel()])
 
     def solve(t0: float, t1: float, y: Array, terminal: bool | None, **kw: object) -> Any:

@@ -106,6 +106,7 @@ def _sample_final_state(job: PredictChunk) -> tuple[np.ndarray, np.ndarray, np.n
     from gaugecli.core.empirical import draw_sample
     from gaugecli.core.flow import FlowOptions, gradient_flow
     from gaugecli.core.sample import stacked_empirical_objective, stacked_minibatch_oracle
+    from gaugecli.core.tolerance import Tolerance
     from gaugecli.core.trajectory import NumericalFault
     from gaugecli.experiments.budget import check_flow
 
@@ -116,10 +117,8 @@ def _sample_final_state(job: PredictChunk) -> tuple[np.ndarray, np.ndarray, np.n
     ]
     a0, W0 = np.stack([a for a, _ in starts]), np.stack([W for _, W in starts])
     samples = [draw_sample(net, job.n, np.random.SeedSequence([s, job.n, job.k, job.m])) for s in job.seeds]
-    options = FlowOptions(
-        rtol=SAMPLE_RTOL,
-        atol=SAMPLE_RTOL * 1e-3,
-        method=SAMPLE_METHOD,
+    options = FlowOptions.at(
+        Tolerance(SAMPLE_RTOL, SAMPLE_METHOD),
         max_gradient_evals=SAMPLE_BUDGET,
         grid_points=GRID_POINTS,
     )
