@@ -397,6 +397,7 @@ def gradient_flow(
     With ``method="auto"`` an ensemble larger than :data:`ENSEMBLE_CHUNK_STATES` unknowns is
     split into chunks of similar members, each one LSODA system with a banded Jacobian; other
     methods integrate the whole ensemble as one system (Radau, BDF: block-sparse Jacobian).
+    Its memory is checked by its caller (``gaugecli.experiments.budget.check_flow``), not here.
     """
     objective = objective or population_objective(model)
     a0, W0 = np.asarray(a0, float), np.asarray(W0, float)
