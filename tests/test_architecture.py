@@ -269,3 +269,21 @@ def test_the_model_defaults_are_declared_once(tmp_path: Path) -> None:
         "theta0 = np.pi / 2",
         "eps_align = 0.01",
     ]
+
+
+def test_the_network_flows_have_one_integrator() -> None:
+    """The network's flows (on an objective's gradient) are solved by one call,
+    ``core/saveat.integrate``: no other module of the core both calls ``solve_ivp`` and takes the
+    network's gradient (the reduced and limit equations of ``reduced``/``limits``/``separation`` are
+    other ODEs; the twin this replaced, ``flow_grid``, took ``population_gradient`` into its own solve)."""
+    gradients = ("population_gradient", "population_hessian", "population_gradient_packed")
+    network = {f"gaugecli.core.dynamics.{name}" for name in gradients} | {
+        "gaugecli.core.objective",
+        "gaugecli.core.fused",
+    }
+    twins = []
+    for path in sorted((PACKAGE / "core").rglob("*.py")):
+        text = path.read_text(encoding="utf-8")
+        if path.name != "saveat.py" and "solve_ivp(" in text and any(m in _imports(path) for m in network):
+            twins.append(str(path.relative_to(PACKAGE.parent)))
+    assert not twins, twins

@@ -21,7 +21,6 @@ from typing import Any
 
 import numpy as np
 from scipy import sparse
-from scipy.integrate import solve_ivp
 from threadpoolctl import ThreadpoolController
 
 from gaugecli.core.absorption import NearZero, can_be_absorbed
@@ -34,6 +33,7 @@ from gaugecli.core.gauge import imbalance
 from gaugecli.core.metrics import alignment
 from gaugecli.core.model import Model
 from gaugecli.core.objective import Objective, population_objective
+from gaugecli.core.saveat import SaveAt, integrate
 from gaugecli.core.tolerance import POPULATION_RTOL, Tolerance
 from gaugecli.core.trajectory import NumericalFault, SolverStats, Trajectory
 from gaugecli.core.types import Array, Indices, Progress
@@ -294,20 +294,10 @@ def _solve(
         events: list[Callable[[float, Array], float]] = [converged] if options.stop_at_convergence else []
         if near is not None:
             events += near.events()
-        sol = solve_ivp(
-            rhs,
-            (t0, t_max),
-            y,
-            method=method,
-            **jacobian,
-            rtol=options.rtol,
-            atol=options.atol,
-            dense_output=True,
-            events=events or None,
-            **banded,
+        save = SaveAt(dense=True, events=events)
+        sol = integrate(
+            rhs, (t0, t_max), y, method=method, rtol=options.rtol, atol=options.atol, save=save, **jacobian, **banded
         )
-        if sol.status == -1:
-            raise NumericalFault(f"gradient flow failed at t={sol.t[-1]:.4g}: {sol.message}; try a smaller rtol")
         sols.append(sol.sol)
         starts.append(t0)
         t_steps.append(sol.t)
