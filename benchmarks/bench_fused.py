@@ -11,7 +11,7 @@ from typing import Any
 import numpy as np
 from _common import Row, best_of, fmt_seconds
 
-from gaugecli.core import dynamics
+from gaugecli.core import dynamics, route
 from gaugecli.core.flow import gradient_flow
 from gaugecli.core.gauge import duplicate_initial_condition, owner_imbalances
 from gaugecli.core.model import standard_model
@@ -30,11 +30,12 @@ GOAL = 5.0
 def _both(fn: Any) -> tuple[float, float]:
     """``fn()``'s best time on the compiled route, then on the numpy route (module state restored)."""
     fast, _ = best_of(fn, 5)
-    dynamics._FUSED = False
+    before = route.fused_enabled()
+    route.use_fused(False)
     try:
         slow, _ = best_of(fn, 5)
     finally:
-        dynamics._FUSED = True
+        route.use_fused(before)
     return fast, slow
 
 

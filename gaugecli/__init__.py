@@ -10,9 +10,15 @@ artifact, ``Pipeline`` over the run cache, and each kind's config and result typ
 from __future__ import annotations
 
 import importlib
+import os as _os
 from typing import Any
 
 from gaugecli._version import __version__ as __version__
+from gaugecli.core.route import use_fused as _use_fused
+
+# the arithmetic route, read from the environment once, here, for every use of the package (the core
+# reads no environment): GAUGECLI_FUSED=0 takes numpy everywhere, a check of the compiled loops
+_use_fused(_os.environ.get("GAUGECLI_FUSED", "1") != "0")
 
 _EXPORTS = {
     # core

@@ -6,6 +6,8 @@ from __future__ import annotations
 
 import ast
 import importlib.util
+import math
+import re
 from pathlib import Path
 from types import ModuleType
 
@@ -127,3 +129,161 @@ def test_architecture_module_list_is_current() -> None:
     tool = _tool()
     text = tool.DOC.read_text(encoding="utf-8")
     assert tool.replaced(text, tool.block()) == text, "ARCHITECTURE.md's module list is stale: run `make docs`"
+
+
+FILE_METHODS = {"open", "read_text", "write_text", "read_bytes", "write_bytes", "mkdir", "unlink", "rmdir", "touch"}
+FILE_METHODS |= {"exists", "is_file", "is_dir", "iterdir", "glob", "rglob", "resolve", "expanduser", "cwd", "home"}
+"""Path (and file object) methods that touch the file system; ``replace``/``rename`` are left out
+(``str.replace`` and ``dataclasses.replace`` are everywhere and touch nothing)."""
+SYSTEM_MODULES = {"os", "io", "shutil", "tempfile", "subprocess", "glob", "resource", "platform"}
+"""Modules whose use is files, processes or the machine's state."""
+
+
+def _system_reads(path: Path) -> list[str]:
+    """Where ``path`` opens a file, reads the environment, uses a path's file I/O or imports a
+    module of the operating system (the ``line: what`` of each)."""
+    found = []
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        line = getattr(node, "lineno", 0)
+        if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == "open":
+            found.append(f"{line}: open(")
+        elif isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr in FILE_METHODS:
+            found.append(f"{line}: .{node.func.attr}(")
+        elif isinstance(node, ast.Attribute) and node.attr in {"environ", "getenv", "putenv", "environb"}:
+            found.append(f"{line}: .{node.attr}")
+        elif isinstance(node, ast.Import):
+            found += [f"{line}: import {a.name}" for a in node.names if a.name.split(".")[0] in SYSTEM_MODULES]
+        elif isinstance(node, ast.ImportFrom) and (node.module or "").split(".")[0] in SYSTEM_MODULES:
+            found.append(f"{line}: from {node.module} import")
+    return found
+
+
+def test_core_touches_no_files_or_environment() -> None:
+    """The core computes from its arguments: no file opened, no path's file I/O, no environment
+    variable, no module of the operating system (the memory readings and the arithmetic route's
+    GAUGECLI_FUSED are read by the layers above, which pass the choice down)."""
+    found = {
+        str(path.relative_to(PACKAGE.parent)): reads
+        for path in sorted((PACKAGE / "core").rglob("*.py"))
+        if (reads := _system_reads(path))
+    }
+    assert not found, found
+
+
+def test_the_system_check_sees_what_it_forbids(tmp_path: Path) -> None:
+    """The check above on a module that does each forbidden thing once (so its silence means something)."""
+    bad = tmp_path / "bad.py"
+    bad.write_text(
+        "import os\nfrom pathlib import Path\nx = open('f')\ny = os.environ['A']\nz = os.getenv('B')\n"
+        "t = Path('p').read_text()\n",
+        encoding="utf-8",
+    )
+    assert sorted(_system_reads(bad)) == ["1: import os", "3: open(", "4: .environ", "5: .getenv", "6: .read_text("]
+
+
+ATOL_RULE = re.compile(r"(?:1e-0?3|0\.001)\s*\*\s*[\w.]*rtol|rtol\w*(?:\(\))?\s*\*\s*(?:1e-0?3|0\.001)", re.IGNORECASE)
+"""``atol = 1e-3 · rtol`` spelled out as arithmetic (either order, any rtol name)."""
+ATOL_RULE_PENDING = {"gaugecli/plots/_fig3_sensitivity.py"}
+"""Still spells the rule: a figure module that integrates itself, which issue 45 moves into the
+pipeline's cached runs (the figure modules are being revised on another branch)."""
+
+
+def test_the_atol_rule_is_written_once() -> None:
+    """The tolerance policy is one object: ``core/tolerance.Tolerance.atol`` is the only place the
+    absolute tolerance is derived from the relative one, and only that module names its factor."""
+    spelled, factor = [], []
+    for path in sorted(PACKAGE.rglob("*.py")):
+        name, text = str(path.relative_to(PACKAGE.parent)), path.read_text(encoding="utf-8")
+        if ATOL_RULE.search(text) and name not in ATOL_RULE_PENDING:
+            spelled.append(name)
+        if "ATOL_FACTOR" in text or "atol_factor" in text:
+            factor.append(name)
+    assert not spelled, f"atol = 1e-3·rtol written outside core/tolerance.py: {spelled}"
+    assert factor == ["gaugecli/core/tolerance.py"], factor
+    text = (PACKAGE / "core" / "tolerance.py").read_text(encoding="utf-8")
+    assert text.count("self.atol_factor * self.rtol") == 1
+    assert ATOL_RULE.search("atol=dynamics.solver_rtol * 1e-3") and ATOL_RULE.search("atol=1e-3 * SLOPE_RTOL")
+
+
+MODEL_DEFAULTS = {"c0": 0.1, "eps_align": 0.01, "theta0": math.pi / 2}
+"""The model's defaults, which ``core/defaults.py`` alone may write as numbers."""
+
+
+def _number(node: ast.expr | None) -> float | None:
+    """The value of a literal ``0.1`` or ``np.pi / 2`` (``math.pi / 2``), else ``None``."""
+    if isinstance(node, ast.Constant) and isinstance(node.value, float):
+        return node.value
+    if (
+        isinstance(node, ast.BinOp)
+        and isinstance(node.op, ast.Div)
+        and isinstance(node.left, ast.Attribute)
+        and node.left.attr == "pi"
+        and isinstance(node.right, ast.Constant)
+    ):
+        return math.pi / node.right.value
+    return None
+
+
+def _restated_defaults(path: Path) -> list[str]:
+    """Where ``path`` gives c0, ε_align or θ0 its default as a number: a parameter's default, a
+    field's, or a keyword argument (``line: name = value``)."""
+    found = []
+
+    def check(name: str, value: ast.expr | None, line: int) -> None:
+        if name in MODEL_DEFAULTS and _number(value) == MODEL_DEFAULTS[name]:
+            found.append(f"{line}: {name} = {ast.unparse(value) if value is not None else ''}")
+
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        if isinstance(node, ast.FunctionDef):
+            args = node.args
+            positional = args.posonlyargs + args.args
+            for arg, default in zip(positional[len(positional) - len(args.defaults) :], args.defaults, strict=True):
+                check(arg.arg, default, node.lineno)
+            for arg, kw_default in zip(args.kwonlyargs, args.kw_defaults, strict=True):
+                check(arg.arg, kw_default, node.lineno)
+        elif isinstance(node, ast.AnnAssign) and isinstance(node.target, ast.Name):
+            check(node.target.id, node.value, node.lineno)
+        elif isinstance(node, ast.Call):
+            for keyword in node.keywords:
+                if keyword.arg is not None:
+                    check(keyword.arg, keyword.value, node.lineno)
+    return found
+
+
+def test_the_model_defaults_are_declared_once(tmp_path: Path) -> None:
+    """``c0 = 0.1``, ``ε_align = 0.01``, ``θ0 = π/2`` are written in ``core/defaults.py`` alone:
+    every default of the core and of the experiments (their parameters' declarations) refers to it."""
+    restated = {
+        str(path.relative_to(PACKAGE.parent)): found
+        for layer in ("core", "experiments")
+        for path in sorted((PACKAGE / layer).rglob("*.py"))
+        if path.name != "defaults.py" and (found := _restated_defaults(path))
+    }
+    assert not restated, restated
+    sample = tmp_path / "restates.py"
+    sample.write_text(
+        "import numpy as np\ndef f(c0: float = 0.1, *, theta0=np.pi / 2): pass\ng(eps_align=0.01)\n", encoding="utf-8"
+    )
+    assert [r.split(": ")[1] for r in _restated_defaults(sample)] == [
+        "c0 = 0.1",
+        "theta0 = np.pi / 2",
+        "eps_align = 0.01",
+    ]
+
+
+def test_the_network_flows_have_one_integrator() -> None:
+    """The network's flows (on an objective's gradient) are solved by one call,
+    ``core/saveat.integrate``: no other module of the core both calls ``solve_ivp`` and takes the
+    network's gradient (the reduced and limit equations of ``reduced``/``limits``/``separation`` are
+    other ODEs; the twin this replaced, ``flow_grid``, took ``population_gradient`` into its own solve)."""
+    gradients = ("population_gradient", "population_hessian", "population_gradient_packed")
+    network = {f"gaugecli.core.dynamics.{name}" for name in gradients} | {
+        "gaugecli.core.objective",
+        "gaugecli.core.fused",
+    }
+    twins = []
+    for path in sorted((PACKAGE / "core").rglob("*.py")):
+        text = path.read_text(encoding="utf-8")
+        if path.name != "saveat.py" and "solve_ivp(" in text and any(m in _imports(path) for m in network):
+            twins.append(str(path.relative_to(PACKAGE.parent)))
+    assert not twins, twins

@@ -1,5 +1,5 @@
 """Know before you allocate: memory and step estimates, and the refusals they drive, before any
-computation (core/budget.py, and its use in run_ensemble)."""
+computation (experiments/budget.py, and its use in run_ensemble)."""
 
 from __future__ import annotations
 
@@ -13,7 +13,8 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from gaugecli.core.budget import (
+from gaugecli.core.flow import FlowOptions, flow_progress
+from gaugecli.experiments.budget import (
     BASELINE_BYTES,
     BudgetExceeded,
     available_memory,
@@ -22,7 +23,6 @@ from gaugecli.core.budget import (
     check_run,
     population_flow_memory,
 )
-from gaugecli.core.flow import flow_progress
 from gaugecli.experiments.common import duplicates, run_ensemble
 from gaugecli.experiments.config import DynamicsConfig, ModelConfig
 from gaugecli.experiments.simulate import SimulateConfig, simulate
@@ -88,7 +88,7 @@ def test_the_hint_fits_even_when_the_smaller_terms_alone_overflow() -> None:
 def test_a_thousand_random_neurons_in_d32_refuse_at_once_on_a_small_machine(monkeypatch: pytest.MonkeyPatch) -> None:
     """Refused before computing: the whole call takes a small fraction of one gradient evaluation
     of the run itself would (no wall-clock assertion: the call must raise before any solve)."""
-    import gaugecli.core.budget as budget
+    import gaugecli.experiments.budget as budget
 
     monkeypatch.setattr(budget, "available_memory", lambda: 8 * 2**30)
     config = SimulateConfig(m=1000, init="random", model=ModelConfig(d=32))
@@ -132,18 +132,24 @@ def test_sgd_batch_refusal_names_a_batch_that_fits() -> None:
 
 
 def test_every_flow_is_checked_before_its_jacobian_is_allocated(monkeypatch: pytest.MonkeyPatch) -> None:
-    """gradient_flow itself refuses (the reln comparison called it with no check of its own and
-    died allocating LSODA's 21 TiB work array at m = 10⁵)."""
-    import gaugecli.core.budget as budget
-    from gaugecli.core.flow import gradient_flow
-    from gaugecli.core.model import Model
+    """A flow's memory is checked by its caller before the solver allocates (the reln comparison once
+    called the flow with no check and died allocating LSODA's 21 TiB work array at m = 10⁵; the core
+    reads no memory): ``check_flow`` refuses the flow's shape, and every module of the experiments
+    that calls a flow asks it."""
+    import gaugecli.experiments.budget as budget
 
     monkeypatch.setattr(budget, "available_memory", lambda: 2 * 2**30)
-    teacher = ModelConfig(d=16).build()
-    assert isinstance(teacher, Model)
-    a0, W0 = np.full(5000, 0.01), np.ones((5000, 16))
+    # the flow from a0 (5000,), W0 (5000, 16): one member of 5000 neurons in 16 coordinates
     with pytest.raises(BudgetExceeded, match=r"^m: this run needs .* Jacobian"):
-        gradient_flow(a0, W0, teacher, 1.0)
+        budget.check_flow((5000, 16), FlowOptions().grid_points)
+    experiments = Path(budget.__file__).parent
+    callers = {
+        path.relative_to(experiments).as_posix(): path.read_text(encoding="utf-8")
+        for path in sorted(experiments.rglob("*.py"))
+        if any(call in path.read_text(encoding="utf-8") for call in ("gradient_flow(", "reln_flow("))
+    }
+    assert len(callers) >= 6, sorted(callers)
+    assert not [name for name, text in callers.items() if "check_flow(" not in text]
 
 
 def test_owner_sweep_refuses_a_width_before_building_its_starts() -> None:
@@ -155,7 +161,7 @@ def test_owner_sweep_refuses_a_width_before_building_its_starts() -> None:
 
 
 def test_a_streamed_sample_that_would_take_hours_is_announced_before_it_starts() -> None:
-    from gaugecli.core.budget import LongRunWarning, warn_if_streamed_and_slow
+    from gaugecli.experiments.budget import LongRunWarning, warn_if_streamed_and_slow
 
     limit = 4 * 2**30
     with pytest.warns(LongRunWarning, match=r"^`n_samples` 1e\+09 does not fit in memory .* ≈ 9 h .* ≤ 3.16e\+07"):
@@ -180,7 +186,7 @@ def test_warnings_reach_the_terminal_as_one_line(capsys: pytest.CaptureFixture[s
 
 
 def test_available_memory_is_the_least_of_meminfo_cgroup_and_rlimit(monkeypatch: pytest.MonkeyPatch) -> None:
-    from gaugecli.core import memory as B
+    from gaugecli.experiments import memory as B
 
     monkeypatch.setattr(B, "_meminfo_available", lambda: 20 * 2**30)
     monkeypatch.setattr(B, "_cgroup_headroom", lambda: None)
@@ -207,7 +213,7 @@ def _cgroup_tree(root: Path, files: dict[str, str]) -> None:
 def test_cgroup_v2_max_is_no_limit_and_a_parents_limit_binds(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """memory.max of the process's group and of every group above it (a batch job's limit sits on
     the job, its steps' groups say ``max``): the least ``max − current`` is the headroom."""
-    from gaugecli.core import memory as B
+    from gaugecli.experiments import memory as B
 
     monkeypatch.setattr(B, "CGROUP_ROOT", str(tmp_path))
     monkeypatch.setattr(B, "_own_cgroups", lambda: ("/job/step", None))
@@ -227,7 +233,7 @@ def test_cgroup_v2_max_is_no_limit_and_a_parents_limit_binds(tmp_path: Path, mon
 
 
 def test_cgroup_v1_limit_less_usage_and_its_huge_no_limit(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    from gaugecli.core import memory as B
+    from gaugecli.experiments import memory as B
 
     monkeypatch.setattr(B, "CGROUP_ROOT", str(tmp_path))
     monkeypatch.setattr(B, "_own_cgroups", lambda: ("/", "/grp"))
@@ -243,7 +249,7 @@ def test_cgroup_v1_limit_less_usage_and_its_huge_no_limit(tmp_path: Path, monkey
 
 
 def test_own_cgroups_reads_the_v2_line_and_the_v1_memory_controller(tmp_path: Path) -> None:
-    from gaugecli.core.memory import _own_cgroups
+    from gaugecli.experiments.memory import _own_cgroups
 
     listing = tmp_path / "cgroup"
     listing.write_text("12:pids:/a\n4:memory:/process_api/x\n3:cpu,cpuacct:/b\n0::/user.slice/job\n")
@@ -257,7 +263,7 @@ def test_rlimit_headroom_is_the_limit_less_what_is_mapped(monkeypatch: pytest.Mo
     """RLIMIT_AS against VmSize, RLIMIT_DATA against VmData; RLIM_INFINITY is no limit."""
     import resource
 
-    from gaugecli.core import memory as B
+    from gaugecli.experiments import memory as B
 
     monkeypatch.setattr(B, "_address_space", lambda: (2 * 10**9, 10**9))
     monkeypatch.setattr(B, "_rlimits", lambda: {"RLIMIT_AS": None, "RLIMIT_DATA": None})
@@ -283,7 +289,7 @@ def test_rlimit_as_bounds_the_headroom() -> None:
     """In a child with ``RLIMIT_AS`` = 12 GB, the headroom is 12 GB less the address space in use."""
     code = (
         "import resource; resource.setrlimit(resource.RLIMIT_AS, (12 * 10**9, resource.RLIM_INFINITY)); "
-        "from gaugecli.core.memory import available_memory, _virtual_size; "
+        "from gaugecli.experiments.memory import available_memory, _virtual_size; "
         "print(available_memory(), _virtual_size())"
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True, timeout=120)
@@ -293,7 +299,7 @@ def test_rlimit_as_bounds_the_headroom() -> None:
 
 def test_the_input_dimension_is_refused_with_the_largest_d_that_fits(monkeypatch: pytest.MonkeyPatch) -> None:
     """5 vectors in R^d per teacher feature and neuron: at d = 10⁹, k = 1, one neuron, 74.5 GB."""
-    from gaugecli.core import budget as B
+    from gaugecli.experiments import budget as B
 
     monkeypatch.setattr(B, "_fitted_input_bytes", 0)
     monkeypatch.setattr(B, "available_memory", lambda: 2 * 2**30)
@@ -339,7 +345,7 @@ def test_perturb_and_lockin_name_d_first_when_d_alone_cannot_fit(monkeypatch: py
     """At d = 10⁸ on an 8 GiB machine the vectors in R^d alone (teacher and m neurons, 5 float64
     vectors each) do not fit: both commands name --d and a d that fits, before their own sample or
     grid budgets (which used to name --ns or --m "at any value")."""
-    import gaugecli.core.budget as budget
+    import gaugecli.experiments.budget as budget
     from gaugecli.experiments.lockin import LockinConfig, check_memory_budget
     from gaugecli.experiments.perturb import PerturbConfig, perturb
 

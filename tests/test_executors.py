@@ -223,7 +223,7 @@ def test_dask_cluster_matches_serial(serial_results: list[tuple[float, int]]) ->
     "error",
     [
         pytest.param(("gaugecli.experiments.config", "ConfigError", ("n_samples", "must be ≥ 2 (got 1)")), id="config"),
-        pytest.param(("gaugecli.core.budget", "BudgetExceeded", ("max_steps", "needs 1e12 steps")), id="budget"),
+        pytest.param(("gaugecli.experiments.budget", "BudgetExceeded", ("max_steps", "needs 1e12 steps")), id="budget"),
     ],
 )
 def test_errors_raised_in_a_worker_process_reach_the_caller_whole(error: tuple[str, str, tuple[str, str]]) -> None:

@@ -157,8 +157,8 @@ def test_artifact_validates(small_result: ex.LockinResult) -> None:
 def test_a_run_whose_epoch_grids_do_not_fit_is_refused_before_it_starts(monkeypatch: pytest.MonkeyPatch) -> None:
     """``--per`` sets the epochs of every run's grid: at per = 10⁶ a default run needed > 100 GB
     and was killed by the OOM killer. It is refused at once, with the largest per that fits."""
-    import gaugecli.core.budget as budget
-    from gaugecli.core.budget import USABLE_FRACTION, BudgetExceeded
+    import gaugecli.experiments.budget as budget
+    from gaugecli.experiments.budget import USABLE_FRACTION, BudgetExceeded
 
     monkeypatch.setattr(budget, "available_memory", lambda: 4 * 2**30)
     config = ex.LockinConfig(per=1_000_000)
@@ -181,8 +181,8 @@ def test_a_run_whose_epoch_grids_do_not_fit_is_refused_before_it_starts(monkeypa
     ],
 )
 def test_the_refusal_names_what_can_make_it_fit(monkeypatch: pytest.MonkeyPatch, kwargs: dict, flag: str) -> None:
-    import gaugecli.core.budget as budget
-    from gaugecli.core.budget import BudgetExceeded
+    import gaugecli.experiments.budget as budget
+    from gaugecli.experiments.budget import BudgetExceeded
 
     monkeypatch.setattr(budget, "available_memory", lambda: 4 * 2**30)
     with pytest.raises(BudgetExceeded, match=rf"^{flag}: this run needs .* use {flag} ≤ \d"):

@@ -338,7 +338,7 @@ def test_selection_from_a_finite_sample_needs_enough_points(one_torch_thread) ->
 
 def test_a_sample_size_that_would_not_fit_is_refused_before_any_run() -> None:
     """Each finite-sample run draws its sample whole: 10¹⁰ points in d = 16 is 1.3 TB."""
-    from gaugecli.core.budget import BudgetExceeded
+    from gaugecli.experiments.budget import BudgetExceeded
     from gaugecli.experiments.perturb import PerturbConfig, perturb
 
     with pytest.raises(BudgetExceeded, match=r"^success_ns: this run needs ≈ .* use success_ns ≤ \d+"):

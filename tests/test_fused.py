@@ -13,7 +13,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from gaugecli.core import dynamics, fused
+from gaugecli.core import dynamics, fused, route
 from gaugecli.core.activations import activation
 from gaugecli.core.flow import FlowOptions, gradient_flow
 from gaugecli.core.gauge import duplicate_initial_condition
@@ -43,7 +43,7 @@ def _state(members: int, m: int, r: int, seed: int) -> tuple[np.ndarray, np.ndar
 
 
 def _numpy_route(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(dynamics, "_FUSED", False)
+    monkeypatch.setattr(route, "_fused", False)
 
 
 @pytest.mark.parametrize("name", ACTIVATIONS)

@@ -121,10 +121,11 @@ def draw(outcome: Outcome, figure: Path | None) -> None:
 
 def check_duration(dynamics: Any, d: int, m: int, members: int, max_time: float) -> None:
     """Refuse, before it starts, a finite-sample flow whose sample is regenerated at every pass and
-    whose estimated time (:func:`gaugecli.core.budget.streamed_flow_seconds`) exceeds ``--max-time``."""
+    whose estimated time (:func:`gaugecli.experiments.budget.streamed_flow_seconds`) exceeds ``--max-time``."""
     if dynamics.sample_size is None or dynamics.batch_source == "resampled":  # kept in memory
         return
-    from gaugecli.core import budget, empirical
+    from gaugecli.core import empirical
+    from gaugecli.experiments import budget
 
     n, limit = dynamics.sample_size, empirical.STORE_LIMIT_BYTES
     seconds = budget.streamed_flow_seconds(n, d, m, members, limit)

@@ -7,6 +7,7 @@ import math
 
 import numpy as np
 
+from gaugecli.core.defaults import EPS_ALIGN
 from gaugecli.core.gauge import imbalance
 from gaugecli.core.metrics import alignment
 from gaugecli.core.model import Model
@@ -48,7 +49,7 @@ def gradient_descent(
     t_max: float,
     *,
     oracle: GradientOracle | Objective | None = None,
-    eps_align: float = 0.01,
+    eps_align: float = EPS_ALIGN,
     grad_tol: float = 1e-10,
     grid_points: int = 400,
     stop_at_crossing: bool = False,

@@ -23,7 +23,6 @@ For an activation of degree ``p`` the function coordinates ``c = a‖w‖^p``, `
 
 from __future__ import annotations
 
-import os
 from collections.abc import Callable
 from typing import NamedTuple
 
@@ -31,6 +30,7 @@ import numpy as np
 
 from gaugecli.core.gauge import function_coordinates, imbalance, squared_norms
 from gaugecli.core.model import Model
+from gaugecli.core.route import fused_enabled
 from gaugecli.core.types import Array
 
 
@@ -70,16 +70,13 @@ def _readout_gradient_parts(a: Array, W: Array, model: Model) -> tuple[Array, Ar
 def _fused_weights(model: Model) -> tuple[float, float] | None:
     """``(A, B)`` of the compiled loops' kernel ``A κ + B w·w'`` where they apply — a student of the ReLU
     family ``σ = α relu + β id`` (ReLU, leaky ReLU, linear) with a teacher of the same σ — else ``None``
-    (and always ``None`` when ``GAUGECLI_FUSED=0`` asked for the numpy route)."""
+    (and always ``None`` on the numpy route, :func:`gaugecli.core.route.use_fused`)."""
     parts = model.activation.parts()
-    if not _FUSED or parts is None or parts[0] != "relu" or model.teacher_sigma != model.activation:
+    if not fused_enabled() or parts is None or parts[0] != "relu" or model.teacher_sigma != model.activation:
         return None
     from gaugecli.core import fused
 
     return fused.kernel_weights(*parts[1])
-
-
-_FUSED = os.environ.get("GAUGECLI_FUSED", "1") != "0"
 
 
 def population_gradient(a: Array, W: Array, model: Model) -> Gradient:

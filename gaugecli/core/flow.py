@@ -21,19 +21,20 @@ from typing import Any
 
 import numpy as np
 from scipy import sparse
-from scipy.integrate import solve_ivp
 from threadpoolctl import ThreadpoolController
 
 from gaugecli.core.absorption import NearZero, can_be_absorbed
-from gaugecli.core.budget import check_run
 from gaugecli.core.crossings import (
     declared_grid,
     locate_crossings,
 )
+from gaugecli.core.defaults import EPS_ALIGN
 from gaugecli.core.gauge import imbalance
 from gaugecli.core.metrics import alignment
 from gaugecli.core.model import Model
 from gaugecli.core.objective import Objective, population_objective
+from gaugecli.core.saveat import SaveAt, integrate
+from gaugecli.core.tolerance import POPULATION_RTOL, Tolerance
 from gaugecli.core.trajectory import NumericalFault, SolverStats, Trajectory
 from gaugecli.core.types import Array, Indices, Progress
 
@@ -62,8 +63,8 @@ class FlowOptions:
     solvers; ``"none"`` lets them estimate it by finite differences of the gradient.
     """
 
-    rtol: float = 1e-10
-    atol: float = 1e-13
+    rtol: float = POPULATION_RTOL
+    atol: float = Tolerance().atol
     method: str = "auto"
     grad_tol: float = 1e-10
     max_gradient_evals: int = 200_000
@@ -74,6 +75,12 @@ class FlowOptions:
     def __post_init__(self) -> None:
         if self.jacobian not in ("exact", "none"):
             raise ValueError(f"FlowOptions.jacobian must be 'exact' or 'none' (got {self.jacobian!r})")
+
+    @classmethod
+    def at(cls, tolerance: Tolerance, **options: Any) -> FlowOptions:
+        """The options that solve to ``tolerance`` (its method, ``rtol`` and ``atol``), and any other
+        field as given."""
+        return cls(rtol=tolerance.rtol, atol=tolerance.atol, method=tolerance.method, **options)
 
 
 PROGRESS_DECADES = 6.0
@@ -287,20 +294,10 @@ def _solve(
         events: list[Callable[[float, Array], float]] = [converged] if options.stop_at_convergence else []
         if near is not None:
             events += near.events()
-        sol = solve_ivp(
-            rhs,
-            (t0, t_max),
-            y,
-            method=method,
-            **jacobian,
-            rtol=options.rtol,
-            atol=options.atol,
-            dense_output=True,
-            events=events or None,
-            **banded,
+        save = SaveAt(dense=True, events=events)
+        sol = integrate(
+            rhs, (t0, t_max), y, method=method, rtol=options.rtol, atol=options.atol, save=save, **jacobian, **banded
         )
-        if sol.status == -1:
-            raise NumericalFault(f"gradient flow failed at t={sol.t[-1]:.4g}: {sol.message}; try a smaller rtol")
         sols.append(sol.sol)
         starts.append(t0)
         t_steps.append(sol.t)
@@ -371,7 +368,7 @@ def gradient_flow(
     model: Model,
     t_max: float,
     *,
-    eps_align: float = 0.01,
+    eps_align: float = EPS_ALIGN,
     options: FlowOptions = FlowOptions(),
     objective: Objective | None = None,
     t_grid: Array | None = None,
@@ -390,14 +387,13 @@ def gradient_flow(
     With ``method="auto"`` an ensemble larger than :data:`ENSEMBLE_CHUNK_STATES` unknowns is
     split into chunks of similar members, each one LSODA system with a banded Jacobian; other
     methods integrate the whole ensemble as one system (Radau, BDF: block-sparse Jacobian).
+    Its memory is checked by its caller (``gaugecli.experiments.budget.check_flow``), not here.
     """
     objective = objective or population_objective(model)
     a0, W0 = np.asarray(a0, float), np.asarray(W0, float)
     batch, (m, d) = a0.shape[:-1], W0.shape[-2:]
     a_flat, W_flat = a0.reshape(-1, m), W0.reshape(-1, m, d)
     n_members, P = a_flat.shape[0], m * (d + 1)
-    # every flow, whoever calls it, is refused before the solver allocates its Jacobian
-    check_run("flow", members=n_members, m=m, r=d, d=d, grid_points=options.grid_points)
     # A member whose neurons can reach w = 0 runs alone, with the extra states of the neurons held
     # there (gaugecli.core.absorption.NearZero); the others as one system, or chunks of one.
     alone = np.any(can_be_absorbed(a_flat, W_flat, model), axis=-1) & objective.population

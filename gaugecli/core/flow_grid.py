@@ -1,10 +1,13 @@
-"""The population gradient flow on a uniform "epoch" grid ``t_k = k τ`` (RELATED.md §2).
+"""The population gradient flow on a uniform "epoch" grid ``t_k = k τ`` (RELATED.md §2): a save
+policy of the package's one integrator.
 
 It is the trajectory the lock-in diagnostics (:mod:`gaugecli.core.lockin`) read, optionally
-restricted to the invariant set where duplicates of one gauge class stay equal. Same right-hand
-side and Jacobian as :func:`gaugecli.core.flow.gradient_flow` (closed-form gradient and Hessian,
-LSODA, one BLAS thread); what differs is the output: states on a uniform grid whose step may be set
-by this flow's own ``T_spec``.
+restricted to the invariant set where duplicates of one gauge class stay equal. The right-hand side
+and Jacobian are the population objective's (:func:`gaugecli.core.objective.population_objective`,
+as :func:`gaugecli.core.flow.gradient_flow` integrates), solved by the same call
+(:func:`gaugecli.core.saveat.integrate`: LSODA, one BLAS thread); what differs is only where the
+states are saved (:class:`gaugecli.core.saveat.SaveAt`): on a declared grid, or on a uniform grid
+whose step is set by this flow's own ``T_spec`` (a terminal event, then the dense output).
 """
 
 from __future__ import annotations
@@ -12,12 +15,13 @@ from __future__ import annotations
 from typing import Any, NamedTuple
 
 import numpy as np
-from scipy.integrate import solve_ivp
 
-from gaugecli.core.dynamics import population_gradient, population_hessian
 from gaugecli.core.flow import one_blas_thread
 from gaugecli.core.metrics import alignment
 from gaugecli.core.model import Model
+from gaugecli.core.objective import population_objective
+from gaugecli.core.saveat import SaveAt, integrate
+from gaugecli.core.tolerance import POPULATION_RTOL, Tolerance
 from gaugecli.core.trajectory import NumericalFault
 from gaugecli.core.types import Array
 
@@ -57,7 +61,7 @@ def population_flow_on_grid(
     times: Array | None = None,
     per: int = 200,
     groups: list[list[int]] | None = None,
-    rtol: float = 1e-10,
+    rtol: float = POPULATION_RTOL,
     t_max: float = 1e6,
 ) -> FlowSamples:
     """Population gradient flow ``θ̇ = −∇L`` from ``(a0 (m,), W0 (m, d))`` sampled on a uniform grid.
@@ -78,6 +82,7 @@ def population_flow_on_grid(
     m, d = W0.shape
     Pi = _class_projector(m, d, groups) if groups else None
     threshold = 1.0 - eps_align
+    objective = population_objective(model)  # its gradient and Hessian, as gradient_flow's
 
     def split(y: Array) -> tuple[Array, Array]:
         return y[:m], y[m:].reshape(m, d)
@@ -85,14 +90,14 @@ def population_flow_on_grid(
     def rhs(_t: float, y: Array) -> Array:
         if Pi is not None:
             y = Pi @ y
-        g = population_gradient(*split(y), model)
-        out = -np.concatenate([g.a, g.W.ravel()])
+        ga, gW, _ = objective.gradient(*split(y))
+        out = -np.concatenate([ga, gW.ravel()])
         return out if Pi is None else Pi @ out
 
     def jac(_t: float, y: Array) -> Array:
         if Pi is not None:
             y = Pi @ y
-        H = -population_hessian(*split(y), model)
+        H = -objective.hessian(*split(y))  # type: ignore[misc]
         return H if Pi is None else Pi @ H @ Pi
 
     def aligned(_t: float, y: Array) -> float:
@@ -100,17 +105,18 @@ def population_flow_on_grid(
         return float(np.max(alignment(W, model)[0]) - threshold)
 
     aligned.direction = 1  # type: ignore[attr-defined]
-    options = {"method": "LSODA", "jac": jac, "rtol": rtol, "atol": rtol * 1e-3}
+    tolerance = Tolerance(rtol, "LSODA")
     y0 = np.concatenate([a0, W0.ravel()])
 
-    def solve(t0: float, t1: float, y: Array, terminal: bool | None, **kw: object) -> Any:
-        """``terminal``: stop at the first alignment (True), record it (False), or no event (None)."""
+    def solve(t0: float, t1: float, y: Array, terminal: bool | None, times: Array | None = None) -> Any:
+        """``terminal``: stop at the first alignment (True), record it (False), or no event (None);
+        ``times``: save there (else the dense output)."""
         if terminal is not None:
             aligned.terminal = terminal  # type: ignore[attr-defined]
-        sol = solve_ivp(rhs, (t0, t1), y, events=None if terminal is None else aligned, **options, **kw)
-        if sol.status == -1:
-            raise NumericalFault(f"gradient flow failed at t={sol.t[-1]:.4g}: {sol.message}; try a smaller rtol")
-        return sol
+        save = SaveAt(times=times, dense=times is None, events=() if terminal is None else (aligned,))
+        return integrate(
+            rhs, (t0, t1), y, method=tolerance.method, rtol=tolerance.rtol, atol=tolerance.atol, save=save, jac=jac
+        )
 
     with one_blas_thread():
         start_aligned = aligned(0.0, y0) >= 0
@@ -120,12 +126,12 @@ def population_flow_on_grid(
                 raise ValueError(_SPAN_OR_TIMES)
             if start_aligned:
                 raise ValueError("the flow starts aligned (T_spec = 0): give the grid times explicitly")
-            first = solve(0.0, t_max, y0, True, dense_output=True)
+            first = solve(0.0, t_max, y0, True)
             if first.status != 1:
                 raise NumericalFault(f"no neuron reached alignment 1 − ε = {threshold:g} by t = {t_max:g}; raise t_max")
             t_spec = float(first.t_events[0][0])
             times = np.arange(round(span * per) + 1) * (t_spec / per)
-            rest = solve(t_spec, float(times[-1]), first.y[:, -1], None, dense_output=True)
+            rest = solve(t_spec, float(times[-1]), first.y[:, -1], None)
             Y = np.empty((times.size, y0.size))
             before = times <= t_spec
             Y[before] = first.sol(times[before]).T
@@ -134,7 +140,7 @@ def population_flow_on_grid(
             Y[0] = y0
         else:
             times = np.asarray(times, float)
-            sol = solve(0.0, float(times[-1]), y0, False, t_eval=times)
+            sol = solve(0.0, float(times[-1]), y0, False, times)
             Y = sol.y.T
             hits = sol.t_events[0]
             t_spec = 0.0 if start_aligned else (float(hits[0]) if hits.size else None)

@@ -22,6 +22,7 @@ from enum import Enum
 
 import numpy as np
 
+from gaugecli.core.defaults import C0, THETA0
 from gaugecli.core.model import Model
 from gaugecli.core.types import Array
 
@@ -148,7 +149,7 @@ def initial_direction(model: Model, theta0: float) -> Array:
 
 
 def duplicate_initial_condition(
-    model: Model, deltas: Array, c0: float = 0.1, theta0: float = np.pi / 2
+    model: Model, deltas: Array, c0: float = C0, theta0: float = THETA0
 ) -> tuple[Array, Array]:
     """The complete initial function: ``m = len(deltas)`` duplicates, each with direction
     ``u0`` and coefficient ``c0/m``, so ``f0 = c0 σ(u0·x)`` for every gauge (δ at the model's degree).
@@ -162,7 +163,7 @@ def duplicate_initial_condition(
     return parameters_from_function(np.full(deltas.shape, c0 / m), U, deltas, model.degree)
 
 
-def random_initial_condition(model: Model, deltas: Array, c0: float = 0.1, seed: int = 0) -> tuple[Array, Array]:
+def random_initial_condition(model: Model, deltas: Array, c0: float = C0, seed: int = 0) -> tuple[Array, Array]:
     """``m = deltas.shape[-1]`` neurons with independent uniformly random unit directions
     (normalised Gaussians from ``default_rng(seed)``) and coefficients ``c0/m`` each, so that
     ``f0 = (c0/m) Σ_j σ(u_j·x)``. The directions are shared by every member of a batched
@@ -179,8 +180,8 @@ def perturbed_duplicates(
     deltas: Array,
     eps: float,
     *,
-    c0: float = 0.1,
-    theta0: float = np.pi / 2,
+    c0: float = C0,
+    theta0: float = THETA0,
     adversarial: bool = False,
     seed: int = 0,
 ) -> tuple[Array, Array]:

@@ -8,6 +8,7 @@ from typing import NamedTuple
 import numpy as np
 from scipy import integrate
 
+from gaugecli.core.defaults import C0, EPS_ALIGN, THETA0
 from gaugecli.core.kernels import angular_profile
 from gaugecli.core.metrics import clock_free_gap
 from gaugecli.core.reduced import planar_loss
@@ -34,7 +35,7 @@ def _torque(theta: float) -> float:
 
 
 def favorable_limit(
-    c0: float = 0.1, theta0: float = np.pi / 2, eps_align: float = 0.01, a_star: float = 1.0, rtol: float = 1e-13
+    c0: float = C0, theta0: float = THETA0, eps_align: float = EPS_ALIGN, a_star: float = 1.0, rtol: float = 1e-13
 ) -> float:
     """``lim_{D→∞} D·T_spec(+D)``: the time of the fixed-output-weight unit ``β = c u``,
     ``c' = a* g(θ) − c/2``, ``θ' = −a* (π − θ) sin θ / (2π c)``, to reach ``θ_ε = arccos(1 − ε)``.
@@ -54,7 +55,7 @@ def favorable_limit(
 
 
 def unfavorable_limit(
-    theta0: float = np.pi / 2, eps_align: float = 0.01, a_star: float = 1.0, rtol: float = 1e-13
+    theta0: float = THETA0, eps_align: float = EPS_ALIGN, a_star: float = 1.0, rtol: float = 1e-13
 ) -> float:
     """``lim_{D→∞} T_spec(−D)/D = ∫_{θ_ε}^{θ0} π dθ / (a*² g(θ) (π − θ) sin θ)`` (adaptive
     Gauss–Kronrod quadrature): the angle turning on the slow manifold ``c = 2a* g(θ)`` with
@@ -87,8 +88,8 @@ class LimitPath(NamedTuple):
 
 
 def favorable_limit_path(
-    c0: float = 0.1,
-    theta0: float = np.pi / 2,
+    c0: float = C0,
+    theta0: float = THETA0,
     a_star: float = 1.0,
     *,
     s_max: float = 80.0,
@@ -116,7 +117,7 @@ def favorable_limit_path(
 
 
 def unfavorable_limit_path(
-    c0: float = 0.1, theta0: float = np.pi / 2, a_star: float = 1.0, *, points: int = 4001
+    c0: float = C0, theta0: float = THETA0, a_star: float = 1.0, *, points: int = 4001
 ) -> LimitPath:
     """The path of ``δ = −D`` as ``D → ∞``, in closed form: the coefficient first relaxes at fixed
     angle (``c`` at rate ``~D``, ``θ`` at rate ``~1/D``) from ``c0`` to ``2a* g(θ0)``, then the
@@ -135,7 +136,7 @@ def unfavorable_limit_path(
 
 
 def limit_clock_free_gap(
-    c0: float = 0.1, theta0: float = np.pi / 2, a_star: float = 1.0, *, floor: float = 1e-14, points: int = 64_001
+    c0: float = C0, theta0: float = THETA0, a_star: float = 1.0, *, floor: float = 1e-14, points: int = 64_001
 ) -> float:
     """``lim_{D→∞} Δ(D)``: the clock-free gap (:func:`gaugecli.core.metrics.clock_free_gap`) between
     the two limit paths, whose loss is the closed form ``L(c, θ)`` (:func:`planar_loss`). The paths
@@ -163,7 +164,7 @@ class DissipationShares(NamedTuple):
 
 
 def favorable_limit_dissipation(
-    c0: float = 0.1, theta0: float = np.pi / 2, a_star: float = 1.0, s_max: float = 400.0, rtol: float = 1e-12
+    c0: float = C0, theta0: float = THETA0, a_star: float = 1.0, s_max: float = 400.0, rtol: float = 1e-12
 ) -> DissipationShares:
     """``lim_{D→∞}`` of ``(∫R dt, ∫T dt)`` for ``δ = +D``: in ``s = D t`` the limit flow has
     ``R dt → (a* g − c/2)² ds`` and ``T dt → (a* (π − θ) sin θ / (2π))² ds`` (``M^u → D/c²``)."""
@@ -178,7 +179,7 @@ def favorable_limit_dissipation(
     return DissipationShares(float(sol.y[2, -1]), float(sol.y[3, -1]))
 
 
-def unfavorable_limit_dissipation(c0: float = 0.1, theta0: float = np.pi / 2, a_star: float = 1.0) -> DissipationShares:
+def unfavorable_limit_dissipation(c0: float = C0, theta0: float = THETA0, a_star: float = 1.0) -> DissipationShares:
     """``lim_{D→∞}`` of ``(∫R dt, ∫T dt)`` for ``δ = −D``, in closed form: the fast relaxation of
     ``c`` to ``2a* g(θ0)`` at fixed θ dissipates ``(c0 − 2a* g(θ0))²/4`` through reaction (L is
     quadratic in c with curvature ½); on the slow manifold ``R = O(1/D³)``, so transport carries

@@ -48,6 +48,7 @@ from typing import NamedTuple
 import numpy as np
 from scipy import integrate
 
+from gaugecli.core.defaults import C0, EPS_ALIGN, THETA0
 from gaugecli.core.dynamics import reaction_mobility, transport_mobility
 from gaugecli.core.gauge import parameters_from_function
 from gaugecli.core.kernels import angular_profile
@@ -155,10 +156,10 @@ def solve_reduced(
     deltas: Array,
     *,
     t_max: float,
-    c0: float = 0.1,
-    theta0: float = np.pi / 2,
+    c0: float = C0,
+    theta0: float = THETA0,
     a_star: float = 1.0,
-    eps_align: float = 0.01,
+    eps_align: float = EPS_ALIGN,
     coefficients: Array | None = None,
     angles: Array | None = None,
     rtol: float = 1e-12,
@@ -246,10 +247,10 @@ def solve_reduced(
 def reduced_specialization_time(
     delta: float,
     *,
-    c0: float = 0.1,
-    theta0: float = np.pi / 2,
+    c0: float = C0,
+    theta0: float = THETA0,
     a_star: float = 1.0,
-    eps_align: float = 0.01,
+    eps_align: float = EPS_ALIGN,
     rtol: float = 1e-12,
     atol: float = 1e-15,
     method: str = "LSODA",

@@ -32,6 +32,7 @@ import numpy as np
 from numpy.typing import ArrayLike
 from scipy import integrate, optimize
 
+from gaugecli.core.defaults import EPS_ALIGN
 from gaugecli.core.dynamics import Gradient, population_gradient, population_loss
 from gaugecli.core.flow import FlowOptions, gradient_flow
 from gaugecli.core.kernels import arccos_kernel, arccos_kernel_grad, arccos_kernel_hessians
@@ -157,7 +158,7 @@ def reln_flow(
     model: Model,
     t_max: float,
     *,
-    eps_align: float = 0.01,
+    eps_align: float = EPS_ALIGN,
     options: FlowOptions = FlowOptions(),
     progress: Progress | None = None,
 ) -> Trajectory:

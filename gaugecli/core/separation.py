@@ -31,6 +31,7 @@ import numpy as np
 from numpy.typing import ArrayLike
 from scipy import integrate
 
+from gaugecli.core.defaults import C0, EPS_ALIGN, THETA0
 from gaugecli.core.dynamics import transport_mobility
 from gaugecli.core.types import Array
 
@@ -136,9 +137,9 @@ def paired_speed_ratio(
     strength: float,
     times: ArrayLike,
     *,
-    c0: float = 0.1,
-    theta0: float = np.pi / 2,
-    eps_align: float = 0.01,
+    c0: float = C0,
+    theta0: float = THETA0,
+    eps_align: float = EPS_ALIGN,
     a_star: float = 1.0,
     rtol: float = 1e-12,
     atol: float = 1e-15,

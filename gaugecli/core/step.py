@@ -6,6 +6,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from gaugecli.core.defaults import EPS_ALIGN
 from gaugecli.core.descent import gradient_descent
 from gaugecli.core.model import Model
 from gaugecli.core.objective import Objective, population_objective
@@ -71,7 +72,7 @@ def step_error(
     t_max: float,
     *,
     objective: Objective | None = None,
-    eps_align: float = 0.01,
+    eps_align: float = EPS_ALIGN,
     t_eta: Array | None = None,
 ) -> StepChoice:
     """The estimated relative error of ``T_spec`` for GD with a given step ``eta``, from one
@@ -100,7 +101,7 @@ def choose_step(
     t_max: float,
     *,
     objective: Objective | None = None,
-    eps_align: float = 0.01,
+    eps_align: float = EPS_ALIGN,
     target: float = STEP_ERROR_TARGET,
     max_rounds: int = 8,
 ) -> StepChoice:

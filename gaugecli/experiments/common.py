@@ -11,7 +11,6 @@ from typing import Any
 
 import numpy as np
 
-from gaugecli.core.budget import check_run, check_steps, warn_if_streamed_and_slow
 from gaugecli.core.descent import gradient_descent, stable_step_bound
 from gaugecli.core.flow import FlowOptions, gradient_flow
 from gaugecli.core.gauge import duplicate_initial_condition, imbalance
@@ -22,6 +21,7 @@ from gaugecli.core.step import choose_step, step_error
 from gaugecli.core.subspace import Subspace, invariant_subspace
 from gaugecli.core.trajectory import NumericalFault, Trajectory
 from gaugecli.core.types import Array, Progress
+from gaugecli.experiments.budget import check_flow, check_run, check_steps, warn_if_streamed_and_slow
 from gaugecli.experiments.config import BATCH_STREAM, SAMPLE_LSODA_BUDGET, DynamicsConfig, ModelConfig, auto_horizon
 from gaugecli.experiments.params import Mode
 
@@ -142,9 +142,8 @@ def integrate_ensemble(
         # own; cheap). A flow on L_n stops once ‖∇L_n‖ ≤ grad_tol — a root of the dense output, not
         # a step — and holds that state: its tail moves by ≤ ~grad_tol/λ, far inside its rtol 1e-4,
         # and integrating it on to the horizon made plot all 104 s instead of 85 s (one machine).
-        options = FlowOptions(
-            rtol=dynamics.solver_rtol,
-            atol=dynamics.solver_rtol * 1e-3,
+        options = FlowOptions.at(
+            dynamics.tolerance,
             grid_points=dynamics.grid_points,
             stop_at_convergence=dynamics.sample_size is not None,
         )
@@ -159,6 +158,7 @@ def integrate_ensemble(
             extra_times=np.asarray(times, float) if times else None,
             progress=progress,
         )
+        check_flow(np.shape(W0), options.grid_points)  # the flow's own Jacobian, beside the run's estimate
         if mode is Mode.flow:
             traj = flow(options=options)
         else:

@@ -11,7 +11,8 @@ import math
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from gaugecli.core.budget import check_input_dimension
+from gaugecli.core.tolerance import Tolerance
+from gaugecli.experiments.budget import check_input_dimension
 from gaugecli.experiments.declare import ConfigError, require
 from gaugecli.experiments.params import (
     DEFAULT_BATCH_SIZE,
@@ -242,6 +243,11 @@ class DynamicsConfig:
         return SAMPLE_RTOL if self.mode is Mode.sample else POPULATION_RTOL
 
     @property
+    def tolerance(self) -> Tolerance:
+        """The flow solver's tolerance policy at :attr:`solver_rtol` (its ``atol`` by the one rule)."""
+        return Tolerance(self.solver_rtol)
+
+    @property
     def step_budget(self) -> int:
         """Most GD/SGD steps a run may take (``max_steps``, default :data:`DEFAULT_MAX_STEPS`)."""
         return self.max_steps if self.max_steps is not None else DEFAULT_MAX_STEPS
@@ -257,6 +263,18 @@ def auto_horizon(deltas: Array, c0: float) -> float:
     import numpy as np
 
     return float(200.0 * (1.0 + np.max(np.abs(deltas))) * max(1.0, 0.1 / c0))
+
+
+class PopulationTolerance:
+    """Mixin of the configs whose sweeps set their own modes (prune, perturb, lockin): their ``rtol``
+    is their dynamics' tolerance, read as the population flow's (``--rtol``, ``params.FLOW_RTOL``)."""
+
+    dynamics: DynamicsConfig
+
+    @property
+    def rtol(self) -> float:
+        """The population flow's relative tolerance (``dynamics.rtol``, default :data:`POPULATION_RTOL`)."""
+        return self.dynamics.solver_rtol
 
 
 def check_flow_dynamics(dynamics: DynamicsConfig, experiment: str) -> None:

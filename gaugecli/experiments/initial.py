@@ -18,7 +18,6 @@ import math
 
 import numpy as np
 
-from gaugecli.core.budget import check_input_dimension
 from gaugecli.core.gauge import (
     function_coordinates,
     imbalance,
@@ -27,6 +26,7 @@ from gaugecli.core.gauge import (
     random_initial_condition,
 )
 from gaugecli.core.types import Array
+from gaugecli.experiments.budget import check_input_dimension
 from gaugecli.experiments.common import duplicates
 from gaugecli.experiments.config import ModelConfig
 from gaugecli.experiments.declare import require

@@ -15,6 +15,8 @@ import math
 from enum import Enum
 
 from gaugecli.core.activations import REGISTRY as ACTIVATION_REGISTRY
+from gaugecli.core.defaults import C0, EPS_ALIGN, THETA0
+from gaugecli.core.tolerance import POPULATION_RTOL, SAMPLE_RTOL
 from gaugecli.experiments.declare import Fields, Param, number
 
 MODEL, DYNAMICS, NUMERICS, EXPERIMENT = "Model", "Dynamics", "Numerics", "Experiment"
@@ -73,15 +75,6 @@ MIN_EPS = 1e-12
 round-off: all −D duplicates at m = 5, D = 4, perturbed by ε and run alone or in one batch (same
 starts, other arithmetic), gave other winners and T_spec 37 % apart at ε = 1e-16, the same winners
 and T_spec within 2e-3 at 1e-14 and 5e-5 at 1e-12 (measured; the last is the solver's tolerance)."""
-POPULATION_RTOL = 1e-10
-"""The population flow's default tolerance: T_spec to ~1e-9, δ conserved to ~1e-11."""
-SAMPLE_RTOL = 1e-4
-"""The finite-sample flow's default tolerance. ``L_n`` is piecewise smooth (its gradient jumps
-by O(1/n) each time a sample point crosses a neuron's hyperplane, ~n/2 times while a neuron
-turns by π/2), so tighter tolerances cost steeply: LSODA, n = 10⁴, m = 1, D = 4: 1593 gradient
-evaluations at 1e-4, 11 597 at 1e-5, 48 371 at 1e-6; at 1e-8 and n = 10⁵ it ran out of budget.
-At 1e-4 the solver's error, sup_t ‖f − f_ref‖ against an RK45 run at 1e-7, was 2e-5 … 6e-5 for
-n = 10³ … 10⁵ — under 1 % of the sampling deviation from the population flow (0.048 … 0.006)."""
 MAX_WEIGHT_DECAY = 1e3
 """The largest weight decay λ: at 1e3 every neuron decays by e^{−λt} within t ~ 1e-3, long before the
 loss can move it (the model's slowest rates are O(1/D)), so a larger λ has nothing left to measure."""
@@ -227,7 +220,7 @@ class Model(Fields):
         "c0",
         "Initial coefficient c0 of f0 = c0 σ(u0·x)",
         MODEL,
-        0.1,
+        C0,
         low=C0_RANGE[0],
         high=C0_RANGE[1],
         why_low="below it the neurons' weights approach the solver's absolute tolerance",
@@ -237,18 +230,18 @@ class Model(Fields):
         "theta0",
         "Initial angle θ0 to the teacher",
         MODEL,
-        math.pi / 2,
+        THETA0,
         low=0.0,
         high=math.pi,
         open_high=True,
         high_text="π",
-        default_text=f"π/2 = {math.pi / 2:.6g}",
+        default_text=f"π/2 = {THETA0:.6g}",
     )
     eps_align = Param(
         "eps_align",
         "Alignment threshold ε: α ≥ 1 − ε counts as aligned",
         MODEL,
-        0.01,
+        EPS_ALIGN,
         low=0.0,
         high=1.0,
         open_low=True,

@@ -21,7 +21,7 @@ from gaugecli.core.observables import RunObservables
 from gaugecli.core.pruning import pruning_rate
 from gaugecli.core.types import PointRunner, Progress
 from gaugecli.experiments.common import duplicates, run_ensemble, run_serially
-from gaugecli.experiments.config import DynamicsConfig, ModelConfig, check_flow_dynamics
+from gaugecli.experiments.config import DynamicsConfig, ModelConfig, PopulationTolerance, check_flow_dynamics
 from gaugecli.experiments.declare import require
 from gaugecli.experiments.params import POPULATION_RTOL, SAMPLE_RTOL, Mode, Prune
 
@@ -42,7 +42,7 @@ DECAY_MIN_SAMPLES = 3
 
 
 @dataclass(frozen=True)
-class PruneConfig:
+class PruneConfig(PopulationTolerance):
     """Grid ``strengths × ms``; owner 0 gets +D, the rest −D. ``sample`` adds finite-sample
     flow runs (gradient flow on ``L_n``; ``n_samples``, one per seed — both only with
     ``sample``, ``None`` = not given: 10 000 and seed 0). The co-alignment contrast uses
@@ -83,11 +83,6 @@ class PruneConfig:
     @property
     def run_seeds(self) -> tuple[int, ...]:
         return self.seeds if self.seeds is not None else (0,)
-
-    @property
-    def rtol(self) -> float:
-        """The population flow's relative tolerance (``dynamics.rtol``, default 1e-10)."""
-        return self.dynamics.solver_rtol
 
 
 @dataclass

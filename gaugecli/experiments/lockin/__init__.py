@@ -35,11 +35,11 @@ from __future__ import annotations
 import math
 from functools import partial
 
-from gaugecli.core import budget
 from gaugecli.core import lockin as lk
-from gaugecli.core.budget import MemoryEstimate
 from gaugecli.core.symmetry import ROUNDOFF_EXPONENT
 from gaugecli.core.types import Progress
+from gaugecli.experiments import budget
+from gaugecli.experiments.budget import MemoryEstimate
 from gaugecli.experiments.lockin.config import LockinConfig, assignment_imbalances
 from gaugecli.experiments.lockin.quadratic import quadratic_runs, saddle_notes
 from gaugecli.experiments.lockin.result import LockinResult, LockinRun, summarize

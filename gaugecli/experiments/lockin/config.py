@@ -10,7 +10,14 @@ import numpy as np
 from gaugecli.core.gauge import owner_imbalances
 from gaugecli.core.types import Array
 from gaugecli.experiments.common import duplicates
-from gaugecli.experiments.config import DynamicsConfig, ModelConfig, check_flow_dynamics, check_owner, check_paper_model
+from gaugecli.experiments.config import (
+    DynamicsConfig,
+    ModelConfig,
+    PopulationTolerance,
+    check_flow_dynamics,
+    check_owner,
+    check_paper_model,
+)
 from gaugecli.experiments.declare import require
 from gaugecli.experiments.params import ASSIGNMENTS, Lockin
 
@@ -34,7 +41,7 @@ MAX_EPOCHS = 1e9
 
 
 @dataclass(frozen=True)
-class LockinConfig:
+class LockinConfig(PopulationTolerance):
     """Every option of ``gaugecli lockin`` (fields: :class:`~gaugecli.experiments.params.Lockin`).
 
     ``per``: epochs per ``t_unit`` (the epoch is ``τ = t_unit/per``); ``span``: horizon in ``t_unit``.
@@ -106,11 +113,6 @@ class LockinConfig:
     def sample_strength(self) -> float:
         """D of the finite-sample runs: the first of ``strengths``."""
         return float(self.strengths[0])
-
-    @property
-    def rtol(self) -> float:
-        """The population flow's relative tolerance (``dynamics.rtol``, default 1e-10)."""
-        return self.dynamics.solver_rtol
 
 
 def condition_model(config: LockinConfig, control: bool) -> ModelConfig:

@@ -27,9 +27,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from gaugecli.core import budget
 from gaugecli.core.frames import Labelled
 from gaugecli.core.types import PointRunner, Progress
+from gaugecli.experiments import budget
 from gaugecli.experiments.common import run_serially
 from gaugecli.experiments.perturb.config import PerturbConfig, selection_start
 from gaugecli.experiments.perturb.fits import PowerLawFit, fit_power_law, mean_sem, wilson_interval

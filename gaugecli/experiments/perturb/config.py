@@ -10,13 +10,13 @@ import numpy as np
 
 from gaugecli.core.gauge import owner_imbalances
 from gaugecli.experiments.common import duplicates
-from gaugecli.experiments.config import DynamicsConfig, ModelConfig, check_flow_dynamics
+from gaugecli.experiments.config import DynamicsConfig, ModelConfig, PopulationTolerance, check_flow_dynamics
 from gaugecli.experiments.declare import require
 from gaugecli.experiments.params import Perturb
 
 
 @dataclass(frozen=True)
-class PerturbConfig:
+class PerturbConfig(PopulationTolerance):
     """The four sweeps of C8 (fields: :class:`~gaugecli.experiments.params.Perturb`); see the
     package docstring. Step sweep: ``step_fractions`` are η/T_spec^flow, ``stability_fractions``
     η/(2/λ_max(θ0)). Sample sweep: ``window`` is the horizon in units of T_spec^flow. Selection
@@ -62,11 +62,6 @@ class PerturbConfig:
     def runs(self, sweep: str) -> bool:
         """Whether ``sweep`` (one of :data:`~gaugecli.experiments.params.PERTURB_SWEEPS`) is run."""
         return sweep in self.sweeps
-
-    @property
-    def rtol(self) -> float:
-        """The population flow's relative tolerance (``dynamics.rtol``, default 1e-10)."""
-        return self.dynamics.solver_rtol
 
 
 def selection_start(model: ModelConfig, m: int, strength: float) -> tuple[np.ndarray, np.ndarray]:

@@ -15,7 +15,9 @@ from gaugecli.core.flow import FlowOptions, gradient_flow
 from gaugecli.core.metrics import function_distance
 from gaugecli.core.model import Model
 from gaugecli.core.step import choose_step
+from gaugecli.core.tolerance import Tolerance
 from gaugecli.core.types import PointRunner, Progress
+from gaugecli.experiments.budget import check_flow
 from gaugecli.experiments.common import run_serially
 from gaugecli.experiments.config import ModelConfig
 from gaugecli.experiments.params import SAMPLE_RTOL
@@ -123,7 +125,8 @@ def sample_job(job: SampleJob) -> SampleOutcome:
     t_specs: list[float | None] = []
     if job.eta is None:
         grid = np.linspace(0.0, job.window, SAMPLE_GRID_POINTS)
-        options = FlowOptions(rtol=job.rtol, atol=job.rtol * 1e-3, method=SAMPLE_METHOD)
+        options = FlowOptions.at(Tolerance(job.rtol, SAMPLE_METHOD))
+        check_flow(np.shape(W0), options.grid_points)  # the population flow and every sample flow
         pop = gradient_flow(a0, W0, net, job.window, eps_align=job.model.eps_align, t_grid=grid)
         runs = (
             gradient_flow(

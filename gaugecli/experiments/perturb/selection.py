@@ -10,8 +10,10 @@ import numpy as np
 from gaugecli.core.flow import FlowOptions, gradient_flow
 from gaugecli.core.objective import Objective
 from gaugecli.core.observables import observe
+from gaugecli.core.tolerance import Tolerance
 from gaugecli.core.trajectory import NumericalFault
 from gaugecli.core.types import PointRunner, Progress
+from gaugecli.experiments.budget import check_flow
 from gaugecli.experiments.common import run_serially
 from gaugecli.experiments.config import ModelConfig
 from gaugecli.experiments.params import SAMPLE_RTOL
@@ -78,12 +80,11 @@ def selection_job(job: SelectionJob) -> SelectionOutcome:
 
     net = job.model.build()
     a0, W0 = selection_start(job.model, job.m, job.strength)
-    options = FlowOptions(
-        rtol=SAMPLE_RTOL, atol=SAMPLE_RTOL * 1e-3, method=SELECTION_METHOD, max_gradient_evals=50_000, grid_points=3
-    )
+    options = FlowOptions.at(Tolerance(SAMPLE_RTOL, SELECTION_METHOD), max_gradient_evals=50_000, grid_points=3)
     samples = [sample_of(net, job.n, seed) for seed in job.seeds]
 
     def flow(a: np.ndarray, W: np.ndarray, objective: Objective) -> list[bool]:
+        check_flow(np.shape(W), options.grid_points)
         tr = gradient_flow(a, W, net, job.horizon, eps_align=job.model.eps_align, options=options, objective=objective)
         return [selected(observe(tr, net, (b,)), 0) for b in range(a.shape[0])]
 

@@ -106,7 +106,9 @@ def _sample_final_state(job: PredictChunk) -> tuple[np.ndarray, np.ndarray, np.n
     from gaugecli.core.empirical import draw_sample
     from gaugecli.core.flow import FlowOptions, gradient_flow
     from gaugecli.core.sample import stacked_empirical_objective, stacked_minibatch_oracle
+    from gaugecli.core.tolerance import Tolerance
     from gaugecli.core.trajectory import NumericalFault
+    from gaugecli.experiments.budget import check_flow
 
     assert job.n is not None
     net = ModelConfig(d=job.d, k=job.k, eps_align=job.eps_align).build()
@@ -115,10 +117,8 @@ def _sample_final_state(job: PredictChunk) -> tuple[np.ndarray, np.ndarray, np.n
     ]
     a0, W0 = np.stack([a for a, _ in starts]), np.stack([W for _, W in starts])
     samples = [draw_sample(net, job.n, np.random.SeedSequence([s, job.n, job.k, job.m])) for s in job.seeds]
-    options = FlowOptions(
-        rtol=SAMPLE_RTOL,
-        atol=SAMPLE_RTOL * 1e-3,
-        method=SAMPLE_METHOD,
+    options = FlowOptions.at(
+        Tolerance(SAMPLE_RTOL, SAMPLE_METHOD),
         max_gradient_evals=SAMPLE_BUDGET,
         grid_points=GRID_POINTS,
     )
@@ -127,6 +127,7 @@ def _sample_final_state(job: PredictChunk) -> tuple[np.ndarray, np.ndarray, np.n
         chosen = [samples[b] for b in members]
         if job.batch is None:
             objective: Objective = stacked_empirical_objective(chosen)
+            check_flow(np.shape(W), options.grid_points)
             traj = gradient_flow(a, W, net, job.t_max, eps_align=job.eps_align, options=options, objective=objective)
         else:
             assert job.eta is not None

@@ -24,12 +24,12 @@ from __future__ import annotations
 
 import numpy as np
 
-from gaugecli.core.budget import check_run
 from gaugecli.core.flow import gradient_flow
 from gaugecli.core.gauge import initial_direction
 from gaugecli.core.kernels import arccos_kernel
 from gaugecli.core.reln import gate_identity_error, reln_flow
 from gaugecli.core.types import Progress
+from gaugecli.experiments.budget import check_flow, check_run
 from gaugecli.experiments.common import duplicates
 from gaugecli.experiments.reln.config import RelnConfig, flow_options, horizon
 from gaugecli.experiments.reln.frozen import compare_restarts, fixed_gate_envelope
@@ -75,6 +75,7 @@ def run_reln(config: RelnConfig, progress: Progress | None = None) -> RelnResult
     steps = 6
     tick = (lambda i: progress(i / steps)) if progress is not None else (lambda i: None)
 
+    check_flow(np.shape(W0), opts.grid_points)  # every flow below starts from (a0, W0)
     relu = gradient_flow(a0, W0, net, t_max, eps_align=model.eps_align, options=opts)
     tick(1)
     final = reln_flow(a0, W0, v[None], net, t_max, eps_align=model.eps_align, options=opts)

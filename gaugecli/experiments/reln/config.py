@@ -66,12 +66,8 @@ class RelnConfig:
 
 
 def flow_options(config: RelnConfig) -> FlowOptions:
-    """The stiff solver's settings: ``rtol`` from the config, ``atol = 1e-3 rtol``."""
-    return FlowOptions(
-        rtol=config.dynamics.solver_rtol,
-        atol=config.dynamics.solver_rtol * 1e-3,
-        grid_points=config.dynamics.grid_points,
-    )
+    """The stiff solver's settings: the config's tolerance (:class:`~gaugecli.core.tolerance.Tolerance`)."""
+    return FlowOptions.at(config.dynamics.tolerance, grid_points=config.dynamics.grid_points)
 
 
 def horizon(config: RelnConfig, deltas: Array) -> float:

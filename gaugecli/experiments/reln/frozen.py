@@ -14,6 +14,7 @@ from gaugecli.core.metrics import first_time_below
 from gaugecli.core.reln import RelnGeometry, reln_floor, reln_flow, reln_geometry, trajectory_loss
 from gaugecli.core.trajectory import Trajectory
 from gaugecli.core.types import Array
+from gaugecli.experiments.budget import check_flow
 from gaugecli.experiments.common import duplicates
 from gaugecli.experiments.reln.config import RelnConfig, flow_options, horizon
 from gaugecli.experiments.reln.result import RESOLVED_LOSS, RelnEnvelope, RelnRestart
@@ -28,6 +29,7 @@ def _relu_state_at(tr: Trajectory, b: int, t0: float, config: RelnConfig) -> tup
     a, W = tr.a[b, i], tr.W[b, i]
     if tr.t[i] == t0 or i == tr.t.size - 1:
         return a, W
+    check_flow(W[None].shape, flow_options(config).grid_points)
     short = gradient_flow(
         a[None], W[None], net, t0 - tr.t[i], eps_align=config.model.eps_align, options=flow_options(config)
     )
@@ -39,6 +41,7 @@ def _frozen_flow(
 ) -> tuple[Trajectory, Array]:
     """The ReLN flow with frozen ``gates`` (geometry ``geo``) from ``(a0, W0)`` over the horizon of
     imbalance ``delta``, and its loss along the trajectory."""
+    check_flow(np.shape(W0), flow_options(config).grid_points)
     run = reln_flow(
         a0,
         W0,

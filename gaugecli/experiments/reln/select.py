@@ -11,6 +11,7 @@ from gaugecli.core.gauge import function_coordinates, owner_imbalances
 from gaugecli.core.metrics import alignment, final_owner, nonowner_norm
 from gaugecli.core.reln import pathway_norm, reln_flow, reln_geometry, trajectory_loss
 from gaugecli.core.types import Array
+from gaugecli.experiments.budget import check_flow
 from gaugecli.experiments.common import duplicates
 from gaugecli.experiments.reln.config import RelnConfig, flow_options, horizon
 from gaugecli.experiments.reln.result import RelnSelect
@@ -25,6 +26,7 @@ def compare_select(config: RelnConfig) -> tuple[RelnSelect, list[tuple[Array, Ar
     deltas = owner_imbalances(config.m, config.select_strength, config.owner)
     a0, W0 = duplicates(model, deltas[None, :])
     t_max = horizon(config, deltas)
+    check_flow(np.shape(W0), flow_options(config).grid_points)  # every flow below starts from (a0, W0)
     relu = gradient_flow(a0, W0, net, t_max, eps_align=model.eps_align, options=flow_options(config))
     c_relu, U_relu = function_coordinates(relu.a[0], relu.W[0])
     alpha_relu, _ = alignment(relu.W[0], net)

@@ -31,8 +31,8 @@ import warnings
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from gaugecli.core.memory import available_memory
 from gaugecli.core.trajectory import NumericalFault
+from gaugecli.experiments.memory import available_memory
 
 FLOAT = 8
 BASELINE_BYTES = 200 * 2**20
@@ -332,3 +332,11 @@ def check_run(
     scaling = 3.0 if members_per_width else 2.0
     check_memory(estimate, width_flag, scaling, float(m), available=available, estimate_at=at)
     return estimate
+
+
+def check_flow(shape: tuple[int, ...], grid_points: int) -> MemoryEstimate:
+    """Check a flow of :func:`gaugecli.core.flow.gradient_flow` from input weights shaped
+    ``(..., m, r)`` — ``prod(...)`` members of ``m`` neurons in ``r`` coordinates — before its solver
+    allocates its Jacobian. Every caller of the flow asks this first: the core reads no memory."""
+    *batch, m, r = shape
+    return check_run("flow", members=math.prod(batch), m=m, r=r, d=r, grid_points=grid_points)

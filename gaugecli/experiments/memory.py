@@ -1,6 +1,6 @@
 """What memory this process can still have: the least of the machine's, its cgroup's and its
 address space's headroom (:func:`available_memory`), read from /proc and /sys. The run budgets of
-:mod:`gaugecli.core.budget` plan against it."""
+:mod:`gaugecli.experiments.budget` plan against it."""
 
 from __future__ import annotations
 
