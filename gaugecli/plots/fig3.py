@@ -32,6 +32,7 @@ from typing import Any
 import numpy as np
 
 from gaugecli.plots import style
+from gaugecli.plots.grid import main_axes
 from gaugecli.plots.render import Inputs, Need
 from gaugecli.plots.venue import Layout
 
@@ -368,12 +369,7 @@ def build(inputs: Inputs, layout: Layout) -> tuple[Any, dict[str, Any]]:
     ratio = times["unfavorable"] / times["favorable"]
 
     if layout.is_main:  # the main-text version: its first panel on the left, the others stacked right
-        first, *rest = [letter for letter in "abcdef" if layout.wants(letter)]
-        fig = style.new_figure(layout.width, layout.height(0.72))[0]
-        fig.axes[0].remove()
-        grid = fig.add_gridspec(len(rest), 2)
-        axes = {first: fig.add_subplot(grid[:, 0])}
-        axes.update({letter: fig.add_subplot(grid[i, 1]) for i, letter in enumerate(rest)})
+        fig, axes = main_axes(layout, "abcdef")
     else:
         fig, grid = style.new_figure(
             layout.width, layout.height(1.12), nrows=3, ncols=2, height_ratios=[1.0, 1.0, 0.78]

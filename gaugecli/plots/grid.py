@@ -1,5 +1,5 @@
-"""The panel grid of a figure's version: the full figure's rows and columns, or the one row of its
-main-text version (:attr:`gaugecli.plots.venue.Layout.panels`), with each panel's axes by letter."""
+"""The panel grid of a figure's main-text version (:attr:`gaugecli.plots.venue.Layout.panels`): its
+panels' axes by letter, in a grid a page's text width carries."""
 
 from __future__ import annotations
 
@@ -9,41 +9,23 @@ from gaugecli.plots import style
 from gaugecli.plots.venue import Layout
 
 
-def panel_grid(
-    layout: Layout,
-    letters: str,
-    *,
-    ncols: int,
-    height: float,
-    main_height: float,
-    height_ratios: Any = None,
-    width_ratios: Any = None,
-) -> tuple[Any, dict[str, Any]]:
-    """A figure and the axes of its panels by letter.
+def main_axes(layout: Layout, letters: str, *, height: float = 0.72, row: bool = False) -> tuple[Any, dict[str, Any]]:
+    """A figure and the axes of the main-text version's panels (``layout.panels``, among ``letters``),
+    by their full-figure letter, in ``layout.panels``' order.
 
-    Full figure: ``letters`` fill ``len(letters) / ncols`` rows of ``ncols`` in reading order, at
-    ``height`` × width (``height_ratios``, ``width_ratios`` as matplotlib's). Main-text version: the
-    panels of ``layout.panels`` in one row, in that order, at ``main_height`` × width. Each axes is
-    lettered by :meth:`Layout.label` (the caller draws its panel, then :func:`label_panels`)."""
+    Two panels stand side by side; three stand as the first, tall, on the left and the other two
+    stacked on the right (or, with ``row``, all three side by side) — a third of the text width is
+    too narrow for the in-panel labels of most figures. ``height`` × width is the figure's height."""
     if layout.panels is None:
-        nrows = -(-len(letters) // ncols)
-        fig, axes = style.new_figure(
-            layout.width,
-            layout.height(height),
-            nrows=nrows,
-            ncols=ncols,
-            squeeze=False,
-            height_ratios=height_ratios,
-            width_ratios=width_ratios,
-        )
-        return fig, dict(zip(letters, axes.ravel(), strict=False))
+        raise ValueError("main_axes draws a main-text version (layout.panels is None)")
     wanted = [letter for letter in layout.panels if letter in letters]
-    fig, axes = style.new_figure(layout.width, layout.height(main_height), ncols=len(wanted), squeeze=False)
-    return fig, dict(zip(wanted, axes.ravel(), strict=True))
-
-
-def label_panels(axes: dict[str, Any], layout: Layout) -> None:
-    """``(a)``, ``(b)``, … on each drawn panel: its letter in this version (:meth:`Layout.label`)."""
-    for letter, ax in axes.items():
-        if ax is not None:
-            style.panel_label(ax, layout.label(letter))
+    if row or len(wanted) < 3:
+        fig, axes = style.new_figure(layout.width, layout.height(height), ncols=len(wanted), squeeze=False)
+        return fig, dict(zip(wanted, axes[0], strict=True))
+    fig = style.new_figure(layout.width, layout.height(height))[0]
+    fig.axes[0].remove()
+    first, *rest = wanted
+    grid = fig.add_gridspec(len(rest), 2)
+    out = {first: fig.add_subplot(grid[:, 0])}
+    out.update({letter: fig.add_subplot(grid[i, 1]) for i, letter in enumerate(rest)})
+    return fig, out

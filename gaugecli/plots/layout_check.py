@@ -6,7 +6,8 @@ titles and panel letters, annotations, figure texts, and each legend as one box 
 window extent after a draw (the frozen layout the files are saved from), in points:
 
 * **clipped**: a box reaching past the figure's edge by more than :data:`TOLERANCE_PT`;
-* **collision**: two boxes overlapping by more than :data:`TOLERANCE_PT` in both directions;
+* **collision**: two boxes overlapping by more than :data:`TOLERANCE_PT` in both directions, or two
+  tick labels of one x axis closer than :data:`TICK_GAP_PT`;
 * **legend over data**: a legend box holding points of a panel's data lines or markers (the grey
   guides of :data:`gaugecli.plots.style.GUIDE` may pass under a legend's frame);
 * **colours**: two data colours of one panel closer than :data:`MIN_DELTA_E` in CIEDE2000 ΔE
@@ -27,6 +28,9 @@ import numpy as np
 TOLERANCE_PT = 0.5
 """Overlap (or overhang past the edge) a reader cannot see at printed size: half a point, a fifth of
 the gap between two lines of 7.2 pt text."""
+TICK_GAP_PT = 2.0
+"""Least gap between two tick labels of one x axis, points: a space at the small text size (7.2 pt
+DejaVu Sans: 2.3 pt), so that ``256`` and ``1024`` do not read as ``2561024``."""
 MIN_DELTA_E = 10.0
 """Smallest CIEDE2000 difference between two colours of one panel. ΔE ≈ 1 is the just-noticeable
 difference side by side; thin lines and small markers far apart in a panel need about ten times that
@@ -190,6 +194,14 @@ def text_boxes(fig: Any) -> list[Box]:
     return boxes
 
 
+def _same_axis_ticks(a: Box, b: Box) -> bool:
+    """Whether both boxes are tick labels of one x axis, read side by side (a y axis's labels stand
+    one above the other, as lines of text do, with the leading between them)."""
+    head_a, tick_a, _ = a.name.partition(" x-tick '")
+    head_b, tick_b, _ = b.name.partition(" x-tick '")
+    return bool(tick_a and tick_b) and head_a == head_b
+
+
 def _upright_size(text: Any, renderer: Any) -> np.ndarray:
     """Width and height of ``text`` drawn upright (its rotation set to 0 for the measurement)."""
     angle = text.get_rotation()
@@ -286,6 +298,8 @@ def offences(fig: Any, *, min_delta_e: float = MIN_DELTA_E) -> list[str]:
         depth = _overlap(a, b)
         if depth > TOLERANCE_PT:
             found.append(f"collision: {a.name} and {b.name} overlap by {depth:.1f} pt")
+        elif depth > -TICK_GAP_PT and _same_axis_ticks(a, b):
+            found.append(f"collision: {a.name} and {b.name} are {-depth:.1f} pt apart (< {TICK_GAP_PT:g} pt)")
     scale = 72.0 / fig.dpi
     for ax in fig.findobj(Axes):
         legend = ax.get_legend()
