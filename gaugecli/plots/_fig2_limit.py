@@ -307,7 +307,8 @@ def _panel_strength(
     distances = np.concatenate([out[f"{g}-distance"]["y"] for g in GAUGES]).astype(float)
     top = int(np.ceil(np.log10(np.nanmax(distances))))
     # every third decade: the short axes has room for three labels of 10^k
-    ax_low.yaxis.set_major_locator(FixedLocator(10.0 ** np.arange(top, np.log10(np.nanmin(distances)) - 1, -3)))
+    decades = np.arange(top, np.log10(np.nanmin(distances)) - 1, -3)
+    ax_low.yaxis.set_major_locator(FixedLocator([10.0**k for k in decades]))
     ax_low.yaxis.set_minor_locator(NullLocator())
     ax_low.set_xlabel(r"gauge strength $D$")
     ax_low.set_ylabel("distance")

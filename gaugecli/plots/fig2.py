@@ -356,7 +356,9 @@ def build(inputs: Inputs, layout: Layout) -> tuple[Any, dict[str, Any]]:
         "b": lambda ax: _panel_time(ax, flows, samples, "alignment", threshold, layout),
         "c": lambda ax: _panel_levels(ax, flows, samples, draw_paths, layout),
         "d": lambda ax: _panel_portrait(ax, runs, float(strengths[-1]), draw_paths, threshold, layout),
-        "e": lambda axs: _panel_strength(*axs, strengths, runs, dense, gap_limit, layout, _boundary_runs(inputs)),
+        "e": lambda axs: _panel_strength(
+            axs[0], axs[1], axs[2], strengths, runs, dense, gap_limit, layout, _boundary_runs(inputs)
+        ),
         "f": lambda ax: _panel_rescaling(ax, flows["favorable"], flows["unfavorable"], layout),
     }
     panels: dict[str, Any] = {letter: draw[letter](ax) for letter, ax in axes.items()}
