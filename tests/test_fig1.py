@@ -229,7 +229,7 @@ def test_the_slice_is_ticked_in_angles_with_v_and_u0_named_by_guides(built: Any)
     """(b): tick labels are angles (−π/2, 0, π/2, π), not vectors; v and u0 are named beside the
     dotted guides at φ = 0 and φ = θ0 (π/2 for the SPEC defaults)."""
     fig, _ = built
-    upper, lower = _axes_by_panel(fig)["b"]
+    _, lower = _axes_by_panel(fig)["b"]
     labels = [t.get_text() for t in lower.get_xticklabels()]
     assert labels == [r"$-\pi/2$", "0", r"$\pi/2$", r"$\pi$"]
     guides = sorted(float(ln.get_xdata()[0]) for ln in lower.get_lines() if ln.get_color() == style.GUIDE)
