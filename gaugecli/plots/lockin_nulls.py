@@ -45,11 +45,12 @@ from gaugecli.plots.lockin import (
     condition_handles,
     finish,
     needs,
+    panel_axes,
 )
 from gaugecli.plots.render import Inputs
 from gaugecli.plots.venue import Layout
 
-__all__ = ["CLAIM", "MIN_WIDTH", "SIDECAR_TOLERANCES", "build", "needs"]
+__all__ = ["CLAIM", "MAIN_PANELS", "MIN_WIDTH", "SIDECAR_TOLERANCES", "build", "needs"]
 
 MIN_WIDTH = 5.0
 """Narrower than this (inches) the panels are illegible; ``plot --width`` refuses it."""
@@ -71,6 +72,9 @@ SIDECAR_TOLERANCES = (
     ("d/*informative_rate*", float("inf"), 0.0, "windows at the round-off band's edge flip with the arithmetic"),
 )
 """Where a number moves more than the shared default across arithmetic paths, and why (first match wins)."""
+MAIN_PANELS = ("b", "d")
+"""The main-text version: Xu's detector firing in runs that lock nothing in (b), and Tian's repulsion
+with its sign rule (d)."""
 HEIGHT = 0.78
 """Height over width: two rows of panels and the legend, 4.3 in at the default 5.5 in."""
 TITLES = {"a": "Xu's window Gram", "b": "Xu's detector", "c": "sampling resolution", "d": "Tian's repulsion"}
@@ -182,15 +186,16 @@ def _panel_raster(ax: Any, result: Any, burn_in: float, span: float, layout: Lay
     return out
 
 
-def _raster_handles() -> list[Any]:
+def _raster_handles(layout: Layout) -> list[Any]:
     """(b)'s key, in the figure's legend: its firings fall anywhere in [0, span] (where, for the
     detectors at round-off, is round-off's choice), so no place inside (b) is sure to stay clear."""
     from matplotlib.lines import Line2D
 
+    b = f"({layout.label('b')})"
     return [
-        Line2D([], [], color="0.3", ls="none", marker="o", label="(b) raw fires", **RING),
-        Line2D([], [], color="0.3", ls="none", marker="o", label="(b) floored fires", **DOT),
-        Line2D([], [], color=style.GUIDE, ls="none", marker="|", ms=6, label=r"(b) the run's $T_{\rm spec}$"),
+        Line2D([], [], color="0.3", ls="none", marker="o", label=f"{b} raw fires", **RING),
+        Line2D([], [], color="0.3", ls="none", marker="o", label=f"{b} floored fires", **DOT),
+        Line2D([], [], color=style.GUIDE, ls="none", marker="|", ms=6, label=rf"{b} the run's $T_{{\rm spec}}$"),
     ]
 
 
@@ -292,19 +297,26 @@ def build(inputs: Inputs, layout: Layout) -> tuple[Any, dict[str, Any]]:
 
     result, config = inputs["lockin"], inputs.configs["lockin"]
     span = config.span
-    fig = _figure(layout)
-    top, bottom = fig.subfigures(2, 1)  # each row its own columns: (b)'s row labels do not narrow (d)
-    a, b = top.subplots(1, 2, width_ratios=(1.1, 1.4))
-    c, d = bottom.subplots(1, 2)
+    if layout.is_main:
+        fig, axes = panel_axes(layout, HEIGHT)
+    else:
+        fig = _figure(layout)
+        top, bottom = fig.subfigures(2, 1)  # each row its own columns: (b)'s row labels do not narrow (d)
+        a, b = top.subplots(1, 2, width_ratios=(1.1, 1.4))
+        c, d = bottom.subplots(1, 2)
+        axes = {"a": a, "b": b, "c": c, "d": d}
+    draw = {
+        "a": lambda ax: _panel_gram(ax, result, config.floor, span, layout),
+        "b": lambda ax: _panel_raster(ax, result, config.burn_in / config.per, span, layout),
+        "c": lambda ax: _panel_resolution(ax, result, span),
+        "d": lambda ax: _panel_repulsion(ax, result, span, layout),
+    }
     with matplotlib.rc_context({"font.size": layout.small}):  # annotations at the small size, like legends
-        panels: dict[str, Any] = {
-            "a": _panel_gram(a, result, config.floor, span, layout),
-            "b": _panel_raster(b, result, config.burn_in / config.per, span, layout),
-            "c": _panel_resolution(c, result, span),
-            "d": _panel_repulsion(d, result, span, layout),
-        }
-    handles = condition_handles(list(LINESTYLES)) + _raster_handles()
-    panels["legend"] = finish(fig, np.array([a, b, c, d]), TITLES, handles, layout, ncol=3)
+        panels: dict[str, Any] = {letter: draw[letter](ax) for letter, ax in axes.items()}
+    handles = condition_handles(list(LINESTYLES)) + _raster_handles(layout)
+    legend = finish(fig, axes, TITLES, handles, layout, ncol=3)
+    if not layout.is_main:  # a main version's numbers are the full figure's sidecar's
+        panels["legend"] = legend
     return fig, panels
 
 
