@@ -6,6 +6,7 @@ panel alike."""
 from __future__ import annotations
 
 import dataclasses
+import json
 from pathlib import Path
 from typing import Any
 
@@ -130,17 +131,121 @@ def _marked(fig_id: str) -> Any:
     return fig_id
 
 
+def _drawn(fig: Any) -> list[tuple[np.ndarray, np.ndarray]]:
+    from matplotlib.lines import Line2D
+
+    return [(np.asarray(ln.get_xdata(), float), np.asarray(ln.get_ydata(), float)) for ln in fig.findobj(Line2D)]
+
+
+def _check_main(fig: Any, panels: dict[str, Any], full: dict[str, Any], letters: tuple[str, ...]) -> list[str]:
+    """The main version draws its panels lettered (a), (b), … in ``MAIN_PANELS``' order, each with
+    the full figure's numbers (its sidecar's series, every one drawn)."""
+    from _figure_checks import panel_axes, sidecar_series
+
+    problems = []
+    if sorted(panel_axes(fig)) != list("abcdefgh"[: len(letters)]):
+        problems.append(f"main version lettered {sorted(panel_axes(fig))}, not a, b, … for {letters}")
+    if set(panels) - {"legend", "key"} != set(letters):
+        problems.append(f"main version draws panels {sorted(panels)}, not {letters}")
+    lines = _drawn(fig)
+    for letter in letters:
+        for name, series in sidecar_series(panels.get(letter, {}), letter):
+            x, y = style.as_array(series["x"]), style.as_array(series["y"])
+            same = dict(sidecar_series(full[letter], letter)).get(name)
+            if same is None or not (np.allclose(style.as_array(same["x"]), x, equal_nan=True)):
+                problems.append(f"main version's {name} is not the full figure's")
+            elif not any(
+                lx.shape == x.shape and np.allclose(lx, x, equal_nan=True) and np.allclose(ly, y, equal_nan=True)
+                for lx, ly in lines
+            ):
+                problems.append(f"main version's {name} is not drawn")
+    return problems
+
+
 @pytest.mark.parametrize("fig_id", [_marked(f) for f in FIGURES])
 def test_no_figure_clips_or_collides_at_any_venue(fig_id: str, pipeline: Pipeline) -> None:
+    """Every version at every venue's width passes the layout check; the main version (at the first
+    venue) draws the full figure's numbers."""
     module = figure_module(fig_id)
     inputs, _ = figure_inputs(module, True, pipeline)
-    found = []
-    for sizes in _layouts():
+    found: list[str] = []
+    for k, sizes in enumerate(_layouts()):
         versions = {"full": sizes}
-        if (panels := main_panels(fig_id)) is not None:
-            versions["main"] = dataclasses.replace(sizes, panels=panels)
-        for version, drawn in versions.items():
-            with style.context(drawn):
-                fig, _ = module.build(inputs, drawn)
+        if (letters := main_panels(fig_id)) is not None:
+            versions["main"] = dataclasses.replace(sizes, panels=letters)
+        drawn: dict[str, Any] = {}
+        for version, at in versions.items():
+            with style.context(at):
+                fig, drawn[version] = module.build(inputs, at)
                 found += [f"{sizes.venue} ({sizes.width:g} in), {version}: {o}" for o in L.offences(fig)]
+                if version == "main" and k == 0 and letters is not None:
+                    found += _check_main(fig, drawn["main"], drawn["full"], letters)
     assert not found, "\n".join(found)
+
+
+# ------------------------------------------------------------------------------------------
+# plot --layout main
+
+
+def _plot(*args: str) -> Any:
+    from typer.testing import CliRunner
+
+    from gaugecli.cli.app import app
+
+    return CliRunner().invoke(app, ["plot", *args], terminal_width=200)
+
+
+def test_layout_main_writes_the_main_version_beside_the_sidecar(tmp_path: Path) -> None:
+    out, cache = tmp_path / "out", str(tmp_path / "runs")
+    result = _plot("lockin", "--quick", "--cache-dir", cache, "--out-dir", str(out), "--layout", "main")
+    assert result.exit_code == 0, result.output
+    assert sorted(p.name for p in out.iterdir()) == ["lockin.json", "lockin_main.pdf", "lockin_main.png"]
+    # the sidecar is the full figure's: every panel's numbers, though only (a) and (c) are drawn
+    panels = json.loads((out / "lockin.json").read_text())["result"]["panels"]
+    assert set("abcd") <= set(panels)
+    result = _plot("lockin", "--quick", "--cache-dir", cache, "--out-dir", str(out))  # default: the full one
+    assert result.exit_code == 0, result.output
+    assert {"lockin.pdf", "lockin.png", "lockin_main.pdf"} <= {p.name for p in out.iterdir()}
+
+
+def test_layout_main_of_a_figure_without_one_is_refused_naming_those_with_one(tmp_path: Path) -> None:
+    out = tmp_path / "out"
+    result = _plot("fig4", "--quick", "--cache-dir", str(tmp_path / "runs"), "--out-dir", str(out), "--layout", "main")
+    assert result.exit_code == 2
+    message = " ".join(result.output.split())
+    with_main = [f for f in FIGURES if main_panels(f) is not None]
+    assert "fig4 has no main-text version" in message and ", ".join(with_main) in message
+    assert "Traceback" not in result.output and not out.exists()
+    result = _plot("fig1", "--out-dir", str(out), "--layout", "sideways")
+    assert result.exit_code == 2 and "--layout" in result.output and not out.exists()
+
+
+def test_plot_all_draws_both_versions_where_a_figure_has_a_main_one() -> None:
+    from gaugecli.cli.plot import _versions
+
+    ids = list(FIGURES)
+    both = _versions(ids, True, None)
+    assert {f for f, v in both.items() if v == ("full", "main")} == {f for f in ids if main_panels(f) is not None}
+    assert all(v in (("full",), ("full", "main")) for v in both.values())
+    assert _versions(["fig1"], False, None) == {"fig1": ("full",)}
+    only_main = _versions(ids, True, "main")
+    assert all(v == (() if main_panels(f) is None else ("main",)) for f, v in only_main.items())
+    assert all(v == ("full",) for v in _versions(ids, True, "full").values())
+
+
+def test_a_main_version_is_kept_exactly_when_the_full_figure_is(tmp_path: Path) -> None:
+    """``keep_unchanged``: the main version draws the full figure's numbers, so its files are kept
+    byte for byte with the full figure's (every number within tolerance) and redrawn with them."""
+    from gaugecli.plots.render import render
+
+    cache, out = Pipeline(tmp_path / "runs"), tmp_path / "out"
+    both = ("full", "main")
+    first = render("lockin", cache, out, formats=("png",), quick=True, versions=both)
+    assert [p.name for p in first] == ["lockin.png", "lockin_main.png", "lockin.json"] and not first.kept
+    for path in first[:2]:
+        path.write_bytes(b"marker")
+    again = render("lockin", cache, out, formats=("png",), quick=True, versions=both, keep_unchanged=True)
+    assert again.kept and all(p.read_bytes() == b"marker" for p in again[:2])
+    (out / "lockin_main.png").unlink()  # a version missing: both redrawn
+    again = render("lockin", cache, out, formats=("png",), quick=True, versions=both, keep_unchanged=True)
+    assert not again.kept and all(p.read_bytes().startswith(b"\x89PNG") for p in again[:2])

@@ -365,7 +365,7 @@ def _slice_axis(ax: Any, phi: np.ndarray, theta0: float, labelled: bool, layout:
         ax.axvline(at, color=style.GUIDE, ls=":", lw=0.7, zorder=0)
         if labelled:
             # under the teacher's peak, above the students: a height no curve crosses at either guide
-            style.note(ax, name, (at, 0.7), layout, offset=(2, 0), xycoords=("data", "axes fraction"), va="bottom")
+            style.note(ax, name, (at, 0.6), layout, offset=(2, 0), xycoords=("data", "axes fraction"), va="bottom")
     if labelled:
         ax.set_xlabel(r"angle $\varphi$ of $x=\cos\varphi\,v+\sin\varphi\,\tilde u$")
 
