@@ -180,7 +180,9 @@ def render(
         for version, paths in files.items():
             title = f"gaugecli {fig_id}"
             if version == "main":  # the same numbers, fewer panels: drawn from the same inputs
-                fig, _ = module.build(inputs, replace(layout, panels=main_panels(fig_id)))
+                letters = tuple(k for k in panels if len(k) == 1)
+                if main_panels(fig_id) != letters:  # else the main version is the full figure itself
+                    fig, _ = module.build(inputs, replace(layout, panels=main_panels(fig_id)))
                 title += " (main text)"
             freeze_layout(fig)
             for path in paths:
