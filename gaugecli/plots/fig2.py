@@ -14,13 +14,15 @@ seeds, its *population* loss and alignment read against the population ``T_spec`
     (``+D`` turns, then grows; ``−D`` grows, then turns), each the same for every ``D ≳ 4``;
 (e) top: ``Δ(D)``, ``D = 1 … 1024``, with the claimed 0.3 and ``Δ`` at ``D → ∞``, and where the
     claim stops: dashed below D = 1 (``D = 1/16 … 1/2``, the gap closes roughly like ``D``: the
-    gauges become alike) and, filled circles at ``D = 4``, ``θ0 = π/4`` (below 0.3) and ``3π/4``;
-    the mismatch left by the best single time rescaling (``/L(0)``). Δ is the largest vertical
-    distance ``max_ℓ |α₊(ℓ) − α₋(ℓ)|`` between the two curves of (c). Bottom: the largest
+    gauges become alike) and, filled circles at ``D = 4``, ``θ0 = π/4`` (below 0.3) and ``3π/4``.
+    Δ is the largest vertical distance ``max_ℓ |α₊(ℓ) − α₋(ℓ)|`` between the two curves of (c).
+    Middle, on its own axis: the mismatch left by the best single time rescaling (``/L(0)``). Bottom: the largest
     Euclidean distance in the ``(c, α)`` plane of each run's path to its ``D → ∞`` path,
     ``∝ D⁻²`` (+D) and ``D⁻² log D`` (−D): the paths converge while the gap between them stays;
 (f) that best rescaling at ``D = 4``: ``L₊(t)`` against ``L₋(s* t)``; their difference swings to
     ``+`` and ``−`` the same size (the minimax optimum), so no other ``s`` does better.
+
+The main-text version (``MAIN_PANELS``) is (e), (c), (f), lettered (a)–(c).
 
 The ``D → ∞`` paths and ``Δ_∞`` come from the reduced equations (:mod:`gaugecli.core.reduced`).
 The flow runs are fig3's (``SimulateConfig(gauge=g, strengths=(D,))``): ``plot all`` computes them once.

@@ -23,6 +23,9 @@ their approach to ``∓1`` and 2;
 (f) sensitivity: the constant ``C = lim ratio/D²`` for three values each of ``c0``, ``θ0`` and
 ``ε_align`` (the ``D → ∞`` limits, :mod:`gaugecli.plots._fig3_sensitivity`) — it moves sixteen-fold
 while the exponent (the local slope at ``D = 64 → 128`` of the reduced equations) stays 2.
+
+The main-text version (``MAIN_PANELS``) is (a), (c), (e), lettered (a)–(c): (a) on the left, the
+others stacked on the right.
 """
 
 from __future__ import annotations
