@@ -109,13 +109,15 @@ def _limit_paths(model: Any, points: int) -> Paths:
 
 
 def _d_axis(ax: Any, strengths: np.ndarray) -> None:
-    """Log-2 D axis labelled 1/16, 1/4, 1, 4, 16, … (every other power of two)."""
-    from matplotlib.ticker import FixedLocator, FuncFormatter, NullLocator
+    """Log-2 D axis labelled 1/16, 1, 16, 256 (every fourth power of two), ticked at every other: the
+    panel's third of the text width has no room for a label at each power of four."""
+    from matplotlib.ticker import FixedLocator, FuncFormatter, NullFormatter
 
     ax.set_xscale("log", base=2)
-    ax.xaxis.set_major_locator(FixedLocator([D for D in strengths if np.log2(D) % 2 == 0]))
+    ax.xaxis.set_major_locator(FixedLocator([D for D in strengths if np.log2(D) % 4 == 0]))
     ax.xaxis.set_major_formatter(FuncFormatter(lambda v, _pos: f"{v:g}" if v >= 1 else f"1/{1 / v:g}"))
-    ax.xaxis.set_minor_locator(NullLocator())
+    ax.xaxis.set_minor_locator(FixedLocator([D for D in strengths if np.log2(D) % 4 == 2]))
+    ax.xaxis.set_minor_formatter(NullFormatter())
 
 
 def _panel_portrait(
