@@ -141,8 +141,16 @@ def _check_main(fig: Any, panels: dict[str, Any], full: dict[str, Any], letters:
     """The main version draws its panels lettered (a), (b), … in ``MAIN_PANELS``' order, each with
     the full figure's numbers (its sidecar's series, every one drawn)."""
     from _figure_checks import panel_axes, sidecar_series
+    from matplotlib.text import Text
+
+    from gaugecli.plots.venue import MIN_TEXT_PT
 
     problems = []
+    small = sorted({t.get_fontsize() for t in fig.findobj(Text) if t.get_visible() and t.get_text().strip()})
+    if small and small[0] < MIN_TEXT_PT:
+        problems.append(f"main version has text at {small[0]:g} pt < {MIN_TEXT_PT:g}")
+    if fig.get_figheight() > fig.get_figwidth():
+        problems.append(f"main version is {fig.get_figheight():.2f} in tall, more than its width")
     if sorted(panel_axes(fig)) != list("abcdefgh"[: len(letters)]):
         problems.append(f"main version lettered {sorted(panel_axes(fig))}, not a, b, … for {letters}")
     if set(panels) - {"legend", "key"} != set(letters):
