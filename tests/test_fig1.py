@@ -99,7 +99,7 @@ def test_initial_predictions_and_loss_are_the_same_in_every_gauge(built: Any) ->
     assert any(printed in t.get_text() for t in fig.findobj(match=lambda a: hasattr(a, "get_text")))
     # the three curves keep distinct dash patterns (and markers), so that all three show on top of each other
     assert len({str(dashes) for dashes in fig1.INITIAL_DASHES.values()}) == 3
-    lines = _axes_by_panel(fig)["b"][0].get_lines()
+    lines = [ln for ln in _axes_by_panel(fig)["b"][0].get_lines() if ln.get_color() != style.GUIDE]  # not v, u0
     assert len(lines) == 3 and len({(str(ln._unscaled_dash_pattern), ln.get_marker()) for ln in lines}) == 3
 
 
@@ -223,3 +223,15 @@ def test_needs_are_the_shared_default_runs(tmp_path: Path) -> None:
     assert {n: (need.kind, need.config) for n, need in needs.items()} == {
         g: ("simulate", SimulateConfig(gauge=g, strengths=(4.0,))) for g in DELTAS
     }
+
+
+def test_the_slice_is_ticked_in_angles_with_v_and_u0_named_by_guides(built: Any) -> None:
+    """(b): tick labels are angles (−π/2, 0, π/2, π), not vectors; v and u0 are named beside the
+    dotted guides at φ = 0 and φ = θ0 (π/2 for the SPEC defaults)."""
+    fig, _ = built
+    _, lower = _axes_by_panel(fig)["b"]
+    labels = [t.get_text() for t in lower.get_xticklabels()]
+    assert labels == [r"$-\pi/2$", "0", r"$\pi/2$", r"$\pi$"]
+    guides = sorted(float(ln.get_xdata()[0]) for ln in lower.get_lines() if ln.get_color() == style.GUIDE)
+    assert guides == pytest.approx([0.0, THETA0], abs=1e-15)
+    assert {t.get_text() for t in lower.texts} >= {"$v$", "$u_0$"}

@@ -248,7 +248,7 @@ def _lines_by_panel(fig: Any) -> dict[str, list[Any]]:
     out: dict[str, list[Any]] = {}
     for ax in fig.axes:
         letter = ax.get_title(loc="left").strip("()")
-        if ax.get_label() == "e-distance":
+        if ax.get_label() in ("e-distance", "e-mismatch"):
             letter = "e"
         if letter:
             out.setdefault(letter, []).extend(ax.get_lines())

@@ -147,13 +147,14 @@ def test_every_series_is_drawn_and_the_sidecar_is_the_figures(built) -> None:
     fig, panels, sidecar = built
     stored = json.loads(sidecar.read_text())["result"]["panels"]
     assert stored == json.loads(json.dumps(style.tolist(panels)))
-    # by panel label; (a)'s two halves share its time axis (the lower one has no label)
+    # by panel label; (a)'s two halves and (e)'s strip over its errors share a time axis (the lower
+    # one has no label)
     axes = {ax.get_title(loc="left").strip("()"): ax for ax in fig.axes if ax.get_title(loc="left")}
     assert sorted(axes) == list("abcdef")
     for letter, ax in axes.items():
         found = _series(panels[letter])
         assert found, letter
-        group = ax.get_shared_x_axes().get_siblings(ax) if letter == "a" else [ax]
+        group = ax.get_shared_x_axes().get_siblings(ax) if letter in "ae" else [ax]
         lines = [
             (np.asarray(ln.get_xdata(), float), np.asarray(ln.get_ydata(), float))
             for a in group
@@ -171,3 +172,18 @@ def test_no_text_below_the_floor(built) -> None:
     fig, _, _ = built
     sizes = [t.get_fontsize() for t in fig.findobj(Text) if t.get_visible() and t.get_text().strip()]
     assert sizes and min(sizes) >= MIN_TEXT_PT
+
+
+def test_never_reached_restarts_stand_apart_from_the_errors(built) -> None:
+    """(e): a restart whose gates' floor lies above its target has no error; it is drawn in a strip
+    titled "never reached" above the error axis (no y value), and the error axis holds only errors."""
+    fig, panels, _ = built
+    (strip,) = [ax for ax in fig.axes if ax.get_title(loc="left") == "(e)"]
+    (errors,) = [ax for ax in fig.axes if ax.get_label() == "e-lower"]
+    assert strip.get_title(loc="right") == "never reached" and list(strip.get_yticks()) == []
+    floors = [s for k, s in panels["e"].items() if k.endswith("_floor")]
+    assert floors and all(y == 0.0 for s in floors for y in s["y"])
+    strip_points = {(x, y) for ln in strip.get_lines() for x, y in zip(ln.get_xdata(), ln.get_ydata(), strict=True)}
+    assert all((x, 0.0) in strip_points for s in floors for x in s["x"])
+    drawn = [np.asarray(ln.get_ydata(), float) for ln in errors.get_lines()]
+    assert all(np.all(y > 0) for y in drawn)  # log axis: errors only, nothing placed at a made-up value

@@ -206,15 +206,16 @@ def _select_grid(m: int, x: str, y: str) -> PhaseConfig:
 
 def test_outcome_classes_where_the_outcome_is_known() -> None:
     """C6: +D owner and −D others is exclusive; C7: others at δ > 0 co-align (shared, as prune's
-    contrast (D, D/2, D/2)); a larger δ elsewhere: lost (one other) or a symmetric start (several
-    equal others); equal δ everywhere: a tie, a symmetric start."""
+    contrast (D, D/2, D/2)); a larger δ elsewhere: lost, whether one other leads or several equal
+    others do (round-off picks which of them owns, not whether the designated neuron loses); equal δ
+    everywhere: a tie, a symmetric start."""
     three = _select_grid(3, "owner-delta=-4:4:2", "others-delta=-4:2:2")
     result = phase(three)
     outcome = result.map("outcome")
     assert outcome[0, 1] == EXCLUSIVE  # owner +4, others −4
     assert outcome[1, 1] == SHARED  # owner +4, others +2
     assert outcome[0, 0] == SYMMETRIC  # every δ −4: a tie
-    assert outcome[1, 0] == SYMMETRIC  # two equal others lead
+    assert outcome[1, 0] == LOST  # two equal others lead: the designated neuron, distinct, lost
     assert result.map("p-end")[0, 1] <= 1e-6 < result.map("p-end")[1, 1]
     assert result.map("owner-share")[0, 1] == pytest.approx(1.0, abs=1e-6)
     for iy, ix in ((0, 1), (1, 1)):
@@ -620,3 +621,29 @@ def test_tangent_kernel_is_the_product_of_finite_difference_gradients() -> None:
     J = np.stack([(f(theta + h * e) - f(theta - h * e)) / (2 * h) for e in np.eye(theta.size)], axis=1)
     K = tangent_kernel(a, W, X, sigma)
     assert np.max(np.abs(K - J @ J.T)) <= 1e-8 * np.max(np.abs(K))
+
+
+def test_the_outcome_map_is_categorical_and_keys_only_classes_it_has() -> None:
+    """The outcome classes have no order: a qualitative palette, distinct colours (CIEDE2000 ≥ 10
+    apart, the layout check's rule), a colour-bar slot for each class some cell has and none for the
+    others, and no tool name in the title."""
+    from itertools import combinations
+
+    from gaugecli.plots import layout_check, phase_map, style
+    from gaugecli.plots.venue import layout
+
+    config = _select_grid(3, "owner-delta=-4:4:2", "others-delta=-4:2:2")
+    result = phase(config)
+    sizes = layout()
+    with style.context(sizes):
+        fig, panels = phase_map.build(result, config, sizes)
+        fig.draw_without_rendering()
+    present = sorted({int(v) for v in np.asarray(result.map("outcome")).ravel()})
+    names = [result.outcomes[k] for k in present]
+    outcome = next(p for p in panels.values() if p["metric"] == "outcome")
+    assert outcome["contours"]["classes_drawn"] == names
+    bar = next(ax for ax in fig.axes if [t.get_text() for t in ax.get_yticklabels()] == names)
+    assert len(bar.get_yticks()) == len(names) < len(result.outcomes)
+    for a, b in combinations(phase_map.CLASS_COLORS.values(), 2):
+        assert layout_check.colour_difference(a, b) >= layout_check.MIN_DELTA_E
+    assert "gaugecli" not in fig.get_suptitle()

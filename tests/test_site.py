@@ -41,7 +41,11 @@ def test_the_architecture_page_includes_architecture_md() -> None:
 def test_the_gallery_has_every_figure_with_its_claim_and_reading() -> None:
     hooks = _tool("mkdocs_hooks")
     rows = {name: (claim, reading) for name, claim, reading in hooks.figure_rows()}
-    committed = {p.stem for p in (ROOT / "figures").glob("*.pdf")}
+    pdfs = {p.stem for p in (ROOT / "figures").glob("*.pdf")}
+    # a main-text version (figN_main.*) belongs to its full figure: no row, no sidecar of its own
+    mains = {stem.removesuffix("_main") for stem in pdfs if stem.endswith("_main")}
+    committed = pdfs - {f"{name}_main" for name in mains}
+    assert mains <= committed and all((ROOT / "figures" / f"{name}_main.png").is_file() for name in mains)
     assert committed and set(rows) == committed, f"README's figures table vs figures/: {sorted(set(rows) ^ committed)}"
     for name in committed:
         assert (ROOT / "figures" / f"{name}.png").is_file() and (ROOT / "figures" / f"{name}.json").is_file()

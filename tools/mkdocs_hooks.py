@@ -70,7 +70,12 @@ def gallery_markdown(readme: Path = ROOT / "README.md") -> str:
             f"**Reading.** {reading}",
             "",
             f"[PDF](figures/{name}.pdf) · [data sidecar (JSON)](figures/{name}.json) · "
-            f"regenerate: `gaugecli plot {name}`",
+            + (
+                f"[main-text version](figures/{name}_main.pdf) (`--layout main`) · "
+                if (readme.parent / "figures" / f"{name}_main.pdf").is_file()
+                else ""
+            )
+            + f"regenerate: `gaugecli plot {name}`",
             "",
         ]
     return "\n".join(parts)

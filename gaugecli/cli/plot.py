@@ -48,6 +48,15 @@ def plot(
         Path | None,
         typer.Option("--compare", help="Folder of committed figN.json: fail if a regenerated series drifted."),
     ] = None,
+    version: Annotated[
+        str | None,
+        typer.Option(
+            "--layout",
+            help="full: every panel (figN.pdf); main: the two or three panels of a paper's main text "
+            "(figN_main.pdf; its numbers are in figN.json).",
+            show_default="full; with all, both",
+        ),
+    ] = None,
     rewrite: Annotated[
         bool,
         typer.Option(
@@ -66,6 +75,12 @@ def plot(
     formats = tuple(f.strip().lower() for f in format.split(",") if f.strip())
     if not formats or any(f not in ("pdf", "png", "svg") for f in formats):
         raise bad_parameter("--format", f"must be a list of pdf, png, svg (got {format!r})")
+    if version not in (None, "full", "main"):
+        raise bad_parameter("--layout", f"must be full or main (got {version!r})")
+    versions = _versions(ids, figure == "all", version)
+    ids = [i for i in ids if versions[i]]
+    if not ids:
+        raise bad_parameter("--layout", "no figure has a main-text version")
     with errors():
         session.check_folder(out_dir, "--out-dir")
     from gaugecli.plots.venue import VENUES, layout
@@ -134,7 +149,7 @@ def plot(
                         if len(ids) > 1 and not waiting[fig_id] and fig_id not in drawing.values():
                             written = [key for key in needed[fig_id] if key in fresh]
                             args = (fig_id, str(cache_dir), out_dir, formats, quick, sizes, not rewrite, written)
-                            drawing[executor.submit(render_from_cache, *args)] = fig_id
+                            drawing[executor.submit(render_from_cache, *args, versions[fig_id])] = fig_id
 
                 try:
                     with session.progress("runs") as bar:
@@ -158,6 +173,7 @@ def plot(
                         progress=bar,
                         layout=sizes,
                         keep_unchanged=not rewrite,
+                        versions=versions[fig_id],
                     )
                 done(fig_id, paths)
     if compare is not None:
@@ -166,6 +182,22 @@ def plot(
         if drift:
             raise Failure(f"{len(drift)} series drifted from the committed figures in {compare}")
         console().print(f"every regenerated series matches {compare} within its stated tolerance")
+
+
+def _versions(ids: list[str], every: bool, version: str | None) -> dict[str, tuple[str, ...]]:
+    """The versions drawn of each figure: the one asked for; by default the full figure, and with
+    ``all`` its main-text version too where it has one. ``--layout main`` of a figure without one is
+    refused (``all --layout main`` draws those that have one)."""
+    from gaugecli.plots.render import main_panels, with_main_version
+
+    has_main = {i: main_panels(i) is not None for i in ids}
+    if version == "main" and not every and not all(has_main.values()):
+        raise bad_parameter(
+            "--layout", f"{ids[0]} has no main-text version; figures with one: {', '.join(with_main_version())}"
+        )
+    if version is not None:
+        return {i: (version,) if version == "full" or has_main[i] else () for i in ids}
+    return {i: ("full", "main") if every and has_main[i] else ("full",) for i in ids}
 
 
 def _write_reruns(fig_id: str, cache_dir: Path, quick: bool) -> None:

@@ -109,13 +109,15 @@ def _limit_paths(model: Any, points: int) -> Paths:
 
 
 def _d_axis(ax: Any, strengths: np.ndarray) -> None:
-    """Log-2 D axis labelled 1/16, 1/4, 1, 4, 16, … (every other power of two)."""
-    from matplotlib.ticker import FixedLocator, FuncFormatter, NullLocator
+    """Log-2 D axis labelled 1/16, 1, 16, 256 (every fourth power of two), ticked at every other: the
+    panel's third of the text width has no room for a label at each power of four."""
+    from matplotlib.ticker import FixedLocator, FuncFormatter, NullFormatter
 
     ax.set_xscale("log", base=2)
-    ax.xaxis.set_major_locator(FixedLocator([D for D in strengths if np.log2(D) % 2 == 0]))
+    ax.xaxis.set_major_locator(FixedLocator([D for D in strengths if np.log2(D) % 4 == 0]))
     ax.xaxis.set_major_formatter(FuncFormatter(lambda v, _pos: f"{v:g}" if v >= 1 else f"1/{1 / v:g}"))
-    ax.xaxis.set_minor_locator(NullLocator())
+    ax.xaxis.set_minor_locator(FixedLocator([D for D in strengths if np.log2(D) % 4 == 2]))
+    ax.xaxis.set_minor_formatter(NullFormatter())
 
 
 def _panel_portrait(
@@ -142,13 +144,13 @@ def _panel_portrait(
         out[f"{g}-aligned-at"] = style.series([c_at], [threshold], D=largest)
     style.note(ax, r"$\alpha = 1-\varepsilon$", (0.6, threshold), layout, offset=(0, -3), va="top")
     style.note(ax, "$+D$: turn,\nthen grow", (0.15, 0.45), layout, color=style.PLUS)
-    style.note(ax, "$-D$: grow,\nthen turn", (0.6, 0.2), layout, va="bottom", color=style.MINUS)
+    style.note(ax, "$-D$: grow,\nthen turn", (0.58, 0.6), layout, ha="right", va="bottom", color=style.MINUS)
     handles = [
         style.line_handle(style.GUIDE, "-", None, f"$D={SHOWN:g}$", **BAND),
         style.line_handle(style.GUIDE, "-", None, f"$D={largest:g}$", **LINE),
         style.line_handle(LIMIT["color"], LIMIT["ls"], None, r"$D\to\infty$", lw=LIMIT["lw"]),
     ]
-    ax.legend(handles=handles, loc="upper left", bbox_to_anchor=(0.34, 0.86), handlelength=1.8)
+    ax.legend(handles=handles, loc="lower right", handlelength=1.8)
     ax.set_xlim(0.0, 1.04)
     ax.set_ylim(0.0, 1.04)
     ax.set_xlabel(r"coefficient $c = a\,\|w\|$")
@@ -158,6 +160,7 @@ def _panel_portrait(
 
 def _panel_strength(
     ax: Any,
+    ax_mid: Any,
     ax_low: Any,
     strengths: np.ndarray,
     runs: Runs,
@@ -167,8 +170,9 @@ def _panel_strength(
     boundary: Boundary,
 ) -> dict[str, Any]:
     """(e) top: ``Δ(D)`` with the claimed bound and ``Δ_∞``, continued below D = 1 (dashed, where
-    the claim is not made) and at D = SHOWN for other θ0; the best-rescaling mismatch ``/L(0)``;
-    bottom: the largest distance of each run's path to its ``D → ∞`` path, with a ``D⁻²`` guide."""
+    the claim is not made) and at D = SHOWN for other θ0; middle, on its own axis: the
+    best-rescaling mismatch ``/L(0)``; bottom: the largest distance of each run's path to its
+    ``D → ∞`` path, with a ``D⁻²`` guide."""
     pairs = [(runs[("favorable", D)], runs[("unfavorable", D)]) for D in strengths]
     gaps = np.array([_gap(p, q)[0] for p, q in pairs])
     mismatch = np.array([rescaling(p.t, p.loss, q.t, q.loss)[0] for p, q in pairs])
@@ -202,20 +206,21 @@ def _panel_strength(
             _angle_label(t),
             (SHOWN, value),
             layout,
-            offset=(-4, -6) if on_line else (-4, 0),
-            ha="right",
-            va="top" if on_line else "center",
+            offset=(-4, -6) if on_line else (0, -5),
+            ha="right" if on_line else "center",
+            va="top",
             color=GAP,
         )
-    ax.plot(strengths, mismatch, color=MISMATCH, marker="v", ms=3.8, mfc="white", mew=1.0, lw=1.0, zorder=3)
+    ax_mid.plot(strengths, mismatch, color=MISMATCH, marker="v", ms=3.8, mfc="white", mew=1.0, lw=1.0, zorder=3)
     ax.plot(claim, [GAP_BOUND] * 2, color=style.GUIDE, ls=":", lw=0.9, zorder=1)
-    # direct labels: a legend would cover the series in this short panel
+    # direct labels: a legend would cover the series in this short panel (the bound's line starts at
+    # the D it is claimed from)
     style.note(
         ax,
-        rf"claimed: $\Delta \geq {GAP_BOUND:g}$, $D \geq {GAP_FROM:g}$",
+        rf"claimed: $\Delta \geq {GAP_BOUND:g}$",
         (claim[-1], GAP_BOUND),
         layout,
-        offset=(0, 2),
+        offset=(0, 1),
         ha="right",
         va="bottom",
     )
@@ -229,23 +234,37 @@ def _panel_strength(
         va="bottom",
         color=style.THEORY,
     )
-    first = float(low[0]) if low.size else float(ends[0])
-    style.note(ax, r"gap $\Delta(D)$; $\bullet$: $\theta_0$ at $D=4$", (first, 0.44), layout, va="bottom", color=GAP)
+    # under the bound, right of the θ0 points: the only corner no series reaches
     style.note(
         ax,
-        r"best-rescaling mismatch $/\,\mathcal{L}(0)$",
-        (ends[-1], mismatch[-1]),
+        r"gap $\Delta(D)$; $\bullet$: $\theta_0$ at $D=4$",
+        (ends[-1], 0.03),
         layout,
-        offset=(0, -4),
         ha="right",
-        va="top",
+        va="bottom",
+        color=GAP,
+    )
+    style.note(
+        ax_mid,
+        "after the best time rescaling",
+        (ends[-1], 0.02),
+        layout,
+        xycoords=("data", "axes fraction"),
+        ha="right",
+        va="bottom",
         color=MISMATCH,
     )
     _d_axis(ax, np.concatenate([low, strengths]))
     ax.tick_params(labelbottom=False)
     ax.set_ylim(0.0, 0.52)
     ax.set_yticks([0.0, 0.2, 0.4])
-    ax.set_ylabel("gap, mismatch")
+    ax.set_ylabel(r"gap $\Delta$")
+    _d_axis(ax_mid, np.concatenate([low, strengths]))
+    ax_mid.tick_params(labelbottom=False)
+    top = 1.15 * float(np.max(mismatch))
+    ax_mid.set_ylim(0.0, top)
+    ax_mid.set_yticks([0.0, 0.1] if top < 0.25 else [0.0, 0.2])
+    ax_mid.set_ylabel(r"mismatch" + "\n" + r"$/\,\mathcal{L}(0)$", fontsize=layout.small)
     out = {
         "gap": style.series(strengths, gaps),
         "mismatch": style.series(strengths, mismatch),
@@ -255,7 +274,7 @@ def _panel_strength(
         "gap-below-1": style.series(np.append(low, strengths[0]), np.append(low_gaps, gaps[0])) if low.size else {},
         "gap-theta0": style.series([SHOWN] * thetas.size, theta_gaps, theta0=style.tolist(thetas)),
     }
-    from matplotlib.ticker import LogLocator, NullLocator
+    from matplotlib.ticker import FixedLocator, NullLocator
 
     for g in GAUGES:
         d = [
@@ -278,7 +297,7 @@ def _panel_strength(
     style.note(ax_low, r"$\propto D^{-2}$", (float(gx[0]), float(gy[0])), layout, offset=(4, -7), va="top")
     style.note(
         ax_low,
-        r"paths in (d) to $D\to\infty$",
+        r"each path to its $D\to\infty$ path",
         (0.02, 0.04),
         layout,
         xycoords="axes fraction",
@@ -287,7 +306,11 @@ def _panel_strength(
     )
     ax_low.set_yscale("log")
     _d_axis(ax_low, np.concatenate([low, strengths]))
-    ax_low.yaxis.set_major_locator(LogLocator(base=10, numticks=4))
+    distances = np.concatenate([out[f"{g}-distance"]["y"] for g in GAUGES]).astype(float)
+    top = int(np.ceil(np.log10(np.nanmax(distances))))
+    # every third decade: the short axes has room for three labels of 10^k
+    decades = np.arange(top, np.log10(np.nanmin(distances)) - 1, -3)
+    ax_low.yaxis.set_major_locator(FixedLocator([10.0**k for k in decades]))
     ax_low.yaxis.set_minor_locator(NullLocator())
     ax_low.set_xlabel(r"gauge strength $D$")
     ax_low.set_ylabel("distance")

@@ -49,6 +49,8 @@ SIDECAR_TOLERANCES = (
 )
 """Per-series tolerances of the regeneration check (:mod:`gaugecli.plots.sidecar`)."""
 
+MAIN_PANELS = ("a", "b", "c")
+"""The main-text version is the whole figure (three panels): the claim (b, c) and why it holds (a)."""
 CLAIM = "C1 invisibility: one initial function in every gauge, different paths and times later (C2 visible)"
 STRENGTH = 4.0
 GAUGES = ("favorable", "balanced", "unfavorable")
@@ -157,7 +159,7 @@ def _panel_plane(ax: Any, runs: dict[str, Any], c0: float, a_star: float, t_mark
     # and the coefficient the flow ends at, c = a* (dash-dot near-black)
     curves = (
         ("initial_curve", c0, style.GUIDE, "-", r"$|a|\,\|w\|=c_0$ ($f_0$)", 2.6 * lo, "top", (-3, -3)),
-        ("target_curve", a_star, style.THEORY, TARGET_DASHES, r"$|a|\,\|w\|=a_*$", 0.62 * a_star, "bottom", (4, 4)),
+        ("target_curve", a_star, style.THEORY, TARGET_DASHES, r"$|a|\,\|w\|=a_*$", 0.62 * a_star, "bottom", (9, 9)),
     )
     for key, c, color, ls, text, at, va, offset in curves:
         ax.plot(w, c / w, color=color, lw=1.2, ls=ls, zorder=2)
@@ -353,14 +355,19 @@ def _panel_functions(
     return out
 
 
-def _slice_axis(ax: Any, phi: np.ndarray, theta0: float, labelled: bool) -> None:
-    """The angle φ on the slice: ticks at the teacher's direction ``v`` (φ = 0) and at ``u0`` (φ = θ0)."""
+def _slice_axis(ax: Any, phi: np.ndarray, theta0: float, labelled: bool, layout: Layout) -> None:
+    """The angle φ on the slice, ticked in angles; thin guides at the teacher's direction ``v``
+    (φ = 0) and at ``u0`` (φ = θ0), named at the bottom of the lower axes (``labelled``)."""
     ax.set_xlim(phi[0], phi[-1])
-    ticks = {-np.pi / 2: r"$-\pi/2$", 0.0: r"$v$", np.pi / 2: r"$\pi/2$", np.pi: r"$\pi$"}
-    ticks[theta0] = r"$u_0$"
+    ticks = {-np.pi / 2: r"$-\pi/2$", 0.0: "0", np.pi / 2: r"$\pi/2$", np.pi: r"$\pi$"}
     ax.set_xticks(list(ticks), list(ticks.values()) if labelled else [])
+    for at, name in ((0.0, r"$v$"), (theta0, r"$u_0$")):
+        ax.axvline(at, color=style.GUIDE, ls=":", lw=0.7, zorder=0)
+        if labelled:
+            # under the teacher's peak, above the students: a height no curve crosses at either guide
+            style.note(ax, name, (at, 0.6), layout, offset=(2, 0), xycoords=("data", "axes fraction"), va="bottom")
     if labelled:
-        ax.set_xlabel(r"input $x=\cos\varphi\,v+\sin\varphi\,\tilde u$")
+        ax.set_xlabel(r"angle $\varphi$ of $x=\cos\varphi\,v+\sin\varphi\,\tilde u$")
 
 
 def _gap_series(plus: Any, minus: Any, a_star: float) -> tuple[np.ndarray, np.ndarray]:
@@ -492,8 +499,8 @@ def build(inputs: Inputs, layout: Layout) -> tuple[Any, dict[str, Any]]:
         },
         "c": _panel_gap(ax_c, runs, model.a_star, _window(inputs), layout),
     }
-    _slice_axis(ax_b0, phi, model.theta0, labelled=False)
-    _slice_axis(ax_b1, phi, model.theta0, labelled=True)
+    _slice_axis(ax_b0, phi, model.theta0, labelled=False, layout=layout)
+    _slice_axis(ax_b1, phi, model.theta0, labelled=True, layout=layout)
     ax_b1.set_ylabel(r"$f(x(\varphi))$")
     style.panel_label(ax_b0, "b")
     panels["b"]["invisibility"].update(_invisibility(runs, model.c0, model.theta0))

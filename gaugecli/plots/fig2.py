@@ -14,13 +14,15 @@ seeds, its *population* loss and alignment read against the population ``T_spec`
     (``+D`` turns, then grows; ``−D`` grows, then turns), each the same for every ``D ≳ 4``;
 (e) top: ``Δ(D)``, ``D = 1 … 1024``, with the claimed 0.3 and ``Δ`` at ``D → ∞``, and where the
     claim stops: dashed below D = 1 (``D = 1/16 … 1/2``, the gap closes roughly like ``D``: the
-    gauges become alike) and, filled circles at ``D = 4``, ``θ0 = π/4`` (below 0.3) and ``3π/4``;
-    the mismatch left by the best single time rescaling (``/L(0)``). Δ is the largest vertical
-    distance ``max_ℓ |α₊(ℓ) − α₋(ℓ)|`` between the two curves of (c). Bottom: the largest
+    gauges become alike) and, filled circles at ``D = 4``, ``θ0 = π/4`` (below 0.3) and ``3π/4``.
+    Δ is the largest vertical distance ``max_ℓ |α₊(ℓ) − α₋(ℓ)|`` between the two curves of (c).
+    Middle, on its own axis: the mismatch left by the best single time rescaling (``/L(0)``). Bottom: the largest
     Euclidean distance in the ``(c, α)`` plane of each run's path to its ``D → ∞`` path,
     ``∝ D⁻²`` (+D) and ``D⁻² log D`` (−D): the paths converge while the gap between them stays;
 (f) that best rescaling at ``D = 4``: ``L₊(t)`` against ``L₋(s* t)``; their difference swings to
     ``+`` and ``−`` the same size (the minimax optimum), so no other ``s`` does better.
+
+The main-text version (``MAIN_PANELS``) is (e), (c), (f), lettered (a)–(c).
 
 The ``D → ∞`` paths and ``Δ_∞`` come from the reduced equations (:mod:`gaugecli.core.reduced`).
 The flow runs are fig3's (``SimulateConfig(gauge=g, strengths=(D,))``): ``plot all`` computes them once.
@@ -60,6 +62,7 @@ from gaugecli.plots._fig2_limit import (
     _panel_strength,
     _thin,
 )
+from gaugecli.plots.grid import main_axes
 from gaugecli.plots.render import Inputs, Need
 from gaugecli.plots.venue import Layout
 
@@ -69,6 +72,9 @@ SIDECAR_TOLERANCES = (
 )
 """Per-series tolerances of the regeneration check (:mod:`gaugecli.plots.sidecar`)."""
 
+MAIN_PANELS = ("e", "c", "f")
+"""The main-text version: the clock-free gap against D with where the claim stops (e), the gap itself
+in the clock-free view (c), and the best single time rescaling failing (f)."""
 MIN_WIDTH = 5.0
 """Narrower than this (inches) the panels are illegible; ``plot --width`` refuses it."""
 
@@ -343,25 +349,23 @@ def build(inputs: Inputs, layout: Layout) -> tuple[Any, dict[str, Any]]:
     model = inputs.configs[_flow("favorable", strengths[0])].model
     threshold = 1.0 - model.eps_align
     flows = {g: runs[(g, SHOWN)] for g in GAUGES}
-    draw, dense = _limit_paths(model, DRAW_POINTS), _limit_paths(model, DENSE_POINTS)
+    draw_paths, dense = _limit_paths(model, DRAW_POINTS), _limit_paths(model, DENSE_POINTS)
     gap_limit = limits.limit_clock_free_gap(model.c0, model.theta0, model.a_star, floor=LOSS_FLOOR)
 
-    grid = {"height_ratios": (1.0, 1.0, 1.4)}
-    fig, axes = style.new_figure(layout.width, layout.height(1.18), nrows=3, ncols=2, gridspec_kw=grid)
-    cell = axes[2, 0].get_subplotspec().subgridspec(2, 1, height_ratios=(1.25, 1.0), hspace=0.0)
-    axes[2, 0].remove()
-    ax_e = fig.add_subplot(cell[0])
-    ax_low = fig.add_subplot(cell[1], sharex=ax_e, label="e-distance")
-    panels: dict[str, Any] = {
-        "a": _panel_time(axes[0, 0], flows, samples, "loss", threshold, layout),
-        "b": _panel_time(axes[0, 1], flows, samples, "alignment", threshold, layout),
-        "c": _panel_levels(axes[1, 0], flows, samples, draw, layout),
-        "d": _panel_portrait(axes[1, 1], runs, float(strengths[-1]), draw, threshold, layout),
-        "e": _panel_strength(ax_e, ax_low, strengths, runs, dense, gap_limit, layout, _boundary_runs(inputs)),
-        "f": _panel_rescaling(axes[2, 1], flows["favorable"], flows["unfavorable"], layout),
+    fig, axes = _axes(layout)
+    draw = {
+        "a": lambda ax: _panel_time(ax, flows, samples, "loss", threshold, layout),
+        "b": lambda ax: _panel_time(ax, flows, samples, "alignment", threshold, layout),
+        "c": lambda ax: _panel_levels(ax, flows, samples, draw_paths, layout),
+        "d": lambda ax: _panel_portrait(ax, runs, float(strengths[-1]), draw_paths, threshold, layout),
+        "e": lambda axs: _panel_strength(
+            axs[0], axs[1], axs[2], strengths, runs, dense, gap_limit, layout, _boundary_runs(inputs)
+        ),
+        "f": lambda ax: _panel_rescaling(ax, flows["favorable"], flows["unfavorable"], layout),
     }
-    for ax, letter in zip((*axes.ravel()[:4], ax_e, axes[2, 1]), "abcdef", strict=True):
-        style.panel_label(ax, letter)
+    panels: dict[str, Any] = {letter: draw[letter](ax) for letter, ax in axes.items()}
+    for letter, ax in axes.items():
+        style.panel_label(ax[0] if letter == "e" else ax, layout.label(letter))
     finite = rf"flow on $\mathcal{{L}}_n$, $n=10^{{{np.log10(N_SAMPLES):.0f}}}$"
     handles = [
         style.line_handle(style.PLUS, "-", "o", r"$+D$ population flow", lw=1.5),
@@ -370,14 +374,35 @@ def build(inputs: Inputs, layout: Layout) -> tuple[Any, dict[str, Any]]:
         style.line_handle(style.MINUS, "--", "s", rf"$-D$ {finite}", lw=0.9, mfc="white"),
         style.line_handle(LIMIT["color"], LIMIT["ls"], None, r"$D\to\infty$ (reduced equations)", lw=LIMIT["lw"]),
     ]
+    other = ", ".join(f"({layout.label(letter)})" for letter in "de" if letter in axes)
     title = (
-        rf"$m=1$; $D={SHOWN:g}$ except in (d), (e). Finite sample: gradient flow on the empirical loss "
+        rf"$m=1$; $D={SHOWN:g}$ except in {other}. Finite sample: gradient flow on the empirical loss "
         f"(no step), {len(seeds)} seed{'s' if len(seeds) != 1 else ''}"
     )
     fig.legend(handles=handles, loc="outside upper center", ncols=3, title=title, columnspacing=1.4)
+    if layout.is_main:  # its numbers are the full figure's sidecar's
+        return fig, panels
     panels["legend"] = [h.get_label() for h in handles]
     panels["key"] = _key_numbers(panels, strengths, samples, flows)
     return fig, panels
+
+
+def _axes(layout: Layout) -> tuple[Any, dict[str, Any]]:
+    """The panels' axes by letter ((e) is three stacked axes sharing D: gap, mismatch, distance): the
+    full figure's 3 × 2 grid, or the main-text version's (:func:`main_axes`)."""
+    if layout.is_main:
+        fig, axes = main_axes(layout, "abcdef", height=0.8)
+    else:
+        grid = {"height_ratios": (1.0, 1.0, 1.7)}
+        fig, cells = style.new_figure(layout.width, layout.height(1.26), nrows=3, ncols=2, gridspec_kw=grid)
+        axes = dict(zip("abcdef", cells.ravel(), strict=True))
+    if "e" in axes:
+        cell = axes["e"].get_subplotspec().subgridspec(3, 1, height_ratios=(1.2, 0.55, 1.0), hspace=0.0)
+        axes["e"].remove()
+        top = fig.add_subplot(cell[0])
+        mid = fig.add_subplot(cell[1], sharex=top, label="e-mismatch")
+        axes["e"] = (top, mid, fig.add_subplot(cell[2], sharex=top, label="e-distance"))
+    return fig, axes
 
 
 def _boundary_runs(inputs: Inputs) -> Boundary:

@@ -23,6 +23,9 @@ their approach to ``∓1`` and 2;
 (f) sensitivity: the constant ``C = lim ratio/D²`` for three values each of ``c0``, ``θ0`` and
 ``ε_align`` (the ``D → ∞`` limits, :mod:`gaugecli.plots._fig3_sensitivity`) — it moves sixteen-fold
 while the exponent (the local slope at ``D = 64 → 128`` of the reduced equations) stays 2.
+
+The main-text version (``MAIN_PANELS``) is (a), (c), (e), lettered (a)–(c): (a) on the left, the
+others stacked on the right.
 """
 
 from __future__ import annotations
@@ -32,9 +35,13 @@ from typing import Any
 import numpy as np
 
 from gaugecli.plots import style
+from gaugecli.plots.grid import main_axes
 from gaugecli.plots.render import Inputs, Need
 from gaugecli.plots.venue import Layout
 
+MAIN_PANELS = ("a", "c", "e")
+"""The main-text version: the times against D (a), their convergence to the D → ∞ limits (c), and the
+local slopes that settle at ∓1 and 2 (e)."""
 MIN_WIDTH = 5.0
 """Narrower than this (inches) the panels are illegible; ``plot --width`` refuses it."""
 
@@ -131,7 +138,7 @@ def _offset_fit(ax: Any, fit: Any, x: np.ndarray, color: str, layout: Layout) ->
     rising = fit.slope > 0
     style.note(
         ax,
-        rf"fit: slope ${fit.slope:+.4f}$",
+        rf"fit $\times\frac{{1}}{{3}}$ ($D\geq{FIT_MIN:g}$): slope ${fit.slope:+.4f}$",
         (float(x[0]), float(y[0])) if rising else (float(x[-1]), float(y[-1])),
         layout,
         offset=(2, -3) if rising else (0, -3),
@@ -161,14 +168,13 @@ def _panel_times(ax: Any, D: np.ndarray, times: dict[str, np.ndarray], layout: L
         out[g] = style.series(D, T)
         out[f"{g}-fit"] = _fit_entry(fit, D[fit_range])
         out[f"{g}-asymptotic-slope"] = {"value": slope, "error": error}
-    handles.append(style.line_handle(style.GUIDE, "-", None, rf"fit ($D\geq{FIT_MIN:g}$) $\times\frac{{1}}{{3}}$"))
     ax.set_yscale("log")
-    # room for the +D fit's slope below its line, and for the legend under the +D data at small D
-    ax.set_ylim(low / 10.0, 3.0 * float(np.nanmax(times["unfavorable"])))
+    # room for the +D fit's slope below its line, and for the legend above the −D data at small D
+    ax.set_ylim(low / 10.0, 300.0 * float(np.nanmax(times["unfavorable"])))
     _d_axis(ax, D)
     ax.set_xlabel(style.LABELS["D"])
     ax.set_ylabel(r"specialization time $T_{\rm spec}$")
-    ax.legend(handles=handles, loc="lower left")
+    ax.legend(handles=handles, loc="upper left")
     return out
 
 
@@ -187,13 +193,13 @@ def _panel_ratio(ax: Any, D: np.ndarray, ratio: np.ndarray, c0: float, layout: L
     handles = [
         style.line_handle(style.THEORY, "--", None, r"$M^u(+D)/M^u(-D)$ at $c_0$; see (d)"),
         style.line_handle(RATIO, "none", "D", r"$T_{\rm spec}(-D)/T_{\rm spec}(+D)$", mfc="white"),
-        style.line_handle(RATIO, "-", None, rf"fit ($D\geq{FIT_MIN:g}$) $\times\frac{{1}}{{3}}$"),
     ]
     ax.legend(handles=handles, loc="upper left")
     gap = float(mobility[-1] / ratio[-1])  # explained in (d)
     ax.set_yscale("log")
     _d_axis(ax, D)
-    ax.set_ylim(top=float(mobility[-1]) * 600)
+    # room for the fit's slope under its line, and for the legend above the mobility ratio
+    ax.set_ylim(float(np.nanmin(ratio)) / 30.0, float(mobility[-1]) * 3e3)
     ax.set_xlabel(style.LABELS["D"])
     ax.set_ylabel(style.LABELS["ratio"])
     asym, asym_err = asymptotic_slope(D, ratio)
@@ -365,11 +371,18 @@ def build(inputs: Inputs, layout: Layout) -> tuple[Any, dict[str, Any]]:
     times = {g: np.array([np.nan if r.t_spec is None else r.t_spec for r in runs[g]], dtype=float) for g in GAUGES}
     ratio = times["unfavorable"] / times["favorable"]
 
-    fig, axes = style.new_figure(layout.width, layout.height(1.12), nrows=3, ncols=2, height_ratios=[1.0, 1.0, 0.78])
-    (ax_a, ax_b), (ax_c, ax_d), (ax_e, ax_f) = axes
+    if layout.is_main:  # the main-text version: its first panel on the left, the others stacked right
+        fig, axes = main_axes(layout, "abcdef")
+    else:
+        fig, grid = style.new_figure(
+            layout.width, layout.height(1.12), nrows=3, ncols=2, height_ratios=[1.0, 1.0, 0.78]
+        )
+        axes = dict(zip("abcdef", grid.ravel(), strict=True))
     panels: dict[str, Any] = {}
-    panels["a"] = _panel_times(ax_a, D, times, layout)
-    panels["b"] = _panel_ratio(ax_b, D, ratio, model.c0, layout)
+    if "a" in axes:
+        panels["a"] = _panel_times(axes["a"], D, times, layout)
+    if "b" in axes:
+        panels["b"] = _panel_ratio(axes["b"], D, ratio, model.c0, layout)
 
     limits = {
         "favorable": favorable_limit(model.c0, model.theta0, model.eps_align, model.a_star),
@@ -377,27 +390,34 @@ def build(inputs: Inputs, layout: Layout) -> tuple[Any, dict[str, Any]]:
     }
     limits["ratio"] = limits["unfavorable"] / limits["favorable"]
     compensated = {"favorable": times["favorable"] * D, "unfavorable": times["unfavorable"] / D, "ratio": ratio / D**2}
-    panels["c"] = _panel_compensated(ax_c, D, compensated, limits, layout.small)
+    if "c" in axes:
+        panels["c"] = _panel_compensated(axes["c"], D, compensated, limits, layout.small)
 
-    shown = sorted({FIT_MIN, float(D[-1])})
-    pairs = {}
-    for s in shown:
-        i = int(np.flatnonzero(D == s)[0])
-        # on the +D run's declared times; the pairing integrates both runs by angle (dense output)
-        pairs[s] = paired_speed_ratio(
-            s,
-            runs["favorable"][i].t,
-            c0=model.c0,
-            theta0=model.theta0,
-            eps_align=model.eps_align,
-            a_star=model.a_star,
-        )
-    panels["d"] = _panel_speed(ax_d, pairs, {s: float(ratio[D == s][0]) for s in shown}, model.c0, layout.small)
-    panels["e"] = panel_local_slopes(ax_e, D, {**times, "ratio": ratio}, layout)
-    table = sensitivity(model.c0, model.theta0, model.eps_align, model.a_star)
-    panels["f"] = panel_sensitivity(ax_f, table, layout)
-    for ax, letter in zip((ax_a, ax_b, ax_c, ax_d, ax_e, ax_f), "abcdef", strict=True):
-        style.panel_label(ax, letter)
+    if "d" in axes:
+        shown = sorted({FIT_MIN, float(D[-1])})
+        pairs = {}
+        for s in shown:
+            i = int(np.flatnonzero(D == s)[0])
+            # on the +D run's declared times; the pairing integrates both runs by angle (dense output)
+            pairs[s] = paired_speed_ratio(
+                s,
+                runs["favorable"][i].t,
+                c0=model.c0,
+                theta0=model.theta0,
+                eps_align=model.eps_align,
+                a_star=model.a_star,
+            )
+        ratios = {s: float(ratio[D == s][0]) for s in shown}
+        panels["d"] = _panel_speed(axes["d"], pairs, ratios, model.c0, layout.small)
+    if "e" in axes:
+        panels["e"] = panel_local_slopes(axes["e"], D, {**times, "ratio": ratio}, layout)
+    if "f" in axes:
+        table = sensitivity(model.c0, model.theta0, model.eps_align, model.a_star)
+        panels["f"] = panel_sensitivity(axes["f"], table, layout)
+    for letter, ax in axes.items():
+        style.panel_label(ax, layout.label(letter))
+    if layout.is_main:  # its numbers are the full figure's sidecar's
+        return fig, panels
     panels["limits"] = limits
     panels["key"] = _key_numbers(panels, D)
     return fig, panels

@@ -6,19 +6,24 @@ With decay λ the objective is ``L + (λ/2)‖θ‖²`` and every neuron's imbal
 
 (a) ``T_spec(−D)/T_spec(+D)`` against λ for D = 4, 16, 64 (dashed: λ = 0);
 (b) the same ratio over its λ = 0 value against ``λ·T_spec(−D)|_{λ=0}``: the separation survives while
-the decay is slow on the unfavorable clock (``λ T₀ ≪ 1``) and is removed once it is not;
+the decay is slow on the unfavorable clock (``λ T₀ ≪ 1``) and is removed once it is not; the curves of
+the D fall approximately on one (their largest spread, below and above ``λ T₀ = 1``, is in the
+sidecar: D = 4 departs upward above ``λ T₀ ≈ 1``);
 (c) the law itself along the ±D flows at D = 16, λ = 0.01: ``δ(t)/δ(0)`` against ``e^{−2λt}`` (the
 largest deviation, relative to ``max(1, |δ(0)|)``, in the legend);
 (d) gradient descent (D = 4, λ = 0.01, each run at its own step η of ≤ 1 % T_spec error): the step's
 departure from the flow's law, ``|δ_k − δ(0)e^{−2λkη}|/|δ(0)|`` (lines), is what the per-step identity
 ``δ_{k+1} = (1 − 2ηλ)δ_k + η²(g_a² − ‖g_w‖²/p)`` predicts (markers) — the two differ by round-off
 (dotted);
-(e, f) selection among ``m = 5`` duplicates (owner +D, others −D) over (λ, D), at select's horizon
-``t_end(D)``: the non-owner norm ``P_end`` (e) and the non-owners' share of ``Σ|c_j|`` (f). The owner
+(e) selection among ``m = 5`` duplicates (owner +D, others −D) over (λ, D), at select's horizon
+``t_end(D)``: the non-owner norm ``P_end`` (the non-owners' share of ``Σ|c_j|``, which orders the cells
+alike, is in the sidecar). The owner
 takes the feature in every cell, but decay holds the non-owners at a level instead of pruning them —
 ∝ λ as λ → 0 (linear response), and not monotone once δ itself decays within the horizon
 (``2λ t_end ≳ 1``): selection is *exclusive* (``P_end ≤ 1e-6``) only left of the drawn boundary λ*(D),
 located by log–log interpolation of ``P_end`` in λ (SPEC C7's boundary under decay).
+
+The main-text version (``MAIN_PANELS``) is (a)–(c): the law, and the separation with its boundary.
 """
 
 from __future__ import annotations
@@ -31,6 +36,8 @@ from gaugecli.plots import style
 from gaugecli.plots.render import Inputs, Need
 from gaugecli.plots.venue import Layout
 
+MAIN_PANELS = ("a", "b", "c")
+"""The main-text version: the separation under decay (a), where it ends (b), and the law (c)."""
 MIN_WIDTH = 5.0
 """Narrower than this (inches) the panels are illegible; ``plot --width`` refuses it."""
 
@@ -125,7 +132,7 @@ def _panel_collapse(
         out[f"D{s:g}"] = style.series(x, y, T0_unfavorable=t0[i])
     ax.axvline(1.0, color=style.GUIDE, ls=":", lw=0.9)
     style.note(
-        ax, r"$\lambda T_0 = 1$", (1.0, 0.04), layout, offset=(3, 0), xycoords=("data", "axes fraction"), va="bottom"
+        ax, r"$\lambda T_0 = 1$", (1.0, 0.97), layout, offset=(3, 0), xycoords=("data", "axes fraction"), va="top"
     )
     handles = [style.line_handle(colors[i], "-", "D", f"$D={s:g}$", mfc="white") for i, s in enumerate(D)]
     handles.append(style.line_handle(style.GUIDE, "--", None, r"(a): $\lambda = 0$"))
@@ -134,10 +141,30 @@ def _panel_collapse(
     ax.set_yscale("log")
     ax.set_xlabel(r"$\lambda\,T_{\rm spec}(-D)|_{\lambda=0}$")
     ax.set_ylabel(r"ratio / ratio at $\lambda = 0$")
+    style.tidy_log_axis(ax, "y")
+    out["spread"] = _spread(out)
     return out
 
 
-def _panel_law(ax: Any, runs: dict[str, Any]) -> dict[str, Any]:
+def _spread(curves: dict[str, Any]) -> dict[str, Any]:
+    """How far (b)'s curves of the different D lie apart: at each point of one curve, the largest
+    ratio ``max/min`` of every curve's value there (log–log interpolation, inside each curve's range),
+    its largest value where ``λ T₀ ≤ 1`` and where ``λ T₀ > 1`` (``None`` with no overlap there)."""
+    series = [(np.log(np.array(c["x"], float)), np.log(np.array(c["y"], float))) for c in curves.values()]
+    below: list[float] = []
+    above: list[float] = []
+    for x, _ in series:
+        for xi in x:
+            values = [np.interp(xi, xs, ys) for xs, ys in series if xs[0] <= xi <= xs[-1]]
+            if len(values) > 1:
+                (below if xi <= 0.0 else above).append(float(np.exp(max(values) - min(values))))
+    return {
+        "max_over_min_at_most_1": max(below) if below else None,
+        "max_over_min_above_1": max(above) if above else None,
+    }
+
+
+def _panel_law(ax: Any, runs: dict[str, Any], layout: Layout) -> dict[str, Any]:
     """(c) ``δ(t)/δ(0)`` of the ±D pair against ``e^{−2λt}``."""
     out = {}
     t_max = 0.0
@@ -145,7 +172,7 @@ def _panel_law(ax: Any, runs: dict[str, Any]) -> dict[str, Any]:
         t = np.asarray(run.t, float)
         keep = t >= 1e-3  # the log grid starts far below any motion
         delta = np.asarray(run.imbalance, float)[:, 0]
-        ax.plot(t[keep], delta[keep] / delta[0], color=style.GAUGE_COLORS[g], lw=1.6, alpha=0.7, label=f"{'+' if g == 'favorable' else '−'}D: drift {run.imbalance_drift:.1e}")  # fmt: skip
+        ax.plot(t[keep], delta[keep] / delta[0], color=style.GAUGE_COLORS[g], lw=1.6, alpha=0.7, label=f"${'+' if g == 'favorable' else '-'}D$")  # fmt: skip
         out[g] = style.series(t[keep], delta[keep] / delta[0], drift=run.imbalance_drift)
         t_max = max(t_max, float(t[-1]))
     t = np.geomspace(1e-3, t_max, 200)
@@ -159,10 +186,12 @@ def _panel_law(ax: Any, runs: dict[str, Any]) -> dict[str, Any]:
     ax.set_xlabel("time $t$")
     ax.set_ylabel(rf"$\delta(t)/\delta(0)$ ($D={LAW_STRENGTH:g}$, $\lambda={LAW_DECAY:g}$)")
     ax.legend(loc="lower left")
+    drift = max(float(run.imbalance_drift) for run in runs.values())
+    style.note(ax, f"drift from\nthe law\n≤ {drift:.1e}", (0.03, 0.5), layout, xycoords="axes fraction", color=None)
     return out
 
 
-def _panel_steps(ax: Any, runs: dict[str, Any]) -> dict[str, Any]:
+def _panel_steps(ax: Any, runs: dict[str, Any], layout: Layout) -> dict[str, Any]:
     """(d) GD's departure from the flow's law, the per-step identity's prediction, their difference."""
     out = {}
     for g, run in runs.items():
@@ -188,16 +217,15 @@ def _panel_steps(ax: Any, runs: dict[str, Any]) -> dict[str, Any]:
             eta=run.eta,
             step_residual=run.imbalance_step_residual,
         )
-    handles = [
-        style.line_handle(style.THEORY, "-", None, r"$|\delta_k - \delta(0)e^{-2\lambda k\eta}|/|\delta(0)|$"),
-        style.line_handle(style.THEORY, "none", "o", "per-step identity", mfc="white"),
-        style.line_handle(style.THEORY, ":", None, "their difference"),
-    ]
-    ax.legend(handles=handles, loc="center left", bbox_to_anchor=(0.0, 0.42))
+    # direct labels: the lines lie in two bands (the departure near 1e-4, the round-off below 1e-12)
+    # with nothing between them for a legend to sit in at every venue's width
+    style.note(ax, "lines: GD, markers: per-step identity", (0.03, 0.97), layout, xycoords="axes fraction", va="top", color=None)  # fmt: skip
+    style.note(ax, "dotted: their difference", (0.03, 0.42), layout, xycoords="axes fraction", color=None)
     ax.set_xscale("log")
     ax.set_yscale("log")
-    ax.set_xlabel(rf"time $t = k\eta$ (GD, $D={STEP_STRENGTH:g}$, $\lambda={STEP_DECAY:g}$)")
-    ax.set_ylabel(r"departure of $\delta$ from $\delta(0)e^{-2\lambda t}$")
+    ax.set_ylim(top=ax.get_ylim()[1] * 1e3)  # room for the label above the departure
+    ax.set_xlabel(rf"$t = k\eta$ (GD, $D={STEP_STRENGTH:g}$, $\lambda={STEP_DECAY:g}$)")
+    ax.set_ylabel(r"$|\delta_k - \delta(0)e^{-2\lambda k\eta}|\,/\,|\delta(0)|$")
     return out
 
 
@@ -272,62 +300,80 @@ def _panel_map(
     ax.set_yticks(np.arange(len(strengths)))
     ax.set_yticklabels([f"{s:g}" for s in strengths])
     ax.set_xlabel(r"weight decay $\lambda$ (line: $P_{\rm end} = 10^{-6}$)")
-    ax.set_ylabel(style.LABELS["D"] + r", $m = 5$")
+    ax.set_ylabel(r"$D$, $m = 5$")
 
 
-def _panel_selection(
-    axes: tuple[Any, Any], fig: Any, inputs: Inputs, quick: bool, layout: Layout
-) -> tuple[dict[str, Any], dict[str, Any]]:
-    """(e) ``P_end`` and (f) the non-owners' share over (λ, D), with the exclusivity boundary λ*(D)."""
+def _panel_selection(ax: Any, fig: Any, inputs: Inputs, quick: bool) -> dict[str, Any]:
+    """(e) ``P_end`` over (λ, D), with the exclusivity boundary λ*(D); the non-owners' share of
+    ``Σ|c_j|`` (which orders the cells alike) in the sidecar only."""
     grid = _selection_grid(inputs, quick)
     strengths, decays = np.array(SELECT_STRENGTHS[quick]), np.array(SELECT_DECAYS[quick])
     boundary = np.array([exclusive_boundary(decays, row) for row in grid["P_end"]])
-    _panel_map(axes[0], fig, grid["P_end"], grid, quick, r"non-owner norm $P_{\rm end}$", boundary)
-    _panel_map(axes[1], fig, grid["nonowner_share"], grid, quick, r"non-owners' share of $\Sigma|c_j|$", boundary)
-    common = {
-        "D": style.tolist(strengths),
-        "weight_decay": style.tolist(decays),
-        "t_end": style.tolist(grid["t_end"][:, 0]),
-        "selected": grid["selected"].tolist(),
-    }
-    e = {
-        "grid": {**common, "P_end": style.tolist(grid["P_end"])},
+    _panel_map(ax, fig, grid["P_end"], grid, quick, r"non-owner norm $P_{\rm end}$", boundary)
+    return {
+        "grid": {
+            "D": style.tolist(strengths),
+            "weight_decay": style.tolist(decays),
+            "t_end": style.tolist(grid["t_end"][:, 0]),
+            "selected": grid["selected"].tolist(),
+            "P_end": style.tolist(grid["P_end"]),
+            "nonowner_share": style.tolist(grid["nonowner_share"]),
+        },
         "boundary": style.series(strengths, boundary, level=PRUNED),
     }
-    f = {"grid": {**common, "nonowner_share": style.tolist(grid["nonowner_share"])}}
-    return e, f
+
+
+def _axes(layout: Layout) -> tuple[Any, dict[str, Any]]:
+    """The full figure: (a, b), (c, d), and (e) under them, centred; the main-text version: its
+    panels in one row."""
+    if layout.is_main:
+        wanted = [letter for letter in "abcde" if layout.wants(letter)]
+        fig, row = style.new_figure(layout.width, layout.height(0.42), ncols=len(wanted), squeeze=False)
+        return fig, dict(zip(wanted, row[0], strict=True))
+    fig = style.new_figure(layout.width, layout.height(1.2), nrows=3, ncols=2)[0]
+    for ax in fig.axes:
+        ax.remove()
+    grid = fig.add_gridspec(3, 2)
+    axes = {letter: fig.add_subplot(grid[i // 2, i % 2]) for i, letter in enumerate("abcd")}
+    axes["e"] = fig.add_subplot(grid[2, :].subgridspec(1, 3, width_ratios=(0.25, 1.0, 0.25))[1])
+    return fig, axes
 
 
 def build(inputs: Inputs, layout: Layout) -> tuple[Any, dict[str, Any]]:
-    """Six panels (3 × 2) at the layout's width; returns the figure and its sidecar panels."""
+    """Five panels ((a)–(d) in 2 × 2, (e) below) at the layout's width, or the main-text version's
+    ``layout.panels`` in one row; returns the figure and its sidecar panels (in the main-text
+    version only the panels drawn, without the key numbers: its numbers are the full figure's)."""
     D, lam = _grid(inputs)
     quick = len(D) == len(STRENGTHS[True])
     times = _times(inputs, D, lam)
     ratio = times["unfavorable"] / times["favorable"]
-    fig, axes = style.new_figure(layout.width, layout.height(1.2), nrows=3, ncols=2)
-    (ax_a, ax_b), (ax_c, ax_d), (ax_e, ax_f) = axes
+    fig, axes = _axes(layout)
     law_runs = {g: inputs[_name(g, LAW_STRENGTH, LAW_DECAY)] for g in GAUGES}
     step_runs = {g: inputs[f"gd-{g}"] for g in GAUGES}
-    panels = {
-        "a": _panel_ratio(ax_a, D, lam, ratio),
-        "b": _panel_collapse(ax_b, D, lam, ratio, times["unfavorable"][:, 0], layout),
-        "c": _panel_law(ax_c, law_runs),
-        "d": _panel_steps(ax_d, step_runs),
+    draw = {
+        "a": lambda ax: _panel_ratio(ax, D, lam, ratio),
+        "b": lambda ax: _panel_collapse(ax, D, lam, ratio, times["unfavorable"][:, 0], layout),
+        "c": lambda ax: _panel_law(ax, law_runs, layout),
+        "d": lambda ax: _panel_steps(ax, step_runs, layout),
+        "e": lambda ax: _panel_selection(ax, fig, inputs, quick),
     }
-    panels["e"], panels["f"] = _panel_selection((ax_e, ax_f), fig, inputs, quick, layout)
-    for ax, letter in zip((ax_a, ax_b, ax_c, ax_d, ax_e, ax_f), "abcdef", strict=True):
-        style.panel_label(ax, letter)
+    panels = {letter: draw[letter](ax) for letter, ax in axes.items()}
+    for letter, ax in axes.items():
+        style.panel_label(ax, layout.label(letter))
+    if layout.is_main:
+        return fig, panels
     e = panels["e"]
     panels["key"] = {
         "ratio_at_zero": {f"D{s:g}": float(ratio[i, 0]) for i, s in enumerate(D)},
         "ratio_at_largest_decay": {f"D{s:g}": float(ratio[i, -1]) for i, s in enumerate(D)},
         "largest_decay": float(lam[-1]),
+        "collapse_spread": panels["b"]["spread"],
         "law_drift": {g: float(r.imbalance_drift) for g, r in law_runs.items()},
         "gd_departure_from_law": {g: float(r.imbalance_drift) for g, r in step_runs.items()},
         "gd_step_identity_residual": {g: r.imbalance_step_residual for g, r in step_runs.items()},
         "gd_eta": {g: r.eta for g, r in step_runs.items()},
         "selected_everywhere": bool(np.all(np.array(e["grid"]["selected"]))),
         "exclusive_boundary": {f"D{s:g}": b for s, b in zip(e["boundary"]["x"], e["boundary"]["y"], strict=True)},
-        "largest_nonowner_share": float(np.max(np.array(panels["f"]["grid"]["nonowner_share"], float))),
+        "largest_nonowner_share": float(np.max(np.array(e["grid"]["nonowner_share"], float))),
     }
     return fig, panels

@@ -39,6 +39,8 @@ SIDECAR_TOLERANCES = (
     ("d/all-minus/*", float("inf"), 0.0, "all −D: the winner and T_spec move with the draw and the arithmetic"),
 )
 """Where a number moves more than the shared default across arithmetic paths, and why (first match wins)."""
+MAIN_PANELS = ("a", "c")
+"""The main-text version: what transfers (the rank-2 peak, a) and where round-off decides (c)."""
 HEIGHT = 0.78
 """Height over width: two rows of panels and the legend, 4.3 in at the default 5.5 in."""
 SELECT, CONTROL = style.PURPLE, style.BROWN
@@ -225,15 +227,26 @@ def _panel_perturbation(ax: Any, result: Any) -> dict[str, Any]:
     return perturbation_panel(ax, rows, references, styles)
 
 
-def _panels(axes: Any, result: Any, config: Any, layout: Layout) -> dict[str, Any]:
+def _panels(axes: dict[str, Any], result: Any, config: Any, layout: Layout) -> dict[str, Any]:
     span = config.span
-    (a, b), (c, d) = axes
-    return {
-        "a": _panel_rank2(a, result, span),
-        "b": _panel_collapse(b, result),
-        "c": _panel_separation(c, result, span, config.m, layout.small),
-        "d": _panel_perturbation(d, result),
+    draw = {
+        "a": lambda ax: _panel_rank2(ax, result, span),
+        "b": lambda ax: _panel_collapse(ax, result),
+        "c": lambda ax: _panel_separation(ax, result, span, config.m, layout.small),
+        "d": lambda ax: _panel_perturbation(ax, result),
     }
+    return {letter: draw[letter](ax) for letter, ax in axes.items()}
+
+
+def panel_axes(layout: Layout, height: float) -> tuple[Any, dict[str, Any]]:
+    """The figure and its panels' axes by letter: 2 × 2 at ``height`` × width, or the main-text
+    version's two panels side by side."""
+    if layout.is_main:
+        from gaugecli.plots.grid import main_axes
+
+        return main_axes(layout, "abcd", height=0.45)
+    fig, axes = style.new_figure(layout.width, layout.height(height), nrows=2, ncols=2)
+    return fig, dict(zip("abcd", axes.ravel(), strict=True))
 
 
 def condition_handles(conditions: list[tuple[str, str]]) -> list[Any]:
@@ -245,10 +258,13 @@ def condition_handles(conditions: list[tuple[str, str]]) -> list[Any]:
     ]
 
 
-def finish(fig: Any, axes: Any, titles: dict[str, str], handles: list[Any], layout: Layout, ncol: int) -> list[str]:
-    """Panel letters and titles, and the figure legend above the panels; returns the legend's labels."""
-    for ax, letter in zip(axes.ravel(), titles, strict=True):
-        style.panel_label(ax, letter)
+def finish(
+    fig: Any, axes: dict[str, Any], titles: dict[str, str], handles: list[Any], layout: Layout, ncol: int
+) -> list[str]:
+    """Panel letters (this version's) and titles, and the figure legend above the panels; returns the
+    legend's labels."""
+    for letter, ax in axes.items():
+        style.panel_label(ax, layout.label(letter))
         ax.set_title(titles[letter].replace("T_spec", r"$T_{\rm spec}$"), loc="right", fontsize=layout.small, pad=3)
     fig.legend(handles=handles, loc="outside upper center", ncol=ncol, columnspacing=1.2, handlelength=2.4)
     return [h.get_label() for h in handles]
@@ -258,9 +274,11 @@ def build(inputs: Inputs, layout: Layout) -> tuple[Any, dict[str, Any]]:
     import matplotlib
 
     result, config = inputs["lockin"], inputs.configs["lockin"]
-    fig, axes = style.new_figure(layout.width, layout.height(HEIGHT), nrows=2, ncols=2)
+    fig, axes = panel_axes(layout, HEIGHT)
     with matplotlib.rc_context({"font.size": layout.small}):  # annotations at the small size, like legends
         panels = _panels(axes, result, config, layout)
     handles = condition_handles([("flow", "relu"), ("sample", "relu")])
-    panels["legend"] = finish(fig, axes, TITLES, handles, layout, ncol=4)
+    legend = finish(fig, axes, TITLES, handles, layout, ncol=4)
+    if not layout.is_main:  # a main version's numbers are the full figure's sidecar's
+        panels["legend"] = legend
     return fig, panels

@@ -3,9 +3,10 @@ boundaries drawn as contours (outcome-class edges, the gap's C5 level Δ = 0.3, 
 ratio, the pruning level of P).
 
 Not a figure of ``gaugecli plot`` (it is not in :data:`gaugecli.plots.FIGURES`): it draws one
-``gaugecli.phase/1`` result, whatever its axes. Perceptually uniform, colorblind-safe colormaps
-(cividis; the outcome classes as five of its steps), at the venue's text width, every text at
-least the venue's small size (≥ 7 pt).
+``gaugecli.phase/1`` result, whatever its axes. Ordered metrics on a perceptually uniform,
+colorblind-safe colormap (cividis); the outcome classes, which have no order, in a qualitative
+colorblind-safe palette (:data:`CLASS_COLORS`), the colour bar listing only the classes some cell
+has. At the venue's text width, every text at least the venue's small size (≥ 7 pt).
 """
 
 from __future__ import annotations
@@ -57,6 +58,16 @@ LOG_METRICS = ("t-spec", "ratio", "p-end", "constant")
 """Metrics drawn on a logarithmic colour scale."""
 P_FLOOR = 1e-16
 """``P`` below this (an exact 0 for one neuron, round-off) is drawn at this floor."""
+CLASS_COLORS = {
+    "exclusive": style.BLUE,
+    "shared": style.SKY,
+    "unpruned": style.YELLOW,
+    "lost": style.VERMILLION,
+    "no owner": style.GREY,
+    "symmetric start": style.PINK,
+}
+"""The outcome classes (categories, not an order): seaborn's colorblind palette, the hue of each
+chosen so that the two owning-but-not-exclusive classes sit near exclusive's blue and failures apart."""
 UNDEFINED = "0.85"
 """The colour of cells where a metric is undefined (no T_spec by the horizon, say)."""
 
@@ -80,14 +91,20 @@ def _panel(ax: Any, fig: Any, result: Any, metric: str, sizes: Layout) -> dict[s
     contours: dict[str, Any] = {}
     norm: Any
     if metric == "outcome":
-        n = len(result.outcomes)
-        listed = colors.ListedColormap([cmap(k / (n - 1)) for k in range(n)])
-        norm = colors.BoundaryNorm(np.arange(n + 1) - 0.5, n)
-        mesh = ax.pcolormesh(X, Y, Z, cmap=listed, norm=norm, shading="flat")
-        bar = fig.colorbar(mesh, ax=ax, ticks=np.arange(n))
-        bar.ax.set_yticklabels(result.outcomes)
+        # only the classes some cell has, in their declared order, each its own colour
+        present = [k for k in range(len(result.outcomes)) if np.any(Z == k)]
+        names = [result.outcomes[k] for k in present]
+        listed = colors.ListedColormap([CLASS_COLORS.get(name, style.GREY) for name in names])
+        rank = np.full(Z.shape, np.nan)
+        for slot, k in enumerate(present):
+            rank[Z == k] = slot
+        norm = colors.BoundaryNorm(np.arange(len(present) + 1) - 0.5, len(present))
+        mesh = ax.pcolormesh(X, Y, np.ma.masked_invalid(rank), cmap=listed, norm=norm, shading="flat")
+        bar = fig.colorbar(mesh, ax=ax, ticks=np.arange(len(present)))
+        bar.ax.set_yticklabels(names)
         bar.ax.tick_params(length=0)
         contours["class_edges"] = _class_edges(ax, X, Y, Z, "white")
+        contours["classes_drawn"] = names
     else:
         shown = np.where(Z <= P_FLOOR, P_FLOOR, Z) if metric == "p-end" else Z
         finite = shown[np.isfinite(shown)]
@@ -191,7 +208,7 @@ def build(result: Any, config: Any, sizes: Layout) -> tuple[Any, dict[str, Any]]
     start = ", adversarial start" if config.run_base.init == "adversarial" else ""
     seeds = f", means over {len(result.seeds)} seeds" if getattr(result, "seeds", None) else ""
     fig.suptitle(
-        f"gaugecli phase — {config.kind}{start}{seeds}, read at each cell's horizon\n"
+        f"{config.kind}{start}{seeds}, read at each cell's horizon\n"
         f"aligned: α ≥ 1 − {t['eps_align']:g}; pruned: P ≤ {t['pruned_level']:g}; grey: undefined",
         fontsize=sizes.small,
     )

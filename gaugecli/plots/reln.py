@@ -11,15 +11,18 @@ where it fails (``gaugecli reln``; RELATED.md §1).
 (d) ``select``: the coefficients c_j(t) of the ReLU run and of the ReLN with its final activation pattern;
 (e) ReLNs restarted from the ReLU state at t0 with frozen gates: relative error of the time to cut the
     loss k-fold, against t0/T_spec — markers the worst D, bars the range over D; restarts whose gates'
-    floor lies above the target never get there (no error exists): drawn in the top band, at its
-    middle, not at a value; restarts whose target is below round-off (1e-12) are left out (counted);
+    floor lies above the target never get there (no error exists): drawn in a strip of their own above
+    the axis, labelled "never reached", not at a value; restarts whose target is below round-off
+    (1e-12) are left out (counted);
 (f) the fixed-gate envelope: ReLU time over the fastest fixed gate's, against the loss level ℓ; the
     smallest D light, the larger ones (named above the panel) coincide.
+
+The main-text version (``MAIN_PANELS``) is (b), (c), (e): where the ReLN view keeps the clock, where
+its separation departs from the ReLU's, and how far a frozen-gate restart carries.
 """
 
 from __future__ import annotations
 
-import math
 from typing import Any
 
 import numpy as np
@@ -30,6 +33,8 @@ from gaugecli.plots import style
 from gaugecli.plots.render import Inputs, Need
 from gaugecli.plots.venue import Layout
 
+MAIN_PANELS = ("b", "c", "e")
+"""The main-text version: the ±D clocks (b), the separation (c), the restarts (e)."""
 MIN_WIDTH = 5.5
 """Narrower than this (inches) the panels are illegible; ``plot --width`` refuses it."""
 
@@ -56,8 +61,9 @@ LINESTYLES: dict[str, style.LineStyleType] = {"relu": "-", "reln": "--", "reln_i
 NAMES = {"relu": "ReLU", "reln": r"ReLN, gate $v$", "reln_initial": r"ReLN, gate $u_0$", "race": "aligned race"}
 SIGNS = ((1.0, "favorable"), (-1.0, "unfavorable"))
 SIGN_NAMES = {"favorable": r"$+D$", "unfavorable": r"$-D$"}
-INK = "0.2"
-"""Panel (c) compares models, not gauges: one dark ink, the model told by its marker."""
+INK = style.THEORY
+"""Panel (c) compares models, not gauges: one dark ink (the closed forms' too), the model told by its
+marker and the limit by its line."""
 MODEL_MARKERS = {"relu": "D", "reln": "v", "race": "X"}
 AXES_X = ("axes fraction", "data")
 """Coordinates of a note placed along the axis width at a data height."""
@@ -258,14 +264,12 @@ SELECT_NUMBERS = (
 )  # fmt: skip
 """The select comparison's key numbers, copied to the sidecar."""
 
-FLOOR_BAND = (0.4, 1.6)
-"""Panel (e)'s y-band for restarts that stop on their gates' floor (no time to report)."""
 
-
-def _panel_restart(ax: Any, result: RelnResult, layout: Layout) -> dict[str, Any]:
+def _panel_restart(axes: tuple[Any, Any], result: RelnResult, layout: Layout) -> dict[str, Any]:
     """|relative error| of the restarted ReLN's time to L(t0)/k against t0/T_spec: the largest over D
     (markers, filled k = smallest level), the range over D (bars); restarts stopped by their gates'
-    floor (L_floor > L(t0)/k) in the top band."""
+    floor (L_floor > L(t0)/k) in the strip above (``axes = (strip, errors)``): they have no error."""
+    strip, ax = axes
     from matplotlib.ticker import NullLocator
 
     out: dict[str, Any] = {}
@@ -299,20 +303,26 @@ def _panel_restart(ax: Any, result: RelnResult, layout: Layout) -> dict[str, Any
                 ax.plot(x_arr, w_arr, color=color, marker=marker, mfc=face, mec=color, ls="-", lw=0.7, ms=4.0)
                 out[key] = style.series(x_arr, w_arr, min_over_D=l_arr)
             if hits:
+                # no error exists: the frozen gates' floor lies above L(t0)/k, so the restart never gets
+                # there (every D alike; sidecar floor_hits) — drawn in the strip, at no value
                 hx = np.array(hits) * shift
-                hy = np.full(hx.size, float(np.sqrt(FLOOR_BAND[0] * FLOOR_BAND[1])))
-                ax.plot(hx, hy, ls="none", marker=marker, mfc=face, mec=color, ms=4.0)
+                hy = np.zeros(hx.size)
+                strip.plot(hx, hy, ls="none", marker=marker, mfc=face, mec=color, ms=4.0)
                 out[f"{key}_floor"] = style.series(hx, hy)
-    ax.axhspan(*FLOOR_BAND, color="0.92", lw=0, zorder=0)
-    # a restart in the band has no error: its frozen gates' floor lies above L(t0)/k, so it never
-    # gets there (every D alike; sidecar floor_hits); it is drawn at the band's middle, not at a value
-    style.note(ax, "gate floor", (0.98, math.sqrt(FLOOR_BAND[0] * FLOOR_BAND[1])), layout, xycoords=AXES_X, ha="right")
-    key = f"time to $\\mathcal{{L}}(t_0)/k$, worst $D$:\nfilled $k={levels[0]:g}$"
-    key += f", open $k={levels[-1]:g}$" if len(levels) > 1 else ""
-    ax.text(0.03, 0.03, key, transform=ax.transAxes, ha="left", va="bottom")
-    ax.set_title("bars: all $D$", loc="right", fontsize=layout.small)
-    ax.set(xscale="log", yscale="log", xlabel=r"restart time $t_0/T_{\rm spec}$", ylabel="relative time error")
-    ax.set_ylim(3e-5, FLOOR_BAND[1])
+    strip.set_ylim(-1.0, 1.0)
+    strip.set_yticks([])
+    strip.tick_params(axis="x", bottom=False, labelbottom=False)
+    strip.spines["bottom"].set_linestyle((0, (2, 2)))  # the error axis does not continue into the strip
+    strip.set_title("never reached", loc="right", fontsize=layout.small)
+    key = f"worst $D$, bars: all $D$\nfilled $k={levels[0]:g}$" + (f", open {levels[-1]:g}" if len(levels) > 1 else "")
+    ax.text(0.97, 0.97, key, transform=ax.transAxes, ha="right", va="top")
+    ax.set(
+        xscale="log",
+        yscale="log",
+        xlabel=r"restart time $t_0/T_{\rm spec}$",
+        ylabel=r"error of time to $\mathcal{L}(t_0)/k$",
+    )
+    ax.set_ylim(3e-5, 30.0)  # the top two decades hold the key: no error reaches 1
     ax.set_xlim(min(t0s) / 1.4, max(t0s) * 1.4)
     ax.set_xticks(t0s, [f"{k:g}" for k in t0s])
     ax.xaxis.set_minor_locator(NullLocator())
@@ -369,8 +379,8 @@ def _panel_envelope(ax: Any, result: RelnResult, layout: Layout) -> dict[str, An
 # ------------------------------------------------------------------------------------------
 
 
-def _legend(fig: Any) -> None:
-    handles = [style.line_handle(INK, LINESTYLES[m], None, NAMES[m]) for m in MODELS]
+def _legend(fig: Any, models: list[str]) -> None:
+    handles = [style.line_handle(INK, LINESTYLES[m], None, NAMES[m]) for m in models]
     handles += [style.line_handle(style.GAUGE_COLORS[g], "-", style.GAUGE_MARKERS[g], SIGN_NAMES[g]) for _, g in SIGNS]
     fig.legend(handles=handles, loc="outside upper center", ncols=6, handlelength=2.2, columnspacing=1.0)
 
@@ -384,25 +394,34 @@ def build(inputs: Inputs, layout: Layout) -> tuple[Any, dict[str, Any]]:
 
 
 def _build(result: RelnResult, layout: Layout) -> tuple[Any, dict[str, Any]]:
-    fig, axes = style.new_figure(layout.width, layout.height(0.78), nrows=2, ncols=3)
-    (ax_a, ax_b, ax_c), (ax_d, ax_e, ax_f) = axes
-    # (a) in two halves, +D above −D on one time axis: eight curves in one box overprinted
-    halves = ax_a.get_subplotspec().subgridspec(2, 1, hspace=0.05)
-    ax_a.remove()
-    upper = fig.add_subplot(halves[0])
-    lower = fig.add_subplot(halves[1], sharex=upper)
-    axes[0, 0] = upper
+    if layout.is_main:
+        from gaugecli.plots.grid import main_axes
+
+        fig, axes = main_axes(layout, "abcdef", height=0.75)
+    else:
+        fig, grid = style.new_figure(layout.width, layout.height(0.78), nrows=2, ncols=3)
+        axes = dict(zip("abcdef", grid.ravel(), strict=True))
+    # (a) in two halves, +D above −D on one time axis: eight curves in one box overprinted; (e) under a
+    # strip for the restarts that never reach their target
+    for letter, ratios in (("a", (1.0, 1.0)), ("e", (0.22, 1.0))):
+        if letter in axes:
+            halves = axes[letter].get_subplotspec().subgridspec(2, 1, hspace=0.05, height_ratios=ratios)
+            axes[letter].remove()
+            upper = fig.add_subplot(halves[0])
+            axes[letter] = (upper, fig.add_subplot(halves[1], sharex=upper, label=f"{letter}-lower"))
     D = CURVES_D if CURVES_D in _strengths(result) else _strengths(result)[-1]
-    panels = {
-        "a": _panel_curves((upper, lower), result, D, layout),
-        "b": _panel_tspec_ratio(ax_b, result, layout),
-        "c": _panel_separation(ax_c, result, layout),
-        "d": _panel_select(ax_d, result),
-        "e": _panel_restart(ax_e, result, layout),
-        "f": _panel_envelope(ax_f, result, layout),
+    draw = {
+        "a": lambda ax: _panel_curves(ax, result, D, layout),
+        "b": lambda ax: _panel_tspec_ratio(ax, result, layout),
+        "c": lambda ax: _panel_separation(ax, result, layout),
+        "d": lambda ax: _panel_select(ax, result),
+        "e": lambda ax: _panel_restart(ax, result, layout),
+        "f": lambda ax: _panel_envelope(ax, result, layout),
     }
-    for ax, letter in zip(axes.ravel(), "abcdef", strict=True):
-        style.panel_label(ax, letter)
-    _legend(fig)
-    panels["identity_error"] = {"value": result.identity_error, "states": result.identity_states}
+    panels = {letter: draw[letter](ax) for letter, ax in axes.items()}
+    for letter, ax in axes.items():
+        style.panel_label(ax[0] if isinstance(ax, tuple) else ax, layout.label(letter))
+    _legend(fig, [m for m in MODELS if m != "reln_initial" or "a" in axes])
+    if not layout.is_main:
+        panels["identity_error"] = {"value": result.identity_error, "states": result.identity_states}
     return fig, panels

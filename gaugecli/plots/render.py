@@ -7,13 +7,16 @@
 * :func:`gaugecli.pipeline.resolve` gives their typed results by name, from the cache or computed
   (one :class:`gaugecli.pipeline.Pipeline` for all figures, so figures share runs);
 * :func:`render` — ``figN.pdf``/``.png``/``.svg`` and the sidecar ``figN.json`` with the
-  numbers plotted. Every file is written atomically.
+  numbers plotted, and for a figure that declares ``MAIN_PANELS`` (the two or three panels a
+  paper's main text carries) its main-text version ``figN_main.pdf``/… beside them, whose numbers
+  are the full figure's sidecar's. Every file is written atomically.
 """
 
 from __future__ import annotations
 
 import json
 from collections.abc import Callable, Iterable, Sequence
+from dataclasses import replace
 from importlib import import_module
 from pathlib import Path
 from typing import Any, overload
@@ -25,19 +28,25 @@ from gaugecli.plots.venue import Layout
 from gaugecli.plots.venue import layout as default_layout
 
 FORMATS = ("pdf", "png", "svg")
+VERSIONS = ("full", "main")
+"""The versions of a figure: ``full`` (every panel, the appendix version) and ``main`` (its
+``MAIN_PANELS``, lettered anew, for a paper's main text)."""
 
 __all__ = [
     "FORMATS",
+    "VERSIONS",
     "Inputs",
     "Need",
     "Rendered",
     "UnknownFigureError",
     "figure_inputs",
     "figure_module",
+    "main_panels",
     "render",
     "render_from_cache",
     "renderer_fingerprint",
     "resolve",
+    "version_path",
 ]
 
 Warn = Callable[[str], None]
@@ -57,6 +66,17 @@ def figure_module(fig_id: str) -> Any:
     return import_module(f"gaugecli.plots.{fig_id}")
 
 
+def main_panels(fig_id: str) -> tuple[str, ...] | None:
+    """The panels of ``fig_id``'s main-text version (its ``MAIN_PANELS``), or ``None`` if it has none."""
+    panels = getattr(figure_module(fig_id), "MAIN_PANELS", None)
+    return tuple(panels) if panels else None
+
+
+def version_path(out_dir: Path, fig_id: str, version: str, fmt: str) -> Path:
+    """Where a version of a figure is written: ``figN.<fmt>`` (full) or ``figN_main.<fmt>`` (main)."""
+    return out_dir / (f"{fig_id}.{fmt}" if version == "full" else f"{fig_id}_{version}.{fmt}")
+
+
 def figure_inputs(
     module: Any, quick: bool, pipeline: Pipeline, progress: Progress | None = None
 ) -> tuple[Inputs, dict[str, str]]:
@@ -69,6 +89,23 @@ def figure_inputs(
         inputs = Inputs({**inputs.results, **more.results}, {**inputs.configs, **more.configs})
         hashes = {**hashes, **more_hashes}
     return inputs, hashes
+
+
+def check_versions(fig_id: str, versions: Iterable[str]) -> tuple[str, ...]:
+    """``versions`` in :data:`VERSIONS`' order, each known, ``"main"`` only for a figure with ``MAIN_PANELS``."""
+    asked = set(versions)
+    if not asked or asked - set(VERSIONS):
+        raise ValueError(
+            f"unknown figure version {', '.join(sorted(asked)) or '(none)'}; choose from {', '.join(VERSIONS)}"
+        )
+    if "main" in asked and main_panels(fig_id) is None:
+        raise ValueError(f"{fig_id} has no main-text version; figures with one: {', '.join(with_main_version())}")
+    return tuple(v for v in VERSIONS if v in asked)
+
+
+def with_main_version() -> tuple[str, ...]:
+    """The figures that declare ``MAIN_PANELS``, in :data:`FIGURES`' order."""
+    return tuple(f for f in FIGURES if main_panels(f) is not None)
 
 
 def check_formats(formats: Iterable[str]) -> tuple[str, ...]:
@@ -88,8 +125,11 @@ def render(
     progress: Progress | None = None,
     layout: Layout | None = None,
     keep_unchanged: bool = False,
+    versions: Sequence[str] = ("full",),
 ) -> Rendered:
-    """Write ``out_dir/figN.<fmt>`` for each format and the sidecar ``out_dir/figN.json``.
+    """Write ``out_dir/figN.<fmt>`` for each format and the sidecar ``out_dir/figN.json``;
+    ``versions`` (of :data:`VERSIONS`) with ``"main"`` writes the main-text version
+    ``out_dir/figN_main.<fmt>`` too (``("main",)``: only it, and the sidecar).
 
     PDF and SVG are vector with embedded TrueType fonts; PNG is 300 dpi. The sidecar holds the
     plotted numbers, the runs' config hashes and a provenance without time or command line, so an
@@ -101,7 +141,8 @@ def render(
     for byte, and nothing is written (``Rendered.kept``). Another CPU moves the last digits of
     the numbers, hence of the PDF's coordinates and the PNG's anti-aliasing: without this,
     regenerating committed figures on another machine would rewrite every file although no
-    figure changed.
+    figure changed. The main-text version draws the same numbers, so it is kept exactly when the
+    full figure is (its files must be there too) and redrawn with it otherwise.
     """
     from gaugecli.plots import style
     from gaugecli.store.artifacts import config_hash, dumps, package_version
@@ -109,8 +150,12 @@ def render(
 
     module = figure_module(fig_id)
     formats = check_formats(formats)
+    versions = check_versions(fig_id, versions)
     out_dir = Path(out_dir)
-    for target in [out_dir / f"{fig_id}.{fmt}" for fmt in formats] + [out_dir / f"{fig_id}.json"]:
+    files = {v: [version_path(out_dir, fig_id, v, fmt) for fmt in formats] for v in versions}
+    images = [path for paths in files.values() for path in paths]
+    sidecar_path = out_dir / f"{fig_id}.json"
+    for target in [*images, sidecar_path]:
         check_writable(target, "--out-dir")  # before any computation
     layout = layout or default_layout()
     narrowest = getattr(module, "MIN_WIDTH", 0.0)
@@ -126,17 +171,22 @@ def render(
     config: dict[str, Any] = {"figure": fig_id, "quick": quick, "requirements": declared}
     config["layout"] = {"venue": layout.venue, "width": layout.width}
     config["renderer"] = renderer_fingerprint()
-    images = [out_dir / f"{fig_id}.{fmt}" for fmt in formats]
-    sidecar_path = out_dir / f"{fig_id}.json"
     subject = "config hashes: " + (", ".join(f"{k}={v[:16]}" for k, v in hashes.items()) or "none (closed form)")
     with style.context(layout):
         fig, panels = module.build(inputs, layout)
         sidecar = sidecar_document(fig_id, config, hashes, panels)
         if keep_unchanged and _unchanged(sidecar_path, sidecar, images):
             return Rendered(images + [sidecar_path], kept=True)
-        freeze_layout(fig)
-        for path in images:
-            save_figure(fig, path, title=f"gaugecli {fig_id}", subject=subject, version=package_version())
+        for version, paths in files.items():
+            title = f"gaugecli {fig_id}"
+            if version == "main":  # the same numbers, fewer panels: drawn from the same inputs
+                letters = tuple(k for k in panels if len(k) == 1)
+                if main_panels(fig_id) != letters:  # else the main version is the full figure itself
+                    fig, _ = module.build(inputs, replace(layout, panels=main_panels(fig_id)))
+                title += " (main text)"
+            freeze_layout(fig)
+            for path in paths:
+                save_figure(fig, path, title=title, subject=subject, version=package_version())
     atomic_write_text(sidecar_path, dumps(sidecar), "--out-dir")
     return Rendered(images + [sidecar_path], kept=False)
 
@@ -177,7 +227,7 @@ def renderer_fingerprint() -> str:
 
     digest = hashlib.sha256()
     for source in sorted(Path(__file__).parent.glob("*.py")):
-        if source.name != "sidecar.py":
+        if source.name not in ("sidecar.py", "layout_check.py"):  # they check figures, they draw nothing
             digest.update(source.name.encode() + b"\0" + source.read_bytes().replace(b"\r\n", b"\n"))
     digest.update(f"matplotlib {installed('matplotlib')} tueplots {installed('tueplots')}".encode())
     return digest.hexdigest()[:16]
@@ -211,12 +261,22 @@ def render_from_cache(
     layout: Layout,
     keep_unchanged: bool = False,
     written: Sequence[tuple[str, str]] = (),
+    versions: Sequence[str] = ("full",),
 ) -> Rendered:
     """:func:`render` in a worker process, from a cache that already holds the figure's runs
     (``plot`` prefetches them first, so nothing is computed twice); ``written``: the ``(kind, hash)``
     of those the calling command has just computed itself (read without re-verifying them)."""
     pipeline = Pipeline(cache_root, written=set(written))
-    return render(fig_id, pipeline, out_dir, formats=formats, quick=quick, layout=layout, keep_unchanged=keep_unchanged)
+    return render(
+        fig_id,
+        pipeline,
+        out_dir,
+        formats=formats,
+        quick=quick,
+        layout=layout,
+        keep_unchanged=keep_unchanged,
+        versions=versions,
+    )
 
 
 def freeze_layout(fig: Any) -> None:

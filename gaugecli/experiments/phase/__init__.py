@@ -59,7 +59,8 @@ Key = Callable[[Any], str]
 NOTES = {
     "horizon": "each cell's own: t_max if given, else auto_horizon(δ, c0) = 200 (1 + max|δ|) max(1, 0.1/c0), "
     "as its command alone; every metric is read there",
-    "outcome": "symmetric start (no unique owner) > no owner (none aligned by the horizon) > lost (the owner is "
+    "outcome": "symmetric start (no unique owner, unless the designated neuron starts apart from the others and "
+    "one of them owns: lost) > no owner (none aligned by the horizon) > lost (the owner is "
     "not the designated neuron) > exclusive (designated owner, P ≤ pruned_level) | shared (P above it, a "
     "non-owner aligned too) | unpruned (P above it, no non-owner aligned)",
     "owner-share": "c_o / Σ_j |c_j| at the horizon, o the owner there",

@@ -52,7 +52,9 @@ OUTCOMES = ("exclusive", "shared", "unpruned", "lost", "no owner", "symmetric st
 """Outcome classes, by their index in the ``outcome`` map; the first that applies, in this order:
 
 5. ``symmetric start``: the run has no unique owner — its initial condition has a tie or an unstable
-   group of equal neurons that round-off splits (:func:`gaugecli.core.symmetry.symmetry_report`);
+   group of equal neurons that round-off splits (:func:`gaugecli.core.symmetry.symmetry_report`) —
+   unless the designated neuron is distinct from every other at ``t = 0`` and another neuron owns:
+   then the others lead (round-off only picks which of them) and the class is ``lost``;
 4. ``no owner``: no neuron has aligned (``α_j < 1 − ε_align`` for all j) by ``t_h``;
 3. ``lost``: the owner at ``t_h`` is not the designated neuron (``select``: the neuron ``owner``, the
    one given ``+D`` or ``owner-delta``; ``simulate``: the unique ``argmax_j δ_j``);
@@ -69,6 +71,16 @@ GAP_LEVEL = 0.3
 """C5: the clock-free gap of the ``±D`` pair stays ≥ 0.3 for every D ≥ 4 (drawn as a contour)."""
 GAP_FLOOR = 1e-14
 """Loss levels at or below this are round-off of the closed-form loss (as in ``gaugecli verify``)."""
+
+
+def _apart(seen: Observed, neuron: int) -> bool:
+    """Whether ``neuron`` starts distinct from every other neuron (no exact tie with it at ``t = 0``);
+    false when the start's parameters are not at hand (finite-sample runs)."""
+    from gaugecli.core.symmetry import equal_groups
+
+    if seen.start is None:
+        return False
+    return not any(neuron in group for group in equal_groups(*seen.start))
 
 
 @dataclass
@@ -134,6 +146,10 @@ def measure(seen: Observed, model: Model, eps_align: float, designated: int | No
     crossing = float(run.crossing_times[owner])
     t_spec = None if run.t_spec is None or not np.isfinite(crossing) or crossing > t_h else crossing
     symmetric = bool(run.symmetric_start or run.owner is None)
+    if symmetric and specialized and designated is not None and owner != designated and _apart(seen, designated):
+        # the tie is among the others (they lead, and round-off picks which of them owns): the
+        # designated neuron, distinct from every other at t = 0, lost — whichever of them won
+        symmetric = False
     if symmetric:
         outcome = SYMMETRIC
     elif not specialized:
