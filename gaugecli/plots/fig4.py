@@ -135,7 +135,7 @@ READINGS = (
 """The numbers the caption quotes (:mod:`gaugecli.plots.readings`)."""
 CAPTION = (
     "**The neuron with the largest δ owns the feature, at every width and index; exact ties select none.** "
-    "Population flow, D = 4, owner +D. "
+    "D = 4, owner +D. "
     "(a, b) Among m = 5 the owner reaches c = a* and α = 1 (T_spec = {TSpec}); the −D non-owners turn no further "
     "than α = {MaxNonownerAlignment} and are pruned. "
     "(c, d) Mixed δ = (−2, 4, 0, −4, 2): argmax δ owns, ending at c = {MixedOwnerCoefficient}. "

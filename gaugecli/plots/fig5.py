@@ -89,10 +89,10 @@ READINGS = (
 """The numbers the caption quotes (:mod:`gaugecli.plots.readings`)."""
 CAPTION = (
     "**Non-owners with δ < 0 are pruned exponentially, in a time ∝ 1/D; from δ = 0 on they co-align and keep "
-    "a share.** Owner +D, the others −D, m = 2 and 5, population and finite-sample flow. "
-    "(a) The non-owner's final norm against its δ (owner δ = +4): pruned below 0, a settled share above "
+    "a share.** Owner +D, the others −D, m = 2 and 5. "
+    "(a) The final norm against the non-owner's δ: pruned below 0, a settled share above "
     "({ShareAtOne} at δ = 1). "
-    "(b) The pruning time against D: asymptotic slope {SlopeTwo} ± {SlopeTwoError} (m = 2). "
+    "(b) Pruning time against D: asymptotic slope {SlopeTwo} ± {SlopeTwoError} (m = 2). "
     "(c, d) P decays at the rate of the flow linearised at the pruned minimum, {RateTwo} D (m = 2; "
     "{RateFive} D for m = 5). "
     "Where it stops: at δ = 0 the share is {BalancedShare} at the horizon and still falling as "
