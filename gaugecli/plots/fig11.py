@@ -49,6 +49,11 @@ READINGS = (
     ),
     Reading("HalfSizeSixtyFour", "panels/key/samples/n_half/d64", ".3g", "n_½ at d = 64"),
     Reading("HalfSlope", "panels/key/samples/slope_half", ".2f", "exponent of n_½ ∝ d^k, least squares over d = 8…64"),
+    Reading(
+        "HalfLocalSlopeFirst", "panels/key/samples/local_slopes_half/0", ".2f", "local slope Δ ln n_½/Δ ln d, d = 8→16"
+    ),
+    Reading("HalfLocalSlopeSecond", "panels/key/samples/local_slopes_half/1", ".2f", "the same, d = 16→32"),
+    Reading("HalfLocalSlopeThird", "panels/key/samples/local_slopes_half/2", ".2f", "the same, d = 32→64"),
 )
 """The numbers the caption quotes (:mod:`gaugecli.plots.readings`)."""
 CAPTION = (
@@ -57,7 +62,8 @@ CAPTION = (
     "(a, b) One feature, m = 4, Gaussian starts: at n = 64 only {OwnedShareSmall} of the runs end with an "
     "owner; the rules' accuracies on the sample. "
     "(c, d) The paper's selection (m = 2, D = 4) against n/d for d = 8…64: half the seeds select from "
-    "n_½ = {HalfSizeEight} (d = 8) to {HalfSizeSixtyFour} (d = 64), n_½ ∝ d^{HalfSlope}."
+    "n_½ = {HalfSizeEight} (d = 8) to {HalfSizeSixtyFour} (d = 64), n_½ ∝ d^{HalfSlope} (local slopes "
+    "{HalfLocalSlopeFirst}, {HalfLocalSlopeSecond}, {HalfLocalSlopeThird})."
 )
 """The gallery's caption: ``{Name}`` fields are :data:`READINGS`."""
 MAIN_PANELS: tuple[str, ...] = ("c", "d")
