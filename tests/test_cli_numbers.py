@@ -146,3 +146,9 @@ def test_export_to_netcdf_refuses_a_figure_sidecar_in_one_line(tmp_path: Path) -
     out = _run("export", str(tmp_path / f"{figure}.json"), "--format", "netcdf", code=2)
     assert "no labelled view" in out and "--format csv or parquet" in out and len(out.strip().splitlines()) == 1
     assert not (tmp_path / f"{figure}.nc").exists()
+
+
+def test_a_figure_without_readings_prints_a_note_not_an_error() -> None:
+    undeclared = next(f for f in FIGURES if not declared(f) and (FIGURES_DIR / f"{f}.json").is_file())
+    out = _run("numbers", undeclared, "--figures-dir", str(FIGURES_DIR))
+    assert out.strip() == f"Note: {undeclared} declares no quoted numbers (READINGS in gaugecli/plots/{undeclared}.py)"

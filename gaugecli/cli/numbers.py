@@ -74,10 +74,12 @@ def numbers(
 ) -> None:
     """Every number a figure quotes, from its sidecar: LaTeX macros, JSON or Markdown."""
     with errors():
-        from gaugecli.plots.readings import Quoted, resolve, tex
+        from gaugecli.plots.readings import Quoted, declared, resolve, tex
 
         quoted: list[Quoted] = []
         for name, sidecar in _sidecars(list(figures or []), figures_dir):
+            if not declared(name):  # not an error: the figure quotes no numbers yet
+                typer.echo(f"Note: {name} declares no quoted numbers (READINGS in gaugecli/plots/{name}.py)", err=True)
             try:
                 quoted += resolve(name, sidecar)
             except (KeyError, IndexError, ValueError) as exc:
