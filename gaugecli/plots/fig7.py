@@ -73,19 +73,19 @@ READINGS = (
         "exponent of the finite-sample flow's deviation from the population flow in n",
     ),
     Reading("DeviationSlopeError", "panels/key/deviation_slope/1", ".3f", "its standard error"),
+    Reading("HoldSize", "panels/d/n_hold", ".0f", "the sample size n from which every seed selects (D = 4)"),
 )
 """The numbers the caption quotes (:mod:`gaugecli.plots.readings`)."""
 CAPTION = (
     "**Selection survives each of the paper's perturbations up to a boundary.** m = 2, +D against −D, "
     "d = 16. "
     "(a) Adversarial ε: the threshold ε*(D) rises from {EpsStarOne} (D = 1) to {EpsStarLargest} "
-    "(D = 1024), short of the wall π/2; its distance to the wall has drifting local slopes "
-    "({WallLocalSlopeLast} at the largest D), so no exponent is fitted. "
-    "(b) GD at D = 4: the T_spec error is first order in η (C₁ = {ErrorPerStep}) and selection holds up to "
+    "(D = 1024), short of the wall π/2, with drifting local slopes ({WallLocalSlopeLast} at the largest D). "
+    "(b) GD at D = 4: the T_spec error is first order in η (C₁ = {ErrorPerStep}) and selection holds below "
     "the stability limit. "
     "(c) The flow on L_n deviates from the population flow like n^({DeviationSlope} ± {DeviationSlopeError}). "
-    "(d) Selection from a sample needs enough samples. "
-    "(e) Random ε: a table of seeds, and the starts that fail."
+    "(d) Selection from a sample: every seed selects from n = {HoldSize}. "
+    "(e) Random ε: which seeds select, and why starts fail."
 )
 """The gallery's caption: ``{Name}`` fields are :data:`READINGS`."""
 
