@@ -64,10 +64,12 @@ lint: $(STAMP)
 	$(BIN)/mypy
 
 # The command reference, generated from the Typer app (tests/test_docs.py checks it is current),
-# and ARCHITECTURE.md's module list, generated from the module docstrings (tests/test_architecture.py).
+# ARCHITECTURE.md's module list, generated from the module docstrings (tests/test_architecture.py), and the
+# figure gallery docs/gallery.md, generated from the committed sidecars (tests/test_gallery.py).
 docs: $(STAMP)
 	$(BIN)/python -m typer gaugecli.cli.app utils docs --name gaugecli > docs/cli.md
 	$(BIN)/python tools/architecture.py --write
+	$(BIN)/python tools/gallery.py --write
 
 # The documentation site (mkdocs.yml) into build/site, strictly: a warning fails the build. Its math is
 # typeset by KaTeX, taken from the npm registry at build time (tools/mkdocs_hooks.py); needs npm.

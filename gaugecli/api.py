@@ -215,9 +215,13 @@ class Artifact:
         return to_xarray(self.result, self.config, extra)
 
     def to_dataframe(self) -> Any:
-        """The long form of :meth:`to_xarray`: one row per number."""
-        from gaugecli.core.frames import long_form
+        """The long form of :meth:`to_xarray`: one row per number. A plain-JSON result (a figure's
+        sidecar, a sweep point) has no labelled view: its rows are ``path``, ``index``, ``value``
+        (:func:`gaugecli.core.frames.plain_long_form`)."""
+        from gaugecli.core.frames import long_form, plain_long_form
 
+        if not dataclasses.is_dataclass(self.result):
+            return plain_long_form(self.result)
         return long_form(self.to_xarray())
 
 

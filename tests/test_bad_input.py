@@ -276,6 +276,11 @@ CASES = [
     (["export", "good.json", "--format", "csv", "--out", "newdir/"], USAGE, ["--out", "folder"]),
     (["export", "good.json", "--format", "csv", "--out", "good.json"], USAGE, ["--out", "the artifact itself"]),
     (["export", "good.json", "--format", "netcdf", "--out", "pipe"], RUNTIME, ["--out", "device or pipe"]),
+    # --- numbers: an unknown figure, a folder without its sidecar ---------------------------------
+    (["numbers", "fig99"], USAGE, ["FIGURE", "fig99", "fig1", "lockin_nulls"]),
+    (["numbers", "fig4", "--figures-dir", "adir"], USAGE, ["--figures-dir", "fig4.json", "gaugecli plot fig4"]),
+    (["numbers", "--figures-dir", "file.txt"], USAGE, ["--figures-dir", "not a directory"]),
+    (["numbers", "fig4", "--format", "docx"], USAGE, ["--format", "tex", "json", "md"]),
     # --- predict --------------------------------------------------------------------------------
     (["predict", "--ks", "0"], USAGE, ["--ks", "[1, 8]"]),
     (["predict", "--ks", "1,1"], USAGE, ["--ks", "must differ"]),

@@ -1,6 +1,5 @@
-"""The documentation site's sources: every page of mkdocs.yml's nav exists, the gallery covers every
-committed figure with its claim and its reading, and the browser check's own pieces work (the link
-checker and the raw-math detector of tools/check_site.py). The build itself is `make docs-site`
+"""The documentation site's sources: every page of mkdocs.yml's nav exists, and the browser check's
+own pieces work (the link checker and the raw-math detector of tools/check_site.py). The build itself is `make docs-site`
 (`mkdocs build --strict`) and the browser check `make check-site`, both in CI."""
 
 from __future__ import annotations
@@ -27,7 +26,7 @@ def test_every_page_of_the_nav_exists_and_every_page_is_in_the_nav() -> None:
     config = (ROOT / "mkdocs.yml").read_text(encoding="utf-8")
     nav = set(re.findall(r"^\s+- (?:[^:\n]+: )?\"?([\w/.-]+\.md)\"?$", config, re.MULTILINE))
     nav |= set(re.findall(r": ([\w/.-]+\.md)$", config, re.MULTILINE))
-    generated = {"gallery.md"}  # tools/mkdocs_hooks.py writes it from README.md's figures table
+    generated: set[str] = set()  # every page is a file of docs/ (gallery.md is written by `make docs`)
     pages = {p.relative_to(ROOT / "docs").as_posix() for p in (ROOT / "docs").rglob("*.md")}
     assert nav - generated <= pages, f"in the nav but not in docs/: {sorted(nav - generated - pages)}"
     assert pages <= nav, f"in docs/ but not in the nav: {sorted(pages - nav)}"
@@ -36,24 +35,6 @@ def test_every_page_of_the_nav_exists_and_every_page_is_in_the_nav() -> None:
 
 def test_the_architecture_page_includes_architecture_md() -> None:
     assert '--8<-- "ARCHITECTURE.md"' in (ROOT / "docs" / "architecture.md").read_text(encoding="utf-8")
-
-
-def test_the_gallery_has_every_figure_with_its_claim_and_reading() -> None:
-    hooks = _tool("mkdocs_hooks")
-    rows = {name: (claim, reading) for name, claim, reading in hooks.figure_rows()}
-    pdfs = {p.stem for p in (ROOT / "figures").glob("*.pdf")}
-    # a main-text version (figN_main.*) belongs to its full figure: no row, no sidecar of its own
-    mains = {stem.removesuffix("_main") for stem in pdfs if stem.endswith("_main")}
-    committed = pdfs - {f"{name}_main" for name in mains}
-    assert mains <= committed and all((ROOT / "figures" / f"{name}_main.png").is_file() for name in mains)
-    assert committed and set(rows) == committed, f"README's figures table vs figures/: {sorted(set(rows) ^ committed)}"
-    for name in committed:
-        assert (ROOT / "figures" / f"{name}.png").is_file() and (ROOT / "figures" / f"{name}.json").is_file()
-        claim, reading = rows[name]
-        assert claim and len(reading) > 40, name
-    page = hooks.gallery_markdown()
-    for name in committed:
-        assert f"](figures/{name}.png)" in page and f"(figures/{name}.pdf)" in page and f"(figures/{name}.json)" in page
 
 
 def test_the_link_checker_finds_broken_links_and_anchors(tmp_path: Path) -> None:

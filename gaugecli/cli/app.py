@@ -34,6 +34,7 @@ COMMANDS: dict[str, str] = {
     "validate": "Check artifacts against their JSON Schema and their hashes.",
     "export": "Export an artifact: a long-form CSV or Parquet table, or netCDF mirroring to_xarray().",
     "verify": "Check every claim at the paper's settings: measured, expected, verdict.",
+    "numbers": "Every number a figure quotes, from its sidecar: LaTeX macros, JSON or Markdown.",
 }
 """Subcommand → one-line help (shown by ``gaugecli --help`` without importing the command)."""
 

@@ -72,17 +72,17 @@ def export(
         check_suffix(target, format)
         loaded = load(artifact)
         try:
-            data = loaded.to_xarray()
+            data = loaded.to_xarray() if format is Format.netcdf else None
             table = None if format is Format.netcdf else loaded.to_dataframe()
         except ImportError as exc:
             raise Failure(str(exc)) from None
-        except TypeError as exc:
-            raise bad_parameter("ARTIFACT", str(exc)) from None
+        except TypeError as exc:  # a plain-JSON result (a figure's sidecar) has rows but no labelled arrays
+            raise bad_parameter("ARTIFACT", f"{exc}; export it with --format csv or parquet") from None
         with atomic_target(target, "--out") as tmp:
             if table is not None and format is Format.csv:
                 table.to_csv(tmp, index=False)
             elif table is not None:
                 table.to_parquet(tmp, index=False)
-            else:
+            elif data is not None:
                 data.to_netcdf(tmp, engine="h5netcdf")
     typer.echo(f"wrote {target}: {loaded.kind} artifact as {format.value}")

@@ -386,6 +386,47 @@ def long_form(data: Any) -> Any:
     return table[["variable", *dims, *rest, "value"]]
 
 
+def plain_long_form(data: Any) -> Any:
+    """A plain-JSON result (a figure's sidecar) in long form: ``path`` (its ``/``-separated keys,
+    an inner list's position as a key), ``index`` (the position in the innermost list; missing
+    for a scalar) and ``value`` — one row per number; booleans as 0/1, a masked ``null`` as NaN,
+    text left out."""
+    pd, _ = frame_libraries("to_dataframe()")
+    paths: list[str] = []
+    indices: list[int | None] = []
+    values: list[float] = []
+
+    def number(value: Any) -> float | None:
+        if value is None:
+            return math.nan
+        if isinstance(value, (bool, int, float)):
+            return float(value)
+        return None
+
+    def walk(node: Any, path: str) -> None:
+        if isinstance(node, Mapping):
+            for key, child in node.items():
+                walk(child, f"{path}/{key}" if path else str(key))
+        elif isinstance(node, list):
+            flat = [number(v) for v in node]
+            if node and all(v is not None for v in flat):
+                paths.extend([path] * len(node))
+                indices.extend(range(len(node)))
+                values.extend(v for v in flat if v is not None)
+            else:
+                for i, child in enumerate(node):
+                    walk(child, f"{path}/{i}")
+        elif node is not None and (v := number(node)) is not None:
+            paths.append(path)
+            indices.append(None)
+            values.append(v)
+
+    walk(data, "")
+    return pd.DataFrame(
+        {"path": pd.Series(paths, dtype=str), "index": pd.array(indices, dtype="Int64"), "value": values}
+    )
+
+
 def to_dataframe(result: Any, config: Any = None) -> Any:
     """The long form of :func:`to_xarray` of ``result``: one row per number."""
     return long_form(to_xarray(result, config))

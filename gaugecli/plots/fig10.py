@@ -23,6 +23,7 @@ import numpy as np
 from gaugecli.experiments.predict.sets import owner_sets
 from gaugecli.plots import style
 from gaugecli.plots._fig10_accuracy import STUDIES, panel_accuracy, predict_config, reading
+from gaugecli.plots.readings import Reading
 from gaugecli.plots.render import Inputs, Need
 from gaugecli.plots.venue import Layout
 
@@ -33,6 +34,50 @@ MIN_WIDTH = 5.0
 """Narrower than this (inches) the panels are illegible; ``plot --width`` refuses it."""
 
 CLAIM = "beyond: from Gaussian starts the gauge predicts the owner only once δ's spread dominates"
+READINGS = (
+    Reading(
+        "WildOwnerShare",
+        "panels/key/wild/owner_share/0",
+        ".3f",
+        "the first feature's owner's share of it, one Gaussian start (seed 0, k = 2, m = 8)",
+    ),
+    Reading(
+        "CAlphaAtZero",
+        "panels/key/predict/k1/rho0/accuracy/c-alpha/0",
+        ".0%",
+        "accuracy of argmax c·α(0) for one feature at ρ = 0",
+    ),
+    Reading(
+        "DeltaAtHundred",
+        "panels/key/predict/k1/rho100/accuracy/delta/0",
+        ".0%",
+        "accuracy of argmax δ for one feature at ρ = 100",
+    ),
+    Reading(
+        "RaceNatural",
+        "panels/key/predict/k1/natural/accuracy/race/0",
+        ".0%",
+        "accuracy of the race for one feature with δ as drawn",
+    ),
+    Reading(
+        "MatchedRaceAtHundred",
+        "panels/key/predict/k2/rho100/accuracy/race-matched/0",
+        ".0%",
+        "accuracy of the matched race for two features at ρ = 100",
+    ),
+)
+"""The numbers the caption quotes (:mod:`gaugecli.plots.readings`)."""
+CAPTION = (
+    "**From Gaussian starts the gauge predicts the owner only once δ's spread dominates.** ReLU, "
+    "population flow, ρ = σ_δ/σ_vis. "
+    "(a) One Gaussian start (k = 2, m = 8): each feature finds an owner, but not alone (the first owner "
+    "carries {WildOwnerShare} of its feature). "
+    "(b) One feature among four neurons: argmax c·α(0) names the owner in {CAlphaAtZero} at ρ = 0, "
+    "argmax δ in {DeltaAtHundred} at ρ = 100; with δ as drawn the race does best ({RaceNatural}). "
+    "(c) Two features: the matched race reaches {MatchedRaceAtHundred} at ρ = 100. "
+    "Where it stops: at ρ = 0 every δ ties, and no δ rule is drawn."
+)
+"""The gallery's caption: ``{Name}`` fields are :data:`READINGS`."""
 MAIN_PANELS: tuple[str, ...] = ("b", "c")
 """The main-text version: what predicts the owner with one feature (the claim) and with two (its
 boundary: no single rule, but the owner set of largest δ)."""

@@ -26,6 +26,7 @@ from gaugecli.plots._fig11_samples import (
     sampled_config,
     sampled_reading,
 )
+from gaugecli.plots.readings import Reading
 from gaugecli.plots.render import Inputs, Need
 from gaugecli.plots.venue import Layout
 
@@ -33,6 +34,38 @@ MIN_WIDTH = 5.0
 """Narrower than this (inches) the panels are illegible; ``plot --width`` refuses it."""
 
 CLAIM = "beyond: selection from a finite sample needs n ∝ d samples; below it the owner is lost"
+READINGS = (
+    Reading(
+        "OwnedShareSmall",
+        "panels/key/sampled/n64/owned_share",
+        ".0%",
+        "share of runs that end with an owner at n = 64 (m = 4, one feature)",
+    ),
+    Reading(
+        "HalfSizeEight",
+        "panels/key/samples/n_half/d8",
+        ".3g",
+        "n_½, the sample size at which half the seeds select, at d = 8 (m = 2, D = 4)",
+    ),
+    Reading("HalfSizeSixtyFour", "panels/key/samples/n_half/d64", ".3g", "n_½ at d = 64"),
+    Reading("HalfSlope", "panels/key/samples/slope_half", ".2f", "exponent of n_½ ∝ d^k, least squares over d = 8…64"),
+    Reading(
+        "HalfLocalSlopeFirst", "panels/key/samples/local_slopes_half/0", ".2f", "local slope Δ ln n_½/Δ ln d, d = 8→16"
+    ),
+    Reading("HalfLocalSlopeSecond", "panels/key/samples/local_slopes_half/1", ".2f", "the same, d = 16→32"),
+    Reading("HalfLocalSlopeThird", "panels/key/samples/local_slopes_half/2", ".2f", "the same, d = 32→64"),
+)
+"""The numbers the caption quotes (:mod:`gaugecli.plots.readings`)."""
+CAPTION = (
+    "**Selection from a finite sample needs n ∝ d samples; below it the owner is lost.** ReLU, gradient "
+    "flow on L_n. "
+    "(a, b) One feature, m = 4, Gaussian starts: at n = 64 only {OwnedShareSmall} of the runs end with an "
+    "owner; the rules' accuracies on the sample. "
+    "(c, d) The paper's selection (m = 2, D = 4) against n/d for d = 8…64: half the seeds select from "
+    "n_½ = {HalfSizeEight} (d = 8) to {HalfSizeSixtyFour} (d = 64), n_½ ∝ d^{HalfSlope} (local slopes "
+    "{HalfLocalSlopeFirst}, {HalfLocalSlopeSecond}, {HalfLocalSlopeThird})."
+)
+"""The gallery's caption: ``{Name}`` fields are :data:`READINGS`."""
 MAIN_PANELS: tuple[str, ...] = ("c", "d")
 """The main-text version: selection against n/d, which fails below n ≈ 3d (the boundary), and the
 sizes it needs against d (the claim)."""

@@ -45,6 +45,7 @@ from gaugecli.plots._fig5_time import (
     _panel_traces,
     _sign_style,
 )
+from gaugecli.plots.readings import Reading
 from gaugecli.plots.render import Inputs, Need
 from gaugecli.plots.venue import Layout
 
@@ -52,6 +53,52 @@ MIN_WIDTH = 5.0
 """Narrower than this (inches) the panels are illegible; ``plot --width`` refuses it."""
 
 CLAIM = "C7 pruning: non-owners with δ < 0 vanish, exponentially, in a time ∝ 1/D; from δ = 0 on they co-align"
+READINGS = (
+    Reading(
+        "RateTwo",
+        "panels/key/rate_limit_per_D/m2",
+        ".4f",
+        "pruning rate per unit D of the flow linearised at the pruned minimum, m = 2",
+    ),
+    Reading("RateFive", "panels/key/rate_limit_per_D/m5", ".4f", "the same rate for m = 5"),
+    Reading(
+        "SlopeTwo",
+        "panels/b/flow-m2/asymptotic_slope",
+        ".4f",
+        "asymptotic slope of the pruning time against D, m = 2 (last local slope)",
+    ),
+    Reading(
+        "SlopeTwoError", "panels/b/flow-m2/asymptotic_error", ".4f", "its error: the change of the last local slope"
+    ),
+    Reading(
+        "ShareAtOne",
+        "panels/key/sweep/1/share",
+        ".0%",
+        "the co-aligned non-owner's share of the coefficient at δ = 1 (horizon t = 1000)",
+    ),
+    Reading(
+        "BalancedShare", "panels/key/sweep/0/share", ".1%", "the balanced (δ = 0) non-owner's share at the horizon"
+    ),
+    Reading(
+        "BalancedLogSlope",
+        "panels/key/sweep/0/log_slope_last_decade",
+        ".2f",
+        "d ln P/d ln t of the balanced non-owner over the last decade",
+    ),
+)
+"""The numbers the caption quotes (:mod:`gaugecli.plots.readings`)."""
+CAPTION = (
+    "**Non-owners with δ < 0 are pruned exponentially, in a time ∝ 1/D; from δ = 0 on they co-align and keep "
+    "a share.** Owner +D, the others −D, m = 2 and 5. "
+    "(a) The final norm against the non-owner's δ: pruned below 0, a settled share above "
+    "({ShareAtOne} at δ = 1). "
+    "(b) Pruning time against D: asymptotic slope {SlopeTwo} ± {SlopeTwoError} (m = 2). "
+    "(c, d) P decays at the rate of the flow linearised at the pruned minimum, {RateTwo} D (m = 2; "
+    "{RateFive} D for m = 5). "
+    "Where it stops: at δ = 0 the share is {BalancedShare} at the horizon and still falling as "
+    "t^{BalancedLogSlope}, algebraically: exponential pruning needs δ < 0 strictly."
+)
+"""The gallery's caption: ``{Name}`` fields are :data:`READINGS`."""
 
 STRENGTHS = {False: (1.0, 4.0, 16.0, 64.0, 256.0), True: (4.0, 16.0, 64.0)}
 MS = {False: (2, 5), True: (2,)}

@@ -45,6 +45,7 @@ from gaugecli.plots._fig6_checks import (
     panel_residual,
     window,
 )
+from gaugecli.plots.readings import Reading
 from gaugecli.plots.render import Inputs, Need
 from gaugecli.plots.venue import Layout
 
@@ -68,6 +69,61 @@ MIN_WIDTH = 5.0
 """Narrower than this (inches) the panels are illegible; ``plot --width`` refuses it."""
 
 CLAIM = "C3 dissipation: +D spends its loss through reaction, −D through transport (the t = 0 instant looks reversed)"
+READINGS = (
+    Reading(
+        "ReactionShareFavorable",
+        "panels/shares/favorable/4/reaction_share",
+        ".3f",
+        "reaction share ∫R/∫(R+T) of the loss dissipated by +D at D = 4",
+    ),
+    Reading(
+        "ReactionShareUnfavorable", "panels/shares/unfavorable/4/reaction_share", ".3f", "the same for −D at D = 4"
+    ),
+    Reading(
+        "LimitFavorable",
+        "panels/shares/limit_reaction_share/favorable",
+        ".4f",
+        "the D → ∞ limit of the +D reaction share (reduced equations)",
+    ),
+    Reading(
+        "LimitUnfavorable",
+        "panels/shares/limit_reaction_share/unfavorable",
+        ".4f",
+        "the D → ∞ limit of the −D reaction share",
+    ),
+    Reading(
+        "InstantReactionShare",
+        "panels/shares/favorable/4/instant_reaction_share",
+        ".2f",
+        "+D's reaction share of the dissipation at t = 0, D = 4",
+    ),
+    Reading(
+        "SplineDeviation",
+        "panels/c/max_relative_deviation",
+        ".1e",
+        "largest relative difference of −dL/dt (spline of the loss) from R + T",
+    ),
+    Reading(
+        "ResidualShown",
+        "panels/d/max_shown",
+        ".1e",
+        "largest pointwise relative residual of the identity ‖∇L‖² = R + T drawn in (d)",
+    ),
+)
+"""The numbers the caption quotes (:mod:`gaugecli.plots.readings`)."""
+CAPTION = (
+    "**Over a run +D spends its loss mostly through reaction, −D mostly through transport.** m = 1, "
+    "population flow, D = 1…64. "
+    "(a) Cumulative ∫R and ∫T at D = 4: reaction shares {ReactionShareFavorable} (+D) and "
+    "{ReactionShareUnfavorable} (−D). "
+    "(b) The transport share for every D, with the D → ∞ limits ({LimitFavorable}, {LimitUnfavorable} as "
+    "reaction shares). "
+    "(c) −dL/dt from the loss alone agrees with R + T to {SplineDeviation} relative. "
+    "(d) The identity ‖∇L‖² = R + T holds pointwise to {ResidualShown}. "
+    "(e, f) R and T over time: where the claim stops, the instant t = 0 looks the other way (+D's reaction "
+    "share starts at {InstantReactionShare})."
+)
+"""The gallery's caption: ``{Name}`` fields are :data:`READINGS`."""
 
 GAUGES = ("favorable", "unfavorable")
 STRENGTHS = (1.0, 4.0, 16.0, 64.0)

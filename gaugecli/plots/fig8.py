@@ -35,6 +35,7 @@ from typing import Any
 import numpy as np
 
 from gaugecli.plots import style
+from gaugecli.plots.readings import Reading
 from gaugecli.plots.render import Inputs, Need
 from gaugecli.plots.venue import Layout
 
@@ -48,6 +49,55 @@ CLAIM = (
     "beyond: T_spec(−D)/T_spec(+D) = Θ(D^(1+1/p)) at degree p (2 for relu, 3/2 for relu2 and z²); "
     "Θ(D² ln D) for the linear network and erf"
 )
+READINGS = (
+    Reading(
+        "SlopeRelu",
+        "panels/key/relu/separation_slope_at_largest_D",
+        ".3f",
+        "local slope of T(−D)/T(+D) in D at D = 256→1024, relu",
+    ),
+    Reading(
+        "SlopeReluSquared", "panels/key/relu2/separation_slope_at_largest_D", ".3f", "the same for relu² (degree 2)"
+    ),
+    Reading(
+        "FavorableConstant",
+        "panels/key/relu/constants/favorable/extrapolated",
+        ".5f",
+        "D·T(+D) for relu, extrapolated in 1/D",
+    ),
+    Reading(
+        "FavorableLimit", "panels/key/relu/exact_limits/favorable", ".5f", "its D → ∞ limit from the reduced equations"
+    ),
+    Reading(
+        "UnfavorableConstant",
+        "panels/key/relu/constants/unfavorable/extrapolated",
+        ".4f",
+        "T(−D)/D for relu, extrapolated in 1/D",
+    ),
+    Reading(
+        "UnfavorableLimit",
+        "panels/key/relu/exact_limits/unfavorable",
+        ".4f",
+        "its D → ∞ limit from the reduced equations",
+    ),
+    Reading(
+        "LinearPEnd", "panels/d/linear/P_end", ".1e", "the linear network's non-owner norm at the horizon, m = 5, D = 4"
+    ),
+)
+"""The numbers the caption quotes (:mod:`gaugecli.plots.readings`)."""
+CAPTION = (
+    "**At degree p the separation T(−D)/T(+D) grows like D^(1+1/p); the linear network and erf pay a ln D.** "
+    "m = 1 from u0 ⊥ v, D = 1…1024. "
+    "(a, b) T_spec(±D) at degree 1, at degree 2 and for erf. "
+    "(c) The separation's local slope at the largest D: {SlopeRelu} for relu, {SlopeReluSquared} for relu²; "
+    "relu's D·T(+D) → {FavorableConstant} and T(−D)/D → {UnfavorableConstant} (the reduced equations: "
+    "{FavorableLimit}, {UnfavorableLimit}). "
+    "(d) T(−D)/D against ln D: straight for the linear network and erf, a separation Θ(D² ln D). "
+    "(e) Selection among m = 5: the +D neuron owns for every activation; the others are pruned except in "
+    "the linear network (P_end = {LinearPEnd}). "
+    "(f) erf has no gauge: δ relaxes."
+)
+"""The gallery's caption: ``{Name}`` fields are :data:`READINGS`."""
 SIDECAR_TOLERANCES = (
     (
         "*constants*",

@@ -1,0 +1,134 @@
+"""docs/gallery.md, generated from the committed figures: one ``## <figure>`` section per figure of
+``figures/`` — its PNG linked to its PDF, its claim (the module's ``CLAIM``) and the claims
+``gaugecli verify`` checks on it, a caption rendered from the figure's ``CAPTION`` template and
+``READINGS`` (:mod:`gaugecli.plots.readings`), a collapsible table of every quoted number with its
+sidecar path, and the commands that regenerate the figure and print its numbers. A figure that
+declares no readings gets the plain section (picture, claim, commands).
+
+    python tools/gallery.py            # print the page
+    python tools/gallery.py --write    # write docs/gallery.md (`make docs` runs this)
+    python tools/gallery.py --check    # exit 1 if docs/gallery.md is stale
+
+Every number on the page is printed from a sidecar (tests/test_gallery.py checks it).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+FIGURES_DIR = ROOT / "figures"
+PAGE = ROOT / "docs" / "gallery.md"
+
+from gaugecli.plots import FIGURES  # noqa: E402 (the repository root first: run as a script)
+from gaugecli.plots import readings as R  # noqa: E402
+
+INTRO = (
+    "Every figure committed in `figures/`, generated from its files by `tools/gallery.py` (`make docs`). "
+    "Each figure is a vector PDF, a PNG and a JSON sidecar holding every plotted number at full precision; "
+    "every number in a caption below is printed from that sidecar at the precision shown, never typed, and "
+    "`gaugecli numbers FIGURE --format tex` prints the same numbers as LaTeX macros with their provenance."
+)
+
+
+def verify_lines() -> dict[str, list[str]]:
+    """Figure → the claims ``gaugecli verify`` checks on it, as ``ID: statement``."""
+    from gaugecli.verify.beyond import CLAIMS as BEYOND
+    from gaugecli.verify.paper import CLAIMS as PAPER
+
+    out: dict[str, list[str]] = {}
+    for claim in [*PAPER, *BEYOND]:
+        if claim.figure:
+            out.setdefault(claim.figure, []).append(f"{claim.id}: {claim.statement}")
+    return out
+
+
+def _cell(text: str) -> str:
+    return text.replace("|", "\\|")
+
+
+def _claim(figure: str) -> str:
+    from importlib import import_module
+
+    return " ".join(str(getattr(import_module(f"gaugecli.plots.{figure}"), "CLAIM", "")).split())
+
+
+def section(figure: str, sidecar: dict | None, checks: list[str]) -> list[str]:
+    """The page's section of one figure."""
+    lines = [f"## {figure}", "", f"[![{figure}](figures/{figure}.png)](figures/{figure}.pdf)", ""]
+    claim = _claim(figure)
+    if claim:
+        lines += [f"**Claim.** {claim}", ""]
+    if checks:
+        lines += ["**Checked by `gaugecli verify`.** " + "; ".join(checks), ""]
+    quoted = R.resolve(figure, sidecar) if sidecar is not None and R.declared(figure) else []
+    caption = R.caption(figure, quoted) if quoted else None
+    if caption:
+        lines += [caption, ""]
+    if quoted:
+        lines += [
+            '<details markdown="1">',
+            f"<summary>The {len(quoted)} quoted numbers, from the sidecar</summary>",
+            "",
+            "| macro | printed | meaning | sidecar path |",
+            "|---|---|---|---|",
+        ]
+        lines += [f"| `\\{q.macro}` | {q.text} | {_cell(q.reading.meaning)} | `{q.reading.pointer}` |" for q in quoted]
+        lines += ["", "</details>", ""]
+    provenance = (sidecar or {}).get("provenance") or {}
+    files = f"[PDF](figures/{figure}.pdf) · [sidecar (JSON)](figures/{figure}.json)"
+    if sidecar is not None:
+        files += (
+            f" · config `{str(sidecar.get('config_hash'))[:12]}` · commit `{str(provenance.get('git_commit'))[:12]}`"
+        )
+    lines += [
+        files,
+        "",
+        f"Regenerate: `gaugecli plot {figure} --out-dir figures`"
+        + (f" · its numbers: `gaugecli numbers {figure} --format tex`" if quoted else ""),
+        "",
+    ]
+    return lines
+
+
+def gallery_markdown(figures_dir: Path = FIGURES_DIR) -> str:
+    """The whole page: an introduction, then each committed figure in :data:`FIGURES` order."""
+    checks = verify_lines()
+    lines = ["# Figure gallery", "", INTRO, ""]
+    for figure in FIGURES:
+        if not (figures_dir / f"{figure}.png").is_file():
+            continue
+        path = figures_dir / f"{figure}.json"
+        sidecar = json.loads(path.read_text(encoding="utf-8")) if path.is_file() else None
+        lines += section(figure, sidecar, checks.get(figure, []))
+    return "\n".join(lines).rstrip("\n") + "\n"
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    group = parser.add_mutually_exclusive_group()
+    group.add_argument("--write", action="store_true", help="write docs/gallery.md")
+    group.add_argument("--check", action="store_true", help="exit 1 if docs/gallery.md is stale")
+    args = parser.parse_args(argv)
+    page = gallery_markdown()
+    if args.check:
+        current = PAGE.read_text(encoding="utf-8") if PAGE.is_file() else ""
+        if current != page:
+            print("docs/gallery.md is stale: run `make docs`", file=sys.stderr)
+            return 1
+        return 0
+    if args.write:
+        tmp = PAGE.with_suffix(".md.tmp")
+        tmp.write_text(page, encoding="utf-8")
+        tmp.replace(PAGE)  # atomic: a reader never sees half a page
+        return 0
+    sys.stdout.write(page)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
