@@ -19,8 +19,6 @@ from gaugecli.plots import layout_check as L
 from gaugecli.plots.render import figure_inputs, figure_module, main_panels
 from gaugecli.plots.venue import VENUES, layout
 
-REVISED_ELSEWHERE = ("fig4", "fig5", "fig6", "fig7", "fig8", "fig10")
-"""Figures revised on another branch (the lead removes the marks after merging)."""
 
 # Sharma, Wu & Dalal (2005), Table 1: pairs of CIELAB colours and their CIEDE2000 difference, printed
 # to four decimals (rows 1, 2, 3, 7, 8, 17–20, 25, 26, 34: the hue, chroma and lightness terms, the
@@ -125,12 +123,6 @@ def pipeline(tmp_path_factory: pytest.TempPathFactory) -> Pipeline:
     return Pipeline(Path(tmp_path_factory.mktemp("layout-cache")))
 
 
-def _marked(fig_id: str) -> Any:
-    if fig_id in REVISED_ELSEWHERE:
-        return pytest.param(fig_id, marks=pytest.mark.xfail(strict=False, reason="revised on another branch"))
-    return fig_id
-
-
 def _drawn(fig: Any) -> list[tuple[np.ndarray, np.ndarray]]:
     from matplotlib.lines import Line2D
 
@@ -170,7 +162,7 @@ def _check_main(fig: Any, panels: dict[str, Any], full: dict[str, Any], letters:
     return problems
 
 
-@pytest.mark.parametrize("fig_id", [_marked(f) for f in FIGURES])
+@pytest.mark.parametrize("fig_id", FIGURES)
 def test_no_figure_clips_or_collides_at_any_venue(fig_id: str, pipeline: Pipeline) -> None:
     """Every version at every venue's width passes the layout check; the main version (at the first
     venue) draws the full figure's numbers."""
