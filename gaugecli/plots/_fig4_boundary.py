@@ -79,7 +79,7 @@ def _panel_gap(ax: Any, gap_runs: dict[tuple[float, float], Any], layout: Layout
     right = ("axes fraction", "data")
     style.note(ax, "exclusive", (0.99, 1.0), layout, offset=(0, 1), xycoords=right, ha="right", va="bottom")
     style.note(
-        ax, rf"equal shares $a_*/{M}$", (0.99, 1.0 / M), layout, offset=(0, -3), xycoords=right, ha="right", va="top"
+        ax, rf"equal shares $a_*/{M}$", (0.99, 1.0 / M), layout, offset=(0, -1), xycoords=right, ha="right", va="top"
     )
     # direct labels: the others' δ_r beside each family
     lo = positive[0]
@@ -106,7 +106,9 @@ def _panel_gap(ax: Any, gap_runs: dict[tuple[float, float], Any], layout: Layout
         va="bottom",
         color=style.PLUS,
     )
-    style.note(ax, "tie: no unique owner", (TIE_X * 0.6, 0.3), layout, va="bottom", color=style.THEORY)
+    # below the equal-shares line, where no family runs (every share is ≥ 1/M); an exact tie has no
+    # unique owner (SPEC §6: no selection)
+    style.note(ax, "tie: no owner", (TIE_X * 0.6, 0.0), layout, offset=(0, 1), va="bottom", color=style.THEORY)
     ax.set_xscale("log")
     ax.set_xlim(TIE_X / 2.2, max(positive) * 2.0)
     ticks = [TIE_X, *(t for t in (1e-4, 1e-2, 1.0) if t >= lo), max(positive)]

@@ -322,8 +322,8 @@ def _panel_share(ax: Any, runs: dict[str, RunObservables], shares: dict[str, Any
             inst,
             ls="none",
             marker=style.GAUGE_MARKERS[g],
+            color=style.GAUGE_COLORS[g],  # the line's own colour too, not the cycle's next one
             mfc="white",
-            mec=style.GAUGE_COLORS[g],
             ms=4.0,
             clip_on=False,
             zorder=4,
