@@ -8,6 +8,7 @@ import json
 import re
 from pathlib import Path
 
+import pytest
 from test_gallery import NUMBER, _decimal, _prose
 
 from gaugecli.plots import FIGURES
@@ -55,7 +56,7 @@ def test_every_decimal_number_in_the_readme_is_a_printed_reading() -> None:
 
 
 def test_the_check_flags_a_typed_number_and_passes_a_printed_one() -> None:
-    text = "the ratio's slope 1.9934 and a gap of 0.4017 (`0.4023` in code) <td width=\"33%\">, D = 4…1024"
+    text = 'the ratio\'s slope 1.9934 and a gap of 0.4017 (`0.4023` in code) <td width="33%">, D = 4…1024'
     assert _typed(text, {"1.9934"}) == ["0.4017"]
     assert _typed(text, {"1.9934", "0.4017"}) == []
 
@@ -110,3 +111,21 @@ def test_every_relative_link_of_the_readme_resolves() -> None:
         assert (ROOT / path).is_file(), f"README.md links {target}: no such file"
         if anchor and not path.endswith("gallery.md"):  # the gallery's sections: the test above
             assert anchor in _anchors(ROOT / path), f"README.md links {target}: no such heading"
+
+
+def test_the_readme_python_api_runs_and_its_time_is_the_reduced_equations(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The five lines, executed as written (the cache in a scratch folder): the −16 neuron's T_spec is the
+    reduced (c, θ) equations' — an independent route — and the artifact read back is the one select wrote."""
+    pytest.importorskip("pandas")  # the frame extra, for .to_dataframe()
+    from gaugecli.core.reduced import reduced_specialization_time
+
+    [code] = re.findall(r"```python\n(.*?)```", _readme().split("## Python API", 1)[1], flags=re.DOTALL)
+    monkeypatch.chdir(tmp_path)
+    namespace: dict[str, object] = {}
+    exec(compile(code, "README.md", "exec"), namespace)
+    run, sel = namespace["run"], namespace["sel"]
+    # rel 1e-8: the full flow at its default tolerances against the reduced equations (tests/test_reduced.py)
+    assert run.t_spec == pytest.approx(reduced_specialization_time(-16.0, rtol=1e-13), rel=1e-8)  # type: ignore[attr-defined]
+    assert (tmp_path / "runs" / "select" / f"{sel.config_hash}.json").is_file()  # type: ignore[attr-defined]
