@@ -247,7 +247,7 @@ def test_legend_clear_of_the_data(built) -> None:
 
 
 def test_sample_delay_is_the_ratio_of_the_pruning_times(built) -> None:
-    """The README's "prunes later by …": each finite-sample time over the population flow's, minus 1."""
+    """fig5's "prunes later by …" (its sidecar's `sample_delay`): each finite-sample time over the population flow's, minus 1."""
     key = built[1]["key"]
     assert key["sample_delay"]
     for m, by_point in key["sample_delay"].items():

@@ -132,7 +132,7 @@ def test_tian_sign_rate_is_stated_not_drawn(built: Any) -> None:
     assert d["sign_identity_residual_max"] < 1e-11
     # the rate conditions on S instead: no identity. Where the duplicates' columns are identical,
     # B_jl = −g/(η(η + k g)) < 0 for every similar pair and it is 1 — in every run of the quick profile;
-    # the full profile's all −D run at D = 16 (split by round-off) has 0.943 (README)
+    # the full profile's all −D run at D = 16 (split by round-off) has 0.943 (the gallery)
     rates = {run: rate for run, rate in d["sign_rate"].items()}
     assert sorted(rates.values()) == sorted(r.frac_neg_given_similar for r in result.runs if r.frac_neg_given_similar)
     assert d["informative_rate_min"] == min(rates.values()) == 1.0 == d["informative_rate_max"]
