@@ -129,7 +129,12 @@ def gallery_markdown(figures_dir: Path = FIGURES_DIR) -> str:
             continue
         path = figures_dir / f"{figure}.json"
         sidecar = json.loads(path.read_text(encoding="utf-8")) if path.is_file() else None
-        lines += section(figure, sidecar, checks.get(figure, []), measured)
+        try:
+            lines += section(figure, sidecar, checks.get(figure, []), measured)
+        except KeyError as error:  # a sidecar older than its module's READINGS: say which, and the cure
+            raise SystemExit(
+                f"{path.relative_to(ROOT)} is stale ({error.args[0]}): run `gaugecli plot {figure} --out-dir figures`"
+            ) from None
     return "\n".join(lines).rstrip("\n") + "\n"
 
 
