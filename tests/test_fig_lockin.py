@@ -96,7 +96,7 @@ def test_the_perturbation_scan(built: Any) -> None:
 def test_the_nulls_are_not_here(built: Any) -> None:
     """Xu's detector and Tian's sign rule moved to lockin_nulls; no flat identity panel remains."""
     fig, panels, _ = built
-    assert set(panels) == {"a", "b", "c", "d", "legend"}
+    assert set(panels) == {"a", "b", "c", "d", "legend", "key"}  # key: the quoted ranges (READINGS)
     for ax in checks.panel_axes(fig).values():
         for line in ax.get_lines():
             y = np.asarray(line.get_ydata(), float)

@@ -22,6 +22,7 @@ from gaugecli.plots.readings import (
     lookup,
     parse,
     printed,
+    reading_template,
     resolve,
     tex,
 )
@@ -37,10 +38,26 @@ def _sidecar(figure: str) -> dict:
     return json.loads((FIGURES_DIR / f"{figure}.json").read_text(encoding="utf-8"))
 
 
-def test_the_figures_of_the_revision_declare_readings_and_captions() -> None:
-    assert {"fig4", "fig5", "fig6", "fig7", "fig8", "fig10", "fig11"} <= set(DECLARING)
+def test_every_figure_declares_readings_and_a_caption() -> None:
+    assert set(DECLARING) == set(FIGURES)
     for figure in DECLARING:
         assert caption_template(figure), figure
+
+
+@pytest.mark.parametrize("figure", [f for f in DECLARING if reading_template(f)])
+def test_a_longer_reading_names_only_readings_and_types_no_number(figure: str) -> None:
+    """The gallery's collapsed reading is rendered from the same registry as the caption: every field a
+    reading, and no decimal number typed into the template (settings such as D = 4 or 0.01 are one digit)."""
+    template = reading_template(figure)
+    assert template is not None
+    names = {r.name for r in declared(figure)}
+    fields = {field for _, field, _, _ in string.Formatter().parse(template) if field}
+    assert fields <= names, f"{figure}: reading fields without a reading: {sorted(fields - names)}"
+    text = re.sub(r"\{\w+\}", "", template)
+    tokens = re.findall(r"(?<![\w.^])\d+(?:\.\d+)?(?:e[-+]?\d+)?%?(?!\w)", text)
+    significant = lambda t: len(re.sub(r"e[-+]?\d+$", "", t.rstrip("%")).replace(".", "").lstrip("0"))  # noqa: E731
+    typed = [t for t in tokens if re.search(r"[.e%]", t) and significant(t) >= 2]
+    assert not typed, f"{figure}: numbers typed into the reading: {typed}"
 
 
 @pytest.mark.parametrize("figure", COMMITTED)

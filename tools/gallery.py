@@ -2,7 +2,9 @@
 ``figures/`` — its PNG linked to its PDF, its claim (the module's ``CLAIM``) and the claims
 ``gaugecli verify`` checks on it, a caption rendered from the figure's ``CAPTION`` template and
 ``READINGS`` (:mod:`gaugecli.plots.readings`), a collapsible table of every quoted number with its
-sidecar path, and the commands that regenerate the figure and print its numbers. A figure that
+sidecar path, the longer reading (the module's ``READING``, rendered from the same readings) collapsed,
+and the commands that regenerate the figure and print its numbers, with the cost of a cold
+regeneration measured once (tools/figure_costs.json: machine, date and seconds per figure). A figure that
 declares no readings gets the plain section (picture, claim, commands).
 
     python tools/gallery.py            # print the page
@@ -23,6 +25,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 FIGURES_DIR = ROOT / "figures"
 PAGE = ROOT / "docs" / "gallery.md"
+COSTS = ROOT / "tools" / "figure_costs.json"
 
 from gaugecli.plots import FIGURES  # noqa: E402 (the repository root first: run as a script)
 from gaugecli.plots import readings as R  # noqa: E402
@@ -47,6 +50,23 @@ def verify_lines() -> dict[str, list[str]]:
     return out
 
 
+def costs() -> dict:
+    """The measured cost of each figure's cold regeneration (tools/figure_costs.json)."""
+    return json.loads(COSTS.read_text(encoding="utf-8")) if COSTS.is_file() else {}
+
+
+def _cost(figure: str, measured: dict) -> str:
+    """`` · cold: about 9 s (8 CPU-s) on <machine>, <date>`` (whole seconds: a cold timing on a shared
+    machine varies by more than that), or nothing when the figure was not measured."""
+    row = measured.get("seconds", {}).get(figure)
+    if not row:
+        return ""
+    return (
+        f" · from an empty cache: about {round(row['wall'])} s ({round(row['cpu'])} CPU-s) on "
+        f"{measured['machine']}, {measured['date']}"
+    )
+
+
 def _cell(text: str) -> str:
     return text.replace("|", "\\|")
 
@@ -57,7 +77,7 @@ def _claim(figure: str) -> str:
     return " ".join(str(getattr(import_module(f"gaugecli.plots.{figure}"), "CLAIM", "")).split())
 
 
-def section(figure: str, sidecar: dict | None, checks: list[str]) -> list[str]:
+def section(figure: str, sidecar: dict | None, checks: list[str], measured: dict | None = None) -> list[str]:
     """The page's section of one figure."""
     lines = [f"## {figure}", "", f"[![{figure}](figures/{figure}.png)](figures/{figure}.pdf)", ""]
     claim = _claim(figure)
@@ -79,6 +99,9 @@ def section(figure: str, sidecar: dict | None, checks: list[str]) -> list[str]:
         ]
         lines += [f"| `\\{q.macro}` | {q.text} | {_cell(q.reading.meaning)} | `{q.reading.pointer}` |" for q in quoted]
         lines += ["", "</details>", ""]
+    reading = R.long_reading(figure, quoted) if quoted else None
+    if reading:
+        lines += ['<details markdown="1">', "<summary>The longer reading</summary>", "", reading, "", "</details>", ""]
     provenance = (sidecar or {}).get("provenance") or {}
     files = f"[PDF](figures/{figure}.pdf) · [sidecar (JSON)](figures/{figure}.json)"
     if sidecar is not None:
@@ -89,6 +112,7 @@ def section(figure: str, sidecar: dict | None, checks: list[str]) -> list[str]:
         files,
         "",
         f"Regenerate: `gaugecli plot {figure} --out-dir figures`"
+        + _cost(figure, measured or {})
         + (f" · its numbers: `gaugecli numbers {figure} --format tex`" if quoted else ""),
         "",
     ]
@@ -98,13 +122,19 @@ def section(figure: str, sidecar: dict | None, checks: list[str]) -> list[str]:
 def gallery_markdown(figures_dir: Path = FIGURES_DIR) -> str:
     """The whole page: an introduction, then each committed figure in :data:`FIGURES` order."""
     checks = verify_lines()
+    measured = costs()
     lines = ["# Figure gallery", "", INTRO, ""]
     for figure in FIGURES:
         if not (figures_dir / f"{figure}.png").is_file():
             continue
         path = figures_dir / f"{figure}.json"
         sidecar = json.loads(path.read_text(encoding="utf-8")) if path.is_file() else None
-        lines += section(figure, sidecar, checks.get(figure, []))
+        try:
+            lines += section(figure, sidecar, checks.get(figure, []), measured)
+        except KeyError as error:  # a sidecar older than its module's READINGS: say which, and the cure
+            raise SystemExit(
+                f"{path.relative_to(ROOT)} is stale ({error.args[0]}): run `gaugecli plot {figure} --out-dir figures`"
+            ) from None
     return "\n".join(lines).rstrip("\n") + "\n"
 
 

@@ -81,7 +81,10 @@ READINGS = (
         "its D → ∞ limit from the reduced equations",
     ),
     Reading(
-        "LinearPEnd", "panels/d/linear/P_end", ".1e", "the linear network's non-owner norm at the horizon, m = 5, D = 4"
+        "LinearPEnd",
+        "panels/key/linear/P_end",
+        ".1e",
+        "the linear network's non-owner norm at the horizon, m = 5, D = 4",
     ),
 )
 """The numbers the caption quotes (:mod:`gaugecli.plots.readings`)."""

@@ -2,7 +2,8 @@
 
 A figure module declares ``READINGS``, a tuple of :class:`Reading` (a name, the JSON path of the
 number in the sidecar's data part ``result``, the format it is printed with and a one-line
-meaning), and ``CAPTION``, a template whose ``{Name}`` fields are those readings. A number is
+meaning), ``CAPTION``, a template whose ``{Name}`` fields are those readings, and optionally
+``READING``, the longer reading (the same fields) that the gallery shows collapsed under the caption. A number is
 printed by Python's format mini-language at the declared precision: the printed text ``s`` of a
 value ``x`` satisfies ``|x − float(s)| ≤ ½·10^(e−k)`` for ``s``'s ``k`` mantissa decimals and
 exponent ``e`` (:func:`half_unit`), which is what ``tests/test_readings.py`` checks for every
@@ -90,6 +91,11 @@ def caption_template(figure: str) -> str | None:
     return getattr(import_module(f"gaugecli.plots.{figure}"), "CAPTION", None)
 
 
+def reading_template(figure: str) -> str | None:
+    """The figure module's ``READING`` template (the longer reading under the caption), if it declares one."""
+    return getattr(import_module(f"gaugecli.plots.{figure}"), "READING", None)
+
+
 def lookup(sidecar: dict[str, Any], path: str) -> Any:
     """The value at ``path`` in the sidecar's data part (``result``; the sidecar itself if it has none)."""
     node: Any = sidecar["result"] if "result" in sidecar else sidecar
@@ -149,6 +155,14 @@ def resolve(figure: str, sidecar: dict[str, Any]) -> list[Quoted]:
 def caption(figure: str, quoted: list[Quoted]) -> str | None:
     """The figure's ``CAPTION`` with each ``{Name}`` replaced by that reading's printed text."""
     template = caption_template(figure)
+    if template is None:
+        return None
+    return template.format_map({q.reading.name: q.text for q in quoted})
+
+
+def long_reading(figure: str, quoted: list[Quoted]) -> str | None:
+    """The figure's ``READING`` with each ``{Name}`` replaced by that reading's printed text."""
+    template = reading_template(figure)
     if template is None:
         return None
     return template.format_map({q.reading.name: q.text for q in quoted})
