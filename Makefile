@@ -27,10 +27,12 @@ test: $(STAMP)
 	$(BIN)/python -m pytest -q -n 2
 
 # Regenerate every figure from an empty cache and compare the plotted numbers with the
-# committed sidecars (figures/*.json); fails naming the figure and series that moved.
+# committed sidecars (figures/*.json); fails naming the figure and series that moved, or any layout
+# offence of the figures drawn (text clipped or colliding, a legend over data, two colours of a panel
+# alike: plot --check-layout).
 check-figures: $(STAMP)
 	rm -rf build/check-figures
-	$(BIN)/gaugecli plot all --cache-dir build/check-figures/runs --out-dir build/check-figures/figures --compare figures
+	$(BIN)/gaugecli plot all --cache-dir build/check-figures/runs --out-dir build/check-figures/figures --compare figures --check-layout
 
 # The same checks on a second arithmetic path: OpenBLAS's generic SSE3 kernels instead of the
 # machine's (Prescott), numpy's SIMD dispatch cut to its x86-64-v2 baseline, torch's default (no
@@ -51,7 +53,7 @@ check-portable: $(STAMP)
 	'| numba CPU:', __import__('numba').config.CPU_NAME)"
 	$(PORTABLE_ENV) $(BIN)/python -m pytest -q -n 2 $(NUMERIC_TESTS)
 	mkdir -p build/check-portable && cp -R figures build/check-portable/figures
-	$(PORTABLE_ENV) $(BIN)/gaugecli plot all --cache-dir build/check-portable/runs --out-dir build/check-portable/figures --compare figures
+	$(PORTABLE_ENV) $(BIN)/gaugecli plot all --cache-dir build/check-portable/runs --out-dir build/check-portable/figures --compare figures --check-layout
 	@# `make figures` on another machine must leave the committed files as they are (kept within tolerance)
 	diff -r figures build/check-portable/figures && echo "every committed figure file kept byte for byte"
 

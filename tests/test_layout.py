@@ -255,3 +255,30 @@ def test_a_main_version_is_kept_exactly_when_the_full_figure_is(tmp_path: Path) 
     (out / "lockin_main.png").unlink()  # a version missing: both redrawn
     again = render("lockin", cache, out, formats=("png",), quick=True, versions=both, keep_unchanged=True)
     assert not again.kept and all(p.read_bytes().startswith(b"\x89PNG") for p in again[:2])
+
+
+def test_check_layout_passes_a_clean_figure_and_fails_naming_each_offence(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """``plot --check-layout`` holds what it draws to the check: a clean figure passes; a text pushed
+    past the figure's edge fails the command (exit 1), the offence named, in one line."""
+    from gaugecli.plots.render import figure_module
+
+    cache, out = str(tmp_path / "runs"), tmp_path / "out"
+    args = ("lockin", "--quick", "--cache-dir", cache, "--out-dir", str(out), "--check-layout")
+    clean = _plot(*args)
+    assert clean.exit_code == 0, clean.output
+    assert "every figure drawn passes the layout check" in clean.output
+    module = figure_module("lockin")
+    build = module.build
+
+    def clipped(inputs: Any, at: Any) -> Any:
+        fig, panels = build(inputs, at)
+        fig.text(0.99, 0.5, "a note past the edge")  # left-aligned at 99 % of the width: clipped
+        return fig, panels
+
+    monkeypatch.setattr(module, "build", clipped)
+    bad = _plot(*args, "--rewrite")
+    assert bad.exit_code == 1 and "Traceback" not in bad.output
+    lines = " ".join(bad.output.split())
+    assert "lockin full: clipped" in lines and "a note past the edge" in lines and "layout offences" in lines

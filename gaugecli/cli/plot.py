@@ -57,6 +57,15 @@ def plot(
             show_default="full; with all, both",
         ),
     ] = None,
+    check_layout: Annotated[
+        bool,
+        typer.Option(
+            "--check-layout",
+            help="Hold every figure drawn (each version, at --venue or --width) to the layout check: no "
+            "text clipped or colliding, no legend over data, no two colours of a panel alike; fail naming "
+            "each offence.",
+        ),
+    ] = False,
     rewrite: Annotated[
         bool,
         typer.Option(
@@ -98,6 +107,7 @@ def plot(
     if compare is not None and not compare.is_dir():
         raise bad_parameter("--compare", f"{compare} is not a folder of figN.json sidecars")
     drift: list[str] = []
+    offences: list[str] = []
     jobs = workers if workers is not None else min(4, os.cpu_count() or 1)
     with errors(), session.pipeline(cache_dir, cache) as pipe:
         from gaugecli.plots.render import render
@@ -114,6 +124,7 @@ def plot(
             console().print(f"{fig_id}: {files}" + (count if len(ids) > 1 else ""))
             if compare is not None:
                 drift.extend(_compare(compare / f"{fig_id}.json", out_dir / f"{fig_id}.json"))
+            offences.extend(f"{fig_id} {line}" for line in paths.offences)
             _write_reruns(fig_id, cache_dir, quick)
 
         if jobs > 1:
@@ -149,7 +160,7 @@ def plot(
                         if len(ids) > 1 and not waiting[fig_id] and fig_id not in drawing.values():
                             written = [key for key in needed[fig_id] if key in fresh]
                             args = (fig_id, str(cache_dir), out_dir, formats, quick, sizes, not rewrite, written)
-                            drawing[executor.submit(render_from_cache, *args, versions[fig_id])] = fig_id
+                            drawing[executor.submit(render_from_cache, *args, versions[fig_id], check_layout)] = fig_id
 
                 try:
                     with session.progress("runs") as bar:
@@ -174,8 +185,15 @@ def plot(
                         layout=sizes,
                         keep_unchanged=not rewrite,
                         versions=versions[fig_id],
+                        check_layout=check_layout,
                     )
                 done(fig_id, paths)
+    if check_layout:
+        for line in offences:
+            console().print(f"[red]layout:[/] {escape(line)}")
+        if offences:
+            raise Failure(f"{len(offences)} layout offences in the figures drawn (--check-layout)")
+        console().print("every figure drawn passes the layout check")
     if compare is not None:
         for line in drift:
             console().print(f"[red]drift:[/] {escape(line)}")

@@ -86,7 +86,9 @@ def _panel_samples(ax: Any, samples: Any, window: float, layout: Layout) -> dict
     ax.set_xscale("log")
     ax.set_yscale("log")
     bottom, top = ax.get_ylim()
-    ax.set_ylim(bottom / 10.0, top)  # room under the data for the legend (lower left; the layout check holds it)
+    # room under the data for the legend (lower left): its four rows take ~45 % of the axes' height, so
+    # the axis reaches ~1.3 decades below the data (the layout check holds it)
+    ax.set_ylim(bottom / 25.0, top)
     ax.set_xlabel(style.LABELS["n"])
     ax.set_ylabel(r"$\mathrm{sup}_t\,\|f_n-f_\infty\|$ in $L^2$")
     style.tidy_log_axis(ax)

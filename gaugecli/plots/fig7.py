@@ -222,9 +222,9 @@ def _panel_step(ax: Any, step: Any, layout: Layout) -> dict[str, Any]:
     ax.set_yscale("log")
     ax.set_xlim(left, right)
     bottom, top = ax.get_ylim()
-    # a decade of room above the data: the diverged steps (no T_spec: drawn at the top, inside the
-    # axes) and the legend over the upper left
-    top *= 10.0
+    # two decades of room above the data: the diverged steps (no T_spec: drawn at the top, inside the
+    # axes) and the legend over the upper left, clear of the larger steps' points (the layout check)
+    top *= 100.0
     if np.any(diverged):
         y_div = np.full(np.count_nonzero(diverged), top / 2.0)
         ax.plot(stab[diverged], y_div, ls="none", marker="x", ms=4.5, mew=1.2, color="0.1", zorder=5)

@@ -327,7 +327,7 @@ def build(inputs: Inputs, layout: Layout) -> tuple[Any, dict[str, Any]]:
     legend = finish(fig, axes, TITLES, handles, layout, ncol=4)
     if not layout.is_main:  # a main version's numbers are the full figure's sidecar's
         panels["legend"] = legend
-    panels["key"] = _key_numbers(panels)
+        panels["key"] = _key_numbers(panels)  # from every panel's numbers: the full figure's only
     return fig, panels
 
 

@@ -126,6 +126,7 @@ def render(
     layout: Layout | None = None,
     keep_unchanged: bool = False,
     versions: Sequence[str] = ("full",),
+    check_layout: bool = False,
 ) -> Rendered:
     """Write ``out_dir/figN.<fmt>`` for each format and the sidecar ``out_dir/figN.json``;
     ``versions`` (of :data:`VERSIONS`) with ``"main"`` writes the main-text version
@@ -143,6 +144,11 @@ def render(
     regenerating committed figures on another machine would rewrite every file although no
     figure changed. The main-text version draws the same numbers, so it is kept exactly when the
     full figure is (its files must be there too) and redrawn with it otherwise.
+
+    ``check_layout``: each version asked for is also held to :func:`gaugecli.plots.layout_check.offences`
+    as drawn (a kept figure's versions are drawn for it), and its offences, one line each, are
+    returned in ``Rendered.offences`` — checked after saving, so the files are those ``plot`` writes
+    without the check.
     """
     from gaugecli.plots import style
     from gaugecli.store.artifacts import config_hash, dumps, package_version
@@ -175,28 +181,44 @@ def render(
     with style.context(layout):
         fig, panels = module.build(inputs, layout)
         sidecar = sidecar_document(fig_id, config, hashes, panels)
+        letters = tuple(k for k in panels if len(k) == 1)
+
+        def drawn(version: str) -> Any:
+            """The figure of ``version``: the main one is drawn from the same inputs, fewer panels
+            (unless they are all of the full figure's)."""
+            if version == "main" and main_panels(fig_id) != letters:
+                return module.build(inputs, replace(layout, panels=main_panels(fig_id)))[0]
+            return fig
+
         if keep_unchanged and _unchanged(sidecar_path, sidecar, images):
-            return Rendered(images + [sidecar_path], kept=True)
+            offences = _offences({v: drawn(v) for v in files}) if check_layout else []
+            return Rendered(images + [sidecar_path], kept=True, offences=offences)
+        shown = {}
         for version, paths in files.items():
-            title = f"gaugecli {fig_id}"
-            if version == "main":  # the same numbers, fewer panels: drawn from the same inputs
-                letters = tuple(k for k in panels if len(k) == 1)
-                if main_panels(fig_id) != letters:  # else the main version is the full figure itself
-                    fig, _ = module.build(inputs, replace(layout, panels=main_panels(fig_id)))
-                title += " (main text)"
-            freeze_layout(fig)
+            shown[version] = drawn(version)
+            title = f"gaugecli {fig_id}" + (" (main text)" if version == "main" else "")
+            freeze_layout(shown[version])
             for path in paths:
-                save_figure(fig, path, title=title, subject=subject, version=package_version())
+                save_figure(shown[version], path, title=title, subject=subject, version=package_version())
+        offences = _offences(shown) if check_layout else []
     atomic_write_text(sidecar_path, dumps(sidecar), "--out-dir")
-    return Rendered(images + [sidecar_path], kept=False)
+    return Rendered(images + [sidecar_path], kept=False, offences=offences)
+
+
+def _offences(figures: dict[str, Any]) -> list[str]:
+    """Every layout offence of each version's figure, ``"<version>: <offence>"``."""
+    from gaugecli.plots.layout_check import offences
+
+    return [f"{version}: {line}" for version, fig in figures.items() for line in offences(fig)]
 
 
 class Rendered(Sequence[Path]):
     """The paths of one rendered figure (images in the order asked, sidecar last); ``kept`` is
-    true when the existing files were left as they were (:func:`render`'s ``keep_unchanged``)."""
+    true when the existing files were left as they were (:func:`render`'s ``keep_unchanged``);
+    ``offences``: the layout check's findings where it was asked for (``check_layout``)."""
 
-    def __init__(self, paths: list[Path], kept: bool) -> None:
-        self.paths, self.kept = list(paths), kept
+    def __init__(self, paths: list[Path], kept: bool, offences: Sequence[str] = ()) -> None:
+        self.paths, self.kept, self.offences = list(paths), kept, list(offences)
 
     @overload
     def __getitem__(self, i: int) -> Path: ...
@@ -262,6 +284,7 @@ def render_from_cache(
     keep_unchanged: bool = False,
     written: Sequence[tuple[str, str]] = (),
     versions: Sequence[str] = ("full",),
+    check_layout: bool = False,
 ) -> Rendered:
     """:func:`render` in a worker process, from a cache that already holds the figure's runs
     (``plot`` prefetches them first, so nothing is computed twice); ``written``: the ``(kind, hash)``
@@ -276,6 +299,7 @@ def render_from_cache(
         layout=layout,
         keep_unchanged=keep_unchanged,
         versions=versions,
+        check_layout=check_layout,
     )
 
 
