@@ -57,11 +57,14 @@ def test_the_gallery_is_current() -> None:
 
 
 def test_one_section_per_committed_figure_with_its_files_claim_and_command() -> None:
-    committed = {p.stem for p in (ROOT / "figures").glob("*.png")}
+    pngs = {p.stem for p in (ROOT / "figures").glob("*.png")}
+    committed = {stem for stem in pngs if not stem.endswith("_main")}  # a main-text version is its figure's
     sections = _sections(PAGE.read_text(encoding="utf-8"))
     assert committed and set(sections) == committed
     for name, body in sections.items():
         assert f"[![{name}](figures/{name}.png)](figures/{name}.pdf)" in body
+        if f"{name}_main" in pngs:
+            assert f"[main-text version](figures/{name}_main.pdf)" in body, name
         assert "**Claim.**" in body and f"`gaugecli plot {name} --out-dir figures`" in body
         assert f"(figures/{name}.json)" in body
         assert declared(name) and (ROOT / "figures" / f"{name}.json").is_file(), name

@@ -73,6 +73,7 @@ def test_regenerating_keeps_files_whose_numbers_are_within_tolerance(tmp_path: P
     import json
 
     from gaugecli.plots.sidecar import tolerance_for
+    from gaugecli.store.artifacts import config_hash, result_hash
 
     cache, out = Pipeline(tmp_path / "cache"), tmp_path / "out"
     first = render("fig1", cache, out, formats=("png",), quick=True)
@@ -86,6 +87,7 @@ def test_regenerating_keeps_files_whose_numbers_are_within_tolerance(tmp_path: P
         doc = json.loads(json.dumps(original))
         rtol, atol = tolerance_for("fig1/b/t_mark")
         doc["result"]["panels"]["b"]["t_mark"] += scale * (atol + rtol * abs(doc["result"]["panels"]["b"]["t_mark"]))
+        doc["result_hash"] = result_hash(doc["result"])  # written there, so its hash is its own
         sidecar.write_text(json.dumps(doc))
         png.write_bytes(b"marker")
 
@@ -99,6 +101,7 @@ def test_regenerating_keeps_files_whose_numbers_are_within_tolerance(tmp_path: P
     # another configuration (here the layout) or a missing file is redrawn too
     doc = json.loads(sidecar.read_text())
     doc["config"]["layout"]["width"] += 0.5
+    doc["config_hash"] = config_hash(doc["config"])
     sidecar.write_text(json.dumps(doc))
     assert not render("fig1", cache, out, formats=("png",), quick=True, keep_unchanged=True).kept
     png.unlink()

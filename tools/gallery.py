@@ -77,6 +77,12 @@ def _claim(figure: str) -> str:
     return " ".join(str(getattr(import_module(f"gaugecli.plots.{figure}"), "CLAIM", "")).split())
 
 
+def _main_panels(figure: str) -> tuple[str, ...]:
+    from gaugecli.plots.render import main_panels
+
+    return main_panels(figure) or ()
+
+
 def section(figure: str, sidecar: dict | None, checks: list[str], measured: dict | None = None) -> list[str]:
     """The page's section of one figure."""
     lines = [f"## {figure}", "", f"[![{figure}](figures/{figure}.png)](figures/{figure}.pdf)", ""]
@@ -104,6 +110,8 @@ def section(figure: str, sidecar: dict | None, checks: list[str], measured: dict
         lines += ['<details markdown="1">', "<summary>The longer reading</summary>", "", reading, "", "</details>", ""]
     provenance = (sidecar or {}).get("provenance") or {}
     files = f"[PDF](figures/{figure}.pdf) · [sidecar (JSON)](figures/{figure}.json)"
+    if (FIGURES_DIR / f"{figure}_main.pdf").is_file():  # its main-text version (`plot --layout main`)
+        files += f" · [main-text version](figures/{figure}_main.pdf) (panels {', '.join(_main_panels(figure))})"
     if sidecar is not None:
         files += (
             f" · config `{str(sidecar.get('config_hash'))[:12]}` · commit `{str(provenance.get('git_commit'))[:12]}`"

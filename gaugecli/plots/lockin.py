@@ -332,14 +332,16 @@ def build(inputs: Inputs, layout: Layout) -> tuple[Any, dict[str, Any]]:
 
 
 def _key_numbers(panels: dict[str, Any]) -> dict[str, Any]:
-    """The ranges the gallery quotes (:data:`READINGS`), read from the panels' own numbers."""
+    """The ranges the gallery quotes (:data:`READINGS`), read from the panels' own numbers; a series
+    the result does not hold (``lockin --figure`` of one run: no scan over D) gives no entry."""
     a, b, d = panels["a"], panels["b"], panels["d"]
-    flow, sample = b["flow_scan"]["y"], b["sample_select"]["y"]
+    out: dict[str, Any] = {}
+    for key, name in (("flow_D_times_peak_range", "flow_scan"), ("sample_D_times_peak_range", "sample_select")):
+        if name in b:
+            out[key] = [min(b[name]["y"]), max(b[name]["y"])]
     controls = [row["D_times_peak"] for name, row in a.items() if name.startswith("sample_relu_control")]
-    return {
-        "flow_D_times_peak_range": [min(flow), max(flow)],
-        "sample_D_times_peak_range": [min(sample), max(sample)],
-        "sample_control_D_times_peak_max": max(controls),
-        # select's T_spec relative to its unperturbed flow, over every ε and draw of (d)
-        "select_t_spec_shift_max": max(abs(y - 1.0) for y in d["select"]["y"]),
-    }
+    if controls:
+        out["sample_control_D_times_peak_max"] = max(controls)
+    if "select" in d:  # select's T_spec relative to its unperturbed flow, over every ε and draw of (d)
+        out["select_t_spec_shift_max"] = max(abs(y - 1.0) for y in d["select"]["y"])
+    return out
