@@ -268,15 +268,12 @@ def test_the_law_fits_are_least_squares_over_the_stated_range(built: Any) -> Non
 
 
 def _lab(color: str) -> np.ndarray:
-    """CIE L*a*b* (D65) of a matplotlib colour: sRGB decoded, to XYZ, to Lab (skimage's formulae)."""
+    """CIE L*a*b* (D65) of a matplotlib colour (:func:`gaugecli.plots.layout_check.srgb_to_lab`)."""
     from matplotlib.colors import to_rgb
 
-    rgb = np.array(to_rgb(color))
-    linear = np.where(rgb <= 0.04045, rgb / 12.92, ((rgb + 0.055) / 1.055) ** 2.4)
-    M = np.array([[0.412453, 0.357580, 0.180423], [0.212671, 0.715160, 0.072169], [0.019334, 0.119193, 0.950227]])
-    xyz = (M @ linear) / M.sum(axis=1)  # relative to the white the matrix maps sRGB white to (D65)
-    f = np.where(xyz > (6 / 29) ** 3, np.cbrt(xyz), xyz / (3 * (6 / 29) ** 2) + 4 / 29)
-    return np.array([116 * f[1] - 16, 500 * (f[0] - f[1]), 200 * (f[1] - f[2])])
+    from gaugecli.plots.layout_check import srgb_to_lab
+
+    return srgb_to_lab(to_rgb(color))
 
 
 MIN_DELTA_E = 25.0

@@ -114,6 +114,13 @@ SWEEP = {
 
 SIDECAR_TOLERANCES = (
     (
+        "b/delay/*",
+        0.0,
+        0.1,
+        "100·(t_sample/t_population − 1), in %: the finite-sample time to its rtol 1e-3 (as '*sample*' below) "
+        "moves it by ≤ 0.1 points",
+    ),
+    (
         "*decay_rate",
         1e-3,
         1e-9,

@@ -65,7 +65,7 @@ def srgb_to_lab(rgb: Any) -> np.ndarray:
     to_xyz = np.array(
         [[0.4124564, 0.3575761, 0.1804375], [0.2126729, 0.7151522, 0.0721750], [0.0193339, 0.1191920, 0.9503041]]
     )
-    xyz = linear @ to_xyz.T / np.array([0.95047, 1.0, 1.08883])
+    xyz = linear @ to_xyz.T / to_xyz.sum(axis=1)  # relative to the white the matrix maps sRGB white to (D65)
     eps, kappa = 216 / 24389, 24389 / 27
     f = np.where(xyz > eps, np.cbrt(xyz), (kappa * xyz + 16) / 116)
     return np.stack([116 * f[..., 1] - 16, 500 * (f[..., 0] - f[..., 1]), 200 * (f[..., 1] - f[..., 2])], axis=-1)

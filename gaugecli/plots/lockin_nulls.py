@@ -153,6 +153,13 @@ SIDECAR_TOLERANCES = (
         "all −D: its round-off window share moves with the arithmetic (19–54 % here, 4–84 % on CI's second path)",
     ),
     ("d/*informative_rate*", float("inf"), 0.0, "windows at the round-off band's edge flip with the arithmetic"),
+    (
+        "d/sign_rate/flow, all −D*",
+        float("inf"),
+        0.0,
+        "all −D duplicates: a symmetric start split by round-off, so which windows have S > 0 moves with the "
+        "arithmetic (0.943 here, 0.819 on the second path); the sign rule itself holds in every run",
+    ),
 )
 """Where a number moves more than the shared default across arithmetic paths, and why (first match wins)."""
 MAIN_PANELS = ("b", "d")
