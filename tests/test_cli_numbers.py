@@ -106,11 +106,45 @@ def test_a_missing_sidecar_or_folder_is_a_one_line_refusal(tmp_path: Path) -> No
 
 
 def test_a_sidecar_missing_a_reading_names_the_path(tmp_path: Path) -> None:
+    from gaugecli.plots.render import write_sidecar
+
     sidecar = _sidecar("fig4")
     del sidecar["result"]["panels"]["a"]["t_spec"]
-    (tmp_path / "fig4.json").write_text(json.dumps(sidecar), encoding="utf-8")
+    # rewritten with its own hashes, as a render that no longer records the reading would write it
+    write_sidecar(tmp_path / "fig4.json", "fig4", sidecar["config"], {}, sidecar["result"]["panels"])
     out = _run("numbers", "fig4", "--figures-dir", str(tmp_path), code=2)
     assert "t_spec" in out and len(out.strip().splitlines()) == 1
+
+
+@pytest.mark.parametrize("edit", ["value", "drop-hash", "not-an-object"])
+def test_a_hand_edited_sidecar_is_refused_not_quoted(tmp_path: Path, edit: str) -> None:
+    """Its hashes are checked as validate, export and load check them: an edited number is never printed."""
+    sidecar: object = _sidecar("fig4")
+    assert isinstance(sidecar, dict)
+    if edit == "value":
+        sidecar["result"]["panels"]["a"]["t_spec"] = 123.0
+    elif edit == "drop-hash":
+        sidecar["result"]["panels"]["a"]["t_spec"] = 123.0
+        del sidecar["result_hash"]
+    else:
+        sidecar = []
+    (tmp_path / "fig4.json").write_text(json.dumps(sidecar), encoding="utf-8")
+    for fmt in ("tex", "json", "md"):
+        out = _run("numbers", "fig4", "--format", fmt, "--figures-dir", str(tmp_path), code=2)
+        assert "--figures-dir" in out and "fig4.json" in out and len(out.strip().splitlines()) == 1
+        assert "123" not in out
+
+
+def test_a_figure_named_twice_is_printed_once() -> None:
+    """Each macro defined once: LaTeX refuses a second \\newcommand of the same name."""
+    once = _run("numbers", "fig4", "--figures-dir", str(FIGURES_DIR))
+    assert _run("numbers", "fig4", "fig3", "fig4", "--figures-dir", str(FIGURES_DIR)).startswith(once)
+    macros = [
+        m[1]
+        for line in _run("numbers", "fig4", "fig4", "--figures-dir", str(FIGURES_DIR)).splitlines()
+        if (m := MACRO.match(line))
+    ]
+    assert macros and len(macros) == len(set(macros)) == len(declared("fig4"))
 
 
 # -- export of a figure's sidecar -------------------------------------------------------------------

@@ -37,13 +37,18 @@ def _sidecars(figures: list[str], figures_dir: Path) -> list[tuple[str, dict[str
     """``(figure, sidecar)`` of each named figure (default: every figure with readings whose sidecar exists)."""
     from gaugecli.plots import FIGURES
     from gaugecli.plots.readings import declared
+    from gaugecli.store.artifacts import read_artifact
+    from gaugecli.store.errors import ArtifactError
 
     for name in figures:
         if name not in FIGURES:
             raise bad_parameter("FIGURE", f"unknown figure {name!r}; valid: {', '.join(FIGURES)}")
     if not figures_dir.is_dir():
         raise bad_parameter("--figures-dir", f"{figures_dir} is not a directory (the figures' sidecars, figN.json)")
-    named = figures or [f for f in FIGURES if declared(f) and (figures_dir / f"{f}.json").is_file()]
+    # a figure named twice is read once: its macros defined twice would stop LaTeX ("already defined")
+    named = list(dict.fromkeys(figures)) or [
+        f for f in FIGURES if declared(f) and (figures_dir / f"{f}.json").is_file()
+    ]
     out = []
     for name in named:
         path = figures_dir / f"{name}.json"
@@ -52,10 +57,12 @@ def _sidecars(figures: list[str], figures_dir: Path) -> list[tuple[str, dict[str
                 "--figures-dir",
                 f"{figures_dir} has no {name}.json; `gaugecli plot {name} --out-dir {figures_dir}` makes it",
             )
+        # its schema and hashes checked as every reader checks them (validate, export, load): a
+        # hand-edited sidecar is refused rather than quoted
         try:
-            out.append((name, json.loads(path.read_text(encoding="utf-8"))))
-        except (OSError, json.JSONDecodeError) as exc:
-            raise bad_parameter("--figures-dir", f"{path} is not a readable sidecar ({exc})") from None
+            out.append((name, read_artifact(path, "figure")))
+        except ArtifactError as exc:
+            raise bad_parameter("--figures-dir", str(exc)) from None
     return out
 
 
