@@ -363,6 +363,15 @@ def test_version(cli) -> None:
     assert out.strip() == f"gaugecli {metadata.version('gaugecli')}"
 
 
+@pytest.mark.parametrize("command", ["", "simulate", "numbers", "plot", "export", "validate"])
+def test_dash_h_is_help_too(cli, command: str, tmp_path: Path) -> None:
+    """``-h`` prints what ``--help`` prints (it was 'No such option: -h', exit 2), writing nothing."""
+    args = [command] if command else []
+    assert cli(*args, "-h").output == cli(*args, "--help").output
+    assert "-h, --help" in cli(*args, "-h").output
+    assert list(tmp_path.iterdir()) == []
+
+
 def test_python_dash_m_help(tmp_path: Path) -> None:
     proc = subprocess.run(
         [sys.executable, "-m", "gaugecli", "--help"], cwd=tmp_path, capture_output=True, text=True, timeout=60

@@ -88,6 +88,8 @@ app = typer.Typer(
     pretty_exceptions_enable=False,
     no_args_is_help=True,
     add_completion=True,
+    # `-h` as well: the first thing a newcomer types; every subcommand inherits it (none uses -h itself)
+    context_settings={"help_option_names": ["-h", "--help"]},
 )
 
 
