@@ -126,3 +126,15 @@ def test_an_out_named_for_another_format_is_refused(
 def test_an_out_with_a_suffix_of_no_format_is_the_users_choice(artifacts: dict[str, Path], tmp_path: Path) -> None:
     written = _export(artifacts["simulate"], "csv", tmp_path / "table.txt")
     assert written == tmp_path / "table.txt" and pd.read_csv(written).shape[0] > 0
+
+
+def test_a_rerun_recipe_is_refused_naming_its_artifact(tmp_path: Path) -> None:
+    """The ``.toml`` beside an artifact is the slip a user makes (the cache lists both): one line, exit 2,
+    naming the ``.json`` to export instead — not "not valid JSON"."""
+    recipe = tmp_path / "abc.toml"
+    recipe.write_text("# Reruns abc.json (or reads it from the cache): gaugecli simulate --config abc.toml\nm = 1\n")
+    result = CliRunner().invoke(app, ["export", str(recipe), "--format", "csv"])
+    message = result.output.strip()
+    assert result.exit_code == 2 and "\n" not in message and "Traceback" not in message
+    assert "rerun recipe" in message and str(tmp_path / "abc.json") in message
+    assert not (tmp_path / "abc.csv").exists()

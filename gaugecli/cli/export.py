@@ -65,6 +65,12 @@ def export(
         from gaugecli.api import load
         from gaugecli.store.atomic import atomic_target, check_writable
 
+        if artifact.suffix.lower() == ".toml":  # the rerun recipe beside an artifact: the usual slip
+            raise bad_parameter(
+                "ARTIFACT",
+                f"{artifact} is a rerun recipe, not an artifact; export the artifact beside it, "
+                f"{artifact.with_suffix('.json')}",
+            )
         target = out if out is not None else artifact.with_suffix(SUFFIX[format])
         if target.resolve() == artifact.resolve():
             raise bad_parameter("--out", f"{target} is the artifact itself; give another path")
