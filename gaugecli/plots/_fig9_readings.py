@@ -1,5 +1,5 @@
-"""Figure 9's words: its claim, the numbers its caption quotes (:mod:`gaugecli.plots.readings`), the caption, and
-where its sidecar's numbers may move across arithmetic paths."""
+"""Figure 9's words: its claim, the numbers its caption quotes (:mod:`gaugecli.plots.readings`), the caption,
+and the longer reading."""
 
 from __future__ import annotations
 
