@@ -287,3 +287,120 @@ def test_the_network_flows_have_one_integrator() -> None:
         if path.name != "saveat.py" and "solve_ivp(" in text and any(m in _imports(path) for m in network):
             twins.append(str(path.relative_to(PACKAGE.parent)))
     assert not twins, twins
+
+
+MAX_LINES = 450
+"""A module longer than this holds more than one concept: split it by concept (issue 45)."""
+KNOWN_OVER = {
+    "gaugecli/experiments/params.py",
+    "gaugecli/plots/fig1.py",
+    "gaugecli/plots/fig2.py",
+    "gaugecli/plots/fig3.py",
+    "gaugecli/core/flow.py",
+    "gaugecli/core/empirical.py",
+    "gaugecli/core/frames.py",
+}
+"""Modules over :data:`MAX_LINES` that other branches of issue 45 are splitting (params, figpipe, state,
+spec); the lead empties this set when they are merged."""
+
+
+def test_no_module_is_over_450_lines() -> None:
+    lengths = {
+        str(path.relative_to(PACKAGE.parent)): len(path.read_text(encoding="utf-8").splitlines())
+        for path in sorted(PACKAGE.rglob("*.py"))
+    }
+    over = {name: n for name, n in lengths.items() if n > MAX_LINES and name not in KNOWN_OVER}
+    assert not over, f"modules over {MAX_LINES} lines (split them by concept): {over}"
+    stale = sorted(name for name in KNOWN_OVER if lengths.get(name, 0) <= MAX_LINES)
+    assert not stale, f"no longer over {MAX_LINES} lines (or gone): remove from KNOWN_OVER: {stale}"
+
+
+ACTIVATION_NAMES_ALLOWED = {
+    "gaugecli/experiments/phase/metrics.py": (
+        {"relu"},
+        "CORRECTION_ORDER: the order of the corrections of T_spec(−D)/T_spec(+D) that fig3 measures for relu, "
+        "a fact of that analysis, not a property of σ the registry holds",
+    ),
+    "gaugecli/experiments/lockin/diagnose.py": (
+        {"relu"},
+        "lockin's run labels ('relu', 'x2') name its conditions; 'x2' is no registry name",
+    ),
+    "gaugecli/plots/lockin_nulls.py": ({"relu"}, "lockin's run label (see experiments/lockin/diagnose.py)"),
+    "gaugecli/verify/findings.py": ({"relu"}, "lockin's run label (see experiments/lockin/diagnose.py)"),
+    "gaugecli/plots/fig8.py": (
+        {"relu", "linear", "erf"},
+        "its curves' labels (ACTIVATIONS' first column: relu drawn wide, where each law's note sits), which are "
+        "the registry's names where a curve is an activation at its defaults; its degrees are asked of the registry",
+    ),
+    "gaugecli/core/dynamics.py": (
+        {"relu"},
+        "the family tag of Activation.parts() (the closed-form cross kernels' families), not a registry name",
+    ),
+    "gaugecli/core/absorption.py": ({"relu"}, "the absorption closed form is ReLU's: an analysis of one σ"),
+    "gaugecli/core/moments.py": ({"square"}, "the quadratic moments are σ = z²'s: an analysis of one σ"),
+}
+"""Modules that may compare with (or key a table by) an activation's name, each with the names and why."""
+
+
+def _activation_name_uses(path: Path, names: set[str]) -> list[tuple[int, str, str]]:
+    """Where ``path`` branches on an activation's name (a comparison ``==``/``!=``/``in`` with a name of
+    the registry spelled as a string, alone or in a tuple, list or set) or keys a table by them (a dict
+    literal whose keys are all registry names): ``(line, name, what)``. Naming an activation to *use*
+    it (``activation="relu"``, a figure's list of what it draws) is neither."""
+
+    def spelled(node: ast.expr) -> list[str]:
+        if isinstance(node, ast.Constant) and node.value in names:
+            return [node.value]
+        if isinstance(node, (ast.Tuple, ast.List, ast.Set)):
+            return [e.value for e in node.elts if isinstance(e, ast.Constant) and e.value in names]
+        return []
+
+    found = []
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        if isinstance(node, ast.Compare):
+            for operand in (node.left, *node.comparators):
+                found += [(node.lineno, name, "compared") for name in spelled(operand)]
+        elif isinstance(node, ast.Dict) and node.keys:
+            keys = [k.value if isinstance(k, ast.Constant) else None for k in node.keys]
+            if all(k in names for k in keys):
+                found += [(node.lineno, str(k), "a table keyed by activation") for k in keys]
+    return found
+
+
+def test_activation_names_are_asked_of_the_registry(tmp_path: Path) -> None:
+    """A fact of an activation (its degree, its parameters, σ itself) is asked of
+    :mod:`gaugecli.core.activations`, never restated against its name outside it (fig8's ``DEGREE`` table
+    duplicated ``Activation.degree``; the configs and the summaries tested ``== "leaky-relu"`` for β)."""
+    from gaugecli.core.activations import REGISTRY
+
+    names = set(REGISTRY)
+    leaks = {}
+    for path in sorted(PACKAGE.rglob("*.py")):
+        name = str(path.relative_to(PACKAGE.parent))
+        if name.startswith("gaugecli/core/activations/"):
+            continue
+        allowed = ACTIVATION_NAMES_ALLOWED.get(name, (set(), ""))[0]
+        if found := [
+            f"{line}: {what} {n!r}" for line, n, what in _activation_name_uses(path, names) if n not in allowed
+        ]:
+            leaks[name] = found
+    assert not leaks, leaks
+    unused = sorted(
+        name
+        for name, (allowed, _) in ACTIVATION_NAMES_ALLOWED.items()
+        if not {n for _, n, _ in _activation_name_uses(PACKAGE.parent / name, names)} & allowed
+    )
+    assert not unused, f"exceptions no longer needed: {unused}"
+    sample = tmp_path / "leaks.py"
+    sample.write_text(
+        'a = x == "relu"\nb = "leaky-relu" in (y, z)\nc = y in ("erf", "other")\nD = {"relu": 1, "erf": None}\n'
+        'ok = f(activation="relu")\nL = {"relu": 1, "relu-0.3": 2}\n',
+        encoding="utf-8",
+    )
+    assert [(line, n) for line, n, _ in _activation_name_uses(sample, names)] == [
+        (1, "relu"),
+        (2, "leaky-relu"),
+        (3, "erf"),
+        (4, "relu"),
+        (4, "erf"),
+    ]

@@ -65,6 +65,7 @@ def test_a_narrow_terminal_gets_key_value_lines_with_every_number(tmp_path: Path
 
 def test_verify_prints_one_line_per_claim(monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
     from gaugecli.cli import report
+    from gaugecli.cli.report import studies
 
     claims = [
         SimpleNamespace(
@@ -85,7 +86,7 @@ def test_verify_prints_one_line_per_claim(monkeypatch: pytest.MonkeyPatch, capsy
     from rich.console import Console
 
     terminal = Console(soft_wrap=True, force_terminal=True, color_system=None, width=80)
-    monkeypatch.setattr(report, "console", lambda: terminal)
+    monkeypatch.setattr(studies, "console", lambda: terminal)  # where verify looks it up
     report.verify(result, Path("v.json"), None)
     lines = capsys.readouterr().out.splitlines()
     assert [line.split()[0] for line in lines[:5]] == ["C1", "C2", "C3", "C4", "C5"]

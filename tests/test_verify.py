@@ -76,7 +76,7 @@ def test_unknown_claim_is_a_usage_error(tmp_path: Path, monkeypatch: pytest.Monk
 def test_off_a_terminal_every_claim_line_is_whole(cache: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """Piped (CI logs), a claim's line is not cut to 80 columns: C5–C8's measured values, read back
     from the artifact the same command wrote, appear whole in the captured output."""
-    from gaugecli.cli.report import _one_line
+    from gaugecli.cli.report.studies import _one_line
 
     monkeypatch.chdir(tmp_path)
     args = ["verify", "--quick", "--claims", "C5,C6,C7,C8", "--cache-dir", str(cache), "--out", "v.json"]

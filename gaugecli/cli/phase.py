@@ -188,7 +188,7 @@ def _summary(outcome: Outcome, path: Path | None, fresh: int) -> None:
         f"gaugecli phase — {config.kind}{start}: {config.x.text()} × {config.y.text()}, "
         f"{result.cells} cells in {chunks_total} chunks ({computed} computed now){seeds}"
     )
-    table = report._table(title, ("metric", "min", "median", "max", "undefined"))
+    table = report.new_table(title, ("metric", "min", "median", "max", "undefined"))
     for name in result.metrics:
         values = result.map(name)
         finite = values[np.isfinite(values)]

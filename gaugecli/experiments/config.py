@@ -38,9 +38,20 @@ small n the flow on ``L_n`` slides along kinks (a sample point held on a neuron'
 where implicit steps stall (n = 8 … 32: LSODA out of 20 000 evaluations in 13 of 30 runs);
 at n ≥ 1000 LSODA needs 900 … 5 000 (to convergence) and converges where RK45 cannot (an
 explicit method chatters at the stiff minimum and never reaches ‖∇L‖ ≤ 1e-10)."""
+PAPER_ACTIVATION = "relu"
+"""The paper's σ (student and teacher): its reduced equations, limits and the analyses that rest on them
+(:func:`check_paper_model`) are ReLU's; a fact of the paper, not of the activation registry."""
 BATCH_STREAM = 1
 """SGD's batch stream is the child ``BATCH_STREAM`` of the run's seed sequence (its spawn key
 extended by it), so it never shares draws with the sample drawn from the same seed."""
+
+
+def _takes_slope(name: str | None) -> bool:
+    """The activation registered as ``name`` takes leaky-relu's β (``negative_slope``): the registry's
+    :data:`~gaugecli.core.activations.PARAMETERS`, not a name spelled here."""
+    from gaugecli.core.activations import PARAMETERS
+
+    return name is not None and "negative_slope" in PARAMETERS.get(name, ())
 
 
 @dataclass(frozen=True)
@@ -76,7 +87,7 @@ class ModelConfig:
             f"must be ≥ {self.k + 1} = `k` + 1, room for the teacher's features (got {self.d})",
         )
         require(
-            self.negative_slope is None or "leaky-relu" in (self.activation, self.teacher_activation),
+            self.negative_slope is None or any(map(_takes_slope, (self.activation, self.teacher_activation))),
             "negative_slope",
             f"is leaky-relu's slope: it has no effect with `activation` {self.activation}"
             + ("" if self.teacher_activation is None else f" and `teacher_activation` {self.teacher_activation}"),
@@ -104,12 +115,16 @@ class ModelConfig:
     @property
     def is_paper_model(self) -> bool:
         """ReLU student and teacher without weight decay: the model of the paper's reduced equations and limits."""
-        return self.activation == "relu" and self.teacher_activation in (None, "relu") and self.weight_decay == 0.0
+        return (
+            self.activation == PAPER_ACTIVATION
+            and self.teacher_activation in (None, PAPER_ACTIVATION)
+            and self.weight_decay == 0.0
+        )
 
     def _activation(self, name: str) -> Activation:
         from gaugecli.core.activations import activation
 
-        return activation(name, **({"negative_slope": self.slope} if name == "leaky-relu" else {}))
+        return activation(name, **({"negative_slope": self.slope} if _takes_slope(name) else {}))
 
     def sigma(self) -> Activation:
         """The student's :class:`~gaugecli.core.activations.base.Activation` object."""
@@ -132,11 +147,12 @@ class ModelConfig:
 def check_paper_model(model: ModelConfig, command: str, why: str) -> None:
     """Refuse another activation or a weight decay for an analysis that holds for ReLU without decay
     (``why``: what in it is ReLU's), naming the parameter."""
-    require(model.activation == "relu", "activation", f"{command} needs relu: {why} (got {model.activation})")
+    need = f"{command} needs {PAPER_ACTIVATION}: {why}"
+    require(model.activation == PAPER_ACTIVATION, "activation", f"{need} (got {model.activation})")
     require(
-        model.teacher_activation in (None, "relu"),
+        model.teacher_activation in (None, PAPER_ACTIVATION),
         "teacher_activation",
-        f"{command} needs relu: {why} (got {model.teacher_activation})",
+        f"{need} (got {model.teacher_activation})",
     )
     require(model.weight_decay == 0.0, "weight_decay", f"{command} needs 0: {why} (got {model.weight_decay:g})")
 

@@ -34,8 +34,12 @@ from typing import Any
 
 import numpy as np
 
+from gaugecli.core.activations import activation_class
 from gaugecli.plots import style
-from gaugecli.plots.readings import Reading
+from gaugecli.plots._fig8_readings import CAPTION as CAPTION
+from gaugecli.plots._fig8_readings import CLAIM as CLAIM
+from gaugecli.plots._fig8_readings import READINGS as READINGS
+from gaugecli.plots._fig8_readings import SIDECAR_TOLERANCES as SIDECAR_TOLERANCES
 from gaugecli.plots.render import Inputs, Need
 from gaugecli.plots.venue import Layout
 
@@ -45,84 +49,6 @@ MAX_HEIGHT = 7.0
 """Inches: the full figure with its caption on one page (a 9-inch text block); ICML's 6.75-inch width
 would otherwise make it 7.8."""
 
-CLAIM = (
-    "beyond: T_spec(−D)/T_spec(+D) = Θ(D^(1+1/p)) at degree p (2 for relu, 3/2 for relu2 and z²); "
-    "Θ(D² ln D) for the linear network and erf"
-)
-READINGS = (
-    Reading(
-        "SlopeRelu",
-        "panels/key/relu/separation_slope_at_largest_D",
-        ".3f",
-        "local slope of T(−D)/T(+D) in D at D = 256→1024, relu",
-    ),
-    Reading(
-        "SlopeReluSquared", "panels/key/relu2/separation_slope_at_largest_D", ".3f", "the same for relu² (degree 2)"
-    ),
-    Reading(
-        "FavorableConstant",
-        "panels/key/relu/constants/favorable/extrapolated",
-        ".5f",
-        "D·T(+D) for relu, extrapolated in 1/D",
-    ),
-    Reading(
-        "FavorableLimit", "panels/key/relu/exact_limits/favorable", ".5f", "its D → ∞ limit from the reduced equations"
-    ),
-    Reading(
-        "UnfavorableConstant",
-        "panels/key/relu/constants/unfavorable/extrapolated",
-        ".4f",
-        "T(−D)/D for relu, extrapolated in 1/D",
-    ),
-    Reading(
-        "UnfavorableLimit",
-        "panels/key/relu/exact_limits/unfavorable",
-        ".4f",
-        "its D → ∞ limit from the reduced equations",
-    ),
-    Reading(
-        "LinearPEnd",
-        "panels/key/linear/P_end",
-        ".1e",
-        "the linear network's non-owner norm at the horizon, m = 5, D = 4",
-    ),
-)
-"""The numbers the caption quotes (:mod:`gaugecli.plots.readings`)."""
-CAPTION = (
-    "**At degree p the separation T(−D)/T(+D) grows like D^(1+1/p); the linear network and erf pay a ln D.** "
-    "m = 1 from u0 ⊥ v, D = 1…1024. "
-    "(a, b) T_spec(±D) at degree 1, at degree 2 and for erf. "
-    "(c) The separation's local slope at the largest D: {SlopeRelu} for relu, {SlopeReluSquared} for relu²; "
-    "relu's D·T(+D) → {FavorableConstant} and T(−D)/D → {UnfavorableConstant} (the reduced equations: "
-    "{FavorableLimit}, {UnfavorableLimit}). "
-    "(d) T(−D)/D against ln D: straight for the linear network and erf, a separation Θ(D² ln D). "
-    "(e) Selection among m = 5: the +D neuron owns for every activation; the others are pruned except in "
-    "the linear network (P_end = {LinearPEnd}). "
-    "(f) erf has no gauge: δ relaxes."
-)
-"""The gallery's caption: ``{Name}`` fields are :data:`READINGS`."""
-SIDECAR_TOLERANCES = (
-    (
-        "*constants*",
-        1e-6,
-        1e-7,
-        "Richardson extrapolations (4v_k − v_{k−1})/3 of scaled times v ≈ 1–20 carry ~3× the runs' 1e-9 "
-        "relative error; their spread (a difference of two) moved by ≤ 9e-9 on a second arithmetic path",
-    ),
-    (
-        "*slope*",
-        1e-6,
-        1e-7,
-        "local slopes are differences of ln T at neighbouring D: the runs' 1e-9 relative error over ln 4",
-    ),
-    (
-        "*law*",
-        1e-6,
-        1e-7,
-        "A ln D + B and its increments are differences of T/D ≈ 10–70 over ln 4: the runs' 1e-9 relative error",
-    ),
-)
-"""Where a number moves more than the shared default across arithmetic paths, and why (first match wins)."""
 MAIN_PANELS = ("a", "c", "d")
 """The main-text version: the times at degree 1, the separation's slope against 1 + 1/p, and the
 ``D ln D`` law of the linear network and erf — the claim and its boundary."""
@@ -139,8 +65,6 @@ ACTIVATIONS: tuple[tuple[str, str, dict[str, float], float], ...] = (
     ("erf", "erf", {}, math.pi / 2),
 )
 """Label, activation, its parameters and θ0 (σ = z² off its saddle)."""
-DEGREE: dict[str, int | None] = {"relu": 1, "leaky-relu": 1, "linear": 1, "relu2": 2, "square": 2, "erf": None}
-"""The gauge degree p (``None``: erf is not homogeneous)."""
 TIME_PANELS = {"a": ("relu", "leaky-relu-0.01", "leaky-relu-0.3", "linear"), "b": ("relu2", "square", "erf")}
 """(a) the degree-1 activations, (b) degree 2 and erf: small multiples, not fourteen curves in one."""
 LAWS = ("linear", "erf")
@@ -184,7 +108,7 @@ relu, purple-red and olive are Paul Tol's; the rest the colorblind palette's. Di
 
 def _expected(name: str, what: str) -> float | None:
     """The mobilities' slope of ``what`` (ratio, favorable, unfavorable) at degree p (``None``: no degree)."""
-    p = DEGREE[name]
+    p = activation_class(name).degree
     if p is None:
         return None
     return {"ratio": 1.0 + 1.0 / p, "favorable": -1.0 / p, "unfavorable": 1.0}[what]
@@ -219,7 +143,11 @@ def _strengths(inputs: Inputs) -> np.ndarray:
 def _style(label: str) -> dict[str, Any]:
     """Colour, dashes (by degree) and width: relu is drawn wide beneath, since leaky β = 0.01 lies on it."""
     name = next(a[1] for a in ACTIVATIONS if a[0] == label)
-    return {"color": COLORS[label], "ls": LINESTYLES[DEGREE[name]], "lw": 2.4 if label == "relu" else 0.9}
+    return {
+        "color": COLORS[label],
+        "ls": LINESTYLES[activation_class(name).degree],
+        "lw": 2.4 if label == "relu" else 0.9,
+    }
 
 
 def _d_axis(ax: Any, D: np.ndarray, narrow: bool = False) -> None:
@@ -444,7 +372,7 @@ def build(inputs: Inputs, layout: Layout) -> tuple[Any, dict[str, Any]]:
     every = {a[0] for a in ACTIVATIONS}
     drawn = every if {"c", "d"} & set(letters) else {a for x in letters for a in TIME_PANELS.get(x, ())}
     _legend(fig, drawn | ({"aligned"} if "a" in letters else set()))
-    rows = [(label, DEGREE[name], _expected(name, "ratio")) for label, name, _, _ in ACTIVATIONS]
+    rows = [(label, activation_class(name).degree, _expected(name, "ratio")) for label, name, _, _ in ACTIVATIONS]
     panels["key"] = key_numbers(panels, D, times, laws, model, rows)
     return fig, panels
 
