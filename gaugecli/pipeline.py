@@ -137,7 +137,9 @@ def _no_seed(config: Any) -> int | None:
 def _reduced_window() -> Kind:
     from gaugecli.experiments.reduced_window import ReducedWindow, ReducedWindowConfig, reduced_window
 
-    return Kind("reduced-window", ReducedWindowConfig, ReducedWindow, _one_by_one(reduced_window, runner=False), _no_seed)
+    return Kind(
+        "reduced-window", ReducedWindowConfig, ReducedWindow, _one_by_one(reduced_window, runner=False), _no_seed
+    )
 
 
 def _limit_constants() -> Kind:

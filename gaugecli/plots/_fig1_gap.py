@@ -40,7 +40,9 @@ def gap_series(plus: Any, minus: Any, a_star: float) -> tuple[np.ndarray, np.nda
     return t, function_distance(*state(plus, i_plus), *state(minus, i_minus)) / (abs(a_star) / np.sqrt(2.0))
 
 
-def panel_gap(ax: Any, runs: dict[str, Any], a_star: float, window: ReducedWindow, level: float, layout: Layout) -> dict[str, Any]:
+def panel_gap(
+    ax: Any, runs: dict[str, Any], a_star: float, window: ReducedWindow, level: float, layout: Layout
+) -> dict[str, Any]:
     """(c) the gap against t, each gauge's T_spec, and the window where the gap exceeds ``level``
     (shaded), with the runs' own gap at its ends."""
     t, gap = gap_series(runs["favorable"], runs["unfavorable"], a_star)
