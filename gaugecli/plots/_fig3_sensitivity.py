@@ -18,7 +18,7 @@ from typing import Any
 import numpy as np
 
 from gaugecli.plots import style
-from gaugecli.plots.render import Inputs
+from gaugecli.plots.render import Inputs, Need
 from gaugecli.plots.venue import Layout
 
 SETTINGS: dict[str, tuple[float, ...]] = {
@@ -55,6 +55,21 @@ def settings(base: dict[str, float]) -> dict[str, dict[str, float]]:
         for i, value in enumerate(values):
             point = {**base, name: float(value)}
             out.setdefault(_key(name, i, point, base), point)
+    return out
+
+
+def sensitivity_needs(model: Any) -> dict[str, Need]:
+    """The reduced equations' runs of (f) for each of :func:`settings` at ``model`` (a
+    :class:`~gaugecli.experiments.config.ModelConfig`): the ``D → ∞`` limits (``limits-<setting>``;
+    ``limits-base`` is also (c)'s) and the ratio's local slope at large D (``slope-<setting>``)."""
+    from gaugecli.experiments.limits import LimitConstantsConfig
+    from gaugecli.experiments.ratio_slope import RatioSlopeConfig
+
+    out = {}
+    for key, p in settings({"c0": model.c0, "theta0": model.theta0, "eps_align": model.eps_align}).items():
+        point = (p["c0"], p["theta0"], p["eps_align"], model.a_star)
+        out[f"limits-{key}"] = Need("limit-constants", LimitConstantsConfig(*point))
+        out[f"slope-{key}"] = Need("ratio-slope", RatioSlopeConfig(*point, strengths=SLOPE_STRENGTHS))
     return out
 
 

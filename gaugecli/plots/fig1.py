@@ -89,8 +89,7 @@ def _window(inputs: Inputs, quick: bool) -> dict[str, Need]:
 def _timed(inputs: Inputs, quick: bool) -> dict[str, Need]:
     """The runs again, storing states at declared times read off the first runs (from the solver's
     dense output): the other gauges at ``T_spec(+D)`` (the snapshots of (a) and (b)), the +D run at
-    ``T_spec(−D)``, and both ±D runs at the two ends of (c)'s window. Every time (c) draws is then
-    stored by both runs."""
+    ``T_spec(−D)``, and both ±D runs at the two ends of (c)'s window (so both store every time (c) draws)."""
     from dataclasses import replace
 
     plus, minus = inputs["favorable"], inputs["unfavorable"]
@@ -106,8 +105,7 @@ def _timed(inputs: Inputs, quick: bool) -> dict[str, Need]:
 
 
 followups = (_window, _timed)
-"""Two stages (:func:`gaugecli.plots.render.figure_inputs`): the window from the first runs'
-horizon, then the runs storing their states at its ends and at each other's T_spec."""
+"""Two stages (:func:`gaugecli.plots.render.figure_inputs`): the window, then the timed runs."""
 
 
 # ------------------------------------------------------------------------------------------

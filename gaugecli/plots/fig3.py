@@ -36,7 +36,7 @@ import numpy as np
 
 from gaugecli.plots import style
 from gaugecli.plots._fig3_readings import CAPTION, READING, READINGS, key_numbers
-from gaugecli.plots._fig3_sensitivity import panel_local_slopes, panel_sensitivity, sensitivity, settings
+from gaugecli.plots._fig3_sensitivity import panel_local_slopes, panel_sensitivity, sensitivity, sensitivity_needs
 from gaugecli.plots.grid import main_axes
 from gaugecli.plots.render import Inputs, Need
 from gaugecli.plots.venue import Layout
@@ -98,22 +98,13 @@ def _name(gauge: str, strength: float) -> str:
 def needs(quick: bool) -> dict[str, Need]:
     """One default single-neuron flow run per gauge and D (the configuration of
     ``gaugecli simulate --gauge favorable -D …``, so a simulate call and this figure share runs);
-    and of the reduced equations, for each setting of (f) (the figure's own, ``base``, is (c)'s):
-    the ``D → ∞`` limits (``limits-<setting>``) and the ratio's local slope at large D (``slope-<setting>``)."""
-    from gaugecli.experiments.limits import LimitConstantsConfig
-    from gaugecli.experiments.ratio_slope import RatioSlopeConfig
+    and the reduced equations' runs of (c) and (f) (:func:`gaugecli.plots._fig3_sensitivity.sensitivity_needs`)."""
     from gaugecli.experiments.simulate import SimulateConfig
-    from gaugecli.plots._fig3_sensitivity import SLOPE_STRENGTHS
 
     out = {
         _name(g, D): Need("simulate", SimulateConfig(gauge=g, strengths=(D,))) for g in GAUGES for D in STRENGTHS[quick]
     }
-    model = SimulateConfig().model
-    for key, p in settings({"c0": model.c0, "theta0": model.theta0, "eps_align": model.eps_align}).items():
-        point = (p["c0"], p["theta0"], p["eps_align"], model.a_star)
-        out[f"limits-{key}"] = Need("limit-constants", LimitConstantsConfig(*point))
-        out[f"slope-{key}"] = Need("ratio-slope", RatioSlopeConfig(*point, strengths=SLOPE_STRENGTHS))
-    return out
+    return {**out, **sensitivity_needs(SimulateConfig().model)}
 
 
 def _strengths(inputs: Inputs) -> np.ndarray:
