@@ -314,13 +314,13 @@ modules another branch of issue 45 is splitting; their ODEs become cached runs a
 
 
 def _imported(path: Path) -> set[str]:
-    """Every module and name ``path`` imports (``scipy`` as well as ours), at any depth of the file."""
+    """Every module ``path`` imports whole and every name it imports from one (``scipy`` as well as
+    ours; ``from m import x`` is ``m.x``, not ``m``), at any depth of the file."""
     found = set()
     for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
         if isinstance(node, ast.Import):
             found |= {a.name for a in node.names}
         elif isinstance(node, ast.ImportFrom) and node.module:
-            found.add(node.module)
             found |= {f"{node.module}.{a.name}" for a in node.names}
     return found
 
