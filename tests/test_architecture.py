@@ -184,6 +184,7 @@ def test_the_system_check_sees_what_it_forbids(tmp_path: Path) -> None:
 ATOL_RULE = re.compile(r"(?:1e-0?3|0\.001)\s*\*\s*[\w.]*rtol|rtol\w*(?:\(\))?\s*\*\s*(?:1e-0?3|0\.001)", re.IGNORECASE)
 """``atol = 1e-3 · rtol`` spelled out as arithmetic (either order, any rtol name)."""
 
+
 def test_the_atol_rule_is_written_once() -> None:
     """The tolerance policy is one object: ``core/tolerance.Tolerance.atol`` is the only place the
     absolute tolerance is derived from the relative one, and only that module names its factor."""
