@@ -129,6 +129,44 @@ def _predict() -> Kind:
     )
 
 
+def _no_seed(config: Any) -> int | None:
+    """The figures' deterministic kinds record no seed."""
+    return None
+
+
+def _reduced_window() -> Kind:
+    from gaugecli.experiments.reduced_window import ReducedWindow, ReducedWindowConfig, reduced_window
+
+    return Kind(
+        "reduced-window", ReducedWindowConfig, ReducedWindow, _one_by_one(reduced_window, runner=False), _no_seed
+    )
+
+
+def _limit_constants() -> Kind:
+    from gaugecli.experiments.limits import LimitConstants, LimitConstantsConfig, limit_constants
+
+    compute = _one_by_one(limit_constants, runner=False)
+    return Kind("limit-constants", LimitConstantsConfig, LimitConstants, compute, _no_seed)
+
+
+def _limit_paths() -> Kind:
+    from gaugecli.experiments.limits import LimitPaths, LimitPathsConfig, limit_paths
+
+    return Kind("limit-paths", LimitPathsConfig, LimitPaths, _one_by_one(limit_paths, runner=False), _no_seed)
+
+
+def _ratio_slope() -> Kind:
+    from gaugecli.experiments.ratio_slope import RatioSlope, RatioSlopeConfig, ratio_slope
+
+    return Kind("ratio-slope", RatioSlopeConfig, RatioSlope, _one_by_one(ratio_slope, runner=False), _no_seed)
+
+
+def _speed_ratio() -> Kind:
+    from gaugecli.experiments.speed_ratio import SpeedRatio, SpeedRatioConfig, speed_ratio
+
+    return Kind("speed-ratio", SpeedRatioConfig, SpeedRatio, _one_by_one(speed_ratio, runner=False), _no_seed)
+
+
 KINDS: dict[str, Callable[[], Kind]] = {
     "simulate": _simulate,
     "select": _select,
@@ -139,8 +177,15 @@ KINDS: dict[str, Callable[[], Kind]] = {
     "reln": _reln,
     "phase": _phase,
     "predict": _predict,
+    "reduced-window": _reduced_window,
+    "limit-constants": _limit_constants,
+    "limit-paths": _limit_paths,
+    "ratio-slope": _ratio_slope,
+    "speed-ratio": _speed_ratio,
 }
-"""Experiment kinds by artifact kind name; each loader imports its experiment on first use."""
+"""Experiment kinds by artifact kind name; each loader imports its experiment on first use. The last
+five have no command: they are the reduced and ``D → ∞`` equations the figures draw (fig1–fig3), so
+that a figure reads every ODE it shows from the cache."""
 
 
 def kind(name: str) -> Kind:

@@ -183,9 +183,6 @@ def test_the_system_check_sees_what_it_forbids(tmp_path: Path) -> None:
 
 ATOL_RULE = re.compile(r"(?:1e-0?3|0\.001)\s*\*\s*[\w.]*rtol|rtol\w*(?:\(\))?\s*\*\s*(?:1e-0?3|0\.001)", re.IGNORECASE)
 """``atol = 1e-3 · rtol`` spelled out as arithmetic (either order, any rtol name)."""
-ATOL_RULE_PENDING = {"gaugecli/plots/_fig3_sensitivity.py"}
-"""Still spells the rule: a figure module that integrates itself, which issue 45 moves into the
-pipeline's cached runs (the figure modules are being revised on another branch)."""
 
 
 def test_the_atol_rule_is_written_once() -> None:
@@ -194,7 +191,7 @@ def test_the_atol_rule_is_written_once() -> None:
     spelled, factor = [], []
     for path in sorted(PACKAGE.rglob("*.py")):
         name, text = str(path.relative_to(PACKAGE.parent)), path.read_text(encoding="utf-8")
-        if ATOL_RULE.search(text) and name not in ATOL_RULE_PENDING:
+        if ATOL_RULE.search(text):
             spelled.append(name)
         if "ATOL_FACTOR" in text or "atol_factor" in text:
             factor.append(name)
@@ -293,9 +290,6 @@ MAX_LINES = 450
 """A module longer than this holds more than one concept: split it by concept (issue 45)."""
 KNOWN_OVER = {
     "gaugecli/experiments/params.py",
-    "gaugecli/plots/fig1.py",
-    "gaugecli/plots/fig2.py",
-    "gaugecli/plots/fig3.py",
     "gaugecli/core/flow.py",
     "gaugecli/core/empirical.py",
     "gaugecli/core/frames.py",
@@ -403,4 +397,81 @@ def test_activation_names_are_asked_of_the_registry(tmp_path: Path) -> None:
         (3, "erf"),
         (4, "relu"),
         (4, "erf"),
+    ]
+
+
+INTEGRATORS = {
+    "gaugecli.core.flow",
+    "gaugecli.core.flow_grid",
+    "gaugecli.core.saveat",
+    "gaugecli.core.descent",
+    "gaugecli.core.reduced.solve_reduced",
+    "gaugecli.core.reduced.reduced_specialization_time",
+    "gaugecli.core.limits.favorable_limit",
+    "gaugecli.core.limits.unfavorable_limit",
+    "gaugecli.core.limits.favorable_limit_path",
+    "gaugecli.core.limits.unfavorable_limit_path",
+    "gaugecli.core.limits.limit_clock_free_gap",
+    "gaugecli.core.limits.favorable_limit_dissipation",
+    "gaugecli.core.limits.unfavorable_limit_dissipation",
+    "gaugecli.core.separation.paired_speed_ratio",
+    "scipy.integrate",
+}
+"""What solves an ODE or a quadrature: the network's flows and descent (whole modules) and the
+reduced and ``D → ∞`` equations' solvers (by name: their modules' closed forms — ``planar_loss``,
+``fitted_order``, ``richardson_limit``, ``local_slopes`` — stay open to the figures). Importing a
+whole module that holds one (``from gaugecli.core import limits``) counts as importing it."""
+INTEGRATING_MODULES = {name.rsplit(".", 1)[0] for name in INTEGRATORS if name.count(".") == 3}
+"""The modules of the core that hold a solver by name (``gaugecli.core.reduced``, …)."""
+INTEGRATING_FIGURES_PENDING = {"gaugecli.plots.fig6", "gaugecli.plots._fig8_key"}
+"""Still integrate in the figure (the dissipation shares of fig6 (e), the relu limits of fig8's key):
+modules another branch of issue 45 is splitting; their ODEs become cached runs as fig1–fig3's did."""
+
+
+def _imported(path: Path) -> set[str]:
+    """Every module ``path`` imports whole and every name it imports from one (``scipy`` as well as
+    ours; ``from m import x`` is ``m.x``, not ``m``), at any depth of the file."""
+    found = set()
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        if isinstance(node, ast.Import):
+            found |= {a.name for a in node.names}
+        elif isinstance(node, ast.ImportFrom) and node.module:
+            found |= {f"{node.module}.{a.name}" for a in node.names}
+    return found
+
+
+def _integrators(path: Path) -> set[str]:
+    """The solvers of :data:`INTEGRATORS` that ``path`` imports, or whose whole module it imports."""
+    imported = _imported(path)
+    direct = {name for name in imported for solver in INTEGRATORS if name == solver or name.startswith(solver + ".")}
+    return direct | (imported & INTEGRATING_MODULES)
+
+
+def test_no_figure_module_integrates() -> None:
+    """A figure module only draws: every ODE a figure shows is a cached run of an experiment kind
+    (``pipeline.KINDS``), read through its needs, so ``plot all`` regenerates from the cache alone
+    (``tests/test_figure_runs.py`` renders fig1–fig3 with the solvers made to raise)."""
+    found = {
+        _module_name(path): sorted(solvers)
+        for path in sorted((PACKAGE / "plots").rglob("*.py"))
+        if (solvers := _integrators(path)) and _module_name(path) not in INTEGRATING_FIGURES_PENDING
+    }
+    assert not found, found
+    for pending in INTEGRATING_FIGURES_PENDING:  # the list shrinks: a module that no longer integrates leaves it
+        assert _integrators(PACKAGE.parent.joinpath(*pending.split(".")).with_suffix(".py")), pending
+
+
+def test_the_integrator_check_sees_what_it_forbids(tmp_path: Path) -> None:
+    """The rule above on a module that imports each kind of solver once, and the closed forms it allows."""
+    bad = tmp_path / "bad.py"
+    bad.write_text(
+        "from scipy import integrate\nfrom gaugecli.core import limits\nimport gaugecli.core.flow\n"
+        "from gaugecli.core.reduced import planar_loss, solve_reduced\nfrom gaugecli.core.limits import fitted_order\n",
+        encoding="utf-8",
+    )
+    assert sorted(_integrators(bad)) == [
+        "gaugecli.core.flow",
+        "gaugecli.core.limits",
+        "gaugecli.core.reduced.solve_reduced",
+        "scipy.integrate",
     ]

@@ -23,7 +23,7 @@ C0, THETA_EPS = 0.1, math.acos(0.99)  # SPEC defaults: c0 and the angle at α = 
 @pytest.fixture(scope="module")
 def built(tmp_path_factory: pytest.TempPathFactory) -> Any:
     pipeline = Pipeline(Path(tmp_path_factory.mktemp("fig3-cache")))
-    inputs, _ = render.resolve(fig3.needs(True), pipeline)
+    inputs, _ = render.figure_inputs(fig3, True, pipeline)  # needs, then (d)'s speed-ratio followups
     venue = layout()
     with style.context(venue):
         fig, panels = fig3.build(inputs, venue)
@@ -38,10 +38,20 @@ def _y(series: dict[str, Any]) -> np.ndarray:
 
 def test_needs_are_the_default_single_neuron_runs() -> None:
     quick, full = fig3.needs(True), fig3.needs(False)
-    assert len(quick) == 8 and len(full) == 22  # ±D × {1, 4, 16, 64} and × 2^0…2^10
-    for need in full.values():
+    flows = {name: need for name, need in full.items() if need.kind == "simulate"}
+    assert (
+        len([n for n in quick.values() if n.kind == "simulate"]) == 8 and len(flows) == 22
+    )  # ±D × {1, 4, 16, 64}, × 2^0…2^10
+    for need in flows.values():
         config = need.config
-        assert need.kind == "simulate" and config.m == 1 and config.model.c0 == C0 and len(config.strengths) == 1
+        assert config.m == 1 and config.model.c0 == C0 and len(config.strengths) == 1
+    # and the reduced equations' runs of (c) and (f): the figure's own setting and two more per parameter
+    reduced = {name: need.kind for name, need in full.items() if need.kind != "simulate"}
+    assert reduced == {
+        f"{run}-{s}": kind
+        for run, kind in (("limits", "limit-constants"), ("slope", "ratio-slope"))
+        for s in ("base", "c0-0", "c0-2", "theta0-0", "theta0-2", "eps_align-0", "eps_align-2")
+    }
 
 
 def test_reduced_limits_are_the_known_constants_and_the_large_D_reduced_times() -> None:

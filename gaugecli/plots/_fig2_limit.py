@@ -5,16 +5,18 @@ paths' distance to their limits against D — with the constants and drawing hel
 from __future__ import annotations
 
 import math
-from typing import Any, NamedTuple
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 import numpy as np
 
-from gaugecli.core import limits
 from gaugecli.core.metrics import clock_free_gap_location, distance_to_path
 from gaugecli.core.metrics import time_rescaling_mismatch as rescaling
 from gaugecli.core.observables import RunObservables
 from gaugecli.plots import style
 from gaugecli.plots.venue import Layout
+
+if TYPE_CHECKING:
+    from gaugecli.experiments.limits import LimitPaths
 
 Runs = dict[tuple[str, float], RunObservables]
 """Population flows by gauge and D."""
@@ -46,6 +48,9 @@ LOSS_FLOOR = 1e-14
 
 GAP_BOUND, GAP_FROM = 0.3, 4.0
 """SPEC C5: ``Δ ≥ 0.3`` for every ``D ≥ 4``."""
+
+LIMIT_DRAW, LIMIT_DENSE = "limit-paths-drawn", "limit-paths-dense"
+"""The names of the two ``limit-paths`` runs fig2 reads (:mod:`gaugecli.experiments.limits`)."""
 
 DRAW_POINTS, DENSE_POINTS = 401, 64_001
 """Samples of the drawn ``D → ∞`` paths, and of those distances are measured to: a polyline through a
@@ -100,12 +105,12 @@ def _gap(p: RunObservables, q: RunObservables) -> tuple[float, float, float, flo
     return clock_free_gap_location(p.loss, _alpha(p), q.loss, _alpha(q), floor=LOSS_FLOOR)
 
 
-def _limit_paths(model: Any, points: int) -> Paths:
-    """``(c, α)`` along the ``D → ∞`` path of each gauge (:mod:`gaugecli.core.reduced`)."""
-    args = (model.c0, model.theta0, model.a_star)
-    paths = {"favorable": limits.favorable_limit_path(*args, points=points)}
-    paths["unfavorable"] = limits.unfavorable_limit_path(*args, points=points)
-    return {g: (p.coefficient, np.cos(p.angle)) for g, p in paths.items()}
+def limit_paths(paths: LimitPaths) -> Paths:
+    """``(c, α)`` along the ``D → ∞`` path of each gauge, from a ``limit-paths`` run."""
+    return {
+        "favorable": (paths.favorable_coefficient, np.cos(paths.favorable_angle)),
+        "unfavorable": (paths.unfavorable_coefficient, np.cos(paths.unfavorable_angle)),
+    }
 
 
 def _d_axis(ax: Any, strengths: np.ndarray) -> None:

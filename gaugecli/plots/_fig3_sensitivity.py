@@ -3,23 +3,22 @@ their approach to ``∓1`` and 2, and the sensitivity of C4's constant: ``C`` in
 ``T_spec(−D)/T_spec(+D) ≈ C·D²`` moves with ``c0``, ``θ0`` and ``ε_align``, the exponent does not.
 
 ``C = lim_{D→∞} ratio/D² = U/F`` with ``F = lim D·T_spec(+D)`` and ``U = lim T_spec(−D)/D`` the
-``D → ∞`` limits of the reduced equations (:func:`gaugecli.core.limits.favorable_limit`,
-:func:`~gaugecli.core.limits.unfavorable_limit`: one ODE and one quadrature, milliseconds), which
-take ``ε_align`` through the angle ``θ_ε = arccos(1 − ε)`` where the runs stop. The exponent of
-each setting is the local slope of the ratio between ``D = 64`` and ``128``, from
-:func:`gaugecli.core.reduced.reduced_specialization_time` (event location on the reduced flow's
-dense output; about 0.13 s a setting, 0.9 s for the seven): it sits within ``O(1/D²)`` of 2 for every setting while
-``C`` moves sixteen-fold.
+``D → ∞`` limits of the reduced equations (cached ``limit-constants`` runs,
+:mod:`gaugecli.experiments.limits`: one ODE and one quadrature, milliseconds), which take
+``ε_align`` through the angle ``θ_ε = arccos(1 − ε)`` where the runs stop. The exponent of each
+setting is the local slope of the ratio between ``D = 64`` and ``128`` (cached ``ratio-slope`` runs,
+:mod:`gaugecli.experiments.ratio_slope`; about 0.13 s a setting, 0.9 s for the seven): it sits
+within ``O(1/D²)`` of 2 for every setting while ``C`` moves sixteen-fold.
 """
 
 from __future__ import annotations
 
-from functools import cache
 from typing import Any
 
 import numpy as np
 
 from gaugecli.plots import style
+from gaugecli.plots.render import Inputs, Need
 from gaugecli.plots.venue import Layout
 
 SETTINGS: dict[str, tuple[float, ...]] = {
@@ -31,10 +30,6 @@ SETTINGS: dict[str, tuple[float, ...]] = {
 SYMBOLS = {"c0": r"$c_0$", "theta0": r"$\theta_0$", "eps_align": r"$\varepsilon_{\rm align}$"}
 SLOPE_STRENGTHS = (64.0, 128.0)
 """The local slope of each setting's ratio is taken between these two D (corrections ~1/D²: ≤ 4e-4)."""
-SLOPE_RTOL = 1e-8
-"""The reduced solves' tolerance for the exponent: T_spec to ~3e-8 relative (measured against rtol
-1e-12 at θ0 = 3π/4), so the local slope to ~4e-8, far inside its O(1/D²) distance from 2, at half
-the cost of rtol 1e-9 (about 0.13 s a setting)."""
 RATIO = style.PURPLE
 EXPONENTS = {"favorable": -1.0, "unfavorable": 1.0, "ratio": 2.0}
 
@@ -47,41 +42,58 @@ def _angle(theta: float) -> str:
     return f"{theta:.3g}"
 
 
-@cache
-def _setting(c0: float, theta0: float, eps_align: float, a_star: float) -> dict[str, Any]:
-    """``C`` and its two limits at one setting, and the local slope of the ratio at large D."""
-    from gaugecli.core.limits import favorable_limit, unfavorable_limit
-    from gaugecli.core.reduced import reduced_specialization_time
-
-    F = favorable_limit(c0, theta0, eps_align, a_star)
-    U = unfavorable_limit(theta0, eps_align, a_star)
-
-    def spec_time(delta: float) -> float:
-        return reduced_specialization_time(
-            delta, c0=c0, theta0=theta0, eps_align=eps_align, a_star=a_star, rtol=SLOPE_RTOL, atol=1e-3 * SLOPE_RTOL
-        )
-
-    ratios = [spec_time(-D) / spec_time(D) for D in SLOPE_STRENGTHS]
-    lo, hi = SLOPE_STRENGTHS
-    return {
-        "C": U / F,
-        "favorable_limit": F,
-        "unfavorable_limit": U,
-        "local_slope": float(np.log(ratios[1] / ratios[0]) / np.log(hi / lo)),
-        "ratio_over_D2": float(ratios[1] / hi**2),
-    }
+def _key(name: str, index: int, point: dict[str, float], base: dict[str, float]) -> str:
+    return "base" if point == base else f"{name}-{index}"
 
 
-def sensitivity(c0: float, theta0: float, eps_align: float, a_star: float) -> dict[str, Any]:
-    """For each parameter of :data:`SETTINGS`, its three values with the others at ``(c0, θ0,
-    ε_align)``: ``C``, the two limits, and the local slope at ``D = 64 → 128`` (reduced equations)."""
-    base = {"c0": c0, "theta0": theta0, "eps_align": eps_align}
+def settings(base: dict[str, float]) -> dict[str, dict[str, float]]:
+    """Each distinct setting of (f) by name — the figure's own ``base`` (``c0``, ``theta0``,
+    ``eps_align``) first, then each parameter of :data:`SETTINGS` at its values, the others at
+    ``base`` — whose ``limit-constants`` and ``ratio-slope`` runs the figure reads."""
+    out = {"base": dict(base)}
+    for name, values in SETTINGS.items():
+        for i, value in enumerate(values):
+            point = {**base, name: float(value)}
+            out.setdefault(_key(name, i, point, base), point)
+    return out
+
+
+def sensitivity_needs(model: Any) -> dict[str, Need]:
+    """The reduced equations' runs of (f) for each of :func:`settings` at ``model`` (a
+    :class:`~gaugecli.experiments.config.ModelConfig`): the ``D → ∞`` limits (``limits-<setting>``;
+    ``limits-base`` is also (c)'s) and the ratio's local slope at large D (``slope-<setting>``)."""
+    from gaugecli.experiments.limits import LimitConstantsConfig
+    from gaugecli.experiments.ratio_slope import RatioSlopeConfig
+
+    out = {}
+    for key, p in settings({"c0": model.c0, "theta0": model.theta0, "eps_align": model.eps_align}).items():
+        point = (p["c0"], p["theta0"], p["eps_align"], model.a_star)
+        out[f"limits-{key}"] = Need("limit-constants", LimitConstantsConfig(*point))
+        out[f"slope-{key}"] = Need("ratio-slope", RatioSlopeConfig(*point, strengths=SLOPE_STRENGTHS))
+    return out
+
+
+def sensitivity(inputs: Inputs, base: dict[str, float]) -> dict[str, Any]:
+    """For each parameter of :data:`SETTINGS`, its three values with the others at ``base``: ``C``,
+    the two limits (run ``limits-<setting>``), and the local slope at ``D = 64 → 128`` (run
+    ``slope-<setting>``, reduced equations)."""
     out: dict[str, Any] = {}
     for name, values in SETTINGS.items():
         rows = []
-        for value in values:
-            point = {**base, name: float(value)}
-            rows.append({"value": float(value), **_setting(point["c0"], point["theta0"], point["eps_align"], a_star)})
+        for i, value in enumerate(values):
+            key = _key(name, i, {**base, name: float(value)}, base)
+            limits, slope = inputs[f"limits-{key}"], inputs[f"slope-{key}"]
+            F, U = limits.favorable, limits.unfavorable
+            rows.append(
+                {
+                    "value": float(value),
+                    "C": U / F,
+                    "favorable_limit": F,
+                    "unfavorable_limit": U,
+                    "local_slope": slope.local_slope,
+                    "ratio_over_D2": slope.ratio_over_D2,
+                }
+            )
         out[name] = rows
     slopes = [row["local_slope"] for rows in out.values() for row in rows]
     out["exponent_range"] = [min(slopes), max(slopes)]

@@ -19,23 +19,24 @@ Three single-neuron (``m = 1``) population-flow runs from the same initial funct
     against t, at the times both runs store: zero at t = 0, of the order of the teacher itself
     between the two specialization times, zero again once both have learned the teacher. The
     window where it exceeds ½ has its ends found by ``brentq`` on the reduced flow's dense output
-    (:mod:`gaugecli.plots._fig1_window`); both runs store their states there, and the gap the
-    panel reads at the ends is ½ to the solvers' tolerance.
+    (a cached run, :mod:`gaugecli.experiments.reduced_window`); both runs store their states
+    there, and the gap the panel reads at the ends is ½ to the solvers' tolerance
+    (:mod:`gaugecli.plots._fig1_gap`).
 """
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import numpy as np
 
 from gaugecli.plots import style
-from gaugecli.plots.readings import Reading
+from gaugecli.plots._fig1_gap import GAP_FLOOR, panel_gap
+from gaugecli.plots._fig1_readings import CAPTION, READING, READINGS
 from gaugecli.plots.render import Inputs, Need
 from gaugecli.plots.venue import Layout
 
-if TYPE_CHECKING:
-    from gaugecli.plots._fig1_window import Window
+__all__ = ["CAPTION", "GAP_FLOOR", "READING", "READINGS", "build", "followups", "needs"]
 
 SIDECAR_TOLERANCES = (
     ("a/*/delta_drift", 0.0, 1e-8, "round-off of a conserved δ"),
@@ -53,68 +54,12 @@ SIDECAR_TOLERANCES = (
 MAIN_PANELS = ("a", "b", "c")
 """The main-text version is the whole figure (three panels): the claim (b, c) and why it holds (a)."""
 CLAIM = "C1 invisibility: one initial function in every gauge, different paths and times later (C2 visible)"
-READINGS = (
-    Reading("DriftMax", "panels/key/delta_drift_max", ".1e", "(a) the largest drift of δ along a run (C2)"),
-    Reading(
-        "PredictionDifference",
-        "panels/b/invisibility/initial_prediction_max_difference",
-        ".1e",
-        "(b) largest difference of the initial predictions",
-    ),
-    Reading(
-        "PredictionSpread",
-        "panels/b/invisibility/initial_prediction_relative_spread",
-        ".1e",
-        "(b) that difference relative to c0",
-    ),
-    Reading("FavorableTSpec", "panels/key/t_spec/favorable", ".3f", "T_spec(+D)"),
-    Reading("FavorableAlignment", "panels/b/favorable/alignment", ".2f", "(b) α of +D at T_spec(+D)"),
-    Reading("FavorableCoefficient", "panels/b/favorable/coefficient", ".3f", "(b) c of +D at T_spec(+D)"),
-    Reading("UnfavorableAlignment", "panels/b/unfavorable/alignment", ".4f", "(b) α of −D at T_spec(+D)"),
-    Reading("WindowStart", "panels/key/window_above_half/0", ".5f", "(c) the gap first exceeds ½ (brentq)"),
-    Reading("WindowEnd", "panels/key/window_above_half/1", ".3f", "(c) the gap falls below ½ again"),
-    Reading("GapPeak", "panels/c/peak", ".3f", "(c) the largest gap ‖f₊ − f₋‖/‖y‖"),
-    Reading("GapPeakTime", "panels/c/t_peak", ".2f", "(c) the time of that peak"),
-    Reading("UnfavorableTSpec", "panels/key/t_spec/unfavorable", ".2f", "T_spec(−D)"),
-    Reading("BalancedTSpec", "panels/key/t_spec/balanced", ".2f", "T_spec of the balanced gauge (δ = 0)"),
-)
-"""The numbers the caption and the reading quote (:mod:`gaugecli.plots.readings`)."""
-CAPTION = (
-    "**The gauge is invisible at the start and decisive later: three runs from one initial function follow "
-    "different paths and specialize at different times.** "
-    "One neuron, f0 = c0 relu(u0·x), gauges δ = +D, 0, −D, D = 4. "
-    "(a) each run slides along its own level set of δ, from the initial function's curve to the target's; "
-    "(b) top: the three initial predictions coincide to round-off; bottom: at T_spec(+D) = {FavorableTSpec} the +D "
-    "student has reached the teacher, the −D one has barely turned; "
-    "(c) the gap between the two students peaks at {GapPeak} of ‖y‖ and returns to 0 after "
-    "T_spec(−D) = {UnfavorableTSpec}. "
-    "Invisibility holds at t = 0 only: the parameters differ from the start."
-)
-"""The gallery's caption: ``{Name}`` fields are :data:`READINGS`."""
-READING = (
-    "(a) In the (‖w‖, |a|) plane each path stays on its δ level set (drift ≤ {DriftMax}) and ends on "
-    "|a|‖w‖ = a*; +D moves in ‖w‖, −D in |a|, as mirror images. (b) On the unit circle x(φ) of span(v, u0), "
-    "v at φ = 0 and u0 at θ0 = π/2. Top: the three gauges' initial predictions overlaid, largest difference "
-    "{PredictionDifference} ({PredictionSpread} of c0: round-off). Bottom: each run's state stored at "
-    "T_spec(+D) = {FavorableTSpec} (a declared time, from the dense output): +D aligned (α = {FavorableAlignment}, "
-    "c = {FavorableCoefficient}), −D has not turned (α = {UnfavorableAlignment}). (c) The gap ‖f₊ − f₋‖/‖y‖, at "
-    "times both runs store, grows from 0, exceeds ½ for t ∈ [{WindowStart}, {WindowEnd}] (ends by brentq on the "
-    "reduced flow's dense output), peaks at {GapPeak} (t = {GapPeakTime}) and returns to 0 after "
-    "T_spec(−D) = {UnfavorableTSpec} (balanced: {BalancedTSpec})."
-)
-"""The gallery's longer reading, collapsed under the caption: ``{Name}`` fields are :data:`READINGS`."""
 STRENGTH = 4.0
 GAUGES = ("favorable", "balanced", "unfavorable")
 LEVELS = (-4.0, -1.0, 0.0, 1.0, 4.0)
 SLICE_POINTS = 241
 NARROW = 4.5
 """Below this width (inches) the panels are stacked in one column."""
-GAP_T_FIRST = 1e-2
-"""Panel (c) starts here: before, the gap grows ∝ t from 0 to about 1 % of ‖y‖."""
-GAP_FLOOR = 1e-6
-"""Below this the gap in (c) is round-off: the stored α = cos θ fixes θ only to ~1e-8 near
-α = 1, and the L² distance is the square root of a difference of O(1) kernel terms (measured
-≤ 4e-8 once both runs have converged)."""
 INITIAL_DASHES: dict[str, Any] = {"favorable": "-", "balanced": (0, (5.0, 2.5)), "unfavorable": (0, (1.2, 1.8))}
 """(b, top): the three initial predictions coincide; each gauge keeps its own dash pattern so that
 all three stay visible on top of each other."""
@@ -130,18 +75,27 @@ def needs(quick: bool) -> dict[str, Need]:
     return {g: Need("simulate", SimulateConfig(gauge=g, strengths=(STRENGTH,))) for g in GAUGES}
 
 
-def followups(inputs: Inputs, quick: bool) -> dict[str, Need]:
+def _window(inputs: Inputs, quick: bool) -> dict[str, Need]:
+    """(c)'s window for the figure's ±D pair, up to the runs' horizon: a run of the reduced flow
+    (:mod:`gaugecli.experiments.reduced_window`), configured from the first runs."""
+    from gaugecli.experiments.reduced_window import ReducedWindowConfig
+
+    model = inputs.configs["favorable"].model
+    horizon = float(inputs["favorable"].t[-1])
+    config = ReducedWindowConfig(STRENGTH, model.c0, model.theta0, model.a_star, horizon)
+    return {"window": Need("reduced-window", config)}
+
+
+def _timed(inputs: Inputs, quick: bool) -> dict[str, Need]:
     """The runs again, storing states at declared times read off the first runs (from the solver's
     dense output): the other gauges at ``T_spec(+D)`` (the snapshots of (a) and (b)), the +D run at
-    ``T_spec(−D)``, and both ±D runs at the two ends of (c)'s window, found by root-finding on the
-    reduced flow's dense output (:mod:`gaugecli.plots._fig1_window`). Every time (c) draws is then
-    stored by both runs."""
+    ``T_spec(−D)``, and both ±D runs at the two ends of (c)'s window (so both store every time (c) draws)."""
     from dataclasses import replace
 
     plus, minus = inputs["favorable"], inputs["unfavorable"]
     if plus.t_spec is None or minus.t_spec is None:
         return {}
-    window = _window(inputs).ends or ()
+    window = inputs["window"].ends or ()
     times = {
         "favorable": (minus.t_spec, *window),
         "balanced": (plus.t_spec,),
@@ -150,13 +104,8 @@ def followups(inputs: Inputs, quick: bool) -> dict[str, Need]:
     return {g: Need("simulate", replace(inputs.configs[g], times=times[g])) for g in GAUGES}
 
 
-def _window(inputs: Inputs) -> Window:
-    """(c)'s window for the figure's ±D pair, up to the runs' horizon (cached)."""
-    from gaugecli.plots._fig1_window import gap_window
-
-    model = inputs.configs["favorable"].model
-    horizon = float(inputs["favorable"].t[-1])
-    return gap_window(STRENGTH, model.c0, model.theta0, model.a_star, horizon)
+followups = (_window, _timed)
+"""Two stages (:func:`gaugecli.plots.render.figure_inputs`): the window, then the timed runs."""
 
 
 # ------------------------------------------------------------------------------------------
@@ -421,89 +370,6 @@ def _slice_axis(ax: Any, phi: np.ndarray, theta0: float, labelled: bool, layout:
         ax.set_xlabel(r"angle $\varphi$ of $x=\cos\varphi\,v+\sin\varphi\,\tilde u$")
 
 
-def _gap_series(plus: Any, minus: Any, a_star: float) -> tuple[np.ndarray, np.ndarray]:
-    """``‖f_{+D} − f_{−D}‖ / ‖y‖`` at every time ``≥ GAP_T_FIRST`` that *both* runs store: their
-    common grid (equal |δ|, equal horizons), each other's T_spec and the window's ends, all declared
-    (:func:`followups`); nothing is interpolated between stored samples."""
-    from gaugecli.core.metrics import function_distance
-
-    t, i_plus, i_minus = np.intersect1d(plus.t, minus.t, assume_unique=True, return_indices=True)
-    keep = t >= GAP_T_FIRST
-    t, i_plus, i_minus = t[keep], i_plus[keep], i_minus[keep]
-
-    def state(run: Any, index: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-        alpha = np.clip(run.alignment[index, 0], -1.0, 1.0)
-        W = np.stack([alpha, np.sqrt(1.0 - alpha**2)], axis=-1)[:, None, :]
-        return run.coefficient[index, 0][:, None], W  # the function c relu(u·x): any gauge gives the same distance
-
-    return t, function_distance(*state(plus, i_plus), *state(minus, i_minus)) / (abs(a_star) / np.sqrt(2.0))
-
-
-def _panel_gap(ax: Any, runs: dict[str, Any], a_star: float, window: Window, layout: Layout) -> dict[str, Any]:
-    from gaugecli.plots._fig1_window import LEVEL
-
-    t, gap = _gap_series(runs["favorable"], runs["unfavorable"], a_star)
-    gap = style.clip_to_floor(gap, GAP_FLOOR)  # once both have converged the gap is round-off: not drawn
-    ax.plot(t, gap, color=style.THEORY, lw=1.4, zorder=3)
-    out: dict[str, Any] = {"gap": style.series(t, gap)}
-    for g in GAUGES:
-        ts = runs[g].t_spec
-        if ts is not None:
-            ax.axvline(ts, color=style.GAUGE_COLORS[g], ls=":", lw=1.0, zorder=1)
-            ax.plot(
-                [ts],
-                [1.08],
-                ls="none",
-                marker=style.GAUGE_MARKERS[g],
-                ms=4,
-                color=style.GAUGE_COLORS[g],
-                clip_on=False,
-                zorder=4,
-            )
-    peak = int(np.nanargmax(gap))
-    out.update(peak=float(gap[peak]), t_peak=float(t[peak]), t_spec={g: runs[g].t_spec for g in GAUGES})
-    ax.axhline(LEVEL, color=style.GUIDE, ls=(0, (1, 2)), lw=0.8, zorder=0)
-    out["window_above_half"] = list(window.ends) if window.ends else None
-    if window.ends is not None:
-        lo, hi = window.ends
-        # the runs' own gap at the ends: both store their states at exactly these times
-        at_ends = [float(gap[np.flatnonzero(t == end)[0]]) for end in window.ends]
-        ax.axvspan(lo, hi, color="0.92", lw=0, zorder=0)
-        ax.plot([lo, hi], at_ends, ls="none", marker="|", ms=7, mew=1.2, color=style.THEORY, zorder=5)
-        out["window"] = style.series(
-            [lo, hi],
-            at_ends,
-            level=LEVEL,
-            method="brentq on the reduced (c, θ) flow's dense output; gap read from both runs at these declared times",
-            xtol=window.xtol,
-            reduced_gap_at_ends=[window.gap_at_crossings[0], window.gap_at_crossings[-1]],
-            crossings=list(window.crossings),
-        )
-        style.note(
-            ax,
-            r"gap $>\frac{1}{2}$ on" + "\n" + rf"$[{lo:.4f},\,{hi:.2f}]$",
-            (float(np.sqrt(lo * hi)), 0.24),
-            layout,
-            ha="center",
-            va="center",
-            color=None,
-            bbox={"fc": "0.92", "ec": "none", "pad": 0.3},
-            zorder=2,  # over the T_spec lines, under the gap
-        )
-    ax.set_xscale("log")
-    # the stored grid runs to the horizon; the axis ends soon after the gap has fallen to round-off
-    resolved = t[np.isfinite(gap)]
-    t_right = min(float(t[-1]), 2.0 * float(resolved[-1])) if resolved.size else float(t[-1])
-    out["t_axis_end"] = t_right
-    ax.set_xlim(GAP_T_FIRST, t_right)
-    ax.set_ylim(0.0, 1.15)
-    ax.set_yticks([0.0, 0.5, 1.0])
-    ax.set_xlabel(style.LABELS["t"])
-    ax.set_ylabel(r"$\|f_{+D}-f_{-D}\|\,/\,\|y\|$")
-    style.panel_label(ax, "c")
-    return out
-
-
 def _invisibility(runs: dict[str, Any], c0: float, theta0: float) -> dict[str, Any]:
     """C1 as numbers: the initial loss and the initial predictions of every gauge, against
     each other and against the closed form ``f0 = c0 relu(cos(φ − θ0))``."""
@@ -548,7 +414,7 @@ def build(inputs: Inputs, layout: Layout) -> tuple[Any, dict[str, Any]]:
             **_panel_initial(ax_b0, runs, model.c0, phi, layout),
             **_panel_functions(ax_b1, runs, model.a_star, phi, t_mark, layout),
         },
-        "c": _panel_gap(ax_c, runs, model.a_star, _window(inputs), layout),
+        "c": panel_gap(ax_c, runs, model.a_star, inputs["window"], inputs.configs["window"].level, layout),
     }
     _slice_axis(ax_b0, phi, model.theta0, labelled=False, layout=layout)
     _slice_axis(ax_b1, phi, model.theta0, labelled=True, layout=layout)

@@ -24,7 +24,7 @@ seeds, its *population* loss and alignment read against the population ``T_spec`
 
 The main-text version (``MAIN_PANELS``) is (e), (c), (f), lettered (a)–(c).
 
-The ``D → ∞`` paths and ``Δ_∞`` come from the reduced equations (:mod:`gaugecli.core.reduced`).
+The ``D → ∞`` paths and ``Δ_∞`` are cached runs of the reduced equations (:mod:`gaugecli.experiments.limits`).
 The flow runs are fig3's (``SimulateConfig(gauge=g, strengths=(D,))``): ``plot all`` computes them once.
 """
 
@@ -35,18 +35,19 @@ from typing import Any
 
 import numpy as np
 
-from gaugecli.core import limits, reduced
 from gaugecli.core.metrics import alignment_vs_loss
 from gaugecli.core.metrics import time_rescaling_mismatch as rescaling
 from gaugecli.core.observables import RunObservables
+from gaugecli.core.reduced import planar_loss
 from gaugecli.plots import style
 from gaugecli.plots._fig2_limit import (
     DENSE_POINTS,
     DRAW_POINTS,
     GAP,
-    GAP_FROM,
     GAUGES,
     LIMIT,
+    LIMIT_DENSE,
+    LIMIT_DRAW,
     LOSS_FLOOR,
     MISMATCH,
     SHOWN,
@@ -57,15 +58,17 @@ from gaugecli.plots._fig2_limit import (
     _alpha,
     _flow,
     _gap,
-    _limit_paths,
     _panel_portrait,
     _panel_strength,
     _thin,
+    limit_paths,
 )
+from gaugecli.plots._fig2_readings import CAPTION, READING, READINGS, key_numbers
 from gaugecli.plots.grid import main_axes
-from gaugecli.plots.readings import Reading
 from gaugecli.plots.render import Inputs, Need
 from gaugecli.plots.venue import Layout
+
+__all__ = ["CAPTION", "READING", "READINGS", "build", "needs"]
 
 SIDECAR_TOLERANCES = (
     ("*sample*", 1e-3, 1e-4, "flows on L_n are solved at rtol 1e-4 (solver error 2e-5…6e-5): round-off moves steps"),
@@ -83,85 +86,6 @@ CLAIM = (
     "C5 no global clock: ±D follow two D-independent paths; the clock-free gap Δ(D) ≥ 0.3 and the mismatch "
     "after the best single time rescaling stay Θ(1) as D → ∞"
 )
-READINGS = (
-    Reading("GapOne", "panels/key/gap/1", ".4f", "the clock-free gap Δ at D = 1"),
-    Reading("GapLow", "panels/key/gap_min_from_4", ".4f", "the smallest Δ over D = 4…1024"),
-    Reading("GapHigh", "panels/key/gap_max_from_4", ".4f", "the largest Δ over D = 4…1024"),
-    Reading("GapLimit", "panels/key/gap_limit", ".4f", "Δ as D → ∞ (reduced equations)"),
-    Reading("GapSixteenth", "panels/key/gap_below_1/0.0625", ".3f", "Δ at D = 1/16"),
-    Reading("GapEighth", "panels/key/gap_below_1/0.125", ".3f", "Δ at D = 1/8"),
-    Reading("GapQuarter", "panels/key/gap_below_1/0.25", ".3f", "Δ at D = 1/4"),
-    Reading("GapHalf", "panels/key/gap_below_1/0.5", ".3f", "Δ at D = 1/2"),
-    Reading("GapQuarterAngle", "panels/key/gap_theta0/0.25pi", ".3f", "Δ at D = 4 from θ0 = π/4"),
-    Reading("GapThreeQuarterAngle", "panels/key/gap_theta0/0.75pi", ".3f", "Δ at D = 4 from θ0 = 3π/4"),
-    Reading(
-        "MismatchLow",
-        "panels/key/mismatch_min_from_4",
-        ".3f",
-        "smallest mismatch /L(0) after the best rescaling, D ≥ 4",
-    ),
-    Reading(
-        "MismatchHigh",
-        "panels/key/mismatch_max_from_4",
-        ".3f",
-        "largest mismatch /L(0) after the best rescaling, D ≥ 4",
-    ),
-    Reading("BestScale", "panels/key/rescaling_at_shown/scale", ".1f", "the best single time rescaling s* at D = 4"),
-    Reading("TSpecRatio", "panels/key/rescaling_at_shown/t_spec_ratio", ".1f", "T_spec(−D)/T_spec(+D) at D = 4"),
-    Reading(
-        "DistanceOrderFavorable",
-        "panels/key/distance_order/favorable",
-        ".2f",
-        "order in 1/D of +D's distance to its D → ∞ path",
-    ),
-    Reading(
-        "DistanceOrderUnfavorable",
-        "panels/key/distance_order/unfavorable",
-        ".2f",
-        "the same for −D (a log term lowers it)",
-    ),
-    Reading(
-        "SampleExcessLow",
-        "panels/key/sample_t_spec_excess_range/0",
-        ".1%",
-        "least excess of T_spec on L_n over the flow's",
-    ),
-    Reading(
-        "SampleExcessHigh",
-        "panels/key/sample_t_spec_excess_range/1",
-        ".0%",
-        "largest excess of T_spec on L_n over the flow's",
-    ),
-    Reading("SampleGapLow", "panels/key/sample_gap_range/0", ".3f", "smallest Δ of a finite-sample pair (D = 4)"),
-    Reading("SampleGapHigh", "panels/key/sample_gap_range/1", ".3f", "largest Δ of a finite-sample pair (D = 4)"),
-)
-"""The numbers the caption and the reading quote (:mod:`gaugecli.plots.readings`)."""
-CAPTION = (
-    "**There is no global clock: opposite gauges follow two paths, and no single rescaling of time maps one run "
-    "onto the other, however large D is.** "
-    "One neuron, ±D, population flows (solid) and flows on L_n, n = 10⁴ (dashed). "
-    "(a, b) loss and alignment against t/T_spec at D = 4; "
-    "(c) alignment against the loss level (clock-free), with the gap Δ; "
-    "(d) the paths in the (c, α) plane, the same for every D; "
-    "(e) Δ = {GapLow}–{GapHigh} for D = 4…1024, and the best rescaling leaves a mismatch ≥ {MismatchLow} L(0); "
-    "(f) that rescaling at D = 4. "
-    "The claim stops below D = 1, where the gauges become alike (Δ = {GapSixteenth} at D = 1/16)."
-)
-"""The gallery's caption: ``{Name}`` fields are :data:`READINGS`."""
-READING = (
-    "±D follow two paths in the (c, α) plane — +D turns then grows, −D grows then turns — each the same for "
-    "every D (the distance to the D → ∞ path falls with order {DistanceOrderFavorable} in 1/D for +D, "
-    "{DistanceOrderUnfavorable} for −D, which carries a ln D). The clock-free gap Δ(D) is {GapOne} at D = 1 "
-    "and {GapLow}–{GapHigh} for every D = 4…1024 (at least the claimed 0.3; {GapLimit} at D → ∞). Where the "
-    "claim stops ((e), dashed and filled circles): below D = 1 the gap closes as the gauges become alike "
-    "(Δ = {GapSixteenth}, {GapEighth}, {GapQuarter}, {GapHalf} at D = 1/16, 1/8, 1/4, 1/2), and at D = 4 it "
-    "depends on the start angle ({GapQuarterAngle} at θ0 = π/4, below 0.3; {GapThreeQuarterAngle} at 3π/4). "
-    "Δ is the largest vertical distance between the two α(ℓ) curves of (c). The best single rescaling of time "
-    "leaves a loss mismatch of {MismatchLow}–{MismatchHigh} L(0) for every D ≥ 4 ((e), middle; at D = 4, "
-    "s* = {BestScale} against a T_spec ratio of {TSpecRatio}). Gradient flow on L_n (n = 10⁴, three seeds): "
-    "T_spec {SampleExcessLow}–{SampleExcessHigh} above the population flow's, Δ = {SampleGapLow}–{SampleGapHigh}."
-)
-"""The gallery's longer reading, collapsed under the caption: ``{Name}`` fields are :data:`READINGS`."""
 STRENGTHS = {False: tuple(2.0**k for k in range(11)), True: (1.0, 4.0, 16.0, 64.0)}
 """fig3's gauge strengths (the same runs)."""
 N_SAMPLES = 10_000
@@ -192,6 +116,7 @@ def needs(quick: bool) -> dict[str, Need]:
     """fig3's single-neuron flow runs (``±D``, ``D = 2⁰ … 2¹⁰``; quick: ``D ∈ {1, 4, 16, 64}``) and
     the finite-sample flows on ``L_n`` at ``D = 4`` (``n = 10⁴``; seeds 0, 1, 2; quick: seed 0)."""
     from gaugecli.experiments.config import DynamicsConfig
+    from gaugecli.experiments.limits import LimitPathsConfig
     from gaugecli.experiments.params import Mode
     from gaugecli.experiments.simulate import SimulateConfig
 
@@ -212,6 +137,10 @@ def needs(quick: bool) -> dict[str, Need]:
     for s in SEEDS[quick]:
         for g in GAUGES:
             out[_sample(g, s)] = Need("simulate", SimulateConfig(gauge=g, strengths=(SHOWN,), dynamics=sample, seed=s))
+    # the D → ∞ paths: drawn, and measured against (finer), with Δ_∞ between the finer ones
+    model = SimulateConfig().model
+    for name, points in ((LIMIT_DRAW, DRAW_POINTS), (LIMIT_DENSE, DENSE_POINTS)):
+        out[name] = Need("limit-paths", LimitPathsConfig(model.c0, model.theta0, model.a_star, points, LOSS_FLOOR))
     return out
 
 
@@ -327,7 +256,7 @@ def _panel_levels(
         out[g] = style.series(ell, a)
         c, alpha = limits[g]
         theta = np.arccos(np.clip(alpha, -1.0, 1.0))
-        ell, a = _levels(reduced.planar_loss(c[:, None], theta[:, None]), alpha, loss0)
+        ell, a = _levels(planar_loss(c[:, None], theta[:, None]), alpha, loss0)
         ax.plot(ell, a, zorder=5, **LIMIT)
         out[f"{g}-limit"] = style.series(ell, a)
     gap, level, a_plus, a_minus = _gap(flows["favorable"], flows["unfavorable"])
@@ -418,7 +347,7 @@ def _panel_rescaling(ax: Any, plus: RunObservables, minus: RunObservables, layou
 
 def build(inputs: Inputs, layout: Layout) -> tuple[Any, dict[str, Any]]:
     """Six panels (3 × 2; (e) in two stacked axes) at the layout's width; the figure and its sidecar."""
-    flow_names = [n for n in inputs.configs if not n.startswith(("sample-", "boundary-"))]
+    flow_names = [n for n in inputs.configs if not n.startswith(("sample-", "boundary-", "limit-"))]
     strengths = np.array(sorted({inputs.configs[n].strengths[0] for n in flow_names}), dtype=float)
     seeds = sorted({inputs.configs[n].seed for n in inputs.configs if n.startswith("sample-")})
     runs = {(g, float(D)): inputs[_flow(g, D)] for g in GAUGES for D in strengths}
@@ -429,8 +358,8 @@ def build(inputs: Inputs, layout: Layout) -> tuple[Any, dict[str, Any]]:
     model = inputs.configs[_flow("favorable", strengths[0])].model
     threshold = 1.0 - model.eps_align
     flows = {g: runs[(g, SHOWN)] for g in GAUGES}
-    draw_paths, dense = _limit_paths(model, DRAW_POINTS), _limit_paths(model, DENSE_POINTS)
-    gap_limit = limits.limit_clock_free_gap(model.c0, model.theta0, model.a_star, floor=LOSS_FLOOR)
+    draw_paths, dense = limit_paths(inputs[LIMIT_DRAW]), limit_paths(inputs[LIMIT_DENSE])
+    gap_limit = inputs[LIMIT_DENSE].clock_free_gap
 
     fig, axes = _axes(layout)
     draw = {
@@ -463,7 +392,7 @@ def build(inputs: Inputs, layout: Layout) -> tuple[Any, dict[str, Any]]:
     if layout.is_main:  # its numbers are the full figure's sidecar's
         return fig, panels
     panels["legend"] = [h.get_label() for h in handles]
-    panels["key"] = _key_numbers(panels, strengths, samples, flows)
+    panels["key"] = key_numbers(panels, strengths, samples, flows, N_SAMPLES)
     return fig, panels
 
 
@@ -498,57 +427,3 @@ def _boundary_runs(inputs: Inputs) -> Boundary:
         else:
             by_strength[float(config.strengths[0])] = pair
     return Boundary(dict(sorted(by_strength.items())), dict(sorted(by_theta.items())))
-
-
-def _key_numbers(
-    panels: dict[str, Any], strengths: np.ndarray, samples: Samples, flows: dict[str, RunObservables]
-) -> dict[str, Any]:
-    """The numbers the README's figure table cites."""
-    a, d, e, f = (panels[k] for k in "adef")
-    by_d = lambda series: dict(zip((f"{D:g}" for D in strengths), series["y"], strict=True))  # noqa: E731
-    tail = strengths >= GAP_FROM
-    return {
-        "strengths": style.tolist(strengths),
-        "gap": by_d(e["gap"]),
-        "gap_min_from_4": float(np.min(np.array(e["gap"]["y"])[tail])),
-        "gap_max_from_4": float(np.max(np.array(e["gap"]["y"])[tail])),
-        "gap_limit": e["gap-limit"]["value"],
-        "gap_below_1": dict(
-            zip((f"{D:g}" for D in e["gap-below-1"].get("x", [])), e["gap-below-1"].get("y", []), strict=True)
-        ),
-        "gap_theta0": {
-            f"{t / math.pi:g}pi": v for t, v in zip(e["gap-theta0"]["theta0"], e["gap-theta0"]["y"], strict=True)
-        },
-        "mismatch": by_d(e["mismatch"]),
-        "mismatch_min_from_4": float(np.min(np.array(e["mismatch"]["y"])[tail])),
-        "mismatch_max_from_4": float(np.max(np.array(e["mismatch"]["y"])[tail])),
-        "rescaling_at_shown": {"scale": f["scale"], "t_spec_ratio": f["t_spec_ratio"], "mismatch": f["mismatch"]},
-        "loss_left_at_alignment": {g: a[f"{g}-at-alignment"]["y"][0] for g in GAUGES},
-        "coefficient_at_alignment": {g: d[f"{g}-aligned-at"]["x"][0] for g in GAUGES},
-        "distance_to_limit_path": {g: by_d(e[f"{g}-distance"]) for g in GAUGES},
-        "distance_order": {
-            g: limits.fitted_order(strengths[tail], np.array(e[f"{g}-distance"]["y"])[tail], 0.0) for g in GAUGES
-        },
-        "t_spec_shown": {g: style.spec_time(flows[g]) for g in GAUGES},
-        "sample_n": N_SAMPLES,
-        "sample_t_spec_over_flow": {
-            g: {
-                f"s{s}": None if r.t_spec is None else r.t_spec / style.spec_time(flows[g])
-                for s, r in samples[g].items()
-            }
-            for g in GAUGES
-        },
-        "sample_gap": panels["c"]["sample_gap"],
-        "sample_gap_range": _range(panels["c"]["sample_gap"].values()),
-        # T_spec on L_n against the population flow's, over every gauge and seed: (min, max) of ratio − 1
-        "sample_t_spec_excess_range": _range(
-            r.t_spec / style.spec_time(flows[g]) - 1.0 for g in GAUGES for r in samples[g].values() if r.t_spec
-        ),
-        "threshold": panels["b"]["threshold"],
-    }
-
-
-def _range(values: Any) -> list[float] | None:
-    """``[min, max]`` of the finite values (None when there are none)."""
-    finite = [float(v) for v in values if v is not None and math.isfinite(v)]
-    return [min(finite), max(finite)] if finite else None

@@ -35,10 +35,13 @@ from typing import Any
 import numpy as np
 
 from gaugecli.plots import style
+from gaugecli.plots._fig3_readings import CAPTION, READING, READINGS, key_numbers
+from gaugecli.plots._fig3_sensitivity import panel_local_slopes, panel_sensitivity, sensitivity, sensitivity_needs
 from gaugecli.plots.grid import main_axes
-from gaugecli.plots.readings import Reading
 from gaugecli.plots.render import Inputs, Need
 from gaugecli.plots.venue import Layout
+
+__all__ = ["CAPTION", "READING", "READINGS", "build", "followups", "needs"]
 
 MAIN_PANELS = ("a", "c", "e")
 """The main-text version: the times against D (a), their convergence to the D → ∞ limits (c), and the
@@ -47,75 +50,6 @@ MIN_WIDTH = 5.0
 """Narrower than this (inches) the panels are illegible; ``plot --width`` refuses it."""
 
 CLAIM = "C4 Θ(D²) separation: T_spec(−D)/T_spec(+D) ≈ C·D², T_spec(±D) ∝ D^(∓1)"
-READINGS = (
-    Reading("FavorableSlope", "panels/key/fit_slope/favorable", ".4f", "least-squares slope of ln T_spec(+D), D ≥ 4"),
-    Reading(
-        "UnfavorableSlope", "panels/key/fit_slope/unfavorable", ".4f", "least-squares slope of ln T_spec(−D), D ≥ 4"
-    ),
-    Reading(
-        "RatioSlope", "panels/key/fit_slope/ratio", ".4f", "least-squares slope of the ln ratio T(−D)/T(+D), D ≥ 4"
-    ),
-    Reading("RatioFirstLocalSlope", "panels/e/ratio-local-slope/y/0", ".3f", "the ratio's local slope at D = 1→2"),
-    Reading(
-        "RatioLastLocalSlope", "panels/key/last_local_slope/ratio", ".6f", "the ratio's local slope at D = 512→1024"
-    ),
-    Reading("FavorableLimit", "panels/key/limit_favorable", ".5f", "D·T_spec(+D) as D → ∞ (reduced equations)"),
-    Reading("UnfavorableLimit", "panels/key/limit_unfavorable", ".4f", "T_spec(−D)/D as D → ∞ (reduced equations)"),
-    Reading("RatioLimit", "panels/key/limit_ratio", ".5f", "ratio/D² as D → ∞: the constant C at the defaults"),
-    Reading("LimitDeviation", "panels/key/largest_limit_deviation", ".0e", "largest |y/limit − 1| of (c) at D = 1024"),
-    Reading("CorrectionOrder", "panels/key/correction_order/ratio", ".2f", "order in 1/D of the ratio's correction"),
-    Reading("IdentityFour", "panels/key/speed_identity_residual/D4", ".1e", "(d) |⟨S⟩/ratio − 1| at D = 4"),
-    Reading("IdentityLargest", "panels/key/speed_identity_residual/D1024", ".1e", "(d) |⟨S⟩/ratio − 1| at D = 1024"),
-    Reading("MobilityGap", "panels/key/mobility_gap_at_largest_D", ".1f", "mobility ratio at c0 over the T_spec ratio"),
-    Reading("CSmallCoefficient", "panels/key/sensitivity_C/c0/0", ".1f", "C at c0 = 0.01"),
-    Reading("CDefault", "panels/key/sensitivity_C/c0/1", ".2f", "C at the defaults c0 = 0.1, θ0 = π/2, ε_align = 0.01"),
-    Reading("CLargeCoefficient", "panels/key/sensitivity_C/c0/2", ".2f", "C at c0 = 0.5"),
-    Reading("CQuarterAngle", "panels/key/sensitivity_C/theta0/0", ".2f", "C at θ0 = π/4"),
-    Reading("CThreeQuarterAngle", "panels/key/sensitivity_C/theta0/2", ".1f", "C at θ0 = 3π/4"),
-    Reading("CSmallThreshold", "panels/key/sensitivity_C/eps_align/0", ".2f", "C at ε_align = 0.001"),
-    Reading("CLargeThreshold", "panels/key/sensitivity_C/eps_align/2", ".2f", "C at ε_align = 0.05"),
-    Reading(
-        "SensitivitySlopeLow",
-        "panels/key/sensitivity_local_slope_range/0",
-        ".4f",
-        "(f) smallest local slope, D = 64→128",
-    ),
-    Reading(
-        "SensitivitySlopeHigh",
-        "panels/key/sensitivity_local_slope_range/1",
-        ".4f",
-        "(f) largest local slope, D = 64→128",
-    ),
-)
-"""The numbers the caption and the reading quote (:mod:`gaugecli.plots.readings`)."""
-CAPTION = (
-    "**The specialization times of the two gauges separate as Θ(D²): T_spec(−D)/T_spec(+D) ≈ C·D².** "
-    "One neuron (m = 1), population flows for D = 1…1024. "
-    "(a) T_spec(+D) falls like 1/D, T_spec(−D) grows like D; "
-    "(b) their ratio, with least-squares slope {RatioSlope} over D ≥ 4; "
-    "(c) D·T(+D), T(−D)/D and ratio/D² approach the D → ∞ limits (ratio/D² → {RatioLimit}); "
-    "(d) the ratio is the time average of the ±D angular-speed ratio, not its start; "
-    "(e) local slopes, the ratio's reaching {RatioLastLocalSlope} at D = 512→1024; "
-    "(f) the exponent holds for every start and threshold tried, the constant C does not. "
-    "The law is asymptotic: at D = 1 the ratio's local slope is {RatioFirstLocalSlope}."
-)
-"""The gallery's caption: ``{Name}`` fields are :data:`READINGS`."""
-READING = (
-    "Least-squares slopes over 4 ≤ D ≤ 1024 (lines drawn at ⅓ beside the data): T(+D) {FavorableSlope}, "
-    "T(−D) {UnfavorableSlope}, ratio {RatioSlope}. On deterministic data these carry the O(1/D²) bias, not "
-    "noise, so (e) shows the local slopes: the ratio's local slope rises from {RatioFirstLocalSlope} at D = 1→2 to "
-    "{RatioLastLocalSlope} at D = 512→1024. (c) D·T(+D) → {FavorableLimit}, T(−D)/D → {UnfavorableLimit} and "
-    "ratio/D² → {RatioLimit}, the D → ∞ limits of the reduced equations (deviations ≤ {LimitDeviation} at "
-    "D = 1024, corrections of order {CorrectionOrder}). (d) The closed-form mobility ratio at c = c0 is the ±D "
-    "angular-speed ratio at t = 0 only; the T_spec ratio is the time average of that speed ratio over the +D "
-    "run (an identity, met to {IdentityFour} at D = 4 and {IdentityLargest} at D = 1024), a factor "
-    "{MobilityGap} below it. (f) The exponent is universal, the constant is not: C = {CSmallCoefficient}, "
-    "{CDefault}, {CLargeCoefficient} for c0 = 0.01, 0.1, 0.5; {CQuarterAngle}, {CDefault}, "
-    "{CThreeQuarterAngle} for θ0 = π/4, π/2, 3π/4; {CSmallThreshold}, {CDefault}, {CLargeThreshold} for "
-    "ε_align = 0.001, 0.01, 0.05 (the D → ∞ limits), while the local slope at D = 64→128 is "
-    "{SensitivitySlopeLow}–{SensitivitySlopeHigh} in all seven settings."
-)
-"""The gallery's longer reading, collapsed under the caption: ``{Name}`` fields are :data:`READINGS`."""
 SIDECAR_TOLERANCES = (
     (
         "*relative-deviation*",
@@ -163,11 +97,47 @@ def _name(gauge: str, strength: float) -> str:
 
 def needs(quick: bool) -> dict[str, Need]:
     """One default single-neuron flow run per gauge and D (the configuration of
-    ``gaugecli simulate --gauge favorable -D …``, so a simulate call and this figure share runs)."""
+    ``gaugecli simulate --gauge favorable -D …``, so a simulate call and this figure share runs);
+    and the reduced equations' runs of (c) and (f) (:func:`gaugecli.plots._fig3_sensitivity.sensitivity_needs`)."""
     from gaugecli.experiments.simulate import SimulateConfig
 
-    return {
+    out = {
         _name(g, D): Need("simulate", SimulateConfig(gauge=g, strengths=(D,))) for g in GAUGES for D in STRENGTHS[quick]
+    }
+    return {**out, **sensitivity_needs(SimulateConfig().model)}
+
+
+def _strengths(inputs: Inputs) -> np.ndarray:
+    """The gauge strengths of the flow runs, ascending."""
+    names = [n for n in inputs.configs if n.startswith(tuple(f"{g}-D" for g in GAUGES))]
+    return np.array(sorted({inputs.configs[n].strengths[0] for n in names}), dtype=float)
+
+
+def _shown(D: np.ndarray) -> list[float]:
+    """The strengths (d) shows: the smallest of the fit, and the largest."""
+    return sorted({FIT_MIN, float(D[-1])})
+
+
+def followups(inputs: Inputs, quick: bool) -> dict[str, Need]:
+    """(d)'s angular-speed ratio at each D it shows (``speed-D<D>``): a run of the reduced equations
+    pairing ``±D`` by angle, read at the ``+D`` run's stored times (:mod:`gaugecli.experiments.speed_ratio`)."""
+    from gaugecli.experiments.speed_ratio import SpeedRatioConfig
+
+    D = _strengths(inputs)
+    model = inputs.configs[_name("favorable", D[0])].model
+    return {
+        f"speed-D{s:g}": Need(
+            "speed-ratio",
+            SpeedRatioConfig(
+                s,
+                tuple(inputs[_name("favorable", s)].t.tolist()),
+                model.c0,
+                model.theta0,
+                model.eps_align,
+                model.a_star,
+            ),
+        )
+        for s in _shown(D)
     }
 
 
@@ -431,11 +401,7 @@ def _panel_speed(
 
 def build(inputs: Inputs, layout: Layout) -> tuple[Any, dict[str, Any]]:
     """Six panels (3 × 2) at the layout's width; returns the figure and its sidecar panels."""
-    from gaugecli.core.limits import favorable_limit, unfavorable_limit
-    from gaugecli.core.separation import paired_speed_ratio
-    from gaugecli.plots._fig3_sensitivity import panel_local_slopes, panel_sensitivity, sensitivity
-
-    D = np.array(sorted({config.strengths[0] for config in inputs.configs.values()}), dtype=float)
+    D = _strengths(inputs)
     model = inputs.configs[_name("favorable", D[0])].model
     runs = {g: [inputs[_name(g, s)] for s in D] for g in GAUGES}
     times = {g: np.array([np.nan if r.t_spec is None else r.t_spec for r in runs[g]], dtype=float) for g in GAUGES}
@@ -454,81 +420,27 @@ def build(inputs: Inputs, layout: Layout) -> tuple[Any, dict[str, Any]]:
     if "b" in axes:
         panels["b"] = _panel_ratio(axes["b"], D, ratio, model.c0, layout)
 
-    limits = {
-        "favorable": favorable_limit(model.c0, model.theta0, model.eps_align, model.a_star),
-        "unfavorable": unfavorable_limit(model.theta0, model.eps_align, model.a_star),
-    }
+    limits = {"favorable": inputs["limits-base"].favorable, "unfavorable": inputs["limits-base"].unfavorable}
     limits["ratio"] = limits["unfavorable"] / limits["favorable"]
     compensated = {"favorable": times["favorable"] * D, "unfavorable": times["unfavorable"] / D, "ratio": ratio / D**2}
     if "c" in axes:
         panels["c"] = _panel_compensated(axes["c"], D, compensated, limits, layout.small)
 
     if "d" in axes:
-        shown = sorted({FIT_MIN, float(D[-1])})
-        pairs = {}
-        for s in shown:
-            i = int(np.flatnonzero(D == s)[0])
-            # on the +D run's declared times; the pairing integrates both runs by angle (dense output)
-            pairs[s] = paired_speed_ratio(
-                s,
-                runs["favorable"][i].t,
-                c0=model.c0,
-                theta0=model.theta0,
-                eps_align=model.eps_align,
-                a_star=model.a_star,
-            )
+        shown = _shown(D)
+        # on the +D run's declared times; the pairing integrates both runs by angle (dense output)
+        pairs = {s: inputs[f"speed-D{s:g}"] for s in shown}
         ratios = {s: float(ratio[D == s][0]) for s in shown}
         panels["d"] = _panel_speed(axes["d"], pairs, ratios, model.c0, layout.small)
     if "e" in axes:
         panels["e"] = panel_local_slopes(axes["e"], D, {**times, "ratio": ratio}, layout)
     if "f" in axes:
-        table = sensitivity(model.c0, model.theta0, model.eps_align, model.a_star)
+        table = sensitivity(inputs, {"c0": model.c0, "theta0": model.theta0, "eps_align": model.eps_align})
         panels["f"] = panel_sensitivity(axes["f"], table, layout)
     for letter, ax in axes.items():
         style.panel_label(ax, layout.label(letter))
     if layout.is_main:  # its numbers are the full figure's sidecar's
         return fig, panels
     panels["limits"] = limits
-    panels["key"] = _key_numbers(panels, D)
+    panels["key"] = key_numbers(panels, D, FIT_MIN)
     return fig, panels
-
-
-def _key_numbers(panels: dict[str, Any], D: np.ndarray) -> dict[str, Any]:
-    """The numbers the README's figure table cites."""
-    a, b, c, d, e = (panels[k] for k in "abcde")
-    table = panels["f"]["sensitivity"]
-    largest = f"speed-D{D[-1]:g}"
-    return {
-        "fit_range": [FIT_MIN, float(D[-1])],
-        "fit_slope": {
-            "favorable": a["favorable-fit"]["slope"],
-            "unfavorable": a["unfavorable-fit"]["slope"],
-            "ratio": b["fit"]["slope"],
-        },
-        "last_local_slope": {k: e[f"{k}-local-slope"]["last"] for k in ("favorable", "unfavorable", "ratio")},
-        "last_local_slope_between": [float(D[-2]), float(D[-1])],
-        "asymptotic_slope_ratio": [b["asymptotic-slope"]["value"], b["asymptotic-slope"]["error"]],
-        "limit_favorable": panels["limits"]["favorable"],
-        "limit_unfavorable": panels["limits"]["unfavorable"],
-        "limit_ratio": panels["limits"]["ratio"],
-        "compensated_at_largest_D": {k: c[k]["y"][-1] for k in ("favorable", "unfavorable", "ratio")},
-        "correction_order": {k: c[f"{k}-correction-order"] for k in ("favorable", "unfavorable", "ratio")},
-        "mobility_gap_at_largest_D": b["gap"]["mobility_over_ratio"],
-        "speed_ratio_start": d[largest]["y"][0],
-        "speed_ratio_at_alignment": d[largest]["y"][-1],
-        "speed_ratio_time_average": d[largest]["time_average"],
-        # (d)'s identity ∫S dt = T_spec ratio, met to the solvers' tolerances: |time average / ratio − 1|
-        "speed_identity_residual": {
-            f"D{d[k]['D']:g}": abs(d[k]["time_average"] / d[k]["measured_ratio"] - 1.0)
-            for k in sorted((k for k in d if k.startswith("speed-D")), key=lambda k: d[k]["D"])
-        },
-        "largest_limit_deviation": max(
-            abs(c[f"{k}-relative-deviation"][-1]) for k in ("favorable", "unfavorable", "ratio")
-        ),
-        "coefficients_at_alignment": [
-            d[largest]["coefficient_plus_at_alignment"],
-            d[largest]["coefficient_minus_at_alignment"],
-        ],
-        "sensitivity_C": {name: [row["C"] for row in table[name]] for name in ("c0", "theta0", "eps_align")},
-        "sensitivity_local_slope_range": table["exponent_range"],
-    }

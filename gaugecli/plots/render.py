@@ -3,7 +3,9 @@
 * a figure module declares the runs it needs (``needs(quick) -> {name: Need}``; ``quick`` is a
   coarser profile for tests) and draws them (``build(inputs, layout)``);
 * a figure may also declare ``followups(inputs, quick) -> {name: Need}``: runs configured from
-  the first ones' results (resolved after them);
+  the first ones' results (resolved after them), or a tuple of such stages, each configured from
+  the results of the stages before it;
+* every ODE a figure shows is such a run (a figure module only draws: ``tests/test_architecture.py``);
 * :func:`gaugecli.pipeline.resolve` gives their typed results by name, from the cache or computed
   (one :class:`gaugecli.pipeline.Pipeline` for all figures, so figures share runs);
 * :func:`render` — ``figN.pdf``/``.png``/``.svg`` and the sidecar ``figN.json`` with the
@@ -84,8 +86,9 @@ def figure_inputs(
     (runs whose configuration reads a number of the first ones — a state at a time another run
     located, taken from that run's dense output rather than interpolated between samples)."""
     inputs, hashes = resolve(module.needs(quick), pipeline, progress)
-    if hasattr(module, "followups"):
-        more, more_hashes = resolve(module.followups(inputs, quick), pipeline)
+    stages = getattr(module, "followups", ())
+    for stage in stages if isinstance(stages, tuple) else (stages,):  # each stage reads the ones before
+        more, more_hashes = resolve(stage(inputs, quick), pipeline)
         inputs = Inputs({**inputs.results, **more.results}, {**inputs.configs, **more.configs})
         hashes = {**hashes, **more_hashes}
     return inputs, hashes
