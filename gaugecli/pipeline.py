@@ -1,8 +1,8 @@
 """One way from a configuration to its result, for the commands, the figures and the sweeps.
 
-:data:`KINDS` is the registry of experiment kinds — each a config dataclass, a result type and
-the function that computes one — imported lazily (each loader is a plain function, so the
-imports stay visible to readers and tools). :class:`Pipeline` computes a configuration at most
+:data:`KINDS` holds the experiment kinds — each a config dataclass, a result type and the function
+that computes one — built from the registry of experiment specs
+(:mod:`gaugecli.experiments.spec`), each imported on first use. :class:`Pipeline` computes a configuration at most
 once: ``ensure(kind, config)`` returns the cached result when the cache holds a valid artifact
 for exactly that configuration (and package version), and otherwise computes, stores and
 returns it. ``gaugecli simulate …`` followed by ``gaugecli plot …`` therefore reuses the run.
@@ -10,12 +10,15 @@ returns it. ``gaugecli simulate …`` followed by ``gaugecli plot …`` therefor
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+import functools
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from gaugecli.core.types import PointRunner, Progress
+from gaugecli.experiments.spec import Experiment, Live, experiments
+from gaugecli.experiments.spec import resolve as resolve_ref
 from gaugecli.store.artifacts import now
 from gaugecli.store.cache import Cache, Warn
 
@@ -43,104 +46,39 @@ def _one_by_one(fn: Callable[..., Any], *, runner: bool) -> Callable[[Sequence[A
     return compute
 
 
-def _first_seed(config: Any) -> int | None:
-    """The seed an artifact's provenance records: the first of ``config.seeds`` (if any)."""
-    seeds = getattr(config, "seeds", None)
-    return seeds[0] if seeds else None
-
-
 def _part(progress: Progress | None, i: int, n: int) -> Progress | None:
     return None if progress is None else (lambda f: progress((i + min(max(f, 0.0), 1.0)) / n))
 
 
-def _simulate() -> Kind:
-    from gaugecli.core.observables import RunObservables
-    from gaugecli.experiments.simulate import SimulateConfig, simulate_batch
-
-    def compute(configs: Sequence[SimulateConfig], progress: Progress | None, _runner: Any) -> list[RunObservables]:
-        for config in configs:
-            if len(config.runs()) != 1:
-                raise ValueError(f"a simulate entry is one run; split it with config.runs() (got {len(config.runs())})")
-        return simulate_batch(configs, progress)
-
-    def seed(config: SimulateConfig) -> int | None:
-        return config.run_seed if config.dynamics.mode.stochastic else None
-
-    return Kind("simulate", SimulateConfig, RunObservables, compute, seed)
-
-
-def _select() -> Kind:
-    from gaugecli.experiments.select import SelectConfig, SelectResult, select
-
-    return Kind("select", SelectConfig, SelectResult, _one_by_one(select, runner=False), _first_seed)
-
-
-def _select_sweep() -> Kind:
-    from gaugecli.experiments.select import OwnerSweepConfig, OwnerSweepResult, owner_sweep
-
-    return Kind("select-sweep", OwnerSweepConfig, OwnerSweepResult, _one_by_one(owner_sweep, runner=True), _first_seed)
-
-
-def _prune() -> Kind:
-    from gaugecli.experiments.prune import PruneConfig, PruneResult, prune
-
-    return Kind("prune", PruneConfig, PruneResult, _one_by_one(prune, runner=True), _first_seed)
-
-
-def _lockin() -> Kind:
-    from gaugecli.experiments.lockin import LockinConfig, LockinResult, lockin
-
-    return Kind("lockin", LockinConfig, LockinResult, _one_by_one(lockin, runner=False), _first_seed)
-
-
-def _perturb() -> Kind:
-    from gaugecli.experiments.perturb import PerturbConfig, PerturbResult, perturb
-
-    return Kind("perturb", PerturbConfig, PerturbResult, _one_by_one(perturb, runner=True), _first_seed)
-
-
-def _reln() -> Kind:
-    from gaugecli.experiments.reln import RelnConfig, RelnResult, run_reln
-
-    return Kind("reln", RelnConfig, RelnResult, _one_by_one(run_reln, runner=False))
-
-
-def _phase() -> Kind:
-    from gaugecli.experiments.phase import PhaseConfig, PhaseResult, phase
+def _keyed(fn: Callable[..., Any]) -> Callable[..., Any]:
+    """``fn`` with ``key=`` the config hash: the name of each chunk of a sweep in the point cache."""
     from gaugecli.store.artifacts import config_hash
 
-    def run(config: PhaseConfig, progress: Progress | None, runner: PointRunner | None = None) -> PhaseResult:
-        return phase(config, progress, runner, key=config_hash) if runner else phase(config, progress, key=config_hash)
+    def run(config: Any, progress: Progress | None, runner: PointRunner | None = None) -> Any:
+        return fn(config, progress, runner, key=config_hash) if runner else fn(config, progress, key=config_hash)
 
-    return Kind("phase", PhaseConfig, PhaseResult, _one_by_one(run, runner=True), lambda config: None)
-
-
-def _predict() -> Kind:
-    from gaugecli.experiments.predict import PredictConfig, PredictResult, predict
-    from gaugecli.store.artifacts import config_hash
-
-    def run(config: PredictConfig, progress: Progress | None, runner: PointRunner | None = None) -> PredictResult:
-        return (
-            predict(config, progress, runner, key=config_hash) if runner else predict(config, progress, key=config_hash)
-        )
-
-    return Kind(
-        "predict", PredictConfig, PredictResult, _one_by_one(run, runner=True), lambda config: config.first_seed
-    )
+    return run
 
 
-KINDS: dict[str, Callable[[], Kind]] = {
-    "simulate": _simulate,
-    "select": _select,
-    "select-sweep": _select_sweep,
-    "prune": _prune,
-    "lockin": _lockin,
-    "perturb": _perturb,
-    "reln": _reln,
-    "phase": _phase,
-    "predict": _predict,
-}
-"""Experiment kinds by artifact kind name; each loader imports its experiment on first use."""
+def from_spec(spec: Experiment) -> Kind:
+    """The kind an :class:`~gaugecli.experiments.spec.Experiment` declares, its types and function imported."""
+    fn = resolve_ref(spec.compute)
+    if spec.keyed:
+        fn = _keyed(fn)
+    compute = fn if spec.batch else _one_by_one(fn, runner=spec.runner)
+    return Kind(spec.name, resolve_ref(spec.config), resolve_ref(spec.result), compute, spec.seed)
+
+
+LOADERS: dict[str, Callable[[], Kind]] = {}
+"""Kinds declared here by a loader function instead of a spec (a run only figures read, whose
+config and compute need no command): ``{"name": loader}``, each loader importing on first use."""
+
+KINDS: Mapping[str, Callable[[], Kind]] = Live(
+    lambda: {spec.name: functools.partial(from_spec, spec) for spec in experiments()} | LOADERS
+)
+"""Experiment kinds by artifact kind name: one per registered spec
+(:func:`gaugecli.experiments.spec.experiments`) and the :data:`LOADERS`; each imports its
+experiment on first use."""
 
 
 def kind(name: str) -> Kind:
