@@ -62,6 +62,10 @@ def _keyed(fn: Callable[..., Any]) -> Callable[..., Any]:
 
 def from_spec(spec: Experiment) -> Kind:
     """The kind an :class:`~gaugecli.experiments.spec.Experiment` declares, its types and function imported."""
+    if spec.schema is not None:
+        from gaugecli.store.schemas import register
+
+        register(spec.name, resolve_ref(spec.schema))
     fn = resolve_ref(spec.compute)
     if spec.keyed:
         fn = _keyed(fn)
@@ -175,7 +179,7 @@ class Pipeline:
     ) -> int:
         """Compute the needs missing from the cache on ``executor`` (``submit(fn, *args)`` →
         handle with ``result()``), several at once; return how many tasks ran. Each task is one
-        configuration (simulate: :data:`SIMULATE_SLICE` of them, each run integrated by itself), run in a worker
+        configuration (a batch kind: its spec's ``prefetch_slice`` of them, each run by itself), run in a worker
         that writes its artifact to this cache; later :meth:`ensure` calls read them. The costly
         kinds go first so that the cheap ones fill the other workers meanwhile.
 
@@ -201,11 +205,15 @@ class Pipeline:
                 present.add((need.kind, config_hash(need.config)))
         for kind_name in missing:  # here, not in a worker: one line before any computation
             self._check_writable(kind_name)
-        tasks = [(kind, [c]) for kind, configs in missing.items() if kind != "simulate" for c in configs]
-        tasks.sort(key=lambda task: PREFETCH_ORDER.index(task[0]) if task[0] in PREFETCH_ORDER else len(PREFETCH_ORDER))
-        if "simulate" in missing:  # in slices, so that every worker takes a share of them
-            configs = missing["simulate"]
-            slices = [("simulate", configs[i : i + SIMULATE_SLICE]) for i in range(0, len(configs), SIMULATE_SLICE)]
+        sliced = {spec.name: spec.prefetch_slice for spec in experiments() if spec.prefetch_slice}
+        order = prefetch_order()
+        tasks = [(kind, [c]) for kind, configs in missing.items() if kind not in sliced for c in configs]
+        tasks.sort(key=lambda task: order.index(task[0]) if task[0] in order else len(order))
+        for kind, size in sliced.items():  # in slices, so that every worker takes a share of them
+            if kind not in missing:
+                continue
+            configs = missing[kind]
+            slices = [(kind, configs[i : i + size]) for i in range(0, len(configs), size)]
             tasks[min(len(tasks), 2) : min(len(tasks), 2)] = slices
         keys = [[(kind, config_hash(c)) for c in configs] for kind, configs in tasks]
         if on_cached is not None:
@@ -260,20 +268,17 @@ class Pipeline:
         return Outcome(k.name, config, result, artifact, self.cache.path(k.name, config), False)
 
 
-SIMULATE_SLICE = 12
-"""``simulate`` configurations per prefetch task. Each configuration is integrated by itself
-whatever its task (:func:`~gaugecli.experiments.simulate.simulate_batch`), so slicing changes no
-number; as one task, the figures' ~140 runs (~30 s on one core) kept one worker busy while the
-others idled at the end."""
-
-PREFETCH_ORDER = ("predict", "perturb", "select-sweep", "select", "reln", "lockin", "prune")
-"""The order in which :meth:`Pipeline.prefetch` starts the kinds (the slices of ``simulate`` after the
-first two tasks). The longest tasks go first — measured one by one on one core (2026-12-06): predict
-4–16 s, perturb 2–10 s — then the many short ``select`` runs, so that the figures reading them are
-drawn while the rest still compute; the last are mid-sized tasks (reln 2 s, prune 6 s, lockin 9 s)
-whose figures draw in ~1.5 s, which keeps both workers busy to the end. Started last, the 16 s
-predict study alone had been the tail of a cold ``plot all`` (the other worker idle ~15 s), and
-with the ``select`` runs last, the figures that read them (fig8, fig9: ~3 s each) were."""
+def prefetch_order() -> list[str]:
+    """The order in which :meth:`Pipeline.prefetch` starts the kinds: by each spec's
+    ``prefetch_rank`` (the sliced batch kinds after the first two tasks). The longest tasks go
+    first — measured one by one on one core (2026-12-06): predict 4–16 s, perturb 2–10 s — then the
+    many short ``select`` runs, so that the figures reading them are drawn while the rest still
+    compute; the last are mid-sized tasks (reln 2 s, prune 6 s, lockin 9 s) whose figures draw in
+    ~1.5 s, which keeps both workers busy to the end. Started last, the 16 s predict study alone had
+    been the tail of a cold ``plot all`` (the other worker idle ~15 s), and with the ``select`` runs
+    last, the figures that read them (fig8, fig9: ~3 s each) were."""
+    ranked = [spec for spec in experiments() if spec.prefetch_rank is not None]
+    return [spec.name for spec in sorted(ranked, key=lambda spec: spec.prefetch_rank or 0)]
 
 
 def _ensure_in_worker(cache_root: str, kind_name: str, configs: list[Any], reuse: bool) -> None:

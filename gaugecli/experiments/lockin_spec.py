@@ -15,6 +15,7 @@ SPEC = Experiment(
         ("dynamics", "gaugecli.experiments.params:Dynamics"),
         (None, "gaugecli.experiments.params:Lockin"),
     ),
+    prefetch_rank=5,
     summary="gaugecli.cli.report:lockin",
     figure="lockin",
     api_doc="""``gaugecli lockin``: feature repulsion and spectral lock-in diagnostics, select vs aligned control.""",

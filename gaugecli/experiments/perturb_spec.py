@@ -30,6 +30,7 @@ SPEC = Experiment(
         ("dynamics", "gaugecli.experiments.params:Dynamics"),
         (None, "gaugecli.experiments.params:Perturb"),
     ),
+    prefetch_rank=1,
     summary="gaugecli.cli.report:perturb",
     figure="fig7",
     api_doc="""``gaugecli perturb``: robustness of selection (claim C8); ``kind="random"`` or ``"adversarial"``

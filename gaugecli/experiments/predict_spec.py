@@ -22,6 +22,7 @@ SPEC = Experiment(
     keyed=True,
     seed=seed,
     fields=(("model", "gaugecli.experiments.params:Model"), (None, "gaugecli.experiments.params:Predict")),
+    prefetch_rank=0,
     summary="gaugecli.cli.report:predict",
     api_doc="""``gaugecli predict``: the owner of each feature from Gaussian starts against each predictor, with
     Wilson intervals (keywords: ``ks``, ``widths``, ``spreads``, ``runs``, ``init_scale_a``, ``d``, …).""",

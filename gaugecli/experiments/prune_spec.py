@@ -16,6 +16,7 @@ SPEC = Experiment(
         ("dynamics", "gaugecli.experiments.params:Dynamics"),
         (None, "gaugecli.experiments.params:Prune"),
     ),
+    prefetch_rank=6,
     summary="gaugecli.cli.report:prune",
     figure="fig5",
     api_doc="""``gaugecli prune``: the non-owners' function vanishes (claim C7), and when it does not.""",

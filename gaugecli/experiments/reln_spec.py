@@ -16,6 +16,7 @@ SPEC = Experiment(
         ("dynamics", "gaugecli.experiments.params:Dynamics"),
         (None, "gaugecli.experiments.params:Reln"),
     ),
+    prefetch_rank=4,
     summary="gaugecli.cli.report:reln",
     figure="reln",
     api_doc="""``gaugecli reln``: the gated-linear (ReLN) view of gauge selection, where it holds and fails.""",

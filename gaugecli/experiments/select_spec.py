@@ -26,6 +26,7 @@ SELECT = Experiment(
     result="gaugecli.experiments.select:SelectResult",
     compute="gaugecli.experiments.select:select",
     fields=(("model", MODEL), ("dynamics", DYNAMICS), (None, "gaugecli.experiments.params:Select")),
+    prefetch_rank=3,
     summary="gaugecli.cli.report:select",
     figure="gaugecli.plots.overview:draw_select",
     api_doc="""``gaugecli select``: which of m duplicates owns the teacher feature (a ``SelectResult``);
@@ -45,6 +46,7 @@ SWEEP = Experiment(
     command=SELECT.name,
     fields=(("model", MODEL), ("dynamics", DYNAMICS), (None, "gaugecli.experiments.params:OwnerSweep")),
     rerun_flags={"sweep": True},
+    prefetch_rank=2,
     summary="gaugecli.cli.report:owner_sweep",
     api=None,
 )

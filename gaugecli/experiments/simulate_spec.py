@@ -44,6 +44,10 @@ SPEC = Experiment(
         ("dynamics", "gaugecli.experiments.params:Dynamics"),
         (None, "gaugecli.experiments.params:Simulate"),
     ),
+    # each config is integrated by itself whatever its task (simulate_batch), so slicing changes no
+    # number; as one task, the figures' ~140 runs (~30 s on one core) kept one worker busy while the
+    # others idled at the end
+    prefetch_slice=12,
     summary="gaugecli.cli.report:simulate",
     figure="gaugecli.plots.overview:draw_run",
     api_doc="""``gaugecli simulate``: one :class:`~gaugecli.core.observables.RunObservables` per run of

@@ -77,7 +77,12 @@ class Experiment:
     command's API function may write this kind through ``api_configs``), ``api_doc`` its docstring,
     ``api_returns`` its return annotation, and ``api_configs(config, params, build)`` → ``(kind,
     configs, many)`` a command's own keywords (``build(config, type, function, params)`` is the
-    generic construction; ``many``: the function returns the list of results)."""
+    generic construction; ``many``: the function returns the list of results). ``schema``: the JSON
+    Schema of its artifacts (a dict, or where to find it; ``None``: the one shipped in
+    ``gaugecli/store/schemas/<name>.json``). ``exports``: more public names the package exports.
+    ``prefetch_rank``: when a figure's runs are prefetched, the kinds start by rank (the longest
+    first, :func:`gaugecli.pipeline.prefetch_order`; ``None``: after the ranked); ``prefetch_slice``:
+    a batch kind's configs per prefetch task instead (the slices go after the first two tasks)."""
 
     name: str
     help: str
@@ -99,6 +104,9 @@ class Experiment:
     api_doc: str = ""
     api_returns: str = "Any"
     api_configs: Callable[..., tuple[str, list[Any], bool]] | None = None
+    schema: Ref | None = None
+    prefetch_rank: int | None = None
+    prefetch_slice: int | None = None
     exports: Mapping[str, str] = field(default_factory=dict)
 
     @property
