@@ -62,7 +62,6 @@ def run_function(spec: Experiment) -> Callable[..., Any]:
     built into the config as the command line builds it (or by the spec's own ``api_configs``)."""
     name = spec.api_name
     assert name is not None, spec.name
-    config_type = resolve(spec.config)
 
     def run(
         config: Any = None, /, *, cache_dir: CacheDir = None, progress: Progress | None = None, **params: Any
@@ -70,7 +69,8 @@ def run_function(spec: Experiment) -> Callable[..., Any]:
         if spec.api_configs is not None:
             kind, configs, many = spec.api_configs(config, params, _config)
         else:
-            kind, configs, many = spec.name, [_config(config, config_type, name, params)], False
+            # the type imported on the first call: `import gaugecli.api` stays free of the numerics
+            kind, configs, many = spec.name, [_config(config, resolve(spec.config), name, params)], False
         results = _run(kind, configs, cache_dir, progress)
         return results if many else results[0]
 
@@ -92,8 +92,13 @@ def run_functions() -> dict[str, Experiment]:
     return {spec.api_name: spec for spec in experiments() if spec.api_name is not None}
 
 
-_GENERATED: dict[str, tuple[Experiment, Callable[..., Any]]] = {}
-"""Each run function made so far, by name, with the spec it was made from (made once per spec)."""
+_GENERATED: dict[str, tuple[Experiment, Callable[..., Any]]] = {
+    name: (spec, run_function(spec)) for name, spec in run_functions().items()
+}
+"""Each run function made so far, by name, with the spec it was made from (made once per spec): those
+registered at import, also module attributes (below), and any registered later (a test's toy)."""
+
+globals().update({name: function for name, (_, function) in _GENERATED.items()})  # seen by dir(), docs
 
 
 def __getattr__(name: str) -> Any:
