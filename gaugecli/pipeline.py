@@ -74,8 +74,8 @@ def from_spec(spec: Experiment) -> Kind:
 
 
 LOADERS: dict[str, Callable[[], Kind]] = {}
-"""Kinds declared here by a loader function instead of a spec (a run only figures read, whose
-config and compute need no command): ``{"name": loader}``, each loader importing on first use."""
+"""Kinds declared here by a loader function instead of a spec: ``{"name": loader}``, each loader
+importing on first use. (A run only figures read is better a spec with ``command=""``, ``api=None``.)"""
 
 KINDS: Mapping[str, Callable[[], Kind]] = Live(
     lambda: {spec.name: functools.partial(from_spec, spec) for spec in experiments()} | LOADERS

@@ -89,6 +89,17 @@ TOY = {
                 api_doc="``gaugecli toy``: the powers of a base.",
                 api_returns="ToyResult",
             ),
+            # a run only figures read: a pipeline kind, but no command, no rerun file, no API function
+            Experiment(
+                name="toy-part",
+                help="The toy's powers, for a figure.",
+                config="toy_gauge.experiment:ToyConfig",
+                result="toy_gauge.experiment:ToyResult",
+                compute="toy_gauge.experiment:powers",
+                command="",
+                fields=((None, "toy_gauge.experiment:Toy"),),
+                api=None,
+            ),
         )
     ''',
     # its command line
@@ -179,6 +190,9 @@ def test_a_toy_command_is_registered_by_its_spec_alone(toy: Path) -> None:
     assert again.exit_code == 0, again.output
     (second,) = [json.loads(line) for line in again.output.splitlines() if line.startswith("{")]
     assert second["config_hash"] == record["config_hash"] and second["computed"] is False
+
+    assert "toy-part" in pipeline.KINDS and "toy-part" not in COMMANDS and "toy-part" not in rerun.COMMANDS
+    assert "toy-part" not in api.run_functions() and pipeline.kind("toy-part").compute is not None
 
     loaded = gaugecli.load(out)
     assert type(loaded.result).__name__ == "ToyResult" and math.isclose(
@@ -282,5 +296,5 @@ def test_every_command_is_a_spec_or_a_tool() -> None:
     commands = [spec.name for spec in registry.experiments() if spec.is_command]
     assert list(COMMANDS) == [*commands, *TOOLS] and not set(commands) & set(TOOLS)
     for spec in registry.experiments():
-        if not spec.is_command:
+        if not spec.is_command and spec.command_name:  # a kind another command writes
             assert spec.command_name in commands, spec.name

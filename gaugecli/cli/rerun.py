@@ -21,7 +21,7 @@ def _table() -> dict[str, tuple[str, tuple[tuple[str | None, type[Fields]], ...]
     return {
         spec.name: (spec.command_name, tuple((attribute, resolve(ref)) for attribute, ref in spec.fields))
         for spec in experiments()
-        if spec.fields or spec.rerun_options is not None
+        if spec.command_name and (spec.fields or spec.rerun_options is not None)
     }
 
 

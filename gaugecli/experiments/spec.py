@@ -59,60 +59,69 @@ def no_seed(config: Any) -> None:
 
 @dataclass(frozen=True, kw_only=True)
 class Experiment:
-    """One kind of experiment: a config in, a result out, one artifact kind in the cache.
-
-    ``compute(config, progress)`` (``runner=True``: ``compute(config, progress, runner)`` when a
-    sweep runner is given; ``keyed=True``: with ``key=`` the function that names each of its chunks in
-    the sweep cache, the config hash) makes one result; ``batch=True``: ``compute(configs, progress, runner)``
-    makes one result per config at once. ``command``: the subcommand that runs it and reruns its
-    artifacts (``None``: it is a command of its own, named ``name``); a kind that is not a command
-    (``select-sweep``) names the command that writes it. ``cli``: the module of the command's Typer
-    ``app`` (default ``gaugecli.cli.<name>``). ``fields``: where in the config each
-    parameter declaration's fields lie (a dotted attribute path, ``None`` for the config itself), for
-    the rerun files; ``rerun_flags``: options that come first in them (``select --sweep``), and
-    ``rerun_options(config)``: the command's options the declarations do not give, last.
-    ``summary``: the command's terminal summary. ``figure``: what ``--figure`` draws — a paper figure
-    (a module of :mod:`gaugecli.plots`, fed this result as its first need) or a ``"module:function"``
-    ``(outcome, sizes) -> figure``. ``api``: the Python API function's name (``None``: none; the
-    command's API function may write this kind through ``api_configs``), ``api_doc`` its docstring,
-    ``api_returns`` its return annotation, and ``api_configs(config, params, build)`` → ``(kind,
-    configs, many)`` a command's own keywords (``build(config, type, function, params)`` is the
-    generic construction; ``many``: the function returns the list of results). ``schema``: the JSON
-    Schema of its artifacts (a dict, or where to find it; ``None``: the one shipped in
-    ``gaugecli/store/schemas/<name>.json``). ``exports``: more public names the package exports.
-    ``prefetch_rank``: when a figure's runs are prefetched, the kinds start by rank (the longest
-    first, :func:`gaugecli.pipeline.prefetch_order`; ``None``: after the ranked); ``prefetch_slice``:
-    a batch kind's configs per prefetch task instead (the slices go after the first two tasks)."""
+    """One kind of experiment: a config in, a result out, one artifact kind in the cache. Types and
+    functions of the numerics are ``"module:attribute"`` strings (:data:`Ref`), imported on first use."""
 
     name: str
+    """The artifact kind (``runs/<name>/``), and the subcommand's name where it is one."""
     help: str
+    """One line: the subcommand's entry in ``gaugecli --help``."""
     config: str
+    """The config dataclass (``"module:Class"``), exported by the package under its own name."""
     result: str
+    """The result dataclass (``"module:Class"``), exported by the package too."""
     compute: Ref
+    """``compute(config, progress)`` → one result (but see ``runner``, ``keyed``, ``batch``)."""
     runner: bool = False
+    """``compute(config, progress, runner)`` when the pipeline has a sweep runner for its points."""
     keyed: bool = False
+    """``compute(…, key=config_hash)``: the function that names each of its chunks in the point cache."""
     batch: bool = False
+    """``compute(configs, progress, runner)`` → one result per config, all at once."""
     seed: Callable[[Any], int | None] = first_seed
+    """The seed an artifact's provenance records."""
     command: str | None = None
+    """The subcommand that writes (and reruns) this kind, where it is not a command of its own
+    (``None``: ``gaugecli <name>``; ``""``: none, a run only figures read)."""
     cli: str | None = None
+    """The module of the subcommand's Typer ``app`` (``None``: ``gaugecli.cli.<name>``)."""
     fields: tuple[tuple[str | None, str], ...] = ()
+    """For the rerun files: where in the config each parameter declaration's fields lie (a dotted
+    attribute path, ``None`` for the config itself) and the ``Fields`` class (``"module:Class"``)."""
     rerun_flags: Mapping[str, Any] = field(default_factory=dict)
+    """Options that come first in the rerun file (``select --sweep``)."""
     rerun_options: Callable[[Any], dict[str, Any]] | None = None
+    """``rerun_options(config)``: the rerun file's options the declarations do not give, by TOML key."""
     summary: str | None = None
+    """The subcommand's terminal summary, ``summary(outcome, path)``."""
     figure: str | None = None
+    """What ``--figure`` draws: a paper figure (a module of :mod:`gaugecli.plots`, fed this result as
+    its first need) or ``"module:function"``, ``function(outcome, sizes)`` → a figure."""
     api: str | None = ""
+    """The Python API function's name (``""``: ``name``; ``None``: none, the kind is written by
+    another command's function through its ``api_configs``)."""
     api_doc: str = ""
+    """The API function's docstring."""
     api_returns: str = "Any"
+    """The API function's return annotation."""
     api_configs: Callable[..., tuple[str, list[Any], bool]] | None = None
+    """A command's own API keywords: ``api_configs(config, params, build)`` → ``(kind, configs,
+    many)``, where ``build(config, type, function, params)`` is the generic construction and ``many``
+    says the function returns the list of results."""
     schema: Ref | None = None
+    """The JSON Schema of its artifacts (``None``: ``gaugecli/store/schemas/<name>.json``)."""
     prefetch_rank: int | None = None
+    """When a figure's runs are prefetched, the kinds start by rank, the longest first
+    (:func:`gaugecli.pipeline.prefetch_order`; ``None``: after the ranked ones)."""
     prefetch_slice: int | None = None
+    """A batch kind's configs per prefetch task instead (the slices go after the first two tasks)."""
     exports: Mapping[str, str] = field(default_factory=dict)
+    """More public names the package exports, each with its module."""
 
     @property
     def command_name(self) -> str:
-        """The subcommand that runs (and reruns) this kind."""
-        return self.command or self.name
+        """The subcommand that runs (and reruns) this kind (``""``: none)."""
+        return self.name if self.command is None else self.command
 
     @property
     def is_command(self) -> bool:
