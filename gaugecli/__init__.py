@@ -15,6 +15,7 @@ from typing import Any
 
 from gaugecli._version import __version__ as __version__
 from gaugecli.core.route import use_fused as _use_fused
+from gaugecli.experiments.spec import experiments as _experiments
 
 # the arithmetic route, read from the environment once, here, for every use of the package (the core
 # reads no environment): GAUGECLI_FUSED=0 takes numpy everywhere, a check of the compiled loops
@@ -55,34 +56,10 @@ _EXPORTS = {
     "DynamicsConfig": "gaugecli.experiments.config",
     "Mode": "gaugecli.experiments.params",
     "ConfigError": "gaugecli.experiments.declare",
-    "SimulateConfig": "gaugecli.experiments.simulate",
-    "SelectConfig": "gaugecli.experiments.select",
-    "SelectResult": "gaugecli.experiments.select",
-    "OwnerSweepConfig": "gaugecli.experiments.select",
-    "OwnerSweepResult": "gaugecli.experiments.select",
-    "PruneConfig": "gaugecli.experiments.prune",
-    "PruneResult": "gaugecli.experiments.prune",
-    "PerturbConfig": "gaugecli.experiments.perturb",
-    "PerturbResult": "gaugecli.experiments.perturb",
-    "RelnConfig": "gaugecli.experiments.reln",
-    "RelnResult": "gaugecli.experiments.reln",
-    "LockinConfig": "gaugecli.experiments.lockin",
-    "LockinResult": "gaugecli.experiments.lockin",
-    "PhaseConfig": "gaugecli.experiments.phase",
-    "PhaseResult": "gaugecli.experiments.phase",
-    "PredictConfig": "gaugecli.experiments.predict",
-    "PredictResult": "gaugecli.experiments.predict",
     "VerifyConfig": "gaugecli.verify",
     "VerifyResult": "gaugecli.verify",
-    # the Python API: one function per subcommand, artifacts read back, the run cache
-    "simulate": "gaugecli.api",
-    "select": "gaugecli.api",
-    "prune": "gaugecli.api",
-    "perturb": "gaugecli.api",
-    "reln": "gaugecli.api",
-    "lockin": "gaugecli.api",
-    "phase": "gaugecli.api",
-    "predict": "gaugecli.api",
+    # the Python API: verify, artifacts read back, the run cache (the run function of each
+    # experiment, and its config and result types, are added from its spec below)
     "verify": "gaugecli.api",
     "load": "gaugecli.api",
     "Artifact": "gaugecli.api",
@@ -92,12 +69,25 @@ _EXPORTS = {
     "to_dataframe": "gaugecli.core.frames",
 }
 
-__all__ = sorted(_EXPORTS)
+
+def _exports() -> dict[str, str]:
+    """Public name → its module: :data:`_EXPORTS` and, from each experiment's spec, its config and
+    result types and its run function (read anew: a spec registered later is exported too)."""
+    out = dict(_EXPORTS)
+    for spec in _experiments():
+        out.update(spec.types)
+        if spec.api_name is not None:
+            out[spec.api_name] = "gaugecli.api"
+    return out
+
+
+__all__ = sorted(_exports())
 
 
 def __getattr__(name: str) -> Any:
-    if name in _EXPORTS:
-        return getattr(importlib.import_module(_EXPORTS[name]), name)
+    exports = _exports()
+    if name in exports:
+        return getattr(importlib.import_module(exports[name]), name)
     raise AttributeError(f"module 'gaugecli' has no attribute {name!r}")
 
 

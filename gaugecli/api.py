@@ -1,6 +1,10 @@
 """The public Python API: one function per subcommand, from a configuration or from keywords, and
 :func:`load` of any artifact the command line writes.
 
+The run functions (``simulate``, ``select``, …) are made from the experiments' specs
+(:func:`run_function`, one per :func:`gaugecli.experiments.spec.experiments` with an ``api_name``)
+and looked up as attributes of this module.
+
 Each run function takes the config dataclass of its kind, or the command's parameters as keywords
 (their names are the :class:`~gaugecli.experiments.declare.Param` names, i.e. the flags without
 dashes: ``gaugecli.simulate(gauge="unfavorable", gauge_strength=16, d=8)``); the keywords build the
@@ -14,24 +18,17 @@ from __future__ import annotations
 
 import dataclasses
 import warnings
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from gaugecli.core.types import Progress
 from gaugecli.experiments.keywords import build
+from gaugecli.experiments.spec import Experiment, experiments, resolve
 from gaugecli.pipeline import Pipeline
 
 if TYPE_CHECKING:
-    from gaugecli.core.observables import RunObservables
-    from gaugecli.experiments.lockin import LockinResult
-    from gaugecli.experiments.perturb import PerturbResult
-    from gaugecli.experiments.phase import PhaseResult
-    from gaugecli.experiments.predict import PredictResult
-    from gaugecli.experiments.prune import PruneResult
-    from gaugecli.experiments.reln import RelnResult
-    from gaugecli.experiments.select import OwnerSweepResult, SelectResult
     from gaugecli.verify import VerifyResult
 
 CacheDir = Path | str | None
@@ -59,119 +56,59 @@ def _config(config: Any, config_type: type, function: str, params: Mapping[str, 
 # -- one function per subcommand ------------------------------------------------------------------
 
 
-def simulate(
-    config: Any = None, /, *, cache_dir: CacheDir = None, progress: Progress | None = None, **params: Any
-) -> list[RunObservables]:
-    """``gaugecli simulate``: one :class:`~gaugecli.core.observables.RunObservables` per run of
-    ``config`` (one per gauge strength D, in order), each run integrated by itself."""
-    from gaugecli.experiments.simulate import SimulateConfig
+def run_function(spec: Experiment) -> Callable[..., Any]:
+    """The API function of ``spec``'s command: ``(config=None, /, *, cache_dir=None, progress=None,
+    **params)`` → the result (or, where its spec says ``many``, the list of results), its keywords
+    built into the config as the command line builds it (or by the spec's own ``api_configs``)."""
+    name = spec.api_name
+    assert name is not None, spec.name
 
-    config = _config(config, SimulateConfig, "simulate", params)
-    return _run("simulate", config.runs(), cache_dir, progress)
+    def run(
+        config: Any = None, /, *, cache_dir: CacheDir = None, progress: Progress | None = None, **params: Any
+    ) -> Any:
+        if spec.api_configs is not None:
+            kind, configs, many = spec.api_configs(config, params, _config)
+        else:
+            # the type imported on the first call: `import gaugecli.api` stays free of the numerics
+            kind, configs, many = spec.name, [_config(config, resolve(spec.config), name, params)], False
+        results = _run(kind, configs, cache_dir, progress)
+        return results if many else results[0]
 
-
-def select(
-    config: Any = None, /, *, cache_dir: CacheDir = None, progress: Progress | None = None, **params: Any
-) -> SelectResult | OwnerSweepResult:
-    """``gaugecli select``: which of m duplicates owns the teacher feature (a ``SelectResult``);
-    with an ``OwnerSweepConfig`` (keywords: ``sweep=True, ms=(2, 3, …)``) the owner-success sweep
-    ``gaugecli select --sweep`` (an ``OwnerSweepResult``)."""
-    from gaugecli.experiments.select import OwnerSweepConfig, SelectConfig
-
-    sweep = isinstance(config, OwnerSweepConfig) or bool(params.pop("sweep", False))
-    config = _config(config, OwnerSweepConfig if sweep else SelectConfig, "select", params)
-    result: SelectResult | OwnerSweepResult = _run(
-        "select-sweep" if sweep else "select", [config], cache_dir, progress
-    )[0]
-    return result
-
-
-def prune(
-    config: Any = None, /, *, cache_dir: CacheDir = None, progress: Progress | None = None, **params: Any
-) -> PruneResult:
-    """``gaugecli prune``: the non-owners' function vanishes (claim C7), and when it does not."""
-    from gaugecli.experiments.prune import PruneConfig
-
-    result: PruneResult = _run("prune", [_config(config, PruneConfig, "prune", params)], cache_dir, progress)[0]
-    return result
+    run.__name__ = run.__qualname__ = name
+    run.__module__ = __name__
+    run.__doc__ = spec.api_doc
+    run.__annotations__ = {
+        "config": "Any",
+        "cache_dir": "CacheDir",
+        "progress": "Progress | None",
+        "params": "Any",
+        "return": spec.api_returns,
+    }
+    return run
 
 
-def perturb(
-    config: Any = None, /, *, cache_dir: CacheDir = None, progress: Progress | None = None, **params: Any
-) -> PerturbResult:
-    """``gaugecli perturb``: robustness of selection (claim C8); ``kind="random"`` or ``"adversarial"``
-    as on the command line (the config's ``adversarial``)."""
-    from gaugecli.experiments import params as P
-    from gaugecli.experiments.perturb import PerturbConfig
-
-    if "kind" in params:
-        P.Perturb.kind.check(params["kind"])
-        params["adversarial"] = params.pop("kind") == "adversarial"
-    result: PerturbResult = _run("perturb", [_config(config, PerturbConfig, "perturb", params)], cache_dir, progress)[0]
-    return result
+def run_functions() -> dict[str, Experiment]:
+    """The experiments with an API function, by the function's name."""
+    return {spec.api_name: spec for spec in experiments() if spec.api_name is not None}
 
 
-def reln(
-    config: Any = None, /, *, cache_dir: CacheDir = None, progress: Progress | None = None, **params: Any
-) -> RelnResult:
-    """``gaugecli reln``: the gated-linear (ReLN) view of gauge selection, where it holds and fails."""
-    from gaugecli.experiments.reln import RelnConfig
+_GENERATED: dict[str, tuple[Experiment, Callable[..., Any]]] = {
+    name: (spec, run_function(spec)) for name, spec in run_functions().items()
+}
+"""Each run function made so far, by name, with the spec it was made from (made once per spec): those
+registered at import, also module attributes (below), and any registered later (a test's toy)."""
 
-    result: RelnResult = _run("reln", [_config(config, RelnConfig, "reln", params)], cache_dir, progress)[0]
-    return result
-
-
-def lockin(
-    config: Any = None, /, *, cache_dir: CacheDir = None, progress: Progress | None = None, **params: Any
-) -> LockinResult:
-    """``gaugecli lockin``: feature repulsion and spectral lock-in diagnostics, select vs aligned control."""
-    from gaugecli.experiments.lockin import LockinConfig
-
-    result: LockinResult = _run("lockin", [_config(config, LockinConfig, "lockin", params)], cache_dir, progress)[0]
-    return result
+globals().update({name: function for name, (_, function) in _GENERATED.items()})  # seen by dir(), docs
 
 
-def phase(
-    config: Any = None, /, *, cache_dir: CacheDir = None, progress: Progress | None = None, **params: Any
-) -> PhaseResult:
-    """``gaugecli phase``: a map of simulate or select over two parameters. Keywords: ``kind``,
-    ``x`` and ``y`` (``"NAME=START:STOP:NUM[:log]"``), ``metric`` (or ``metrics``), and any
-    parameter of the base run (``m``, ``d``, ``gauge``, ``rtol``, …) — or ``base=`` a config."""
-    from gaugecli.experiments.phase import PhaseConfig, parse_axis
-
-    if config is None:
-        kind = params.pop("kind", "simulate")
-        axes: dict[str, Any] = {
-            name: parse_axis(params.pop(name), kind, name) if isinstance(params.get(name), str) else params.pop(name)
-            for name in ("x", "y")
-            if name in params
-        }
-        metrics = params.pop("metrics", params.pop("metric", None))
-        base = params.pop("base", None)
-        if params:
-            from gaugecli.experiments.select import SelectConfig
-            from gaugecli.experiments.simulate import SimulateConfig
-
-            base_type: type = SimulateConfig if kind == "simulate" else SelectConfig
-            base = _config(base, base_type, "phase", params)
-        given: dict[str, Any] = (
-            {"metrics": (metrics,) if isinstance(metrics, str) else tuple(metrics)} if metrics is not None else {}
-        )
-        config = PhaseConfig(kind=kind, base=base, **axes, **given)
-    config = _config(config, PhaseConfig, "phase", {})
-    result: PhaseResult = _run("phase", [config], cache_dir, progress)[0]
-    return result
-
-
-def predict(
-    config: Any = None, /, *, cache_dir: CacheDir = None, progress: Progress | None = None, **params: Any
-) -> PredictResult:
-    """``gaugecli predict``: the owner of each feature from Gaussian starts against each predictor, with
-    Wilson intervals (keywords: ``ks``, ``widths``, ``spreads``, ``runs``, ``init_scale_a``, ``d``, …)."""
-    from gaugecli.experiments.predict import PredictConfig
-
-    result: PredictResult = _run("predict", [_config(config, PredictConfig, "predict", params)], cache_dir, progress)[0]
-    return result
+def __getattr__(name: str) -> Any:
+    spec = run_functions().get(name)
+    if spec is None:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    made = _GENERATED.get(name)
+    if made is None or made[0] is not spec:
+        made = _GENERATED[name] = (spec, run_function(spec))
+    return made[1]
 
 
 def verify(
@@ -228,10 +165,10 @@ class Artifact:
 def _types(kind: str) -> tuple[type, Any] | None:
     """``(config type, result type)`` of an artifact kind; ``None`` for the untyped ones (figure, point)."""
     from gaugecli.pipeline import KINDS
-    from gaugecli.pipeline import kind as experiment
+    from gaugecli.pipeline import kind as experiment_kind
 
     if kind in KINDS:
-        k = experiment(kind)
+        k = experiment_kind(kind)
         return k.config_type, k.result_type
     if kind == "verify":
         from gaugecli.verify import VerifyConfig, VerifyResult

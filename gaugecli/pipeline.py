@@ -1,8 +1,8 @@
 """One way from a configuration to its result, for the commands, the figures and the sweeps.
 
-:data:`KINDS` is the registry of experiment kinds — each a config dataclass, a result type and
-the function that computes one — imported lazily (each loader is a plain function, so the
-imports stay visible to readers and tools). :class:`Pipeline` computes a configuration at most
+:data:`KINDS` holds the experiment kinds — each a config dataclass, a result type and the function
+that computes one — built from the registry of experiment specs
+(:mod:`gaugecli.experiments.spec`), each imported on first use. :class:`Pipeline` computes a configuration at most
 once: ``ensure(kind, config)`` returns the cached result when the cache holds a valid artifact
 for exactly that configuration (and package version), and otherwise computes, stores and
 returns it. ``gaugecli simulate …`` followed by ``gaugecli plot …`` therefore reuses the run.
@@ -10,12 +10,15 @@ returns it. ``gaugecli simulate …`` followed by ``gaugecli plot …`` therefor
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+import functools
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from gaugecli.core.types import PointRunner, Progress
+from gaugecli.experiments.spec import Experiment, Live, experiments
+from gaugecli.experiments.spec import resolve as resolve_ref
 from gaugecli.store.artifacts import now
 from gaugecli.store.cache import Cache, Warn
 
@@ -43,149 +46,43 @@ def _one_by_one(fn: Callable[..., Any], *, runner: bool) -> Callable[[Sequence[A
     return compute
 
 
-def _first_seed(config: Any) -> int | None:
-    """The seed an artifact's provenance records: the first of ``config.seeds`` (if any)."""
-    seeds = getattr(config, "seeds", None)
-    return seeds[0] if seeds else None
-
-
 def _part(progress: Progress | None, i: int, n: int) -> Progress | None:
     return None if progress is None else (lambda f: progress((i + min(max(f, 0.0), 1.0)) / n))
 
 
-def _simulate() -> Kind:
-    from gaugecli.core.observables import RunObservables
-    from gaugecli.experiments.simulate import SimulateConfig, simulate_batch
-
-    def compute(configs: Sequence[SimulateConfig], progress: Progress | None, _runner: Any) -> list[RunObservables]:
-        for config in configs:
-            if len(config.runs()) != 1:
-                raise ValueError(f"a simulate entry is one run; split it with config.runs() (got {len(config.runs())})")
-        return simulate_batch(configs, progress)
-
-    def seed(config: SimulateConfig) -> int | None:
-        return config.run_seed if config.dynamics.mode.stochastic else None
-
-    return Kind("simulate", SimulateConfig, RunObservables, compute, seed)
-
-
-def _select() -> Kind:
-    from gaugecli.experiments.select import SelectConfig, SelectResult, select
-
-    return Kind("select", SelectConfig, SelectResult, _one_by_one(select, runner=False), _first_seed)
-
-
-def _select_sweep() -> Kind:
-    from gaugecli.experiments.select import OwnerSweepConfig, OwnerSweepResult, owner_sweep
-
-    return Kind("select-sweep", OwnerSweepConfig, OwnerSweepResult, _one_by_one(owner_sweep, runner=True), _first_seed)
-
-
-def _prune() -> Kind:
-    from gaugecli.experiments.prune import PruneConfig, PruneResult, prune
-
-    return Kind("prune", PruneConfig, PruneResult, _one_by_one(prune, runner=True), _first_seed)
-
-
-def _lockin() -> Kind:
-    from gaugecli.experiments.lockin import LockinConfig, LockinResult, lockin
-
-    return Kind("lockin", LockinConfig, LockinResult, _one_by_one(lockin, runner=False), _first_seed)
-
-
-def _perturb() -> Kind:
-    from gaugecli.experiments.perturb import PerturbConfig, PerturbResult, perturb
-
-    return Kind("perturb", PerturbConfig, PerturbResult, _one_by_one(perturb, runner=True), _first_seed)
-
-
-def _reln() -> Kind:
-    from gaugecli.experiments.reln import RelnConfig, RelnResult, run_reln
-
-    return Kind("reln", RelnConfig, RelnResult, _one_by_one(run_reln, runner=False))
-
-
-def _phase() -> Kind:
-    from gaugecli.experiments.phase import PhaseConfig, PhaseResult, phase
+def _keyed(fn: Callable[..., Any]) -> Callable[..., Any]:
+    """``fn`` with ``key=`` the config hash: the name of each chunk of a sweep in the point cache."""
     from gaugecli.store.artifacts import config_hash
 
-    def run(config: PhaseConfig, progress: Progress | None, runner: PointRunner | None = None) -> PhaseResult:
-        return phase(config, progress, runner, key=config_hash) if runner else phase(config, progress, key=config_hash)
+    def run(config: Any, progress: Progress | None, runner: PointRunner | None = None) -> Any:
+        return fn(config, progress, runner, key=config_hash) if runner else fn(config, progress, key=config_hash)
 
-    return Kind("phase", PhaseConfig, PhaseResult, _one_by_one(run, runner=True), lambda config: None)
-
-
-def _predict() -> Kind:
-    from gaugecli.experiments.predict import PredictConfig, PredictResult, predict
-    from gaugecli.store.artifacts import config_hash
-
-    def run(config: PredictConfig, progress: Progress | None, runner: PointRunner | None = None) -> PredictResult:
-        return (
-            predict(config, progress, runner, key=config_hash) if runner else predict(config, progress, key=config_hash)
-        )
-
-    return Kind(
-        "predict", PredictConfig, PredictResult, _one_by_one(run, runner=True), lambda config: config.first_seed
-    )
+    return run
 
 
-def _no_seed(config: Any) -> int | None:
-    """The figures' deterministic kinds record no seed."""
-    return None
+def from_spec(spec: Experiment) -> Kind:
+    """The kind an :class:`~gaugecli.experiments.spec.Experiment` declares, its types and function imported."""
+    if spec.schema is not None:
+        from gaugecli.store.schemas import register
+
+        register(spec.name, resolve_ref(spec.schema))
+    fn = resolve_ref(spec.compute)
+    if spec.keyed:
+        fn = _keyed(fn)
+    compute = fn if spec.batch else _one_by_one(fn, runner=spec.runner)
+    return Kind(spec.name, resolve_ref(spec.config), resolve_ref(spec.result), compute, spec.seed)
 
 
-def _reduced_window() -> Kind:
-    from gaugecli.experiments.reduced_window import ReducedWindow, ReducedWindowConfig, reduced_window
+LOADERS: dict[str, Callable[[], Kind]] = {}
+"""Kinds declared here by a loader function instead of a spec: ``{"name": loader}``, each loader
+importing on first use. (A run only figures read is better a spec with ``command=""``, ``api=None``.)"""
 
-    return Kind(
-        "reduced-window", ReducedWindowConfig, ReducedWindow, _one_by_one(reduced_window, runner=False), _no_seed
-    )
-
-
-def _limit_constants() -> Kind:
-    from gaugecli.experiments.limits import LimitConstants, LimitConstantsConfig, limit_constants
-
-    compute = _one_by_one(limit_constants, runner=False)
-    return Kind("limit-constants", LimitConstantsConfig, LimitConstants, compute, _no_seed)
-
-
-def _limit_paths() -> Kind:
-    from gaugecli.experiments.limits import LimitPaths, LimitPathsConfig, limit_paths
-
-    return Kind("limit-paths", LimitPathsConfig, LimitPaths, _one_by_one(limit_paths, runner=False), _no_seed)
-
-
-def _ratio_slope() -> Kind:
-    from gaugecli.experiments.ratio_slope import RatioSlope, RatioSlopeConfig, ratio_slope
-
-    return Kind("ratio-slope", RatioSlopeConfig, RatioSlope, _one_by_one(ratio_slope, runner=False), _no_seed)
-
-
-def _speed_ratio() -> Kind:
-    from gaugecli.experiments.speed_ratio import SpeedRatio, SpeedRatioConfig, speed_ratio
-
-    return Kind("speed-ratio", SpeedRatioConfig, SpeedRatio, _one_by_one(speed_ratio, runner=False), _no_seed)
-
-
-KINDS: dict[str, Callable[[], Kind]] = {
-    "simulate": _simulate,
-    "select": _select,
-    "select-sweep": _select_sweep,
-    "prune": _prune,
-    "lockin": _lockin,
-    "perturb": _perturb,
-    "reln": _reln,
-    "phase": _phase,
-    "predict": _predict,
-    "reduced-window": _reduced_window,
-    "limit-constants": _limit_constants,
-    "limit-paths": _limit_paths,
-    "ratio-slope": _ratio_slope,
-    "speed-ratio": _speed_ratio,
-}
-"""Experiment kinds by artifact kind name; each loader imports its experiment on first use. The last
-five have no command: they are the reduced and ``D → ∞`` equations the figures draw (fig1–fig3), so
-that a figure reads every ODE it shows from the cache."""
+KINDS: Mapping[str, Callable[[], Kind]] = Live(
+    lambda: {spec.name: functools.partial(from_spec, spec) for spec in experiments()} | LOADERS
+)
+"""Experiment kinds by artifact kind name: one per registered spec
+(:func:`gaugecli.experiments.spec.experiments`) and the :data:`LOADERS`; each imports its
+experiment on first use."""
 
 
 def kind(name: str) -> Kind:
@@ -282,7 +179,7 @@ class Pipeline:
     ) -> int:
         """Compute the needs missing from the cache on ``executor`` (``submit(fn, *args)`` →
         handle with ``result()``), several at once; return how many tasks ran. Each task is one
-        configuration (simulate: :data:`SIMULATE_SLICE` of them, each run integrated by itself), run in a worker
+        configuration (a batch kind: its spec's ``prefetch_slice`` of them, each run by itself), run in a worker
         that writes its artifact to this cache; later :meth:`ensure` calls read them. The costly
         kinds go first so that the cheap ones fill the other workers meanwhile.
 
@@ -308,11 +205,15 @@ class Pipeline:
                 present.add((need.kind, config_hash(need.config)))
         for kind_name in missing:  # here, not in a worker: one line before any computation
             self._check_writable(kind_name)
-        tasks = [(kind, [c]) for kind, configs in missing.items() if kind != "simulate" for c in configs]
-        tasks.sort(key=lambda task: PREFETCH_ORDER.index(task[0]) if task[0] in PREFETCH_ORDER else len(PREFETCH_ORDER))
-        if "simulate" in missing:  # in slices, so that every worker takes a share of them
-            configs = missing["simulate"]
-            slices = [("simulate", configs[i : i + SIMULATE_SLICE]) for i in range(0, len(configs), SIMULATE_SLICE)]
+        sliced = {spec.name: spec.prefetch_slice for spec in experiments() if spec.prefetch_slice}
+        order = prefetch_order()
+        tasks = [(kind, [c]) for kind, configs in missing.items() if kind not in sliced for c in configs]
+        tasks.sort(key=lambda task: order.index(task[0]) if task[0] in order else len(order))
+        for kind, size in sliced.items():  # in slices, so that every worker takes a share of them
+            if kind not in missing:
+                continue
+            configs = missing[kind]
+            slices = [(kind, configs[i : i + size]) for i in range(0, len(configs), size)]
             tasks[min(len(tasks), 2) : min(len(tasks), 2)] = slices
         keys = [[(kind, config_hash(c)) for c in configs] for kind, configs in tasks]
         if on_cached is not None:
@@ -367,20 +268,17 @@ class Pipeline:
         return Outcome(k.name, config, result, artifact, self.cache.path(k.name, config), False)
 
 
-SIMULATE_SLICE = 12
-"""``simulate`` configurations per prefetch task. Each configuration is integrated by itself
-whatever its task (:func:`~gaugecli.experiments.simulate.simulate_batch`), so slicing changes no
-number; as one task, the figures' ~140 runs (~30 s on one core) kept one worker busy while the
-others idled at the end."""
-
-PREFETCH_ORDER = ("predict", "perturb", "select-sweep", "select", "reln", "lockin", "prune")
-"""The order in which :meth:`Pipeline.prefetch` starts the kinds (the slices of ``simulate`` after the
-first two tasks). The longest tasks go first — measured one by one on one core (2026-12-06): predict
-4–16 s, perturb 2–10 s — then the many short ``select`` runs, so that the figures reading them are
-drawn while the rest still compute; the last are mid-sized tasks (reln 2 s, prune 6 s, lockin 9 s)
-whose figures draw in ~1.5 s, which keeps both workers busy to the end. Started last, the 16 s
-predict study alone had been the tail of a cold ``plot all`` (the other worker idle ~15 s), and
-with the ``select`` runs last, the figures that read them (fig8, fig9: ~3 s each) were."""
+def prefetch_order() -> list[str]:
+    """The order in which :meth:`Pipeline.prefetch` starts the kinds: by each spec's
+    ``prefetch_rank`` (the sliced batch kinds after the first two tasks). The longest tasks go
+    first — measured one by one on one core (2026-12-06): predict 4–16 s, perturb 2–10 s — then the
+    many short ``select`` runs, so that the figures reading them are drawn while the rest still
+    compute; the last are mid-sized tasks (reln 2 s, prune 6 s, lockin 9 s) whose figures draw in
+    ~1.5 s, which keeps both workers busy to the end. Started last, the 16 s predict study alone had
+    been the tail of a cold ``plot all`` (the other worker idle ~15 s), and with the ``select`` runs
+    last, the figures that read them (fig8, fig9: ~3 s each) were."""
+    ranked = [spec for spec in experiments() if spec.prefetch_rank is not None]
+    return [spec.name for spec in sorted(ranked, key=lambda spec: spec.prefetch_rank or 0)]
 
 
 def _ensure_in_worker(cache_root: str, kind_name: str, configs: list[Any], reuse: bool) -> None:

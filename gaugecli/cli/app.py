@@ -9,7 +9,7 @@ from __future__ import annotations
 import os
 import sys
 import warnings
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from importlib import import_module
 from typing import Annotated, Any
 
@@ -19,24 +19,21 @@ from typer._click.exceptions import NoArgsIsHelpError
 from typer.core import TyperGroup
 
 from gaugecli.cli.errors import ClickException, UsageError
+from gaugecli.experiments.spec import Live, experiments
 from gaugecli.run.executors import THREAD_ENV_VARS  # stdlib only: --help stays numpy-free
 
-COMMANDS: dict[str, str] = {
-    "simulate": "One configuration: loss, alignment, coefficients, δ, reaction and transport over time.",
-    "select": "Selection among m duplicates: the +D neuron becomes the owner (claim C6).",
-    "prune": "Functional pruning: the non-owner norm P(t) → 0 (claim C7), unless non-owners have δ > 0.",
-    "lockin": "Repulsion and spectral lock-in diagnostics (Xu, Tian): which signatures gauge selection leaves.",
-    "perturb": "Robustness (claim C8): visible perturbations, GD step size, sample size.",
-    "reln": "The gated-linear (ReLN) view of gauge selection: where it predicts the gauge effect, where it fails.",
-    "phase": "A map over two parameters of simulate or select: T_spec, ratio, outcome, kernel distance, ….",
-    "predict": "Who owns each feature from random starts, and what predicts it: δ, alignment, c·α, speed, race.",
+TOOLS: dict[str, str] = {
     "plot": "Render publication figures (computing and caching any run they need).",
     "validate": "Check artifacts against their JSON Schema and their hashes.",
     "export": "Export an artifact: a long-form CSV or Parquet table, or netCDF mirroring to_xarray().",
     "verify": "Check every claim at the paper's settings: measured, expected, verdict.",
     "numbers": "Every number a figure quotes, from its sidecar: LaTeX macros, JSON or Markdown.",
 }
-"""Subcommand → one-line help (shown by ``gaugecli --help`` without importing the command)."""
+"""The subcommands that run no experiment of their own (they read or draw artifacts) → one-line help."""
+
+COMMANDS: Mapping[str, str] = Live(lambda: {spec.name: spec.help for spec in experiments() if spec.is_command} | TOOLS)
+"""Subcommand → one-line help (shown by ``gaugecli --help`` without importing the command): each
+experiment's spec that is a command of its own, then the :data:`TOOLS`."""
 
 
 class _LazyOneLineGroup(TyperGroup):
@@ -49,7 +46,8 @@ class _LazyOneLineGroup(TyperGroup):
     def get_command(self, ctx: Any, cmd_name: str) -> Any:
         if cmd_name not in COMMANDS:
             return None
-        module = import_module(f"gaugecli.cli.{cmd_name}")
+        spec = next((spec for spec in experiments() if spec.name == cmd_name), None)
+        module = import_module(spec.cli if spec is not None and spec.cli else f"gaugecli.cli.{cmd_name}")
         command = typer.main.get_command(module.app)
         command.name = cmd_name
         return command

@@ -9,26 +9,26 @@ command its first line gives, valid where the run that wrote it was started).
 from __future__ import annotations
 
 import functools
+from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-from gaugecli.experiments import params as P
 from gaugecli.experiments.declare import Fields
+from gaugecli.experiments.spec import Live, experiment, experiments, resolve
 
-COMMANDS: dict[str, tuple[str, tuple[tuple[str | None, type[Fields]], ...]]] = {
-    "simulate": ("simulate", (("model", P.Model), ("dynamics", P.Dynamics), (None, P.Simulate))),
-    "select": ("select", (("model", P.Model), ("dynamics", P.Dynamics), (None, P.Select))),
-    "select-sweep": ("select", (("model", P.Model), ("dynamics", P.Dynamics), (None, P.OwnerSweep))),
-    "prune": ("prune", (("model", P.Model), ("dynamics", P.Dynamics), (None, P.Prune))),
-    "perturb": ("perturb", (("model", P.Model), ("dynamics", P.Dynamics), (None, P.Perturb))),
-    "lockin": ("lockin", (("model", P.Model), ("dynamics", P.Dynamics), (None, P.Lockin))),
-    "reln": ("reln", (("model", P.Model), ("dynamics", P.Dynamics), (None, P.Reln))),
-    "phase": ("phase", (("base.model", P.Model), ("base.dynamics", P.Dynamics))),
-    "predict": ("predict", (("model", P.Model), (None, P.Predict))),
-}
+
+def _table() -> dict[str, tuple[str, tuple[tuple[str | None, type[Fields]], ...]]]:
+    return {
+        spec.name: (spec.command_name, tuple((attribute, resolve(ref)) for attribute, ref in spec.fields))
+        for spec in experiments()
+        if spec.command_name and (spec.fields or spec.rerun_options is not None)
+    }
+
+
+COMMANDS: Mapping[str, tuple[str, tuple[tuple[str | None, type[Fields]], ...]]] = Live(_table)
 """Artifact kind → the command that reruns it, and where in its config each declaration's fields lie
-(a dotted path: a field of a field; ``phase`` adds its own options and its base run's, see
-:func:`_phase_options`)."""
+(a dotted path: a field of a field), from each experiment's spec (its ``command_name`` and
+``fields``; its ``rerun_flags`` and ``rerun_options`` add what the declarations do not give)."""
 
 
 EXPLICIT_DELTAS_IMPLY = {"gauge", "strengths", "strength", "m", "owner"}
@@ -41,8 +41,10 @@ def options(kind: str, config: Any) -> dict[str, Any]:
     from gaugecli.experiments.initial import ignored_by_config
 
     command_name, parts = COMMANDS[kind]
+    spec = experiment(kind)
+    assert spec is not None, kind
     by_flag = _parameters_by_flag(command_name)
-    out: dict[str, Any] = {"sweep": True} if kind == "select-sweep" else {}
+    out: dict[str, Any] = dict(spec.rerun_flags)
     # per-neuron δ fix m and the owner and replace the gauge: those options would be refused with them
     implied = EXPLICIT_DELTAS_IMPLY if getattr(config, "deltas", None) is not None else set()
     # a drawn start never reads these: listed, they would read as used (and a rerun refuses them if edited)
@@ -65,8 +67,8 @@ def options(kind: str, config: Any) -> dict[str, Any]:
                 continue
             listed = p.plural or param.multiple or field == "seed"  # simulate's one seed, as --seeds
             out[_key(param)] = list(value) if isinstance(value, tuple) else [value] if listed else value
-    if kind == "phase":
-        out.update(_phase_options(config))
+    if spec.rerun_options is not None:
+        out.update(spec.rerun_options(config))
     return out
 
 
@@ -81,38 +83,6 @@ def _parameters_by_flag(command_name: str) -> dict[str, Any]:
     command = typer.main.get_group(app).get_command(None, command_name)  # type: ignore[arg-type]
     assert command is not None, command_name
     return {flag: param for param in command.params for flag in param.opts}
-
-
-def _axis(axis: Any) -> str:
-    """``NAME=START:STOP:NUM[:log]`` with START and STOP to the last bit (``repr``), so that the
-    rerun's axis values, and hence its config hash, are the artifact's."""
-    tail = ":log" if axis.scale == "log" else ""
-    return f"{axis.name}={axis.start!r}:{axis.stop!r}:{axis.num}{tail}"
-
-
-def _phase_options(config: Any) -> dict[str, Any]:
-    """``gaugecli phase``'s own options and its base run's (the axes as ``NAME=START:STOP:NUM[:log]``;
-    the base's D, m, owner or gauge and its start), by TOML key."""
-    from gaugecli.experiments.simulate import SimulateConfig
-
-    base = config.run_base
-    out: dict[str, Any] = {
-        "kind": config.kind,
-        "x": _axis(config.x),
-        "y": _axis(config.y),
-        "metric": list(config.metrics),
-        "limit-d": list(config.limit_strengths),
-        "seeds": None if config.seeds is None else list(config.seeds),
-        "m": base.m,
-        "init": base.init,
-        "eps": base.eps,
-        "init-seed": base.init_seed,
-    }
-    if isinstance(base, SimulateConfig):
-        out.update({"gauge": base.gauge, "gauge-strength": base.strengths[0]})
-    else:
-        out.update({"gauge-strength": base.strength, "owner": base.owner})
-    return {k: v for k, v in out.items() if v is not None}
 
 
 def _key(param: Any) -> str:

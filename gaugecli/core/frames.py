@@ -1,5 +1,5 @@
 """Labelled views of results: ``to_xarray()`` and a long-form ``to_dataframe()`` of every result
-type, from one small table of dimension names per type (:data:`VIEWS`).
+type, from the dimension names each result type declares (its ``VIEW``).
 
 A result dataclass becomes one node of labelled data: its arrays are variables over named
 dimensions (``t``, ``neuron``, …; a 1-D field whose dimension bears its own name, such as ``t``,
@@ -62,92 +62,16 @@ class View:
     coords: Mapping[str, str] = field(default_factory=dict)
 
 
-_T, _TN = ("t",), ("t", "neuron")
+_T = ("t",)
 
-VIEWS: dict[str, View] = {
-    # simulate (and every run inside select, prune): each per-neuron series is (n_t, m)
-    "RunObservables": View(
-        dims={
-            **dict.fromkeys(
-                ("t", "loss", "reaction", "transport", "grad_norm_sq", "identity_residual", "empirical_loss"), _T
-            ),
-            **dict.fromkeys(("instantaneous_owner", "nonowner_norm", "unaligned_norm"), _T),
-            **dict.fromkeys(
-                ("alignment", "feature", "coefficient", "imbalance", "norm_a", "norm_w", "imbalance_by_steps"), _TN
-            ),
-            "crossing_times": ("neuron",),
-            "ownership": ("t", "neuron", "feature"),
-            "feature_nonowner_norm": ("t", "feature"),
-            **dict.fromkeys(("owners", "computed_owners", "feature_specialized"), ("feature",)),
-            "coaligned": ("neuron", "feature"),
-            "pruned": ("neuron",),
-        },
-        absorb=("stats",),
-    ),
-    "SelectResult": View(dims={"seeds": ("run",), "success": ("run",)}, records={"runs": "run"}),
-    "OwnerSweepResult": View(dims={"ms": ("ms",), "success_matrix": ("ms", "designated")}, records={"points": "point"}),
-    "PruneResult": View(records={"points": "point", "sweep": "point"}),
-    "PrunePoint": View(dims={"t": _T, "nonowner_norm": _T}),
-    "SweepPoint": View(dims={"t": _T, "nonowner_norm": _T}),
-    "Coalignment": View(dims={"deltas_pruned": ("neuron",), "deltas_coaligned": ("neuron",)}),
-    "VisibleSweep": View(
-        dims={
-            "eps": ("eps",),
-            "strengths": ("strengths",),
-            "probability": ("strengths", "eps"),
-            "threshold": ("strengths",),
-            "bracket": ("strengths", "end"),
-        },
-        records={"points": "point"},
-    ),
-    "StepSweep": View(
-        dims={
-            **dict.fromkeys(("etas", "t_spec_gd", "error", "error_per_step"), ("etas",)),
-            **dict.fromkeys(("stability_etas", "success", "diverged", "stability_t_spec"), ("stability_etas",)),
-        }
-    ),
-    "SampleSweep": View(
-        dims={
-            **dict.fromkeys(("ns", "deviation", "deviation_err", "t_spec_deviation", "t_spec_deviation_err"), ("ns",)),
-            "seeds": ("seeds",),
-            "deviation_per_seed": ("ns", "seeds"),
-            "t_spec_per_seed": ("ns", "seeds"),
-        }
-    ),
-    "SampleGDCheck": View(dims={"deviation": ("ns",), "deviation_half": ("ns",)}),
-    "SelectionSweep": View(
-        dims={
-            **dict.fromkeys(("ns", "successes", "trials", "undecided", "rate", "ci_low", "ci_high"), ("ns",)),
-            "seeds": ("seeds",),
-        }
-    ),
-    "RelnResult": View(
-        dims={"psi_deg": ("psi_deg",)},
-        records={"ratios": "strength", "curves": "strength", "restart": "restart", "envelope": "strength"},
-    ),
-    "RelnCurves": View(
-        dims=dict.fromkeys(
-            ("t", "loss_relu", "loss_reln", "loss_reln_initial", "loss_race", "alignment_relu", "alignment_reln"), _T
-        )
-    ),
-    "RelnSelect": View(
-        dims={
-            **dict.fromkeys(("t", "loss_relu", "loss_reln"), _T),
-            **dict.fromkeys(("c_relu", "c_reln", "alpha_relu", "alpha_reln"), _TN),
-        }
-    ),
-    "RelnEnvelope": View(dims=dict.fromkeys(("levels", "t_relu", "t_best", "psi_best_deg", "ratio"), ("levels",))),
-    "LockinResult": View(records={"runs": "run"}),
-    "LockinRun": View(dims={"series": _T}),
-    "PhaseResult": View(
-        dims={"maps": ("y", "x"), "horizon": ("y", "x"), "chunk_of_cell": ("y", "x"), "chunk_cells": ("chunk",)},
-        absorb=("x", "y"),
-        coords={"x": "x.values", "y": "y.values"},
-    ),
-    "VerifyResult": View(records={"claims": "claim"}),
-}
-"""Result type (class name) → its :class:`View`; a type not listed gets the default view (every
-array's axes named ``<field>_<axis>``, save a field ``t``)."""
+
+def view_of(record: Any) -> View:
+    """The :class:`View` a result type declares as its class attribute ``VIEW`` (the types above the
+    core declare their own); any other gets the default view (every array's axes named
+    ``<field>_<axis>``, save a field ``t``)."""
+    view = getattr(type(record), "VIEW", None)
+    return view if isinstance(view, View) else View()
+
 
 _DEFAULT_DIMS = {"t": _T}
 """Dimensions that hold in every view: a 1-D field ``t`` is a time axis."""
@@ -254,7 +178,7 @@ def _dims(name: str, shape: tuple[int, ...], declared: tuple[str, ...] | None) -
 
 
 def _node(record: Any) -> _Node:
-    view = VIEWS.get(type(record).__name__, View())
+    view = view_of(record)
     node = _Node()
     _fill(node, record, view, "")
     for dim, path in view.coords.items():
@@ -284,7 +208,7 @@ def _fill(node: _Node, record: Any, view: View, prefix: str) -> None:
         elif _scalar(value):
             node.variables[key] = ((), _zero_d(value))
         elif _is_record(value) and name in view.absorb and not prefix:
-            _fill(node, value, VIEWS.get(type(value).__name__, View()), f"{key}.")
+            _fill(node, value, view_of(value), f"{key}.")
         elif isinstance(value, dict) and value and all(_numeric(v) is not None for v in value.values()):
             for entry, array in value.items():  # a dict of arrays: each entry a variable of this node
                 values = _numeric(array)
@@ -433,7 +357,7 @@ def to_dataframe(result: Any, config: Any = None) -> Any:
 
 
 class Labelled:
-    """Mixin of the result types: ``.to_xarray()`` and ``.to_dataframe()`` by :data:`VIEWS`, and
+    """Mixin of the result types: ``.to_xarray()`` and ``.to_dataframe()`` by their ``VIEW``, and
     where the result is stored. ``path`` and ``config_hash`` are not dataclass fields (neither
     compared nor serialised): the pipeline sets them on what it returns — the artifact written or
     reused in its run cache (``None`` without one) and the configuration's hash, its file name there."""

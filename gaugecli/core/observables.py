@@ -3,12 +3,12 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field, replace
-from typing import Any
+from typing import Any, ClassVar
 
 import numpy as np
 
 from gaugecli.core.dynamics import Dissipation, dissipation, population_loss
-from gaugecli.core.frames import Labelled
+from gaugecli.core.frames import Labelled, View
 from gaugecli.core.gauge import function_coordinates, imbalance
 from gaugecli.core.metrics import (
     alignment,
@@ -64,6 +64,27 @@ class RunObservables(Labelled):
     the function they carry together. It tells pruning (each ``c_j → 0``) from cancellation (a
     pair of one direction and opposite ``c``, each ``|c|`` finite, whose sum carries nothing).
     """
+
+    VIEW: ClassVar[View] = View(
+        dims={
+            **dict.fromkeys(
+                ("t", "loss", "reaction", "transport", "grad_norm_sq", "identity_residual", "empirical_loss"), ("t",)
+            ),
+            **dict.fromkeys(("instantaneous_owner", "nonowner_norm", "unaligned_norm"), ("t",)),
+            **dict.fromkeys(
+                ("alignment", "feature", "coefficient", "imbalance", "norm_a", "norm_w", "imbalance_by_steps"),
+                ("t", "neuron"),
+            ),
+            "crossing_times": ("neuron",),
+            "ownership": ("t", "neuron", "feature"),
+            "feature_nonowner_norm": ("t", "feature"),
+            **dict.fromkeys(("owners", "computed_owners", "feature_specialized"), ("feature",)),
+            "coaligned": ("neuron", "feature"),
+            "pruned": ("neuron",),
+        },
+        absorb=("stats",),
+    )
+    """The labelled view of this result (:mod:`gaugecli.core.frames`): its dimension names."""
 
     t: Array
     loss: Array

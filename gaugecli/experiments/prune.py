@@ -11,10 +11,11 @@ they co-align with the owner and keep part of the coefficient — and the m = 3 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import ClassVar
 
 import numpy as np
 
-from gaugecli.core.frames import Labelled
+from gaugecli.core.frames import Labelled, View
 from gaugecli.core.gauge import owner_imbalances
 from gaugecli.core.metrics import first_time_below
 from gaugecli.core.observables import RunObservables
@@ -93,6 +94,9 @@ class PrunePoint:
     ``predicted_rate`` of the population flow linearised at the pruned minimum (non-owners at
     their final ``alignment``)."""
 
+    VIEW: ClassVar[View] = View(dims={"t": ("t",), "nonowner_norm": ("t",)})
+    """The labelled view of this result (:mod:`gaugecli.core.frames`): its dimension names."""
+
     strength: float
     m: int
     mode: str
@@ -115,6 +119,9 @@ class SweepPoint:
     ``share`` = the non-owner's part of the final coefficient, ``c_1 / (c_0 + c_1)``;
     ``alignment`` its final ``α``. At ``delta`` = the owner's δ (a tie) there is no unique owner."""
 
+    VIEW: ClassVar[View] = View(dims={"t": ("t",), "nonowner_norm": ("t",)})
+    """The labelled view of this result (:mod:`gaugecli.core.frames`): its dimension names."""
+
     delta: float
     owner: int | None
     t: np.ndarray
@@ -130,6 +137,8 @@ class SweepPoint:
 
 @dataclass
 class Coalignment:
+    VIEW: ClassVar[View] = View(dims={"deltas_pruned": ("neuron",), "deltas_coaligned": ("neuron",)})
+    """The labelled view of this result (:mod:`gaugecli.core.frames`): its dimension names."""
     deltas_pruned: list[float]
     deltas_coaligned: list[float]
     pruned: RunObservables
@@ -138,6 +147,8 @@ class Coalignment:
 
 @dataclass
 class PruneResult(Labelled):
+    VIEW: ClassVar[View] = View(records={"points": "point", "sweep": "point"})
+    """The labelled view of this result (:mod:`gaugecli.core.frames`): its dimension names."""
     level: float
     points: list[PrunePoint]
     coalignment: Coalignment

@@ -3,10 +3,11 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import ClassVar
 
 import numpy as np
 
-from gaugecli.core.frames import Labelled
+from gaugecli.core.frames import Labelled, View
 from gaugecli.core.gauge import owner_imbalances
 from gaugecli.core.observables import RunObservables
 from gaugecli.core.types import LATER_FIELD, PointRunner, Progress
@@ -80,6 +81,9 @@ class SelectResult(Labelled):
     ``symmetric_start``: some run started symmetric or tied; ``symmetry_note``: the first such
     run's one-line reason (what to do), else ``None``."""
 
+    VIEW: ClassVar[View] = View(dims={"seeds": ("run",), "success": ("run",)}, records={"runs": "run"})
+    """The labelled view of this result (:mod:`gaugecli.core.frames`): its dimension names."""
+
     designated: int
     runs: list[RunObservables]
     seeds: list[int]
@@ -145,6 +149,10 @@ class OwnerSweepPoint:
 
 @dataclass
 class OwnerSweepResult(Labelled):
+    VIEW: ClassVar[View] = View(
+        dims={"ms": ("ms",), "success_matrix": ("ms", "designated")}, records={"points": "point"}
+    )
+    """The labelled view of this result (:mod:`gaugecli.core.frames`): its dimension names."""
     ms: list[int]
     strength: float
     points: list[OwnerSweepPoint]

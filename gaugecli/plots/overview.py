@@ -1,9 +1,10 @@
-"""The figure a subcommand draws for its own result (``--figure PATH``).
+"""The figure a subcommand draws for its own result (``--figure PATH``), as its experiment's spec
+names it (``figure``).
 
-``simulate`` and ``select`` get an overview of one run — loss, per-neuron alignment ``α_j(t)``
-and coefficient ``c_j(t)``, and the dissipation ``R(t)``, ``T(t)``; ``prune``, ``perturb``,
-``reln`` and ``lockin`` get the paper's figure of their kind (fig5, fig7, reln, lockin) drawn from
-the result just computed instead of the default configuration's.
+``simulate`` and ``select`` get an overview of one run (:func:`draw_run`, :func:`draw_select`) —
+loss, per-neuron alignment ``α_j(t)`` and coefficient ``c_j(t)``, and the dissipation ``R(t)``,
+``T(t)``; ``prune``, ``perturb``, ``reln`` and ``lockin`` get the paper's figure of their kind
+(fig5, fig7, reln, lockin) drawn from the result just computed instead of the default configuration's.
 """
 
 from __future__ import annotations
@@ -13,15 +14,13 @@ from typing import Any
 
 import numpy as np
 
+from gaugecli.experiments.spec import experiment, resolve
 from gaugecli.pipeline import Inputs, Outcome
 from gaugecli.plots import style
 from gaugecli.plots.venue import Layout, layout
 
 FLOOR = 1e-30
 """Values at or below this are not drawn on the log axes (exact zeros, underflow)."""
-
-FIGURE_OF = {"prune": "fig5", "perturb": "fig7", "reln": "reln", "lockin": "lockin"}
-"""Kinds drawn by a paper figure; ``simulate`` and ``select`` get :func:`build_run`."""
 
 
 def build_run(run: Any, title: str, sizes: Layout) -> tuple[Any, dict[str, Any]]:
@@ -73,11 +72,25 @@ def build_run(run: Any, title: str, sizes: Layout) -> tuple[Any, dict[str, Any]]
     return fig, panels
 
 
-def _paper_figure(outcome: Outcome, sizes: Layout) -> Any:
-    """The paper figure of this kind, built from this outcome's result as its one need."""
+def draw_run(outcome: Outcome, sizes: Layout) -> Any:
+    """The overview of the one run an outcome holds (:func:`build_run`)."""
+    fig, _ = build_run(outcome.result, f"gaugecli {outcome.kind}", sizes)
+    return fig
+
+
+def draw_select(outcome: Outcome, sizes: Layout) -> Any:
+    """The overview of a selection's first run, titled with its designated owner."""
+    result = outcome.result
+    fig, _ = build_run(result.runs[0], f"gaugecli {outcome.kind} — designated owner {result.designated}", sizes)
+    return fig
+
+
+def _paper_figure(figure: str, outcome: Outcome, sizes: Layout) -> Any:
+    """The paper figure ``figure`` (a module of :mod:`gaugecli.plots`), built from this outcome's
+    result as its one need."""
     from importlib import import_module
 
-    module = import_module(f"gaugecli.plots.{FIGURE_OF[outcome.kind]}")
+    module = import_module(f"gaugecli.plots.{figure}")
     name = next(iter(module.needs(False)))  # the figure's first need is the run of its kind
     fig, _ = module.build(Inputs({name: outcome.result}, {name: outcome.config}), sizes)
     return fig
@@ -88,17 +101,13 @@ def render_outcome(outcome: Outcome, path: Path) -> Path:
     from gaugecli.plots.render import freeze_layout, save_figure
     from gaugecli.store.artifacts import package_version
 
+    spec = experiment(outcome.kind)
+    figure = None if spec is None else spec.figure
+    if figure is None:
+        raise ValueError(f"no figure for {outcome.kind} results: the command prints its summary")
     sizes = layout()
     with style.context(sizes):
-        if outcome.kind == "simulate":
-            fig, _ = build_run(outcome.result, "gaugecli simulate", sizes)
-        elif outcome.kind == "select":
-            result = outcome.result
-            fig, _ = build_run(result.runs[0], f"gaugecli select — designated owner {result.designated}", sizes)
-        elif outcome.kind in FIGURE_OF:
-            fig = _paper_figure(outcome, sizes)
-        else:
-            raise ValueError(f"no figure for {outcome.kind} results: the command prints its summary")
+        fig = resolve(figure)(outcome, sizes) if ":" in figure else _paper_figure(figure, outcome, sizes)
         freeze_layout(fig)
         save_figure(
             fig,
@@ -111,4 +120,4 @@ def render_outcome(outcome: Outcome, path: Path) -> Path:
     return path
 
 
-__all__ = ["build_run", "render_outcome"]
+__all__ = ["build_run", "draw_run", "draw_select", "render_outcome"]

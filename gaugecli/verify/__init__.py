@@ -12,9 +12,9 @@ import warnings
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, ClassVar
 
-from gaugecli.core.frames import Labelled
+from gaugecli.core.frames import Labelled, View
 from gaugecli.core.types import Progress
 from gaugecli.pipeline import Inputs, Need, Pipeline, resolve
 from gaugecli.verify.claim import Check, Claim, ClaimOutcome
@@ -40,6 +40,8 @@ class VerifyConfig:
 
 @dataclass
 class VerifyResult(Labelled):
+    VIEW: ClassVar[View] = View(records={"claims": "claim"})
+    """The labelled view of this result (:mod:`gaugecli.core.frames`): its dimension names."""
     claims: list[ClaimOutcome] = field(default_factory=list)
 
     @property

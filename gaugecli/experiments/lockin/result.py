@@ -4,11 +4,11 @@ select-vs-control summary (:func:`summarize`)."""
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, ClassVar
 
 import numpy as np
 
-from gaugecli.core.frames import Labelled
+from gaugecli.core.frames import Labelled, View
 
 
 @dataclass
@@ -20,6 +20,9 @@ class LockinRun:
     ``Lambda_total``: the separation exponent ``Λ`` of the first equal group at the horizon
     (population flow only). ``owner``: the final owner, None for symmetric starts (tied top δ).
     """
+
+    VIEW: ClassVar[View] = View(dims={"series": ("t",)})
+    """The labelled view of this result (:mod:`gaugecli.core.frames`): its dimension names."""
 
     assign: str
     mode: str
@@ -51,6 +54,9 @@ class LockinRun:
 @dataclass
 class LockinResult(Labelled):
     """Every run, the scans (:mod:`.scans`) and the summary; times in units of each run's ``t_unit``."""
+
+    VIEW: ClassVar[View] = View(records={"runs": "run"})
+    """The labelled view of this result (:mod:`gaugecli.core.frames`): its dimension names."""
 
     runs: list[LockinRun]
     summary: list[dict[str, Any]]

@@ -7,11 +7,13 @@ weighted power-law fit with its uncertainty (slope ≈ −1/2); optionally the s
 from __future__ import annotations
 
 from dataclasses import dataclass, replace
+from typing import ClassVar
 
 import numpy as np
 
 from gaugecli.core.descent import gradient_descent
 from gaugecli.core.flow import FlowOptions, gradient_flow
+from gaugecli.core.frames import View
 from gaugecli.core.metrics import function_distance
 from gaugecli.core.model import Model
 from gaugecli.core.step import choose_step
@@ -42,6 +44,9 @@ class SampleGDCheck:
     """GD on ``L_n`` against GD on ``L`` with the same step, at the automatic step ``eta``
     (≤ 1 % error on T_spec) and at ``eta/2``: the deviation's n-dependence must not move."""
 
+    VIEW: ClassVar[View] = View(dims={"deviation": ("ns",), "deviation_half": ("ns",)})
+    """The labelled view of this result (:mod:`gaugecli.core.frames`): its dimension names."""
+
     eta: float
     deviation: list[float]
     deviation_half: list[float]
@@ -66,6 +71,16 @@ class SampleSweep:
     where the mean relative deviation is ≤ :data:`LINEAR_T_SPEC_DEVIATION`); ``slope`` is
     ``fit.slope`` (kept for readers of the old artifact).
     """
+
+    VIEW: ClassVar[View] = View(
+        dims={
+            **dict.fromkeys(("ns", "deviation", "deviation_err", "t_spec_deviation", "t_spec_deviation_err"), ("ns",)),
+            "seeds": ("seeds",),
+            "deviation_per_seed": ("ns", "seeds"),
+            "t_spec_per_seed": ("ns", "seeds"),
+        }
+    )
+    """The labelled view of this result (:mod:`gaugecli.core.frames`): its dimension names."""
 
     strength: float
     ns: list[int]

@@ -4,10 +4,12 @@ intervals, and the smallest n from which every run selects."""
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import ClassVar
 
 import numpy as np
 
 from gaugecli.core.flow import FlowOptions, gradient_flow
+from gaugecli.core.frames import View
 from gaugecli.core.objective import Objective
 from gaugecli.core.observables import observe
 from gaugecli.core.tolerance import Tolerance
@@ -38,6 +40,14 @@ class SelectionSweep:
     owner there. ``undecided``: runs the solver could not finish (excluded from the trials).
     ``ci_low``/``ci_high``: 95 % Wilson intervals; ``n_hold``: the smallest n of the grid from
     which every run at every larger n selected (``None`` if even the largest failed)."""
+
+    VIEW: ClassVar[View] = View(
+        dims={
+            **dict.fromkeys(("ns", "successes", "trials", "undecided", "rate", "ci_low", "ci_high"), ("ns",)),
+            "seeds": ("seeds",),
+        }
+    )
+    """The labelled view of this result (:mod:`gaugecli.core.frames`): its dimension names."""
 
     strength: float
     m: int

@@ -6,11 +6,13 @@ steps up to and beyond the stability bound."""
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import ClassVar
 
 import numpy as np
 from scipy import stats
 
 from gaugecli.core.descent import gradient_descent, stable_step_bound
+from gaugecli.core.frames import View
 from gaugecli.core.gauge import owner_imbalances
 from gaugecli.core.trajectory import NumericalFault
 from gaugecli.core.types import PointRunner, Progress
@@ -39,6 +41,14 @@ class StepSweep:
     ``stability_etas = f·(2/λ_max)`` for ``f`` in ``stability_fractions``, with whether the
     designated neuron was selected (full run), whether GD diverged there, and its ``T_spec``.
     """
+
+    VIEW: ClassVar[View] = View(
+        dims={
+            **dict.fromkeys(("etas", "t_spec_gd", "error", "error_per_step"), ("etas",)),
+            **dict.fromkeys(("stability_etas", "success", "diverged", "stability_t_spec"), ("stability_etas",)),
+        }
+    )
+    """The labelled view of this result (:mod:`gaugecli.core.frames`): its dimension names."""
 
     strength: float
     stable_bound: float

@@ -6,11 +6,12 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, ClassVar
 
 import numpy as np
 
 from gaugecli.core import gauge
+from gaugecli.core.frames import View
 from gaugecli.core.gauge import owner_imbalances
 from gaugecli.core.types import PointRunner, Progress
 from gaugecli.experiments.common import run_ensemble, run_serially
@@ -64,6 +65,18 @@ class VisibleSweep:
     ``eps[k]``; ``threshold[i]`` = ε*(D) (``None``: never failed); ``bracket[i]`` = the
     last ``(selects, fails)`` pair of ε around it (adversarial: bisected, see :func:`visible_row`);
     ``wall`` = ``π − θ0``, the largest adversarial ε (the favorable neuron anti-aligned)."""
+
+    VIEW: ClassVar[View] = View(
+        dims={
+            "eps": ("eps",),
+            "strengths": ("strengths",),
+            "probability": ("strengths", "eps"),
+            "threshold": ("strengths",),
+            "bracket": ("strengths", "end"),
+        },
+        records={"points": "point"},
+    )
+    """The labelled view of this result (:mod:`gaugecli.core.frames`): its dimension names."""
 
     kind: str
     eps: list[float]

@@ -5,10 +5,11 @@ hashes that tie every cell to its run and every chunk to its cached point."""
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import ClassVar
 
 import numpy as np
 
-from gaugecli.core.frames import Labelled
+from gaugecli.core.frames import Labelled, View
 
 
 @dataclass
@@ -34,6 +35,13 @@ class PhaseResult(Labelled):
     (``cell_hashes`` holds the first); ``limit_strengths``: the large D of ``exponent`` and
     ``constant`` (empty when not asked for). With ``owner-probability``, ``maps`` also holds its
     Wilson interval's bounds ``owner-probability-low`` and ``owner-probability-high``."""
+
+    VIEW: ClassVar[View] = View(
+        dims={"maps": ("y", "x"), "horizon": ("y", "x"), "chunk_of_cell": ("y", "x"), "chunk_cells": ("chunk",)},
+        absorb=("x", "y"),
+        coords={"x": "x.values", "y": "y.values"},
+    )
+    """The labelled view of this result (:mod:`gaugecli.core.frames`): its dimension names."""
 
     kind: str
     x: AxisRecord

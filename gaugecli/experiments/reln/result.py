@@ -4,8 +4,9 @@ as stored in the ``gaugecli.reln/1`` artifact."""
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import ClassVar
 
-from gaugecli.core.frames import Labelled
+from gaugecli.core.frames import Labelled, View
 from gaugecli.core.types import Array
 
 RESOLVED_LOSS = 1e-12
@@ -34,6 +35,14 @@ class RelnRatio:
 class RelnCurves:
     """Loss curves of one m = 1 run on a shared log-time grid (t = 0 first) and the alignments."""
 
+    VIEW: ClassVar[View] = View(
+        dims=dict.fromkeys(
+            ("t", "loss_relu", "loss_reln", "loss_reln_initial", "loss_race", "alignment_relu", "alignment_reln"),
+            ("t",),
+        )
+    )
+    """The labelled view of this result (:mod:`gaugecli.core.frames`): its dimension names."""
+
     D: float
     delta: float
     t: Array
@@ -51,6 +60,14 @@ class RelnSelect:
     gated by v, non-owners by their final ReLU directions): owners, T_spec, the largest loss gap
     ``max_t |L_ReLN − L_ReLU|/L(0)``, the end non-owner norm P. ``*_shared``: the ReLN whose pathways
     all share the gate v (the gates designate no owner). ``c``/``alpha``: per neuron, ``(len(t), m)``."""
+
+    VIEW: ClassVar[View] = View(
+        dims={
+            **dict.fromkeys(("t", "loss_relu", "loss_reln"), ("t",)),
+            **dict.fromkeys(("c_relu", "c_reln", "alpha_relu", "alpha_reln"), ("t", "neuron")),
+        }
+    )
+    """The labelled view of this result (:mod:`gaugecli.core.frames`): its dimension names."""
 
     m: int
     D: float
@@ -99,6 +116,11 @@ class RelnEnvelope:
     """For each level ℓ: the ReLU's time to reach ℓ, the fastest fixed-gate ReLN's time and its ψ
     (degrees), and ``ratio = t_relu/t_best`` (``None`` where either never reaches ℓ)."""
 
+    VIEW: ClassVar[View] = View(
+        dims=dict.fromkeys(("levels", "t_relu", "t_best", "psi_best_deg", "ratio"), ("levels",))
+    )
+    """The labelled view of this result (:mod:`gaugecli.core.frames`): its dimension names."""
+
     D: float
     delta: float
     levels: list[float]
@@ -135,6 +157,12 @@ class RelnResult(Labelled):
     ``select``, the restarts, the fixed-gate envelope (over the gate angles ``psi_deg``) and the largest
     |ReLN − ReLU| loss/gradient error with gates at the current directions over ``identity_states``
     states (units of ½E[y²])."""
+
+    VIEW: ClassVar[View] = View(
+        dims={"psi_deg": ("psi_deg",)},
+        records={"ratios": "strength", "curves": "strength", "restart": "restart", "envelope": "strength"},
+    )
+    """The labelled view of this result (:mod:`gaugecli.core.frames`): its dimension names."""
 
     ratios: list[RelnRatio]
     curves: list[RelnCurves]

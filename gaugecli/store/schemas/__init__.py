@@ -26,12 +26,24 @@ def schema_name(kind: str) -> str:
     return f"gaugecli.{kind}/{SCHEMA_VERSION}"
 
 
+_REGISTERED: dict[str, dict[str, Any]] = {}
+"""Schemas of kinds declared outside this folder (an experiment spec's own ``schema``), by kind."""
+
+
+def register(kind: str, schema: dict[str, Any]) -> None:
+    """Add the schema of an artifact kind that ships none here (see :func:`kinds`)."""
+    _REGISTERED[kind] = schema
+
+
 def kinds() -> list[str]:
-    return sorted(p.name[:-5] for p in resources.files(__name__).iterdir() if p.name.endswith(".json"))
+    shipped = {p.name[:-5] for p in resources.files(__name__).iterdir() if p.name.endswith(".json")}
+    return sorted(shipped | set(_REGISTERED))
 
 
 @cache
 def load_schema(kind: str) -> dict[str, Any]:
+    if kind in _REGISTERED:
+        return _REGISTERED[kind]
     return json.loads(resources.files(__name__).joinpath(f"{kind}.json").read_text(encoding="utf-8"))
 
 

@@ -1,0 +1,90 @@
+"""The spec of ``gaugecli phase``: a map of simulate or select over two parameters."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from gaugecli.experiments.spec import Experiment, no_seed
+
+
+def _axis(axis: Any) -> str:
+    """``NAME=START:STOP:NUM[:log]`` with START and STOP to the last bit (``repr``), so that the
+    rerun's axis values, and hence its config hash, are the artifact's."""
+    tail = ":log" if axis.scale == "log" else ""
+    return f"{axis.name}={axis.start!r}:{axis.stop!r}:{axis.num}{tail}"
+
+
+def rerun_options(config: Any) -> dict[str, Any]:
+    """``gaugecli phase``'s own options and its base run's (the axes as ``NAME=START:STOP:NUM[:log]``;
+    the base's D, m, owner or gauge and its start), by TOML key."""
+    from gaugecli.experiments.simulate import SimulateConfig
+
+    base = config.run_base
+    out: dict[str, Any] = {
+        "kind": config.kind,
+        "x": _axis(config.x),
+        "y": _axis(config.y),
+        "metric": list(config.metrics),
+        "limit-d": list(config.limit_strengths),
+        "seeds": None if config.seeds is None else list(config.seeds),
+        "m": base.m,
+        "init": base.init,
+        "eps": base.eps,
+        "init-seed": base.init_seed,
+    }
+    if isinstance(base, SimulateConfig):
+        out.update({"gauge": base.gauge, "gauge-strength": base.strengths[0]})
+    else:
+        out.update({"gauge-strength": base.strength, "owner": base.owner})
+    return {k: v for k, v in out.items() if v is not None}
+
+
+def api_configs(config: Any, params: dict[str, Any], build: Any) -> tuple[str, list[Any], bool]:
+    """Keywords ``kind``, ``x`` and ``y`` (``"NAME=START:STOP:NUM[:log]"``), ``metric`` (or
+    ``metrics``), and any parameter of the base run — or ``base=`` a config."""
+    from gaugecli.experiments.phase import PhaseConfig, parse_axis
+
+    if config is None:
+        kind = params.pop("kind", "simulate")
+        axes: dict[str, Any] = {
+            name: parse_axis(params.pop(name), kind, name) if isinstance(params.get(name), str) else params.pop(name)
+            for name in ("x", "y")
+            if name in params
+        }
+        metrics = params.pop("metrics", params.pop("metric", None))
+        base = params.pop("base", None)
+        if params:
+            from gaugecli.experiments.select import SelectConfig
+            from gaugecli.experiments.simulate import SimulateConfig
+
+            base_type: type = SimulateConfig if kind == "simulate" else SelectConfig
+            base = build(base, base_type, SPEC.api_name, params)
+        given: dict[str, Any] = (
+            {"metrics": (metrics,) if isinstance(metrics, str) else tuple(metrics)} if metrics is not None else {}
+        )
+        config = PhaseConfig(kind=kind, base=base, **axes, **given)
+    return SPEC.name, [build(config, PhaseConfig, SPEC.api_name, {})], False
+
+
+SPEC = Experiment(
+    name="phase",
+    help="A map over two parameters of simulate or select: T_spec, ratio, outcome, kernel distance, ….",
+    config="gaugecli.experiments.phase:PhaseConfig",
+    result="gaugecli.experiments.phase:PhaseResult",
+    compute="gaugecli.experiments.phase:phase",
+    runner=True,
+    keyed=True,
+    seed=no_seed,
+    fields=(
+        ("base.model", "gaugecli.experiments.params:Model"),
+        ("base.dynamics", "gaugecli.experiments.params:Dynamics"),
+    ),
+    rerun_options=rerun_options,
+    api_doc="""``gaugecli phase``: a map of simulate or select over two parameters. Keywords: ``kind``,
+    ``x`` and ``y`` (``"NAME=START:STOP:NUM[:log]"``), ``metric`` (or ``metrics``), and any
+    parameter of the base run (``m``, ``d``, ``gauge``, ``rtol``, …) — or ``base=`` a config.""",
+    api_returns="PhaseResult",
+    api_configs=api_configs,
+)
+
+SPECS = (SPEC,)
