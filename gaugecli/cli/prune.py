@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Annotated, Any
+from typing import Any
 
 import typer
 
@@ -11,7 +11,6 @@ from gaugecli.cli import report, session
 from gaugecli.cli.errors import errors
 from gaugecli.experiments import params as P
 
-S = P.Prune
 app = opt.command_app()
 
 
@@ -19,33 +18,19 @@ app = opt.command_app()
 @session.with_outputs(sweeps=True)
 @session.with_model(features=False)
 @session.with_dynamics("rtol")
+@session.with_params(P.Prune)
 def prune(
     ctx: typer.Context,
-    gauge_strength: Annotated[list[str], opt.option(S.strengths, repeat=True)] = list(S.strengths.default),
-    ms: Annotated[opt.IntList, opt.option(S.ms)] = S.ms.default,
-    sample: Annotated[bool, opt.option(S.sample)] = S.sample.default,
-    n_samples: Annotated[int | None, opt.option(S.n_samples)] = None,
-    seeds: Annotated[opt.IntList | None, opt.option(S.seeds)] = None,
-    coalign_strength: Annotated[float, opt.option(S.coalign_strength)] = S.coalign_strength.default,
-    sweep_deltas: Annotated[opt.FloatList, opt.option(S.sweep_deltas)] = S.sweep_deltas.default,
+    params: Any = None,
     model: Any = None,
     dynamics: Any = None,
     outputs: session.Outputs = session.Outputs(),
 ) -> None:
     """Functional pruning: the non-owner norm P(t) falls below 1e-6 (claim C7), unless non-owners have δ > 0."""
     with errors():
+        from gaugecli.experiments.keywords import build
         from gaugecli.experiments.prune import PruneConfig
 
-        config = PruneConfig(
-            model=model,
-            strengths=opt.numbers(gauge_strength),
-            ms=tuple(ms),
-            sample=sample,
-            n_samples=n_samples,
-            seeds=None if seeds is None else tuple(seeds),
-            coalign_strength=coalign_strength,
-            sweep_deltas=tuple(sweep_deltas),
-            dynamics=dynamics,
-        )
+        config = build(PruneConfig, "prune", {**params, "model": model, "dynamics": dynamics})
         outcomes, paths = session.execute(ctx, "prune", [config], outputs)
     session.summarize(outcomes, paths, report.prune, outputs.json)
