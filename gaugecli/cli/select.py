@@ -35,7 +35,7 @@ def select(
     ctx: typer.Context,
     params: Any = None,
     sweep: bool = False,
-    max_time: float = opt.MAX_TIME.default,
+    max_time: Any = None,
     model: Any = None,
     dynamics: Any = None,
     outputs: session.Outputs = session.Outputs(),

@@ -27,7 +27,7 @@ app = opt.command_app()
 def simulate(
     ctx: typer.Context,
     params: Any = None,
-    max_time: float = opt.MAX_TIME.default,
+    max_time: Any = None,
     model: Any = None,
     dynamics: Any = None,
     outputs: session.Outputs = session.Outputs(),
