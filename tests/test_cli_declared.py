@@ -1,5 +1,5 @@
 """The command line threads no declared parameter by hand: its options are generated from the
-``Fields`` declarations (:func:`gaugecli.cli.session.with_params`) and its configs built by
+``Fields`` declarations (:func:`gaugecli.cli.signature.with_params`) and its configs built by
 :func:`gaugecli.experiments.keywords.build`, the Python API's one construction path."""
 
 from __future__ import annotations

@@ -7,7 +7,7 @@ from typing import Any
 import typer
 
 from gaugecli.cli import options as opt
-from gaugecli.cli import report, session
+from gaugecli.cli import report, session, signature
 from gaugecli.cli.errors import errors
 from gaugecli.experiments import params as P
 
@@ -15,10 +15,10 @@ app = opt.command_app()
 
 
 @app.command(cls=opt.PanelCommand)
-@session.with_outputs(sweeps=False)
-@session.with_model(features=False, network=False)
-@session.with_dynamics("rtol")
-@session.with_params(P.Lockin)
+@signature.with_outputs(sweeps=False)
+@signature.with_model(features=False, network=False)
+@signature.with_dynamics("rtol")
+@signature.with_params(P.Lockin)
 def lockin(
     ctx: typer.Context,
     params: Any = None,

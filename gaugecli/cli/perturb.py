@@ -7,7 +7,7 @@ from typing import Any
 import typer
 
 from gaugecli.cli import options as opt
-from gaugecli.cli import report, session
+from gaugecli.cli import report, session, signature
 from gaugecli.cli.errors import bad_parameter, errors
 from gaugecli.experiments import params as P
 
@@ -22,10 +22,10 @@ app = opt.command_app()
 
 
 @app.command(cls=opt.PanelCommand)
-@session.with_outputs(sweeps=True)
-@session.with_model(features=False)
-@session.with_dynamics("rtol")
-@session.with_params(P.Perturb)
+@signature.with_outputs(sweeps=True)
+@signature.with_model(features=False)
+@signature.with_dynamics("rtol")
+@signature.with_params(P.Perturb)
 def perturb(
     ctx: typer.Context,
     params: Any = None,

@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING, Any
 import typer
 
 from gaugecli.cli import options as opt
-from gaugecli.cli import session
+from gaugecli.cli import session, signature
 from gaugecli.cli.errors import bad_parameter, errors
 from gaugecli.experiments import params as P
 
@@ -22,10 +22,10 @@ app = opt.command_app()
 
 
 @app.command("phase", cls=opt.PanelCommand)
-@session.with_outputs(sweeps=True)
-@session.with_model(features=True)
-@session.with_dynamics()
-@session.with_params(P.Phase)
+@signature.with_outputs(sweeps=True)
+@signature.with_model(features=True)
+@signature.with_dynamics()
+@signature.with_params(P.Phase)
 def phase(
     ctx: typer.Context,
     params: Any = None,

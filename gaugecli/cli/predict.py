@@ -8,7 +8,7 @@ from typing import Annotated, Any
 import typer
 
 from gaugecli.cli import options as opt
-from gaugecli.cli import report, session
+from gaugecli.cli import report, session, signature
 from gaugecli.cli.errors import errors
 from gaugecli.experiments import params as P
 
@@ -29,12 +29,12 @@ Quick = Annotated[
 
 
 @app.command("predict", cls=opt.PanelCommand)
-@session.with_outputs(sweeps=True)
-@session.with_option("quick", Quick, False)
-@session.with_params(P.Dynamics, only=("t_max",))
-@session.with_params(P.Predict, only=("rtol",))
-@session.with_params(P.Model, only=("d", "eps_align"))  # its model's
-@session.with_params(P.Predict, exclude=("rtol",))
+@signature.with_outputs(sweeps=True)
+@signature.with_option("quick", Quick, False)
+@signature.with_params(P.Dynamics, only=("t_max",))
+@signature.with_params(P.Predict, only=("rtol",))
+@signature.with_params(P.Model, only=("d", "eps_align"))  # its model's
+@signature.with_params(P.Predict, exclude=("rtol",))
 def predict(
     ctx: typer.Context,
     params: Any = None,

@@ -7,7 +7,7 @@ from typing import Annotated, Any
 import typer
 
 from gaugecli.cli import options as opt
-from gaugecli.cli import report, session
+from gaugecli.cli import report, session, signature
 from gaugecli.cli.errors import bad_parameter, errors
 from gaugecli.experiments import params as P
 
@@ -23,14 +23,14 @@ START = ("seeds", *P.Initial.params)
 
 
 @app.command("select", cls=opt.PanelCommand)
-@session.with_outputs(sweeps=True)
-@session.with_model(features=True)
-@session.with_dynamics()
-@session.with_execution()
-@session.with_params(P.Select, only=START)
-@session.with_params(P.OwnerSweep, only=("ms",))
-@session.with_option("sweep", Sweep, False)
-@session.with_params(P.Select, exclude=START)
+@signature.with_outputs(sweeps=True)
+@signature.with_model(features=True)
+@signature.with_dynamics()
+@signature.with_execution()
+@signature.with_params(P.Select, only=START)
+@signature.with_params(P.OwnerSweep, only=("ms",))
+@signature.with_option("sweep", Sweep, False)
+@signature.with_params(P.Select, exclude=START)
 def select(
     ctx: typer.Context,
     params: Any = None,

@@ -7,7 +7,7 @@ from typing import TYPE_CHECKING, Any
 import typer
 
 from gaugecli.cli import options as opt
-from gaugecli.cli import report, session
+from gaugecli.cli import report, session, signature
 from gaugecli.cli.errors import bad_parameter, errors
 from gaugecli.experiments import params as P
 
@@ -18,12 +18,12 @@ app = opt.command_app()
 
 
 @app.command(cls=opt.PanelCommand)
-@session.with_outputs(sweeps=False)
-@session.with_model(features=True)
-@session.with_dynamics()
-@session.with_execution()
-@session.with_params({"seeds": P.SEEDS}, aliases={"seeds": ("--seed",)})  # one run per seed
-@session.with_params(P.Simulate, exclude=("seed",))
+@signature.with_outputs(sweeps=False)
+@signature.with_model(features=True)
+@signature.with_dynamics()
+@signature.with_execution()
+@signature.with_params({"seeds": P.SEEDS}, aliases={"seeds": ("--seed",)})  # one run per seed
+@signature.with_params(P.Simulate, exclude=("seed",))
 def simulate(
     ctx: typer.Context,
     params: Any = None,
