@@ -95,9 +95,8 @@ def _config(values: dict[str, Any], model: Any, dynamics: Any) -> PhaseConfig:
     own = {f.name for f in dataclasses.fields(PhaseConfig)} | {"preset"}
     unread = {"owner" if kind == "simulate" else "gauge", *(["m"] if values["m"] is None else [])}
     base = {P.Phase.params[f].name: v for f, v in values.items() if f not in own and f not in unread}
-    if (
-        values["init"] == "adversarial" and values["eps"] is None
-    ):  # its start needs an ε before an eps axis sets each cell's
+    # an adversarial start needs an ε before an eps axis sets each cell's
+    if values["init"] == "adversarial" and values["eps"] is None:
         base["eps"] = eps_of_axes(kind, str(values["x"]), str(values["y"]))
     base_type = SimulateConfig if kind == "simulate" else SelectConfig
     run = build(base_type, "phase", {**base, "model": model, "dynamics": dynamics})

@@ -172,10 +172,9 @@ def with_dynamics(*only: str) -> Callable[[Callable[..., None]], Callable[..., N
 def _config(name: str, function: str) -> Callable[[dict[str, Any]], Any]:
     """``values`` built into the config class ``name`` of :mod:`gaugecli.experiments.config`."""
 
-    def build(values: dict[str, Any]) -> Any:
-        from gaugecli.experiments import config
-        from gaugecli.experiments.keywords import build
+    def make(values: dict[str, Any]) -> Any:
+        from gaugecli.experiments import config, keywords
 
-        return build(getattr(config, name), function, values)
+        return keywords.build(getattr(config, name), function, values)
 
-    return build
+    return make
