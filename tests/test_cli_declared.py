@@ -120,3 +120,37 @@ def test_the_command_line_and_the_python_api_build_one_config(monkeypatch: pytes
     keywords = {"m": 3, "mode": "sample", "seeds": 4, "n_samples": 50}
     assert select == build(SelectConfig, "select", keywords)
     assert dataclasses.asdict(select)["dynamics"]["mode"] is P.Mode.sample  # the word became its Enum
+
+
+def test_help_and_refusals_answer_before_numerics_are_imported() -> None:
+    """Every command's ``--help`` and a refused value come from the declarations alone (stdlib-only
+    modules): numpy, scipy and torch are still unimported after them, in a fresh interpreter."""
+    import subprocess
+    import sys
+
+    lines = [
+        ["--help"],
+        *[[command, "--help"] for command in ("simulate", "select", "prune", "perturb", "lockin", "reln", "phase")],
+        ["predict", "--help"],
+        ["simulate", "--m", "0"],
+        ["select", "--mode", "nope"],
+        ["lockin", "--m", "1"],
+        ["phase", "--metric", "nope"],
+        ["predict", "--runs", "1"],
+        ["plot", "fig1", "--workers", "0"],
+    ]
+    code = (
+        "import sys\n"
+        "from gaugecli.cli import main\n"
+        f"for line in {lines!r}:\n"
+        "    sys.argv = ['gaugecli', *line]\n"
+        "    try:\n"
+        "        main()\n"
+        "    except SystemExit as exit:\n"
+        "        assert exit.code in (0, 2), (line, exit.code)\n"
+        "loaded = sorted({'numpy', 'scipy', 'torch'} & set(sys.modules))\n"
+        "assert not loaded, loaded\n"
+    )
+    result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=False)
+    assert result.returncode == 0, result.stderr[-2000:]
+    assert "Error: Invalid value for '--workers': must be an integer ≥ 1 (got 0)" in result.stderr  # the declared check
