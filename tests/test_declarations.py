@@ -1,4 +1,4 @@
-"""Every parameter is declared once (gaugecli/experiments/params.py), and every layer agrees with
+"""Every parameter is declared once (gaugecli/experiments/params/), and every layer agrees with
 that declaration: the config dataclass's default, the CLI option (flag, help with its range,
 default, panel, refusal at parse time), docs/cli.md, and the cache key.
 

@@ -109,12 +109,12 @@ TOY = {
 
         from __future__ import annotations
 
-        from typing import Annotated, Any
+        from typing import Any
 
         import typer
 
         from gaugecli.cli import options as opt
-        from gaugecli.cli import session
+        from gaugecli.cli import session, signature
         from gaugecli.cli.errors import errors
         from gaugecli.experiments.spec import experiment, resolve
         from toy_gauge.experiment import Toy
@@ -122,18 +122,16 @@ TOY = {
         app = opt.command_app()
 
         @app.command(cls=opt.PanelCommand)
-        @session.with_outputs(sweeps=False)
-        def toy(
-            ctx: typer.Context,
-            n: Annotated[int, opt.option(Toy.n)] = Toy.n.default,
-            base: Annotated[float, opt.option(Toy.base)] = Toy.base.default,
-            outputs: session.Outputs = session.Outputs(),
-        ) -> None:
+        @signature.with_outputs(sweeps=False)
+        @signature.with_params(Toy)  # its options, from the declarations alone
+        def toy(ctx: typer.Context, params: Any = None, outputs: session.Outputs = session.Outputs()) -> None:
             """Powers of a base: a toy command."""
             with errors():
+                from gaugecli.experiments.keywords import build
                 from toy_gauge.experiment import ToyConfig
 
-                outcomes, paths = session.execute(ctx, "toy", [ToyConfig(n=n, base=base)], outputs)
+                config = build(ToyConfig, "toy", params)
+                outcomes, paths = session.execute(ctx, "toy", [config], outputs)
             session.summarize(outcomes, paths, resolve(experiment("toy").summary), outputs.json)
 
         def summary(outcome: Any, path: Any) -> None:
@@ -226,7 +224,8 @@ STILL_SPELLED = {
     "gaugecli/cli/report/studies.py": {"select"},
     "gaugecli/cli/phase.py": {"simulate", "select"},
     "gaugecli/core/reln.py": {"reln"},
-    "gaugecli/experiments/params.py": {"simulate", "select"},
+    "gaugecli/experiments/params/lockin.py": {"select"},
+    "gaugecli/experiments/params/phase.py": {"simulate", "select"},
     "gaugecli/experiments/phase_spec.py": {"simulate"},
     "gaugecli/experiments/phase/__init__.py": {"simulate"},
     "gaugecli/experiments/phase/axes.py": {"simulate"},

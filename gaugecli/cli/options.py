@@ -10,6 +10,7 @@ below, once. :func:`flag` spells a parameter's name as its flag, for every messa
 
 from __future__ import annotations
 
+from enum import Enum
 from pathlib import Path
 from typing import Annotated, Any
 
@@ -75,7 +76,7 @@ def _checker(p: Param, repeat: bool) -> Any:
             value = _repeated(p, value) if p.plural else tuple(value)
         try:
             for item in value if repeat and not p.plural and value is not None else [value]:
-                p.check(_plain(item))
+                p.check(plain(item))
         except ConfigError as err:
             raise typer.BadParameter(message(err.message)) from None
         return value
@@ -95,15 +96,16 @@ def _repeated(p: Param, values: Any) -> tuple[Any, ...]:
     return tuple(out)
 
 
-def _plain(value: Any) -> Any:
+def plain(value: Any) -> Any:
     """A parsed value as the config receives it (the Enum's word stays an Enum; lists as tuples)."""
     return tuple(value) if isinstance(value, list) else value
 
 
-def option(p: Param, *aliases: str, repeat: bool = False, **override: Any) -> Any:
-    """The Typer option of ``p`` (also spelled ``aliases``). ``repeat``: the flag may be given
+def option(p: Param, *aliases: str, **override: Any) -> Any:
+    """The Typer option of ``p`` (also spelled ``aliases``). ``p.repeat``: the flag may be given
     several times (``-D 4 -D 16``), each time with one value or a comma-separated list; otherwise
     a plural ``p`` takes one comma-separated list."""
+    repeat = p.repeat
     names = [p.option, *aliases]
     if p.type is bool:
         names = [f"{p.option}/--no-{p.option[2:]}", *aliases]
@@ -135,11 +137,6 @@ def _completer(choices: tuple[str, ...]) -> Any:
         return [(head + "," if head else "") + c for c in choices if c.startswith(last)]
 
     return complete
-
-
-def numbers(values: list[str]) -> tuple[float, ...]:
-    """A repeated option's values as the callback parsed them (``-D 4 -D 16,64`` → ``(4.0, 16.0, 64.0)``)."""
-    return tuple(float(v) for v in values)
 
 
 def shown(values: tuple[Any, ...]) -> str:
@@ -189,32 +186,22 @@ def file_path(text: str | Path) -> Path:
     return Path(text)
 
 
-# -- the model and the dynamics, as most commands take them -------------------------------------
-Dimension = Annotated[int, option(P.Model.d)]
-TeacherFeatures = Annotated[int, option(P.Model.k)]
-InitialCoefficient = Annotated[float, option(P.Model.c0)]
-InitialAngle = Annotated[float, option(P.Model.theta0)]
-EpsAlign = Annotated[float, option(P.Model.eps_align)]
-ActivationName = Annotated[str, option(P.Model.activation)]
-TeacherActivation = Annotated[str | None, option(P.Model.teacher_activation)]
-NegativeSlope = Annotated[float | None, option(P.Model.negative_slope)]
-WeightDecay = Annotated[float, option(P.Model.weight_decay)]
-DynamicsMode = Annotated[str, option(P.Dynamics.mode)]  # a word checked by its declaration, then a Mode
-Step = Annotated[float | None, option(P.Dynamics.eta)]
-SampleSize = Annotated[int | None, option(P.Dynamics.n_samples)]
-BatchSize = Annotated[int | None, option(P.Dynamics.batch_size)]
-Batches = Annotated[str | None, option(P.Dynamics.batches)]
-Device = Annotated[str | None, option(P.Dynamics.device)]
-Horizon = Annotated[float | None, option(P.Dynamics.t_max)]
-Tolerance = Annotated[float | None, option(P.Dynamics.rtol)]
-MaxSteps = Annotated[int | None, option(P.Dynamics.max_steps)]
-Init = Annotated[str, option(P.Initial.init)]
-Perturbation = Annotated[float | None, option(P.Initial.eps)]
-InitSeed = Annotated[int | None, option(P.Initial.init_seed)]
-InitScaleA = Annotated[float | None, option(P.Initial.init_scale_a)]
-InitScaleW = Annotated[float | None, option(P.Initial.init_scale_w)]
-MixedSigns = Annotated[bool, option(P.Initial.mixed_signs)]
-Deltas = Annotated[FloatList | None, option(P.DELTAS)]
+def identifier(p: Param) -> str:
+    """The name of ``p``'s option in a command's signature (click's parameter name): its flag without
+    the dashes (``--limit-d`` → ``limit_d``), the name :func:`given` and ``--config`` know it by."""
+    return p.option.removeprefix("--").replace("-", "_")
+
+
+def declared(p: Param, *aliases: str) -> tuple[Any, Any]:
+    """The annotation and default of ``p``'s option in a command's signature, from its declaration
+    alone: a repeatable flag collects words (its check parses them), a list is its tuple class, an
+    Enum a word, and a parameter without a default (``None``) optional."""
+    if p.repeat:
+        return Annotated[list[str], option(p, *aliases)], list(p.default) if p.plural else [p.default]
+    kind: Any = _LIST[p.type] if p.plural else str if issubclass(p.type, Enum) else p.type
+    default = p.default.value if isinstance(p.default, Enum) else p.default
+    return Annotated[kind if default is not None else kind | None, option(p, *aliases)], default
+
 
 # -- the command line's own options: where results go, how the work runs ------------------------
 MAX_TIME = Param(
@@ -227,8 +214,13 @@ MAX_TIME = Param(
     metavar="SECONDS",
 )
 WORKERS = Param("workers", "Local worker processes for the sweep's points", EXECUTION, 1, int, low=1)
-MaxTime = Annotated[float, option(MAX_TIME)]
-Workers = Annotated[int, option(WORKERS)]
+PLOT_WORKERS = WORKERS.but(
+    help="Processes computing the figures' runs at once (before drawing)",
+    default=None,
+    default_text="the CPUs, at most 4",
+)
+"""``plot --workers``: the sweeps' ``--workers``, for the figures' runs, and by default as many as the CPUs allow."""
+PlotWorkers = declared(PLOT_WORKERS)[0]
 Scheduler = Annotated[
     str | None,
     typer.Option(
@@ -282,7 +274,6 @@ Json = Annotated[
     ),
 ]
 DEFAULT_CACHE = Path("runs")
-DEFAULT_MAX_TIME = MAX_TIME.default
 
 
 def _load_config(ctx: typer.Context, param: typer.CallbackParam, value: Path | None) -> Path | None:
@@ -303,19 +294,3 @@ ConfigFile = Annotated[
         rich_help_panel=OUTPUT,
     ),
 ]
-
-
-def model_config(d: int, c0: float, theta0: float, eps_align: float, k: int = 1, **network: Any) -> Any:
-    """The :class:`~gaugecli.experiments.config.ModelConfig` of the options given (``network``:
-    ``activation``, ``negative_slope``, ``weight_decay`` where the command has them)."""
-    from gaugecli.experiments.config import ModelConfig
-
-    return ModelConfig(d=d, k=k, c0=c0, theta0=theta0, eps_align=eps_align, **network)
-
-
-def dynamics_config(mode: P.Mode, **given: Any) -> Any:
-    """The :class:`~gaugecli.experiments.config.DynamicsConfig` of the options given: an option
-    left out stays ``None`` (the mode's default applies)."""
-    from gaugecli.experiments.config import DynamicsConfig
-
-    return DynamicsConfig(mode=mode, **given)

@@ -5,12 +5,12 @@ from __future__ import annotations
 
 from dataclasses import replace
 from pathlib import Path
-from typing import TYPE_CHECKING, Annotated, Any
+from typing import TYPE_CHECKING, Any
 
 import typer
 
 from gaugecli.cli import options as opt
-from gaugecli.cli import session
+from gaugecli.cli import session, signature
 from gaugecli.cli.errors import bad_parameter, errors
 from gaugecli.experiments import params as P
 
@@ -18,30 +18,17 @@ if TYPE_CHECKING:
     from gaugecli.experiments.phase import PhaseConfig
     from gaugecli.pipeline import Outcome
 
-F = P.Phase
 app = opt.command_app()
 
 
 @app.command("phase", cls=opt.PanelCommand)
-@session.with_outputs(sweeps=True)
-@session.with_model(features=True)
-@session.with_dynamics()
+@signature.with_outputs(sweeps=True)
+@signature.with_model(features=True)
+@signature.with_dynamics()
+@signature.with_params(P.Phase)
 def phase(
     ctx: typer.Context,
-    x: Annotated[str, opt.option(F.x)] = F.x.default,
-    y: Annotated[str, opt.option(F.y)] = F.y.default,
-    metric: Annotated[list[str], opt.option(F.metrics, repeat=True)] = list(F.metrics.default),
-    kind: Annotated[str, opt.option(F.kind)] = F.kind.default,
-    preset: Annotated[str | None, opt.option(F.preset)] = None,
-    gauge: Annotated[str, opt.option(P.Simulate.gauge)] = P.Simulate.gauge.default,
-    gauge_strength: Annotated[float, opt.option(P.GAUGE_STRENGTH)] = P.GAUGE_STRENGTH.default,
-    m: Annotated[int | None, opt.option(F.m)] = None,
-    owner: Annotated[int, opt.option(P.Select.owner)] = P.Select.owner.default,
-    init: opt.Init = P.Initial.init.default,
-    eps: opt.Perturbation = None,
-    init_seed: opt.InitSeed = None,
-    limit_d: Annotated[opt.FloatList, opt.option(F.limit_strengths)] = opt.FloatList(F.limit_strengths.default),
-    seeds: Annotated[opt.IntList | None, opt.option(F.seeds)] = None,
+    params: Any = None,
     model: Any = None,
     dynamics: Any = None,
     outputs: session.Outputs = session.Outputs(),
@@ -60,43 +47,24 @@ def phase(
 
         given = set(opt.given(ctx, "x", "y", "metric", "kind", "m", "init"))
         variants: list[tuple[str, dict[str, Any]]] = [("", {})]
-        if preset is not None:
-            p = PRESETS[preset]
-            kind = kind if "--kind" in given else p.kind
-            x = x if "--x" in given else p.x
-            y = y if "--y" in given else p.y
-            metric = metric if "--metric" in given else list(p.metrics)
-            preset_m = dict(p.options).get("m")
-            m = m if "--m" in given or not isinstance(preset_m, int) else preset_m
+        if params["preset"] is not None:  # what the preset sets, unless given
+            p = PRESETS[params["preset"]]
+            preset = {"kind": p.kind, "x": p.x, "y": p.y, "metrics": p.metrics, "m": dict(p.options).get("m")}
+            flags = {field: P.Phase.params[field].option for field in preset}
+            params.update(
+                {k: v for k, v in preset.items() if flags[k] not in given and (k != "m" or isinstance(v, int))}
+            )
             if p.variants and "--init" not in given:  # --init picks one of the maps
                 variants = [(label, dict(options)) for label, options in p.variants]
-        if kind == "select" and (clash := opt.given(ctx, "gauge")):
+        if params["kind"] == "select" and (clash := opt.given(ctx, "gauge")):
             raise bad_parameter(clash[0], "is simulate's: select gives +D to --owner and −D to the others")
-        if kind == "simulate" and (clash := opt.given(ctx, "owner")):
+        if params["kind"] == "simulate" and (clash := opt.given(ctx, "owner")):
             raise bad_parameter(clash[0], "is select's: use --kind select")
         configs = []
         for _, options in variants:
-            chosen = str(options.get("init", init))
-            drawn = None if chosen == "adversarial" and len(variants) > 1 else seeds  # deterministic: no seeds
-            configs.append(
-                _config(
-                    kind,
-                    str(x),
-                    str(y),
-                    metric,
-                    gauge,
-                    gauge_strength,
-                    m,
-                    owner,
-                    chosen,
-                    eps,
-                    init_seed,
-                    tuple(limit_d),
-                    drawn,
-                    model,
-                    dynamics,
-                )
-            )
+            init = str(options.get("init", params["init"]))
+            drawn = params["seeds"] if init != "adversarial" or len(variants) == 1 else None  # deterministic: no seeds
+            configs.append(_config({**params, "init": init, "seeds": drawn}, model, dynamics))
         labels = [label for label, _ in variants]
         figures = [session.indexed(outputs.figure, label, len(configs)) for label in labels]
         for figure in figures:
@@ -112,44 +80,28 @@ def phase(
     session.summarize(outcomes, paths, lambda o, path: _summary(o, path, next(computed)), outputs.json)
 
 
-def _config(
-    kind: str,
-    x: str,
-    y: str,
-    metrics: list[str],
-    gauge: str,
-    strength: float,
-    m: int | None,
-    owner: int,
-    init: str,
-    eps: float | None,
-    init_seed: int | None,
-    limit_strengths: tuple[float, ...],
-    seeds: list[int] | tuple[int, ...] | None,
-    model: Any,
-    dynamics: Any,
-) -> PhaseConfig:
+def _config(values: dict[str, Any], model: Any, dynamics: Any) -> PhaseConfig:
+    """The map of the options given (``values`` by field of :class:`~gaugecli.experiments.params.Phase`):
+    its base run built from the base's parameters (``gauge`` simulate's, ``owner`` select's; ``m``
+    not given: the base's default), then the map, each as the Python API builds it."""
+    import dataclasses
+
+    from gaugecli.experiments.keywords import build
     from gaugecli.experiments.phase import PhaseConfig, eps_of_axes, parse_axis
     from gaugecli.experiments.select import SelectConfig
     from gaugecli.experiments.simulate import SimulateConfig
 
-    if init == "adversarial" and eps is None:  # its start needs an ε before an eps axis sets each cell's
-        eps = eps_of_axes(kind, x, y)
-    common = {"model": model, "dynamics": dynamics, "init": init, "eps": eps, "init_seed": init_seed}
-    base: Any
-    if kind == "simulate":
-        base = SimulateConfig(gauge=gauge, strengths=(strength,), m=1 if m is None else m, **common)
-    else:
-        base = SelectConfig(strength=strength, m=5 if m is None else m, owner=owner, **common)
-    return PhaseConfig(
-        kind,
-        parse_axis(x, kind, "x"),
-        parse_axis(y, kind, "y"),
-        tuple(metrics),
-        base,
-        limit_strengths=limit_strengths,
-        seeds=None if seeds is None else tuple(seeds),
-    )
+    kind = values["kind"]
+    own = {f.name for f in dataclasses.fields(PhaseConfig)} | {"preset"}
+    unread = {"owner" if kind == "simulate" else "gauge", *(["m"] if values["m"] is None else [])}
+    base = {P.Phase.params[f].name: v for f, v in values.items() if f not in own and f not in unread}
+    # an adversarial start needs an ε before an eps axis sets each cell's
+    if values["init"] == "adversarial" and values["eps"] is None:
+        base["eps"] = eps_of_axes(kind, str(values["x"]), str(values["y"]))
+    base_type = SimulateConfig if kind == "simulate" else SelectConfig
+    run = build(base_type, "phase", {**base, "model": model, "dynamics": dynamics})
+    axes = {name: parse_axis(str(values[name]), kind, name) for name in ("x", "y")}
+    return build(PhaseConfig, "phase", {**{f: values[f] for f in own - {"preset"} - {"base"}}, **axes, "base": run})
 
 
 def _missing_chunks(jobs: list[Any], outputs: session.Outputs) -> int:

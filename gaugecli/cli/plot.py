@@ -35,15 +35,7 @@ def plot(
         float | None,
         typer.Option("--width", help="Figure width in inches, in [1, 20] (default: the venue's text width)."),
     ] = None,
-    workers: Annotated[
-        int | None,
-        typer.Option(
-            "--workers",
-            min=1,
-            help="Processes computing the figures' runs at once (before drawing).",
-            show_default="the CPUs, at most 4",
-        ),
-    ] = None,
+    workers: opt.PlotWorkers = None,
     compare: Annotated[
         Path | None,
         typer.Option("--compare", help="Folder of committed figN.json: fail if a regenerated series drifted."),

@@ -8,45 +8,37 @@ from typing import Annotated, Any
 import typer
 
 from gaugecli.cli import options as opt
-from gaugecli.cli import report, session
+from gaugecli.cli import report, session, signature
 from gaugecli.cli.errors import errors
 from gaugecli.experiments import params as P
 
-F = P.Predict
 app = opt.command_app()
 
 QUICK: dict[str, Any] = {"ks": (1, 2), "widths": (1, 4), "spreads": (0.0, 100.0), "runs": 20}
 """``--quick``: the options it sets where they are not given (a few seconds on one core)."""
 
 
+Quick = Annotated[
+    bool,
+    typer.Option(
+        "--quick",
+        help="A small study in seconds: --ks 1,2 --widths 1,4 --spreads 0,100 --runs 20 where not given.",
+        rich_help_panel=P.EXPERIMENT,
+    ),
+]
+
+
 @app.command("predict", cls=opt.PanelCommand)
-@session.with_outputs(sweeps=True)
+@signature.with_outputs(sweeps=True)
+@signature.with_option("quick", Quick, False)
+@signature.with_params(P.Dynamics, only=("t_max",))
+@signature.with_params(P.Predict, only=("rtol",))
+@signature.with_params(P.Model, only=("d", "eps_align"))  # its model's
+@signature.with_params(P.Predict, exclude=("rtol",))
 def predict(
     ctx: typer.Context,
-    ks: Annotated[opt.IntList, opt.option(F.ks)] = opt.IntList(F.ks.default),
-    widths: Annotated[opt.IntList, opt.option(F.widths)] = opt.IntList(F.widths.default),
-    spreads: Annotated[opt.FloatList, opt.option(F.spreads)] = opt.FloatList(F.spreads.default),
-    natural: Annotated[bool, opt.option(F.natural)] = F.natural.default,
-    runs: Annotated[int, opt.option(F.runs)] = F.runs.default,
-    n_samples: Annotated[opt.IntList, opt.option(F.n_samples)] = opt.IntList(F.n_samples.default),
-    sgd_batch: Annotated[int | None, opt.option(F.sgd_batch)] = F.sgd_batch.default,
-    sgd_eta: Annotated[float, opt.option(F.sgd_eta)] = F.sgd_eta.default,
-    first_seed: Annotated[int, opt.option(F.first_seed)] = F.first_seed.default,
-    init_scale_a: Annotated[float, opt.option(F.init_scale_a)] = F.init_scale_a.default,
-    init_scale_w: Annotated[float, opt.option(F.init_scale_w)] = F.init_scale_w.default,
-    mixed_signs: Annotated[bool, opt.option(F.mixed_signs)] = F.mixed_signs.default,
-    d: opt.Dimension = P.Model.d.default,
-    eps_align: opt.EpsAlign = P.Model.eps_align.default,
-    rtol: Annotated[float, opt.option(F.rtol)] = F.rtol.default,
-    t_max: opt.Horizon = None,
-    quick: Annotated[
-        bool,
-        typer.Option(
-            "--quick",
-            help="A small study in seconds: --ks 1,2 --widths 1,4 --spreads 0,100 --runs 20 where not given.",
-            rich_help_panel=P.EXPERIMENT,
-        ),
-    ] = False,
+    params: Any = None,
+    quick: bool = False,
     outputs: session.Outputs = session.Outputs(),
 ) -> None:
     """Who owns each teacher feature from a Gaussian start, and what predicts it.
@@ -62,29 +54,13 @@ def predict(
     where it stopped.
     """
     with errors():
-        from gaugecli.experiments.config import ModelConfig
+        from gaugecli.experiments.keywords import build
         from gaugecli.experiments.predict import PredictConfig, chunks
 
-        values: dict[str, Any] = {
-            "ks": tuple(ks), "widths": tuple(widths), "spreads": tuple(spreads), "runs": runs,
-        }  # fmt: skip
         if quick:
             typed = {flag.lstrip("-").replace("-", "_") for flag in opt.given(ctx, *QUICK)}
-            values.update({name: value for name, value in QUICK.items() if name not in typed})
-        config = PredictConfig(
-            model=ModelConfig(d=d, eps_align=eps_align),
-            natural=natural,
-            first_seed=first_seed,
-            init_scale_a=init_scale_a,
-            init_scale_w=init_scale_w,
-            mixed_signs=mixed_signs,
-            rtol=rtol,
-            t_max=t_max,
-            n_samples=tuple(n_samples),
-            sgd_batch=sgd_batch,
-            sgd_eta=sgd_eta,
-            **values,
-        )
+            params.update({name: value for name, value in QUICK.items() if name not in typed})
+        config = build(PredictConfig, "predict", params)  # d and eps_align: its model's
         fresh = _missing_chunks(chunks(config)[0], outputs)
         outcomes, paths = session.execute(ctx, "predict", [config], outputs)
     session.summarize(outcomes, paths, lambda o, path: report.predict(o, path, fresh), outputs.json)

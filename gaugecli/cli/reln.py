@@ -2,33 +2,26 @@
 
 from __future__ import annotations
 
-from typing import Annotated, Any
+from typing import Any
 
 import typer
 
 from gaugecli.cli import options as opt
-from gaugecli.cli import report, session
+from gaugecli.cli import report, session, signature
 from gaugecli.cli.errors import errors
 from gaugecli.experiments import params as P
 
-S = P.Reln
 app = opt.command_app()
 
 
 @app.command(cls=opt.PanelCommand)
-@session.with_outputs(sweeps=False)
-@session.with_model(features=False, network=False)
-@session.with_dynamics("t_max", "rtol")
+@signature.with_outputs(sweeps=False)
+@signature.with_model(features=False, network=False)
+@signature.with_dynamics("t_max", "rtol")
+@signature.with_params(P.Reln)
 def reln(
     ctx: typer.Context,
-    gauge_strength: Annotated[list[str], opt.option(S.strengths, repeat=True)] = list(S.strengths.default),
-    m: Annotated[int, opt.option(S.m)] = S.m.default,
-    owner: Annotated[int, opt.option(S.owner)] = S.owner.default,
-    select_strength: Annotated[float, opt.option(S.select_strength)] = S.select_strength.default,
-    restart: Annotated[opt.FloatList, opt.option(S.restart)] = S.restart.default,
-    levels: Annotated[opt.FloatList, opt.option(S.levels)] = S.levels.default,
-    envelope_levels: Annotated[opt.FloatList, opt.option(S.envelope_levels)] = S.envelope_levels.default,
-    psi_step: Annotated[float, opt.option(S.psi_step)] = S.psi_step.default,
+    params: Any = None,
     model: Any = None,
     dynamics: Any = None,
     outputs: session.Outputs = session.Outputs(),
@@ -41,19 +34,9 @@ def reln(
     state at t0 with frozen gates; and the fastest fixed gate at each loss level. Population flow only.
     """
     with errors():
+        from gaugecli.experiments.keywords import build
         from gaugecli.experiments.reln import RelnConfig
 
-        config = RelnConfig(
-            model=model,
-            dynamics=dynamics,
-            strengths=opt.numbers(gauge_strength),
-            m=m,
-            select_strength=select_strength,
-            owner=owner,
-            restart=tuple(restart),
-            levels=tuple(levels),
-            envelope_levels=tuple(envelope_levels),
-            psi_step=psi_step,
-        )
+        config = build(RelnConfig, "reln", {**params, "model": model, "dynamics": dynamics})
         outcomes, paths = session.execute(ctx, "reln", [config], outputs)
     session.summarize(outcomes, paths, report.reln, outputs.json)

@@ -7,45 +7,42 @@ from typing import Annotated, Any
 import typer
 
 from gaugecli.cli import options as opt
-from gaugecli.cli import report, session
+from gaugecli.cli import report, session, signature
 from gaugecli.cli.errors import bad_parameter, errors
 from gaugecli.experiments import params as P
 
-S = P.Select
 app = opt.command_app()
 
 
+Sweep = Annotated[
+    bool,
+    typer.Option("--sweep", help="Owner-success sweep over --ms × every designated o.", rich_help_panel=P.EXPERIMENT),
+]
+START = ("seeds", *P.Initial.params)
+"""The parameters of a run's start and stream, listed after ``--sweep`` and its ``--ms``."""
+
+
 @app.command("select", cls=opt.PanelCommand)
-@session.with_outputs(sweeps=True)
-@session.with_model(features=True)
-@session.with_dynamics()
+@signature.with_outputs(sweeps=True)
+@signature.with_model(features=True)
+@signature.with_dynamics()
+@signature.with_execution()
+@signature.with_params(P.Select, only=START)
+@signature.with_params(P.OwnerSweep, only=("ms",))
+@signature.with_option("sweep", Sweep, False)
+@signature.with_params(P.Select, exclude=START)
 def select(
     ctx: typer.Context,
-    gauge_strength: Annotated[float, opt.option(S.strength)] = S.strength.default,
-    m: Annotated[int, opt.option(S.m)] = S.m.default,
-    owner: Annotated[int, opt.option(S.owner)] = S.owner.default,
-    deltas: opt.Deltas = None,
-    sweep: Annotated[
-        bool,
-        typer.Option(
-            "--sweep", help="Owner-success sweep over --ms × every designated o.", rich_help_panel=P.EXPERIMENT
-        ),
-    ] = False,
-    ms: Annotated[opt.IntList, opt.option(P.OwnerSweep.ms)] = P.OwnerSweep.ms.default,
-    seeds: Annotated[opt.IntList | None, opt.option(S.seeds)] = None,
-    init: opt.Init = S.init.default,
-    eps: opt.Perturbation = None,
-    init_seed: opt.InitSeed = None,
-    init_scale_a: opt.InitScaleA = None,
-    init_scale_w: opt.InitScaleW = None,
-    mixed_signs: opt.MixedSigns = False,
-    max_time: opt.MaxTime = opt.DEFAULT_MAX_TIME,
+    params: Any = None,
+    sweep: bool = False,
+    max_time: Any = None,
     model: Any = None,
     dynamics: Any = None,
     outputs: session.Outputs = session.Outputs(),
 ) -> None:
     """Selection among m duplicates: the +D neuron becomes the owner (claim C6)."""
     with errors():
+        from gaugecli.experiments.keywords import build
         from gaugecli.experiments.select import OwnerSweepConfig, SelectConfig
 
         if sweep and outputs.figure is not None:
@@ -58,38 +55,18 @@ def select(
             raise bad_parameter(clash[0], "has no effect with --sweep (it runs every m of --ms and every owner)")
         if not sweep and (clash := opt.given(ctx, "ms")):
             raise bad_parameter(clash[0], "sets the widths of --sweep; without it, give one width with --m")
-        if deltas is not None and (clash := opt.given(ctx, "m", "owner", "gauge_strength")):
+        if params["deltas"] is not None and (clash := opt.given(ctx, "m", "owner", "gauge_strength")):
             raise bad_parameter(
                 clash[0], "has no effect with --deltas (m is their number, the owner their argmax); give one of them"
             )
+        deltas, seeds = params["deltas"], params["seeds"]
         members = 1 if seeds is None else len(seeds)
-        for width in ms if sweep else [len(deltas) if deltas is not None else m]:
+        for width in params["ms"] if sweep else [len(deltas) if deltas is not None else params["m"]]:
             session.check_duration(dynamics, model.d, width, members, max_time)
-        if sweep:
-            kind = "select-sweep"
-            config: SelectConfig | OwnerSweepConfig = OwnerSweepConfig(
-                model=model,
-                dynamics=dynamics,
-                ms=tuple(ms),
-                strength=gauge_strength,
-                seeds=None if seeds is None else tuple(seeds),
-            )
-        else:
-            kind = "select"
-            config = SelectConfig(
-                model=model,
-                dynamics=dynamics,
-                m=m,
-                strength=gauge_strength,
-                owner=owner,
-                deltas=deltas,
-                seeds=None if seeds is None else tuple(seeds),
-                init=init,
-                eps=eps,
-                init_seed=init_seed,
-                init_scale_a=init_scale_a,
-                init_scale_w=init_scale_w,
-                mixed_signs=mixed_signs,
-            )
+        kind, config_type, declared = (
+            ("select-sweep", OwnerSweepConfig, P.OwnerSweep) if sweep else ("select", SelectConfig, P.Select)
+        )
+        values = {field: params[field] for field in declared.params}  # the sweep: its widths, D and seeds
+        config = build(config_type, "select", {**values, "model": model, "dynamics": dynamics})
         outcomes, paths = session.execute(ctx, kind, [config], outputs)
     session.summarize(outcomes, paths, report.owner_sweep if sweep else report.select, outputs.json)

@@ -8,7 +8,7 @@ import sys
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Annotated, Any
+from typing import TYPE_CHECKING, Any
 
 from gaugecli.cli.errors import bad_parameter
 from gaugecli.cli.heartbeat import elapsed_text as elapsed_text
@@ -158,118 +158,6 @@ class Outputs:
     workers: int = 1
     scheduler: str | None = None
     json: bool = False
-
-
-Group = list[tuple[str, Any, Any]]
-"""Options as ``(parameter name, Annotated type, default)``."""
-
-
-def grouped(name: str, group: Group, build: Callable[..., Any]) -> Callable[[Callable[..., None]], Callable[..., None]]:
-    """Give a command the options of ``group`` and hand them to it built into one value: its
-    parameter ``name`` receives ``build(**options)`` (a refusal of ``build`` is a one-line error).
-
-    Typer reads a command's options from its signature and has no option groups: this writes a
-    group shared by several commands into their signatures once, instead of in every command."""
-    import functools
-    import inspect
-
-    from gaugecli.cli.errors import errors
-
-    names = [option for option, _, _ in group]
-
-    def decorate(command: Callable[..., None]) -> Callable[..., None]:
-        signature = inspect.signature(command, eval_str=True)
-        own = [p for p in signature.parameters.values() if p.name != name]
-        extra = [inspect.Parameter(n, inspect.Parameter.KEYWORD_ONLY, default=d, annotation=a) for n, a, d in group]
-
-        @functools.wraps(command)
-        def wrapper(*args: Any, **kwargs: Any) -> None:
-            given = {option: kwargs.pop(option) for option in names}
-            with errors():
-                value = build(**given)
-            command(*args, **{name: value}, **kwargs)
-
-        wrapper.__signature__ = signature.replace(parameters=own + extra)  # type: ignore[attr-defined]
-        return wrapper
-
-    return decorate
-
-
-def with_outputs(*, sweeps: bool = False) -> Callable[[Callable[..., None]], Callable[..., None]]:
-    """``--out``, ``--figure``, ``--cache-dir``, ``--cache``, ``--config``, ``--json`` (and for a
-    sweep ``--workers``, ``--scheduler``) as the command's parameter ``outputs`` (:class:`Outputs`)."""
-    from gaugecli.cli import options as opt
-
-    group: Group = [
-        ("out", opt.Out, None),
-        ("figure", opt.FigurePath, None),
-        ("cache_dir", opt.CacheDir, opt.DEFAULT_CACHE),
-        ("cache", opt.UseCache, True),
-        ("config_file", opt.ConfigFile, None),  # read by its eager callback already
-        ("json", opt.Json, False),
-    ]
-    if sweeps:
-        group += [("workers", opt.Workers, opt.WORKERS.default), ("scheduler", opt.Scheduler, None)]
-
-    def build(config_file: Path | None, **given: Any) -> Outputs:
-        return Outputs(**given)
-
-    return grouped("outputs", group, build)
-
-
-def with_model(*, features: bool = True, network: bool = True) -> Callable[[Callable[..., None]], Callable[..., None]]:
-    """``--d``, ``--k`` (unless the experiment's teacher has one feature), ``--activation``,
-    ``--teacher-activation``, ``--negative-slope`` and ``--weight-decay`` (unless its analysis holds for the paper's ReLU model
-    alone), ``--c0``, ``--theta0`` and ``--eps-align`` as the command's parameter ``model`` (a ModelConfig)."""
-    from gaugecli.cli import options as opt
-    from gaugecli.experiments import params as P
-
-    group: Group = [("d", opt.Dimension, P.Model.d.default)]
-    group += [("k", opt.TeacherFeatures, P.Model.k.default)] if features else []
-    group += (
-        [
-            ("activation", opt.ActivationName, P.Model.activation.default),
-            ("teacher_activation", opt.TeacherActivation, None),
-            ("negative_slope", opt.NegativeSlope, None),
-            ("weight_decay", opt.WeightDecay, P.Model.weight_decay.default),
-        ]
-        if network
-        else []
-    )
-    group += [
-        ("c0", opt.InitialCoefficient, P.Model.c0.default),
-        ("theta0", opt.InitialAngle, P.Model.theta0.default),
-        ("eps_align", opt.EpsAlign, P.Model.eps_align.default),
-    ]
-    return grouped("model", group, opt.model_config)
-
-
-def with_dynamics(*only: str) -> Callable[[Callable[..., None]], Callable[..., None]]:
-    """The dynamics options as the command's parameter ``dynamics`` (a DynamicsConfig): every one of
-    them, or ``only`` those named — ``t_max`` and ``rtol`` for a command that compares population
-    flows, ``rtol`` for one whose sweeps set their own modes and horizons."""
-    from gaugecli.cli import options as opt
-    from gaugecli.experiments import params as P
-
-    every: Group = [
-        ("mode", opt.DynamicsMode, P.Dynamics.mode.default.value),
-        ("eta", opt.Step, None),
-        ("n_samples", opt.SampleSize, None),
-        ("batch_size", opt.BatchSize, None),
-        ("batches", opt.Batches, None),
-        ("t_max", opt.Horizon, None),
-        ("rtol", opt.Tolerance, None),
-        ("max_steps", opt.MaxSteps, None),
-        ("device", opt.Device, None),
-    ]
-    group = [option for option in every if not only or option[0] in only]
-    if only == ("rtol",):  # the sweeps set their own modes: the tolerance is the population flow's
-        group = [("rtol", Annotated[float | None, opt.option(P.FLOW_RTOL)], None)]
-
-    def build(mode: str = P.Mode.flow.value, **given: Any) -> Any:
-        return opt.dynamics_config(P.Mode(mode), **given)
-
-    return grouped("dynamics", group, build)
 
 
 def execute(

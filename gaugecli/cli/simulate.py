@@ -2,40 +2,32 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Annotated, Any
+from typing import TYPE_CHECKING, Any
 
 import typer
 
 from gaugecli.cli import options as opt
-from gaugecli.cli import report, session
+from gaugecli.cli import report, session, signature
 from gaugecli.cli.errors import bad_parameter, errors
 from gaugecli.experiments import params as P
 
 if TYPE_CHECKING:
     from gaugecli.experiments.simulate import SimulateConfig
 
-S = P.Simulate
 app = opt.command_app()
 
 
 @app.command(cls=opt.PanelCommand)
-@session.with_outputs(sweeps=False)
-@session.with_model(features=True)
-@session.with_dynamics()
+@signature.with_outputs(sweeps=False)
+@signature.with_model(features=True)
+@signature.with_dynamics()
+@signature.with_execution()
+@signature.with_params({"seeds": P.SEEDS}, aliases={"seeds": ("--seed",)})  # one run per seed
+@signature.with_params(P.Simulate, exclude=("seed",))
 def simulate(
     ctx: typer.Context,
-    gauge: Annotated[list[str], opt.option(S.gauge, repeat=True)] = [S.gauge.default],
-    gauge_strength: Annotated[list[str], opt.option(S.strengths, repeat=True)] = list(S.strengths.default),
-    m: Annotated[int, opt.option(S.m)] = S.m.default,
-    deltas: opt.Deltas = None,
-    init: opt.Init = S.init.default,
-    eps: opt.Perturbation = None,
-    init_seed: opt.InitSeed = None,
-    init_scale_a: opt.InitScaleA = None,
-    init_scale_w: opt.InitScaleW = None,
-    mixed_signs: opt.MixedSigns = False,
-    seeds: Annotated[opt.IntList | None, opt.option(P.SEEDS, "--seed")] = None,
-    max_time: opt.MaxTime = opt.DEFAULT_MAX_TIME,
+    params: Any = None,
+    max_time: Any = None,
     model: Any = None,
     dynamics: Any = None,
     outputs: session.Outputs = session.Outputs(),
@@ -45,35 +37,25 @@ def simulate(
     Several gauges, -D values and seeds run together as batched ensembles and give one artifact each.
     """
     with errors():
+        from gaugecli.experiments.keywords import build
         from gaugecli.experiments.simulate import SimulateConfig
 
-        if deltas is not None and (clash := opt.given(ctx, "gauge", "m", "gauge_strength")):
+        if params["deltas"] is not None and (clash := opt.given(ctx, "gauge", "m", "gauge_strength")):
             raise bad_parameter(
                 clash[0], "has no effect with --deltas (m is their number, each neuron its own δ); give one of them"
             )
+        gauges, seeds = dict.fromkeys(params.pop("gauge")), params.pop("seeds")
         configs = [
-            SimulateConfig(
-                model=model,
-                dynamics=dynamics,
-                gauge=g,
-                strengths=opt.numbers(gauge_strength),
-                m=m,
-                deltas=deltas,
-                seed=seed,
-                init=init,
-                eps=eps,
-                init_seed=init_seed,
-                init_scale_a=init_scale_a,
-                init_scale_w=init_scale_w,
-                mixed_signs=mixed_signs,
+            build(
+                SimulateConfig, "simulate", {**params, "gauge": g, "seed": seed, "model": model, "dynamics": dynamics}
             )
-            for g in dict.fromkeys(gauge)
+            for g in gauges
             for seed in (dict.fromkeys(seeds) if seeds is not None else [None])
         ]
         runs = [run for config in configs for run in config.runs()]
         for run in runs:
             session.check_duration(run.dynamics, run.model.d, run.m, 1, max_time)
-        labels = [_label(r, len(dict.fromkeys(gauge)) > 1, seeds is not None and len(seeds) > 1) for r in runs]
+        labels = [_label(r, len(gauges) > 1, seeds is not None and len(seeds) > 1) for r in runs]
         outcomes, paths = session.execute(
             ctx, "simulate", runs, outputs, labels=labels, rerun=lambda run: _rerun(ctx, run)
         )

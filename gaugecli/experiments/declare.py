@@ -81,7 +81,9 @@ class Param:
     mode decides — ``default_text`` says how), its ``type`` and range ``[low, high]`` (``open_low``,
     ``open_high`` exclude an end; ``high_text`` spells an end such as π), ``choices`` for a word,
     and ``plural`` for a comma-separated list of at least ``min_items`` values (``distinct``: no value
-    twice). ``why_low`` and ``why_high`` say why a bound is where it is; a refusal quotes them."""
+    twice). ``why_low`` and ``why_high`` say why a bound is where it is; a refusal quotes them.
+    ``repeat``: its flag may be given several times (``-D 4 -D 16,64``); for a single value (a
+    config field of one value, such as simulate's ``gauge``) the command runs once per value."""
 
     name: str
     help: str
@@ -103,6 +105,7 @@ class Param:
     high_text: str | None = None
     why_low: str = ""
     why_high: str = ""
+    repeat: bool = False
 
     def but(self, **changes: Any) -> Param:
         """The same parameter with another default, help or bound (another experiment's use of it)."""

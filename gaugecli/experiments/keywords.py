@@ -3,12 +3,14 @@
 
 The names are those of the :class:`~gaugecli.experiments.declare.Param` declarations (the flags
 without dashes) or the config's field names; a keyword of the ``model`` or ``dynamics`` goes to
-that part. The Python API builds its configs here, as the command line builds them from flags.
+that part. The Python API and the command line build their configs here, the command line from
+the values of the options it made from the same declarations (:mod:`gaugecli.cli.options`).
 """
 
 from __future__ import annotations
 
 import dataclasses
+import enum
 import types
 import typing
 from collections.abc import Mapping
@@ -60,11 +62,11 @@ def build(config_type: type, function: str, params: Mapping[str, Any]) -> Any:
         if name in names:
             if name in parts[""]:
                 raise TypeError(f"{function}() got {name!r} twice (as {key!r} too); give it once")
-            parts[""][name] = _value(hints[name], value)
+            parts[""][name] = _word(declared.get(name), _value(hints[name], value))
             continue
         for part, tp in nested.items():
             if part in names and key in {f.name for f in dataclasses.fields(tp)}:
-                parts[part][key] = _value(typing.get_type_hints(tp)[key], value)
+                parts[part][key] = _word(_declared(tp).get(key), _value(typing.get_type_hints(tp)[key], value))
                 break
         else:
             valid = sorted(names - {"model", "dynamics"} | set(alias) | _nested_names(names, nested))
@@ -73,20 +75,22 @@ def build(config_type: type, function: str, params: Mapping[str, Any]) -> Any:
         if parts[part]:
             if part in parts[""]:
                 raise TypeError(f"{function}() got {part}= and {', '.join(parts[part])} of it; give one of them")
-            if part == "dynamics" and isinstance(parts[part].get("mode"), str):
-                parts[part]["mode"] = _mode(parts[part]["mode"])
             parts[""][part] = tp(**parts[part])
     return config_type(**parts[""])
 
 
-def _mode(text: str) -> Any:
-    from gaugecli.experiments import params as P
+def _word(param: Any, value: Any) -> Any:
+    """A word given for a parameter declared as an Enum (``mode="gd"``) as its member (``Mode.gd``)."""
+    kind = getattr(param, "type", None)
+    if not (isinstance(value, str) and isinstance(kind, type) and issubclass(kind, enum.Enum)):
+        return value
     from gaugecli.experiments.declare import ConfigError
 
     try:
-        return P.Mode(text)
+        return kind(value)
     except ValueError:
-        raise ConfigError("mode", f"must be one of {', '.join(m.value for m in P.Mode)} (got {text!r})") from None
+        words = ", ".join(m.value for m in kind)
+        raise ConfigError(param.name, f"must be one of {words} (got {value!r})") from None
 
 
 def _nested_names(names: set[str], nested: Mapping[str, type]) -> set[str]:

@@ -1,0 +1,146 @@
+"""Every parameter of every experiment, declared once: range, default, help and ``--help`` panel.
+
+One :class:`~gaugecli.experiments.declare.Fields` class per config dataclass, one attribute per
+field, in the module of its experiment (:mod:`.simulate`, :mod:`.lockin`, …); what several
+experiments share (the model, the dynamics, the initial condition, the bounds the numerics honour)
+is in :mod:`.shared`. The configs take their defaults from here and check their fields with
+``X.check(self)``; the command line builds every option (flag, help with its range, default, panel,
+the check at parse time) from the same attributes, and docs/cli.md is generated from the command
+line. A parameter used by several experiments is declared once and specialised with ``.but(...)``
+(another default or a tighter bound). Stdlib only: ``--help`` and a refused value answer before
+numpy is imported. This package is their one namespace: ``params.Simulate``, ``params.Mode``.
+"""
+
+from __future__ import annotations
+
+from gaugecli.experiments.params.lockin import (
+    ASSIGNMENTS,
+    Lockin,
+)
+from gaugecli.experiments.params.perturb import (
+    MAX_SUCCESS_HORIZON,
+    PERTURB_SWEEPS,
+    Perturb,
+)
+from gaugecli.experiments.params.phase import (
+    MAX_AXIS_POINTS,
+    PHASE_KINDS,
+    PHASE_METRICS,
+    PHASE_PRESETS,
+    Phase,
+)
+from gaugecli.experiments.params.predict import (
+    MAX_PREDICT_FEATURES,
+    MAX_PREDICT_SAMPLES,
+    MAX_PREDICT_WIDTH,
+    PREDICTORS,
+    Predict,
+)
+from gaugecli.experiments.params.prune import (
+    PRUNE_SWEEP_DELTAS,
+    Prune,
+)
+from gaugecli.experiments.params.reln import (
+    MIN_PSI_STEP,
+    Reln,
+)
+from gaugecli.experiments.params.select import (
+    OwnerSweep,
+    Select,
+)
+from gaugecli.experiments.params.shared import (
+    BATCHES,
+    C0_RANGE,
+    DEFAULT_BATCH_SIZE,
+    DEFAULT_DEVICE,
+    DEFAULT_MAX_STEPS,
+    DEFAULT_N_SAMPLES,
+    DEFAULT_NEGATIVE_SLOPE,
+    DELTAS,
+    DEVICES,
+    DYNAMICS,
+    EXPERIMENT,
+    FLOW_RTOL,
+    GAUGE_STRENGTH,
+    HORIZON_RANGE,
+    INITS,
+    MAX_GAUGE_STRENGTH,
+    MAX_WEIGHT_DECAY,
+    MIN_EPS,
+    MIN_RTOL,
+    MODEL,
+    NEURONS,
+    NUMERICS,
+    OWNER,
+    POPULATION_RTOL,
+    RTOL,
+    SAMPLE_RTOL,
+    SEEDS,
+    STRENGTHS,
+    WIDTHS,
+    Dynamics,
+    Initial,
+    Mode,
+    Model,
+)
+from gaugecli.experiments.params.simulate import (
+    Simulate,
+)
+
+__all__ = [
+    "ASSIGNMENTS",
+    "BATCHES",
+    "C0_RANGE",
+    "DEFAULT_BATCH_SIZE",
+    "DEFAULT_DEVICE",
+    "DEFAULT_MAX_STEPS",
+    "DEFAULT_NEGATIVE_SLOPE",
+    "DEFAULT_N_SAMPLES",
+    "DELTAS",
+    "DEVICES",
+    "DYNAMICS",
+    "EXPERIMENT",
+    "FLOW_RTOL",
+    "GAUGE_STRENGTH",
+    "HORIZON_RANGE",
+    "INITS",
+    "MAX_AXIS_POINTS",
+    "MAX_GAUGE_STRENGTH",
+    "MAX_PREDICT_FEATURES",
+    "MAX_PREDICT_SAMPLES",
+    "MAX_PREDICT_WIDTH",
+    "MAX_SUCCESS_HORIZON",
+    "MAX_WEIGHT_DECAY",
+    "MIN_EPS",
+    "MIN_PSI_STEP",
+    "MIN_RTOL",
+    "MODEL",
+    "NEURONS",
+    "NUMERICS",
+    "OWNER",
+    "PERTURB_SWEEPS",
+    "PHASE_KINDS",
+    "PHASE_METRICS",
+    "PHASE_PRESETS",
+    "POPULATION_RTOL",
+    "PREDICTORS",
+    "PRUNE_SWEEP_DELTAS",
+    "RTOL",
+    "SAMPLE_RTOL",
+    "SEEDS",
+    "STRENGTHS",
+    "WIDTHS",
+    "Dynamics",
+    "Initial",
+    "Lockin",
+    "Mode",
+    "Model",
+    "OwnerSweep",
+    "Perturb",
+    "Phase",
+    "Predict",
+    "Prune",
+    "Reln",
+    "Select",
+    "Simulate",
+]
