@@ -11,13 +11,6 @@ from gaugecli.cli import report, session, signature
 from gaugecli.cli.errors import bad_parameter, errors
 from gaugecli.experiments import params as P
 
-SWEEP_FLAGS = {
-    "visible": ("eps", "gauge_strength", "kind", "seeds", "refine"),
-    "step": ("step_strength", "step_fractions", "stability_fractions"),
-    "samples": ("sample_strength", "ns", "sample_seeds", "window", "sample_gd"),
-    "selection": ("success_ns", "success_seeds", "success_horizon"),
-}
-"""The options that only one sweep reads: given while that sweep is not run, they are refused."""
 app = opt.command_app()
 
 
@@ -41,7 +34,7 @@ def perturb(
 
         if params["kind"] == "adversarial" and (clash := opt.given(ctx, "seeds")):
             raise bad_parameter(clash[0], "has no effect with --kind adversarial (deterministic); use --kind random")
-        for sweep, flags in SWEEP_FLAGS.items():
+        for sweep, flags in P.SWEEP_PARAMS.items():
             if sweep not in params["sweeps"] and (clash := opt.given(ctx, *flags)):
                 raise bad_parameter(clash[0], f"has no effect: the {sweep} sweep is not in --sweeps")
         adversarial = params.pop("kind") == "adversarial"  # the config's field, as the Python API reads --kind

@@ -48,21 +48,22 @@ def options(kind: str, config: Any) -> dict[str, Any]:
     # per-neuron δ fix m and the owner and replace the gauge: those options would be refused with them
     implied = EXPLICIT_DELTAS_IMPLY if getattr(config, "deltas", None) is not None else set()
     # a drawn start never reads these: listed, they would read as used (and a rerun refuses them if edited)
-    ignored = set(ignored_by_config(config))
+    ignored = set(ignored_by_config(config)) | (spec.rerun_unread(config) if spec.rerun_unread else set())
     for attribute, fields in parts:
         holder = config
         for name in [] if attribute is None else attribute.split("."):
             holder = getattr(holder, name)
         for field, p in fields.params.items():
-            flag = "--kind" if field == "adversarial" else p.option
-            param = by_flag.get(flag)
+            param = by_flag.get(p.option)
             if param is None or not hasattr(holder, field) or (attribute is None and field in implied):
                 continue  # not an option of this command (reln's mode, prune's k)
-            if field in ignored or (field in ("strengths", "strength") and "gauge_strength" in ignored):
+            if (
+                field in ignored
+                or p.name in ignored
+                or (field in ("strengths", "strength") and "gauge_strength" in ignored)
+            ):
                 continue
             value = getattr(holder, field)
-            if field == "adversarial":
-                value = "adversarial" if value else "random"
             if value is None:
                 continue
             listed = p.plural or param.multiple or field == "seed"  # simulate's one seed, as --seeds

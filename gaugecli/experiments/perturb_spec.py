@@ -18,6 +18,19 @@ def api_configs(config: Any, params: dict[str, Any], build: Any) -> tuple[str, l
     return SPEC.name, [build(config, PerturbConfig, SPEC.api_name, params)], False
 
 
+def rerun_options(config: Any) -> dict[str, Any]:
+    """``--kind``, which the config holds as ``adversarial`` (a bool), not under its declaration's name."""
+    return {"kind": "adversarial" if config.adversarial else "random"}
+
+
+def rerun_unread(config: Any) -> set[str]:
+    """What the run did not read (the sweeps not run; the seeds of adversarial perturbations): the
+    command refuses those as having no effect, so its rerun file leaves them out."""
+    from gaugecli.experiments.params.perturb import unread
+
+    return unread(config.sweeps, config.adversarial)
+
+
 SPEC = Experiment(
     name="perturb",
     help="Robustness (claim C8): visible perturbations, GD step size, sample size.",
@@ -37,6 +50,8 @@ SPEC = Experiment(
     as on the command line (the config's ``adversarial``).""",
     api_returns="PerturbResult",
     api_configs=api_configs,
+    rerun_options=rerun_options,
+    rerun_unread=rerun_unread,
 )
 
 SPECS = (SPEC,)

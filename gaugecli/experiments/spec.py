@@ -92,6 +92,9 @@ class Experiment:
     """Options that come first in the rerun file (``select --sweep``)."""
     rerun_options: Callable[[Any], dict[str, Any]] | None = None
     """``rerun_options(config)``: the rerun file's options the declarations do not give, by TOML key."""
+    rerun_unread: Callable[[Any], set[str]] | None = None
+    """``rerun_unread(config)``: the parameters (by name) this run did not read, left out of its rerun
+    file because the command refuses them as having no effect."""
     summary: str | None = None
     """The subcommand's terminal summary, ``summary(outcome, path)``."""
     figure: str | None = None

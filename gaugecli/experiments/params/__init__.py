@@ -20,6 +20,7 @@ from gaugecli.experiments.params.lockin import (
 from gaugecli.experiments.params.perturb import (
     MAX_SUCCESS_HORIZON,
     PERTURB_SWEEPS,
+    SWEEP_PARAMS,
     Perturb,
 )
 from gaugecli.experiments.params.phase import (
@@ -129,6 +130,7 @@ __all__ = [
     "SAMPLE_RTOL",
     "SEEDS",
     "STRENGTHS",
+    "SWEEP_PARAMS",
     "WIDTHS",
     "Dynamics",
     "Initial",

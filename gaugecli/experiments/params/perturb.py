@@ -13,6 +13,23 @@ from gaugecli.experiments.params.shared import (
 
 PERTURB_SWEEPS = ("visible", "step", "samples", "selection")
 """``gaugecli perturb``'s four sweeps, (a) to (d) of C8 (:mod:`gaugecli.experiments.perturb`)."""
+SWEEP_PARAMS = {
+    "visible": ("eps", "gauge_strength", "kind", "seeds", "refine"),
+    "step": ("step_strength", "step_fractions", "stability_fractions"),
+    "samples": ("sample_strength", "ns", "sample_seeds", "window", "sample_gd"),
+    "selection": ("success_ns", "success_seeds", "success_horizon"),
+}
+"""The parameters only one sweep reads: given while that sweep is not run, the command line refuses
+them, and a run's rerun file leaves them out (:func:`unread`)."""
+
+
+def unread(sweeps: tuple[str, ...], adversarial: bool) -> set[str]:
+    """The parameters a run of ``sweeps`` does not read: those of the sweeps not run, and the seeds
+    of the random perturbations when they are adversarial (deterministic)."""
+    out = {name for sweep, names in SWEEP_PARAMS.items() if sweep not in sweeps for name in names}
+    return out | ({"seeds"} if adversarial else set())
+
+
 MAX_SUCCESS_HORIZON = 1000.0
 """Longest horizon of perturb's selection-vs-n runs, in units of T_spec^flow (the default is 25)."""
 
