@@ -167,6 +167,13 @@ def _speed_ratio() -> Kind:
     return Kind("speed-ratio", SpeedRatioConfig, SpeedRatio, _one_by_one(speed_ratio, runner=False), _no_seed)
 
 
+def _limit_dissipation() -> Kind:
+    from gaugecli.experiments.limit_dissipation import LimitDissipation, LimitDissipationConfig, limit_dissipation
+
+    compute = _one_by_one(limit_dissipation, runner=False)
+    return Kind("limit-dissipation", LimitDissipationConfig, LimitDissipation, compute, _no_seed)
+
+
 KINDS: dict[str, Callable[[], Kind]] = {
     "simulate": _simulate,
     "select": _select,
@@ -182,10 +189,11 @@ KINDS: dict[str, Callable[[], Kind]] = {
     "limit-paths": _limit_paths,
     "ratio-slope": _ratio_slope,
     "speed-ratio": _speed_ratio,
+    "limit-dissipation": _limit_dissipation,
 }
 """Experiment kinds by artifact kind name; each loader imports its experiment on first use. The last
-five have no command: they are the reduced and ``D → ∞`` equations the figures draw (fig1–fig3), so
-that a figure reads every ODE it shows from the cache."""
+six have no command: they are the reduced and ``D → ∞`` equations the figures draw (fig1–fig3, fig6's
+limit shares, fig8's relu limits), so that a figure reads every ODE it shows from the cache."""
 
 
 def kind(name: str) -> Kind:
