@@ -421,9 +421,6 @@ reduced and ``D → ∞`` equations' solvers (by name: their modules' closed for
 whole module that holds one (``from gaugecli.core import limits``) counts as importing it."""
 INTEGRATING_MODULES = {name.rsplit(".", 1)[0] for name in INTEGRATORS if name.count(".") == 3}
 """The modules of the core that hold a solver by name (``gaugecli.core.reduced``, …)."""
-INTEGRATING_FIGURES_PENDING = {"gaugecli.plots.fig6", "gaugecli.plots._fig8_key"}
-"""Still integrate in the figure (the dissipation shares of fig6 (e), the relu limits of fig8's key):
-modules another branch of issue 45 is splitting; their ODEs become cached runs as fig1–fig3's did."""
 
 
 def _imported(path: Path) -> set[str]:
@@ -448,15 +445,13 @@ def _integrators(path: Path) -> set[str]:
 def test_no_figure_module_integrates() -> None:
     """A figure module only draws: every ODE a figure shows is a cached run of an experiment kind
     (``pipeline.KINDS``), read through its needs, so ``plot all`` regenerates from the cache alone
-    (``tests/test_figure_runs.py`` renders fig1–fig3 with the solvers made to raise)."""
+    (``tests/test_figure_runs.py`` renders fig1–fig3, fig6 and fig8 with the solvers made to raise)."""
     found = {
         _module_name(path): sorted(solvers)
         for path in sorted((PACKAGE / "plots").rglob("*.py"))
-        if (solvers := _integrators(path)) and _module_name(path) not in INTEGRATING_FIGURES_PENDING
+        if (solvers := _integrators(path))
     }
     assert not found, found
-    for pending in INTEGRATING_FIGURES_PENDING:  # the list shrinks: a module that no longer integrates leaves it
-        assert _integrators(PACKAGE.parent.joinpath(*pending.split(".")).with_suffix(".py")), pending
 
 
 def test_the_integrator_check_sees_what_it_forbids(tmp_path: Path) -> None:

@@ -49,7 +49,11 @@ def reduced_shares() -> dict[tuple[str, float], float]:
 def test_needs_are_the_default_single_neuron_flow_runs() -> None:
     needs = fig6.needs(True)
     assert needs.keys() == fig6.needs(False).keys()
-    assert len(needs) == 2 * len(fig6.STRENGTHS)
+    assert len(needs) == 2 * len(fig6.STRENGTHS) + 1
+    limit = needs.pop(fig6.LIMIT)  # the D → ∞ shares of the runs' own model
+    model = needs[fig6._name("favorable", fig6.SHOWN)].config.model
+    assert limit.kind == "limit-dissipation"
+    assert (limit.config.c0, limit.config.theta0, limit.config.a_star) == (model.c0, model.theta0, model.a_star)
     for need in needs.values():
         assert need.kind == "simulate" and need.config.m == 1 and need.config.dynamics.mode.value == "flow"
 

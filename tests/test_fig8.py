@@ -44,7 +44,11 @@ def built(inputs: Any) -> Any:
 def test_needs_are_ordinary_simulate_and_select_runs() -> None:
     quick, full = fig8.needs(True), fig8.needs(False)
     n = len(fig8.ACTIVATIONS)
-    assert len(quick) == n * (2 * 3 + 1) and len(full) == n * (2 * 6 + 1)
+    assert len(quick) == n * (2 * 3 + 1) + 1 and len(full) == n * (2 * 6 + 1) + 1
+    limits = full.pop(fig8.RELU_LIMITS)  # relu's D → ∞ constants: the relu model's (c0, θ0, ε, a*)
+    relu = full["relu-select"].config.model
+    assert limits.kind == "limit-constants"
+    assert (limits.config.c0, limits.config.theta0, limits.config.eps_align) == (relu.c0, relu.theta0, relu.eps_align)
     for need in full.values():
         assert need.kind in ("simulate", "select")
         if need.kind == "simulate":

@@ -1,6 +1,6 @@
-"""The ODEs fig1–fig3 draw are cached runs of experiment kinds: each kind against an independent
-reference (another solver, the claim's own law, the stored artifact read back), and a warm cache
-that redraws the three figures with every solver made to raise."""
+"""The ODEs fig1–fig3, fig6 and fig8 draw are cached runs of experiment kinds: each kind against an
+independent reference (another solver, the claim's own law, the stored artifact read back), and a warm
+cache that redraws the figures with every solver made to raise."""
 
 from __future__ import annotations
 
@@ -26,6 +26,8 @@ SOLVERS = (
     ("gaugecli.core.limits", "favorable_limit_path"),
     ("gaugecli.core.limits", "unfavorable_limit_path"),
     ("gaugecli.core.limits", "limit_clock_free_gap"),
+    ("gaugecli.core.limits", "favorable_limit_dissipation"),
+    ("gaugecli.core.limits", "unfavorable_limit_dissipation"),
     ("gaugecli.core.separation", "paired_speed_ratio"),
     ("gaugecli.core.saveat", "integrate"),
     ("scipy.integrate", "solve_ivp"),
@@ -48,11 +50,20 @@ def _forbid_solvers(monkeypatch: pytest.MonkeyPatch) -> None:
         monkeypatch.setattr(importlib.import_module(module), name, refuse)
 
 
-def test_a_warm_cache_draws_fig1_to_fig3_without_integrating(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+@pytest.mark.parametrize(
+    ("figures", "kinds"),
+    [
+        (("fig1", "fig2", "fig3"), {"reduced-window", "limit-paths", "limit-constants", "ratio-slope", "speed-ratio"}),
+        (("fig6", "fig8"), {"limit-dissipation", "limit-constants"}),
+    ],
+    ids=["fig1-fig3", "fig6-fig8"],
+)
+def test_a_warm_cache_draws_figures_without_integrating(
+    figures: tuple[str, ...], kinds: set[str], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     """``plot`` from a cache that holds a figure's runs computes nothing: with every solver made to
-    raise, fig1–fig3 (quick profile) draw again and their sidecars match the first drawing."""
+    raise, the figures (quick profile) draw again and their sidecars match the first drawing."""
     cache = tmp_path / "runs"
-    figures = ("fig1", "fig2", "fig3")
     warm = Pipeline(cache)
     for fig_id in figures:
         R.render(fig_id, warm, tmp_path / "warm", formats=("png",), quick=True)
@@ -68,8 +79,7 @@ def test_a_warm_cache_draws_fig1_to_fig3_without_integrating(tmp_path: Path, mon
         assert compare_sidecars(first, again) == [], fig_id
         assert again["result"]["config_hashes"] == first["result"]["config_hashes"]
     assert cold.computed == []
-    kinds = {path.parent.name for path in cache.glob("*/*.json")}
-    assert {"reduced-window", "limit-paths", "limit-constants", "ratio-slope", "speed-ratio"} <= kinds
+    assert kinds <= {path.parent.name for path in cache.glob("*/*.json")}
 
 
 def test_reduced_window_ends_are_half_on_an_independent_solve(tmp_path: Path) -> None:
@@ -162,3 +172,27 @@ def test_speed_ratio_time_average_is_the_ratio_of_independent_times(tmp_path: Pa
     assert pair.t_spec_plus == pytest.approx(plus, rel=1e-8)
     assert pair.time_average == pytest.approx(minus / plus, rel=1e-8)
     assert pair.t[-1] == pytest.approx(pair.t_spec_plus, rel=4 * EPS) and np.all(np.diff(pair.t) > 0)
+
+
+def test_limit_dissipation_spends_the_initial_loss_and_meets_the_large_D_reduced_flow(tmp_path: Path) -> None:
+    """``limit-dissipation``: the ``+D`` limit flow's ``∫R + ∫T`` (two quadratures along one DOP853
+    solve at rtol 1e-12) is the closed-form initial loss ``L(c0, θ0)`` (the flow ends at the teacher,
+    ``e^{−200}`` away at ``s = 400``), to 1e-10 (rtol 1e-12 ×100 for the steps' accumulated error;
+    measured 5e-15); each gauge's reaction share is that of the reduced flow at D = 10³ (LSODA, rtol
+    1e-10) to 1e-6: the approach is O(1/D²) (measured 6.1e-5 at D = 64 → 2.5e-7 at D = 10³ for −D,
+    1.8e-6 → 7e-9 for +D, both ×(10³/64)²), ×4 margin."""
+    from gaugecli.experiments.limit_dissipation import LimitDissipationConfig
+
+    limit = Pipeline(tmp_path).ensure("limit-dissipation", LimitDissipationConfig()).result
+    loss0 = float(reduced.planar_loss(np.array([C0]), np.array([THETA0])))
+    assert limit.favorable_reaction + limit.favorable_transport == pytest.approx(loss0, rel=1e-10)
+    assert limit.unfavorable_reaction + limit.unfavorable_transport == pytest.approx(loss0, rel=1e-10)
+    for gauge, sign in (("favorable", 1.0), ("unfavorable", -1.0)):
+        sol = reduced.solve_reduced(np.array([sign * 1e3]), t_max=1e7, rtol=1e-10, atol=1e-13)
+        assert sol.converged
+        share = sol.dissipated_reaction / (sol.dissipated_reaction + sol.dissipated_transport)
+        assert limit.reaction_share(gauge) == pytest.approx(share, abs=1e-6), gauge
+    # read back from the cache: JSON keeps every digit, so the same float to a few ε
+    again = Pipeline(tmp_path).ensure("limit-dissipation", LimitDissipationConfig())
+    assert not again.computed
+    assert again.result.reaction_share("favorable") == pytest.approx(limit.reaction_share("favorable"), rel=4 * EPS)

@@ -62,4 +62,12 @@ SPECS = (
         "speed_ratio",
         "fig3 (d): the ±D angular-speed ratio along the +D run, the pair integrated by angle.",
     ),
+    _figure_run(
+        "limit-dissipation",
+        "limit_dissipation",
+        "LimitDissipationConfig",
+        "LimitDissipation",
+        "limit_dissipation",
+        "fig6: the D → ∞ reaction and transport totals of both gauges.",
+    ),
 )

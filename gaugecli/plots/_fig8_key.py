@@ -5,11 +5,14 @@ local slopes at the largest D, the scaled times' limits where they exist (Richar
 from __future__ import annotations
 
 import math
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
 from gaugecli.plots import style
+
+if TYPE_CHECKING:
+    from gaugecli.experiments.limits import LimitConstants
 
 GAUGES = ("favorable", "unfavorable")
 
@@ -56,11 +59,12 @@ def key_numbers(
     laws: dict[str, Any],
     model: Any,
     rows: list[tuple[str, int | None, float | None]],
+    relu_limits: LimitConstants,
 ) -> dict[str, Any]:
     """The numbers the README cites: per activation (``rows``: label, degree p and the expected slope
     ``1 + 1/p``), the separation's local slope at the largest D, the components' slopes there, the
-    constants (or the ln D law), and the selection."""
-    from gaugecli.core.limits import favorable_limit, unfavorable_limit
+    constants (or the ln D law), and the selection; relu's exact ``D → ∞`` constants from
+    ``relu_limits`` (a cached ``limit-constants`` run)."""
     from gaugecli.core.linear import unfavorable_log_law
     from gaugecli.core.separation import local_slopes
 
@@ -87,7 +91,7 @@ def key_numbers(
     out["linear"]["law"]["derived"] = {"coefficient": A, "constant": B, "source": "gate-v ReLN at twice its speed"}
     # erf at −D is a sign neuron (‖w‖² ≈ D): the slow-manifold argument of theory §12 gives 3π²/4
     out["erf"]["law"]["derived"] = {"coefficient": 0.75 * math.pi**2, "constant": None, "source": "D → ∞ only"}
-    out["relu"]["exact_limits"] = {"favorable": favorable_limit(c0=model.c0), "unfavorable": unfavorable_limit()}
+    out["relu"]["exact_limits"] = {"favorable": relu_limits.favorable, "unfavorable": relu_limits.unfavorable}
     out["erf"]["final_imbalance_ratio"] = {k: v["y"][-1] for k, v in panels["f"].items()}
     aligned = panels["a"]["aligned"]
     out["linear"]["aligned_time_at_smallest_and_largest_D"] = [aligned["y"][0], aligned["y"][-1]]

@@ -9,7 +9,8 @@ each run's ``T_spec`` on linear axes, where the integrals are read.
     carries the loss). At ``t = 0`` the split is the other way round (+D: 84 % transport).
 (b) the transport share of the dissipated loss, ``∫₀ᵗ T / ∫₀ᵗ (R + T)``, for every D (a shade of
     the gauge's colour and a dash each), with the ``D → ∞`` limits of the reduced equations
-    (:mod:`gaugecli.core.reduced`) at the right edge.
+    (a cached ``limit-dissipation`` run, :mod:`gaugecli.experiments.limit_dissipation`) at the
+    right edge.
 (c) the relative difference of ``−dL/dt`` from the loss alone (a spline of ``ln L`` in ``ln t``)
     and ``R + T`` from the decomposition, over time: two independent routes to the dissipation
     (SPEC §1); what remains is the spline's differentiation error. The axis spans the drawn values
@@ -35,9 +36,9 @@ from typing import Any
 
 import numpy as np
 
-from gaugecli.core.limits import favorable_limit_dissipation, unfavorable_limit_dissipation
 from gaugecli.core.metrics import cumulative_log_time_integral
 from gaugecli.core.observables import RunObservables, resolved_residual
+from gaugecli.experiments.limit_dissipation import LimitDissipation, LimitDissipationConfig
 from gaugecli.experiments.simulate import SimulateConfig
 from gaugecli.plots import style
 from gaugecli.plots._fig6_checks import (
@@ -66,12 +67,18 @@ RATE_FLOOR = 1e-8
 """Panel (e) shows R and T down to this (they fall exponentially after alignment)."""
 STRENGTH_LINESTYLES: dict[float, style.LineStyleType] = {1.0: ":", 4.0: "-.", 16.0: (0, (4, 1.5)), 64.0: "-"}
 SIGN = {"favorable": "+", "unfavorable": "−"}
+LIMIT = "limit"
+"""The run of the ``D → ∞`` dissipation shares (kind ``limit-dissipation``)."""
 
 
 def needs(quick: bool) -> dict[str, Need]:
-    """``±D`` for ``D ∈ STRENGTHS`` (m = 1, population flow, SPEC defaults). The quick profile is
-    the same: the eight runs are two ensembles that take ~1 s together."""
-    return {_name(g, D): Need("simulate", SimulateConfig(gauge=g, strengths=(D,))) for g in GAUGES for D in STRENGTHS}
+    """``±D`` for ``D ∈ STRENGTHS`` (m = 1, population flow, SPEC defaults) and the ``D → ∞``
+    dissipation of the same model (``limit``). The quick profile is the same: the eight runs are two
+    ensembles that take ~1 s together."""
+    out = {_name(g, D): Need("simulate", SimulateConfig(gauge=g, strengths=(D,))) for g in GAUGES for D in STRENGTHS}
+    model = SimulateConfig().model
+    out[LIMIT] = Need("limit-dissipation", LimitDissipationConfig(model.c0, model.theta0, model.a_star))
+    return out
 
 
 def _name(gauge: str, strength: float) -> str:
@@ -110,9 +117,10 @@ def _cumulative(run: RunObservables) -> tuple[np.ndarray, np.ndarray]:
     return cumulative_log_time_integral(run.t, run.reaction), cumulative_log_time_integral(run.t, run.transport)
 
 
-def _shares(runs: dict[str, RunObservables]) -> dict[str, Any]:
+def _shares(runs: dict[str, RunObservables], limit: LimitDissipation) -> dict[str, Any]:
     """The key numbers: recorded run integrals, their shares, the integrated identity and the
-    largest pointwise residual over the whole run where ``‖∇L‖ ≥ 1e-5`` (SPEC C3)."""
+    largest pointwise residual over the whole run where ``‖∇L‖ ≥ 1e-5`` (SPEC C3); the ``D → ∞``
+    reaction shares from ``limit``."""
     out: dict[str, Any] = {}
     for g in GAUGES:
         out[g] = {}
@@ -130,8 +138,7 @@ def _shares(runs: dict[str, RunObservables]) -> dict[str, Any]:
                 "max_resolved_residual": resolved_residual(run),
                 "t_spec": run.t_spec,
             }
-    fav, unf = favorable_limit_dissipation(), unfavorable_limit_dissipation()
-    out["limit_reaction_share"] = {"favorable": fav.reaction_share, "unfavorable": unf.reaction_share}
+    out["limit_reaction_share"] = {g: limit.reaction_share(g) for g in GAUGES}
     return out
 
 
@@ -380,7 +387,7 @@ def build(inputs: Inputs, layout: Layout) -> tuple[Any, dict[str, Any]]:
     missing = [name for name, run in runs.items() if run.t_spec is None]
     if missing:
         raise ValueError(f"fig6: the runs {', '.join(missing)} never specialized; time is read in units of T_spec")
-    shares = _shares(runs)
+    shares = _shares(runs, inputs[LIMIT])
     fig, axes, scratch = _axes(layout)
     every = [(_name(g, D), g, runs[_name(g, D)]) for g in GAUGES for D in STRENGTHS]
     panels: dict[str, Any] = {

@@ -69,6 +69,8 @@ TIME_PANELS = {"a": ("relu", "leaky-relu-0.01", "leaky-relu-0.3", "linear"), "b"
 """(a) the degree-1 activations, (b) degree 2 and erf: small multiples, not fourteen curves in one."""
 LAWS = ("linear", "erf")
 """The activations whose ``T(−D)/D`` grows like ln D."""
+RELU_LIMITS = "relu-limits"
+"""The run of relu's ``D → ∞`` constants ``D·T(+D)`` and ``T(−D)/D`` (kind ``limit-constants``)."""
 LAW_FROM = 16.0
 """The ``A ln D + B`` fit uses the stored D from here on: below it the law has not set in (the linear
 network's increment per unit ln D is −0.46 at D = 1 → 4 and 1.65 at 4 → 16, then 1.97, 2.00, 2.00)."""
@@ -122,7 +124,9 @@ def _model(name: str, params: dict[str, float], theta0: float) -> Any:
 
 def needs(quick: bool) -> dict[str, Need]:
     """One single-neuron flow per activation, gauge and D (the configuration of ``gaugecli simulate
-    --activation A --gauge G -D …``), and one ``select`` per activation."""
+    --activation A --gauge G -D …``), one ``select`` per activation, and the relu model's ``D → ∞``
+    constants (:data:`RELU_LIMITS`, the key's ``exact_limits``)."""
+    from gaugecli.experiments.limits import LimitConstantsConfig
     from gaugecli.experiments.select import SelectConfig
     from gaugecli.experiments.simulate import SimulateConfig
 
@@ -133,11 +137,15 @@ def needs(quick: bool) -> dict[str, Need]:
             for D in STRENGTHS[quick]:
                 out[f"{label}-{g}-D{D:g}"] = Need("simulate", SimulateConfig(model=model, gauge=g, strengths=(D,)))
         out[f"{label}-select"] = Need("select", SelectConfig(model=model, strength=SELECT_STRENGTH))
+        if name == "relu":
+            limits = LimitConstantsConfig(model.c0, model.theta0, model.eps_align, model.a_star)
+            out[RELU_LIMITS] = Need("limit-constants", limits)
     return out
 
 
 def _strengths(inputs: Inputs) -> np.ndarray:
-    return np.array(sorted({c.strengths[0] for k, c in inputs.configs.items() if not k.endswith("select")}))
+    runs = (c for k, c in inputs.configs.items() if not k.endswith("select") and k != RELU_LIMITS)
+    return np.array(sorted({c.strengths[0] for c in runs}))
 
 
 def _style(label: str) -> dict[str, Any]:
@@ -373,7 +381,7 @@ def build(inputs: Inputs, layout: Layout) -> tuple[Any, dict[str, Any]]:
     drawn = every if {"c", "d"} & set(letters) else {a for x in letters for a in TIME_PANELS.get(x, ())}
     _legend(fig, drawn | ({"aligned"} if "a" in letters else set()))
     rows = [(label, activation_class(name).degree, _expected(name, "ratio")) for label, name, _, _ in ACTIVATIONS]
-    panels["key"] = key_numbers(panels, D, times, laws, model, rows)
+    panels["key"] = key_numbers(panels, D, times, laws, model, rows, inputs[RELU_LIMITS])
     return fig, panels
 
 
