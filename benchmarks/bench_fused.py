@@ -15,6 +15,7 @@ from gaugecli.core import dynamics, route
 from gaugecli.core.flow import gradient_flow
 from gaugecli.core.gauge import duplicate_initial_condition, owner_imbalances
 from gaugecli.core.model import standard_model
+from gaugecli.core.state import Network
 
 SHAPES = (  # (members, m, r): one neuron, fig4's m = 2 pair, select's m = 5, predict's stacks of 100
     (1, 1, 2),
@@ -75,7 +76,7 @@ def flows() -> dict[str, Any]:
     a0, W0 = duplicate_initial_condition(model, owner_imbalances(5, 4.0))
 
     def run() -> Any:
-        return gradient_flow(a0, W0, model, 200.0)
+        return gradient_flow(Network(a0, W0), model, 200.0)
 
     run()
     fast, slow = _both(run)

@@ -13,7 +13,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from gaugecli.core.flow import FlowOptions, flow_progress
+from gaugecli.core.flow_options import FlowOptions, flow_progress
 from gaugecli.experiments.budget import (
     BASELINE_BYTES,
     BudgetExceeded,

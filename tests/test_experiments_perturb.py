@@ -21,6 +21,7 @@ import torch
 
 from gaugecli.core.dynamics import population_gradient
 from gaugecli.core.gauge import function_coordinates, imbalance, owner_imbalances
+from gaugecli.core.state import Network
 from gaugecli.core.step import choose_step
 from gaugecli.experiments.common import duplicates, run_serially
 from gaugecli.experiments.config import DynamicsConfig, ModelConfig
@@ -299,7 +300,7 @@ def test_sample_deviation_does_not_depend_on_the_gd_step(one_torch_thread) -> No
     model = MODEL
     a0, W0 = duplicates(model, owner_imbalances(M, 4.0, 0))
     flow = select(SelectConfig(model=model, m=M, strength=4.0)).t_spec
-    eta = choose_step(a0, W0, model.build(), 2 * flow).eta
+    eta = choose_step(Network(a0, W0), model.build(), 2 * flow).eta
     job = SampleJob(model, M, 4.0, 1000, (0, 1, 2), 1.5 * flow, SAMPLE_RTOL)
     at, half, flows = (sample_job(replace(job, eta=e)) for e in (eta, eta / 2, None))
     np.testing.assert_allclose(at.deviation, half.deviation, rtol=5e-3)

@@ -19,6 +19,7 @@ from gaugecli.core.flow import FlowOptions, gradient_flow
 from gaugecli.core.gauge import duplicate_initial_condition
 from gaugecli.core.model import Model, standard_model
 from gaugecli.core.objective import population_objective
+from gaugecli.core.state import Network
 
 EPS = float(np.finfo(np.float64).eps)
 
@@ -160,9 +161,9 @@ def test_flows_agree_with_the_numpy_route(strength: float, monkeypatch: pytest.M
     model = standard_model(2)
     a0, W0 = duplicate_initial_condition(model, np.array([strength, -strength]))
     options = FlowOptions(rtol=1e-10, atol=1e-13)
-    fast = gradient_flow(a0, W0, model, 3.0 * 12.0 * abs(strength), options=options)
+    fast = gradient_flow(Network(a0, W0), model, 3.0 * 12.0 * abs(strength), options=options)
     with monkeypatch.context() as patch:
         _numpy_route(patch)
-        slow = gradient_flow(a0, W0, model, 3.0 * 12.0 * abs(strength), options=options)
+        slow = gradient_flow(Network(a0, W0), model, 3.0 * 12.0 * abs(strength), options=options)
     np.testing.assert_allclose(fast.crossing_times, slow.crossing_times, rtol=1e-8)
     np.testing.assert_allclose(fast.a[..., -1, :], slow.a[..., -1, :], rtol=1e-6, atol=1e-9)

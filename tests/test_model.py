@@ -16,12 +16,13 @@ import torch
 
 from gaugecli.core.activations import REGISTRY, activation
 from gaugecli.core.dynamics import dissipation, population_loss
-from gaugecli.core.empirical import draw_sample
 from gaugecli.core.flow import FlowOptions, gradient_flow
 from gaugecli.core.gauge import duplicate_initial_condition, function_coordinates, imbalance, squared_norms
 from gaugecli.core.model import Model, standard_model
 from gaugecli.core.objective import population_objective
 from gaugecli.core.sample import EmpiricalSample
+from gaugecli.core.sample_draw import draw_sample
+from gaugecli.core.state import Network
 from gaugecli.core.symmetry import exact_saddle
 from gaugecli.core.teacher import Teacher
 from gaugecli.experiments.config import DynamicsConfig, ModelConfig
@@ -138,7 +139,7 @@ def test_flow_follows_the_law_of_delta(name, lam) -> None:
     model = standard_model(6, activation=sigma, weight_decay=lam)
     a0, W0 = 0.4 * rng.standard_normal(3), 0.4 * rng.standard_normal((3, 6))
     t = np.linspace(0.0, 20.0, 41)
-    traj = gradient_flow(a0, W0, model, 20.0, options=FlowOptions(rtol=RTOL, atol=1e-14), t_grid=t)
+    traj = gradient_flow(Network(a0, W0), model, 20.0, options=FlowOptions(rtol=RTOL, atol=1e-14), t_grid=t)
     p = sigma.degree
     delta = imbalance(traj.a, traj.W, p)
     law = imbalance(a0, W0, p) * np.exp(-2.0 * lam * traj.t)[:, None]
@@ -152,7 +153,7 @@ def test_erf_has_no_gauge_and_its_delta_drifts() -> None:
     model = standard_model(6, activation=activation("erf"))
     rng = np.random.default_rng(1)
     a0, W0 = 0.4 * rng.standard_normal(3), 0.4 * rng.standard_normal((3, 6))
-    traj = gradient_flow(a0, W0, model, 20.0, options=FlowOptions(rtol=RTOL, atol=1e-14))
+    traj = gradient_flow(Network(a0, W0), model, 20.0, options=FlowOptions(rtol=RTOL, atol=1e-14))
     delta = imbalance(traj.a, traj.W)
     assert np.max(np.abs(delta - delta[0])) > 1e-3
     diss = dissipation(traj.a[-1], traj.W[-1], model)
@@ -189,7 +190,7 @@ def test_gradient_descent_propagates_the_per_step_identity_at_the_models_degree(
     a0, W0, base = _random_state(seed=7)
     model = Model(base.teacher, sigma, lam)
     eta, t_max = 0.01, 0.5  # 50 steps, each with an η² term of size ~1e-4 · ‖g‖²
-    traj = gradient_descent(a0, W0, model, eta, t_max, record_every=1)
+    traj = gradient_descent(Network(a0, W0), model, eta, t_max, record_every=1)
     p = sigma.degree
     assert traj.imbalance_by_steps is not None and len(traj.t) == 51
     scale = np.max(np.maximum(traj.a**2, np.sum(traj.W**2, axis=-1) / p))
@@ -242,7 +243,7 @@ def test_the_per_step_identity_exposes_an_oracle_without_the_models_decay() -> N
     base = standard_model(4)
     model = Model(base.teacher, base.activation, 0.05)
     a0, W0 = duplicate_initial_condition(model, np.array([-4.0]), 0.01)
-    traj = gradient_descent(a0, W0, model, 0.05, 5.0, oracle=population_oracle(base))
+    traj = gradient_descent(Network(a0, W0), model, 0.05, 5.0, oracle=population_oracle(base))
     assert traj.imbalance_by_steps is not None
     gap = np.max(np.abs(imbalance(traj.a, traj.W) - traj.imbalance_by_steps))
     assert gap > 1.0  # (1 − (1 − 2ηλ)^100) · 4 ≈ 1.6
@@ -302,7 +303,7 @@ def test_linear_aligned_neuron_follows_the_closed_form(delta, expected) -> None:
     model = standard_model(2, activation=activation("linear"))
     a0, W0 = duplicate_initial_condition(model, np.array([delta]), c0=1e-3, theta0=0.0)
     t = np.linspace(0.0, 5.0, 5001)
-    traj = gradient_flow(a0, W0, model, 5.0, options=FlowOptions(rtol=1e-12, atol=1e-15), t_grid=t)
+    traj = gradient_flow(Network(a0, W0), model, 5.0, options=FlowOptions(rtol=1e-12, atol=1e-15), t_grid=t)
     c, _ = function_coordinates(traj.a[:, 0], traj.W[:, 0])
     k = int(np.flatnonzero(c >= 0.5)[0])
     # the closed form's own integral from the sample before the crossing: no interpolation error
@@ -341,10 +342,10 @@ def test_square_from_an_orthogonal_start_is_an_exact_saddle_and_relu_is_not() ->
     square = standard_model(8, activation=activation("square"))
     relu = standard_model(8)
     a0, W0 = duplicate_initial_condition(square, np.array([4.0, -4.0]))
-    assert exact_saddle(a0, W0, square)
-    assert not exact_saddle(*duplicate_initial_condition(relu, np.array([4.0, -4.0])), relu)
+    assert exact_saddle(Network(a0, W0), square)
+    assert not exact_saddle(Network(*duplicate_initial_condition(relu, np.array([4.0, -4.0]))), relu)
     a1, W1 = duplicate_initial_condition(square, np.array([4.0, -4.0]), theta0=1.2)
-    assert not exact_saddle(a1, W1, square)
+    assert not exact_saddle(Network(a1, W1), square)
 
 
 def test_simulate_reports_no_t_spec_at_the_saddle_and_one_off_it() -> None:

@@ -20,6 +20,7 @@ from gaugecli.core.flow import FlowOptions, gradient_flow
 from gaugecli.core.gauge import function_coordinates, imbalance, parameters_from_function
 from gaugecli.core.model import Model, standard_model
 from gaugecli.core.observables import observe, resolved_residual
+from gaugecli.core.state import Network
 from gaugecli.core.teacher import Teacher
 from gaugecli.core.trajectory import NumericalFault
 
@@ -182,11 +183,13 @@ def _flow(cfg: Config, t_max: float):
     if an independent implicit solver (Radau) fails on it too."""
     a0, W0 = cfg.parameters()
     try:
-        return gradient_flow(a0, W0, cfg.teacher, t_max, options=FlowOptions(grid_points=60, max_gradient_evals=BUDGET))
+        return gradient_flow(
+            Network(a0, W0), cfg.teacher, t_max, options=FlowOptions(grid_points=60, max_gradient_evals=BUDGET)
+        )
     except NumericalFault as error:
         radau = FlowOptions(method="Radau", grid_points=60, max_gradient_evals=BUDGET)
         try:
-            gradient_flow(a0, W0, cfg.teacher, t_max, options=radau)
+            gradient_flow(Network(a0, W0), cfg.teacher, t_max, options=radau)
         except NumericalFault:
             reject()
         raise AssertionError(f"the default solver failed where Radau succeeds: {error}") from None

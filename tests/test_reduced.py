@@ -41,6 +41,7 @@ from gaugecli.core.reduced import (
     reduced_velocity,
     solve_reduced,
 )
+from gaugecli.core.state import Network
 from gaugecli.core.symmetry import ROUNDOFF_EXPONENT, antisymmetric_rate, separation_exponent
 
 D16 = 16
@@ -51,7 +52,7 @@ TIGHT = FlowOptions(rtol=1e-12, atol=1e-15)
 def _full_tspec(delta: float, options: FlowOptions = FlowOptions()) -> float:
     a0, W0 = duplicate_initial_condition(TEACHER, np.array([delta]))
     t_max = 4.0 / delta if delta > 0 else -15.0 * delta
-    return float(gradient_flow(a0, W0, TEACHER, t_max=t_max, options=options).crossing_times[0])
+    return float(gradient_flow(Network(a0, W0), TEACHER, t_max=t_max, options=options).crossing_times[0])
 
 
 def _random_planar(m: int, seed: int) -> tuple[np.ndarray, np.ndarray]:
@@ -162,7 +163,7 @@ def test_planar_system_matches_full_flow_for_several_neurons(deltas: np.ndarray)
     from the 2m-unknown reduced system (measured agreement ≤ 4e-12)."""
     red = solve_reduced(deltas, t_max=20.0, rtol=1e-13, grad_tol=None)
     a0, W0 = duplicate_initial_condition(TEACHER, deltas)
-    full = gradient_flow(a0, W0, TEACHER, t_max=20.0, options=TIGHT)
+    full = gradient_flow(Network(a0, W0), TEACHER, t_max=20.0, options=TIGHT)
     np.testing.assert_allclose(full.crossing_times, red.crossing_times, rtol=1e-10)
     assert np.array_equal(np.isnan(full.crossing_times), np.isnan(red.crossing_times))
     c, U = function_coordinates(full.a, full.W)
@@ -247,7 +248,7 @@ def test_full_flow_at_large_d_resolves_the_correction(sign: float) -> None:
 def _flow_budget(delta: float) -> tuple[float, float, float]:
     """(∫R dt, ∫T dt, L0 − L_end) from the package's flow: Simpson in ln t on a 4000-point grid."""
     a0, W0 = duplicate_initial_condition(TEACHER, np.array([delta]))
-    tr = gradient_flow(a0, W0, TEACHER, t_max=200 * (1 + abs(delta)), options=FlowOptions(grid_points=4000))
+    tr = gradient_flow(Network(a0, W0), TEACHER, t_max=200 * (1 + abs(delta)), options=FlowOptions(grid_points=4000))
     obs = observe(tr, TEACHER)
     t = obs.t
 
@@ -305,7 +306,7 @@ def _pair_exponent(delta: float) -> tuple[float, float]:
     t = np.concatenate([[0.0], np.geomspace(1e-4 / D, red.t[-1], 1000)])
     C, theta = red.dense(t)
     a, W = planar_parameters(np.repeat(C / 2, 2, axis=1), np.repeat(theta, 2, axis=1), np.full(2, delta))
-    Lam = separation_exponent(t, antisymmetric_rate(a, W, standard_model(2), (0, 1)))
+    Lam = separation_exponent(t, antisymmetric_rate(Network(a, W), standard_model(2), (0, 1)))
     return float(np.interp(red.crossing_times[0], t, Lam)), float(Lam[-1])
 
 
@@ -321,8 +322,8 @@ def test_minus_pairs_cross_the_roundoff_exponent_plus_pairs_do_not() -> None:
         assert _pair_exponent(D)[1] == pytest.approx(expected, abs=1e-3)
     # the full flow at D = 4 stays symmetric and gives the same Λ
     a0, W0 = duplicate_initial_condition(standard_model(3), np.full(2, -4.0))
-    tr = gradient_flow(a0, W0, standard_model(3), t_max=300.0, options=FlowOptions(grid_points=2000))
-    Lam = separation_exponent(tr.t, antisymmetric_rate(tr.a, tr.W, standard_model(3), (0, 1)))
+    tr = gradient_flow(Network(a0, W0), standard_model(3), t_max=300.0, options=FlowOptions(grid_points=2000))
+    Lam = separation_exponent(tr.t, antisymmetric_rate(Network(tr.a, tr.W), standard_model(3), (0, 1)))
     assert float(np.interp(tr.crossing_times[0], tr.t, Lam)) == pytest.approx(lam4, rel=1e-3)
 
 

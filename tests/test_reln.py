@@ -37,6 +37,7 @@ from gaugecli.core.reln import (
     reln_loss,
     trajectory_loss,
 )
+from gaugecli.core.state import Network
 from gaugecli.core.teacher import Teacher
 from gaugecli.experiments.config import DynamicsConfig, ModelConfig
 from gaugecli.experiments.declare import ConfigError
@@ -191,7 +192,7 @@ def test_reln_flow_conserves_delta_and_descends() -> None:
     deltas = np.array([4.0, -2.0, 0.5])
     a0, W0 = duplicate_initial_condition(teacher, deltas)
     G = np.random.default_rng(0).standard_normal((3, 4))
-    tr = reln_flow(a0, W0, G, teacher, t_max=1e5)
+    tr = reln_flow(Network(a0, W0), G, teacher, t_max=1e5)
     assert bool(tr.converged)
     drift = np.max(np.abs(imbalance(tr.a, tr.W) - deltas), axis=0)
     assert np.all(drift <= 1e-8 * np.maximum(1.0, np.abs(deltas))), drift
@@ -208,9 +209,9 @@ def test_per_member_gates_survive_chunking(monkeypatch: pytest.MonkeyPatch) -> N
     G = (np.cos(psi)[:, None] * v + np.sin(psi)[:, None] * u0)[:, None, :]
     deltas = np.array([[-2.0], [3.0], [-1.0], [2.0]])
     a0, W0 = duplicate_initial_condition(teacher, deltas)
-    alone = [reln_flow(a0[i], W0[i], G[i], teacher, t_max=30.0) for i in range(4)]
+    alone = [reln_flow(Network(a0[i], W0[i]), G[i], teacher, t_max=30.0) for i in range(4)]
     monkeypatch.setattr(flow, "ENSEMBLE_CHUNK_STATES", 8)  # two members per chunk
-    together = reln_flow(a0, W0, G, teacher, t_max=30.0)
+    together = reln_flow(Network(a0, W0), G, teacher, t_max=30.0)
     assert "2 chunks" in together.stats.method
     for i in range(4):
         L_alone = trajectory_loss(alone[i], reln_geometry(G[i], teacher))
@@ -247,7 +248,7 @@ def test_flow_ends_on_the_gate_floor(delta: float) -> None:
     a0, W0 = duplicate_initial_condition(teacher, np.array([delta]))
     for psi in (math.radians(2.0), math.pi / 2):
         g = math.cos(psi) * v + math.sin(psi) * u0
-        tr = reln_flow(a0, W0, g[None], teacher, t_max=3000.0)
+        tr = reln_flow(Network(a0, W0), g[None], teacher, t_max=3000.0)
         L = trajectory_loss(tr, reln_geometry(g[None], teacher))
         assert L[-1] == pytest.approx(float(gate_floor(psi)), rel=1e-9)
     assert gate_floor(math.radians(2.0)) == pytest.approx(4.474154e-6, rel=1e-6)
@@ -289,8 +290,8 @@ def test_aligned_reln_and_aligned_relu_follow_the_race(delta: float) -> None:
     v = teacher.directions[0]
     a0, W0 = duplicate_initial_condition(teacher, np.array([delta]), c0=0.1, theta0=0.0)
     for tr in (
-        reln_flow(a0, W0, v[None], teacher, t_max=30.0),
-        gradient_flow(a0, W0, teacher, t_max=30.0),
+        reln_flow(Network(a0, W0), v[None], teacher, t_max=30.0),
+        gradient_flow(Network(a0, W0), teacher, t_max=30.0),
     ):
         c, U = function_coordinates(tr.a[:, 0], tr.W[:, 0])
         assert np.max(np.abs(U[:, 1:])) <= 1e-12
@@ -307,8 +308,8 @@ def _tspec(deltas: np.ndarray, d: int = 4) -> tuple[np.ndarray, np.ndarray]:
     teacher = standard_model(d)
     a0, W0 = duplicate_initial_condition(teacher, deltas[:, None])
     t_max = 40.0 * float(np.max(np.abs(deltas)) + 1) * 10
-    relu = gradient_flow(a0, W0, teacher, t_max).crossing_times[:, 0]
-    reln = reln_flow(a0, W0, teacher.directions[0][None], teacher, t_max).crossing_times[:, 0]
+    relu = gradient_flow(Network(a0, W0), teacher, t_max).crossing_times[:, 0]
+    reln = reln_flow(Network(a0, W0), teacher.directions[0][None], teacher, t_max).crossing_times[:, 0]
     return relu, reln
 
 

@@ -10,7 +10,7 @@ import torch
 
 from gaugecli.core.descent import gradient_descent
 from gaugecli.core.dynamics import population_loss
-from gaugecli.core.empirical import DEFAULT_CHUNK_BYTES, EmpiricalSample, draw_sample, resolve_device
+from gaugecli.core.empirical import EmpiricalSample
 from gaugecli.core.flow import FlowOptions, gradient_flow
 from gaugecli.core.gauge import duplicate_initial_condition, owner_imbalances
 from gaugecli.core.model import Model, standard_model
@@ -23,6 +23,8 @@ from gaugecli.core.sample import (
     minibatch_oracle,
     sample_memory_estimate,
 )
+from gaugecli.core.sample_draw import DEFAULT_CHUNK_BYTES, draw_sample, resolve_device
+from gaugecli.core.state import Network
 from gaugecli.core.teacher import Teacher
 
 d = 4
@@ -128,7 +130,7 @@ def test_empirical_loss_is_an_unbiased_estimate_of_the_population_loss() -> None
 def test_finite_sample_gd_records_the_empirical_loss() -> None:
     a0, W0 = duplicate_initial_condition(TEACHER, np.array([4.0]))
     X, y = draw_sample(TEACHER, 1000, seed=8)
-    tr = gradient_descent(a0, W0, TEACHER, 0.05, t_max=1.0, oracle=empirical_oracle(X, y))
+    tr = gradient_descent(Network(a0, W0), TEACHER, 0.05, t_max=1.0, oracle=empirical_oracle(X, y))
     assert tr.empirical_loss is not None and tr.empirical_loss.shape == tr.t.shape
     np.testing.assert_allclose(tr.empirical_loss, empirical_loss(tr.a, tr.W, X, y), rtol=1e-12)
     # GD by hand for two steps
@@ -147,7 +149,7 @@ def test_finite_sample_deviation_shrinks_like_inverse_sqrt_n() -> None:
     root-mean-square over seeds, fitted against n on log–log axes."""
     a0, W0 = duplicate_initial_condition(TEACHER, np.array([4.0]))
     eta, t_max = 0.05, 2.0
-    pop = gradient_descent(a0, W0, TEACHER, eta, t_max)
+    pop = gradient_descent(Network(a0, W0), TEACHER, eta, t_max)
     L_pop = population_loss(pop.a, pop.W, TEACHER)
     ns = np.array([500, 2000, 8000, 32000])
     seeds = 24
@@ -156,7 +158,7 @@ def test_finite_sample_deviation_shrinks_like_inverse_sqrt_n() -> None:
         devs = []
         for s in range(seeds):
             X, y = draw_sample(TEACHER, int(n), seed=1000 * s + 17)
-            emp = gradient_descent(a0, W0, TEACHER, eta, t_max, oracle=empirical_oracle(X, y))
+            emp = gradient_descent(Network(a0, W0), TEACHER, eta, t_max, oracle=empirical_oracle(X, y))
             np.testing.assert_array_equal(emp.t, pop.t)
             devs.append(np.max(np.abs(emp.empirical_loss - L_pop)))
         rms.append(np.sqrt(np.mean(np.square(devs))))
@@ -247,14 +249,14 @@ def test_finite_sample_flow_is_the_small_step_limit_of_gd_on_the_same_sample() -
     a0, W0 = duplicate_initial_condition(TEACHER, owner_imbalances(2, 4.0, 0))
     X, y = draw_sample(TEACHER, 2000, seed=13)
     objective = empirical_objective(X, y)
-    flow = gradient_flow(a0, W0, TEACHER, 1.0, objective=objective, options=FlowOptions(rtol=1e-6, atol=1e-9))
+    flow = gradient_flow(Network(a0, W0), TEACHER, 1.0, objective=objective, options=FlowOptions(rtol=1e-6, atol=1e-9))
     assert flow.stats.objective == "empirical n=2000"
     t_flow = float(flow.crossing_times[0])
     eta = 2e-3 * t_flow
     t_gd = [
         float(
             gradient_descent(
-                a0, W0, TEACHER, e, 1.0, oracle=objective, stop_at_crossing=True, grid_points=3
+                Network(a0, W0), TEACHER, e, 1.0, oracle=objective, stop_at_crossing=True, grid_points=3
             ).crossing_times[0]
         )
         for e in (eta, eta / 2)
@@ -263,7 +265,7 @@ def test_finite_sample_flow_is_the_small_step_limit_of_gd_on_the_same_sample() -
     assert abs(t_gd[0] - t_flow) > 1e-3 * t_flow  # GD alone is visibly off
     assert richardson == pytest.approx(t_flow, rel=2e-4)
     # and the flow on L_n is not the population flow: this sample shifts T_spec measurably
-    pop = float(gradient_flow(a0, W0, TEACHER, 1.0).crossing_times[0])
+    pop = float(gradient_flow(Network(a0, W0), TEACHER, 1.0).crossing_times[0])
     assert abs(t_flow - pop) > 10 * abs(richardson - t_flow)
 
 
@@ -275,8 +277,7 @@ def test_flow_jacobian_exact_and_finite_difference_agree() -> None:
     objective = empirical_objective(X, y)
     runs = {
         jac: gradient_flow(
-            a0,
-            W0,
+            Network(a0, W0),
             TEACHER,
             60.0,
             objective=objective,
@@ -481,8 +482,7 @@ def test_a_stacked_finite_sample_flow_selects_as_each_seed_alone() -> None:
         alone = []
         for seed in seeds:
             tr = gradient_flow(
-                a0,
-                W0,
+                Network(a0, W0),
                 net,
                 horizon,
                 eps_align=0.01,

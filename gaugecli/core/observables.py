@@ -21,6 +21,7 @@ from gaugecli.core.metrics import (
 )
 from gaugecli.core.model import Model
 from gaugecli.core.ownership import feature_alignment, feature_nonowner_norm, feature_owners, ownership_matrix
+from gaugecli.core.state import Network
 from gaugecli.core.symmetry import SADDLE_NOTE, exact_saddle, symmetry_report
 from gaugecli.core.trajectory import SolverStats, Trajectory
 from gaugecli.core.types import LATER_FIELD, Array
@@ -202,10 +203,10 @@ def observe(trajectory: Trajectory, model: Model, member: tuple[int, ...] = ()) 
     )
     # every member's crossing times: the flow inserts all of them into the shared grid
     spent_reaction, spent_transport = dissipated(trajectory.t, diss.reaction, diss.transport, trajectory.crossing_times)
-    symmetry = symmetry_report(trajectory.t, a, W, model, int(owner))
+    symmetry = symmetry_report(trajectory.t, Network(a, W), model, int(owner))
     # a saddle of the population loss holds the population dynamics only: a sample's gradient (or a
     # fresh minibatch's) has a teacher component and breaks it (lockin's x² runs rely on that)
-    if trajectory.stats.population and exact_saddle(a[0], W[0], model):
+    if trajectory.stats.population and exact_saddle(Network(a[0], W[0]), model):
         # the exact dynamics never align: a crossing is round-off's, not the model's
         t_spec = float("nan")
         symmetry = replace(

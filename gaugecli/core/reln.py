@@ -38,6 +38,7 @@ from gaugecli.core.flow import FlowOptions, gradient_flow
 from gaugecli.core.kernels import arccos_kernel, arccos_kernel_grad, arccos_kernel_hessians
 from gaugecli.core.model import Model
 from gaugecli.core.objective import Objective
+from gaugecli.core.state import Network
 from gaugecli.core.trajectory import Trajectory
 from gaugecli.core.types import Array, Indices, Progress
 
@@ -152,8 +153,7 @@ def reln_objective(geo: RelnGeometry) -> Objective:
 
 
 def reln_flow(
-    a0: Array,
-    W0: Array,
+    theta0: Network,
     gates: Array,
     model: Model,
     t_max: float,
@@ -162,16 +162,16 @@ def reln_flow(
     options: FlowOptions = FlowOptions(),
     progress: Progress | None = None,
 ) -> Trajectory:
-    """Gradient flow of the ReLN with fixed ``gates`` from ``(a0, W0)``, by the package's stiff
+    """Gradient flow of the ReLN with fixed ``gates`` from ``θ0``, by the package's stiff
     solver (:func:`gaugecli.core.integrate.gradient_flow`: LSODA, closed-form Jacobian, crossing
     times of ``α_j = ŵ_j·v`` located on the dense output). ``gates`` is ``(m, d)`` (shared) or
-    has the ensemble axes of ``a0`` (one ReLN per member)."""
-    a0, W0 = np.asarray(a0, float), np.asarray(W0, float)
+    has the ensemble axes of ``θ0`` (one ReLN per member)."""
+    theta0 = Network.of(theta0.a, theta0.W)
     geo = reln_geometry(gates, model)
-    if geo.batch_shape not in ((), a0.shape[:-1]):
-        raise ValueError(f"reln: gates batch {geo.batch_shape} must be () or the ensemble's {a0.shape[:-1]}")
+    if geo.batch_shape not in ((), theta0.batch):
+        raise ValueError(f"reln: gates batch {geo.batch_shape} must be () or the ensemble's {theta0.batch}")
     return gradient_flow(
-        a0, W0, model, t_max, eps_align=eps_align, options=options, progress=progress, objective=reln_objective(geo)
+        theta0, model, t_max, eps_align=eps_align, options=options, progress=progress, objective=reln_objective(geo)
     )
 
 

@@ -25,17 +25,12 @@ from typing import Literal
 import numpy as np
 import torch
 
-from gaugecli.core import empirical
+from gaugecli.core import sample_draw
 from gaugecli.core.activations.base import Activation
-from gaugecli.core.empirical import (
-    DEFAULT_CHUNK_BYTES,
-    EmpiricalSample,
-    Seed,
-    chunk_rows,
-    resolve_device,
-)
+from gaugecli.core.empirical import EmpiricalSample
 from gaugecli.core.model import Model
 from gaugecli.core.objective import GradientOracle, Objective
+from gaugecli.core.sample_draw import DEFAULT_CHUNK_BYTES, Seed, chunk_rows, resolve_device
 from gaugecli.core.types import Array, Indices
 
 __all__ = [
@@ -244,7 +239,7 @@ def sample_memory_estimate(
     (python + numpy + scipy + torch: ~0.3 GB resident, not counted here).
 
     * the sample ``X``, ``y``: ``8 n (d + 1)`` if stored (``stored=None``: by
-      :data:`~gaugecli.core.empirical.STORE_LIMIT_BYTES`, as :meth:`EmpiricalSample.draw` decides), else nothing;
+      :data:`~gaugecli.core.sample_draw.STORE_LIMIT_BYTES`, as :meth:`EmpiricalSample.draw` decides), else nothing;
     * a pass over the sample: ≤ 6 intermediates of ``chunk`` bytes (gradient: ``Z``,
       ``relu(Z)``, ``1(Z>0)``, ``G``, ``r``; Hessian: ``J`` and ``J_w``'s factors; a streamed
       block of ``X``), each at most ``rows × max(members·m·(d+1), d)`` floats;
@@ -257,7 +252,7 @@ def sample_memory_estimate(
     """
     P = m * (d + 1)
     if stored is None:
-        stored = 8 * n * (d + 1) <= empirical.STORE_LIMIT_BYTES
+        stored = 8 * n * (d + 1) <= sample_draw.STORE_LIMIT_BYTES
     sample = 8 * n * (d + 1) if stored else 0
     if stored and chunk_rows(chunk, max(members * m, d)) >= n:
         sample += 8 * n * d

@@ -17,6 +17,7 @@ from gaugecli.core.gauge import duplicate_initial_condition, imbalance
 from gaugecli.core.model import Model
 from gaugecli.core.objective import GradientOracle, Objective, decayed, population_objective
 from gaugecli.core.observables import RunObservables, observe
+from gaugecli.core.state import Network
 from gaugecli.core.step import choose_step, step_error
 from gaugecli.core.subspace import Subspace, invariant_subspace
 from gaugecli.core.trajectory import NumericalFault, Trajectory
@@ -124,11 +125,11 @@ def integrate_ensemble(
     objective = population_objective(net)
     sample = None
     if dynamics.sample_size is not None:
-        from gaugecli.core import empirical
+        from gaugecli.core import sample_draw
         from gaugecli.core.empirical import EmpiricalSample
 
         if dynamics.batch_source != "resampled":  # resampled batches keep the sample whatever its size
-            warn_if_streamed_and_slow(dynamics.sample_size, d, m, members, empirical.STORE_LIMIT_BYTES)
+            warn_if_streamed_and_slow(dynamics.sample_size, d, m, members, sample_draw.STORE_LIMIT_BYTES)
 
         # kept in memory, or streamed from the seed when too large (the same numbers); the sums
         # over it run in chunks of rows, so n = 10⁷ fits in a few GB
@@ -149,8 +150,7 @@ def integrate_ensemble(
         )
         flow = partial(
             gradient_flow,
-            a0,
-            W0,
+            Network(a0, W0),
             net,
             t_max,
             eps_align=model.eps_align,
@@ -173,12 +173,12 @@ def integrate_ensemble(
         return _in_basis(traj, space), full
 
     if dynamics.eta is None:
-        choice = choose_step(a0, W0, net, t_max, objective=objective, eps_align=model.eps_align)
+        choice = choose_step(Network(a0, W0), net, t_max, objective=objective, eps_align=model.eps_align)
         eta = choice.eta
         check_steps(math.ceil(t_max / eta), dynamics.step_budget, eta, t_max, chosen=True)
     else:
         eta, choice = dynamics.eta, None
-        bound = stable_step_bound(a0, W0, net, objective)
+        bound = stable_step_bound(Network(a0, W0), net, objective)
         if eta >= bound:
             raise NumericalFault(
                 f"eta={eta:g} is beyond the gradient-descent stability bound 2/λ_max = {bound:.4g} "
@@ -202,8 +202,7 @@ def integrate_ensemble(
             net.weight_decay,
         )
     traj = gradient_descent(
-        a0,
-        W0,
+        Network(a0, W0),
         net,
         eta,
         t_max,
@@ -217,7 +216,9 @@ def integrate_ensemble(
         # a given step: its error from one pilot at η/2 (full batch, so for SGD the same
         # discretisation estimate as for an automatic step)
         t_eta = None if mode is Mode.sgd else _first_crossings(traj.crossing_times)
-        choice = step_error(a0, W0, net, eta, t_max, objective=objective, eps_align=model.eps_align, t_eta=t_eta)
+        choice = step_error(
+            Network(a0, W0), net, eta, t_max, objective=objective, eps_align=model.eps_align, t_eta=t_eta
+        )
     traj.stats = replace(traj.stats, step_error=choice.step_error)
     return _in_basis(traj, space), full
 

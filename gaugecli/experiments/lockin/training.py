@@ -8,6 +8,7 @@ from gaugecli.core.descent import gradient_descent
 from gaugecli.core.metrics import alignment
 from gaugecli.core.model import Model
 from gaugecli.core.objective import GradientOracle
+from gaugecli.core.state import Network
 from gaugecli.core.types import Array
 
 
@@ -38,7 +39,7 @@ def finite_sample_on_grid(
     # t_max a hair under `total` steps, so that ceil(t_max/eta) is exactly `total`; grad_tol 0: every
     # step is taken (the grid is the experiment's, whatever the gradient's size)
     traj = gradient_descent(
-        a0, W0, net, eta, total * eta * (1 - 1e-12), oracle=recording, eps_align=eps_align, grad_tol=0.0,
+        Network(a0, W0), net, eta, total * eta * (1 - 1e-12), oracle=recording, eps_align=eps_align, grad_tol=0.0,
         record_every=steps,
     )  # fmt: skip
     if traj.a.shape[0] != times.size or len(slopes) != times.size:

@@ -12,6 +12,7 @@ from scipy import stats
 
 from gaugecli.core.descent import gradient_descent, stable_step_bound
 from gaugecli.core.gauge import owner_imbalances
+from gaugecli.core.state import Network
 from gaugecli.core.trajectory import NumericalFault
 from gaugecli.core.types import PointRunner, Progress
 from gaugecli.experiments.common import run_ensemble, run_serially
@@ -90,7 +91,7 @@ def step_job(job: StepJob) -> StepOutcome:
     if not job.full:
         horizon = auto_horizon(owner_imbalances(job.m, job.strength, 0), job.model.c0)
         tr = gradient_descent(
-            a0, W0, net, job.eta, horizon, eps_align=job.model.eps_align, grid_points=3, stop_at_crossing=True
+            Network(a0, W0), net, job.eta, horizon, eps_align=job.model.eps_align, grid_points=3, stop_at_crossing=True
         )
         t = float(tr.crossing_times[0, 0])
         return StepOutcome(None if np.isnan(t) else t, bool(np.isfinite(t)), False)
@@ -115,7 +116,7 @@ def step_sweep(
 ) -> StepSweep:
     model = config.model
     a0, W0 = selection_start(model, config.m, config.step_strength)
-    bound = stable_step_bound(a0, W0, model.build())
+    bound = stable_step_bound(Network(a0, W0), model.build())
     t_flow = flow_t_spec(config, config.step_strength, runner)
     etas = [f * t_flow for f in sorted(config.step_fractions)]
     stab = [f * bound for f in sorted(config.stability_fractions)]

@@ -43,6 +43,7 @@ from gaugecli.core.metrics import (
 from gaugecli.core.model import Model
 from gaugecli.core.observables import RunObservables
 from gaugecli.core.separation import local_slopes
+from gaugecli.core.state import Network
 from gaugecli.core.tangent import kernel_distance
 from gaugecli.core.types import Array
 from gaugecli.experiments.phase.kernel import probes
@@ -80,7 +81,7 @@ def _apart(seen: Observed, neuron: int) -> bool:
 
     if seen.start is None:
         return False
-    return not any(neuron in group for group in equal_groups(*seen.start))
+    return not any(neuron in group for group in equal_groups(Network(*seen.start)))
 
 
 @dataclass

@@ -12,6 +12,7 @@ from gaugecli.core.flow import gradient_flow
 from gaugecli.core.gauge import initial_direction
 from gaugecli.core.metrics import first_time_below
 from gaugecli.core.reln import RelnGeometry, reln_floor, reln_flow, reln_geometry, trajectory_loss
+from gaugecli.core.state import Network
 from gaugecli.core.trajectory import Trajectory
 from gaugecli.core.types import Array
 from gaugecli.experiments.budget import check_flow
@@ -31,7 +32,7 @@ def _relu_state_at(tr: Trajectory, b: int, t0: float, config: RelnConfig) -> tup
         return a, W
     check_flow(W[None].shape, flow_options(config).grid_points)
     short = gradient_flow(
-        a[None], W[None], net, t0 - tr.t[i], eps_align=config.model.eps_align, options=flow_options(config)
+        Network(a[None], W[None]), net, t0 - tr.t[i], eps_align=config.model.eps_align, options=flow_options(config)
     )
     return short.a[0, -1], short.W[0, -1]
 
@@ -43,8 +44,7 @@ def _frozen_flow(
     imbalance ``delta``, and its loss along the trajectory."""
     check_flow(np.shape(W0), flow_options(config).grid_points)
     run = reln_flow(
-        a0,
-        W0,
+        Network(a0, W0),
         gates,
         config.model.build(),
         horizon(config, np.array([delta])),
