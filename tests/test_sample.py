@@ -366,9 +366,9 @@ def test_a_streamed_sample_is_the_stored_sample_to_the_bit() -> None:
 
 
 def test_store_limit_decides_between_keeping_and_streaming(monkeypatch: pytest.MonkeyPatch) -> None:
-    import gaugecli.core.empirical as empirical_module
+    import gaugecli.core.sample_draw as sample_draw_module
 
-    monkeypatch.setattr(empirical_module, "STORE_LIMIT_BYTES", 8 * 100 * (d + 1))
+    monkeypatch.setattr(sample_draw_module, "STORE_LIMIT_BYTES", 8 * 100 * (d + 1))
     assert EmpiricalSample.draw(TEACHER, 100, 0).stored
     assert not EmpiricalSample.draw(TEACHER, 101, 0).stored
     # the estimate makes the same decision, and counts the sample only when kept
