@@ -108,7 +108,7 @@ def scipy_flow(
         return float(np.max(V @ w) / np.linalg.norm(w) - level)
 
     def nonowner_event(t: float, y: Array) -> float:
-        c, U = function_coordinates(*unpack(y))
+        c, U = function_coordinates(Network(*unpack(y)))
         return float(np.log(max(float(nonowner_norm(c, U, 0)), 1e-300)) - np.log(level))
 
     ev = alignment_event if event == "alignment" else nonowner_event

@@ -51,7 +51,7 @@ def measure_selection(k: int = 2, rk_budget_s: float = 30.0) -> dict[str, Any]:
         return traj, calls
 
     secs, (traj, calls) = best_of(to_t_P, k)
-    c, U = function_coordinates(traj.a[-1], traj.W[-1])
+    c, U = function_coordinates(Network(traj.a[-1], traj.W[-1]))
     alpha, _ = alignment(traj.W[-1], teacher)
     owner, specialized = final_owner(c, alpha, traj.eps_align)
     out["final_owner"] = int(owner)

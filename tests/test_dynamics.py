@@ -17,6 +17,7 @@ from gaugecli.core.dynamics import (
 )
 from gaugecli.core.gauge import duplicate_initial_condition, function_coordinates, imbalance, owner_imbalances
 from gaugecli.core.model import Model, standard_model
+from gaugecli.core.state import Network
 from gaugecli.core.teacher import Teacher
 
 N_MC = 1_000_000
@@ -222,7 +223,7 @@ def test_function_gradient_relations(config: str) -> None:
     teacher = TEACHERS["k3_general"]
     a, W = _config(config)
     g = population_gradient(a, W, teacher)
-    c, U = function_coordinates(a, W)
+    c, U = function_coordinates(Network(a, W))
     fg = function_gradient(c, U, teacher)
     norm = np.linalg.norm(W, axis=-1)
     # ∂L/∂c = (∂L/∂a) / ‖w‖
@@ -300,7 +301,7 @@ def _configs_for_dissipation() -> list[tuple[str, np.ndarray, np.ndarray, Teache
     ("name", "a", "W", "teacher"), _configs_for_dissipation(), ids=lambda x: x if isinstance(x, str) else ""
 )
 def test_c3_dissipation_identity(name: str, a: np.ndarray, W: np.ndarray, teacher: Teacher) -> None:
-    diss = dissipation(a, W, teacher)
+    diss = dissipation(Network(a, W), teacher)
     g = population_gradient(a, W, teacher)
     gsq = np.sum(g.a**2) + np.sum(g.W**2)
     assert diss.grad_norm_sq == pytest.approx(gsq, rel=1e-14)
@@ -327,8 +328,8 @@ def test_c3_flow_velocities_in_function_coordinates() -> None:
         U = W / norm[:, None]
         c_dot = a_dot * norm + a * np.sum(U * W_dot, axis=-1)
         u_dot = (W_dot - np.sum(U * W_dot, axis=-1, keepdims=True) * U) / norm[:, None]
-        c, _ = function_coordinates(a, W)
-        delta = imbalance(a, W)
+        c, _ = function_coordinates(Network(a, W))
+        delta = imbalance(Network(a, W))
         fg = function_gradient(c, U, teacher)
         np.testing.assert_allclose(c_dot, -reaction_mobility(c, delta) * fg.coefficient, rtol=1e-10, atol=1e-14)
         np.testing.assert_allclose(u_dot, -transport_mobility(c, delta)[:, None] * fg.direction, rtol=1e-8, atol=1e-13)
@@ -342,11 +343,11 @@ def test_c3_flow_velocities_in_function_coordinates() -> None:
 def test_dissipation_batched() -> None:
     teacher = standard_model(4)
     a, W = duplicate_initial_condition(teacher, np.array([[4.0, -4.0], [-4.0, 4.0], [0.0, 0.0]]))
-    diss = dissipation(a, W, teacher)
+    diss = dissipation(Network(a, W), teacher)
     assert diss.reaction.shape == (3,)
     assert np.all(diss.residual <= 1e-10)
     for b in range(3):
-        single = dissipation(a[b], W[b], teacher)
+        single = dissipation(Network(a[b], W[b]), teacher)
         assert diss.transport[b] == pytest.approx(float(single.transport), rel=1e-13)
 
 

@@ -57,8 +57,8 @@ def test_perturbed_duplicates_geometry() -> None:
     deltas = owner_imbalances(3, 4.0, 1)
     eps = 0.3
     a, W = perturbed_duplicates(MODEL, deltas, eps, adversarial=True)
-    c, U = function_coordinates(a, W)
-    np.testing.assert_allclose(imbalance(a, W), deltas, rtol=1e-12)
+    c, U = function_coordinates(Network(a, W))
+    np.testing.assert_allclose(imbalance(Network(a, W)), deltas, rtol=1e-12)
     angles = np.arccos(np.clip(U[:, 0], -1, 1))  # angle to v = e1
     np.testing.assert_allclose(angles, MODEL.theta0 + np.array([-eps, eps, -eps]), atol=1e-12)
     np.testing.assert_allclose(c, MODEL.c0 / 3 * np.exp(np.array([eps, -eps, eps])), rtol=1e-12)
@@ -67,7 +67,7 @@ def test_perturbed_duplicates_geometry() -> None:
     a2, W2 = perturbed_duplicates(MODEL, deltas, eps, adversarial=False, seed=5)
     np.testing.assert_array_equal(a1, a2)
     np.testing.assert_array_equal(W1, W2)
-    np.testing.assert_allclose(imbalance(a1, W1), deltas, rtol=1e-12)
+    np.testing.assert_allclose(imbalance(Network(a1, W1)), deltas, rtol=1e-12)
     a0, W0 = perturbed_duplicates(MODEL, deltas, 0.0, adversarial=False, seed=5)
     a_dup, W_dup = duplicates(MODEL, deltas)
     np.testing.assert_allclose(a0, a_dup, rtol=1e-14)
@@ -408,7 +408,7 @@ def test_beyond_the_random_grid_float64_no_longer_resolves_the_gauge() -> None:
     c = np.abs(a0) * np.linalg.norm(W0, axis=1)
     assert c[1] > 1e12
     spacing = np.spacing(c[1])
-    off = abs(imbalance(a0[None], W0[None])[0][1] + 1.0)
+    off = abs(imbalance(Network(a0[None], W0[None]))[0][1] + 1.0)
     assert 0.0 < off <= 4 * spacing  # the gauge as built: round-off of its two squares
     (run,) = run_ensemble(model, DynamicsConfig(rtol=1e-10), a0[None], W0[None])
     assert gauge_drift(run) > spacing  # D = 1: the drift exceeds one spacing of the squares

@@ -165,7 +165,7 @@ def test_owners_on_finite_samples_match_each_seed_trained_alone(built: Any) -> N
         X, y = draw_sample(net, row.n, np.random.SeedSequence([seed, row.n, 1, row.m]))
         traj = gradient_flow(Network(a0[None], W0[None]), net, horizon, eps_align=0.01, options=options, objective=empirical_objective(X, y))  # fmt: skip
         W = traj.input_weights()[0, -1]
-        c, U = function_coordinates(traj.a[0, -1], W)
+        c, U = function_coordinates(Network(traj.a[0, -1], W))
         alpha = U @ np.eye(config.model.d)[0]
         aligned = np.nonzero(alpha >= 0.99)[0]
         expected = int(aligned[np.argmax(c[aligned])]) if aligned.size else -1

@@ -69,12 +69,12 @@ def test_c2_conservation_and_c3_identity_along_flow(deltas: np.ndarray, t_max: f
     np.testing.assert_array_equal(tr.a[0], a0)
     np.testing.assert_array_equal(tr.W[0], W0)
     # C2: δ_j(t) = δ_j(0) at every saved time
-    drift = np.max(np.abs(imbalance(tr.a, tr.W) - deltas), axis=0)
+    drift = np.max(np.abs(imbalance(Network(tr.a, tr.W)) - deltas), axis=0)
     assert np.all(drift <= 1e-8 * np.maximum(1.0, np.abs(deltas))), drift
     # C3: ‖∇L‖² = R + T at every saved time where the gradient is above round-off
     # (‖∇L‖ ≥ 1e-5, gaugecli.core.observables.RESOLVED_GRADIENT), and to an absolute round-off
     # floor after that: each gradient entry is a difference of O(1) kernel terms
-    diss = dissipation(tr.a, tr.W, TEACHER)
+    diss = dissipation(Network(tr.a, tr.W), TEACHER)
     resolved = diss.grad_norm_sq >= 1e-10
     assert resolved.sum() > 0.5 * tr.t.size
     assert np.max(diss.residual[resolved]) <= 1e-10
@@ -103,7 +103,7 @@ def test_c3_loss_derivative_matches_grad_norm() -> None:
         L_plus = float(population_loss(*end_state(t0 + h), TEACHER))
         L_minus = float(population_loss(*end_state(t0 - h), TEACHER))
         a, W = end_state(t0)
-        diss = dissipation(a, W, TEACHER)
+        diss = dissipation(Network(a, W), TEACHER)
         dLdt = (L_plus - L_minus) / (2 * h)
         assert -dLdt == pytest.approx(float(diss.grad_norm_sq), rel=1e-5)
         assert -dLdt == pytest.approx(float(diss.reaction + diss.transport), rel=1e-5)
@@ -114,7 +114,7 @@ def test_c3_integrated_dissipation_on_the_saved_grid() -> None:
     a0, W0 = duplicate_initial_condition(TEACHER, np.array([-4.0]))
     tr = gradient_flow(Network(a0, W0), TEACHER, t_max=60.0)
     L = population_loss(tr.a, tr.W, TEACHER)
-    gsq = dissipation(tr.a, tr.W, TEACHER).grad_norm_sq
+    gsq = dissipation(Network(tr.a, tr.W), TEACHER).grad_norm_sq
     integral = np.concatenate([[0.0], np.cumsum(0.5 * (gsq[1:] + gsq[:-1]) * np.diff(tr.t))])
     np.testing.assert_allclose(L[0] - L, integral, rtol=2e-3, atol=1e-6 * L[0])
 
@@ -286,13 +286,15 @@ def test_gd_iterates_and_imbalance_drift_per_step() -> None:
     a1, W1 = a0 - eta * g.a, W0 - eta * g.W
     np.testing.assert_allclose(tr.a[1], a1, rtol=1e-14)
     np.testing.assert_allclose(tr.W[1], W1, rtol=1e-14, atol=1e-17)
-    jump = imbalance(a1, W1) - imbalance(a0, W0)
+    jump = imbalance(Network(a1, W1)) - imbalance(Network(a0, W0))
     np.testing.assert_allclose(jump, eta**2 * (g.a**2 - np.sum(g.W**2, axis=-1)), rtol=1e-6, atol=1e-15)
     # and over a fixed horizon the drift is O(η)
     drifts = []
     for e in (0.01, 0.005):
         tr = gradient_descent(Network(a0, W0), TEACHER, e, t_max=1.0)
-        drifts.append(np.max(np.abs(imbalance(tr.a[..., -1, :], tr.W[..., -1, :, :]) - owner_imbalances(3, 4.0, 0))))
+        drifts.append(
+            np.max(np.abs(imbalance(Network(tr.a[..., -1, :], tr.W[..., -1, :, :])) - owner_imbalances(3, 4.0, 0)))
+        )
     assert drifts[1] / drifts[0] == pytest.approx(0.5, rel=0.1)
 
 
@@ -333,7 +335,9 @@ def test_batched_flow_matches_separate_runs(flow_tspec) -> None:
     assert tr.a.shape == (3, tr.t.size, 1) and tr.W.shape == (3, tr.t.size, 1, d)
     for b, delta in enumerate(deltas[:, 0]):
         assert float(tr.crossing_times[b, 0]) == pytest.approx(flow_tspec[delta], rel=1e-6)
-    np.testing.assert_allclose(imbalance(tr.a, tr.W)[..., 0], np.broadcast_to(deltas, (3, tr.t.size)), rtol=1e-9)
+    np.testing.assert_allclose(
+        imbalance(Network(tr.a, tr.W))[..., 0], np.broadcast_to(deltas, (3, tr.t.size)), rtol=1e-9
+    )
     # and the member states agree with separate runs at a common final time
     short = gradient_flow(Network(a0, W0), TEACHER, t_max=0.3)
     for b in range(3):

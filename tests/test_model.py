@@ -114,8 +114,8 @@ def test_the_gauge_rescaling_leaves_the_function_and_its_loss_unchanged(sigma) -
     X = np.random.default_rng(0).standard_normal((50, W.shape[1]))
     np.testing.assert_allclose(sigma.sigma(X @ W2.T) @ a2, sigma.sigma(X @ W.T) @ a, rtol=1e-12, atol=1e-14)
     assert float(population_loss(a2, W2, model)) == pytest.approx(float(population_loss(a, W, model)), rel=1e-12)
-    c, U = function_coordinates(a, W, p)
-    c2, U2 = function_coordinates(a2, W2, p)
+    c, U = function_coordinates(Network(a, W), p)
+    c2, U2 = function_coordinates(Network(a2, W2), p)
     np.testing.assert_allclose(c2, c, rtol=1e-14)
     np.testing.assert_allclose(U2, U, atol=1e-15)
 
@@ -125,7 +125,7 @@ def test_reaction_plus_transport_is_the_squared_gradient(sigma) -> None:
     """‖∇L‖² from the parameters equals R + T from the function coordinates, at any degree."""
     for seed in range(3):
         a, W, base = _random_state(m=4, seed=seed)
-        diss = dissipation(a, W, Model(base.teacher, sigma))
+        diss = dissipation(Network(a, W), Model(base.teacher, sigma))
         assert float(diss.residual) <= 1e-13
 
 
@@ -141,11 +141,11 @@ def test_flow_follows_the_law_of_delta(name, lam) -> None:
     t = np.linspace(0.0, 20.0, 41)
     traj = gradient_flow(Network(a0, W0), model, 20.0, options=FlowOptions(rtol=RTOL, atol=1e-14), t_grid=t)
     p = sigma.degree
-    delta = imbalance(traj.a, traj.W, p)
-    law = imbalance(a0, W0, p) * np.exp(-2.0 * lam * traj.t)[:, None]
+    delta = imbalance(Network(traj.a, traj.W), p)
+    law = imbalance(Network(a0, W0), p) * np.exp(-2.0 * lam * traj.t)[:, None]
     assert np.max(np.abs(delta - law)) <= 1e-8 * max(1.0, float(np.max(np.abs(law))))
     if lam == 0.0 and p == 2:  # the ReLU gauge a² − ‖w‖² is *not* this flow's invariant
-        wrong = imbalance(traj.a, traj.W, 1)
+        wrong = imbalance(Network(traj.a, traj.W), 1)
         assert np.max(np.abs(wrong - wrong[0])) > 1e-3
 
 
@@ -154,9 +154,9 @@ def test_erf_has_no_gauge_and_its_delta_drifts() -> None:
     rng = np.random.default_rng(1)
     a0, W0 = 0.4 * rng.standard_normal(3), 0.4 * rng.standard_normal((3, 6))
     traj = gradient_flow(Network(a0, W0), model, 20.0, options=FlowOptions(rtol=RTOL, atol=1e-14))
-    delta = imbalance(traj.a, traj.W)
+    delta = imbalance(Network(traj.a, traj.W))
     assert np.max(np.abs(delta - delta[0])) > 1e-3
-    diss = dissipation(traj.a[-1], traj.W[-1], model)
+    diss = dissipation(Network(traj.a[-1], traj.W[-1]), model)
     assert np.isnan(diss.reaction) and np.isnan(diss.transport)  # no function coordinates, no split
 
 
@@ -171,11 +171,11 @@ def test_gradient_descent_changes_delta_by_its_per_step_identity(sigma, lam) -> 
     objective = population_objective(model)
     for _ in range(20):
         ga, gW, _ = objective.gradient(a, W)
-        before = imbalance(a, W, p)
+        before = imbalance(Network(a, W), p)
         a, W = a - eta * ga, W - eta * gW
         predicted = (1.0 - 2.0 * eta * lam) * before + eta**2 * (ga**2 - np.sum(gW**2, axis=-1) / p)
         scale = np.maximum(a**2, np.sum(W**2, axis=-1) / p)
-        assert np.all(np.abs(imbalance(a, W, p) - predicted) <= 16 * np.finfo(float).eps * scale)
+        assert np.all(np.abs(imbalance(Network(a, W), p) - predicted) <= 16 * np.finfo(float).eps * scale)
 
 
 @pytest.mark.parametrize("sigma", SIGMAS_HOMOGENEOUS)
@@ -194,10 +194,10 @@ def test_gradient_descent_propagates_the_per_step_identity_at_the_models_degree(
     p = sigma.degree
     assert traj.imbalance_by_steps is not None and len(traj.t) == 51
     scale = np.max(np.maximum(traj.a**2, np.sum(traj.W**2, axis=-1) / p))
-    residual = np.max(np.abs(imbalance(traj.a, traj.W, p) - traj.imbalance_by_steps))
+    residual = np.max(np.abs(imbalance(Network(traj.a, traj.W), p) - traj.imbalance_by_steps))
     assert residual <= 16 * np.finfo(float).eps * 50 * scale, residual
     # and the η² term is no round-off here: it moved δ by far more than the bound
-    moved = np.max(np.abs(traj.imbalance_by_steps[-1] - (1 - 2 * eta * lam) ** 50 * imbalance(a0, W0, p)))
+    moved = np.max(np.abs(traj.imbalance_by_steps[-1] - (1 - 2 * eta * lam) ** 50 * imbalance(Network(a0, W0), p)))
     assert moved > 1e4 * 16 * np.finfo(float).eps * 50 * scale, moved
 
 
@@ -245,7 +245,7 @@ def test_the_per_step_identity_exposes_an_oracle_without_the_models_decay() -> N
     a0, W0 = duplicate_initial_condition(model, np.array([-4.0]), 0.01)
     traj = gradient_descent(Network(a0, W0), model, 0.05, 5.0, oracle=population_oracle(base))
     assert traj.imbalance_by_steps is not None
-    gap = np.max(np.abs(imbalance(traj.a, traj.W) - traj.imbalance_by_steps))
+    gap = np.max(np.abs(imbalance(Network(traj.a, traj.W)) - traj.imbalance_by_steps))
     assert gap > 1.0  # (1 − (1 − 2ηλ)^100) · 4 ≈ 1.6
 
 
@@ -304,7 +304,7 @@ def test_linear_aligned_neuron_follows_the_closed_form(delta, expected) -> None:
     a0, W0 = duplicate_initial_condition(model, np.array([delta]), c0=1e-3, theta0=0.0)
     t = np.linspace(0.0, 5.0, 5001)
     traj = gradient_flow(Network(a0, W0), model, 5.0, options=FlowOptions(rtol=1e-12, atol=1e-15), t_grid=t)
-    c, _ = function_coordinates(traj.a[:, 0], traj.W[:, 0])
+    c, _ = function_coordinates(Network(traj.a[:, 0], traj.W[:, 0]))
     k = int(np.flatnonzero(c >= 0.5)[0])
     # the closed form's own integral from the sample before the crossing: no interpolation error
     rest, _ = quad(lambda x: 1.0 / (np.hypot(delta, 2 * x) * (1 - x)), c[k - 1], 0.5, epsabs=1e-14)

@@ -88,7 +88,9 @@ def test_subspace_coordinates_keep_every_inner_product():
     # the visible function does not depend on ρ (SPEC C1); δ scales with it
     a1, W1, d1 = draw([3], 1, 4, 16, 0.3, 0.3, 1.0)
     a2, W2, d2 = draw([3], 1, 4, 16, 0.3, 0.3, 10.0)
-    np.testing.assert_allclose(function_coordinates(a1, W1)[0], function_coordinates(a2, W2)[0], rtol=1e-12)
+    np.testing.assert_allclose(
+        function_coordinates(Network(a1, W1))[0], function_coordinates(Network(a2, W2))[0], rtol=1e-12
+    )
     np.testing.assert_allclose(d2, 10 * d1, rtol=1e-9)
 
 

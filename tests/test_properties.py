@@ -137,11 +137,11 @@ def test_gradient_and_hessian_are_finite(cfg: Config) -> None:
 def test_function_coordinates_round_trip(cfg: Config) -> None:
     a, W = cfg.parameters()
     # (c, u, δ) → (a, w) → (c, u, δ)
-    c, U = function_coordinates(a, W)
+    c, U = function_coordinates(Network(a, W))
     np.testing.assert_allclose(c, cfg.c, rtol=1e-12)
     np.testing.assert_allclose(U, cfg.U, rtol=0, atol=1e-12)
     scale = a**2 + np.sum(W**2, axis=-1)
-    delta = imbalance(a, W)
+    delta = imbalance(Network(a, W))
     assert np.all(np.abs(delta - cfg.delta) <= 1e-12 * scale)
     # (a, w) → (c, u, δ) → (a, w)
     a2, W2 = parameters_from_function(c, U, delta)
@@ -160,7 +160,7 @@ def test_function_coordinates_round_trip(cfg: Config) -> None:
 @example(ANTIPODAL)
 def test_dissipation_splits_into_reaction_and_transport(cfg: Config) -> None:
     a, W = cfg.parameters()
-    diss = dissipation(a, W, cfg.teacher)
+    diss = dissipation(Network(a, W), cfg.teacher)
     assert np.isfinite(diss.reaction) and np.isfinite(diss.transport) and np.isfinite(diss.grad_norm_sq)
     assert diss.reaction >= 0 and diss.transport >= 0
     if diss.grad_norm_sq > 1e-12:

@@ -166,11 +166,11 @@ def test_planar_system_matches_full_flow_for_several_neurons(deltas: np.ndarray)
     full = gradient_flow(Network(a0, W0), TEACHER, t_max=20.0, options=TIGHT)
     np.testing.assert_allclose(full.crossing_times, red.crossing_times, rtol=1e-10)
     assert np.array_equal(np.isnan(full.crossing_times), np.isnan(red.crossing_times))
-    c, U = function_coordinates(full.a, full.W)
+    c, U = function_coordinates(Network(full.a, full.W))
     c_red, theta_red = red.dense(full.t)
     np.testing.assert_allclose(c, c_red, atol=1e-10)
     np.testing.assert_allclose(U[..., 0], np.cos(theta_red), atol=1e-10)
-    np.testing.assert_allclose(imbalance(full.a, full.W), np.broadcast_to(deltas, c.shape), rtol=1e-8)
+    np.testing.assert_allclose(imbalance(Network(full.a, full.W)), np.broadcast_to(deltas, c.shape), rtol=1e-8)
 
 
 @pytest.mark.parametrize(("m", "delta"), [(3, 4.0), (2, -1.0)])
@@ -288,7 +288,7 @@ def test_dissipation_shares_tend_to_their_limits() -> None:
         assert fitted_order(Ds, shares, limit) == pytest.approx(2.0, abs=0.1)
         # the instant t = 0 looks the other way
         a0, W0 = duplicate_initial_condition(TEACHER, np.array([sign * Ds[0]]))
-        diss0 = dissipation(a0, W0, TEACHER)
+        diss0 = dissipation(Network(a0, W0), TEACHER)
         integrated_reaction_wins = shares[0] > 0.5
         assert integrated_reaction_wins == (sign > 0)
         assert (float(diss0.reaction) > float(diss0.transport)) == (sign < 0)

@@ -194,7 +194,7 @@ def test_reln_flow_conserves_delta_and_descends() -> None:
     G = np.random.default_rng(0).standard_normal((3, 4))
     tr = reln_flow(Network(a0, W0), G, teacher, t_max=1e5)
     assert bool(tr.converged)
-    drift = np.max(np.abs(imbalance(tr.a, tr.W) - deltas), axis=0)
+    drift = np.max(np.abs(imbalance(Network(tr.a, tr.W)) - deltas), axis=0)
     assert np.all(drift <= 1e-8 * np.maximum(1.0, np.abs(deltas))), drift
     L = trajectory_loss(tr, reln_geometry(G, teacher))
     assert np.all(np.diff(L) <= 1e-14)
@@ -293,7 +293,7 @@ def test_aligned_reln_and_aligned_relu_follow_the_race(delta: float) -> None:
         reln_flow(Network(a0, W0), v[None], teacher, t_max=30.0),
         gradient_flow(Network(a0, W0), teacher, t_max=30.0),
     ):
-        c, U = function_coordinates(tr.a[:, 0], tr.W[:, 0])
+        c, U = function_coordinates(Network(tr.a[:, 0], tr.W[:, 0]))
         assert np.max(np.abs(U[:, 1:])) <= 1e-12
         mid = (tr.t > 0) & (c < 0.999)
         assert mid.sum() > 50

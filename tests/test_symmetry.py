@@ -86,7 +86,7 @@ def _report(deltas: list[float], d: int = 4):
     teacher = standard_model(d)
     a0, W0 = duplicate_initial_condition(teacher, np.array(deltas), 0.1, np.pi / 2)
     tr = gradient_flow(Network(a0, W0), teacher, auto_horizon(np.array(deltas), 0.1), options=FlowOptions(rtol=1e-9))
-    c, _ = function_coordinates(tr.a[-1], tr.W[-1])
+    c, _ = function_coordinates(Network(tr.a[-1], tr.W[-1]))
     owner, _ = final_owner(c, alignment(tr.W[-1], teacher)[0], 0.01)
     return tr, symmetry_report(tr.t, tr.theta, teacher, int(owner)), int(owner)
 

@@ -96,7 +96,7 @@ def gradient_descent(
     crossing[prev_align >= thr] = 0.0
     saved: list[tuple[float, Array, Array, Array | None, Array | None]] = []
     p, lam = model.degree, model.weight_decay
-    law = imbalance(a, W, p) if model.activation.homogeneous else None
+    law = imbalance(Network(a, W), p) if model.activation.homogeneous else None
     converged = np.zeros(batch, bool)
     pending = np.isnan(crossing)  # neurons whose crossing is still to come
     limit = None

@@ -31,6 +31,7 @@ import numpy as np
 from gaugecli.core.gauge import function_coordinates, imbalance, squared_norms
 from gaugecli.core.model import Model
 from gaugecli.core.route import fused_enabled
+from gaugecli.core.state import Network
 from gaugecli.core.types import Array
 
 
@@ -253,22 +254,23 @@ class Dissipation(NamedTuple):
     residual: Array
 
 
-def dissipation(a: Array, W: Array, model: Model) -> Dissipation:
+def dissipation(theta: Network, model: Model) -> Dissipation:
     """Reaction ``R``, transport ``T`` (from function coordinates) and ``‖∇_θ L‖²``
-    (from parameters), with ``residual = |‖∇L‖² − (R + T)| / ‖∇L‖²``.
+    (from parameters) at ``θ = (a, W)``, with ``residual = |‖∇L‖² − (R + T)| / ‖∇L‖²``.
 
     ``L`` is the loss without the weight decay: the split is an identity of ``L`` at every point.
     An activation without a degree has no function coordinates: ``R``, ``T`` and the residual are NaN;
     so are ``T`` and the residual where a neuron sits at ``w = 0`` (absorbed: its mobility is infinite
     and its direction undefined, and ``∂L/∂w`` there is not its velocity)."""
+    a, W = theta.a, theta.W
     grad = population_gradient(a, W, model)
     grad_norm_sq = np.sum(grad.a**2, axis=-1) + np.sum(grad.W**2, axis=(-1, -2))
     if not model.activation.homogeneous:
         nan = np.full(grad_norm_sq.shape, np.nan)
         return Dissipation(nan, nan.copy(), grad_norm_sq, nan.copy())
     p = model.degree
-    c, U = function_coordinates(a, W, p)
-    delta = imbalance(a, W, p)
+    c, U = function_coordinates(theta, p)
+    delta = imbalance(theta, p)
     fg = function_gradient(c, U, model)
     reaction = np.sum(reaction_mobility(c, delta, p) * fg.coefficient**2, axis=-1)
     with np.errstate(invalid="ignore"):  # a neuron absorbed at w = 0 (core.absorption): ∞·0, NaN

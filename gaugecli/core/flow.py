@@ -204,7 +204,7 @@ def _solve(
 def _similarity_order(theta0: Network) -> Indices:
     """Members sorted by their imbalances, so that a chunk holds runs on similar time
     scales and its shared step size suits all of them."""
-    delta = imbalance(theta0.a, theta0.W)
+    delta = imbalance(theta0)
     return np.lexsort((np.min(delta, axis=-1), np.max(delta, axis=-1)))
 
 

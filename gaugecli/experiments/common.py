@@ -114,7 +114,7 @@ def integrate_ensemble(
     """
     full = net = model.build()
     a0, W0 = np.atleast_2d(a0), np.asarray(W0, float).reshape((-1,) + np.shape(W0)[-2:])
-    deltas = imbalance(a0, W0)
+    deltas = imbalance(Network(a0, W0))
     t_max = dynamics.t_max or auto_horizon(deltas, model.c0)
     mode = dynamics.mode
     space = None if dynamics.sample_size is not None or mode is Mode.sgd else invariant_subspace(net, W0)

@@ -48,7 +48,7 @@ def flow_run(config: LockinConfig, assign: str, D: float, control: bool, t_unit:
     instability = None
     if groups:
         instability = lk.duplicate_instability(times[keep], sym.theta[keep], net, groups[0])
-    c, _ = function_coordinates(flow.theta.a[-1], flow.theta.W[-1])
+    c, _ = function_coordinates(Network(flow.theta.a[-1], flow.theta.W[-1]))
     alpha, _ = alignment(flow.theta.W[-1], net)
     trajectory = Trajectory(
         times=times,
@@ -89,7 +89,7 @@ def sample_run(config: LockinConfig, control: bool, seed: int, t_unit: float) ->
     eta = tau / steps
     times = np.arange(round(config.span * config.per) + 1) * tau
     a, W, dW, t_spec = finite_sample_on_grid(a0, W0, net, empirical_oracle(X, y), times, eta, model.eps_align)
-    c, _ = function_coordinates(a[-1], W[-1])
+    c, _ = function_coordinates(Network(a[-1], W[-1]))
     alpha, _ = alignment(W[-1], net)
     return diagnose(
         config,

@@ -140,7 +140,7 @@ def measure(seen: Observed, model: Model, eps_align: float, designated: int | No
         a, W = seen.end
         act = model.activation
         p_end = float(
-            nonowner_norm(*function_coordinates(a, W, model.degree), owner, act)
+            nonowner_norm(*function_coordinates(Network(a, W), model.degree), owner, act)
             if act.homogeneous
             else nonowner_norm(a, W, owner, act)
         )

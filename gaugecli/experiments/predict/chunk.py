@@ -96,7 +96,7 @@ def _final_state(job: PredictChunk, a0: np.ndarray, W0: np.ndarray) -> tuple[np.
         dynamics = DynamicsConfig(rtol=job.rtol, t_max=job.t_max, grid_points=GRID_POINTS)
         traj, full = integrate_ensemble(model, dynamics, a0, W0)
         W_end = traj.input_weights()[:, -1]
-        c_end, _ = function_coordinates(traj.a[:, -1], W_end)
+        c_end, _ = function_coordinates(Network(traj.a[:, -1], W_end))
         return c_end, feature_alignment(W_end, full), np.zeros(len(seeds), bool), int(traj.stats.n_gradient_evals)
     return _sample_final_state(job)
 
@@ -137,7 +137,7 @@ def _sample_final_state(job: PredictChunk) -> tuple[np.ndarray, np.ndarray, np.n
             oracle = stacked_minibatch_oracle(chosen, job.batch, [job.seeds[b] for b in members])
             traj = gradient_descent(Network(a, W), net, job.eta, job.t_max, oracle=oracle, eps_align=job.eps_align, grid_points=GRID_POINTS, method="sgd")  # fmt: skip
         W_end = traj.input_weights()[:, -1]
-        c_end, _ = function_coordinates(traj.a[:, -1], W_end)
+        c_end, _ = function_coordinates(Network(traj.a[:, -1], W_end))
         return c_end, feature_alignment(W_end, net), int(traj.stats.n_gradient_evals)
 
     everyone = list(range(len(starts)))
@@ -173,7 +173,7 @@ def predict_chunk(job: PredictChunk) -> ChunkResult:
         owners.append([NONE if o is None else o for o in end.owners])
         tied.append(list(end.tied))
     picks = predictions(a0, W0, net, job.eps_align, job.rtol, job.t_max)
-    c0, _ = function_coordinates(a0, W0)
+    c0, _ = function_coordinates(Network(a0, W0))
     visible = c0[..., None] * feature_alignment(W0, net)
     return ChunkResult(
         owners=owners,

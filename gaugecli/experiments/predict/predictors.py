@@ -47,6 +47,7 @@ from scipy.optimize import linear_sum_assignment
 from gaugecli.core.dynamics import function_gradient, transport_mobility
 from gaugecli.core.gauge import function_coordinates, parameters_from_function
 from gaugecli.core.model import Model
+from gaugecli.core.state import Network
 from gaugecli.core.types import Array
 from gaugecli.experiments.common import integrate_ensemble
 from gaugecli.experiments.config import DynamicsConfig, ModelConfig
@@ -92,7 +93,7 @@ def alignments(W: Array, model: Model) -> Array:
 
 def angular_speed(a: Array, W: Array, model: Model) -> Array:
     """``ω_jk = (u̇_j·v̂_k)/√(1 − α_jk²)``, ``u̇_j = −M^u_j grad_{u_j} L``, shape ``(B, m, k)``."""
-    c, U = function_coordinates(a, W)
+    c, U = function_coordinates(Network(a, W))
     delta = a**2 - np.sum(W**2, axis=-1)
     u_dot = -transport_mobility(c, delta)[..., None] * function_gradient(c, U, model).direction
     alpha = U @ model.unit_directions().T
@@ -104,7 +105,7 @@ def race_times(a: Array, W: Array, model: Model, eps_align: float, rtol: float, 
     """``T_jk`` of the race rule (module docstring), shape ``(B, m, k)``, ``inf`` where the neuron does
     not align alone by ``t_max``; every ``(b, j, k)`` one member of one ensemble of ``m = 1`` flows in
     the plane ``(v_k, u_j)`` (teacher ``a*_k = model.coefficients[k]``)."""
-    c, U = function_coordinates(a, W)
+    c, U = function_coordinates(Network(a, W))
     delta = a**2 - np.sum(W**2, axis=-1)
     alpha = np.clip(U @ model.unit_directions().T, -1.0, 1.0)  # (B, m, k)
     B, m, k = alpha.shape
@@ -126,7 +127,7 @@ def race_times(a: Array, W: Array, model: Model, eps_align: float, rtol: float, 
 
 def predictions(a: Array, W: Array, model: Model, eps_align: float, rtol: float, t_max: float) -> dict[str, Array]:
     """Each rule's named neuron per start and feature, ``(B, k)`` integers (:data:`NONE`: none)."""
-    c, _ = function_coordinates(a, W)
+    c, _ = function_coordinates(Network(a, W))
     alpha = alignments(W, model)
     times = race_times(a, W, model, eps_align, rtol, t_max)
     raced = np.where(np.all(np.isinf(times), axis=1), NONE, np.argmin(times, axis=1))

@@ -29,7 +29,7 @@ def compare_select(config: RelnConfig) -> tuple[RelnSelect, list[tuple[Array, Ar
     t_max = horizon(config, deltas)
     check_flow(np.shape(W0), flow_options(config).grid_points)  # every flow below starts from (a0, W0)
     relu = gradient_flow(Network(a0, W0), net, t_max, eps_align=model.eps_align, options=flow_options(config))
-    c_relu, U_relu = function_coordinates(relu.a[0], relu.W[0])
+    c_relu, U_relu = function_coordinates(Network(relu.a[0], relu.W[0]))
     alpha_relu, _ = alignment(relu.W[0], net)
     owner_relu, _ = final_owner(c_relu[-1], alpha_relu[-1], model.eps_align)
     # the final activation pattern: the owner's half-space is the teacher's, the others keep theirs
@@ -38,7 +38,7 @@ def compare_select(config: RelnConfig) -> tuple[RelnSelect, list[tuple[Array, Ar
     gates[int(owner_relu)] = v
     geo = reln_geometry(gates, net)
     run = reln_flow(Network(a0, W0), gates, net, t_max, eps_align=model.eps_align, options=flow_options(config))
-    c_reln, _ = function_coordinates(run.a[0], run.W[0])
+    c_reln, _ = function_coordinates(Network(run.a[0], run.W[0]))
     alpha_reln, _ = alignment(run.W[0], net)
     owner_reln, _ = final_owner(c_reln[-1], alpha_reln[-1], model.eps_align)
     loss_relu = population_loss(relu.a[0], relu.W[0], net)
@@ -55,7 +55,7 @@ def compare_select(config: RelnConfig) -> tuple[RelnSelect, list[tuple[Array, Ar
     shared = reln_flow(
         Network(a0, W0), shared_gates, net, t_max, eps_align=model.eps_align, options=flow_options(config)
     )
-    c_sh, _ = function_coordinates(shared.a[0, -1], shared.W[0, -1])
+    c_sh, _ = function_coordinates(Network(shared.a[0, -1], shared.W[0, -1]))
     owner_sh, _ = final_owner(c_sh, alignment(shared.W[0, -1], net)[0], model.eps_align)
     keep_sh = np.arange(config.m) != int(owner_sh)
 
