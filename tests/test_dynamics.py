@@ -105,7 +105,7 @@ def test_population_loss_vs_monte_carlo(teacher_name: str, config: str) -> None:
     teacher = TEACHERS[teacher_name]
     a, W = _random_params(3, 4, seed=1) if config == "random" else SPECIAL[config]
     mean, se = _mc_loss(a, W, teacher, seed=CONFIG_SEEDS[config])
-    L = float(population_loss(a, W, teacher))
+    L = float(population_loss(Network(a, W), teacher))
     assert abs(L - mean) <= 4 * se, (L, mean, se)
     assert se < 0.01 * mean  # informative comparison
 
@@ -113,24 +113,26 @@ def test_population_loss_vs_monte_carlo(teacher_name: str, config: str) -> None:
 def test_population_loss_hand_values() -> None:
     teacher = standard_model(3)
     # the student equals the teacher: zero loss
-    assert float(population_loss(np.array([1.0]), np.array([[1.0, 0.0, 0.0]]), teacher)) == pytest.approx(0, abs=1e-16)
+    assert float(population_loss(Network(np.array([1.0]), np.array([[1.0, 0.0, 0.0]])), teacher)) == pytest.approx(
+        0, abs=1e-16
+    )
     # split the teacher over two duplicates with any gauge: still zero
     a, W = np.array([2.0, 0.25]), np.array([[0.3, 0, 0], [1.6, 0, 0]])
-    assert float(population_loss(a, W, teacher)) == pytest.approx(0, abs=1e-15)
+    assert float(population_loss(Network(a, W), teacher)) == pytest.approx(0, abs=1e-15)
     # zero student: ½ E[relu(v·x)²] = 1/4
-    assert float(population_loss(np.array([0.0]), np.array([[0.0, 1.0, 0.0]]), teacher)) == pytest.approx(0.25)
+    assert float(population_loss(Network(np.array([0.0]), np.array([[0.0, 1.0, 0.0]])), teacher)) == pytest.approx(0.25)
     # antipodal student −relu(−v·x): ½ E[(relu(z) + relu(−z))²] = ½ E[z²] = ½
-    assert float(population_loss(np.array([-1.0]), np.array([[-1.0, 0, 0]]), teacher)) == pytest.approx(0.5)
+    assert float(population_loss(Network(np.array([-1.0]), np.array([[-1.0, 0, 0]])), teacher)) == pytest.approx(0.5)
 
 
 def test_population_loss_batched() -> None:
     teacher = TEACHERS["k2"]
     rng = np.random.default_rng(3)
     a, W = rng.standard_normal((2, 3, 4)), rng.standard_normal((2, 3, 4, 4))
-    L = population_loss(a, W, teacher)
+    L = population_loss(Network(a, W), teacher)
     assert L.shape == (2, 3)
     for b in np.ndindex(2, 3):
-        assert L[b] == pytest.approx(float(population_loss(a[b], W[b], teacher)), rel=1e-14)
+        assert L[b] == pytest.approx(float(population_loss(Network(a[b], W[b]), teacher)), rel=1e-14)
 
 
 # ------------------------------------------------------------------------------------
@@ -152,7 +154,7 @@ def test_population_gradient_vs_finite_differences(teacher_name: str, config: st
     m, d = W.shape
     g = population_gradient(a, W, teacher)
     assert np.all(np.isfinite(g.a)) and np.all(np.isfinite(g.W))
-    fd = _fd_gradient(lambda th: float(population_loss(*_unflat(th, m, d), teacher)), _flat(a, W), h=1e-6)
+    fd = _fd_gradient(lambda th: float(population_loss(Network(*_unflat(th, m, d)), teacher)), _flat(a, W), h=1e-6)
     np.testing.assert_allclose(_flat(g.a, g.W), fd, rtol=1e-6, atol=1e-8)
 
 
@@ -243,10 +245,12 @@ def test_function_gradient_vs_finite_differences_in_c_and_u() -> None:
     U = rng.standard_normal((3, 4))
     U /= np.linalg.norm(U, axis=1, keepdims=True)
     fg = function_gradient(c, U, teacher)
-    fd_c = _fd_gradient(lambda cc: float(population_loss(cc, U, teacher)), c, h=1e-6)
+    fd_c = _fd_gradient(lambda cc: float(population_loss(Network(cc, U), teacher)), c, h=1e-6)
     np.testing.assert_allclose(fg.coefficient, fd_c, rtol=1e-7, atol=1e-9)
-    fd_u = _fd_gradient(lambda uu: float(population_loss(c, uu.reshape(3, 4), teacher)), U.ravel(), 1e-6).reshape(3, 4)
-    # population_loss(c, U) is degree-one homogeneous in each u_j: project to the sphere
+    fd_u = _fd_gradient(
+        lambda uu: float(population_loss(Network(c, uu.reshape(3, 4)), teacher)), U.ravel(), 1e-6
+    ).reshape(3, 4)
+    # population_loss(Network(c, U)) is degree-one homogeneous in each u_j: project to the sphere
     fd_u -= np.sum(fd_u * U, axis=-1, keepdims=True) * U
     np.testing.assert_allclose(fg.direction, fd_u, rtol=1e-6, atol=1e-8)
 
@@ -363,6 +367,6 @@ def test_pair_hessian_blocks_are_the_blocks_of_the_full_hessian() -> None:
     H = population_hessian(a, W, teacher)
     for i, j in [(0, 1), (2, 3), (3, 0)]:
         ii, jj = _neuron_indices(i, 4, 5), _neuron_indices(j, 4, 5)
-        H_ii, H_ij = pair_hessian_blocks(a, W, teacher, (i, j))
+        H_ii, H_ij = pair_hessian_blocks(Network(a, W), teacher, (i, j))
         np.testing.assert_allclose(H_ii, H[..., ii[:, None], ii[None, :]], rtol=1e-13, atol=1e-15)
         np.testing.assert_allclose(H_ij, H[..., ii[:, None], jj[None, :]], rtol=1e-13, atol=1e-15)

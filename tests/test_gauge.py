@@ -178,7 +178,7 @@ def test_c1_invisibility_across_gauges_and_m(d: int, D: float) -> None:
             np.testing.assert_allclose(imbalance(Network(a, W)), deltas, rtol=1e-12, atol=1e-12 * max(1.0, D))
             f = _student(a, W, X)
             np.testing.assert_allclose(f, f0, rtol=1e-12, atol=0)
-            L = float(population_loss(a, W, teacher))
+            L = float(population_loss(Network(a, W), teacher))
             loss0 = L if loss0 is None else loss0
             assert L == pytest.approx(loss0, rel=1e-12)
     # and the common loss is the one of f0 = c0 relu(u0·x) against relu(v·x), u0 ⊥ v:
@@ -191,7 +191,7 @@ def test_c1_invisibility_batched_deltas() -> None:
     deltas = np.array([[4.0, -4.0, -4.0], [-4.0, 4.0, -4.0], [0.0, 0.0, 0.0], [1e3, -1e3, 2.0]])
     a, W = duplicate_initial_condition(teacher, deltas, c0=0.3)
     assert a.shape == (4, 3) and W.shape == (4, 3, 4)
-    L = population_loss(a, W, teacher)
+    L = population_loss(Network(a, W), teacher)
     np.testing.assert_allclose(L, L[0], rtol=1e-12)
     c, U = function_coordinates(Network(a, W))
     np.testing.assert_allclose(c, 0.1, rtol=1e-13)
@@ -234,7 +234,7 @@ def test_k_feature_teacher_orthogonality(k: int) -> None:
     # and the initial loss is the orthogonal closed form: ½(c0²/2 − 2 c0 Σ b_k/(2π) + Σ_kl b_k b_l κ(v_k, v_l))
     b = 0.8
     L_ref = 0.5 * (0.01 / 2 - 2 * 0.1 * k * b / (2 * np.pi) + k * b**2 / 2 + k * (k - 1) * b**2 / (2 * np.pi))
-    assert float(population_loss(a, W, teacher)) == pytest.approx(L_ref, rel=1e-13)
+    assert float(population_loss(Network(a, W), teacher)) == pytest.approx(L_ref, rel=1e-13)
     # general θ0 for a k-feature teacher of non-axis directions: angle to v_1 is θ0, ⊥ others
     V = np.array([[1.0, 1.0, 0, 0, 0, 0], [0, 1.0, -1.0, 0, 0, 0], [0, 0, 0, 2.0, 0, 0]])[:k]
     t2 = Model(Teacher(coefficients=np.ones(k), directions=V))

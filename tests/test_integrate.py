@@ -80,7 +80,7 @@ def test_c2_conservation_and_c3_identity_along_flow(deltas: np.ndarray, t_max: f
     assert np.max(diss.residual[resolved]) <= 1e-10
     assert np.all(diss.residual * diss.grad_norm_sq <= 1e-10 * diss.grad_norm_sq + 1e-20)
     # the loss decreases along the flow (down to round-off) and the owner aligns
-    L = population_loss(tr.a, tr.W, TEACHER)
+    L = population_loss(Network(tr.a, tr.W), TEACHER)
     assert np.all(np.diff(L) <= 1e-13)
     owner = int(np.argmax(deltas))
     assert _alignment(tr.W[-1, owner]) > 1 - EPS
@@ -100,8 +100,8 @@ def test_c3_loss_derivative_matches_grad_norm() -> None:
             assert tr.t[-1] == pytest.approx(t, rel=1e-14)
             return tr.a[-1], tr.W[-1]
 
-        L_plus = float(population_loss(*end_state(t0 + h), TEACHER))
-        L_minus = float(population_loss(*end_state(t0 - h), TEACHER))
+        L_plus = float(population_loss(Network(*end_state(t0 + h)), TEACHER))
+        L_minus = float(population_loss(Network(*end_state(t0 - h)), TEACHER))
         a, W = end_state(t0)
         diss = dissipation(Network(a, W), TEACHER)
         dLdt = (L_plus - L_minus) / (2 * h)
@@ -113,7 +113,7 @@ def test_c3_integrated_dissipation_on_the_saved_grid() -> None:
     """L(0) − L(t) = ∫ ‖∇L‖² dt (trapezoid on the saved, fine log grid)."""
     a0, W0 = duplicate_initial_condition(TEACHER, np.array([-4.0]))
     tr = gradient_flow(Network(a0, W0), TEACHER, t_max=60.0)
-    L = population_loss(tr.a, tr.W, TEACHER)
+    L = population_loss(Network(tr.a, tr.W), TEACHER)
     gsq = dissipation(Network(tr.a, tr.W), TEACHER).grad_norm_sq
     integral = np.concatenate([[0.0], np.cumsum(0.5 * (gsq[1:] + gsq[:-1]) * np.diff(tr.t))])
     np.testing.assert_allclose(L[0] - L, integral, rtol=2e-3, atol=1e-6 * L[0])

@@ -60,7 +60,7 @@ def test_population_gradient_and_hessian_match_finite_differences(sigma, lam) ->
 
     def J(th: np.ndarray) -> float:
         aa, WW = th[:m], th[m:].reshape(m, d)
-        return float(population_loss(aa, WW, model)) + 0.5 * lam * float(th @ th)
+        return float(population_loss(Network(aa, WW), model)) + 0.5 * lam * float(th @ th)
 
     def grad(th: np.ndarray) -> np.ndarray:
         ga, gW, _ = objective.gradient(th[:m], th[m:].reshape(m, d))
@@ -83,7 +83,7 @@ def test_population_loss_matches_monte_carlo_with_the_teachers_activation(sigma)
     X, y = draw_sample(model, 1_000_000, seed=11)
     sq = 0.5 * (sigma.sigma(X @ W.T) @ a - y) ** 2
     stderr = sq.std() / np.sqrt(sq.size)
-    assert abs(sq.mean() - float(population_loss(a, W, model))) <= 4 * stderr
+    assert abs(sq.mean() - float(population_loss(Network(a, W), model))) <= 4 * stderr
 
 
 # ----------------------------------------------------------------------------------------
@@ -113,7 +113,9 @@ def test_the_gauge_rescaling_leaves_the_function_and_its_loss_unchanged(sigma) -
     a2, W2 = a / lam**p, lam[:, None] * W
     X = np.random.default_rng(0).standard_normal((50, W.shape[1]))
     np.testing.assert_allclose(sigma.sigma(X @ W2.T) @ a2, sigma.sigma(X @ W.T) @ a, rtol=1e-12, atol=1e-14)
-    assert float(population_loss(a2, W2, model)) == pytest.approx(float(population_loss(a, W, model)), rel=1e-12)
+    assert float(population_loss(Network(a2, W2), model)) == pytest.approx(
+        float(population_loss(Network(a, W), model)), rel=1e-12
+    )
     c, U = function_coordinates(Network(a, W), p)
     c2, U2 = function_coordinates(Network(a2, W2), p)
     np.testing.assert_allclose(c2, c, rtol=1e-14)
@@ -559,7 +561,7 @@ def test_misspecified_population_loss_and_gradient(student, teacher, params) -> 
     X, y = draw_sample(model, 1_000_000, seed=5)
     np.testing.assert_allclose(y, tau.sigma(X @ base.directions.T) @ base.coefficients)
     sq = 0.5 * (sigma.sigma(X @ W.T) @ a - y) ** 2
-    assert abs(sq.mean() - float(population_loss(a, W, model))) <= 4 * sq.std() / np.sqrt(sq.size)
+    assert abs(sq.mean() - float(population_loss(Network(a, W), model))) <= 4 * sq.std() / np.sqrt(sq.size)
     objective = population_objective(model)
     theta = np.concatenate([a, W.ravel()])
     m, d = W.shape
@@ -569,7 +571,7 @@ def test_misspecified_population_loss_and_gradient(student, teacher, params) -> 
         return np.concatenate([ga, gW.ravel()])
 
     h = 1e-6
-    L = lambda th: float(population_loss(th[:m], th[m:].reshape(m, d), model))  # noqa: E731
+    L = lambda th: float(population_loss(Network(th[:m], th[m:].reshape(m, d)), model))  # noqa: E731
     fd = np.array([(L(theta + h * e) - L(theta - h * e)) / (2 * h) for e in np.eye(theta.size)])
     np.testing.assert_allclose(grad(theta), fd, rtol=1e-7, atol=1e-8)
     fd_H = np.array([(grad(theta + h * e) - grad(theta - h * e)) / (2 * h) for e in np.eye(theta.size)])

@@ -127,7 +127,7 @@ def test_gradient_and_hessian_are_finite(cfg: Config) -> None:
     assert H.shape == (P, P)
     assert np.all(np.isfinite(H))
     np.testing.assert_allclose(H, H.T, rtol=1e-9, atol=1e-9 * np.max(np.abs(H)))
-    assert np.isfinite(population_loss(a, W, cfg.teacher))
+    assert np.isfinite(population_loss(Network(a, W), cfg.teacher))
 
 
 @FAST
@@ -150,7 +150,10 @@ def test_function_coordinates_round_trip(cfg: Config) -> None:
     assert np.all(np.abs(W2 - W) <= 1e-10 * norm)
     # the gauge is invisible: the rescaled parameters define the same function (loss)
     np.testing.assert_allclose(
-        population_loss(a2, W2, cfg.teacher), population_loss(a, W, cfg.teacher), rtol=1e-10, atol=1e-14
+        population_loss(Network(a2, W2), cfg.teacher),
+        population_loss(Network(a, W), cfg.teacher),
+        rtol=1e-10,
+        atol=1e-14,
     )
 
 

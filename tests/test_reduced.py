@@ -72,7 +72,7 @@ def _random_planar(m: int, seed: int) -> tuple[np.ndarray, np.ndarray]:
 def test_planar_loss_is_the_population_loss(seed: int) -> None:
     c, theta = _random_planar(4, seed)
     a, W = planar_parameters(c, theta, np.array([3.0, -2.0, 0.0, 1.0]), d=5)
-    assert planar_loss(c, theta) == pytest.approx(float(population_loss(a, W, standard_model(5))), rel=1e-13)
+    assert planar_loss(c, theta) == pytest.approx(float(population_loss(Network(a, W), standard_model(5))), rel=1e-13)
 
 
 @pytest.mark.parametrize("seed", [0, 1, 2])

@@ -95,7 +95,7 @@ def test_second_moments_and_loss_gradient_against_monte_carlo() -> None:
             Z = (gate[:, i] * gate[:, j])[:, None] * X
             check(Z[:, :, None] * X[:, None, :], geo.S[i, j])
     check(gate[:, :, None] * X[:, None, :] * y[:, None, None], geo.r)
-    check(0.5 * (f - y) ** 2, reln_loss(a, W, geo))
+    check(0.5 * (f - y) ** 2, reln_loss(Network(a, W), geo))
     # ∂L/∂a_j = E[(f − y) 1_j (w_j·x)],  ∂L/∂w_j = a_j E[(f − y) 1_j x]
     res = (f - y)[:, None]
     g = reln_gradient(a, W, geo)
@@ -119,7 +119,11 @@ def test_gradient_and_hessian_against_finite_differences(seed: int) -> None:
     eye = np.eye(theta.size)
     fd_grad = np.array(
         [
-            (reln_loss(*_unflat(theta + h * e, m, d), geo) - reln_loss(*_unflat(theta - h * e, m, d), geo)) / (2 * h)
+            (
+                reln_loss(Network(*_unflat(theta + h * e, m, d)), geo)
+                - reln_loss(Network(*_unflat(theta - h * e, m, d)), geo)
+            )
+            / (2 * h)
             for e in eye
         ]
     )
@@ -146,7 +150,9 @@ def test_batched_geometry_matches_one_by_one() -> None:
     geo = reln_geometry(Gb, teacher)
     for b in range(2):
         one = reln_geometry(Gb[b], teacher)
-        assert reln_loss(ab[b], Wb[b], one) == pytest.approx(float(reln_loss(ab, Wb, geo)[b]), rel=1e-14)
+        assert reln_loss(Network(ab[b], Wb[b]), one) == pytest.approx(
+            float(reln_loss(Network(ab, Wb), geo)[b]), rel=1e-14
+        )
         np.testing.assert_allclose(reln_hessian(ab, Wb, geo)[b], reln_hessian(ab[b], Wb[b], one), atol=1e-14)
 
 
@@ -160,10 +166,10 @@ def test_gates_at_current_directions_reproduce_relu_to_round_off(seed: int) -> N
     a, W = rng.standard_normal(m), rng.standard_normal((m, d))
     W[1] = 0.3 * W[0]  # duplicate direction (φ = 0)
     W[2] = -W[0]  # antipodal (φ = π)
-    dL, dg = gate_identity_error(a, W, teacher)
+    dL, dg = gate_identity_error(Network(a, W), teacher)
     g = population_gradient(a, W, teacher)
     # over 300 such random states: |ΔL|/L ≤ 2.3e-15 and ‖Δ∇L‖/‖∇L‖ ≤ 8.3e-16
-    assert dL <= 1e-14 * float(population_loss(a, W, teacher)), dL
+    assert dL <= 1e-14 * float(population_loss(Network(a, W), teacher)), dL
     assert dg <= 1e-14 * float(np.sqrt(np.sum(g.a**2) + np.sum(g.W**2))), dg
     # the Hessians differ by the block-diagonal gate-motion term only
     geo = reln_geometry(W, teacher)
@@ -253,7 +259,7 @@ def test_flow_ends_on_the_gate_floor(delta: float) -> None:
         assert L[-1] == pytest.approx(float(gate_floor(psi)), rel=1e-9)
     assert gate_floor(math.radians(2.0)) == pytest.approx(4.474154e-6, rel=1e-6)
     assert np.isnan(tr.crossing_times[0])  # the ψ = 90° run
-    assert population_loss(a0, W0, teacher) == pytest.approx(float(L[0]), rel=1e-14)
+    assert population_loss(Network(a0, W0), teacher) == pytest.approx(float(L[0]), rel=1e-14)
 
 
 # ------------------------------------------------------------------------------------------

@@ -124,7 +124,7 @@ def test_empirical_loss_is_an_unbiased_estimate_of_the_population_loss() -> None
     q = 0.5 * (f - y) ** 2
     se = q.std() / np.sqrt(q.size)
     assert float(empirical_loss(a, W, X, y)) == pytest.approx(q.mean(), rel=1e-12)
-    assert abs(float(empirical_loss(a, W, X, y)) - float(population_loss(a, W, TEACHER3))) <= 4 * se
+    assert abs(float(empirical_loss(a, W, X, y)) - float(population_loss(Network(a, W), TEACHER3))) <= 4 * se
 
 
 def test_finite_sample_gd_records_the_empirical_loss() -> None:
@@ -150,7 +150,7 @@ def test_finite_sample_deviation_shrinks_like_inverse_sqrt_n() -> None:
     a0, W0 = duplicate_initial_condition(TEACHER, np.array([4.0]))
     eta, t_max = 0.05, 2.0
     pop = gradient_descent(Network(a0, W0), TEACHER, eta, t_max)
-    L_pop = population_loss(pop.a, pop.W, TEACHER)
+    L_pop = population_loss(Network(pop.a, pop.W), TEACHER)
     ns = np.array([500, 2000, 8000, 32000])
     seeds = 24
     rms = []

@@ -64,8 +64,8 @@ def test_flow_in_the_subspace_equals_the_full_flow_to_solver_tolerance(rtol: flo
     tol = 100 * rtol
     np.testing.assert_allclose(red.crossing_times, full.crossing_times, rtol=tol)
     assert np.isfinite(full.crossing_times[0])
-    loss_full = population_loss(full.a, full.W, TEACHER)
-    loss_red = population_loss(red.a, red.W, space.model(TEACHER))
+    loss_full = population_loss(Network(full.a, full.W), TEACHER)
+    loss_red = population_loss(Network(red.a, red.W), space.model(TEACHER))
     assert np.max(np.abs(loss_red - loss_full)) <= tol * loss_full[0]
     np.testing.assert_allclose(alignment(red.W, space.model(TEACHER))[0], alignment(full.W, TEACHER)[0], atol=tol)
     c_full = full.a * np.linalg.norm(full.W, axis=-1)

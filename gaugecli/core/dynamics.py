@@ -35,13 +35,14 @@ from gaugecli.core.state import Network
 from gaugecli.core.types import Array
 
 
-def population_loss(a: Array, W: Array, model: Model) -> Array:
-    """``L(θ)``, shape ``a.shape[:-1]``.
+def population_loss(theta: Network, model: Model) -> Array:
+    """``L(θ)``, shape ``θ.batch``.
 
     Absolute round-off is about 1e-16 (a difference of O(1) kernel terms), so loss
     values below ~1e-15 are noise; use :func:`gaugecli.core.metrics.nonowner_norm` to
     follow pruning to smaller scales.
     """
+    a, W = theta.a, theta.W
     b, V, act = model.coefficients, model.directions, model.activation
     K_ww = act.kernel(W, W)
     K_wv = model.cross.kernel(W, V)
@@ -153,14 +154,15 @@ def population_hessian(a: Array, W: Array, model: Model) -> Array:
     return H
 
 
-def pair_hessian_blocks(a: Array, W: Array, model: Model, pair: tuple[int, int]) -> tuple[Array, Array]:
-    """The ``(d+1)×(d+1)`` blocks ``(H_ii, H_ij)`` of :func:`population_hessian` for the neurons
+def pair_hessian_blocks(theta: Network, model: Model, pair: tuple[int, int]) -> tuple[Array, Array]:
+    """The ``(d+1)×(d+1)`` blocks ``(H_ii, H_ij)`` of :func:`population_hessian` at ``θ`` for the neurons
     ``pair = (i, j)`` (rows ``(a_i, w_i)``, columns ``(a_i, w_i)`` resp. ``(a_j, w_j)``), in
     ``O(m d²)`` instead of the whole ``O(m² d²)`` Hessian. With ``p = i`` and ``q ∈ {i, j}``:
 
     ``[K(w_p, w_q), δ_pq h_qᵀ + a_q ∂₁K(w_q, w_p)ᵀ; δ_pq h_p + a_p ∂₁K(w_p, w_q),
     δ_pq a_p (Σ_l a_l ∂²₁₁K(w_p, w_l) − Σ_k b_k ∂²₁₁K(w_p, v_k)) + a_p a_q ∂²₁₂K(w_p, w_q)]``.
     """
+    a, W = theta.a, theta.W
     b, V, act = model.coefficients, model.directions, model.activation
     i, j = pair
     d = W.shape[-1]

@@ -168,7 +168,7 @@ def _pairwise_series(
         parts.append(
             (
                 dissipation(Network(a[w], W[w]), model),
-                population_loss(a[w], W[w], model),
+                population_loss(Network(a[w], W[w]), model),
                 kernel_group_norm(coef, K, others),
                 kernel_group_norm(coef, K, unaligned) if np.any(unaligned) else None,
             )

@@ -99,9 +99,9 @@ def _residual_direction(beta: Array, geo: RelnGeometry) -> Array:
     return np.einsum("...jixy,...iy->...jx", geo.S, beta) - geo.r
 
 
-def reln_loss(a: Array, W: Array, geo: RelnGeometry) -> Array:
-    """``L = ½ Σ_ij β_iᵀ S_ij β_j − Σ_j β_jᵀ r_j + ½ E[y²]`` with ``β_j = a_j w_j``; shape ``a.shape[:-1]``."""
-    beta = a[..., None] * W
+def reln_loss(theta: Network, geo: RelnGeometry) -> Array:
+    """``L = ½ Σ_ij β_iᵀ S_ij β_j − Σ_j β_jᵀ r_j + ½ E[y²]`` with ``β_j = a_j w_j``; shape ``θ.batch``."""
+    beta = theta.a[..., None] * theta.W
     quad = np.einsum("...ix,...ijxy,...jy->...", beta, geo.S, beta)
     cross = np.einsum("...jx,...jx->...", beta, geo.r)
     return 0.5 * quad - cross + 0.5 * geo.target_energy
@@ -178,13 +178,13 @@ def reln_flow(
 def trajectory_loss(trajectory: Trajectory, geo: RelnGeometry) -> Array:
     """``L(t)`` of a ReLN trajectory ``(..., n_t)``."""
     g = geo.with_time_axis() if geo.batch_shape else geo
-    return reln_loss(trajectory.a, trajectory.W, g)
+    return reln_loss(trajectory.theta, g)
 
 
-def pathway_norm(a: Array, W: Array, geo: RelnGeometry, keep: Array) -> Array:
-    """``‖Σ_{j∈keep} a_j 1[g_j·x>0](w_j·x)‖_{L²(N(0,I))} = (Σ_{i,j∈keep} β_iᵀ S_ij β_j)^{1/2}``:
-    the ReLN counterpart of the non-owner norm P (``keep``: boolean mask over neurons)."""
-    beta = np.where(np.asarray(keep)[..., None], a[..., None] * W, 0.0)
+def pathway_norm(theta: Network, geo: RelnGeometry, keep: Array) -> Array:
+    """``‖Σ_{j∈keep} a_j 1[g_j·x>0](w_j·x)‖_{L²(N(0,I))} = (Σ_{i,j∈keep} β_iᵀ S_ij β_j)^{1/2}`` at
+    ``θ``: the ReLN counterpart of the non-owner norm P (``keep``: boolean mask over neurons)."""
+    beta = np.where(np.asarray(keep)[..., None], theta.a[..., None] * theta.W, 0.0)
     return np.sqrt(np.maximum(np.einsum("...ix,...ijxy,...jy->...", beta, geo.S, beta), 0.0))
 
 
@@ -210,13 +210,14 @@ def gate_floor(psi: Array | float, a_star: float = 1.0) -> Array:
     return a_star**2 * (0.25 - ((np.pi - psi) ** 2 + s**2 + 2.0 * (np.pi - psi) * s * c) / (4.0 * np.pi**2))
 
 
-def gate_identity_error(a: Array, W: Array, model: Model) -> tuple[float, float]:
+def gate_identity_error(theta: Network, model: Model) -> tuple[float, float]:
     """Absolute differences ``(|ΔL|, ‖Δ∇L‖)`` (largest over any batch axes) between the ReLU student
-    at ``(a, W)`` and the ReLN gated by its current directions, equal in exact arithmetic. Absolute,
+    at ``θ = (a, W)`` and the ReLN gated by its current directions, equal in exact arithmetic. Absolute,
     because both losses are differences of O(1) kernel terms, so near convergence a relative error
     only measures the size of the loss."""
+    a, W = theta.a, theta.W
     geo = reln_geometry(W, model)
-    dL = np.abs(population_loss(a, W, model) - reln_loss(a, W, geo))
+    dL = np.abs(population_loss(theta, model) - reln_loss(theta, geo))
     g_relu, g_reln = population_gradient(a, W, model), reln_gradient(a, W, geo)
     dg = np.sqrt(np.sum((g_relu.a - g_reln.a) ** 2, axis=-1) + np.sum((g_relu.W - g_reln.W) ** 2, axis=(-1, -2)))
     return float(np.max(dL)), float(np.max(dg))

@@ -45,7 +45,7 @@ def antisymmetric_rate(theta: Network, model: Model, pair: tuple[int, int]) -> A
     antisymmetric mode is invariant); elsewhere it is the rate of the symmetrised block. The
     model's weight decay adds ``λI`` to ``H_ii`` alone, so it lowers the rate by ``λ``.
     """
-    H_ii, H_ij = pair_hessian_blocks(np.asarray(theta.a, float), np.asarray(theta.W, float), model, pair)
+    H_ii, H_ij = pair_hessian_blocks(Network.of(theta.a, theta.W), model, pair)
     block = H_ii - H_ij  # the two blocks alone: O(m d²) per time, not the O(m² d²) Hessian
     block = 0.5 * (block + np.swapaxes(block, -1, -2))
     return -np.linalg.eigvalsh(block)[..., 0] - model.weight_decay

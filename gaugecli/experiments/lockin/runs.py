@@ -48,7 +48,7 @@ def flow_run(config: LockinConfig, assign: str, D: float, control: bool, t_unit:
     instability = None
     if groups:
         instability = lk.duplicate_instability(times[keep], sym.theta[keep], net, groups[0])
-    c, _ = function_coordinates(Network(flow.theta.a[-1], flow.theta.W[-1]))
+    c, _ = function_coordinates(flow.theta[-1])
     alpha, _ = alignment(flow.theta.W[-1], net)
     trajectory = Trajectory(
         times=times,

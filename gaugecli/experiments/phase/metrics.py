@@ -169,7 +169,9 @@ def measure(seen: Observed, model: Model, eps_align: float, designated: int | No
     total = spent_r + spent_t
     distance = None
     if seen.start is not None and seen.end is not None:
-        distance = kernel_distance(*seen.start, *seen.end, probes(seen.start[1].shape[-1]), model.activation)
+        distance = kernel_distance(
+            Network(*seen.start), Network(*seen.end), probes(seen.start[1].shape[-1]), model.activation
+        )
     return CellMetrics(
         horizon=t_h,
         t_spec=t_spec,

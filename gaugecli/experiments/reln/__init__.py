@@ -95,7 +95,7 @@ def run_reln(config: RelnConfig, progress: Progress | None = None) -> RelnResult
     ]
     # absolute errors in units of the loss scale ½E[y²] (the loss of f = 0)
     scale = 0.5 * float(net.coefficients @ arccos_kernel(net.directions, net.directions) @ net.coefficients)
-    identity = max(max(gate_identity_error(a, W, net)) for a, W in states) / scale
+    identity = max(max(gate_identity_error(Network(a, W), net)) for a, W in states) / scale
     tick(6)
     return RelnResult(
         ratios=ratios,

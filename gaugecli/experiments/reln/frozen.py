@@ -59,7 +59,7 @@ def compare_restarts(config: RelnConfig, relu: Trajectory, deltas: Array) -> lis
     started from the ReLU state at t0 with gates frozen at the current directions (so it equals the
     ReLU at t0), and the time after t0 each needs to reach ``L(t0)/level``."""
     net = config.model.build()
-    loss_relu = population_loss(relu.a, relu.W, net)
+    loss_relu = population_loss(Network(relu.a, relu.W), net)
     out: list[RelnRestart] = []
     for b, delta in enumerate(deltas):
         t_spec = relu.crossing_times[b, 0]
@@ -74,7 +74,7 @@ def compare_restarts(config: RelnConfig, relu: Trajectory, deltas: Array) -> lis
         run, loss_reln = _frozen_flow(config, a0, W0, gates, geo, delta)
         floors = reln_floor(geo)
         for r, (k, t0) in enumerate(zip(config.restart, t0s, strict=True)):
-            L0 = float(population_loss(a0[r], W0[r], net))
+            L0 = float(population_loss(Network(a0[r], W0[r]), net))
             after = relu.t >= t0
             for level in config.levels:
                 target = L0 / level
@@ -119,7 +119,7 @@ def fixed_gate_envelope(config: RelnConfig, relu: Trajectory, deltas: Array) -> 
     psi, psi_deg = config.psi_grid(), config.psi_grid_deg()
     gates = (np.cos(psi)[:, None] * v + np.sin(psi)[:, None] * perp)[:, None, :]  # (n_ψ, 1, d)
     geo = reln_geometry(gates, net)
-    loss_relu = population_loss(relu.a, relu.W, net)
+    loss_relu = population_loss(Network(relu.a, relu.W), net)
     out = []
     for b, delta in enumerate(deltas):
         a0, W0 = duplicates(config.model, np.full((psi.size, 1), float(delta)))

@@ -41,7 +41,7 @@ def compare_select(config: RelnConfig) -> tuple[RelnSelect, list[tuple[Array, Ar
     c_reln, _ = function_coordinates(Network(run.a[0], run.W[0]))
     alpha_reln, _ = alignment(run.W[0], net)
     owner_reln, _ = final_owner(c_reln[-1], alpha_reln[-1], model.eps_align)
-    loss_relu = population_loss(relu.a[0], relu.W[0], net)
+    loss_relu = population_loss(Network(relu.a[0], relu.W[0]), net)
     loss_reln = trajectory_loss(run, geo)[0]
     t_end = max(relu.t[-1], run.t[-1])
     grid = curve_grid(min(relu.t[1], run.t[1]), t_end)
@@ -71,12 +71,12 @@ def compare_select(config: RelnConfig) -> tuple[RelnSelect, list[tuple[Array, Ar
         t_spec_relu=finite_or_none(relu.crossing_times[0, owner_relu]),
         t_spec_reln=finite_or_none(run.crossing_times[0, owner_reln]),
         max_abs_dloss_over_l0=float(dloss),
-        nonowner_norm_end=float(pathway_norm(run.a[0, -1], run.W[0, -1], geo, keep)),
+        nonowner_norm_end=float(pathway_norm(Network(run.a[0, -1], run.W[0, -1]), geo, keep)),
         nonowner_norm_end_relu=float(nonowner_norm(c_relu[-1], U_relu[-1], int(owner_relu))),
         owner_reln_shared=int(owner_sh),
         t_spec_reln_shared=finite_or_none(shared.crossing_times[0, owner_sh]),
         nonowner_norm_end_shared=float(
-            pathway_norm(shared.a[0, -1], shared.W[0, -1], reln_geometry(shared_gates, net), keep_sh)
+            pathway_norm(Network(shared.a[0, -1], shared.W[0, -1]), reln_geometry(shared_gates, net), keep_sh)
         ),
         t=grid,
         loss_relu=L_relu_g,
