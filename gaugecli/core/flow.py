@@ -17,7 +17,6 @@ reaches ``w = 0``, the ReLU's kink: :mod:`gaugecli.core.absorption`.
 from __future__ import annotations
 
 import math
-from collections.abc import Callable
 from typing import Any, NamedTuple
 
 import numpy as np
@@ -32,8 +31,8 @@ from gaugecli.core.jacobian import BlockDiagonal
 from gaugecli.core.metrics import alignment
 from gaugecli.core.model import Model
 from gaugecli.core.objective import Objective, population_objective
-from gaugecli.core.saveat import SaveAt, UniformGrid, integrate, one_blas_thread
-from gaugecli.core.segments import Piecewise, Solved
+from gaugecli.core.saveat import Event, SaveAt, UniformGrid, integrate, one_blas_thread
+from gaugecli.core.segments import Piecewise, Solved, solve_restarted
 from gaugecli.core.state import Network
 from gaugecli.core.tolerance import POPULATION_RTOL, Tolerance
 from gaugecli.core.trajectory import NumericalFault, SolverStats, Trajectory
@@ -72,19 +71,7 @@ def _solve(
         counts["grad"] += 1
         state = theta(y)
         if counts["grad"] > options.max_gradient_evals:
-            W = Network.unflatten(state, m, d, (n,)).W
-            smallest = float(np.min(np.linalg.norm(W, axis=-1)))
-            cause = (
-                f"; a neuron's input weight is passing through w = 0 (‖w‖ = {smallest:.1e}), where the ReLU "
-                "gradient is not smooth — this happens when c changes sign at δ > 0 (the population flow "
-                "holds such neurons near 0, gaugecli.core.absorption; a finite-sample flow does not)"
-                if smallest < 1e-6
-                else ""
-            )
-            raise NumericalFault(
-                f"gradient flow used its budget of {options.max_gradient_evals} gradient evaluations "
-                f"and reached only t={t:.4g} of t_max={t_max:.4g}{cause}; shorten `t_max` or loosen rtol"
-            )
+            raise _over_budget(Network.unflatten(state, m, d, (n,)), options, t, t_max)
         if packed is not None:  # the same numbers, without unpacking (Objective.packed)
             out = packed(state.reshape(n, P)).ravel()
             np.negative(out, out=out)
@@ -138,36 +125,18 @@ def _solve(
     banded = blocks.solver_options if hessian is not None else {}
     y0 = theta0.flatten()
     jacobian: dict[str, Any] = {} if explicit else {"jac": None if hessian is None else jac}
-    # The solve restarts at each event of a neuron near w = 0 (slaved, freed); without one it is
-    # one solve_ivp run.
-    sols: list[Any] = []
-    starts: list[float] = []
-    t_steps: list[Array] = []
-    y_steps: list[Array] = []
-    t0, y, stopped = 0.0, (y0 if near is None else near.extend(y0)), False
-    while True:
-        events: list[Callable[[float, Array], float]] = [converged] if options.stop_at_convergence else []
-        if near is not None:
-            events += near.events()
+
+    def solve(t0: float, y: Array, events: list[Event]) -> Any:
         save = SaveAt(dense=True, events=events)
-        sol = integrate(
+        return integrate(
             rhs, (t0, t_max), y, method=method, rtol=options.rtol, atol=options.atol, save=save, **jacobian, **banded
         )
-        sols.append(sol.sol)
-        starts.append(t0)
-        t_steps.append(sol.t)
-        y_steps.append(sol.y)
-        if sol.status != 1:
-            break
-        fired = [e for e, times in zip(events, sol.t_events, strict=True) if times.size]
-        if converged in fired:
-            stopped = True
-            break
-        assert near is not None
-        t0, y = float(sol.t[-1]), near.switch(float(sol.t[-1]), sol.y[:, -1], fired)
-    dense = Piecewise(sols, starts, near)
-    steps_t = np.concatenate(t_steps)
-    steps_y = np.concatenate([Y[: n * P] for Y in y_steps], axis=1)  # slaved neurons' w read as 0
+
+    convergence = converged if options.stop_at_convergence else None
+    run = solve_restarted(solve, y0 if near is None else near.extend(y0), near, convergence)
+    dense = Piecewise(run.sols, run.starts, near)
+    steps_t = np.concatenate(run.t_steps)
+    steps_y = np.concatenate([Y[: n * P] for Y in run.y_steps], axis=1)  # slaved neurons' w read as 0
 
     # T_spec: bracketed by the solver's stored steps, located on the dense output. A slaved neuron
     # (‖w‖ ≤ 2e-6·√δ) reads α = 0 at the stored steps: it does not cross while slaved.
@@ -182,8 +151,8 @@ def _solve(
     # Stopping on the convergence event means every member reached grad_tol (the event
     # watches the largest); otherwise judge each member, with slack for the ~1e-6
     # relative round-off of ‖∇L‖² at ‖∇L‖ ≈ 1e-10.
-    last = y_steps[-1][:, -1]
-    done = stopped | (squared_gradient(last) <= options.grad_tol**2 * (1 + 1e-3))
+    last = run.y_steps[-1][:, -1]
+    done = run.stopped | (squared_gradient(last) <= options.grad_tol**2 * (1 + 1e-3))
     held_at = np.full((n, m), np.nan) if near is None else near.entered[None].copy()
     return Solved(
         dense,
@@ -193,11 +162,28 @@ def _solve(
         crossing,
         held_at,
         np.broadcast_to(done, (n,)),
-        int(sum(t.size - 1 for t in t_steps)),
+        int(sum(t.size - 1 for t in run.t_steps)),
         counts["grad"],
         counts["hess"],
         method,
-        str(sol.message) + ("" if near is None else near.note()),
+        run.message + ("" if near is None else near.note()),
+    )
+
+
+def _over_budget(state: Network, options: FlowOptions, t: float, t_max: float) -> NumericalFault:
+    """The fault of a flow past its budget of gradient evaluations, naming the likely cause: a neuron
+    passing through the ReLU's kink at ``w = 0``."""
+    smallest = float(np.min(np.linalg.norm(state.W, axis=-1)))
+    cause = (
+        f"; a neuron's input weight is passing through w = 0 (‖w‖ = {smallest:.1e}), where the ReLU "
+        "gradient is not smooth — this happens when c changes sign at δ > 0 (the population flow "
+        "holds such neurons near 0, gaugecli.core.absorption; a finite-sample flow does not)"
+        if smallest < 1e-6
+        else ""
+    )
+    return NumericalFault(
+        f"gradient flow used its budget of {options.max_gradient_evals} gradient evaluations "
+        f"and reached only t={t:.4g} of t_max={t_max:.4g}{cause}; shorten `t_max` or loosen rtol"
     )
 
 

@@ -1,14 +1,17 @@
-"""One flow as solved: the dense output of a solve restarted in segments (:class:`Piecewise`) and what
+"""One flow as solved in segments: the solve restarted at each event of a neuron near ``w = 0``
+(:func:`solve_restarted`), the dense output stitched from its segments (:class:`Piecewise`), and what
 a solve over ``n`` members hands back to :func:`gaugecli.core.flow.gradient_flow` (:class:`Solved`)."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from collections.abc import Callable
+from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
 
 from gaugecli.core.absorption import NearZero
+from gaugecli.core.saveat import Event
 from gaugecli.core.types import Array, Indices
 
 
@@ -63,3 +66,45 @@ class Solved:
         Y = self.dense(np.minimum(grid, self.t_end)).T
         Y[grid == 0.0] = self.y0
         return Y
+
+
+@dataclass
+class Restarts:
+    """The segments of one solve: each one's dense output, start, stored steps ``t`` and states ``y``
+    (``solve_ivp``'s layout), whether the convergence event ended it, and the last solve's message."""
+
+    sols: list[Any] = field(default_factory=list)
+    starts: list[float] = field(default_factory=list)
+    t_steps: list[Array] = field(default_factory=list)
+    y_steps: list[Array] = field(default_factory=list)
+    stopped: bool = False
+    message: str = ""
+
+
+def solve_restarted(
+    solve: Callable[[float, Array, list[Event]], Any], y: Array, near: NearZero | None, convergence: Event | None
+) -> Restarts:
+    """Solve from ``t = 0`` and state ``y`` (``solve(t0, y, events)``: one ``solve_ivp`` run on to the
+    horizon), restarting at each event of a neuron near ``w = 0`` (slaved, freed:
+    :meth:`NearZero.switch`) until the horizon or the terminal ``convergence`` event; without a neuron
+    near 0 it is one run."""
+    out = Restarts()
+    t0 = 0.0
+    while True:
+        events: list[Event] = [convergence] if convergence is not None else []
+        if near is not None:
+            events += near.events()
+        sol = solve(t0, y, events)
+        out.sols.append(sol.sol)
+        out.starts.append(t0)
+        out.t_steps.append(sol.t)
+        out.y_steps.append(sol.y)
+        out.message = str(sol.message)
+        if sol.status != 1:
+            return out
+        fired = [e for e, times in zip(events, sol.t_events, strict=True) if times.size]
+        if convergence is not None and convergence in fired:
+            out.stopped = True
+            return out
+        assert near is not None
+        t0, y = float(sol.t[-1]), near.switch(float(sol.t[-1]), sol.y[:, -1], fired)
