@@ -95,13 +95,13 @@ def scipy_flow(
         if counts["rhs"] > max_rhs or time.perf_counter() - start > max_seconds:
             raise BudgetExceeded
         a, W = unpack(y)
-        g = population_gradient(a, W, teacher)
+        g = population_gradient(Network(a, W), teacher)
         return -np.concatenate([g.a, g.W.ravel()])
 
     def jac(t: float, y: Array) -> Array:
         counts["jac"] += 1
         a, W = unpack(y)
-        return -population_hessian(a, W, teacher)
+        return -population_hessian(Network(a, W), teacher)
 
     def alignment_event(t: float, y: Array) -> float:
         w = y[m : m + d]

@@ -45,16 +45,16 @@ def per_call(members: int, m: int, r: int) -> dict[str, Any]:
     rng = np.random.default_rng(0)
     a, W = rng.standard_normal((members, m)), rng.standard_normal((members, m, r))
     calls = max(20, int(2e4 // (members * m * m)))
-    dynamics.population_gradient(a, W, model)  # compiled (or loaded from numba's cache) before timing
-    dynamics.population_hessian(a, W, model)
+    dynamics.population_gradient(Network(a, W), model)  # compiled (or loaded from numba's cache) before timing
+    dynamics.population_hessian(Network(a, W), model)
 
     def gradients() -> None:
         for _ in range(calls):
-            dynamics.population_gradient(a, W, model)
+            dynamics.population_gradient(Network(a, W), model)
 
     def hessians() -> None:
         for _ in range(max(2, calls // 10)):
-            dynamics.population_hessian(a, W, model)
+            dynamics.population_hessian(Network(a, W), model)
 
     grad_fast, grad_slow = _both(gradients)
     hess_fast, hess_slow = _both(hessians)

@@ -28,7 +28,7 @@ from gaugecli.experiments.predict.starts import gaussian_start, subspace_coordin
 def _descend(a: np.ndarray, W: np.ndarray, model: Model, eta: float, t: float) -> tuple[np.ndarray, np.ndarray]:
     a, W = a.copy(), W.copy()
     for _ in range(round(t / eta)):
-        g = population_gradient(a, W, model)
+        g = population_gradient(Network(a, W), model)
         a, W = a - eta * g.a, W - eta * g.W
     return a, W
 

@@ -152,7 +152,7 @@ def test_population_gradient_vs_finite_differences(teacher_name: str, config: st
     teacher = TEACHERS[teacher_name]
     a, W = _config(config)
     m, d = W.shape
-    g = population_gradient(a, W, teacher)
+    g = population_gradient(Network(a, W), teacher)
     assert np.all(np.isfinite(g.a)) and np.all(np.isfinite(g.W))
     fd = _fd_gradient(lambda th: float(population_loss(Network(*_unflat(th, m, d)), teacher)), _flat(a, W), h=1e-6)
     np.testing.assert_allclose(_flat(g.a, g.W), fd, rtol=1e-6, atol=1e-8)
@@ -164,7 +164,7 @@ def test_gradient_vanishes_at_the_teacher() -> None:
         (np.array([1.0]), np.eye(5)[:1]),
         (np.array([0.5, 2.0]), np.array([[1.0, 0, 0, 0, 0], [0.25, 0, 0, 0, 0]])),
     ]:
-        g = population_gradient(a, W, teacher)
+        g = population_gradient(Network(a, W), teacher)
         np.testing.assert_allclose(_flat(g.a, g.W), 0.0, atol=1e-15)
 
 
@@ -174,12 +174,12 @@ def test_population_hessian_vs_finite_differences(teacher_name: str, seed: int) 
     teacher = TEACHERS[teacher_name]
     a, W = _random_params(3, 4, seed=seed)
     m, d = W.shape
-    H = population_hessian(a, W, teacher)
+    H = population_hessian(Network(a, W), teacher)
     assert H.shape == (m * (d + 1),) * 2
     np.testing.assert_allclose(H, H.T, atol=1e-13)
 
     def grad(th):
-        g = population_gradient(*_unflat(th, m, d), teacher)
+        g = population_gradient(Network(*_unflat(th, m, d)), teacher)
         return _flat(g.a, g.W)
 
     fd = _fd_gradient(grad, _flat(a, W), h=1e-5)
@@ -193,12 +193,12 @@ def test_population_hessian_at_duplicates_and_antipodes(config: str) -> None:
     teacher = TEACHERS["k1"]
     a, W = SPECIAL[config]
     m, d = W.shape
-    H = population_hessian(a, W, teacher)
+    H = population_hessian(Network(a, W), teacher)
     assert np.all(np.isfinite(H))
     np.testing.assert_allclose(H, H.T, atol=1e-13)
 
     def grad(th):
-        g = population_gradient(*_unflat(th, m, d), teacher)
+        g = population_gradient(Network(*_unflat(th, m, d)), teacher)
         return _flat(g.a, g.W)
 
     err = [np.max(np.abs(H - _fd_gradient(grad, _flat(a, W), h=h))) for h in (1e-5, 1e-7)]
@@ -210,10 +210,10 @@ def test_population_hessian_batched() -> None:
     teacher = TEACHERS["k2"]
     rng = np.random.default_rng(4)
     a, W = rng.standard_normal((3, 2)), rng.standard_normal((3, 2, 4))
-    H = population_hessian(a, W, teacher)
+    H = population_hessian(Network(a, W), teacher)
     assert H.shape == (3, 10, 10)
     for b in range(3):
-        np.testing.assert_allclose(H[b], population_hessian(a[b], W[b], teacher), rtol=1e-13, atol=1e-15)
+        np.testing.assert_allclose(H[b], population_hessian(Network(a[b], W[b]), teacher), rtol=1e-13, atol=1e-15)
 
 
 # ------------------------------------------------------------------------------------
@@ -224,7 +224,7 @@ def test_population_hessian_batched() -> None:
 def test_function_gradient_relations(config: str) -> None:
     teacher = TEACHERS["k3_general"]
     a, W = _config(config)
-    g = population_gradient(a, W, teacher)
+    g = population_gradient(Network(a, W), teacher)
     c, U = function_coordinates(Network(a, W))
     fg = function_gradient(c, U, teacher)
     norm = np.linalg.norm(W, axis=-1)
@@ -306,7 +306,7 @@ def _configs_for_dissipation() -> list[tuple[str, np.ndarray, np.ndarray, Teache
 )
 def test_c3_dissipation_identity(name: str, a: np.ndarray, W: np.ndarray, teacher: Teacher) -> None:
     diss = dissipation(Network(a, W), teacher)
-    g = population_gradient(a, W, teacher)
+    g = population_gradient(Network(a, W), teacher)
     gsq = np.sum(g.a**2) + np.sum(g.W**2)
     assert diss.grad_norm_sq == pytest.approx(gsq, rel=1e-14)
     assert gsq > 0
@@ -326,7 +326,7 @@ def test_c3_flow_velocities_in_function_coordinates() -> None:
     """Under θ̇ = −∇L: ċ = −M^c ∂L/∂c and u̇ = −M^u grad_u L, with ċ, u̇ obtained by the chain rule."""
     teacher = TEACHERS["k2"]
     for a, W in [_random_params(3, 4, seed=30), SPECIAL["initial"], SPECIAL["duplicates"]]:
-        g = population_gradient(a, W, teacher)
+        g = population_gradient(Network(a, W), teacher)
         a_dot, W_dot = -g.a, -g.W
         norm = np.linalg.norm(W, axis=-1)
         U = W / norm[:, None]
@@ -364,7 +364,7 @@ def test_pair_hessian_blocks_are_the_blocks_of_the_full_hessian() -> None:
     teacher = standard_model(5, k=2)
     rng = np.random.default_rng(1)
     a, W = rng.standard_normal((3, 4)), rng.standard_normal((3, 4, 5))
-    H = population_hessian(a, W, teacher)
+    H = population_hessian(Network(a, W), teacher)
     for i, j in [(0, 1), (2, 3), (3, 0)]:
         ii, jj = _neuron_indices(i, 4, 5), _neuron_indices(j, 4, 5)
         H_ii, H_ij = pair_hessian_blocks(Network(a, W), teacher, (i, j))

@@ -191,7 +191,7 @@ def _finite_difference_lambda_max(a: np.ndarray, W: np.ndarray, h: float = 1e-6)
     theta = np.concatenate([a, W.ravel()])
 
     def grad(th: np.ndarray) -> np.ndarray:
-        g = population_gradient(th[:m], th[m:].reshape(m, d), teacher)
+        g = population_gradient(Network(th[:m], th[m:].reshape(m, d)), teacher)
         return np.concatenate([g.a, g.W.ravel()])
 
     P = theta.size

@@ -20,6 +20,7 @@ import torch
 
 from gaugecli.core.dynamics import population_gradient
 from gaugecli.core.gauge import owner_imbalances
+from gaugecli.core.state import Network
 from gaugecli.experiments.common import duplicates
 from gaugecli.experiments.config import DynamicsConfig, ModelConfig
 from gaugecli.experiments.perturb import PerturbConfig, StepJob, VisibleRowJob, step_job, visible_row
@@ -173,7 +174,7 @@ def _finite_difference_lambda_max(a: np.ndarray, W: np.ndarray, h: float = 1e-6)
     theta = np.concatenate([a, W.ravel()])
 
     def grad(th: np.ndarray) -> np.ndarray:
-        g = population_gradient(th[:m], th[m:].reshape(m, d), teacher)
+        g = population_gradient(Network(th[:m], th[m:].reshape(m, d)), teacher)
         return np.concatenate([g.a, g.W.ravel()])
 
     H = np.empty((theta.size, theta.size))

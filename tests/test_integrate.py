@@ -282,7 +282,7 @@ def test_gd_iterates_and_imbalance_drift_per_step() -> None:
     eta = 0.01
     tr = gradient_descent(Network(a0, W0), TEACHER, eta, t_max=3 * eta, grid_points=10)
     np.testing.assert_allclose(tr.t, [0.0, eta, 2 * eta, 3 * eta], rtol=1e-15)
-    g = population_gradient(a0, W0, TEACHER)
+    g = population_gradient(Network(a0, W0), TEACHER)
     a1, W1 = a0 - eta * g.a, W0 - eta * g.W
     np.testing.assert_allclose(tr.a[1], a1, rtol=1e-14)
     np.testing.assert_allclose(tr.W[1], W1, rtol=1e-14, atol=1e-17)
@@ -313,7 +313,7 @@ def test_stable_step_bound_is_two_over_top_curvature() -> None:
     m = 1
 
     def grad(th):
-        g = population_gradient(th[:m], th[m:].reshape(m, d), TEACHER)
+        g = population_gradient(Network(th[:m], th[m:].reshape(m, d)), TEACHER)
         return np.concatenate([g.a, g.W.ravel()])
 
     th0 = np.concatenate([a0, W0.ravel()])

@@ -67,7 +67,7 @@ def _flow(assign: str, D: float, *, span: float = 2.0, per: int = 100, times=Non
 
 
 def _updates(flow, teacher) -> np.ndarray:
-    return -population_gradient(flow.theta.a, flow.theta.W, teacher).W
+    return -population_gradient(flow.theta, teacher).W
 
 
 # ----------------------------------------------------------------------------------------

@@ -120,9 +120,9 @@ ANTIPODAL = _explicit(2, [[1, 0], [-1, 0]], [0.5, -1e-3], [1e4, -1e-3], ["teache
 @example(ANTIPODAL)
 def test_gradient_and_hessian_are_finite(cfg: Config) -> None:
     a, W = cfg.parameters()
-    grad = population_gradient(a, W, cfg.teacher)
+    grad = population_gradient(Network(a, W), cfg.teacher)
     assert np.all(np.isfinite(grad.a)) and np.all(np.isfinite(grad.W))
-    H = population_hessian(a, W, cfg.teacher)
+    H = population_hessian(Network(a, W), cfg.teacher)
     P = a.size * (W.shape[-1] + 1)
     assert H.shape == (P, P)
     assert np.all(np.isfinite(H))

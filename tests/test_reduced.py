@@ -105,7 +105,7 @@ def test_reduced_velocity_is_the_full_flow_and_conserves_delta(seed: int) -> Non
     c = np.abs(c) + 0.05  # M^u at δ > 0 needs c ≠ 0
     deltas = np.array([4.0, -4.0, 0.5, -0.1])
     a, W = planar_parameters(c, theta, deltas, d=6)
-    g = population_gradient(a, W, standard_model(6))
+    g = population_gradient(Network(a, W), standard_model(6))
     a_dot, W_dot = -g.a, -g.W
     norm = np.linalg.norm(W, axis=-1)
     U = W / norm[:, None]
@@ -128,7 +128,7 @@ def test_flow_stays_in_span_of_teacher_and_students() -> None:
     W = np.vstack([W, rng.standard_normal(8)])  # a fourth neuron adds one more direction
     a = rng.standard_normal(4)
     S = np.linalg.qr(np.vstack([V, W]).T)[0]
-    g = population_gradient(a, W, teacher)
+    g = population_gradient(Network(a, W), teacher)
     out_of_span = g.W - (g.W @ S) @ S.T
     assert np.max(np.abs(out_of_span)) <= 1e-14 * np.max(np.abs(g.W))
 

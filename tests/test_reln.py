@@ -167,13 +167,13 @@ def test_gates_at_current_directions_reproduce_relu_to_round_off(seed: int) -> N
     W[1] = 0.3 * W[0]  # duplicate direction (φ = 0)
     W[2] = -W[0]  # antipodal (φ = π)
     dL, dg = gate_identity_error(Network(a, W), teacher)
-    g = population_gradient(a, W, teacher)
+    g = population_gradient(Network(a, W), teacher)
     # over 300 such random states: |ΔL|/L ≤ 2.3e-15 and ‖Δ∇L‖/‖∇L‖ ≤ 8.3e-16
     assert dL <= 1e-14 * float(population_loss(Network(a, W), teacher)), dL
     assert dg <= 1e-14 * float(np.sqrt(np.sum(g.a**2) + np.sum(g.W**2))), dg
     # the Hessians differ by the block-diagonal gate-motion term only
     geo = reln_geometry(W, teacher)
-    diff = population_hessian(a, W, teacher) - reln_hessian(a, W, geo)
+    diff = population_hessian(Network(a, W), teacher) - reln_hessian(a, W, geo)
     H11_ww, _ = arccos_kernel_hessians(W, W)
     H11_wv, _ = arccos_kernel_hessians(W, teacher.directions)
     motion = a[:, None, None] * (

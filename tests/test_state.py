@@ -51,12 +51,12 @@ def test_the_flattened_order_is_the_hessians_order() -> None:
 
     def grad(z: np.ndarray) -> np.ndarray:
         net = Network.unflatten(z, m, d)
-        g = population_gradient(net.a, net.W, model)
+        g = population_gradient(Network(net.a, net.W), model)
         return Network(g.a, g.W).flatten()
 
     h = 1e-5
     columns = [(grad(z0 + h * e) - grad(z0 - h * e)) / (2 * h) for e in np.eye(z0.size)]
-    np.testing.assert_allclose(np.array(columns).T, population_hessian(theta.a, theta.W, model), atol=1e-7)
+    np.testing.assert_allclose(np.array(columns).T, population_hessian(theta, model), atol=1e-7)
 
 
 def test_indexing_and_reshaping_keep_a_and_w_together() -> None:

@@ -44,7 +44,7 @@ def test_rate_is_the_growth_of_an_antisymmetric_kick() -> None:
     from gaugecli.core.dynamics import population_hessian
     from gaugecli.core.symmetry import _neuron_indices
 
-    H = population_hessian(a, W, TEACHER)
+    H = population_hessian(Network(a, W), TEACHER)
     ii, jj = _neuron_indices(0, 3, 6), _neuron_indices(1, 3, 6)
     block = H[np.ix_(ii, ii)] - H[np.ix_(ii, jj)]
     lam, vec = np.linalg.eigh(block)
@@ -54,7 +54,7 @@ def test_rate_is_the_growth_of_an_antisymmetric_kick() -> None:
     a1[1] -= z[0]
     W1[0] += z[1:]
     W1[1] -= z[1:]
-    g = population_gradient(a1, W1, TEACHER)
+    g = population_gradient(Network(a1, W1), TEACHER)
     diff = np.concatenate([[g.a[0] - g.a[1]], g.W[0] - g.W[1]]) / 2  # ż = −(this)
     np.testing.assert_allclose(-diff, -lam[0] * z, atol=1e-12)
     assert antisymmetric_rate(Network(a, W), TEACHER, (0, 1)) == pytest.approx(-lam[0])

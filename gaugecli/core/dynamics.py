@@ -81,9 +81,10 @@ def _fused_weights(model: Model) -> tuple[float, float] | None:
     return fused.kernel_weights(*parts[1])
 
 
-def population_gradient(a: Array, W: Array, model: Model) -> Gradient:
+def population_gradient(theta: Network, model: Model) -> Gradient:
     """Closed-form ``∇L(θ)``; finite for duplicate and antipodal neurons. For a ReLU student and
     teacher (or leaky ReLU, linear), the loops of :mod:`gaugecli.core.fused` (the same closed forms, compiled)."""
+    a, W = theta.a, theta.W
     weights = _fused_weights(model)
     if weights is not None:
         from gaugecli.core import fused
@@ -110,8 +111,9 @@ def population_gradient_packed(model: Model) -> Callable[[Array], Array] | None:
     return packed
 
 
-def population_hessian(a: Array, W: Array, model: Model) -> Array:
-    """Closed-form Hessian of ``L`` in the packed order ``θ = (a_1..a_m, w_1, ..., w_m)``.
+def population_hessian(theta: Network, model: Model) -> Array:
+    """Closed-form Hessian of ``L`` at ``θ`` in its flattened order ``(a_1..a_m, w_1, ..., w_m)``
+    (:meth:`~gaugecli.core.state.Network.flatten`).
 
     Shape ``(..., P, P)`` with ``P = m (d + 1)``. Blocks (δ_ij the Kronecker delta):
 
@@ -121,6 +123,7 @@ def population_hessian(a: Array, W: Array, model: Model) -> Array:
 
     For a ReLU, leaky-ReLU or linear student and teacher, the loops of :mod:`gaugecli.core.fused`.
     """
+    a, W = theta.a, theta.W
     weights = _fused_weights(model)
     if weights is not None:
         from gaugecli.core import fused
@@ -264,8 +267,7 @@ def dissipation(theta: Network, model: Model) -> Dissipation:
     An activation without a degree has no function coordinates: ``R``, ``T`` and the residual are NaN;
     so are ``T`` and the residual where a neuron sits at ``w = 0`` (absorbed: its mobility is infinite
     and its direction undefined, and ``∂L/∂w`` there is not its velocity)."""
-    a, W = theta.a, theta.W
-    grad = population_gradient(a, W, model)
+    grad = population_gradient(theta, model)
     grad_norm_sq = np.sum(grad.a**2, axis=-1) + np.sum(grad.W**2, axis=(-1, -2))
     if not model.activation.homogeneous:
         nan = np.full(grad_norm_sq.shape, np.nan)

@@ -218,7 +218,7 @@ def gate_identity_error(theta: Network, model: Model) -> tuple[float, float]:
     a, W = theta.a, theta.W
     geo = reln_geometry(W, model)
     dL = np.abs(population_loss(theta, model) - reln_loss(theta, geo))
-    g_relu, g_reln = population_gradient(a, W, model), reln_gradient(a, W, geo)
+    g_relu, g_reln = population_gradient(theta, model), reln_gradient(a, W, geo)
     dg = np.sqrt(np.sum((g_relu.a - g_reln.a) ** 2, axis=-1) + np.sum((g_relu.W - g_reln.W) ** 2, axis=(-1, -2)))
     return float(np.max(dL)), float(np.max(dg))
 

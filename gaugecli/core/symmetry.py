@@ -160,7 +160,7 @@ def exact_saddle(theta0: Network, model: Model, tol: float = SADDLE_TOLERANCE) -
     U = W / np.linalg.norm(W, axis=-1, keepdims=True)
     if not np.all(np.abs(U @ V.T) <= tol):
         return False
-    grad = population_gradient(a, W, model).W + model.weight_decay * W
+    grad = population_gradient(Network(a, W), model).W + model.weight_decay * W
     scale = np.linalg.norm(grad)
     return bool(scale == 0.0 or np.linalg.norm(grad @ V.T) <= tol * scale)
 

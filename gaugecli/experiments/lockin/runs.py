@@ -55,7 +55,7 @@ def flow_run(config: LockinConfig, assign: str, D: float, control: bool, t_unit:
         t_unit=t_unit,
         a=flow.theta.a,
         W=flow.theta.W,
-        dW=-population_gradient(flow.theta.a, flow.theta.W, net).W,
+        dW=-population_gradient(flow.theta, net).W,
         t_spec=flow.t_spec,
         eta=None,
         X=None,

@@ -41,7 +41,7 @@ def rank2_collapse(config: LockinConfig) -> list[dict[str, float]]:
 
         if flow.t_spec is None:  # span mode stops at the alignment event or raises: a bug if reached
             raise RuntimeError(f"population flow at D = {D:g} returned no T_spec on its span grid")
-        share = lk.rank2_share(lk.update_singular_values(-population_gradient(flow.theta.a, flow.theta.W, net).W))
+        share = lk.rank2_share(lk.update_singular_values(-population_gradient(flow.theta, net).W))
         peak = lk.sampled_peak(flow.t / flow.t_spec, share)
         out.append(
             {
@@ -67,7 +67,7 @@ def resolution_scan(config: LockinConfig, t_unit: float) -> list[dict[str, Any]]
         for per in config.scan_pers:
             times = np.arange(round(config.span * per) + 1) * (t_unit / per)
             flow = population_flow_on_grid(Network(a0, W0), net, model.eps_align, times=times, rtol=config.rtol)
-            lam = lk.window_gram_eigenvalues(-population_gradient(flow.theta.a, flow.theta.W, net).W, config.window)
+            lam = lk.window_gram_eigenvalues(-population_gradient(flow.theta, net).W, config.window)
             raw = lk.xu_detector(lk.eigengap(lam), config.lag, config.threshold, config.burn_in)
             fl = lk.xu_detector(lk.eigengap(lam, config.floor), config.lag, config.threshold, config.burn_in)
             out.append(
