@@ -104,7 +104,9 @@ def test_finite_sample_grid_reproduces_one_uninterrupted_gd_run() -> None:
     X, y = draw_sample(teacher, 500, 0)
     eta, steps = 4e-4, 3
     times = np.arange(121) * (steps * eta)
-    a, W, dW, t_spec = ex.finite_sample_on_grid(a0[0], W0[0], teacher, empirical_oracle(X, y), times, eta, 0.01)
+    a, W, dW, t_spec = ex.finite_sample_on_grid(
+        Network(a0[0], W0[0]), teacher, empirical_oracle(X, y), times, eta, 0.01
+    )
     ref = gradient_descent(
         Network(a0[0], W0[0]), teacher, eta, times[-1] * (1 - 1e-12), oracle=empirical_oracle(X, y), grid_points=10**6
     )

@@ -385,7 +385,7 @@ def test_a_random_row_runs_each_eps_alone_and_matches_a_lone_run() -> None:
     assert [(p.eps, p.seed) for p in row.points] == [(e, s) for e in (2.0, 8.0) for s in (0, 1, 2)]
     p = max(row.points, key=lambda p: p.nonowner_norm_end)
     a0, W0 = perturbed_duplicates(MODEL, owner_imbalances(M, 4.0, 0), p.eps, adversarial=False, seed=p.seed)
-    (run,) = run_ensemble(MODEL, DynamicsConfig(rtol=1e-12, t_max=p.t_end), a0[None], W0[None])
+    (run,) = run_ensemble(MODEL, DynamicsConfig(rtol=1e-12, t_max=p.t_end), Network(a0[None], W0[None]))
     assert float(run.coefficient[-1, 0]) / MODEL.a_star == pytest.approx(p.favorable_share, rel=1e-6)
     assert float(run.nonowner_norm[-1]) == pytest.approx(p.nonowner_norm_end, rel=1e-5, abs=1e-13)
     # δ is conserved (C2): the lone run and the row hold it to far below D
@@ -410,5 +410,5 @@ def test_beyond_the_random_grid_float64_no_longer_resolves_the_gauge() -> None:
     spacing = np.spacing(c[1])
     off = abs(imbalance(Network(a0[None], W0[None]))[0][1] + 1.0)
     assert 0.0 < off <= 4 * spacing  # the gauge as built: round-off of its two squares
-    (run,) = run_ensemble(model, DynamicsConfig(rtol=1e-10), a0[None], W0[None])
+    (run,) = run_ensemble(model, DynamicsConfig(rtol=1e-10), Network(a0[None], W0[None]))
     assert gauge_drift(run) > spacing  # D = 1: the drift exceeds one spacing of the squares

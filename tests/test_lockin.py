@@ -116,7 +116,7 @@ def test_flow_grid_specialization_time_matches_the_package_flow() -> None:
     """T_spec located as a solver event here and by brentq on gradient_flow's dense output agree."""
     flow, _ = _flow("select", 4.0, span=1.0, per=10)
     model, a0, W0 = _start("select", 4.0)
-    obs = run_ensemble(model, DynamicsConfig(), a0[None], W0[None])[0]
+    obs = run_ensemble(model, DynamicsConfig(), Network(a0[None], W0[None]))[0]
     assert flow.t_spec == pytest.approx(obs.t_spec, rel=1e-8)
 
 
@@ -328,7 +328,7 @@ def test_invariant_set_flow_and_the_package_flow_are_d_independent() -> None:
     package = {}
     for d in (2, 8):
         model, a0, W0 = _start("all-minus", 4.0, d=d)
-        run = run_ensemble(model, DynamicsConfig(), a0[None], W0[None])[0]
+        run = run_ensemble(model, DynamicsConfig(), Network(a0[None], W0[None]))[0]
         # round-off decides here: the flag says so on every arithmetic path
         assert run.symmetric_start
         package[d] = run.t_spec

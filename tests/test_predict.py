@@ -68,7 +68,9 @@ def test_owners_match_an_independent_recomputation_from_the_final_states():
     model = ModelConfig(d=16, k=2)
     owned = 0
     for b in range(len(job.seeds)):  # each alone: another ensemble, another subspace, the same flow
-        traj, _ = integrate_ensemble(model, DynamicsConfig(rtol=1e-9, t_max=job.t_max), a0[b : b + 1], W0[b : b + 1])
+        traj, _ = integrate_ensemble(
+            model, DynamicsConfig(rtol=1e-9, t_max=job.t_max), Network(a0[b : b + 1], W0[b : b + 1])
+        )
         W, a = traj.input_weights()[0, -1], traj.a[0, -1]
         c, cos = a * np.linalg.norm(W, axis=1), W[:, :2] / np.linalg.norm(W, axis=1)[:, None]
         for f in range(2):

@@ -421,7 +421,7 @@ def test_device_option_in_the_dynamics_config(monkeypatch: pytest.MonkeyPatch) -
     # auto on this CPU-only torch: the run happens, on the CPU
     a0, W0 = duplicate_initial_condition(TEACHER, np.array([[4.0]]))
     dyn = DynamicsConfig(mode="sample", n_samples=200, device="auto", t_max=0.5, grid_points=5)
-    (run,) = run_ensemble(ModelConfig(d=d), dyn, a0, W0, seed=1)
+    (run,) = run_ensemble(ModelConfig(d=d), dyn, Network(a0, W0), seed=1)
     assert run is not None
 
 

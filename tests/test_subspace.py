@@ -105,7 +105,7 @@ def test_run_ensemble_in_high_dimension_equals_the_full_flow_at_d16() -> None:
     same start integrated in all of R^16 without reduction."""
     deltas = owner_imbalances(3, 4.0)[None]
     dynamics = DynamicsConfig(t_max=60.0)
-    big = run_ensemble(ModelConfig(d=100_000), dynamics, *duplicates(ModelConfig(d=100_000), deltas))[0]
+    big = run_ensemble(ModelConfig(d=100_000), dynamics, Network(*duplicates(ModelConfig(d=100_000), deltas)))[0]
     a0, W0 = duplicates(ModelConfig(d=16), deltas)
     full = gradient_flow(Network(a0, W0), standard_model(16), 60.0)
     ref = observe(full, standard_model(16), (0,))

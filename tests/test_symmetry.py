@@ -171,7 +171,9 @@ def test_a_symmetric_start_is_decided_by_any_perturbation_and_select_is_not() ->
     model = ModelConfig(d=4)
     for deltas, moves in ((np.full(5, -4.0), True), (np.array([4.0, -4.0, -4.0, -4.0, -4.0]), False)):
         starts = [perturbed_duplicates(model.build(), deltas, 1e-12, seed=seed) for seed in range(4)]
-        runs = run_ensemble(model, DynamicsConfig(), np.stack([a for a, _ in starts]), np.stack([W for _, W in starts]))
+        runs = run_ensemble(
+            model, DynamicsConfig(), Network(np.stack([a for a, _ in starts]), np.stack([W for _, W in starts]))
+        )
         t = np.array([run.t_spec for run in runs])
         winners = {run.computed_owner for run in runs}
         if moves:  # measured: 138.8–144.1 against the unperturbed 202.04; winners 0, 1, 1, 0

@@ -77,30 +77,28 @@ def check_widths(model: ModelConfig, dynamics: DynamicsConfig, W0: Array, flag: 
 def run_ensemble(
     model: ModelConfig,
     dynamics: DynamicsConfig,
-    a0: Array,
-    W0: Array,
+    theta0: Network,
     *,
     seed: int | np.random.SeedSequence = 0,
     times: Sequence[float] = (),
     progress: Progress | None = None,
 ) -> list[RunObservables]:
-    """Integrate the ensemble ``(a0 (B, m), W0 (B, m, d))`` (:func:`integrate_ensemble`) and observe
-    every member."""
-    traj, full = integrate_ensemble(model, dynamics, a0, W0, seed=seed, times=times, progress=progress)
+    """Integrate the ensemble ``θ0`` (``a (B, m)``, ``W (B, m, d)``; :func:`integrate_ensemble`) and
+    observe every member."""
+    traj, full = integrate_ensemble(model, dynamics, theta0, seed=seed, times=times, progress=progress)
     return [observe(traj, full, (b,)) for b in range(traj.a.shape[0])]
 
 
 def integrate_ensemble(
     model: ModelConfig,
     dynamics: DynamicsConfig,
-    a0: Array,
-    W0: Array,
+    theta0: Network,
     *,
     seed: int | np.random.SeedSequence = 0,
     times: Sequence[float] = (),
     progress: Progress | None = None,
 ) -> tuple[Trajectory, Model]:
-    """Integrate the ensemble ``(a0 (B, m), W0 (B, m, d))``; returns its trajectory — in the invariant
+    """Integrate the ensemble ``θ0`` (``a (B, m)``, ``W (B, m, d)``; one network is an ensemble of one); returns its trajectory — in the invariant
     subspace's coordinates where the dynamics stay there (``trajectory.basis``) — and the model to
     observe it with.
 
@@ -113,7 +111,7 @@ def integrate_ensemble(
     addition to its log grid (flow modes only: a stepped run stores its own steps).
     """
     full = net = model.build()
-    a0, W0 = np.atleast_2d(a0), np.asarray(W0, float).reshape((-1,) + np.shape(W0)[-2:])
+    a0, W0 = np.atleast_2d(theta0.a), np.asarray(theta0.W, float).reshape((-1,) + np.shape(theta0.W)[-2:])
     deltas = imbalance(Network(a0, W0))
     t_max = dynamics.t_max or auto_horizon(deltas, model.c0)
     mode = dynamics.mode

@@ -99,7 +99,7 @@ def quadratic_runs(config: LockinConfig, progress: Progress | None) -> list[Lock
     for i, (control, seed) in enumerate(cases):
         a0, W0 = _start(config, net, control)
         X, orc = oracle(seed)
-        a, W, dW, t_spec = finite_sample_on_grid(a0, W0, net, orc, times, eta, eps)
+        a, W, dW, t_spec = finite_sample_on_grid(Network(a0, W0), net, orc, times, eta, eps)
         c, _ = function_coordinates(Network(a[-1], W[-1]), net.degree)
         alpha, _ = alignment(W[-1], net)
         trajectory = Trajectory(

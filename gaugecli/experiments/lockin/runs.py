@@ -88,7 +88,7 @@ def sample_run(config: LockinConfig, control: bool, seed: int, t_unit: float) ->
     steps = max(1, math.ceil(tau / (t_unit / config.steps_per_unit)))
     eta = tau / steps
     times = np.arange(round(config.span * config.per) + 1) * tau
-    a, W, dW, t_spec = finite_sample_on_grid(a0, W0, net, empirical_oracle(X, y), times, eta, model.eps_align)
+    a, W, dW, t_spec = finite_sample_on_grid(Network(a0, W0), net, empirical_oracle(X, y), times, eta, model.eps_align)
     c, _ = function_coordinates(Network(a[-1], W[-1]))
     alpha, _ = alignment(W[-1], net)
     return diagnose(

@@ -107,7 +107,7 @@ def tspec_vs_perturbation(config: LockinConfig) -> list[dict[str, Any]]:
             for eps, seed in draws
         ]
         a0, W0 = np.stack([a for a, _ in starts]), np.stack([W for _, W in starts])
-        runs = run_ensemble(config.model, DynamicsConfig(rtol=config.rtol), a0, W0)  # one batched integration
+        runs = run_ensemble(config.model, DynamicsConfig(rtol=config.rtol), Network(a0, W0))  # one batched integration
         for i, ((eps, seed), obs) in enumerate(zip(draws, runs, strict=True)):
             if assign == "select":
                 out.append({"eps": eps, "seed": seed, "D": D})

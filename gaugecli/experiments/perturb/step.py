@@ -86,7 +86,7 @@ def step_job(job: StepJob) -> StepOutcome:
     a0, W0 = selection_start(job.model, job.m, job.strength)
     net = job.model.build()
     if job.eta is None:
-        run = run_ensemble(job.model, DynamicsConfig(mode=Mode.flow, rtol=job.rtol), a0, W0)[0]
+        run = run_ensemble(job.model, DynamicsConfig(mode=Mode.flow, rtol=job.rtol), Network(a0, W0))[0]
         return StepOutcome(run.t_spec, selected(run, 0), False)
     if not job.full:
         horizon = auto_horizon(owner_imbalances(job.m, job.strength, 0), job.model.c0)
@@ -96,7 +96,7 @@ def step_job(job: StepJob) -> StepOutcome:
         t = float(tr.crossing_times[0, 0])
         return StepOutcome(None if np.isnan(t) else t, bool(np.isfinite(t)), False)
     try:
-        run = run_ensemble(job.model, DynamicsConfig(mode=Mode.gd, eta=job.eta), a0, W0)[0]
+        run = run_ensemble(job.model, DynamicsConfig(mode=Mode.gd, eta=job.eta), Network(a0, W0))[0]
     except NumericalFault:
         return StepOutcome(None, False, True)
     return StepOutcome(run.t_spec, selected(run, 0), False)

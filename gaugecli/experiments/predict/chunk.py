@@ -94,7 +94,7 @@ def _final_state(job: PredictChunk, a0: np.ndarray, W0: np.ndarray) -> tuple[np.
     if job.n is None:
         model = ModelConfig(d=W0.shape[-1], k=job.k, eps_align=job.eps_align)
         dynamics = DynamicsConfig(rtol=job.rtol, t_max=job.t_max, grid_points=GRID_POINTS)
-        traj, full = integrate_ensemble(model, dynamics, a0, W0)
+        traj, full = integrate_ensemble(model, dynamics, Network(a0, W0))
         W_end = traj.input_weights()[:, -1]
         c_end, _ = function_coordinates(Network(traj.a[:, -1], W_end))
         return c_end, feature_alignment(W_end, full), np.zeros(len(seeds), bool), int(traj.stats.n_gradient_evals)
@@ -172,7 +172,7 @@ def predict_chunk(job: PredictChunk) -> ChunkResult:
         end = feature_owners(c_end[b], alpha_end[b], job.eps_align, equal_groups(Network(a0[b], W0[b])))
         owners.append([NONE if o is None else o for o in end.owners])
         tied.append(list(end.tied))
-    picks = predictions(a0, W0, net, job.eps_align, job.rtol, job.t_max)
+    picks = predictions(Network(a0, W0), net, job.eps_align, job.rtol, job.t_max)
     c0, _ = function_coordinates(Network(a0, W0))
     visible = c0[..., None] * feature_alignment(W0, net)
     return ChunkResult(
