@@ -81,7 +81,7 @@ def test_empirical_oracle_vs_finite_differences(name: str) -> None:
     h = 1e-7  # smaller than the distance of every w_j·x_i to the kink
 
     def L(th):
-        return float(empirical_loss(th[:m], th[m:].reshape(m, d), X, y))
+        return float(empirical_loss(Network(th[:m], th[m:].reshape(m, d)), X, y))
 
     margin = np.min(np.abs(X @ W.T))
     assert margin > 1e3 * h * np.max(np.abs(X))
@@ -96,13 +96,13 @@ def test_empirical_loss_vs_direct_loop() -> None:
     for i in range(X.shape[0]):
         f = sum(a[j] * max(W[j] @ X[i], 0.0) for j in range(a.size))
         total += (f - y[i]) ** 2
-    assert float(empirical_loss(a, W, X, y)) == pytest.approx(total / (2 * X.shape[0]), rel=1e-13)
+    assert float(empirical_loss(Network(a, W), X, y)) == pytest.approx(total / (2 * X.shape[0]), rel=1e-13)
     # batched members equal per-member calls
     aB, WB = CONFIGS["batched"]
-    LB = empirical_loss(aB, WB, X, y)
+    LB = empirical_loss(Network(aB, WB), X, y)
     assert LB.shape == (2, 3)
     for b in np.ndindex(2, 3):
-        assert LB[b] == pytest.approx(float(empirical_loss(aB[b], WB[b], X, y)), rel=1e-13)
+        assert LB[b] == pytest.approx(float(empirical_loss(Network(aB[b], WB[b]), X, y)), rel=1e-13)
 
 
 def test_draw_sample_is_seeded_and_labelled_by_the_teacher() -> None:
@@ -123,8 +123,8 @@ def test_empirical_loss_is_an_unbiased_estimate_of_the_population_loss() -> None
     f = np.maximum(X @ W.T, 0.0) @ a
     q = 0.5 * (f - y) ** 2
     se = q.std() / np.sqrt(q.size)
-    assert float(empirical_loss(a, W, X, y)) == pytest.approx(q.mean(), rel=1e-12)
-    assert abs(float(empirical_loss(a, W, X, y)) - float(population_loss(Network(a, W), TEACHER3))) <= 4 * se
+    assert float(empirical_loss(Network(a, W), X, y)) == pytest.approx(q.mean(), rel=1e-12)
+    assert abs(float(empirical_loss(Network(a, W), X, y)) - float(population_loss(Network(a, W), TEACHER3))) <= 4 * se
 
 
 def test_finite_sample_gd_records_the_empirical_loss() -> None:
@@ -132,7 +132,7 @@ def test_finite_sample_gd_records_the_empirical_loss() -> None:
     X, y = draw_sample(TEACHER, 1000, seed=8)
     tr = gradient_descent(Network(a0, W0), TEACHER, 0.05, t_max=1.0, oracle=empirical_oracle(X, y))
     assert tr.empirical_loss is not None and tr.empirical_loss.shape == tr.t.shape
-    np.testing.assert_allclose(tr.empirical_loss, empirical_loss(tr.a, tr.W, X, y), rtol=1e-12)
+    np.testing.assert_allclose(tr.empirical_loss, empirical_loss(Network(tr.a, tr.W), X, y), rtol=1e-12)
     # GD by hand for two steps
     oracle = empirical_oracle(X, y)
     a, W = a0.copy(), W0.copy()
@@ -196,7 +196,7 @@ def test_empirical_hessian_vs_autograd_and_finite_differences(name: str) -> None
     a, W = CONFIGS[name]
     m = a.size
     X, y = draw_sample(TEACHER3, 300, seed=11)
-    H = empirical_hessian(a, W, X, y)
+    H = empirical_hessian(Network(a, W), X, y)
     assert H.shape == (m * (d + 1), m * (d + 1))
     np.testing.assert_allclose(H, H.T, atol=1e-15)
     np.testing.assert_allclose(H, _torch_hessian(a, W, X, y), rtol=1e-11, atol=1e-13)
@@ -214,7 +214,7 @@ def test_empirical_hessian_vs_autograd_and_finite_differences(name: str) -> None
     # batched members are the per-member Hessians, and the objective hands out the same
     aB, WB = CONFIGS["batched"]
     HB = empirical_objective(X, y).hessian(aB, WB)
-    np.testing.assert_allclose(HB[1, 2], empirical_hessian(aB[1, 2], WB[1, 2], X, y), rtol=1e-13, atol=1e-15)
+    np.testing.assert_allclose(HB[1, 2], empirical_hessian(Network(aB[1, 2], WB[1, 2]), X, y), rtol=1e-13, atol=1e-15)
 
 
 def test_minibatch_oracle_fresh_and_resampled() -> None:
@@ -293,7 +293,9 @@ def test_flow_jacobian_exact_and_finite_difference_agree() -> None:
 def test_empirical_loss_along_a_trajectory() -> None:
     aB, WB = CONFIGS["batched"]
     X, y = draw_sample(TEACHER3, 40, seed=15)
-    np.testing.assert_allclose(empirical_loss_along(aB, WB, X, y), empirical_loss(aB, WB, X, y), rtol=1e-13)
+    np.testing.assert_allclose(
+        empirical_loss_along(Network(aB, WB), X, y), empirical_loss(Network(aB, WB), X, y), rtol=1e-13
+    )
 
 
 # ------------------------------------------------------------------------------------
@@ -324,13 +326,15 @@ def test_chunked_gradient_hessian_and_loss_equal_the_unchunked_ones(name: str) -
     np.testing.assert_allclose(loss, ref_loss, rtol=1e-13)
     np.testing.assert_allclose(ga, ref_ga, rtol=1e-12, atol=1e-15)
     np.testing.assert_allclose(gW, ref_gW, rtol=1e-12, atol=1e-15)
-    np.testing.assert_allclose(small.loss(a, W), empirical_loss(a, W, X, y, chunk_bytes=2**40), rtol=1e-13)
-    np.testing.assert_allclose(empirical_loss(a, W, X, y, chunk_bytes=8 * 5 * d), ref_loss, rtol=1e-13)
+    np.testing.assert_allclose(small.loss(a, W), empirical_loss(Network(a, W), X, y, chunk_bytes=2**40), rtol=1e-13)
+    np.testing.assert_allclose(empirical_loss(Network(a, W), X, y, chunk_bytes=8 * 5 * d), ref_loss, rtol=1e-13)
     # a trajectory of 5 states per member, read in blocks of one state (chunk_bytes / 8·1024·m)
     traj_a = np.stack([a * (1 + 0.1 * s) for s in range(5)], axis=-2)
     traj_W = np.stack([W * (1 - 0.05 * s) for s in range(5)], axis=-3)
     along = EmpiricalSample.from_arrays(X, y, chunk_bytes=8 * 1024 * a.shape[-1]).loss_along(traj_a, traj_W)
-    direct = np.stack([empirical_loss(traj_a[..., s, :], traj_W[..., s, :, :], X, y) for s in range(5)], axis=-1)
+    direct = np.stack(
+        [empirical_loss(Network(traj_a[..., s, :], traj_W[..., s, :, :]), X, y) for s in range(5)], axis=-1
+    )
     np.testing.assert_allclose(along, direct, rtol=1e-13)
     np.testing.assert_allclose(small.loss_along(traj_a, traj_W), direct, rtol=1e-13)
     # Hessian: J of 7 rows at a time (width members·P) against one J of all rows, and autograd
