@@ -326,17 +326,19 @@ def test_chunked_gradient_hessian_and_loss_equal_the_unchunked_ones(name: str) -
     np.testing.assert_allclose(loss, ref_loss, rtol=1e-13)
     np.testing.assert_allclose(ga, ref_ga, rtol=1e-12, atol=1e-15)
     np.testing.assert_allclose(gW, ref_gW, rtol=1e-12, atol=1e-15)
-    np.testing.assert_allclose(small.loss(a, W), empirical_loss(Network(a, W), X, y, chunk_bytes=2**40), rtol=1e-13)
+    np.testing.assert_allclose(
+        small.loss(Network(a, W)), empirical_loss(Network(a, W), X, y, chunk_bytes=2**40), rtol=1e-13
+    )
     np.testing.assert_allclose(empirical_loss(Network(a, W), X, y, chunk_bytes=8 * 5 * d), ref_loss, rtol=1e-13)
     # a trajectory of 5 states per member, read in blocks of one state (chunk_bytes / 8·1024·m)
     traj_a = np.stack([a * (1 + 0.1 * s) for s in range(5)], axis=-2)
     traj_W = np.stack([W * (1 - 0.05 * s) for s in range(5)], axis=-3)
-    along = EmpiricalSample.from_arrays(X, y, chunk_bytes=8 * 1024 * a.shape[-1]).loss_along(traj_a, traj_W)
+    along = EmpiricalSample.from_arrays(X, y, chunk_bytes=8 * 1024 * a.shape[-1]).loss_along(Network(traj_a, traj_W))
     direct = np.stack(
         [empirical_loss(Network(traj_a[..., s, :], traj_W[..., s, :, :]), X, y) for s in range(5)], axis=-1
     )
     np.testing.assert_allclose(along, direct, rtol=1e-13)
-    np.testing.assert_allclose(small.loss_along(traj_a, traj_W), direct, rtol=1e-13)
+    np.testing.assert_allclose(small.loss_along(Network(traj_a, traj_W)), direct, rtol=1e-13)
     # Hessian: J of 7 rows at a time (width members·P) against one J of all rows, and autograd
     P = a.shape[-1] * (d + 1)
     small_h = EmpiricalSample.from_arrays(X, y, chunk_bytes=8 * 7 * max(members * P, d))
@@ -446,7 +448,7 @@ def test_a_stack_of_samples_gives_each_member_its_own_loss(chunk_bytes: int) -> 
     ga, gW, loss = stack.gradient(a, W)
     H = stack.hessian(a, W)
     traj_a, traj_W = rng.standard_normal((B, 4, m)), rng.standard_normal((B, 4, m, d))
-    along = stack.loss_along(traj_a, traj_W)
+    along = stack.loss_along(Network(traj_a, traj_W))
     for b, (X, y) in enumerate(samples):
         one = EmpiricalSample.from_arrays(X, y, chunk_bytes=chunk_bytes)
         ga1, gW1, loss1 = one.gradient(a[b], W[b])
@@ -454,7 +456,7 @@ def test_a_stack_of_samples_gives_each_member_its_own_loss(chunk_bytes: int) -> 
         np.testing.assert_allclose(gW[b], gW1, rtol=1e-12, atol=1e-14)
         np.testing.assert_allclose(loss[b], loss1, rtol=1e-12)
         np.testing.assert_allclose(H[b], one.hessian(a[b], W[b]), rtol=1e-12, atol=1e-14)
-        np.testing.assert_allclose(along[b], one.loss_along(traj_a[b], traj_W[b]), rtol=1e-12)
+        np.testing.assert_allclose(along[b], one.loss_along(Network(traj_a[b], traj_W[b])), rtol=1e-12)
     part = stacked_empirical_objective(samples).restricted(np.array([2, 0]))
     ga_p, gW_p, _ = part.gradient(a[[2, 0]], W[[2, 0]])
     np.testing.assert_allclose(ga_p, ga[[2, 0]], rtol=1e-12, atol=1e-14)

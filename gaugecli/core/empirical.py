@@ -35,6 +35,7 @@ import torch
 from gaugecli.core.activations.base import Activation
 from gaugecli.core.objective import GradientOracle, Objective
 from gaugecli.core.sample_draw import SampleRows, to_numpy
+from gaugecli.core.state import Network
 from gaugecli.core.types import Array, Indices
 
 SMALL_PROBLEM_FLOPS = 5e7
@@ -155,20 +156,20 @@ class EmpiricalSample(SampleRows):
                     hess[..., block, block] += curved[..., j, :, :] / self.n
             return to_numpy(hess)
 
-    def loss(self, a: Array, W: Array) -> Array:
-        """``L_n(θ)`` with the ensemble axes of ``a``, ``W``."""
-        a = np.asarray(a, float)
-        return self.loss_along(a[..., None, :], np.asarray(W, float)[..., None, :, :])[..., 0]
+    def loss(self, theta: Network) -> Array:
+        """``L_n(θ)`` with the ensemble axes of ``θ``."""
+        a = np.asarray(theta.a, float)
+        return self.loss_along(Network(a[..., None, :], np.asarray(theta.W, float)[..., None, :, :]))[..., 0]
 
-    def loss_along(self, a: Array, W: Array) -> Array:
-        """``L_n`` along a trajectory ``a (..., n_t, m)``, ``W (..., n_t, m, d)``: every saved
+    def loss_along(self, theta: Network) -> Array:
+        """``L_n`` along a trajectory ``θ`` (``a (..., n_t, m)``, ``W (..., n_t, m, d)``): every saved
         state in one product ``X_c W_allᵀ`` per chunk of rows (blocks of states keep the
         ``rows × states·m`` intermediate within ``chunk_bytes``)."""
-        a, W = np.asarray(a, float), np.asarray(W, float)
+        a, W = np.asarray(theta.a, float), np.asarray(theta.W, float)
         if self.members is not None:  # member b along its own sample b
             assert self.X is not None and self.y is not None
             X, y = self.X, self.y
-            return np.stack([self.holding(X[b], y[b]).loss_along(a[b], W[b]) for b in range(self.members)])
+            return np.stack([self.holding(X[b], y[b]).loss_along(Network(a[b], W[b])) for b in range(self.members)])
         lead, (m, d) = a.shape[:-1], W.shape[-2:]
         states = math.prod(lead)
         a_all, W_all = a.reshape(states, m), W.reshape(states * m, d)

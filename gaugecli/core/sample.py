@@ -102,10 +102,10 @@ def empirical_loss_along(theta: Network, X: Array | EmpiricalSample, y: Array | 
     """``L_n`` along a trajectory ``θ`` (``a (..., n_t, m)``, ``W (..., n_t, m, d)``) on ``(X, y)`` or an
     :class:`EmpiricalSample` (:meth:`EmpiricalSample.loss_along`)."""
     if isinstance(X, EmpiricalSample):
-        return X.loss_along(theta.a, theta.W)
+        return X.loss_along(theta)
     if y is None:
         raise ValueError("empirical_loss_along: give y with X")
-    return EmpiricalSample.from_arrays(X, y).loss_along(theta.a, theta.W)
+    return EmpiricalSample.from_arrays(X, y).loss_along(theta)
 
 
 def minibatch_oracle(

@@ -167,7 +167,7 @@ def integrate_ensemble(
                 # implicit steps stall; the explicit RK45 crosses it (see SAMPLE_LSODA_BUDGET)
                 traj = flow(options=replace(options, method="RK45"))
                 traj.stats = replace(traj.stats, message=f"{traj.stats.message} (LSODA: {fault})")
-            traj.empirical_loss = sample.loss_along(traj.a, traj.W)  # type: ignore[union-attr]
+            traj.empirical_loss = sample.loss_along(traj.theta)  # type: ignore[union-attr]
         return _in_basis(traj, space), full
 
     if dynamics.eta is None:
