@@ -28,6 +28,7 @@ from numpy.typing import NDArray
 from gaugecli.core.flow import gradient_flow
 from gaugecli.core.gauge import duplicate_initial_condition
 from gaugecli.core.model import Model, standard_model
+from gaugecli.core.state import Network
 
 Array = NDArray[np.float64]
 D_INPUT = 16
@@ -60,13 +61,13 @@ def compare(a0: Array, W0: Array, teacher: Model, t_max: float, n_single: int) -
     n = a0.shape[0]
     with flow_call_timer() as calls:
         start = time.perf_counter()
-        batched = gradient_flow(a0, W0, teacher, t_max=t_max)
+        batched = gradient_flow(Network(a0, W0), teacher, t_max=t_max)
         batched_s = time.perf_counter() - start
     subset = np.linspace(0, n - 1, n_single).round().astype(int)
     single_s, single_steps, single_evals, rel, methods = [], [], [], [], set()
     for i in subset:
         start = time.perf_counter()
-        one = gradient_flow(a0[i], W0[i], teacher, t_max=t_max)
+        one = gradient_flow(Network(a0[i], W0[i]), teacher, t_max=t_max)
         single_s.append(time.perf_counter() - start)
         single_steps.append(one.stats.n_steps)
         single_evals.append(one.stats.n_gradient_evals)

@@ -32,6 +32,7 @@ from gaugecli.core.dynamics import population_gradient, population_hessian
 from gaugecli.core.flow import FlowOptions, gradient_flow
 from gaugecli.core.gauge import duplicate_initial_condition
 from gaugecli.core.model import Model, standard_model
+from gaugecli.core.state import Network
 
 Array = NDArray[np.float64]
 D_INPUT = 16
@@ -94,20 +95,20 @@ def scipy_flow(
         if counts["rhs"] > max_rhs or time.perf_counter() - start > max_seconds:
             raise BudgetExceeded
         a, W = unpack(y)
-        g = population_gradient(a, W, teacher)
+        g = population_gradient(Network(a, W), teacher)
         return -np.concatenate([g.a, g.W.ravel()])
 
     def jac(t: float, y: Array) -> Array:
         counts["jac"] += 1
         a, W = unpack(y)
-        return -population_hessian(a, W, teacher)
+        return -population_hessian(Network(a, W), teacher)
 
     def alignment_event(t: float, y: Array) -> float:
         w = y[m : m + d]
         return float(np.max(V @ w) / np.linalg.norm(w) - level)
 
     def nonowner_event(t: float, y: Array) -> float:
-        c, U = function_coordinates(*unpack(y))
+        c, U = function_coordinates(Network(*unpack(y)))
         return float(np.log(max(float(nonowner_norm(c, U, 0)), 1e-300)) - np.log(level))
 
     ev = alignment_event if event == "alignment" else nonowner_event
@@ -133,7 +134,9 @@ def _one_config(D: float, sign: int, k: int, rk_budget: tuple[float, float] | No
     if ls.t_event is None:
         raise RuntimeError(f"LSODA found no specialization for delta={sign * D:g} before t={horizon:g}")
     t_ref = ls.t_event
-    secs, traj = best_of(lambda: gradient_flow(a0, W0, teacher, t_max=t_ref * (1 + 1e-6), eps_align=EPS_ALIGN), k)
+    secs, traj = best_of(
+        lambda: gradient_flow(Network(a0, W0), teacher, t_max=t_ref * (1 + 1e-6), eps_align=EPS_ALIGN), k
+    )
     t_spec = float(traj.crossing_times[0])
     if not math.isfinite(t_spec):
         raise RuntimeError(f"gaugecli did not reach alignment 0.99 by LSODA's T_spec={t_ref:.6g} (delta={sign * D:g})")
@@ -148,7 +151,7 @@ def _one_config(D: float, sign: int, k: int, rk_budget: tuple[float, float] | No
     # The same with the solver forced to Radau (the choice for large ensembles), timed once.
     radau = FlowOptions(method="Radau")
     secs_r, traj_r = best_of(
-        lambda: gradient_flow(a0, W0, teacher, t_max=t_ref * (1 + 1e-6), eps_align=EPS_ALIGN, options=radau), 1
+        lambda: gradient_flow(Network(a0, W0), teacher, t_max=t_ref * (1 + 1e-6), eps_align=EPS_ALIGN, options=radau), 1
     )
     rec["radau"] = {
         "seconds": secs_r,
@@ -164,9 +167,9 @@ def _one_config(D: float, sign: int, k: int, rk_budget: tuple[float, float] | No
     }
     # GD at the largest stable step along the path to T_spec (gaugecli's saved points).
     on_path = traj.t <= t_spec
-    eta_path = stable_step_bound(traj.a[on_path], traj.W[on_path], teacher)
+    eta_path = stable_step_bound(Network(traj.a[on_path], traj.W[on_path]), teacher)
     rec["gd"] = {
-        "eta_initial": stable_step_bound(a0, W0, teacher),
+        "eta_initial": stable_step_bound(Network(a0, W0), teacher),
         "eta": eta_path,
         "steps": max(1, math.ceil(t_spec / eta_path)),
     }

@@ -15,6 +15,7 @@ from gaugecli.core import dynamics, route
 from gaugecli.core.flow import gradient_flow
 from gaugecli.core.gauge import duplicate_initial_condition, owner_imbalances
 from gaugecli.core.model import standard_model
+from gaugecli.core.state import Network
 
 SHAPES = (  # (members, m, r): one neuron, fig4's m = 2 pair, select's m = 5, predict's stacks of 100
     (1, 1, 2),
@@ -44,16 +45,16 @@ def per_call(members: int, m: int, r: int) -> dict[str, Any]:
     rng = np.random.default_rng(0)
     a, W = rng.standard_normal((members, m)), rng.standard_normal((members, m, r))
     calls = max(20, int(2e4 // (members * m * m)))
-    dynamics.population_gradient(a, W, model)  # compiled (or loaded from numba's cache) before timing
-    dynamics.population_hessian(a, W, model)
+    dynamics.population_gradient(Network(a, W), model)  # compiled (or loaded from numba's cache) before timing
+    dynamics.population_hessian(Network(a, W), model)
 
     def gradients() -> None:
         for _ in range(calls):
-            dynamics.population_gradient(a, W, model)
+            dynamics.population_gradient(Network(a, W), model)
 
     def hessians() -> None:
         for _ in range(max(2, calls // 10)):
-            dynamics.population_hessian(a, W, model)
+            dynamics.population_hessian(Network(a, W), model)
 
     grad_fast, grad_slow = _both(gradients)
     hess_fast, hess_slow = _both(hessians)
@@ -75,7 +76,7 @@ def flows() -> dict[str, Any]:
     a0, W0 = duplicate_initial_condition(model, owner_imbalances(5, 4.0))
 
     def run() -> Any:
-        return gradient_flow(a0, W0, model, 200.0)
+        return gradient_flow(Network(a0, W0), model, 200.0)
 
     run()
     fast, slow = _both(run)

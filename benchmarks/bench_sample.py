@@ -16,10 +16,12 @@ from _common import Row, best_of, blas_env, call_in_subprocess, fmt_ratio, fmt_s
 
 from gaugecli.core.activations.relu import ReLU
 from gaugecli.core.descent import gradient_descent
-from gaugecli.core.empirical import EmpiricalSample, _gradient_sums, _gradient_sums_numpy, draw_sample
+from gaugecli.core.empirical import EmpiricalSample, _gradient_sums, _gradient_sums_numpy
 from gaugecli.core.gauge import duplicate_initial_condition, owner_imbalances
 from gaugecli.core.model import standard_model
 from gaugecli.core.sample import empirical_oracle
+from gaugecli.core.sample_draw import draw_sample
+from gaugecli.core.state import Network
 
 GOAL_RATIO = 3.0
 
@@ -32,7 +34,7 @@ def measure_sample(n: int, d: int, m: int, steps: int, k: int) -> dict[str, Any]
     eta = 0.05
     # gradient_descent evaluates the oracle once per step plus once at the end.
     gd_s, traj = best_of(
-        lambda: gradient_descent(a0, W0, teacher, eta, t_max=steps * eta, oracle=oracle, grid_points=50), k
+        lambda: gradient_descent(Network(a0, W0), teacher, eta, t_max=steps * eta, oracle=oracle, grid_points=50), k
     )
     n_calls = traj.stats.n_gradient_evals
     oracle_s, _ = best_of(lambda: oracle(a0, W0), 5 * k)

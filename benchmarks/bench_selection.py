@@ -20,6 +20,7 @@ from gaugecli.core.flow import gradient_flow
 from gaugecli.core.gauge import duplicate_initial_condition, function_coordinates, owner_imbalances
 from gaugecli.core.metrics import alignment, final_owner, nonowner_norm
 from gaugecli.core.model import standard_model
+from gaugecli.core.state import Network
 
 M, D, D_INPUT, P_LEVEL = 8, 16.0, 16, 1e-6
 GOAL_SECONDS, GOAL_SPEEDUP = 2.0, 10.0
@@ -46,11 +47,11 @@ def measure_selection(k: int = 2, rk_budget_s: float = 30.0) -> dict[str, Any]:
 
     def to_t_P() -> Any:
         with flow_call_timer() as calls:
-            traj = gradient_flow(a0, W0, teacher, t_max=t_P)
+            traj = gradient_flow(Network(a0, W0), teacher, t_max=t_P)
         return traj, calls
 
     secs, (traj, calls) = best_of(to_t_P, k)
-    c, U = function_coordinates(traj.a[-1], traj.W[-1])
+    c, U = function_coordinates(Network(traj.a[-1], traj.W[-1]))
     alpha, _ = alignment(traj.W[-1], teacher)
     owner, specialized = final_owner(c, alpha, traj.eps_align)
     out["final_owner"] = int(owner)

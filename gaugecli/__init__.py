@@ -26,6 +26,7 @@ _EXPORTS = {
     "Teacher": "gaugecli.core.teacher",
     "standard_teacher": "gaugecli.core.teacher",
     "Model": "gaugecli.core.model",
+    "Network": "gaugecli.core.state",
     "standard_model": "gaugecli.core.model",
     "activation": "gaugecli.core.activations",
     "register": "gaugecli.core.activations",

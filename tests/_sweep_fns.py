@@ -7,6 +7,7 @@ import numpy as np
 from gaugecli.core.flow import FlowOptions, gradient_flow
 from gaugecli.core.gauge import duplicate_initial_condition
 from gaugecli.core.model import standard_model
+from gaugecli.core.state import Network
 
 # Loose tolerances: these tasks test scheduling, not accuracy, and must run in well under a second.
 _FAST = FlowOptions(rtol=1e-7, atol=1e-10, grad_tol=1e-6)
@@ -16,7 +17,7 @@ def specialization_time(delta: float, d: int = 8) -> tuple[float, int]:
     """``(T_spec, gradient evaluations)`` of one neuron (m = 1) with imbalance ``delta`` under gradient flow."""
     teacher = standard_model(d)
     a0, W0 = duplicate_initial_condition(teacher, np.array([delta]))
-    traj = gradient_flow(a0, W0, teacher, t_max=50.0 * (1.0 + abs(delta)), options=_FAST)
+    traj = gradient_flow(Network(a0, W0), teacher, t_max=50.0 * (1.0 + abs(delta)), options=_FAST)
     return float(traj.crossing_times[0]), traj.stats.n_gradient_evals
 
 

@@ -20,6 +20,7 @@ from gaugecli.core.dynamics import population_gradient
 from gaugecli.core.flow import gradient_flow
 from gaugecli.core.model import Model, standard_model
 from gaugecli.core.objective import population_objective
+from gaugecli.core.state import Network
 from gaugecli.core.teacher import Teacher
 from gaugecli.experiments.predict.starts import gaussian_start, subspace_coordinates
 
@@ -27,7 +28,7 @@ from gaugecli.experiments.predict.starts import gaussian_start, subspace_coordin
 def _descend(a: np.ndarray, W: np.ndarray, model: Model, eta: float, t: float) -> tuple[np.ndarray, np.ndarray]:
     a, W = a.copy(), W.copy()
     for _ in range(round(t / eta)):
-        g = population_gradient(a, W, model)
+        g = population_gradient(Network(a, W), model)
         a, W = a - eta * g.a, W - eta * g.W
     return a, W
 
@@ -46,8 +47,8 @@ def test_a_neuron_through_the_origin_is_absorbed_as_gradient_descent_does() -> N
     a0 = np.array([-0.6459174210171142, -1.0, -0.46963596324066215])
     W0 = np.array([[0.48957924918464024, 0.0], [-1.0, 0.0], [-0.46963596324066215, 0.0]])
     T = 1.9414246733968397
-    assert can_be_absorbed(a0, W0, model).tolist() == [True, True, True]  # negative, δ ≥ 0 (1, 2: balanced)
-    flow = gradient_flow(a0, W0, model, T, t_grid=np.array([0.0, T]))
+    assert can_be_absorbed(Network(a0, W0), model).tolist() == [True, True, True]  # negative, δ ≥ 0 (1, 2: balanced)
+    flow = gradient_flow(Network(a0, W0), model, T, t_grid=np.array([0.0, T]))
     assert flow.absorption_times is not None
     assert 0.0 < flow.absorption_times[0] < T and np.isnan(flow.absorption_times[1:]).all()
     a_end, W_end = flow.a[-1], flow.W[-1]
@@ -69,7 +70,7 @@ def test_a_neuron_absorbed_and_freed_again_follows_gradient_descent() -> None:
     W0 = subspace_coordinates(W, 1)
     model = standard_model(W0.shape[1], 1)
     T = 5.0
-    flow = gradient_flow(a0, W0, model, T, t_grid=np.array([0.0, T / 2, T]))
+    flow = gradient_flow(Network(a0, W0), model, T, t_grid=np.array([0.0, T / 2, T]))
     assert flow.absorption_times is not None and np.isfinite(flow.absorption_times[0])
     assert "1 left again" in flow.stats.message
     assert np.linalg.norm(flow.W[-1, 0]) > 1e-3  # it left: far above the slaving level 1e-6·√δ
@@ -105,7 +106,7 @@ def test_lifting_is_the_closed_form_rate_less_the_revival_tolerance(rate: float)
     model = standard_model(3, 1)
     a = np.array([-2.0 * rate, 2.0])
     W = np.array([[0.0, 0.0, 0.0], [1.0, 0.0, 0.0]])
-    near = NearZero(population_objective(model), model, a, W)
+    near = NearZero(population_objective(model), model, Network(a, W))
     near.slaved[0] = near.at_zero[0] = True  # absorbed: held at n = 0 along e₁
     near.held[0] = [1.0, 0.0, 0.0]
     y = np.concatenate([a, W.ravel(), np.zeros(2)])
@@ -120,7 +121,7 @@ def test_a_neuron_held_at_the_end_has_no_direction_of_descent() -> None:
     model = Model(Teacher(np.array([3.135068171885015]), np.array([[1.0, 0.0]])))
     a0 = np.array([-0.6459174210171142, -1.0, -0.46963596324066215])
     W0 = np.array([[0.48957924918464024, 0.0], [-1.0, 0.0], [-0.46963596324066215, 0.0]])
-    flow = gradient_flow(a0, W0, model, 1.9414246733968397, t_grid=np.array([0.0, 1.9414246733968397]))
+    flow = gradient_flow(Network(a0, W0), model, 1.9414246733968397, t_grid=np.array([0.0, 1.9414246733968397]))
     a, W = flow.a[-1], flow.W[-1]
     _, g = held_maximum(population_objective(model), a, W, W0[0] / np.linalg.norm(W0[0]), _scale(a, W, model))
     assert abs(a[0]) * g <= REVIVAL_TOLERANCE
@@ -130,8 +131,8 @@ def test_positive_starts_are_never_absorbed() -> None:
     a0, W = gaussian_start(21, 1, 4, 16, 0.3, 0.3, 100.0)
     W0 = subspace_coordinates(W, 1)
     model = standard_model(W0.shape[1], 1)
-    assert not can_be_absorbed(a0, W0, model).any()
-    assert gradient_flow(a0, W0, model, 5.0, t_grid=np.array([0.0, 5.0])).absorption_times is None
+    assert not can_be_absorbed(Network(a0, W0), model).any()
+    assert gradient_flow(Network(a0, W0), model, 5.0, t_grid=np.array([0.0, 5.0])).absorption_times is None
 
 
 @pytest.mark.parametrize(

@@ -288,12 +288,6 @@ def test_the_network_flows_have_one_integrator() -> None:
 
 MAX_LINES = 450
 """A module longer than this holds more than one concept: split it by concept (issue 45)."""
-KNOWN_OVER = {
-    "gaugecli/core/flow.py",
-    "gaugecli/core/empirical.py",
-}
-"""Modules over :data:`MAX_LINES` that other branches of issue 45 are splitting (params, figpipe, state,
-spec); the lead empties this set when they are merged."""
 
 
 def test_no_module_is_over_450_lines() -> None:
@@ -301,10 +295,8 @@ def test_no_module_is_over_450_lines() -> None:
         str(path.relative_to(PACKAGE.parent)): len(path.read_text(encoding="utf-8").splitlines())
         for path in sorted(PACKAGE.rglob("*.py"))
     }
-    over = {name: n for name, n in lengths.items() if n > MAX_LINES and name not in KNOWN_OVER}
+    over = {name: n for name, n in lengths.items() if n > MAX_LINES}
     assert not over, f"modules over {MAX_LINES} lines (split them by concept): {over}"
-    stale = sorted(name for name in KNOWN_OVER if lengths.get(name, 0) <= MAX_LINES)
-    assert not stale, f"no longer over {MAX_LINES} lines (or gone): remove from KNOWN_OVER: {stale}"
 
 
 ACTIVATION_NAMES_ALLOWED = {

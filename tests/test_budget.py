@@ -13,7 +13,8 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from gaugecli.core.flow import FlowOptions, flow_progress
+from gaugecli.core.flow_options import FlowOptions, flow_progress
+from gaugecli.core.state import Network
 from gaugecli.experiments.budget import (
     BASELINE_BYTES,
     BudgetExceeded,
@@ -55,7 +56,7 @@ def test_estimate_bounds_the_traced_peak_from_above() -> None:
     start = duplicates(model, np.full((1, 100), 4.0))
     tracemalloc.start()
     try:
-        run_ensemble(model, DynamicsConfig(t_max=1.0), *start)
+        run_ensemble(model, DynamicsConfig(t_max=1.0), Network(*start))
         peak = tracemalloc.get_traced_memory()[1]
     finally:
         tracemalloc.stop()

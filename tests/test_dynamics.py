@@ -17,6 +17,7 @@ from gaugecli.core.dynamics import (
 )
 from gaugecli.core.gauge import duplicate_initial_condition, function_coordinates, imbalance, owner_imbalances
 from gaugecli.core.model import Model, standard_model
+from gaugecli.core.state import Network
 from gaugecli.core.teacher import Teacher
 
 N_MC = 1_000_000
@@ -104,7 +105,7 @@ def test_population_loss_vs_monte_carlo(teacher_name: str, config: str) -> None:
     teacher = TEACHERS[teacher_name]
     a, W = _random_params(3, 4, seed=1) if config == "random" else SPECIAL[config]
     mean, se = _mc_loss(a, W, teacher, seed=CONFIG_SEEDS[config])
-    L = float(population_loss(a, W, teacher))
+    L = float(population_loss(Network(a, W), teacher))
     assert abs(L - mean) <= 4 * se, (L, mean, se)
     assert se < 0.01 * mean  # informative comparison
 
@@ -112,24 +113,26 @@ def test_population_loss_vs_monte_carlo(teacher_name: str, config: str) -> None:
 def test_population_loss_hand_values() -> None:
     teacher = standard_model(3)
     # the student equals the teacher: zero loss
-    assert float(population_loss(np.array([1.0]), np.array([[1.0, 0.0, 0.0]]), teacher)) == pytest.approx(0, abs=1e-16)
+    assert float(population_loss(Network(np.array([1.0]), np.array([[1.0, 0.0, 0.0]])), teacher)) == pytest.approx(
+        0, abs=1e-16
+    )
     # split the teacher over two duplicates with any gauge: still zero
     a, W = np.array([2.0, 0.25]), np.array([[0.3, 0, 0], [1.6, 0, 0]])
-    assert float(population_loss(a, W, teacher)) == pytest.approx(0, abs=1e-15)
+    assert float(population_loss(Network(a, W), teacher)) == pytest.approx(0, abs=1e-15)
     # zero student: ½ E[relu(v·x)²] = 1/4
-    assert float(population_loss(np.array([0.0]), np.array([[0.0, 1.0, 0.0]]), teacher)) == pytest.approx(0.25)
+    assert float(population_loss(Network(np.array([0.0]), np.array([[0.0, 1.0, 0.0]])), teacher)) == pytest.approx(0.25)
     # antipodal student −relu(−v·x): ½ E[(relu(z) + relu(−z))²] = ½ E[z²] = ½
-    assert float(population_loss(np.array([-1.0]), np.array([[-1.0, 0, 0]]), teacher)) == pytest.approx(0.5)
+    assert float(population_loss(Network(np.array([-1.0]), np.array([[-1.0, 0, 0]])), teacher)) == pytest.approx(0.5)
 
 
 def test_population_loss_batched() -> None:
     teacher = TEACHERS["k2"]
     rng = np.random.default_rng(3)
     a, W = rng.standard_normal((2, 3, 4)), rng.standard_normal((2, 3, 4, 4))
-    L = population_loss(a, W, teacher)
+    L = population_loss(Network(a, W), teacher)
     assert L.shape == (2, 3)
     for b in np.ndindex(2, 3):
-        assert L[b] == pytest.approx(float(population_loss(a[b], W[b], teacher)), rel=1e-14)
+        assert L[b] == pytest.approx(float(population_loss(Network(a[b], W[b]), teacher)), rel=1e-14)
 
 
 # ------------------------------------------------------------------------------------
@@ -149,9 +152,9 @@ def test_population_gradient_vs_finite_differences(teacher_name: str, config: st
     teacher = TEACHERS[teacher_name]
     a, W = _config(config)
     m, d = W.shape
-    g = population_gradient(a, W, teacher)
+    g = population_gradient(Network(a, W), teacher)
     assert np.all(np.isfinite(g.a)) and np.all(np.isfinite(g.W))
-    fd = _fd_gradient(lambda th: float(population_loss(*_unflat(th, m, d), teacher)), _flat(a, W), h=1e-6)
+    fd = _fd_gradient(lambda th: float(population_loss(Network(*_unflat(th, m, d)), teacher)), _flat(a, W), h=1e-6)
     np.testing.assert_allclose(_flat(g.a, g.W), fd, rtol=1e-6, atol=1e-8)
 
 
@@ -161,7 +164,7 @@ def test_gradient_vanishes_at_the_teacher() -> None:
         (np.array([1.0]), np.eye(5)[:1]),
         (np.array([0.5, 2.0]), np.array([[1.0, 0, 0, 0, 0], [0.25, 0, 0, 0, 0]])),
     ]:
-        g = population_gradient(a, W, teacher)
+        g = population_gradient(Network(a, W), teacher)
         np.testing.assert_allclose(_flat(g.a, g.W), 0.0, atol=1e-15)
 
 
@@ -171,12 +174,12 @@ def test_population_hessian_vs_finite_differences(teacher_name: str, seed: int) 
     teacher = TEACHERS[teacher_name]
     a, W = _random_params(3, 4, seed=seed)
     m, d = W.shape
-    H = population_hessian(a, W, teacher)
+    H = population_hessian(Network(a, W), teacher)
     assert H.shape == (m * (d + 1),) * 2
     np.testing.assert_allclose(H, H.T, atol=1e-13)
 
     def grad(th):
-        g = population_gradient(*_unflat(th, m, d), teacher)
+        g = population_gradient(Network(*_unflat(th, m, d)), teacher)
         return _flat(g.a, g.W)
 
     fd = _fd_gradient(grad, _flat(a, W), h=1e-5)
@@ -190,12 +193,12 @@ def test_population_hessian_at_duplicates_and_antipodes(config: str) -> None:
     teacher = TEACHERS["k1"]
     a, W = SPECIAL[config]
     m, d = W.shape
-    H = population_hessian(a, W, teacher)
+    H = population_hessian(Network(a, W), teacher)
     assert np.all(np.isfinite(H))
     np.testing.assert_allclose(H, H.T, atol=1e-13)
 
     def grad(th):
-        g = population_gradient(*_unflat(th, m, d), teacher)
+        g = population_gradient(Network(*_unflat(th, m, d)), teacher)
         return _flat(g.a, g.W)
 
     err = [np.max(np.abs(H - _fd_gradient(grad, _flat(a, W), h=h))) for h in (1e-5, 1e-7)]
@@ -207,10 +210,10 @@ def test_population_hessian_batched() -> None:
     teacher = TEACHERS["k2"]
     rng = np.random.default_rng(4)
     a, W = rng.standard_normal((3, 2)), rng.standard_normal((3, 2, 4))
-    H = population_hessian(a, W, teacher)
+    H = population_hessian(Network(a, W), teacher)
     assert H.shape == (3, 10, 10)
     for b in range(3):
-        np.testing.assert_allclose(H[b], population_hessian(a[b], W[b], teacher), rtol=1e-13, atol=1e-15)
+        np.testing.assert_allclose(H[b], population_hessian(Network(a[b], W[b]), teacher), rtol=1e-13, atol=1e-15)
 
 
 # ------------------------------------------------------------------------------------
@@ -221,8 +224,8 @@ def test_population_hessian_batched() -> None:
 def test_function_gradient_relations(config: str) -> None:
     teacher = TEACHERS["k3_general"]
     a, W = _config(config)
-    g = population_gradient(a, W, teacher)
-    c, U = function_coordinates(a, W)
+    g = population_gradient(Network(a, W), teacher)
+    c, U = function_coordinates(Network(a, W))
     fg = function_gradient(c, U, teacher)
     norm = np.linalg.norm(W, axis=-1)
     # ∂L/∂c = (∂L/∂a) / ‖w‖
@@ -242,10 +245,12 @@ def test_function_gradient_vs_finite_differences_in_c_and_u() -> None:
     U = rng.standard_normal((3, 4))
     U /= np.linalg.norm(U, axis=1, keepdims=True)
     fg = function_gradient(c, U, teacher)
-    fd_c = _fd_gradient(lambda cc: float(population_loss(cc, U, teacher)), c, h=1e-6)
+    fd_c = _fd_gradient(lambda cc: float(population_loss(Network(cc, U), teacher)), c, h=1e-6)
     np.testing.assert_allclose(fg.coefficient, fd_c, rtol=1e-7, atol=1e-9)
-    fd_u = _fd_gradient(lambda uu: float(population_loss(c, uu.reshape(3, 4), teacher)), U.ravel(), 1e-6).reshape(3, 4)
-    # population_loss(c, U) is degree-one homogeneous in each u_j: project to the sphere
+    fd_u = _fd_gradient(
+        lambda uu: float(population_loss(Network(c, uu.reshape(3, 4)), teacher)), U.ravel(), 1e-6
+    ).reshape(3, 4)
+    # population_loss(Network(c, U)) is degree-one homogeneous in each u_j: project to the sphere
     fd_u -= np.sum(fd_u * U, axis=-1, keepdims=True) * U
     np.testing.assert_allclose(fg.direction, fd_u, rtol=1e-6, atol=1e-8)
 
@@ -300,8 +305,8 @@ def _configs_for_dissipation() -> list[tuple[str, np.ndarray, np.ndarray, Teache
     ("name", "a", "W", "teacher"), _configs_for_dissipation(), ids=lambda x: x if isinstance(x, str) else ""
 )
 def test_c3_dissipation_identity(name: str, a: np.ndarray, W: np.ndarray, teacher: Teacher) -> None:
-    diss = dissipation(a, W, teacher)
-    g = population_gradient(a, W, teacher)
+    diss = dissipation(Network(a, W), teacher)
+    g = population_gradient(Network(a, W), teacher)
     gsq = np.sum(g.a**2) + np.sum(g.W**2)
     assert diss.grad_norm_sq == pytest.approx(gsq, rel=1e-14)
     assert gsq > 0
@@ -321,14 +326,14 @@ def test_c3_flow_velocities_in_function_coordinates() -> None:
     """Under θ̇ = −∇L: ċ = −M^c ∂L/∂c and u̇ = −M^u grad_u L, with ċ, u̇ obtained by the chain rule."""
     teacher = TEACHERS["k2"]
     for a, W in [_random_params(3, 4, seed=30), SPECIAL["initial"], SPECIAL["duplicates"]]:
-        g = population_gradient(a, W, teacher)
+        g = population_gradient(Network(a, W), teacher)
         a_dot, W_dot = -g.a, -g.W
         norm = np.linalg.norm(W, axis=-1)
         U = W / norm[:, None]
         c_dot = a_dot * norm + a * np.sum(U * W_dot, axis=-1)
         u_dot = (W_dot - np.sum(U * W_dot, axis=-1, keepdims=True) * U) / norm[:, None]
-        c, _ = function_coordinates(a, W)
-        delta = imbalance(a, W)
+        c, _ = function_coordinates(Network(a, W))
+        delta = imbalance(Network(a, W))
         fg = function_gradient(c, U, teacher)
         np.testing.assert_allclose(c_dot, -reaction_mobility(c, delta) * fg.coefficient, rtol=1e-10, atol=1e-14)
         np.testing.assert_allclose(u_dot, -transport_mobility(c, delta)[:, None] * fg.direction, rtol=1e-8, atol=1e-13)
@@ -342,11 +347,11 @@ def test_c3_flow_velocities_in_function_coordinates() -> None:
 def test_dissipation_batched() -> None:
     teacher = standard_model(4)
     a, W = duplicate_initial_condition(teacher, np.array([[4.0, -4.0], [-4.0, 4.0], [0.0, 0.0]]))
-    diss = dissipation(a, W, teacher)
+    diss = dissipation(Network(a, W), teacher)
     assert diss.reaction.shape == (3,)
     assert np.all(diss.residual <= 1e-10)
     for b in range(3):
-        single = dissipation(a[b], W[b], teacher)
+        single = dissipation(Network(a[b], W[b]), teacher)
         assert diss.transport[b] == pytest.approx(float(single.transport), rel=1e-13)
 
 
@@ -359,9 +364,9 @@ def test_pair_hessian_blocks_are_the_blocks_of_the_full_hessian() -> None:
     teacher = standard_model(5, k=2)
     rng = np.random.default_rng(1)
     a, W = rng.standard_normal((3, 4)), rng.standard_normal((3, 4, 5))
-    H = population_hessian(a, W, teacher)
+    H = population_hessian(Network(a, W), teacher)
     for i, j in [(0, 1), (2, 3), (3, 0)]:
         ii, jj = _neuron_indices(i, 4, 5), _neuron_indices(j, 4, 5)
-        H_ii, H_ij = pair_hessian_blocks(a, W, teacher, (i, j))
+        H_ii, H_ij = pair_hessian_blocks(Network(a, W), teacher, (i, j))
         np.testing.assert_allclose(H_ii, H[..., ii[:, None], ii[None, :]], rtol=1e-13, atol=1e-15)
         np.testing.assert_allclose(H_ij, H[..., ii[:, None], jj[None, :]], rtol=1e-13, atol=1e-15)

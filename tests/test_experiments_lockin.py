@@ -9,8 +9,9 @@ import pytest
 import torch
 
 from gaugecli.core.descent import gradient_descent
-from gaugecli.core.empirical import draw_sample
 from gaugecli.core.sample import empirical_oracle
+from gaugecli.core.sample_draw import draw_sample
+from gaugecli.core.state import Network
 from gaugecli.core.symmetry import ROUNDOFF_EXPONENT
 from gaugecli.experiments import lockin as ex
 from gaugecli.experiments.common import duplicates
@@ -103,9 +104,11 @@ def test_finite_sample_grid_reproduces_one_uninterrupted_gd_run() -> None:
     X, y = draw_sample(teacher, 500, 0)
     eta, steps = 4e-4, 3
     times = np.arange(121) * (steps * eta)
-    a, W, dW, t_spec = ex.finite_sample_on_grid(a0[0], W0[0], teacher, empirical_oracle(X, y), times, eta, 0.01)
+    a, W, dW, t_spec = ex.finite_sample_on_grid(
+        Network(a0[0], W0[0]), teacher, empirical_oracle(X, y), times, eta, 0.01
+    )
     ref = gradient_descent(
-        a0[0], W0[0], teacher, eta, times[-1] * (1 - 1e-12), oracle=empirical_oracle(X, y), grid_points=10**6
+        Network(a0[0], W0[0]), teacher, eta, times[-1] * (1 - 1e-12), oracle=empirical_oracle(X, y), grid_points=10**6
     )
     k = np.searchsorted(ref.t, times - 1e-15)
     np.testing.assert_allclose(ref.t[k], times, rtol=1e-12)

@@ -21,6 +21,7 @@ import torch
 
 from gaugecli.core.dynamics import population_gradient
 from gaugecli.core.gauge import function_coordinates, imbalance, owner_imbalances
+from gaugecli.core.state import Network
 from gaugecli.core.step import choose_step
 from gaugecli.experiments.common import duplicates, run_serially
 from gaugecli.experiments.config import DynamicsConfig, ModelConfig
@@ -56,8 +57,8 @@ def test_perturbed_duplicates_geometry() -> None:
     deltas = owner_imbalances(3, 4.0, 1)
     eps = 0.3
     a, W = perturbed_duplicates(MODEL, deltas, eps, adversarial=True)
-    c, U = function_coordinates(a, W)
-    np.testing.assert_allclose(imbalance(a, W), deltas, rtol=1e-12)
+    c, U = function_coordinates(Network(a, W))
+    np.testing.assert_allclose(imbalance(Network(a, W)), deltas, rtol=1e-12)
     angles = np.arccos(np.clip(U[:, 0], -1, 1))  # angle to v = e1
     np.testing.assert_allclose(angles, MODEL.theta0 + np.array([-eps, eps, -eps]), atol=1e-12)
     np.testing.assert_allclose(c, MODEL.c0 / 3 * np.exp(np.array([eps, -eps, eps])), rtol=1e-12)
@@ -66,7 +67,7 @@ def test_perturbed_duplicates_geometry() -> None:
     a2, W2 = perturbed_duplicates(MODEL, deltas, eps, adversarial=False, seed=5)
     np.testing.assert_array_equal(a1, a2)
     np.testing.assert_array_equal(W1, W2)
-    np.testing.assert_allclose(imbalance(a1, W1), deltas, rtol=1e-12)
+    np.testing.assert_allclose(imbalance(Network(a1, W1)), deltas, rtol=1e-12)
     a0, W0 = perturbed_duplicates(MODEL, deltas, 0.0, adversarial=False, seed=5)
     a_dup, W_dup = duplicates(MODEL, deltas)
     np.testing.assert_allclose(a0, a_dup, rtol=1e-14)
@@ -190,7 +191,7 @@ def _finite_difference_lambda_max(a: np.ndarray, W: np.ndarray, h: float = 1e-6)
     theta = np.concatenate([a, W.ravel()])
 
     def grad(th: np.ndarray) -> np.ndarray:
-        g = population_gradient(th[:m], th[m:].reshape(m, d), teacher)
+        g = population_gradient(Network(th[:m], th[m:].reshape(m, d)), teacher)
         return np.concatenate([g.a, g.W.ravel()])
 
     P = theta.size
@@ -299,7 +300,7 @@ def test_sample_deviation_does_not_depend_on_the_gd_step(one_torch_thread) -> No
     model = MODEL
     a0, W0 = duplicates(model, owner_imbalances(M, 4.0, 0))
     flow = select(SelectConfig(model=model, m=M, strength=4.0)).t_spec
-    eta = choose_step(a0, W0, model.build(), 2 * flow).eta
+    eta = choose_step(Network(a0, W0), model.build(), 2 * flow).eta
     job = SampleJob(model, M, 4.0, 1000, (0, 1, 2), 1.5 * flow, SAMPLE_RTOL)
     at, half, flows = (sample_job(replace(job, eta=e)) for e in (eta, eta / 2, None))
     np.testing.assert_allclose(at.deviation, half.deviation, rtol=5e-3)
@@ -384,7 +385,7 @@ def test_a_random_row_runs_each_eps_alone_and_matches_a_lone_run() -> None:
     assert [(p.eps, p.seed) for p in row.points] == [(e, s) for e in (2.0, 8.0) for s in (0, 1, 2)]
     p = max(row.points, key=lambda p: p.nonowner_norm_end)
     a0, W0 = perturbed_duplicates(MODEL, owner_imbalances(M, 4.0, 0), p.eps, adversarial=False, seed=p.seed)
-    (run,) = run_ensemble(MODEL, DynamicsConfig(rtol=1e-12, t_max=p.t_end), a0[None], W0[None])
+    (run,) = run_ensemble(MODEL, DynamicsConfig(rtol=1e-12, t_max=p.t_end), Network(a0[None], W0[None]))
     assert float(run.coefficient[-1, 0]) / MODEL.a_star == pytest.approx(p.favorable_share, rel=1e-6)
     assert float(run.nonowner_norm[-1]) == pytest.approx(p.nonowner_norm_end, rel=1e-5, abs=1e-13)
     # δ is conserved (C2): the lone run and the row hold it to far below D
@@ -407,7 +408,7 @@ def test_beyond_the_random_grid_float64_no_longer_resolves_the_gauge() -> None:
     c = np.abs(a0) * np.linalg.norm(W0, axis=1)
     assert c[1] > 1e12
     spacing = np.spacing(c[1])
-    off = abs(imbalance(a0[None], W0[None])[0][1] + 1.0)
+    off = abs(imbalance(Network(a0[None], W0[None]))[0][1] + 1.0)
     assert 0.0 < off <= 4 * spacing  # the gauge as built: round-off of its two squares
-    (run,) = run_ensemble(model, DynamicsConfig(rtol=1e-10), a0[None], W0[None])
+    (run,) = run_ensemble(model, DynamicsConfig(rtol=1e-10), Network(a0[None], W0[None]))
     assert gauge_drift(run) > spacing  # D = 1: the drift exceeds one spacing of the squares

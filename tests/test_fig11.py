@@ -17,6 +17,7 @@ import numpy as np
 import pytest
 from scipy import special
 
+from gaugecli.core.state import Network
 from gaugecli.experiments.perturb.fits import fit_logistic, power_law_through
 from gaugecli.pipeline import Pipeline
 from gaugecli.plots import _fig11_samples as fig11_samples
@@ -143,10 +144,10 @@ def test_owners_on_finite_samples_match_each_seed_trained_alone(built: Any) -> N
     for all seeds), against that seed's start on its own sample trained alone with the same solver
     and read by hand (aligned α ≥ 1 − ε_align, largest c). Both runs are within rtol 1e-4 of the
     same flow; the owner is decided far above that (a margin of c checked here)."""
-    from gaugecli.core.empirical import draw_sample
     from gaugecli.core.flow import FlowOptions, gradient_flow
     from gaugecli.core.gauge import function_coordinates
     from gaugecli.core.sample import empirical_objective
+    from gaugecli.core.sample_draw import draw_sample
     from gaugecli.experiments.config import ModelConfig
     from gaugecli.experiments.params import SAMPLE_RTOL
     from gaugecli.experiments.predict import chunk as chunk_module
@@ -162,9 +163,9 @@ def test_owners_on_finite_samples_match_each_seed_trained_alone(built: Any) -> N
     for b, seed in enumerate(result.seeds[:3]):
         a0, W0 = gaussian_start(seed, 1, row.m, config.model.d, config.init_scale_a, config.init_scale_w, None)
         X, y = draw_sample(net, row.n, np.random.SeedSequence([seed, row.n, 1, row.m]))
-        traj = gradient_flow(a0[None], W0[None], net, horizon, eps_align=0.01, options=options, objective=empirical_objective(X, y))  # fmt: skip
+        traj = gradient_flow(Network(a0[None], W0[None]), net, horizon, eps_align=0.01, options=options, objective=empirical_objective(X, y))  # fmt: skip
         W = traj.input_weights()[0, -1]
-        c, U = function_coordinates(traj.a[0, -1], W)
+        c, U = function_coordinates(Network(traj.a[0, -1], W))
         alpha = U @ np.eye(config.model.d)[0]
         aligned = np.nonzero(alpha >= 0.99)[0]
         expected = int(aligned[np.argmax(c[aligned])]) if aligned.size else -1

@@ -20,6 +20,7 @@ import torch
 
 from gaugecli.core.dynamics import population_gradient
 from gaugecli.core.gauge import owner_imbalances
+from gaugecli.core.state import Network
 from gaugecli.experiments.common import duplicates
 from gaugecli.experiments.config import DynamicsConfig, ModelConfig
 from gaugecli.experiments.perturb import PerturbConfig, StepJob, VisibleRowJob, step_job, visible_row
@@ -145,7 +146,7 @@ def test_exclusive_selection_and_the_majority_are_told_apart(built) -> None:
     config = inputs.configs["perturb"]
     p = max(result.points, key=lambda p: p.nonowner_norm_end if p.success else -1.0)  # the least exclusive owner
     a0, W0 = perturbed_duplicates(config.model, owner_imbalances(config.m, p.strength, 0), p.eps, adversarial=True)
-    (run,) = run_ensemble(config.model, DynamicsConfig(rtol=1e-11, t_max=p.t_end), a0[None], W0[None])
+    (run,) = run_ensemble(config.model, DynamicsConfig(rtol=1e-11, t_max=p.t_end), Network(a0[None], W0[None]))
     assert float(run.coefficient[-1, 0]) / config.model.a_star == pytest.approx(p.favorable_share, rel=1e-5)
     assert float(run.nonowner_norm[-1]) == pytest.approx(p.nonowner_norm_end, rel=1e-4, abs=1e-12)
 
@@ -173,7 +174,7 @@ def _finite_difference_lambda_max(a: np.ndarray, W: np.ndarray, h: float = 1e-6)
     theta = np.concatenate([a, W.ravel()])
 
     def grad(th: np.ndarray) -> np.ndarray:
-        g = population_gradient(th[:m], th[m:].reshape(m, d), teacher)
+        g = population_gradient(Network(th[:m], th[m:].reshape(m, d)), teacher)
         return np.concatenate([g.a, g.W.ravel()])
 
     H = np.empty((theta.size, theta.size))
@@ -439,7 +440,7 @@ def test_a_random_failure_is_the_model_s_not_the_ensemble_s(built) -> None:
     config = inputs.configs["perturb_random"]
     p = next(p for p in inputs["perturb_random"].visible.points if p.seed == 17 and p.eps == 8.0 and p.strength == 4.0)
     a0, W0 = perturbed_duplicates(config.model, owner_imbalances(config.m, 4.0, 0), 8.0, adversarial=False, seed=17)
-    (run,) = run_ensemble(config.model, DynamicsConfig(rtol=1e-12, t_max=p.t_end), a0[None], W0[None])
+    (run,) = run_ensemble(config.model, DynamicsConfig(rtol=1e-12, t_max=p.t_end), Network(a0[None], W0[None]))
     assert run.computed_owner == p.owner == 0 and not run.specialized
     c = run.coefficient[-1] / config.model.a_star
     assert c[0] == pytest.approx(p.favorable_share, rel=1e-6)

@@ -17,6 +17,7 @@ import pytest
 from _figure_checks import assert_legend_clear, panel_axes
 
 from gaugecli.core.activations import activation_class
+from gaugecli.core.state import Network
 from gaugecli.experiments.config import ModelConfig
 from gaugecli.experiments.simulate import SimulateConfig, simulate
 from gaugecli.pipeline import Pipeline
@@ -202,7 +203,7 @@ def test_the_linear_network_is_the_gate_v_reln_at_twice_its_speed(built: Any) ->
     relu = standard_model(4)
     deltas = np.array([D, -D])
     a0, W0 = duplicate_initial_condition(relu, deltas[:, None])
-    reln = reln_flow(a0, W0, relu.directions[0][None], relu, 400.0 * (D + 1)).crossing_times[:, 0]
+    reln = reln_flow(Network(a0, W0), relu.directions[0][None], relu, 400.0 * (D + 1)).crossing_times[:, 0]
     linear = [panels["a"][f"linear-{g}"]["y"][1] for g in fig8.GAUGES]
     assert panels["a"]["linear-favorable"]["x"][1] == D
     np.testing.assert_allclose(linear, reln / 2, rtol=1e-7)

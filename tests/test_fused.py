@@ -19,6 +19,7 @@ from gaugecli.core.flow import FlowOptions, gradient_flow
 from gaugecli.core.gauge import duplicate_initial_condition
 from gaugecli.core.model import Model, standard_model
 from gaugecli.core.objective import population_objective
+from gaugecli.core.state import Network
 
 EPS = float(np.finfo(np.float64).eps)
 
@@ -55,11 +56,11 @@ def test_gradient_and_hessian_match_the_numpy_closed_forms(
     model = standard_model(r, k=k, activation=ACTIVATIONS[name])
     a, W = _state(members, m, r, seed=members * 100 + m)
     assert dynamics._fused_weights(model) is not None
-    g, H = dynamics.population_gradient(a, W, model), dynamics.population_hessian(a, W, model)
+    g, H = dynamics.population_gradient(Network(a, W), model), dynamics.population_hessian(Network(a, W), model)
     with monkeypatch.context() as patch:
         _numpy_route(patch)
         assert dynamics._fused_weights(model) is None
-        g0, H0 = dynamics.population_gradient(a, W, model), dynamics.population_hessian(a, W, model)
+        g0, H0 = dynamics.population_gradient(Network(a, W), model), dynamics.population_hessian(Network(a, W), model)
     scale = max(np.max(np.abs(g0.a)), np.max(np.abs(g0.W)))
     np.testing.assert_allclose(g.a, g0.a, rtol=0, atol=32 * EPS * scale)
     np.testing.assert_allclose(g.W, g0.W, rtol=0, atol=32 * EPS * scale)
@@ -91,12 +92,12 @@ def test_hessian_is_the_derivative_of_the_gradient(name: str) -> None:
     model = standard_model(r, k=2, activation=ACTIVATIONS[name])
     rng = np.random.default_rng(5)
     a, W = rng.normal(size=m), rng.normal(size=(m, r))
-    H = dynamics.population_hessian(a, W, model)
+    H = dynamics.population_hessian(Network(a, W), model)
     theta = np.concatenate([a, W.ravel()])
     h = 1e-5
 
     def grad(t: np.ndarray) -> np.ndarray:
-        g = dynamics.population_gradient(t[:m], t[m:].reshape(m, r), model)
+        g = dynamics.population_gradient(Network(t[:m], t[m:].reshape(m, r)), model)
         return np.concatenate([g.a, g.W.ravel()])
 
     fd = np.stack([(grad(theta + h * e) - grad(theta - h * e)) / (2 * h) for e in np.eye(theta.size)], axis=1)
@@ -111,9 +112,9 @@ def test_batch_axes_and_packing(batch: tuple[int, ...]) -> None:
     model = standard_model(r)
     rng = np.random.default_rng(len(batch))
     a, W = rng.normal(size=batch + (m,)), rng.normal(size=batch + (m, r))
-    g = dynamics.population_gradient(a, W, model)
+    g = dynamics.population_gradient(Network(a, W), model)
     assert g.a.shape == a.shape and g.W.shape == W.shape
-    assert dynamics.population_hessian(a, W, model).shape == batch + (m * (r + 1),) * 2
+    assert dynamics.population_hessian(Network(a, W), model).shape == batch + (m * (r + 1),) * 2
     packed = dynamics.population_gradient_packed(model)
     assert packed is not None
     G = packed(fused.pack(a, W))
@@ -140,10 +141,10 @@ def test_linear_network_allows_a_neuron_at_zero() -> None:
     """The linear kernel has no angle: a neuron at ``w = 0`` has a finite gradient, ``∂L/∂a = 0`` there."""
     model = standard_model(3, activation=ACTIVATIONS["linear"])
     a, W = np.array([0.5, 0.7]), np.array([[0.0, 0.0, 0.0], [0.3, 0.4, 0.0]])
-    g = dynamics.population_gradient(a, W, model)
+    g = dynamics.population_gradient(Network(a, W), model)
     assert np.all(np.isfinite(g.a)) and np.all(np.isfinite(g.W))
     assert g.a[0] == 0.0  # Σ_j c_j (0·x_j): a sum of exact zeros
-    assert np.all(np.isfinite(dynamics.population_hessian(a, W, model)))
+    assert np.all(np.isfinite(dynamics.population_hessian(Network(a, W), model)))
 
 
 def test_other_activations_and_cross_teachers_keep_the_numpy_route() -> None:
@@ -160,9 +161,9 @@ def test_flows_agree_with_the_numpy_route(strength: float, monkeypatch: pytest.M
     model = standard_model(2)
     a0, W0 = duplicate_initial_condition(model, np.array([strength, -strength]))
     options = FlowOptions(rtol=1e-10, atol=1e-13)
-    fast = gradient_flow(a0, W0, model, 3.0 * 12.0 * abs(strength), options=options)
+    fast = gradient_flow(Network(a0, W0), model, 3.0 * 12.0 * abs(strength), options=options)
     with monkeypatch.context() as patch:
         _numpy_route(patch)
-        slow = gradient_flow(a0, W0, model, 3.0 * 12.0 * abs(strength), options=options)
+        slow = gradient_flow(Network(a0, W0), model, 3.0 * 12.0 * abs(strength), options=options)
     np.testing.assert_allclose(fast.crossing_times, slow.crossing_times, rtol=1e-8)
     np.testing.assert_allclose(fast.a[..., -1, :], slow.a[..., -1, :], rtol=1e-6, atol=1e-9)

@@ -17,6 +17,7 @@ from gaugecli.core.gauge import (
     parameters_from_function,
 )
 from gaugecli.core.model import Model, standard_model
+from gaugecli.core.state import Network
 from gaugecli.core.teacher import Teacher
 
 
@@ -54,11 +55,11 @@ def test_parameters_from_function_round_trip(c: float, delta: float) -> None:
     rng = np.random.default_rng(abs(hash((c, delta))) % 2**32)
     u = rng.standard_normal(6) * 3.7  # not unit: the inverse must normalize it
     a, W = parameters_from_function(np.array([c]), u[None], np.array([delta]))
-    c_back, U_back = function_coordinates(a, W)
+    c_back, U_back = function_coordinates(Network(a, W))
     assert c_back[0] == pytest.approx(c, rel=1e-13)
     np.testing.assert_allclose(U_back[0], u / np.linalg.norm(u), rtol=1e-14, atol=1e-15)
     # the imbalance is recovered to round-off of the larger of a², ‖w‖²
-    assert abs(imbalance(a, W)[0] - delta) <= 2e-15 * max(a[0] ** 2, np.sum(W**2))
+    assert abs(imbalance(Network(a, W))[0] - delta) <= 2e-15 * max(a[0] ** 2, np.sum(W**2))
     # each of a², ‖w‖² has full relative accuracy, even the tiny one (no cancellation)
     a_sq_ref, w_sq_ref = _mp_norm_sq(c, delta)
     assert a[0] ** 2 == pytest.approx(a_sq_ref, rel=1e-13)
@@ -71,8 +72,8 @@ def test_round_trip_from_random_parameters() -> None:
     rng = np.random.default_rng(0)
     a = rng.standard_normal((4, 7)) * np.exp(rng.uniform(-5, 5, (4, 7)))
     W = rng.standard_normal((4, 7, 3)) * np.exp(rng.uniform(-5, 5, (4, 7, 1)))
-    c, U = function_coordinates(a, W)
-    a2, W2 = parameters_from_function(c, U, imbalance(a, W))
+    c, U = function_coordinates(Network(a, W))
+    a2, W2 = parameters_from_function(c, U, imbalance(Network(a, W)))
     np.testing.assert_allclose(a2, a, rtol=1e-10)
     np.testing.assert_allclose(W2, W, rtol=1e-10)
 
@@ -80,22 +81,22 @@ def test_round_trip_from_random_parameters() -> None:
 def test_function_coordinates_and_imbalance_hand_values() -> None:
     a = np.array([2.0, -0.5])
     W = np.array([[3.0, 4.0], [0.0, 0.1]])
-    c, U = function_coordinates(a, W)
+    c, U = function_coordinates(Network(a, W))
     np.testing.assert_allclose(c, [10.0, -0.05])
     np.testing.assert_allclose(U, [[0.6, 0.8], [0.0, 1.0]])
-    np.testing.assert_allclose(imbalance(a, W), [4.0 - 25.0, 0.25 - 0.01])
+    np.testing.assert_allclose(imbalance(Network(a, W)), [4.0 - 25.0, 0.25 - 0.01])
 
 
 def test_gauge_rescaling_invariance() -> None:
     """(a, w) → (a/λ, λw) leaves (c, u) unchanged and moves δ: it is the gauge."""
     rng = np.random.default_rng(1)
     a, W = rng.standard_normal(5), rng.standard_normal((5, 4))
-    c, U = function_coordinates(a, W)
+    c, U = function_coordinates(Network(a, W))
     for lam in [1e-3, 0.5, 7.0]:
-        c2, U2 = function_coordinates(a / lam, lam * W)
+        c2, U2 = function_coordinates(Network(a / lam, lam * W))
         np.testing.assert_allclose(c2, c, rtol=1e-14)
         np.testing.assert_allclose(U2, U, rtol=1e-14, atol=1e-15)
-        np.testing.assert_allclose(imbalance(a / lam, lam * W), a**2 / lam**2 - lam**2 * np.sum(W**2, axis=1))
+        np.testing.assert_allclose(imbalance(Network(a / lam, lam * W)), a**2 / lam**2 - lam**2 * np.sum(W**2, axis=1))
 
 
 def test_named_gauges_and_balance() -> None:
@@ -174,10 +175,10 @@ def test_c1_invisibility_across_gauges_and_m(d: int, D: float) -> None:
         for deltas in settings:
             a, W = duplicate_initial_condition(teacher, deltas, c0=c0)
             assert a.shape == (m,) and W.shape == (m, d)
-            np.testing.assert_allclose(imbalance(a, W), deltas, rtol=1e-12, atol=1e-12 * max(1.0, D))
+            np.testing.assert_allclose(imbalance(Network(a, W)), deltas, rtol=1e-12, atol=1e-12 * max(1.0, D))
             f = _student(a, W, X)
             np.testing.assert_allclose(f, f0, rtol=1e-12, atol=0)
-            L = float(population_loss(a, W, teacher))
+            L = float(population_loss(Network(a, W), teacher))
             loss0 = L if loss0 is None else loss0
             assert L == pytest.approx(loss0, rel=1e-12)
     # and the common loss is the one of f0 = c0 relu(u0·x) against relu(v·x), u0 ⊥ v:
@@ -190,9 +191,9 @@ def test_c1_invisibility_batched_deltas() -> None:
     deltas = np.array([[4.0, -4.0, -4.0], [-4.0, 4.0, -4.0], [0.0, 0.0, 0.0], [1e3, -1e3, 2.0]])
     a, W = duplicate_initial_condition(teacher, deltas, c0=0.3)
     assert a.shape == (4, 3) and W.shape == (4, 3, 4)
-    L = population_loss(a, W, teacher)
+    L = population_loss(Network(a, W), teacher)
     np.testing.assert_allclose(L, L[0], rtol=1e-12)
-    c, U = function_coordinates(a, W)
+    c, U = function_coordinates(Network(a, W))
     np.testing.assert_allclose(c, 0.1, rtol=1e-13)
     np.testing.assert_allclose(U, np.broadcast_to(np.eye(4)[1], U.shape), atol=1e-15)
 
@@ -201,7 +202,7 @@ def test_c1_invisibility_batched_deltas() -> None:
 def test_initial_angle_is_honored(theta0: float) -> None:
     teacher = standard_model(6)
     a, W = duplicate_initial_condition(teacher, np.array([4.0, -4.0]), c0=0.2, theta0=theta0)
-    c, U = function_coordinates(a, W)
+    c, U = function_coordinates(Network(a, W))
     np.testing.assert_allclose(U @ np.eye(6)[0], np.cos(theta0), atol=1e-14)
     np.testing.assert_allclose(np.linalg.norm(U, axis=1), 1.0, rtol=1e-15)
     np.testing.assert_allclose(c, 0.1, rtol=1e-13)
@@ -226,14 +227,14 @@ def test_k_feature_teacher_orthogonality(k: int) -> None:
     assert teacher.k == k and teacher.d == d
     np.testing.assert_array_equal(teacher.directions, np.eye(d)[:k])
     a, W = duplicate_initial_condition(teacher, owner_imbalances(3, 4.0, 1))
-    c, U = function_coordinates(a, W)
+    c, U = function_coordinates(Network(a, W))
     np.testing.assert_allclose(c, 0.1 / 3, rtol=1e-13)
     # θ0 = π/2: orthogonal to every feature
     np.testing.assert_allclose(U @ teacher.directions.T, 0.0, atol=1e-15)
     # and the initial loss is the orthogonal closed form: ½(c0²/2 − 2 c0 Σ b_k/(2π) + Σ_kl b_k b_l κ(v_k, v_l))
     b = 0.8
     L_ref = 0.5 * (0.01 / 2 - 2 * 0.1 * k * b / (2 * np.pi) + k * b**2 / 2 + k * (k - 1) * b**2 / (2 * np.pi))
-    assert float(population_loss(a, W, teacher)) == pytest.approx(L_ref, rel=1e-13)
+    assert float(population_loss(Network(a, W), teacher)) == pytest.approx(L_ref, rel=1e-13)
     # general θ0 for a k-feature teacher of non-axis directions: angle to v_1 is θ0, ⊥ others
     V = np.array([[1.0, 1.0, 0, 0, 0, 0], [0, 1.0, -1.0, 0, 0, 0], [0, 0, 0, 2.0, 0, 0]])[:k]
     t2 = Model(Teacher(coefficients=np.ones(k), directions=V))

@@ -7,6 +7,7 @@ import numpy as np
 import pytest
 
 from gaugecli.core.gauge import function_coordinates, imbalance, initial_direction, owner_imbalances
+from gaugecli.core.state import Network
 from gaugecli.core.subspace import invariant_subspace
 from gaugecli.experiments.config import DynamicsConfig, ModelConfig
 from gaugecli.experiments.declare import ConfigError
@@ -20,9 +21,9 @@ MODEL = ModelConfig()
 def test_random_init_has_unit_random_directions_and_equal_coefficients() -> None:
     deltas = np.stack([owner_imbalances(50, 4.0), owner_imbalances(50, 2.0)])
     a, W = initial_condition(MODEL, deltas, "random", init_seed=7)
-    c, U = function_coordinates(a, W)
+    c, U = function_coordinates(Network(a, W))
     np.testing.assert_allclose(c, MODEL.c0 / 50, rtol=1e-14)
-    np.testing.assert_allclose(imbalance(a, W), deltas, atol=1e-14)
+    np.testing.assert_allclose(imbalance(Network(a, W)), deltas, atol=1e-14)
     np.testing.assert_allclose(U[0], U[1], atol=0)  # members differ in δ only
     # isotropic: the mean of 50 unit vectors in R^16 is ~ 1/√50 ≈ 0.14 in norm, far from a duplicate's 1
     assert np.linalg.norm(U[0].mean(axis=0)) < 0.4
@@ -36,7 +37,7 @@ def test_random_init_has_unit_random_directions_and_equal_coefficients() -> None
 def test_eps_perturbs_duplicates_by_about_eps() -> None:
     deltas = owner_imbalances(5, 4.0)[None]
     a, W = initial_condition(MODEL, deltas, eps=0.1, init_seed=1)
-    c, U = function_coordinates(a[0], W[0])
+    c, U = function_coordinates(Network(a[0], W[0]))
     u0 = initial_direction(MODEL.build(), MODEL.theta0)
     angles = np.arccos(np.clip(U @ u0, -1, 1))
     assert 0.01 < np.median(angles) < 0.3  # ε ξ with E‖ξ‖² = 1: angles ~ ε
@@ -119,13 +120,13 @@ def test_gaussian_draw_keeps_its_function_under_every_gauge() -> None:
     """SPEC C1 for a practitioner's start: the gauge changes (a, ‖w‖), never c = a‖w‖ or u."""
     deltas = np.stack([owner_imbalances(4, 4.0), -np.full(4, 4.0), np.zeros(4)])
     a, W = initial_condition(MODEL, deltas, "gaussian", init_seed=2)
-    c, U = function_coordinates(a, W)
+    c, U = function_coordinates(Network(a, W))
     a_draw, W_draw = _draw(2, 4, MODEL.d)
-    c_draw, U_draw = function_coordinates(a_draw, W_draw)
+    c_draw, U_draw = function_coordinates(Network(a_draw, W_draw))
     for b in range(3):
         np.testing.assert_allclose(c[b], c_draw, rtol=1e-13)
         np.testing.assert_allclose(U[b], U_draw, rtol=1e-12, atol=1e-15)
-        np.testing.assert_allclose(imbalance(a[b], W[b]), deltas[b], atol=1e-13)
+        np.testing.assert_allclose(imbalance(Network(a[b], W[b])), deltas[b], atol=1e-13)
 
 
 def test_gaussian_run_conserves_its_natural_gauge() -> None:

@@ -15,6 +15,7 @@ from gaugecli.core.flow import FlowOptions, gradient_flow
 from gaugecli.core.gauge import duplicate_initial_condition, imbalance, owner_imbalances
 from gaugecli.core.model import standard_model
 from gaugecli.core.objective import population_objective
+from gaugecli.core.state import Network
 from gaugecli.core.step import choose_step, step_error
 from gaugecli.core.trajectory import NumericalFault, log_time_grid
 
@@ -40,7 +41,7 @@ def flow_tspec() -> dict[float, float]:
     for D in DS:
         for delta in (D, -D):
             a0, W0 = duplicate_initial_condition(TEACHER, np.array([delta]))
-            tr = gradient_flow(a0, W0, TEACHER, t_max=_t_max(delta), eps_align=EPS)
+            tr = gradient_flow(Network(a0, W0), TEACHER, t_max=_t_max(delta), eps_align=EPS)
             out[delta] = float(tr.crossing_times[0])
     return out
 
@@ -61,25 +62,25 @@ def flow_tspec() -> dict[float, float]:
 )
 def test_c2_conservation_and_c3_identity_along_flow(deltas: np.ndarray, t_max: float) -> None:
     a0, W0 = duplicate_initial_condition(TEACHER, deltas)
-    tr = gradient_flow(a0, W0, TEACHER, t_max=t_max)
+    tr = gradient_flow(Network(a0, W0), TEACHER, t_max=t_max)
     m = deltas.size
     assert tr.a.shape == (tr.t.size, m) and tr.W.shape == (tr.t.size, m, d)
     assert tr.t[0] == 0.0 and np.all(np.diff(tr.t) > 0)
     np.testing.assert_array_equal(tr.a[0], a0)
     np.testing.assert_array_equal(tr.W[0], W0)
     # C2: δ_j(t) = δ_j(0) at every saved time
-    drift = np.max(np.abs(imbalance(tr.a, tr.W) - deltas), axis=0)
+    drift = np.max(np.abs(imbalance(Network(tr.a, tr.W)) - deltas), axis=0)
     assert np.all(drift <= 1e-8 * np.maximum(1.0, np.abs(deltas))), drift
     # C3: ‖∇L‖² = R + T at every saved time where the gradient is above round-off
     # (‖∇L‖ ≥ 1e-5, gaugecli.core.observables.RESOLVED_GRADIENT), and to an absolute round-off
     # floor after that: each gradient entry is a difference of O(1) kernel terms
-    diss = dissipation(tr.a, tr.W, TEACHER)
+    diss = dissipation(Network(tr.a, tr.W), TEACHER)
     resolved = diss.grad_norm_sq >= 1e-10
     assert resolved.sum() > 0.5 * tr.t.size
     assert np.max(diss.residual[resolved]) <= 1e-10
     assert np.all(diss.residual * diss.grad_norm_sq <= 1e-10 * diss.grad_norm_sq + 1e-20)
     # the loss decreases along the flow (down to round-off) and the owner aligns
-    L = population_loss(tr.a, tr.W, TEACHER)
+    L = population_loss(Network(tr.a, tr.W), TEACHER)
     assert np.all(np.diff(L) <= 1e-13)
     owner = int(np.argmax(deltas))
     assert _alignment(tr.W[-1, owner]) > 1 - EPS
@@ -95,14 +96,14 @@ def test_c3_loss_derivative_matches_grad_norm() -> None:
         h = 1e-3 * t0
 
         def end_state(t):
-            tr = gradient_flow(a0, W0, TEACHER, t_max=t, options=opts)
+            tr = gradient_flow(Network(a0, W0), TEACHER, t_max=t, options=opts)
             assert tr.t[-1] == pytest.approx(t, rel=1e-14)
             return tr.a[-1], tr.W[-1]
 
-        L_plus = float(population_loss(*end_state(t0 + h), TEACHER))
-        L_minus = float(population_loss(*end_state(t0 - h), TEACHER))
+        L_plus = float(population_loss(Network(*end_state(t0 + h)), TEACHER))
+        L_minus = float(population_loss(Network(*end_state(t0 - h)), TEACHER))
         a, W = end_state(t0)
-        diss = dissipation(a, W, TEACHER)
+        diss = dissipation(Network(a, W), TEACHER)
         dLdt = (L_plus - L_minus) / (2 * h)
         assert -dLdt == pytest.approx(float(diss.grad_norm_sq), rel=1e-5)
         assert -dLdt == pytest.approx(float(diss.reaction + diss.transport), rel=1e-5)
@@ -111,19 +112,19 @@ def test_c3_loss_derivative_matches_grad_norm() -> None:
 def test_c3_integrated_dissipation_on_the_saved_grid() -> None:
     """L(0) − L(t) = ∫ ‖∇L‖² dt (trapezoid on the saved, fine log grid)."""
     a0, W0 = duplicate_initial_condition(TEACHER, np.array([-4.0]))
-    tr = gradient_flow(a0, W0, TEACHER, t_max=60.0)
-    L = population_loss(tr.a, tr.W, TEACHER)
-    gsq = dissipation(tr.a, tr.W, TEACHER).grad_norm_sq
+    tr = gradient_flow(Network(a0, W0), TEACHER, t_max=60.0)
+    L = population_loss(Network(tr.a, tr.W), TEACHER)
+    gsq = dissipation(Network(tr.a, tr.W), TEACHER).grad_norm_sq
     integral = np.concatenate([[0.0], np.cumsum(0.5 * (gsq[1:] + gsq[:-1]) * np.diff(tr.t))])
     np.testing.assert_allclose(L[0] - L, integral, rtol=2e-3, atol=1e-6 * L[0])
 
 
 def test_flow_reports_convergence_when_it_stops_on_the_convergence_event() -> None:
     a0, W0 = duplicate_initial_condition(TEACHER, np.array([8.0]))
-    tr = gradient_flow(a0, W0, TEACHER, t_max=1000.0, options=FlowOptions(stop_at_convergence=True))
+    tr = gradient_flow(Network(a0, W0), TEACHER, t_max=1000.0, options=FlowOptions(stop_at_convergence=True))
     assert "termination event" in tr.stats.message and bool(tr.converged)
     # the stored grid is the declared one either way; past the event the final state is held
-    full = gradient_flow(a0, W0, TEACHER, t_max=1000.0)
+    full = gradient_flow(Network(a0, W0), TEACHER, t_max=1000.0)
     assert bool(full.converged) and "termination event" not in full.stats.message
     np.testing.assert_array_equal(tr.t, full.t)
     assert tr.t[-1] == 1000.0
@@ -191,7 +192,7 @@ def test_stored_grid_is_declared_and_does_not_depend_on_batch_mates() -> None:
     from gaugecli.experiments.simulate import SimulateConfig, simulate, simulate_batch
 
     a0, W0 = duplicate_initial_condition(TEACHER, np.array([4.0]))
-    tr = gradient_flow(a0, W0, TEACHER, t_max=500.0)
+    tr = gradient_flow(Network(a0, W0), TEACHER, t_max=500.0)
     assert tr.t[0] == 0.0 and tr.t[1] == pytest.approx(500.0 * 10**-GRID_DECADES) and tr.t[-1] == 500.0
     np.testing.assert_array_equal(tr.t, declared_grid(500.0, 400, tr.crossing_times))
     alone = simulate(SimulateConfig(gauge="unfavorable", strengths=(16.0,)))[0]
@@ -214,7 +215,7 @@ def test_crossing_time_is_an_exact_event(flow_tspec) -> None:
     """The saved grid contains T_spec and α(T_spec) = 1 − ε to solver accuracy."""
     for delta in (4.0, -4.0):
         a0, W0 = duplicate_initial_condition(TEACHER, np.array([delta]))
-        tr = gradient_flow(a0, W0, TEACHER, t_max=_t_max(delta))
+        tr = gradient_flow(Network(a0, W0), TEACHER, t_max=_t_max(delta))
         T = tr.crossing_times[0]
         i = int(np.argmin(np.abs(tr.t - T)))
         assert tr.t[i] == T
@@ -247,7 +248,7 @@ def test_c4_asymptotic_constants(flow_tspec) -> None:
 @pytest.mark.parametrize("delta", [4.0, -4.0])
 def test_tspec_is_tolerance_converged(flow_tspec, delta: float) -> None:
     a0, W0 = duplicate_initial_condition(TEACHER, np.array([delta]))
-    loose = gradient_flow(a0, W0, TEACHER, t_max=_t_max(delta), options=FlowOptions(rtol=1e-7, atol=1e-10))
+    loose = gradient_flow(Network(a0, W0), TEACHER, t_max=_t_max(delta), options=FlowOptions(rtol=1e-7, atol=1e-10))
     assert float(loose.crossing_times[0]) == pytest.approx(flow_tspec[delta], rel=1e-3)
 
 
@@ -262,7 +263,10 @@ def test_gd_tspec_converges_to_flow_at_rate_eta(flow_tspec) -> None:
     a0, W0 = duplicate_initial_condition(TEACHER, np.array([4.0]))
     etas = np.array([0.02, 0.01, 0.005, 0.0025])
     t_gd = np.array(
-        [float(gradient_descent(a0, W0, TEACHER, eta, t_max=1.5 * flow_tspec[4.0]).crossing_times[0]) for eta in etas]
+        [
+            float(gradient_descent(Network(a0, W0), TEACHER, eta, t_max=1.5 * flow_tspec[4.0]).crossing_times[0])
+            for eta in etas
+        ]
     )
     err = t_gd - flow_tspec[4.0]
     per_step = err / etas
@@ -276,29 +280,31 @@ def test_gd_iterates_and_imbalance_drift_per_step() -> None:
     """One GD step by hand; δ changes by exactly η²(‖∂L/∂a‖² − ‖∂L/∂w‖²) per neuron (O(η²), C2)."""
     a0, W0 = duplicate_initial_condition(TEACHER, owner_imbalances(3, 4.0, 0))
     eta = 0.01
-    tr = gradient_descent(a0, W0, TEACHER, eta, t_max=3 * eta, grid_points=10)
+    tr = gradient_descent(Network(a0, W0), TEACHER, eta, t_max=3 * eta, grid_points=10)
     np.testing.assert_allclose(tr.t, [0.0, eta, 2 * eta, 3 * eta], rtol=1e-15)
-    g = population_gradient(a0, W0, TEACHER)
+    g = population_gradient(Network(a0, W0), TEACHER)
     a1, W1 = a0 - eta * g.a, W0 - eta * g.W
     np.testing.assert_allclose(tr.a[1], a1, rtol=1e-14)
     np.testing.assert_allclose(tr.W[1], W1, rtol=1e-14, atol=1e-17)
-    jump = imbalance(a1, W1) - imbalance(a0, W0)
+    jump = imbalance(Network(a1, W1)) - imbalance(Network(a0, W0))
     np.testing.assert_allclose(jump, eta**2 * (g.a**2 - np.sum(g.W**2, axis=-1)), rtol=1e-6, atol=1e-15)
     # and over a fixed horizon the drift is O(η)
     drifts = []
     for e in (0.01, 0.005):
-        tr = gradient_descent(a0, W0, TEACHER, e, t_max=1.0)
-        drifts.append(np.max(np.abs(imbalance(tr.a[..., -1, :], tr.W[..., -1, :, :]) - owner_imbalances(3, 4.0, 0))))
+        tr = gradient_descent(Network(a0, W0), TEACHER, e, t_max=1.0)
+        drifts.append(
+            np.max(np.abs(imbalance(Network(tr.a[..., -1, :], tr.W[..., -1, :, :])) - owner_imbalances(3, 4.0, 0)))
+        )
     assert drifts[1] / drifts[0] == pytest.approx(0.5, rel=0.1)
 
 
 @pytest.mark.parametrize("eta", [10.0, 1e3, 1e6])
 def test_gd_divergence_names_the_stable_bound(eta: float) -> None:
     a0, W0 = duplicate_initial_condition(TEACHER, np.array([4.0]))
-    bound = stable_step_bound(a0, W0, TEACHER)
+    bound = stable_step_bound(Network(a0, W0), TEACHER)
     assert 0 < bound < eta
     with pytest.raises(NumericalFault, match="stable bound") as info:
-        gradient_descent(a0, W0, TEACHER, eta, t_max=200 * eta)
+        gradient_descent(Network(a0, W0), TEACHER, eta, t_max=200 * eta)
     assert f"{bound:.4g}" in str(info.value)
 
 
@@ -307,14 +313,14 @@ def test_stable_step_bound_is_two_over_top_curvature() -> None:
     m = 1
 
     def grad(th):
-        g = population_gradient(th[:m], th[m:].reshape(m, d), TEACHER)
+        g = population_gradient(Network(th[:m], th[m:].reshape(m, d)), TEACHER)
         return np.concatenate([g.a, g.W.ravel()])
 
     th0 = np.concatenate([a0, W0.ravel()])
     h = 1e-7
     H = np.stack([(grad(th0 + h * e) - grad(th0 - h * e)) / (2 * h) for e in np.eye(th0.size)], axis=1)
     lam = np.linalg.eigvalsh(0.5 * (H + H.T))[-1]
-    assert stable_step_bound(a0, W0, TEACHER) == pytest.approx(2 / lam, rel=1e-5)
+    assert stable_step_bound(Network(a0, W0), TEACHER) == pytest.approx(2 / lam, rel=1e-5)
 
 
 # ------------------------------------------------------------------------------------
@@ -324,16 +330,18 @@ def test_stable_step_bound_is_two_over_top_curvature() -> None:
 def test_batched_flow_matches_separate_runs(flow_tspec) -> None:
     deltas = np.array([[4.0], [-4.0], [8.0]])
     a0, W0 = duplicate_initial_condition(TEACHER, deltas)
-    tr = gradient_flow(a0, W0, TEACHER, t_max=60.0)
+    tr = gradient_flow(Network(a0, W0), TEACHER, t_max=60.0)
     assert tr.crossing_times.shape == (3, 1)
     assert tr.a.shape == (3, tr.t.size, 1) and tr.W.shape == (3, tr.t.size, 1, d)
     for b, delta in enumerate(deltas[:, 0]):
         assert float(tr.crossing_times[b, 0]) == pytest.approx(flow_tspec[delta], rel=1e-6)
-    np.testing.assert_allclose(imbalance(tr.a, tr.W)[..., 0], np.broadcast_to(deltas, (3, tr.t.size)), rtol=1e-9)
+    np.testing.assert_allclose(
+        imbalance(Network(tr.a, tr.W))[..., 0], np.broadcast_to(deltas, (3, tr.t.size)), rtol=1e-9
+    )
     # and the member states agree with separate runs at a common final time
-    short = gradient_flow(a0, W0, TEACHER, t_max=0.3)
+    short = gradient_flow(Network(a0, W0), TEACHER, t_max=0.3)
     for b in range(3):
-        single = gradient_flow(a0[b], W0[b], TEACHER, t_max=0.3)
+        single = gradient_flow(Network(a0[b], W0[b]), TEACHER, t_max=0.3)
         assert single.t[-1] == short.t[-1] == pytest.approx(0.3, rel=1e-14)
         np.testing.assert_allclose(short.a[b, -1], single.a[-1], rtol=1e-7)
         np.testing.assert_allclose(short.W[b, -1], single.W[-1], rtol=1e-7, atol=1e-12)
@@ -342,9 +350,9 @@ def test_batched_flow_matches_separate_runs(flow_tspec) -> None:
 def test_batched_gd_matches_separate_runs() -> None:
     deltas = np.array([[4.0, -4.0], [-4.0, 4.0]])
     a0, W0 = duplicate_initial_condition(TEACHER, deltas)
-    tr = gradient_descent(a0, W0, TEACHER, 0.01, t_max=1.0)
+    tr = gradient_descent(Network(a0, W0), TEACHER, 0.01, t_max=1.0)
     for b in range(2):
-        single = gradient_descent(a0[b], W0[b], TEACHER, 0.01, t_max=1.0)
+        single = gradient_descent(Network(a0[b], W0[b]), TEACHER, 0.01, t_max=1.0)
         np.testing.assert_array_equal(single.t, tr.t)
         np.testing.assert_allclose(tr.a[b], single.a, rtol=1e-13, atol=1e-16)
         np.testing.assert_allclose(tr.crossing_times[b], single.crossing_times, rtol=1e-13)
@@ -367,25 +375,25 @@ def test_choose_step_meets_and_states_its_error(deltas: np.ndarray) -> None:
     (measured: within 1 % for ±4, 16, 64 and m = 2, 5)."""
     a0, W0 = duplicate_initial_condition(TEACHER, deltas)
     t_max = 400.0
-    choice = choose_step(a0, W0, TEACHER, t_max)
-    flow = gradient_flow(a0, W0, TEACHER, t_max, options=FlowOptions(rtol=1e-9, atol=1e-12))
+    choice = choose_step(Network(a0, W0), TEACHER, t_max)
+    flow = gradient_flow(Network(a0, W0), TEACHER, t_max, options=FlowOptions(rtol=1e-9, atol=1e-12))
     t_flow = float(np.nanmin(flow.crossing_times))
-    gd = gradient_descent(a0, W0, TEACHER, choice.eta, t_max, stop_at_crossing=True, grid_points=3)
+    gd = gradient_descent(Network(a0, W0), TEACHER, choice.eta, t_max, stop_at_crossing=True, grid_points=3)
     true = abs(float(np.nanmin(gd.crossing_times)) - t_flow) / t_flow
     assert choice.step_error is not None and choice.step_error <= 0.01
     assert true <= 0.01
     assert choice.step_error == pytest.approx(true, rel=0.1)
     # the step comes from the run's own time scale: ≥ 100 steps before the crossing
     assert choice.eta <= t_flow / 100
-    assert choice.eta < stable_step_bound(a0, W0, TEACHER)
+    assert choice.eta < stable_step_bound(Network(a0, W0), TEACHER)
     # a given step: the same estimate from one pilot at η/2
-    given = step_error(a0, W0, TEACHER, 4 * choice.eta, t_max)
+    given = step_error(Network(a0, W0), TEACHER, 4 * choice.eta, t_max)
     true_given = (
         abs(
             float(
                 np.nanmin(
                     gradient_descent(
-                        a0, W0, TEACHER, 4 * choice.eta, t_max, stop_at_crossing=True, grid_points=3
+                        Network(a0, W0), TEACHER, 4 * choice.eta, t_max, stop_at_crossing=True, grid_points=3
                     ).crossing_times
                 )
             )
@@ -398,15 +406,15 @@ def test_choose_step_meets_and_states_its_error(deltas: np.ndarray) -> None:
 
 def test_choose_step_without_a_crossing_states_no_error() -> None:
     a0, W0 = duplicate_initial_condition(TEACHER, np.array([-4.0]))
-    choice = choose_step(a0, W0, TEACHER, 1.0)  # T_spec(−4) ≈ 42: nothing crosses by t = 1
+    choice = choose_step(Network(a0, W0), TEACHER, 1.0)  # T_spec(−4) ≈ 42: nothing crosses by t = 1
     assert choice.step_error is None and np.all(np.isnan(choice.t_cross))
     assert choice.eta <= 1.0 / 100
 
 
 def test_gd_stops_at_the_first_crossing_on_request() -> None:
     a0, W0 = duplicate_initial_condition(TEACHER, owner_imbalances(2, 4.0, 0))
-    full = gradient_descent(a0, W0, TEACHER, 0.002, 5.0)
-    short = gradient_descent(a0, W0, TEACHER, 0.002, 5.0, stop_at_crossing=True)
+    full = gradient_descent(Network(a0, W0), TEACHER, 0.002, 5.0)
+    short = gradient_descent(Network(a0, W0), TEACHER, 0.002, 5.0, stop_at_crossing=True)
     assert short.crossing_times[0] == full.crossing_times[0]
     assert short.t[-1] == pytest.approx(math.ceil(full.crossing_times[0] / 0.002) * 0.002, rel=1e-12)
     assert short.t[-1] < 0.1 * full.t[-1]
@@ -416,12 +424,12 @@ def test_flow_objective_and_time_grid() -> None:
     """An explicit population objective is the default flow; ``t_grid`` samples the same
     dense solution at given times, holding the final state after convergence."""
     a0, W0 = duplicate_initial_condition(TEACHER, owner_imbalances(2, 4.0, 1))
-    ref = gradient_flow(a0, W0, TEACHER, 30.0)
-    explicit = gradient_flow(a0, W0, TEACHER, 30.0, objective=population_objective(TEACHER))
+    ref = gradient_flow(Network(a0, W0), TEACHER, 30.0)
+    explicit = gradient_flow(Network(a0, W0), TEACHER, 30.0, objective=population_objective(TEACHER))
     np.testing.assert_array_equal(explicit.a, ref.a)
     assert explicit.stats.objective == "population"
     grid = np.array([0.0, 0.1, 1.0, ref.t[-1], 1e3])
-    sampled = gradient_flow(a0, W0, TEACHER, 30.0, t_grid=grid)
+    sampled = gradient_flow(Network(a0, W0), TEACHER, 30.0, t_grid=grid)
     np.testing.assert_array_equal(sampled.t, grid)
     i = int(np.argmin(np.abs(ref.t - 1.0)))
     assert ref.t[i] != 1.0  # not a point of the default grid: an independent sample of the dense output

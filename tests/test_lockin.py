@@ -25,8 +25,9 @@ import torch
 
 from gaugecli.core import lockin as lk
 from gaugecli.core.dynamics import population_gradient
-from gaugecli.core.flow_grid import population_flow_on_grid
+from gaugecli.core.flow import population_flow_on_grid
 from gaugecli.core.model import standard_model
+from gaugecli.core.state import Network
 from gaugecli.core.symmetry import ROUNDOFF_EXPONENT, equal_groups
 from gaugecli.experiments import lockin as ex
 from gaugecli.experiments.common import duplicates, run_ensemble
@@ -61,12 +62,12 @@ def _flow(assign: str, D: float, *, span: float = 2.0, per: int = 100, times=Non
     model, a0, W0 = _start(assign, D, theta0, d)
     teacher = model.build()
     kw = {"times": times} if times is not None else {"span": span, "per": per}
-    g = equal_groups(a0, W0) if groups else None
-    return population_flow_on_grid(a0, W0, teacher, model.eps_align, groups=g, **kw), teacher
+    g = equal_groups(Network(a0, W0)) if groups else None
+    return population_flow_on_grid(Network(a0, W0), teacher, model.eps_align, groups=g, **kw), teacher
 
 
 def _updates(flow, teacher) -> np.ndarray:
-    return -population_gradient(flow.a, flow.W, teacher).W
+    return -population_gradient(flow.theta, teacher).W
 
 
 # ----------------------------------------------------------------------------------------
@@ -115,7 +116,7 @@ def test_flow_grid_specialization_time_matches_the_package_flow() -> None:
     """T_spec located as a solver event here and by brentq on gradient_flow's dense output agree."""
     flow, _ = _flow("select", 4.0, span=1.0, per=10)
     model, a0, W0 = _start("select", 4.0)
-    obs = run_ensemble(model, DynamicsConfig(), a0[None], W0[None])[0]
+    obs = run_ensemble(model, DynamicsConfig(), Network(a0[None], W0[None]))[0]
     assert flow.t_spec == pytest.approx(obs.t_spec, rel=1e-8)
 
 
@@ -174,7 +175,7 @@ def test_raw_detector_depends_on_the_sampling_resolution() -> None:
     medians, fires, fractions = [], [], []
     for per in (50, 100, 200, 800):
         times = np.arange(5 * per + 1) * (t_spec / per)
-        flow = population_flow_on_grid(a0, W0, TEACHER, model.eps_align, times=times)
+        flow = population_flow_on_grid(Network(a0, W0), TEACHER, model.eps_align, times=times)
         lam = lk.window_gram_eigenvalues(_updates(flow, TEACHER), 20)
         medians.append(np.nanmedian(np.abs(lam[:, 2]) / lam[:, 0]))
         fires.append(lk.xu_detector(lk.eigengap(lam), 25, 0.04, 100).fire_epoch / per)
@@ -279,7 +280,7 @@ def test_duplicates_repel_in_B() -> None:
 def test_informative_rate_is_one_for_duplicates_along_the_select_flow() -> None:
     """The non-owner duplicates (identical columns at every time) have S = 1 and B < 0 at every epoch."""
     flow, _ = _flow("select", 4.0, span=3.0, per=50)
-    G = lk.centered_feature_gram(flow.W)
+    G = lk.centered_feature_gram(flow.theta.W)
     tb = lk.tian_b(G, lk.ridge_from_gram(G, 1e-3))
     S = lk.feature_similarity(G)
     dup = [(1, 2), (1, 3), (2, 4), (3, 4)]
@@ -297,13 +298,13 @@ def test_all_minus_separation_exceeds_round_off_and_select_stays_small() -> None
     """Λ over 5 T_spec on the invariant set: all-minus 49.4 > ln(1/ε) = 36.04 (46.5 already by T_spec);
     select's non-owners are pruned first: Λ = 0.067 (D = 4), 0.017 (D = 16)."""
     flow, teacher = _flow("all-minus", 4.0, span=5.0, per=20, groups=True)
-    g = equal_groups(flow.a[0], flow.W[0])[0]
-    _, Lam = lk.duplicate_instability(flow.t, flow.a, flow.W, teacher, g)
+    g = equal_groups(flow.theta[0])[0]
+    _, Lam = lk.duplicate_instability(flow.t, flow.theta, teacher, g)
     assert Lam[-1] > ROUNDOFF_EXPONENT
     assert np.interp(flow.t_spec, flow.t, Lam) > ROUNDOFF_EXPONENT
     for D, expected in ((4.0, 0.067), (16.0, 0.017)):
         flow, teacher = _flow("select", D, span=5.0, per=40, groups=True)
-        _, Lam = lk.duplicate_instability(flow.t, flow.a, flow.W, teacher, [1, 2])
+        _, Lam = lk.duplicate_instability(flow.t, flow.theta, teacher, [1, 2])
         assert Lam[-1] == pytest.approx(expected, rel=0.05)
         assert Lam[-1] < 0.1
 
@@ -319,15 +320,15 @@ def test_invariant_set_flow_and_the_package_flow_are_d_independent() -> None:
         t[d] = flow.t_spec
         # the group stays equal to round-off: each stored W_j is one row of Y·Π, a sum of P = m(d+1)
         # products, and the group's rows of Π are equal, so two members differ by ≤ P·ε·Σ|Y_i Π_ij|
-        P = flow.W.shape[1] * (d + 1)
-        scale = np.max(np.abs(flow.W)) + np.max(np.abs(flow.a))
-        assert np.max(np.abs(flow.W - flow.W[:, :1])) <= P * np.finfo(float).eps * scale
+        P = flow.theta.W.shape[1] * (d + 1)
+        scale = np.max(np.abs(flow.theta.W)) + np.max(np.abs(flow.theta.a))
+        assert np.max(np.abs(flow.theta.W - flow.theta.W[:, :1])) <= P * np.finfo(float).eps * scale
     assert t[2] == pytest.approx(t[8], rel=1e-7)
     assert t[2] == pytest.approx(202.06, rel=1e-4)
     package = {}
     for d in (2, 8):
         model, a0, W0 = _start("all-minus", 4.0, d=d)
-        run = run_ensemble(model, DynamicsConfig(), a0[None], W0[None])[0]
+        run = run_ensemble(model, DynamicsConfig(), Network(a0[None], W0[None]))[0]
         # round-off decides here: the flag says so on every arithmetic path
         assert run.symmetric_start
         package[d] = run.t_spec

@@ -25,6 +25,7 @@ from gaugecli.core.metrics import (
     time_rescaling_mismatch,
 )
 from gaugecli.core.model import Model, standard_model
+from gaugecli.core.state import Network
 from gaugecli.core.teacher import Teacher
 
 # ------------------------------------------------------------------------------------
@@ -189,7 +190,7 @@ def test_empirical_nonowner_norm_approaches_population_value() -> None:
     a = np.array([0.8, -0.6, 1.2])
     W = rng.standard_normal((3, 4)) * np.array([[0.5], [2.0], [1.0]])
     X = rng.standard_normal((400_000, 4))
-    c, U = function_coordinates(a, W)
+    c, U = function_coordinates(Network(a, W))
     P = float(nonowner_norm(c, U, 1))
     P_n = float(empirical_nonowner_norm(a, W, 1, X))
     g = np.maximum(X @ W[[0, 2]].T, 0.0) @ a[[0, 2]]

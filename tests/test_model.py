@@ -16,12 +16,13 @@ import torch
 
 from gaugecli.core.activations import REGISTRY, activation
 from gaugecli.core.dynamics import dissipation, population_loss
-from gaugecli.core.empirical import draw_sample
 from gaugecli.core.flow import FlowOptions, gradient_flow
 from gaugecli.core.gauge import duplicate_initial_condition, function_coordinates, imbalance, squared_norms
 from gaugecli.core.model import Model, standard_model
 from gaugecli.core.objective import population_objective
 from gaugecli.core.sample import EmpiricalSample
+from gaugecli.core.sample_draw import draw_sample
+from gaugecli.core.state import Network
 from gaugecli.core.symmetry import exact_saddle
 from gaugecli.core.teacher import Teacher
 from gaugecli.experiments.config import DynamicsConfig, ModelConfig
@@ -59,7 +60,7 @@ def test_population_gradient_and_hessian_match_finite_differences(sigma, lam) ->
 
     def J(th: np.ndarray) -> float:
         aa, WW = th[:m], th[m:].reshape(m, d)
-        return float(population_loss(aa, WW, model)) + 0.5 * lam * float(th @ th)
+        return float(population_loss(Network(aa, WW), model)) + 0.5 * lam * float(th @ th)
 
     def grad(th: np.ndarray) -> np.ndarray:
         ga, gW, _ = objective.gradient(th[:m], th[m:].reshape(m, d))
@@ -82,7 +83,7 @@ def test_population_loss_matches_monte_carlo_with_the_teachers_activation(sigma)
     X, y = draw_sample(model, 1_000_000, seed=11)
     sq = 0.5 * (sigma.sigma(X @ W.T) @ a - y) ** 2
     stderr = sq.std() / np.sqrt(sq.size)
-    assert abs(sq.mean() - float(population_loss(a, W, model))) <= 4 * stderr
+    assert abs(sq.mean() - float(population_loss(Network(a, W), model))) <= 4 * stderr
 
 
 # ----------------------------------------------------------------------------------------
@@ -112,9 +113,11 @@ def test_the_gauge_rescaling_leaves_the_function_and_its_loss_unchanged(sigma) -
     a2, W2 = a / lam**p, lam[:, None] * W
     X = np.random.default_rng(0).standard_normal((50, W.shape[1]))
     np.testing.assert_allclose(sigma.sigma(X @ W2.T) @ a2, sigma.sigma(X @ W.T) @ a, rtol=1e-12, atol=1e-14)
-    assert float(population_loss(a2, W2, model)) == pytest.approx(float(population_loss(a, W, model)), rel=1e-12)
-    c, U = function_coordinates(a, W, p)
-    c2, U2 = function_coordinates(a2, W2, p)
+    assert float(population_loss(Network(a2, W2), model)) == pytest.approx(
+        float(population_loss(Network(a, W), model)), rel=1e-12
+    )
+    c, U = function_coordinates(Network(a, W), p)
+    c2, U2 = function_coordinates(Network(a2, W2), p)
     np.testing.assert_allclose(c2, c, rtol=1e-14)
     np.testing.assert_allclose(U2, U, atol=1e-15)
 
@@ -124,7 +127,7 @@ def test_reaction_plus_transport_is_the_squared_gradient(sigma) -> None:
     """‖∇L‖² from the parameters equals R + T from the function coordinates, at any degree."""
     for seed in range(3):
         a, W, base = _random_state(m=4, seed=seed)
-        diss = dissipation(a, W, Model(base.teacher, sigma))
+        diss = dissipation(Network(a, W), Model(base.teacher, sigma))
         assert float(diss.residual) <= 1e-13
 
 
@@ -138,13 +141,13 @@ def test_flow_follows_the_law_of_delta(name, lam) -> None:
     model = standard_model(6, activation=sigma, weight_decay=lam)
     a0, W0 = 0.4 * rng.standard_normal(3), 0.4 * rng.standard_normal((3, 6))
     t = np.linspace(0.0, 20.0, 41)
-    traj = gradient_flow(a0, W0, model, 20.0, options=FlowOptions(rtol=RTOL, atol=1e-14), t_grid=t)
+    traj = gradient_flow(Network(a0, W0), model, 20.0, options=FlowOptions(rtol=RTOL, atol=1e-14), t_grid=t)
     p = sigma.degree
-    delta = imbalance(traj.a, traj.W, p)
-    law = imbalance(a0, W0, p) * np.exp(-2.0 * lam * traj.t)[:, None]
+    delta = imbalance(Network(traj.a, traj.W), p)
+    law = imbalance(Network(a0, W0), p) * np.exp(-2.0 * lam * traj.t)[:, None]
     assert np.max(np.abs(delta - law)) <= 1e-8 * max(1.0, float(np.max(np.abs(law))))
     if lam == 0.0 and p == 2:  # the ReLU gauge a² − ‖w‖² is *not* this flow's invariant
-        wrong = imbalance(traj.a, traj.W, 1)
+        wrong = imbalance(Network(traj.a, traj.W), 1)
         assert np.max(np.abs(wrong - wrong[0])) > 1e-3
 
 
@@ -152,10 +155,10 @@ def test_erf_has_no_gauge_and_its_delta_drifts() -> None:
     model = standard_model(6, activation=activation("erf"))
     rng = np.random.default_rng(1)
     a0, W0 = 0.4 * rng.standard_normal(3), 0.4 * rng.standard_normal((3, 6))
-    traj = gradient_flow(a0, W0, model, 20.0, options=FlowOptions(rtol=RTOL, atol=1e-14))
-    delta = imbalance(traj.a, traj.W)
+    traj = gradient_flow(Network(a0, W0), model, 20.0, options=FlowOptions(rtol=RTOL, atol=1e-14))
+    delta = imbalance(Network(traj.a, traj.W))
     assert np.max(np.abs(delta - delta[0])) > 1e-3
-    diss = dissipation(traj.a[-1], traj.W[-1], model)
+    diss = dissipation(Network(traj.a[-1], traj.W[-1]), model)
     assert np.isnan(diss.reaction) and np.isnan(diss.transport)  # no function coordinates, no split
 
 
@@ -170,11 +173,11 @@ def test_gradient_descent_changes_delta_by_its_per_step_identity(sigma, lam) -> 
     objective = population_objective(model)
     for _ in range(20):
         ga, gW, _ = objective.gradient(a, W)
-        before = imbalance(a, W, p)
+        before = imbalance(Network(a, W), p)
         a, W = a - eta * ga, W - eta * gW
         predicted = (1.0 - 2.0 * eta * lam) * before + eta**2 * (ga**2 - np.sum(gW**2, axis=-1) / p)
         scale = np.maximum(a**2, np.sum(W**2, axis=-1) / p)
-        assert np.all(np.abs(imbalance(a, W, p) - predicted) <= 16 * np.finfo(float).eps * scale)
+        assert np.all(np.abs(imbalance(Network(a, W), p) - predicted) <= 16 * np.finfo(float).eps * scale)
 
 
 @pytest.mark.parametrize("sigma", SIGMAS_HOMOGENEOUS)
@@ -189,14 +192,14 @@ def test_gradient_descent_propagates_the_per_step_identity_at_the_models_degree(
     a0, W0, base = _random_state(seed=7)
     model = Model(base.teacher, sigma, lam)
     eta, t_max = 0.01, 0.5  # 50 steps, each with an η² term of size ~1e-4 · ‖g‖²
-    traj = gradient_descent(a0, W0, model, eta, t_max, record_every=1)
+    traj = gradient_descent(Network(a0, W0), model, eta, t_max, record_every=1)
     p = sigma.degree
     assert traj.imbalance_by_steps is not None and len(traj.t) == 51
     scale = np.max(np.maximum(traj.a**2, np.sum(traj.W**2, axis=-1) / p))
-    residual = np.max(np.abs(imbalance(traj.a, traj.W, p) - traj.imbalance_by_steps))
+    residual = np.max(np.abs(imbalance(Network(traj.a, traj.W), p) - traj.imbalance_by_steps))
     assert residual <= 16 * np.finfo(float).eps * 50 * scale, residual
     # and the η² term is no round-off here: it moved δ by far more than the bound
-    moved = np.max(np.abs(traj.imbalance_by_steps[-1] - (1 - 2 * eta * lam) ** 50 * imbalance(a0, W0, p)))
+    moved = np.max(np.abs(traj.imbalance_by_steps[-1] - (1 - 2 * eta * lam) ** 50 * imbalance(Network(a0, W0), p)))
     assert moved > 1e4 * 16 * np.finfo(float).eps * 50 * scale, moved
 
 
@@ -242,9 +245,9 @@ def test_the_per_step_identity_exposes_an_oracle_without_the_models_decay() -> N
     base = standard_model(4)
     model = Model(base.teacher, base.activation, 0.05)
     a0, W0 = duplicate_initial_condition(model, np.array([-4.0]), 0.01)
-    traj = gradient_descent(a0, W0, model, 0.05, 5.0, oracle=population_oracle(base))
+    traj = gradient_descent(Network(a0, W0), model, 0.05, 5.0, oracle=population_oracle(base))
     assert traj.imbalance_by_steps is not None
-    gap = np.max(np.abs(imbalance(traj.a, traj.W) - traj.imbalance_by_steps))
+    gap = np.max(np.abs(imbalance(Network(traj.a, traj.W)) - traj.imbalance_by_steps))
     assert gap > 1.0  # (1 − (1 − 2ηλ)^100) · 4 ≈ 1.6
 
 
@@ -302,8 +305,8 @@ def test_linear_aligned_neuron_follows_the_closed_form(delta, expected) -> None:
     model = standard_model(2, activation=activation("linear"))
     a0, W0 = duplicate_initial_condition(model, np.array([delta]), c0=1e-3, theta0=0.0)
     t = np.linspace(0.0, 5.0, 5001)
-    traj = gradient_flow(a0, W0, model, 5.0, options=FlowOptions(rtol=1e-12, atol=1e-15), t_grid=t)
-    c, _ = function_coordinates(traj.a[:, 0], traj.W[:, 0])
+    traj = gradient_flow(Network(a0, W0), model, 5.0, options=FlowOptions(rtol=1e-12, atol=1e-15), t_grid=t)
+    c, _ = function_coordinates(Network(traj.a[:, 0], traj.W[:, 0]))
     k = int(np.flatnonzero(c >= 0.5)[0])
     # the closed form's own integral from the sample before the crossing: no interpolation error
     rest, _ = quad(lambda x: 1.0 / (np.hypot(delta, 2 * x) * (1 - x)), c[k - 1], 0.5, epsabs=1e-14)
@@ -341,10 +344,10 @@ def test_square_from_an_orthogonal_start_is_an_exact_saddle_and_relu_is_not() ->
     square = standard_model(8, activation=activation("square"))
     relu = standard_model(8)
     a0, W0 = duplicate_initial_condition(square, np.array([4.0, -4.0]))
-    assert exact_saddle(a0, W0, square)
-    assert not exact_saddle(*duplicate_initial_condition(relu, np.array([4.0, -4.0])), relu)
+    assert exact_saddle(Network(a0, W0), square)
+    assert not exact_saddle(Network(*duplicate_initial_condition(relu, np.array([4.0, -4.0]))), relu)
     a1, W1 = duplicate_initial_condition(square, np.array([4.0, -4.0]), theta0=1.2)
-    assert not exact_saddle(a1, W1, square)
+    assert not exact_saddle(Network(a1, W1), square)
 
 
 def test_simulate_reports_no_t_spec_at_the_saddle_and_one_off_it() -> None:
@@ -558,7 +561,7 @@ def test_misspecified_population_loss_and_gradient(student, teacher, params) -> 
     X, y = draw_sample(model, 1_000_000, seed=5)
     np.testing.assert_allclose(y, tau.sigma(X @ base.directions.T) @ base.coefficients)
     sq = 0.5 * (sigma.sigma(X @ W.T) @ a - y) ** 2
-    assert abs(sq.mean() - float(population_loss(a, W, model))) <= 4 * sq.std() / np.sqrt(sq.size)
+    assert abs(sq.mean() - float(population_loss(Network(a, W), model))) <= 4 * sq.std() / np.sqrt(sq.size)
     objective = population_objective(model)
     theta = np.concatenate([a, W.ravel()])
     m, d = W.shape
@@ -568,7 +571,7 @@ def test_misspecified_population_loss_and_gradient(student, teacher, params) -> 
         return np.concatenate([ga, gW.ravel()])
 
     h = 1e-6
-    L = lambda th: float(population_loss(th[:m], th[m:].reshape(m, d), model))  # noqa: E731
+    L = lambda th: float(population_loss(Network(th[:m], th[m:].reshape(m, d)), model))  # noqa: E731
     fd = np.array([(L(theta + h * e) - L(theta - h * e)) / (2 * h) for e in np.eye(theta.size)])
     np.testing.assert_allclose(grad(theta), fd, rtol=1e-7, atol=1e-8)
     fd_H = np.array([(grad(theta + h * e) - grad(theta - h * e)) / (2 * h) for e in np.eye(theta.size)])

@@ -8,9 +8,9 @@ from dataclasses import replace
 import numpy as np
 import pytest
 
-from gaugecli.core.empirical import draw_sample
 from gaugecli.core.moments import QuadraticMoments, moments_apply
 from gaugecli.core.sample import empirical_oracle
+from gaugecli.core.sample_draw import draw_sample
 from gaugecli.experiments.config import ModelConfig
 
 EPS = np.finfo(float).eps

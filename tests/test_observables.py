@@ -24,6 +24,7 @@ from gaugecli.core.observables import (
     resolved_residual,
 )
 from gaugecli.core.reduced import solve_reduced
+from gaugecli.core.state import Network
 
 D = 4
 TEACHER = standard_model(D)
@@ -46,7 +47,7 @@ def _initial_point() -> tuple[np.ndarray, np.ndarray]:
 @pytest.fixture(scope="module")
 def run() -> tuple[object, RunObservables]:
     a0, W0 = _initial_point()
-    traj = gradient_flow(a0, W0, TEACHER, T_MAX, eps_align=EPS, options=TIGHT)
+    traj = gradient_flow(Network(a0, W0), TEACHER, T_MAX, eps_align=EPS, options=TIGHT)
     return traj, observe(traj, TEACHER)
 
 
@@ -104,8 +105,8 @@ def test_reaction_plus_transport_is_minus_dl_dt(run) -> None:
     assert 0 < k < obs.t.size - 1
     a_k, W_k = traj.a[k], traj.W[k]
     h = 1e-3 * obs.t_spec
-    far = observe(gradient_flow(a_k, W_k, TEACHER, 2 * h, eps_align=EPS, options=TIGHT), TEACHER)
-    mid = observe(gradient_flow(a_k, W_k, TEACHER, h, eps_align=EPS, options=TIGHT), TEACHER)
+    far = observe(gradient_flow(Network(a_k, W_k), TEACHER, 2 * h, eps_align=EPS, options=TIGHT), TEACHER)
+    mid = observe(gradient_flow(Network(a_k, W_k), TEACHER, h, eps_align=EPS, options=TIGHT), TEACHER)
     assert far.t[-1] == pytest.approx(2 * h, rel=1e-12)
     assert mid.t[-1] == pytest.approx(h, rel=1e-12)
     assert far.loss[0] == obs.loss[k]
@@ -183,7 +184,7 @@ def test_dissipated_integrals_match_the_reduced_solver(sign: float) -> None:
     teacher = standard_model(16)
     delta = np.array([[sign * 4.0]])
     a0, W0 = duplicate_initial_condition(teacher, delta, 0.1, np.pi / 2)
-    traj = gradient_flow(a0, W0, teacher, 200.0 * 5.0, options=FlowOptions(rtol=1e-10, atol=1e-13))
+    traj = gradient_flow(Network(a0, W0), teacher, 200.0 * 5.0, options=FlowOptions(rtol=1e-10, atol=1e-13))
     obs = observe(traj, teacher, (0,))
     ref = solve_reduced(delta[0], t_max=1e4, rtol=1e-12, atol=1e-15)
     assert ref.converged and obs.converged
@@ -217,7 +218,7 @@ def test_t_spec_is_the_owners_crossing_even_when_a_non_owner_crosses_first() -> 
     teacher = standard_model(4)
     U = np.array([initial_direction(teacher, np.arccos(0.9899)), initial_direction(teacher, np.pi / 2)])
     a, W = parameters_from_function(np.array([0.01, 0.09]), U, np.array([0.0, 16.0]))
-    obs = observe(gradient_flow(a[None], W[None], teacher, t_max=500.0), teacher, (0,))
+    obs = observe(gradient_flow(Network(a[None], W[None]), teacher, t_max=500.0), teacher, (0,))
     first, second = obs.crossing_times
     assert first < 0.1 * second  # the non-owner crosses first ...
     assert obs.owner == 1 and obs.coefficient[-1, 1] > 0.9  # ... but neuron 1 takes the feature

@@ -9,6 +9,7 @@ import pytest
 from gaugecli.core.metrics import final_owner
 from gaugecli.core.observables import observe
 from gaugecli.core.ownership import FUNCTION_LEVEL, feature_owners
+from gaugecli.core.state import Network
 from gaugecli.experiments.common import integrate_ensemble
 from gaugecli.experiments.config import DynamicsConfig, ModelConfig
 from gaugecli.experiments.initial import initial_condition
@@ -17,7 +18,7 @@ from gaugecli.experiments.initial import initial_condition
 def _run(k: int, deltas: tuple[float, ...], seed: int, d: int = 8):
     model = ModelConfig(d=d, k=k)
     a0, W0 = initial_condition(model, np.array([deltas]), "random", None, seed)
-    traj, full = integrate_ensemble(model, DynamicsConfig(rtol=1e-8), a0, W0)
+    traj, full = integrate_ensemble(model, DynamicsConfig(rtol=1e-8), Network(a0, W0))
     return model, traj, observe(traj, full, (0,)), a0[0], W0[0]
 
 

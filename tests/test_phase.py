@@ -18,6 +18,7 @@ from typer.testing import CliRunner
 
 from gaugecli.cli.app import app
 from gaugecli.core.metrics import clock_free_gap
+from gaugecli.core.state import Network
 from gaugecli.core.tangent import kernel_distance, tangent_kernel
 from gaugecli.experiments import params as P
 from gaugecli.experiments.config import DynamicsConfig, ModelConfig
@@ -261,11 +262,13 @@ def test_tangent_kernel_is_j_jt_of_the_autograd_jacobian() -> None:
 
     theta = torch.as_tensor(np.concatenate([a, W.ravel()]))
     J = torch.autograd.functional.jacobian(f, theta).numpy()
-    assert np.allclose(tangent_kernel(a, W, X, sigma), J @ J.T, rtol=1e-12, atol=1e-12)
-    assert kernel_distance(a, W, a, W, X, sigma) == 0.0
+    assert np.allclose(tangent_kernel(Network(a, W), X, sigma), J @ J.T, rtol=1e-12, atol=1e-12)
+    assert kernel_distance(Network(a, W), Network(a, W), X, sigma) == 0.0
     a1 = a * 1.1
-    K0, K1 = J @ J.T, tangent_kernel(a1, W, X, sigma)
-    assert kernel_distance(a, W, a1, W, X, sigma) == pytest.approx(np.linalg.norm(K1 - K0) / np.linalg.norm(K0))
+    K0, K1 = J @ J.T, tangent_kernel(Network(a1, W), X, sigma)
+    assert kernel_distance(Network(a, W), Network(a1, W), X, sigma) == pytest.approx(
+        np.linalg.norm(K1 - K0) / np.linalg.norm(K0)
+    )
 
 
 def test_kernel_distance_is_zero_without_motion_and_of_the_final_parameters() -> None:
@@ -619,7 +622,7 @@ def test_tangent_kernel_is_the_product_of_finite_difference_gradients() -> None:
 
     h = 1e-6
     J = np.stack([(f(theta + h * e) - f(theta - h * e)) / (2 * h) for e in np.eye(theta.size)], axis=1)
-    K = tangent_kernel(a, W, X, sigma)
+    K = tangent_kernel(Network(a, W), X, sigma)
     assert np.max(np.abs(K - J @ J.T)) <= 1e-8 * np.max(np.abs(K))
 
 

@@ -13,6 +13,7 @@ from typer.testing import CliRunner
 import gaugecli.experiments.predict as predict_module
 from gaugecli.cli import app
 from gaugecli.core.gauge import function_coordinates
+from gaugecli.core.state import Network
 from gaugecli.experiments.config import DynamicsConfig, ModelConfig
 from gaugecli.experiments.predict import PredictConfig, chunk_key, chunks, predict
 from gaugecli.experiments.predict.chunk import predict_chunk
@@ -67,7 +68,9 @@ def test_owners_match_an_independent_recomputation_from_the_final_states():
     model = ModelConfig(d=16, k=2)
     owned = 0
     for b in range(len(job.seeds)):  # each alone: another ensemble, another subspace, the same flow
-        traj, _ = integrate_ensemble(model, DynamicsConfig(rtol=1e-9, t_max=job.t_max), a0[b : b + 1], W0[b : b + 1])
+        traj, _ = integrate_ensemble(
+            model, DynamicsConfig(rtol=1e-9, t_max=job.t_max), Network(a0[b : b + 1], W0[b : b + 1])
+        )
         W, a = traj.input_weights()[0, -1], traj.a[0, -1]
         c, cos = a * np.linalg.norm(W, axis=1), W[:, :2] / np.linalg.norm(W, axis=1)[:, None]
         for f in range(2):
@@ -87,7 +90,9 @@ def test_subspace_coordinates_keep_every_inner_product():
     # the visible function does not depend on ρ (SPEC C1); δ scales with it
     a1, W1, d1 = draw([3], 1, 4, 16, 0.3, 0.3, 1.0)
     a2, W2, d2 = draw([3], 1, 4, 16, 0.3, 0.3, 10.0)
-    np.testing.assert_allclose(function_coordinates(a1, W1)[0], function_coordinates(a2, W2)[0], rtol=1e-12)
+    np.testing.assert_allclose(
+        function_coordinates(Network(a1, W1))[0], function_coordinates(Network(a2, W2))[0], rtol=1e-12
+    )
     np.testing.assert_allclose(d2, 10 * d1, rtol=1e-9)
 
 
@@ -159,8 +164,8 @@ def test_stacked_minibatch_sgd_follows_each_seeds_own_stream():
     the same batches (n = 50 is not a multiple of B = 16, so epochs restart mid-way as in the single
     stream), hence the same iterates to round-off — 300 steps of η = 0.1 grow it to ≲ 1e-12."""
     from gaugecli.core.descent import gradient_descent
-    from gaugecli.core.empirical import draw_sample
     from gaugecli.core.sample import minibatch_oracle, stacked_minibatch_oracle
+    from gaugecli.core.sample_draw import draw_sample
     from gaugecli.experiments.config import ModelConfig
     from gaugecli.experiments.predict.starts import gaussian_start
 
@@ -170,11 +175,11 @@ def test_stacked_minibatch_sgd_follows_each_seeds_own_stream():
     a0, W0 = np.stack([a for a, _ in starts]), np.stack([W for _, W in starts])
     samples = [draw_sample(net, 50, np.random.SeedSequence([s, 50])) for s in seeds]
     together = gradient_descent(
-        a0, W0, net, 0.1, 30.0, oracle=stacked_minibatch_oracle(samples, 16, seeds), grid_points=3
+        Network(a0, W0), net, 0.1, 30.0, oracle=stacked_minibatch_oracle(samples, 16, seeds), grid_points=3
     )
     for b, seed in enumerate(seeds):
         alone = gradient_descent(
-            a0[b], W0[b], net, 0.1, 30.0, oracle=minibatch_oracle(net, 16, seed, samples[b]), grid_points=3
+            Network(a0[b], W0[b]), net, 0.1, 30.0, oracle=minibatch_oracle(net, 16, seed, samples[b]), grid_points=3
         )
         assert np.allclose(together.a[b, -1], alone.a[-1], rtol=1e-10, atol=1e-12)
         assert np.allclose(together.input_weights()[b, -1], alone.input_weights()[-1], rtol=1e-10, atol=1e-12)

@@ -20,6 +20,7 @@ from gaugecli.core.flow import FlowOptions, gradient_flow
 from gaugecli.core.gauge import function_coordinates, imbalance, parameters_from_function
 from gaugecli.core.model import Model, standard_model
 from gaugecli.core.observables import observe, resolved_residual
+from gaugecli.core.state import Network
 from gaugecli.core.teacher import Teacher
 from gaugecli.core.trajectory import NumericalFault
 
@@ -119,14 +120,14 @@ ANTIPODAL = _explicit(2, [[1, 0], [-1, 0]], [0.5, -1e-3], [1e4, -1e-3], ["teache
 @example(ANTIPODAL)
 def test_gradient_and_hessian_are_finite(cfg: Config) -> None:
     a, W = cfg.parameters()
-    grad = population_gradient(a, W, cfg.teacher)
+    grad = population_gradient(Network(a, W), cfg.teacher)
     assert np.all(np.isfinite(grad.a)) and np.all(np.isfinite(grad.W))
-    H = population_hessian(a, W, cfg.teacher)
+    H = population_hessian(Network(a, W), cfg.teacher)
     P = a.size * (W.shape[-1] + 1)
     assert H.shape == (P, P)
     assert np.all(np.isfinite(H))
     np.testing.assert_allclose(H, H.T, rtol=1e-9, atol=1e-9 * np.max(np.abs(H)))
-    assert np.isfinite(population_loss(a, W, cfg.teacher))
+    assert np.isfinite(population_loss(Network(a, W), cfg.teacher))
 
 
 @FAST
@@ -136,11 +137,11 @@ def test_gradient_and_hessian_are_finite(cfg: Config) -> None:
 def test_function_coordinates_round_trip(cfg: Config) -> None:
     a, W = cfg.parameters()
     # (c, u, δ) → (a, w) → (c, u, δ)
-    c, U = function_coordinates(a, W)
+    c, U = function_coordinates(Network(a, W))
     np.testing.assert_allclose(c, cfg.c, rtol=1e-12)
     np.testing.assert_allclose(U, cfg.U, rtol=0, atol=1e-12)
     scale = a**2 + np.sum(W**2, axis=-1)
-    delta = imbalance(a, W)
+    delta = imbalance(Network(a, W))
     assert np.all(np.abs(delta - cfg.delta) <= 1e-12 * scale)
     # (a, w) → (c, u, δ) → (a, w)
     a2, W2 = parameters_from_function(c, U, delta)
@@ -149,7 +150,10 @@ def test_function_coordinates_round_trip(cfg: Config) -> None:
     assert np.all(np.abs(W2 - W) <= 1e-10 * norm)
     # the gauge is invisible: the rescaled parameters define the same function (loss)
     np.testing.assert_allclose(
-        population_loss(a2, W2, cfg.teacher), population_loss(a, W, cfg.teacher), rtol=1e-10, atol=1e-14
+        population_loss(Network(a2, W2), cfg.teacher),
+        population_loss(Network(a, W), cfg.teacher),
+        rtol=1e-10,
+        atol=1e-14,
     )
 
 
@@ -159,7 +163,7 @@ def test_function_coordinates_round_trip(cfg: Config) -> None:
 @example(ANTIPODAL)
 def test_dissipation_splits_into_reaction_and_transport(cfg: Config) -> None:
     a, W = cfg.parameters()
-    diss = dissipation(a, W, cfg.teacher)
+    diss = dissipation(Network(a, W), cfg.teacher)
     assert np.isfinite(diss.reaction) and np.isfinite(diss.transport) and np.isfinite(diss.grad_norm_sq)
     assert diss.reaction >= 0 and diss.transport >= 0
     if diss.grad_norm_sq > 1e-12:
@@ -182,11 +186,13 @@ def _flow(cfg: Config, t_max: float):
     if an independent implicit solver (Radau) fails on it too."""
     a0, W0 = cfg.parameters()
     try:
-        return gradient_flow(a0, W0, cfg.teacher, t_max, options=FlowOptions(grid_points=60, max_gradient_evals=BUDGET))
+        return gradient_flow(
+            Network(a0, W0), cfg.teacher, t_max, options=FlowOptions(grid_points=60, max_gradient_evals=BUDGET)
+        )
     except NumericalFault as error:
         radau = FlowOptions(method="Radau", grid_points=60, max_gradient_evals=BUDGET)
         try:
-            gradient_flow(a0, W0, cfg.teacher, t_max, options=radau)
+            gradient_flow(Network(a0, W0), cfg.teacher, t_max, options=radau)
         except NumericalFault:
             reject()
         raise AssertionError(f"the default solver failed where Radau succeeds: {error}") from None

@@ -41,6 +41,7 @@ from gaugecli.core.reduced import (
     reduced_velocity,
     solve_reduced,
 )
+from gaugecli.core.state import Network
 from gaugecli.core.symmetry import ROUNDOFF_EXPONENT, antisymmetric_rate, separation_exponent
 
 D16 = 16
@@ -51,7 +52,7 @@ TIGHT = FlowOptions(rtol=1e-12, atol=1e-15)
 def _full_tspec(delta: float, options: FlowOptions = FlowOptions()) -> float:
     a0, W0 = duplicate_initial_condition(TEACHER, np.array([delta]))
     t_max = 4.0 / delta if delta > 0 else -15.0 * delta
-    return float(gradient_flow(a0, W0, TEACHER, t_max=t_max, options=options).crossing_times[0])
+    return float(gradient_flow(Network(a0, W0), TEACHER, t_max=t_max, options=options).crossing_times[0])
 
 
 def _random_planar(m: int, seed: int) -> tuple[np.ndarray, np.ndarray]:
@@ -71,7 +72,7 @@ def _random_planar(m: int, seed: int) -> tuple[np.ndarray, np.ndarray]:
 def test_planar_loss_is_the_population_loss(seed: int) -> None:
     c, theta = _random_planar(4, seed)
     a, W = planar_parameters(c, theta, np.array([3.0, -2.0, 0.0, 1.0]), d=5)
-    assert planar_loss(c, theta) == pytest.approx(float(population_loss(a, W, standard_model(5))), rel=1e-13)
+    assert planar_loss(c, theta) == pytest.approx(float(population_loss(Network(a, W), standard_model(5))), rel=1e-13)
 
 
 @pytest.mark.parametrize("seed", [0, 1, 2])
@@ -104,7 +105,7 @@ def test_reduced_velocity_is_the_full_flow_and_conserves_delta(seed: int) -> Non
     c = np.abs(c) + 0.05  # M^u at δ > 0 needs c ≠ 0
     deltas = np.array([4.0, -4.0, 0.5, -0.1])
     a, W = planar_parameters(c, theta, deltas, d=6)
-    g = population_gradient(a, W, standard_model(6))
+    g = population_gradient(Network(a, W), standard_model(6))
     a_dot, W_dot = -g.a, -g.W
     norm = np.linalg.norm(W, axis=-1)
     U = W / norm[:, None]
@@ -127,7 +128,7 @@ def test_flow_stays_in_span_of_teacher_and_students() -> None:
     W = np.vstack([W, rng.standard_normal(8)])  # a fourth neuron adds one more direction
     a = rng.standard_normal(4)
     S = np.linalg.qr(np.vstack([V, W]).T)[0]
-    g = population_gradient(a, W, teacher)
+    g = population_gradient(Network(a, W), teacher)
     out_of_span = g.W - (g.W @ S) @ S.T
     assert np.max(np.abs(out_of_span)) <= 1e-14 * np.max(np.abs(g.W))
 
@@ -162,14 +163,14 @@ def test_planar_system_matches_full_flow_for_several_neurons(deltas: np.ndarray)
     from the 2m-unknown reduced system (measured agreement ≤ 4e-12)."""
     red = solve_reduced(deltas, t_max=20.0, rtol=1e-13, grad_tol=None)
     a0, W0 = duplicate_initial_condition(TEACHER, deltas)
-    full = gradient_flow(a0, W0, TEACHER, t_max=20.0, options=TIGHT)
+    full = gradient_flow(Network(a0, W0), TEACHER, t_max=20.0, options=TIGHT)
     np.testing.assert_allclose(full.crossing_times, red.crossing_times, rtol=1e-10)
     assert np.array_equal(np.isnan(full.crossing_times), np.isnan(red.crossing_times))
-    c, U = function_coordinates(full.a, full.W)
+    c, U = function_coordinates(Network(full.a, full.W))
     c_red, theta_red = red.dense(full.t)
     np.testing.assert_allclose(c, c_red, atol=1e-10)
     np.testing.assert_allclose(U[..., 0], np.cos(theta_red), atol=1e-10)
-    np.testing.assert_allclose(imbalance(full.a, full.W), np.broadcast_to(deltas, c.shape), rtol=1e-8)
+    np.testing.assert_allclose(imbalance(Network(full.a, full.W)), np.broadcast_to(deltas, c.shape), rtol=1e-8)
 
 
 @pytest.mark.parametrize(("m", "delta"), [(3, 4.0), (2, -1.0)])
@@ -247,7 +248,7 @@ def test_full_flow_at_large_d_resolves_the_correction(sign: float) -> None:
 def _flow_budget(delta: float) -> tuple[float, float, float]:
     """(∫R dt, ∫T dt, L0 − L_end) from the package's flow: Simpson in ln t on a 4000-point grid."""
     a0, W0 = duplicate_initial_condition(TEACHER, np.array([delta]))
-    tr = gradient_flow(a0, W0, TEACHER, t_max=200 * (1 + abs(delta)), options=FlowOptions(grid_points=4000))
+    tr = gradient_flow(Network(a0, W0), TEACHER, t_max=200 * (1 + abs(delta)), options=FlowOptions(grid_points=4000))
     obs = observe(tr, TEACHER)
     t = obs.t
 
@@ -287,7 +288,7 @@ def test_dissipation_shares_tend_to_their_limits() -> None:
         assert fitted_order(Ds, shares, limit) == pytest.approx(2.0, abs=0.1)
         # the instant t = 0 looks the other way
         a0, W0 = duplicate_initial_condition(TEACHER, np.array([sign * Ds[0]]))
-        diss0 = dissipation(a0, W0, TEACHER)
+        diss0 = dissipation(Network(a0, W0), TEACHER)
         integrated_reaction_wins = shares[0] > 0.5
         assert integrated_reaction_wins == (sign > 0)
         assert (float(diss0.reaction) > float(diss0.transport)) == (sign < 0)
@@ -305,7 +306,7 @@ def _pair_exponent(delta: float) -> tuple[float, float]:
     t = np.concatenate([[0.0], np.geomspace(1e-4 / D, red.t[-1], 1000)])
     C, theta = red.dense(t)
     a, W = planar_parameters(np.repeat(C / 2, 2, axis=1), np.repeat(theta, 2, axis=1), np.full(2, delta))
-    Lam = separation_exponent(t, antisymmetric_rate(a, W, standard_model(2), (0, 1)))
+    Lam = separation_exponent(t, antisymmetric_rate(Network(a, W), standard_model(2), (0, 1)))
     return float(np.interp(red.crossing_times[0], t, Lam)), float(Lam[-1])
 
 
@@ -321,8 +322,8 @@ def test_minus_pairs_cross_the_roundoff_exponent_plus_pairs_do_not() -> None:
         assert _pair_exponent(D)[1] == pytest.approx(expected, abs=1e-3)
     # the full flow at D = 4 stays symmetric and gives the same Λ
     a0, W0 = duplicate_initial_condition(standard_model(3), np.full(2, -4.0))
-    tr = gradient_flow(a0, W0, standard_model(3), t_max=300.0, options=FlowOptions(grid_points=2000))
-    Lam = separation_exponent(tr.t, antisymmetric_rate(tr.a, tr.W, standard_model(3), (0, 1)))
+    tr = gradient_flow(Network(a0, W0), standard_model(3), t_max=300.0, options=FlowOptions(grid_points=2000))
+    Lam = separation_exponent(tr.t, antisymmetric_rate(Network(tr.a, tr.W), standard_model(3), (0, 1)))
     assert float(np.interp(tr.crossing_times[0], tr.t, Lam)) == pytest.approx(lam4, rel=1e-3)
 
 

@@ -37,6 +37,7 @@ from gaugecli.core.reln import (
     reln_loss,
     trajectory_loss,
 )
+from gaugecli.core.state import Network
 from gaugecli.core.teacher import Teacher
 from gaugecli.experiments.config import DynamicsConfig, ModelConfig
 from gaugecli.experiments.declare import ConfigError
@@ -94,7 +95,7 @@ def test_second_moments_and_loss_gradient_against_monte_carlo() -> None:
             Z = (gate[:, i] * gate[:, j])[:, None] * X
             check(Z[:, :, None] * X[:, None, :], geo.S[i, j])
     check(gate[:, :, None] * X[:, None, :] * y[:, None, None], geo.r)
-    check(0.5 * (f - y) ** 2, reln_loss(a, W, geo))
+    check(0.5 * (f - y) ** 2, reln_loss(Network(a, W), geo))
     # ∂L/∂a_j = E[(f − y) 1_j (w_j·x)],  ∂L/∂w_j = a_j E[(f − y) 1_j x]
     res = (f - y)[:, None]
     g = reln_gradient(a, W, geo)
@@ -118,7 +119,11 @@ def test_gradient_and_hessian_against_finite_differences(seed: int) -> None:
     eye = np.eye(theta.size)
     fd_grad = np.array(
         [
-            (reln_loss(*_unflat(theta + h * e, m, d), geo) - reln_loss(*_unflat(theta - h * e, m, d), geo)) / (2 * h)
+            (
+                reln_loss(Network(*_unflat(theta + h * e, m, d)), geo)
+                - reln_loss(Network(*_unflat(theta - h * e, m, d)), geo)
+            )
+            / (2 * h)
             for e in eye
         ]
     )
@@ -145,7 +150,9 @@ def test_batched_geometry_matches_one_by_one() -> None:
     geo = reln_geometry(Gb, teacher)
     for b in range(2):
         one = reln_geometry(Gb[b], teacher)
-        assert reln_loss(ab[b], Wb[b], one) == pytest.approx(float(reln_loss(ab, Wb, geo)[b]), rel=1e-14)
+        assert reln_loss(Network(ab[b], Wb[b]), one) == pytest.approx(
+            float(reln_loss(Network(ab, Wb), geo)[b]), rel=1e-14
+        )
         np.testing.assert_allclose(reln_hessian(ab, Wb, geo)[b], reln_hessian(ab[b], Wb[b], one), atol=1e-14)
 
 
@@ -159,14 +166,14 @@ def test_gates_at_current_directions_reproduce_relu_to_round_off(seed: int) -> N
     a, W = rng.standard_normal(m), rng.standard_normal((m, d))
     W[1] = 0.3 * W[0]  # duplicate direction (φ = 0)
     W[2] = -W[0]  # antipodal (φ = π)
-    dL, dg = gate_identity_error(a, W, teacher)
-    g = population_gradient(a, W, teacher)
+    dL, dg = gate_identity_error(Network(a, W), teacher)
+    g = population_gradient(Network(a, W), teacher)
     # over 300 such random states: |ΔL|/L ≤ 2.3e-15 and ‖Δ∇L‖/‖∇L‖ ≤ 8.3e-16
-    assert dL <= 1e-14 * float(population_loss(a, W, teacher)), dL
+    assert dL <= 1e-14 * float(population_loss(Network(a, W), teacher)), dL
     assert dg <= 1e-14 * float(np.sqrt(np.sum(g.a**2) + np.sum(g.W**2))), dg
     # the Hessians differ by the block-diagonal gate-motion term only
     geo = reln_geometry(W, teacher)
-    diff = population_hessian(a, W, teacher) - reln_hessian(a, W, geo)
+    diff = population_hessian(Network(a, W), teacher) - reln_hessian(a, W, geo)
     H11_ww, _ = arccos_kernel_hessians(W, W)
     H11_wv, _ = arccos_kernel_hessians(W, teacher.directions)
     motion = a[:, None, None] * (
@@ -191,9 +198,9 @@ def test_reln_flow_conserves_delta_and_descends() -> None:
     deltas = np.array([4.0, -2.0, 0.5])
     a0, W0 = duplicate_initial_condition(teacher, deltas)
     G = np.random.default_rng(0).standard_normal((3, 4))
-    tr = reln_flow(a0, W0, G, teacher, t_max=1e5)
+    tr = reln_flow(Network(a0, W0), G, teacher, t_max=1e5)
     assert bool(tr.converged)
-    drift = np.max(np.abs(imbalance(tr.a, tr.W) - deltas), axis=0)
+    drift = np.max(np.abs(imbalance(Network(tr.a, tr.W)) - deltas), axis=0)
     assert np.all(drift <= 1e-8 * np.maximum(1.0, np.abs(deltas))), drift
     L = trajectory_loss(tr, reln_geometry(G, teacher))
     assert np.all(np.diff(L) <= 1e-14)
@@ -208,9 +215,9 @@ def test_per_member_gates_survive_chunking(monkeypatch: pytest.MonkeyPatch) -> N
     G = (np.cos(psi)[:, None] * v + np.sin(psi)[:, None] * u0)[:, None, :]
     deltas = np.array([[-2.0], [3.0], [-1.0], [2.0]])
     a0, W0 = duplicate_initial_condition(teacher, deltas)
-    alone = [reln_flow(a0[i], W0[i], G[i], teacher, t_max=30.0) for i in range(4)]
+    alone = [reln_flow(Network(a0[i], W0[i]), G[i], teacher, t_max=30.0) for i in range(4)]
     monkeypatch.setattr(flow, "ENSEMBLE_CHUNK_STATES", 8)  # two members per chunk
-    together = reln_flow(a0, W0, G, teacher, t_max=30.0)
+    together = reln_flow(Network(a0, W0), G, teacher, t_max=30.0)
     assert "2 chunks" in together.stats.method
     for i in range(4):
         L_alone = trajectory_loss(alone[i], reln_geometry(G[i], teacher))
@@ -247,12 +254,12 @@ def test_flow_ends_on_the_gate_floor(delta: float) -> None:
     a0, W0 = duplicate_initial_condition(teacher, np.array([delta]))
     for psi in (math.radians(2.0), math.pi / 2):
         g = math.cos(psi) * v + math.sin(psi) * u0
-        tr = reln_flow(a0, W0, g[None], teacher, t_max=3000.0)
+        tr = reln_flow(Network(a0, W0), g[None], teacher, t_max=3000.0)
         L = trajectory_loss(tr, reln_geometry(g[None], teacher))
         assert L[-1] == pytest.approx(float(gate_floor(psi)), rel=1e-9)
     assert gate_floor(math.radians(2.0)) == pytest.approx(4.474154e-6, rel=1e-6)
     assert np.isnan(tr.crossing_times[0])  # the ψ = 90° run
-    assert population_loss(a0, W0, teacher) == pytest.approx(float(L[0]), rel=1e-14)
+    assert population_loss(Network(a0, W0), teacher) == pytest.approx(float(L[0]), rel=1e-14)
 
 
 # ------------------------------------------------------------------------------------------
@@ -289,10 +296,10 @@ def test_aligned_reln_and_aligned_relu_follow_the_race(delta: float) -> None:
     v = teacher.directions[0]
     a0, W0 = duplicate_initial_condition(teacher, np.array([delta]), c0=0.1, theta0=0.0)
     for tr in (
-        reln_flow(a0, W0, v[None], teacher, t_max=30.0),
-        gradient_flow(a0, W0, teacher, t_max=30.0),
+        reln_flow(Network(a0, W0), v[None], teacher, t_max=30.0),
+        gradient_flow(Network(a0, W0), teacher, t_max=30.0),
     ):
-        c, U = function_coordinates(tr.a[:, 0], tr.W[:, 0])
+        c, U = function_coordinates(Network(tr.a[:, 0], tr.W[:, 0]))
         assert np.max(np.abs(U[:, 1:])) <= 1e-12
         mid = (tr.t > 0) & (c < 0.999)
         assert mid.sum() > 50
@@ -307,8 +314,8 @@ def _tspec(deltas: np.ndarray, d: int = 4) -> tuple[np.ndarray, np.ndarray]:
     teacher = standard_model(d)
     a0, W0 = duplicate_initial_condition(teacher, deltas[:, None])
     t_max = 40.0 * float(np.max(np.abs(deltas)) + 1) * 10
-    relu = gradient_flow(a0, W0, teacher, t_max).crossing_times[:, 0]
-    reln = reln_flow(a0, W0, teacher.directions[0][None], teacher, t_max).crossing_times[:, 0]
+    relu = gradient_flow(Network(a0, W0), teacher, t_max).crossing_times[:, 0]
+    reln = reln_flow(Network(a0, W0), teacher.directions[0][None], teacher, t_max).crossing_times[:, 0]
     return relu, reln
 
 

@@ -10,7 +10,7 @@ import torch
 
 from gaugecli.core.descent import gradient_descent
 from gaugecli.core.dynamics import population_loss
-from gaugecli.core.empirical import DEFAULT_CHUNK_BYTES, EmpiricalSample, draw_sample, resolve_device
+from gaugecli.core.empirical import EmpiricalSample
 from gaugecli.core.flow import FlowOptions, gradient_flow
 from gaugecli.core.gauge import duplicate_initial_condition, owner_imbalances
 from gaugecli.core.model import Model, standard_model
@@ -23,6 +23,8 @@ from gaugecli.core.sample import (
     minibatch_oracle,
     sample_memory_estimate,
 )
+from gaugecli.core.sample_draw import DEFAULT_CHUNK_BYTES, draw_sample, resolve_device
+from gaugecli.core.state import Network
 from gaugecli.core.teacher import Teacher
 
 d = 4
@@ -79,7 +81,7 @@ def test_empirical_oracle_vs_finite_differences(name: str) -> None:
     h = 1e-7  # smaller than the distance of every w_j·x_i to the kink
 
     def L(th):
-        return float(empirical_loss(th[:m], th[m:].reshape(m, d), X, y))
+        return float(empirical_loss(Network(th[:m], th[m:].reshape(m, d)), X, y))
 
     margin = np.min(np.abs(X @ W.T))
     assert margin > 1e3 * h * np.max(np.abs(X))
@@ -94,13 +96,13 @@ def test_empirical_loss_vs_direct_loop() -> None:
     for i in range(X.shape[0]):
         f = sum(a[j] * max(W[j] @ X[i], 0.0) for j in range(a.size))
         total += (f - y[i]) ** 2
-    assert float(empirical_loss(a, W, X, y)) == pytest.approx(total / (2 * X.shape[0]), rel=1e-13)
+    assert float(empirical_loss(Network(a, W), X, y)) == pytest.approx(total / (2 * X.shape[0]), rel=1e-13)
     # batched members equal per-member calls
     aB, WB = CONFIGS["batched"]
-    LB = empirical_loss(aB, WB, X, y)
+    LB = empirical_loss(Network(aB, WB), X, y)
     assert LB.shape == (2, 3)
     for b in np.ndindex(2, 3):
-        assert LB[b] == pytest.approx(float(empirical_loss(aB[b], WB[b], X, y)), rel=1e-13)
+        assert LB[b] == pytest.approx(float(empirical_loss(Network(aB[b], WB[b]), X, y)), rel=1e-13)
 
 
 def test_draw_sample_is_seeded_and_labelled_by_the_teacher() -> None:
@@ -121,16 +123,16 @@ def test_empirical_loss_is_an_unbiased_estimate_of_the_population_loss() -> None
     f = np.maximum(X @ W.T, 0.0) @ a
     q = 0.5 * (f - y) ** 2
     se = q.std() / np.sqrt(q.size)
-    assert float(empirical_loss(a, W, X, y)) == pytest.approx(q.mean(), rel=1e-12)
-    assert abs(float(empirical_loss(a, W, X, y)) - float(population_loss(a, W, TEACHER3))) <= 4 * se
+    assert float(empirical_loss(Network(a, W), X, y)) == pytest.approx(q.mean(), rel=1e-12)
+    assert abs(float(empirical_loss(Network(a, W), X, y)) - float(population_loss(Network(a, W), TEACHER3))) <= 4 * se
 
 
 def test_finite_sample_gd_records_the_empirical_loss() -> None:
     a0, W0 = duplicate_initial_condition(TEACHER, np.array([4.0]))
     X, y = draw_sample(TEACHER, 1000, seed=8)
-    tr = gradient_descent(a0, W0, TEACHER, 0.05, t_max=1.0, oracle=empirical_oracle(X, y))
+    tr = gradient_descent(Network(a0, W0), TEACHER, 0.05, t_max=1.0, oracle=empirical_oracle(X, y))
     assert tr.empirical_loss is not None and tr.empirical_loss.shape == tr.t.shape
-    np.testing.assert_allclose(tr.empirical_loss, empirical_loss(tr.a, tr.W, X, y), rtol=1e-12)
+    np.testing.assert_allclose(tr.empirical_loss, empirical_loss(Network(tr.a, tr.W), X, y), rtol=1e-12)
     # GD by hand for two steps
     oracle = empirical_oracle(X, y)
     a, W = a0.copy(), W0.copy()
@@ -147,8 +149,8 @@ def test_finite_sample_deviation_shrinks_like_inverse_sqrt_n() -> None:
     root-mean-square over seeds, fitted against n on log–log axes."""
     a0, W0 = duplicate_initial_condition(TEACHER, np.array([4.0]))
     eta, t_max = 0.05, 2.0
-    pop = gradient_descent(a0, W0, TEACHER, eta, t_max)
-    L_pop = population_loss(pop.a, pop.W, TEACHER)
+    pop = gradient_descent(Network(a0, W0), TEACHER, eta, t_max)
+    L_pop = population_loss(Network(pop.a, pop.W), TEACHER)
     ns = np.array([500, 2000, 8000, 32000])
     seeds = 24
     rms = []
@@ -156,7 +158,7 @@ def test_finite_sample_deviation_shrinks_like_inverse_sqrt_n() -> None:
         devs = []
         for s in range(seeds):
             X, y = draw_sample(TEACHER, int(n), seed=1000 * s + 17)
-            emp = gradient_descent(a0, W0, TEACHER, eta, t_max, oracle=empirical_oracle(X, y))
+            emp = gradient_descent(Network(a0, W0), TEACHER, eta, t_max, oracle=empirical_oracle(X, y))
             np.testing.assert_array_equal(emp.t, pop.t)
             devs.append(np.max(np.abs(emp.empirical_loss - L_pop)))
         rms.append(np.sqrt(np.mean(np.square(devs))))
@@ -194,7 +196,7 @@ def test_empirical_hessian_vs_autograd_and_finite_differences(name: str) -> None
     a, W = CONFIGS[name]
     m = a.size
     X, y = draw_sample(TEACHER3, 300, seed=11)
-    H = empirical_hessian(a, W, X, y)
+    H = empirical_hessian(Network(a, W), X, y)
     assert H.shape == (m * (d + 1), m * (d + 1))
     np.testing.assert_allclose(H, H.T, atol=1e-15)
     np.testing.assert_allclose(H, _torch_hessian(a, W, X, y), rtol=1e-11, atol=1e-13)
@@ -212,7 +214,7 @@ def test_empirical_hessian_vs_autograd_and_finite_differences(name: str) -> None
     # batched members are the per-member Hessians, and the objective hands out the same
     aB, WB = CONFIGS["batched"]
     HB = empirical_objective(X, y).hessian(aB, WB)
-    np.testing.assert_allclose(HB[1, 2], empirical_hessian(aB[1, 2], WB[1, 2], X, y), rtol=1e-13, atol=1e-15)
+    np.testing.assert_allclose(HB[1, 2], empirical_hessian(Network(aB[1, 2], WB[1, 2]), X, y), rtol=1e-13, atol=1e-15)
 
 
 def test_minibatch_oracle_fresh_and_resampled() -> None:
@@ -247,14 +249,14 @@ def test_finite_sample_flow_is_the_small_step_limit_of_gd_on_the_same_sample() -
     a0, W0 = duplicate_initial_condition(TEACHER, owner_imbalances(2, 4.0, 0))
     X, y = draw_sample(TEACHER, 2000, seed=13)
     objective = empirical_objective(X, y)
-    flow = gradient_flow(a0, W0, TEACHER, 1.0, objective=objective, options=FlowOptions(rtol=1e-6, atol=1e-9))
+    flow = gradient_flow(Network(a0, W0), TEACHER, 1.0, objective=objective, options=FlowOptions(rtol=1e-6, atol=1e-9))
     assert flow.stats.objective == "empirical n=2000"
     t_flow = float(flow.crossing_times[0])
     eta = 2e-3 * t_flow
     t_gd = [
         float(
             gradient_descent(
-                a0, W0, TEACHER, e, 1.0, oracle=objective, stop_at_crossing=True, grid_points=3
+                Network(a0, W0), TEACHER, e, 1.0, oracle=objective, stop_at_crossing=True, grid_points=3
             ).crossing_times[0]
         )
         for e in (eta, eta / 2)
@@ -263,7 +265,7 @@ def test_finite_sample_flow_is_the_small_step_limit_of_gd_on_the_same_sample() -
     assert abs(t_gd[0] - t_flow) > 1e-3 * t_flow  # GD alone is visibly off
     assert richardson == pytest.approx(t_flow, rel=2e-4)
     # and the flow on L_n is not the population flow: this sample shifts T_spec measurably
-    pop = float(gradient_flow(a0, W0, TEACHER, 1.0).crossing_times[0])
+    pop = float(gradient_flow(Network(a0, W0), TEACHER, 1.0).crossing_times[0])
     assert abs(t_flow - pop) > 10 * abs(richardson - t_flow)
 
 
@@ -275,8 +277,7 @@ def test_flow_jacobian_exact_and_finite_difference_agree() -> None:
     objective = empirical_objective(X, y)
     runs = {
         jac: gradient_flow(
-            a0,
-            W0,
+            Network(a0, W0),
             TEACHER,
             60.0,
             objective=objective,
@@ -292,7 +293,9 @@ def test_flow_jacobian_exact_and_finite_difference_agree() -> None:
 def test_empirical_loss_along_a_trajectory() -> None:
     aB, WB = CONFIGS["batched"]
     X, y = draw_sample(TEACHER3, 40, seed=15)
-    np.testing.assert_allclose(empirical_loss_along(aB, WB, X, y), empirical_loss(aB, WB, X, y), rtol=1e-13)
+    np.testing.assert_allclose(
+        empirical_loss_along(Network(aB, WB), X, y), empirical_loss(Network(aB, WB), X, y), rtol=1e-13
+    )
 
 
 # ------------------------------------------------------------------------------------
@@ -323,15 +326,19 @@ def test_chunked_gradient_hessian_and_loss_equal_the_unchunked_ones(name: str) -
     np.testing.assert_allclose(loss, ref_loss, rtol=1e-13)
     np.testing.assert_allclose(ga, ref_ga, rtol=1e-12, atol=1e-15)
     np.testing.assert_allclose(gW, ref_gW, rtol=1e-12, atol=1e-15)
-    np.testing.assert_allclose(small.loss(a, W), empirical_loss(a, W, X, y, chunk_bytes=2**40), rtol=1e-13)
-    np.testing.assert_allclose(empirical_loss(a, W, X, y, chunk_bytes=8 * 5 * d), ref_loss, rtol=1e-13)
+    np.testing.assert_allclose(
+        small.loss(Network(a, W)), empirical_loss(Network(a, W), X, y, chunk_bytes=2**40), rtol=1e-13
+    )
+    np.testing.assert_allclose(empirical_loss(Network(a, W), X, y, chunk_bytes=8 * 5 * d), ref_loss, rtol=1e-13)
     # a trajectory of 5 states per member, read in blocks of one state (chunk_bytes / 8·1024·m)
     traj_a = np.stack([a * (1 + 0.1 * s) for s in range(5)], axis=-2)
     traj_W = np.stack([W * (1 - 0.05 * s) for s in range(5)], axis=-3)
-    along = EmpiricalSample.from_arrays(X, y, chunk_bytes=8 * 1024 * a.shape[-1]).loss_along(traj_a, traj_W)
-    direct = np.stack([empirical_loss(traj_a[..., s, :], traj_W[..., s, :, :], X, y) for s in range(5)], axis=-1)
+    along = EmpiricalSample.from_arrays(X, y, chunk_bytes=8 * 1024 * a.shape[-1]).loss_along(Network(traj_a, traj_W))
+    direct = np.stack(
+        [empirical_loss(Network(traj_a[..., s, :], traj_W[..., s, :, :]), X, y) for s in range(5)], axis=-1
+    )
     np.testing.assert_allclose(along, direct, rtol=1e-13)
-    np.testing.assert_allclose(small.loss_along(traj_a, traj_W), direct, rtol=1e-13)
+    np.testing.assert_allclose(small.loss_along(Network(traj_a, traj_W)), direct, rtol=1e-13)
     # Hessian: J of 7 rows at a time (width members·P) against one J of all rows, and autograd
     P = a.shape[-1] * (d + 1)
     small_h = EmpiricalSample.from_arrays(X, y, chunk_bytes=8 * 7 * max(members * P, d))
@@ -365,9 +372,9 @@ def test_a_streamed_sample_is_the_stored_sample_to_the_bit() -> None:
 
 
 def test_store_limit_decides_between_keeping_and_streaming(monkeypatch: pytest.MonkeyPatch) -> None:
-    import gaugecli.core.empirical as empirical_module
+    import gaugecli.core.sample_draw as sample_draw_module
 
-    monkeypatch.setattr(empirical_module, "STORE_LIMIT_BYTES", 8 * 100 * (d + 1))
+    monkeypatch.setattr(sample_draw_module, "STORE_LIMIT_BYTES", 8 * 100 * (d + 1))
     assert EmpiricalSample.draw(TEACHER, 100, 0).stored
     assert not EmpiricalSample.draw(TEACHER, 101, 0).stored
     # the estimate makes the same decision, and counts the sample only when kept
@@ -420,7 +427,7 @@ def test_device_option_in_the_dynamics_config(monkeypatch: pytest.MonkeyPatch) -
     # auto on this CPU-only torch: the run happens, on the CPU
     a0, W0 = duplicate_initial_condition(TEACHER, np.array([[4.0]]))
     dyn = DynamicsConfig(mode="sample", n_samples=200, device="auto", t_max=0.5, grid_points=5)
-    (run,) = run_ensemble(ModelConfig(d=d), dyn, a0, W0, seed=1)
+    (run,) = run_ensemble(ModelConfig(d=d), dyn, Network(a0, W0), seed=1)
     assert run is not None
 
 
@@ -441,7 +448,7 @@ def test_a_stack_of_samples_gives_each_member_its_own_loss(chunk_bytes: int) -> 
     ga, gW, loss = stack.gradient(a, W)
     H = stack.hessian(a, W)
     traj_a, traj_W = rng.standard_normal((B, 4, m)), rng.standard_normal((B, 4, m, d))
-    along = stack.loss_along(traj_a, traj_W)
+    along = stack.loss_along(Network(traj_a, traj_W))
     for b, (X, y) in enumerate(samples):
         one = EmpiricalSample.from_arrays(X, y, chunk_bytes=chunk_bytes)
         ga1, gW1, loss1 = one.gradient(a[b], W[b])
@@ -449,7 +456,7 @@ def test_a_stack_of_samples_gives_each_member_its_own_loss(chunk_bytes: int) -> 
         np.testing.assert_allclose(gW[b], gW1, rtol=1e-12, atol=1e-14)
         np.testing.assert_allclose(loss[b], loss1, rtol=1e-12)
         np.testing.assert_allclose(H[b], one.hessian(a[b], W[b]), rtol=1e-12, atol=1e-14)
-        np.testing.assert_allclose(along[b], one.loss_along(traj_a[b], traj_W[b]), rtol=1e-12)
+        np.testing.assert_allclose(along[b], one.loss_along(Network(traj_a[b], traj_W[b])), rtol=1e-12)
     part = stacked_empirical_objective(samples).restricted(np.array([2, 0]))
     ga_p, gW_p, _ = part.gradient(a[[2, 0]], W[[2, 0]])
     np.testing.assert_allclose(ga_p, ga[[2, 0]], rtol=1e-12, atol=1e-14)
@@ -481,8 +488,7 @@ def test_a_stacked_finite_sample_flow_selects_as_each_seed_alone() -> None:
         alone = []
         for seed in seeds:
             tr = gradient_flow(
-                a0,
-                W0,
+                Network(a0, W0),
                 net,
                 horizon,
                 eps_align=0.01,

@@ -14,6 +14,7 @@ from gaugecli.core.gauge import duplicate_initial_condition, owner_imbalances, p
 from gaugecli.core.metrics import alignment
 from gaugecli.core.model import standard_model
 from gaugecli.core.observables import observe
+from gaugecli.core.state import Network
 from gaugecli.core.subspace import invariant_subspace
 from gaugecli.experiments.common import duplicates, run_ensemble
 from gaugecli.experiments.config import DynamicsConfig, ModelConfig
@@ -57,14 +58,14 @@ def test_flow_in_the_subspace_equals_the_full_flow_to_solver_tolerance(rtol: flo
     assert space is not None
     grid = np.concatenate([[0.0], np.geomspace(1e-3, 200.0, 50)])
     options = FlowOptions(rtol=rtol, atol=rtol * 1e-3)
-    full = gradient_flow(a0, W0, TEACHER, 200.0, options=options, t_grid=grid)
-    red = gradient_flow(a0, space.coordinates(W0), space.model(TEACHER), 200.0, options=options, t_grid=grid)
+    full = gradient_flow(Network(a0, W0), TEACHER, 200.0, options=options, t_grid=grid)
+    red = gradient_flow(Network(a0, space.coordinates(W0)), space.model(TEACHER), 200.0, options=options, t_grid=grid)
     assert red.W.shape[-1] == 4 and full.W.shape[-1] == D
     tol = 100 * rtol
     np.testing.assert_allclose(red.crossing_times, full.crossing_times, rtol=tol)
     assert np.isfinite(full.crossing_times[0])
-    loss_full = population_loss(full.a, full.W, TEACHER)
-    loss_red = population_loss(red.a, red.W, space.model(TEACHER))
+    loss_full = population_loss(Network(full.a, full.W), TEACHER)
+    loss_red = population_loss(Network(red.a, red.W), space.model(TEACHER))
     assert np.max(np.abs(loss_red - loss_full)) <= tol * loss_full[0]
     np.testing.assert_allclose(alignment(red.W, space.model(TEACHER))[0], alignment(full.W, TEACHER)[0], atol=tol)
     c_full = full.a * np.linalg.norm(full.W, axis=-1)
@@ -77,8 +78,8 @@ def test_descent_in_the_subspace_is_the_same_arithmetic() -> None:
     a0, W0 = _generic_start()
     space = invariant_subspace(TEACHER, W0)
     assert space is not None
-    full = gradient_descent(a0, W0, TEACHER, 0.01, 20.0)
-    red = gradient_descent(a0, space.coordinates(W0), space.model(TEACHER), 0.01, 20.0)
+    full = gradient_descent(Network(a0, W0), TEACHER, 0.01, 20.0)
+    red = gradient_descent(Network(a0, space.coordinates(W0)), space.model(TEACHER), 0.01, 20.0)
     np.testing.assert_allclose(space.embed(red.W), full.W, atol=1e-13)
     np.testing.assert_allclose(red.a, full.a, atol=1e-13)
     np.testing.assert_allclose(red.crossing_times, full.crossing_times, rtol=1e-12)
@@ -88,9 +89,9 @@ def test_observing_in_coordinates_equals_observing_the_embedded_weights() -> Non
     a0, W0 = _generic_start()
     space = invariant_subspace(TEACHER, W0)
     assert space is not None
-    red = gradient_flow(a0, space.coordinates(W0), space.model(TEACHER), 50.0)
+    red = gradient_flow(Network(a0, space.coordinates(W0)), space.model(TEACHER), 50.0)
     red.basis = space.basis
-    embedded = gradient_flow(a0, space.coordinates(W0), space.model(TEACHER), 50.0)
+    embedded = gradient_flow(Network(a0, space.coordinates(W0)), space.model(TEACHER), 50.0)
     embedded.W = space.embed(embedded.W)
     np.testing.assert_allclose(red.input_weights(), embedded.W, atol=1e-15)
     o_red, o_full = observe(red, TEACHER), observe(embedded, TEACHER)
@@ -104,9 +105,9 @@ def test_run_ensemble_in_high_dimension_equals_the_full_flow_at_d16() -> None:
     same start integrated in all of R^16 without reduction."""
     deltas = owner_imbalances(3, 4.0)[None]
     dynamics = DynamicsConfig(t_max=60.0)
-    big = run_ensemble(ModelConfig(d=100_000), dynamics, *duplicates(ModelConfig(d=100_000), deltas))[0]
+    big = run_ensemble(ModelConfig(d=100_000), dynamics, Network(*duplicates(ModelConfig(d=100_000), deltas)))[0]
     a0, W0 = duplicates(ModelConfig(d=16), deltas)
-    full = gradient_flow(a0, W0, standard_model(16), 60.0)
+    full = gradient_flow(Network(a0, W0), standard_model(16), 60.0)
     ref = observe(full, standard_model(16), (0,))
     assert big.owner == ref.owner == 0
     assert big.t_spec == pytest.approx(ref.t_spec, rel=1e-8)

@@ -10,6 +10,7 @@ from gaugecli.core.dynamics import population_gradient
 from gaugecli.core.flow import FlowOptions
 from gaugecli.core.gauge import duplicate_initial_condition
 from gaugecli.core.model import standard_model
+from gaugecli.core.state import Network
 from gaugecli.core.symmetry import (
     ROUNDOFF_EXPONENT,
     SEPARATION_THRESHOLD,
@@ -31,7 +32,7 @@ def test_minus_pair_rate_tends_to_closed_form(m: int) -> None:
     errors = []
     for D in (64.0, 256.0, 1024.0):
         a, W = duplicate_initial_condition(TEACHER, np.full(m, -D), c0, np.pi / 2)
-        errors.append(abs(antisymmetric_rate(a, W, TEACHER, (0, 1)) - limit))
+        errors.append(abs(antisymmetric_rate(Network(a, W), TEACHER, (0, 1)) - limit))
     assert errors[-1] < 1e-4
     assert errors[0] / errors[-1] == pytest.approx(16.0, rel=0.2)  # O(1/D)
 
@@ -43,7 +44,7 @@ def test_rate_is_the_growth_of_an_antisymmetric_kick() -> None:
     from gaugecli.core.dynamics import population_hessian
     from gaugecli.core.symmetry import _neuron_indices
 
-    H = population_hessian(a, W, TEACHER)
+    H = population_hessian(Network(a, W), TEACHER)
     ii, jj = _neuron_indices(0, 3, 6), _neuron_indices(1, 3, 6)
     block = H[np.ix_(ii, ii)] - H[np.ix_(ii, jj)]
     lam, vec = np.linalg.eigh(block)
@@ -53,10 +54,10 @@ def test_rate_is_the_growth_of_an_antisymmetric_kick() -> None:
     a1[1] -= z[0]
     W1[0] += z[1:]
     W1[1] -= z[1:]
-    g = population_gradient(a1, W1, TEACHER)
+    g = population_gradient(Network(a1, W1), TEACHER)
     diff = np.concatenate([[g.a[0] - g.a[1]], g.W[0] - g.W[1]]) / 2  # ż = −(this)
     np.testing.assert_allclose(-diff, -lam[0] * z, atol=1e-12)
-    assert antisymmetric_rate(a, W, TEACHER, (0, 1)) == pytest.approx(-lam[0])
+    assert antisymmetric_rate(Network(a, W), TEACHER, (0, 1)) == pytest.approx(-lam[0])
 
 
 def test_separation_exponent_integrates() -> None:
@@ -67,9 +68,9 @@ def test_separation_exponent_integrates() -> None:
 
 def test_equal_groups() -> None:
     a, W = duplicate_initial_condition(TEACHER, np.array([4.0, -4.0, -4.0, 1.0, -4.0]), 0.1, np.pi / 2)
-    assert equal_groups(a, W) == [[1, 2, 4]]
+    assert equal_groups(Network(a, W)) == [[1, 2, 4]]
     W[2, 0] += 1e-15
-    assert equal_groups(a, W) == [[1, 4]]
+    assert equal_groups(Network(a, W)) == [[1, 4]]
 
 
 # ------------------------------------------------------------------------------------
@@ -84,10 +85,10 @@ def _report(deltas: list[float], d: int = 4):
 
     teacher = standard_model(d)
     a0, W0 = duplicate_initial_condition(teacher, np.array(deltas), 0.1, np.pi / 2)
-    tr = gradient_flow(a0, W0, teacher, auto_horizon(np.array(deltas), 0.1), options=FlowOptions(rtol=1e-9))
-    c, _ = function_coordinates(tr.a[-1], tr.W[-1])
+    tr = gradient_flow(Network(a0, W0), teacher, auto_horizon(np.array(deltas), 0.1), options=FlowOptions(rtol=1e-9))
+    c, _ = function_coordinates(Network(tr.a[-1], tr.W[-1]))
     owner, _ = final_owner(c, alignment(tr.W[-1], teacher)[0], 0.01)
-    return tr, symmetry_report(tr.t, tr.a, tr.W, teacher, int(owner)), int(owner)
+    return tr, symmetry_report(tr.t, tr.theta, teacher, int(owner)), int(owner)
 
 
 def test_all_unfavorable_duplicates_are_flagged() -> None:
@@ -117,10 +118,10 @@ def test_a_split_closes_the_window_of_the_separation_exponent() -> None:
     k = int(np.searchsorted(tr.t, 50.0))
     W = tr.W.copy()
     W[k:, 4] *= 1 + 10 * SEPARATED
-    split = symmetry_report(tr.t, tr.a, W, teacher, owner)
+    split = symmetry_report(tr.t, Network(tr.a, W), teacher, owner)
     assert split.separated == [True] and split.symmetric_start
     assert "split" in split.note
-    rate = antisymmetric_rate(tr.a[:k], tr.W[:k], teacher, (0, 1))
+    rate = antisymmetric_rate(Network(tr.a[:k], tr.W[:k]), teacher, (0, 1))
     # every saved time against the report's RATE_SAMPLES (measured: < 1 % apart)
     assert split.max_separation == pytest.approx(np.max(separation_exponent(tr.t[:k], rate)), rel=0.01)
     assert split.max_separation < rep.max_separation
@@ -170,7 +171,9 @@ def test_a_symmetric_start_is_decided_by_any_perturbation_and_select_is_not() ->
     model = ModelConfig(d=4)
     for deltas, moves in ((np.full(5, -4.0), True), (np.array([4.0, -4.0, -4.0, -4.0, -4.0]), False)):
         starts = [perturbed_duplicates(model.build(), deltas, 1e-12, seed=seed) for seed in range(4)]
-        runs = run_ensemble(model, DynamicsConfig(), np.stack([a for a, _ in starts]), np.stack([W for _, W in starts]))
+        runs = run_ensemble(
+            model, DynamicsConfig(), Network(np.stack([a for a, _ in starts]), np.stack([W for _, W in starts]))
+        )
         t = np.array([run.t_spec for run in runs])
         winners = {run.computed_owner for run in runs}
         if moves:  # measured: 138.8–144.1 against the unperturbed 202.04; winners 0, 1, 1, 0

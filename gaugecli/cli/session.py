@@ -124,10 +124,10 @@ def check_duration(dynamics: Any, d: int, m: int, members: int, max_time: float)
     whose estimated time (:func:`gaugecli.experiments.budget.streamed_flow_seconds`) exceeds ``--max-time``."""
     if dynamics.sample_size is None or dynamics.batch_source == "resampled":  # kept in memory
         return
-    from gaugecli.core import empirical
+    from gaugecli.core import sample_draw
     from gaugecli.experiments import budget
 
-    n, limit = dynamics.sample_size, empirical.STORE_LIMIT_BYTES
+    n, limit = dynamics.sample_size, sample_draw.STORE_LIMIT_BYTES
     seconds = budget.streamed_flow_seconds(n, d, m, members, limit)
     if seconds > max_time:
         raise bad_parameter(

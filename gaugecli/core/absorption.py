@@ -40,6 +40,7 @@ from numpy.typing import NDArray
 from gaugecli.core.kernels import arccos_kernel
 from gaugecli.core.model import Model
 from gaugecli.core.objective import Objective
+from gaugecli.core.state import Network
 from gaugecli.core.types import Array, Indices
 
 SLAVING_LEVEL = 1e-6
@@ -65,11 +66,11 @@ _TINY = 1e-30
 ``∇g``, and at ``a = 1e-30`` the probe changes ``f`` by nothing the sums can see."""
 
 
-def can_be_absorbed(a0: Array, W0: Array, model: Model) -> NDArray[np.bool_]:
-    """Which neurons of a start ``a0 (..., m)``, ``W0 (..., m, r)`` can reach ``w = 0`` and be held
+def can_be_absorbed(theta0: Network, model: Model) -> NDArray[np.bool_]:
+    """Which neurons of a start ``θ0 = (a0 (..., m), W0 (..., m, r))`` can reach ``w = 0`` and be held
     there: ``a_j < 0 ≤ δ_j`` (``a_j`` cannot change sign; δ ≥ 0 to its round-off) for a ReLU student; none for other
     activations (a smooth σ has no kink at 0; leaky ReLU's linear part moves ``w`` through it)."""
-    a0, W0 = np.asarray(a0, float), np.asarray(W0, float)
+    a0, W0 = np.asarray(theta0.a, float), np.asarray(theta0.W, float)
     if model.activation.name != "relu":
         return np.zeros(a0.shape, bool)
     squares = np.sum(W0**2, axis=-1)
@@ -143,12 +144,12 @@ class NearZero:
     :meth:`velocity` the flow's right-hand side, :meth:`events` the four events (entering, landing,
     lifting, leaving) and :meth:`switch` what happens at them."""
 
-    def __init__(self, objective: Objective, model: Model, a0: Array, W0: Array) -> None:
-        a0, W0 = np.asarray(a0, float), np.asarray(W0, float)
+    def __init__(self, objective: Objective, model: Model, start: Network) -> None:
+        a0, W0 = np.asarray(start.a, float), np.asarray(start.W, float)
         self.objective = objective
         self.m, self.d = W0.shape
         self.P = self.m * (self.d + 1)
-        self.watch = can_be_absorbed(a0, W0, model)
+        self.watch = can_be_absorbed(Network(a0, W0), model)
         self.teacher_scale = float(np.sum(np.abs(model.coefficients) * np.linalg.norm(model.directions, axis=-1)))
         self.level = SLAVING_LEVEL * np.sqrt(a0**2 + np.sum(W0**2, axis=-1))
         self.slaved = np.zeros(self.m, bool)
@@ -218,6 +219,18 @@ class NearZero:
             a = y[: self.m]
             U = self.held[moving]
             J[np.ix_(moving, moving)] = np.abs(a[moving])[:, None] * arccos_kernel(U, U) * a[moving][None, :]
+        return J
+
+    def jacobian(self, minus_hessian: Array, y: Array) -> Array:
+        """``∂ẏ/∂y (P + m, P + m)`` from ``−∇²L`` at ``state(y)``: slaved coordinates do not move as
+        themselves, so their rows and columns are 0 (a slaved neuron's own block is singular at
+        ``n = 0``; only Newton's iteration sees the difference), and the norms couple by
+        :meth:`norm_jacobian`."""
+        J = np.zeros((self.P + self.m, self.P + self.m))
+        J[: self.P, : self.P] = minus_hessian
+        keep = ~self.frozen()
+        J = np.where(keep[:, None] & keep[None, :], J, 0.0)
+        J[self.P :, self.P :] = self.norm_jacobian(y)
         return J
 
     def frozen(self) -> NDArray[np.bool_]:

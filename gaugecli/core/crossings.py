@@ -40,6 +40,30 @@ def declared_grid(t_max: float, points: int, crossing: Array) -> Array:
     return np.unique(np.concatenate([grid, events]))
 
 
+def first_crossings(
+    t_steps: Array, align: Array, threshold: float, aligned_at: Callable[[Array, Indices, Indices], Array]
+) -> Array:
+    """``(n, m)``: the first time each neuron's ``α_j`` reaches ``threshold`` (NaN: never; 0: at the
+    start), from ``align (steps, n, m)`` at the solver's stored steps ``t_steps``.
+
+    The first step at or above the threshold brackets the crossing with the step before it; the
+    crossing is then located on the dense output (as ``solve_ivp``'s own event location does), where
+    ``aligned_at(t, members, neurons)`` gives ``α`` of those neurons at the times ``t``."""
+    crossing = np.full(align.shape[1:], np.nan)
+    members, neurons = np.nonzero(np.any(align >= threshold, axis=0))
+    first = np.argmax(align[:, members, neurons] >= threshold, axis=0)  # the first step at or above
+    crossing[members[first == 0], neurons[first == 0]] = 0.0
+    later = first > 0
+    members, neurons, first = members[later], neurons[later], first[later]
+    if members.size:
+
+        def gaps(t: Array, k: Indices) -> Array:
+            return aligned_at(t, members[k], neurons[k]) - threshold
+
+        crossing[members, neurons] = locate_crossings(gaps, t_steps[first - 1], t_steps[first])
+    return crossing
+
+
 def locate_crossing(gap: Callable[[float], float], lo: float, hi: float) -> float:
     """The root of ``gap`` (α − (1 − ε) on the dense output) in the step ``[lo, hi]`` whose stored
     states bracket it (:func:`locate_crossings` for one crossing)."""

@@ -12,17 +12,18 @@ from gaugecli.core.gauge import imbalance
 from gaugecli.core.metrics import alignment
 from gaugecli.core.model import Model
 from gaugecli.core.objective import GradientOracle, Objective, population_objective, population_oracle
+from gaugecli.core.state import Network
 from gaugecli.core.trajectory import NumericalFault, SolverStats, Trajectory
 from gaugecli.core.types import Array, Progress
 
 
-def stable_step_bound(a: Array, W: Array, model: Model, objective: Objective | None = None) -> float:
-    """``2/λ_max(∇²L(θ))``: the largest step for which GD is linearly stable at θ
-    (``objective``: the loss descended, default the population loss)."""
+def stable_step_bound(theta: Network, model: Model, objective: Objective | None = None) -> float:
+    """``2/λ_max(∇²L(θ))``: the largest step for which GD is linearly stable at θ (every network of
+    its leading axes; ``objective``: the loss descended, default the population loss)."""
     hessian = population_objective(model).hessian if objective is None else objective.hessian
     if hessian is None:  # pragma: no cover - every objective here has a Hessian
         raise ValueError("the stable step bound needs the objective's Hessian")
-    lam = np.linalg.eigvalsh(hessian(a, W))[..., -1]
+    lam = np.linalg.eigvalsh(hessian(theta.a, theta.W))[..., -1]
     return float(2.0 / np.max(lam))
 
 
@@ -42,8 +43,7 @@ def _divergence_message(eta: float, step: int, bound: float) -> str:
 
 
 def gradient_descent(
-    a0: Array,
-    W0: Array,
+    theta0: Network,
     model: Model,
     eta: float,
     t_max: float,
@@ -57,7 +57,7 @@ def gradient_descent(
     method: str = "gd",
     progress: Progress | None = None,
 ) -> Trajectory:
-    """``θ ← θ − η g_k(θ)``; iterate ``k`` sits at time ``t = kη``.
+    """``θ ← θ − η g_k(θ)`` from ``θ0`` (one network or an ensemble); iterate ``k`` sits at time ``t = kη``.
 
     ``oracle`` gives the gradient ``g_k`` of the objective, called exactly once per step
     (default: the population loss; :func:`gaugecli.core.sample.empirical_objective` gives
@@ -83,7 +83,7 @@ def gradient_descent(
     elif oracle is not None:  # a bare oracle: a minibatch stream or a custom loss, not the population's
         objective_name, population = getattr(oracle, "objective_name", "custom"), False
     oracle = oracle or population_oracle(model)
-    a, W = np.array(a0, float), np.array(W0, float)
+    a, W = np.array(theta0.a, float), np.array(theta0.W, float)
     batch, m = a.shape[:-1], a.shape[-1]
     n_steps = max(1, math.ceil(t_max / eta))
     if record_every is not None:
@@ -96,7 +96,7 @@ def gradient_descent(
     crossing[prev_align >= thr] = 0.0
     saved: list[tuple[float, Array, Array, Array | None, Array | None]] = []
     p, lam = model.degree, model.weight_decay
-    law = imbalance(a, W, p) if model.activation.homogeneous else None
+    law = imbalance(Network(a, W), p) if model.activation.homogeneous else None
     converged = np.zeros(batch, bool)
     pending = np.isnan(crossing)  # neurons whose crossing is still to come
     limit = None
@@ -107,7 +107,11 @@ def gradient_descent(
         if limit is None:  # divergence: the squared gradient 10¹² times its start (and above 1), or not a number
             limit = 1e12 * np.maximum(gsq, 1.0)
         if not np.all(gsq <= limit):  # false for NaN and ±inf as well
-            raise NumericalFault(_divergence_message(eta, k, stable_step_bound(np.asarray(a0), np.asarray(W0), model)))
+            raise NumericalFault(
+                _divergence_message(
+                    eta, k, stable_step_bound(Network(np.asarray(theta0.a), np.asarray(theta0.W)), model)
+                )
+            )
         converged = gsq <= grad_tol**2
         crossed = stop_at_crossing and not np.any(np.all(pending, axis=-1))
         done = k == n_steps or bool(np.all(converged)) or crossed

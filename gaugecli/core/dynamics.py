@@ -31,16 +31,18 @@ import numpy as np
 from gaugecli.core.gauge import function_coordinates, imbalance, squared_norms
 from gaugecli.core.model import Model
 from gaugecli.core.route import fused_enabled
+from gaugecli.core.state import Network
 from gaugecli.core.types import Array
 
 
-def population_loss(a: Array, W: Array, model: Model) -> Array:
-    """``L(θ)``, shape ``a.shape[:-1]``.
+def population_loss(theta: Network, model: Model) -> Array:
+    """``L(θ)``, shape ``θ.batch``.
 
     Absolute round-off is about 1e-16 (a difference of O(1) kernel terms), so loss
     values below ~1e-15 are noise; use :func:`gaugecli.core.metrics.nonowner_norm` to
     follow pruning to smaller scales.
     """
+    a, W = theta.a, theta.W
     b, V, act = model.coefficients, model.directions, model.activation
     K_ww = act.kernel(W, W)
     K_wv = model.cross.kernel(W, V)
@@ -79,9 +81,10 @@ def _fused_weights(model: Model) -> tuple[float, float] | None:
     return fused.kernel_weights(*parts[1])
 
 
-def population_gradient(a: Array, W: Array, model: Model) -> Gradient:
+def population_gradient(theta: Network, model: Model) -> Gradient:
     """Closed-form ``∇L(θ)``; finite for duplicate and antipodal neurons. For a ReLU student and
     teacher (or leaky ReLU, linear), the loops of :mod:`gaugecli.core.fused` (the same closed forms, compiled)."""
+    a, W = theta.a, theta.W
     weights = _fused_weights(model)
     if weights is not None:
         from gaugecli.core import fused
@@ -108,8 +111,9 @@ def population_gradient_packed(model: Model) -> Callable[[Array], Array] | None:
     return packed
 
 
-def population_hessian(a: Array, W: Array, model: Model) -> Array:
-    """Closed-form Hessian of ``L`` in the packed order ``θ = (a_1..a_m, w_1, ..., w_m)``.
+def population_hessian(theta: Network, model: Model) -> Array:
+    """Closed-form Hessian of ``L`` at ``θ`` in its flattened order ``(a_1..a_m, w_1, ..., w_m)``
+    (:meth:`~gaugecli.core.state.Network.flatten`).
 
     Shape ``(..., P, P)`` with ``P = m (d + 1)``. Blocks (δ_ij the Kronecker delta):
 
@@ -119,6 +123,7 @@ def population_hessian(a: Array, W: Array, model: Model) -> Array:
 
     For a ReLU, leaky-ReLU or linear student and teacher, the loops of :mod:`gaugecli.core.fused`.
     """
+    a, W = theta.a, theta.W
     weights = _fused_weights(model)
     if weights is not None:
         from gaugecli.core import fused
@@ -152,14 +157,15 @@ def population_hessian(a: Array, W: Array, model: Model) -> Array:
     return H
 
 
-def pair_hessian_blocks(a: Array, W: Array, model: Model, pair: tuple[int, int]) -> tuple[Array, Array]:
-    """The ``(d+1)×(d+1)`` blocks ``(H_ii, H_ij)`` of :func:`population_hessian` for the neurons
+def pair_hessian_blocks(theta: Network, model: Model, pair: tuple[int, int]) -> tuple[Array, Array]:
+    """The ``(d+1)×(d+1)`` blocks ``(H_ii, H_ij)`` of :func:`population_hessian` at ``θ`` for the neurons
     ``pair = (i, j)`` (rows ``(a_i, w_i)``, columns ``(a_i, w_i)`` resp. ``(a_j, w_j)``), in
     ``O(m d²)`` instead of the whole ``O(m² d²)`` Hessian. With ``p = i`` and ``q ∈ {i, j}``:
 
     ``[K(w_p, w_q), δ_pq h_qᵀ + a_q ∂₁K(w_q, w_p)ᵀ; δ_pq h_p + a_p ∂₁K(w_p, w_q),
     δ_pq a_p (Σ_l a_l ∂²₁₁K(w_p, w_l) − Σ_k b_k ∂²₁₁K(w_p, v_k)) + a_p a_q ∂²₁₂K(w_p, w_q)]``.
     """
+    a, W = theta.a, theta.W
     b, V, act = model.coefficients, model.directions, model.activation
     i, j = pair
     d = W.shape[-1]
@@ -253,22 +259,22 @@ class Dissipation(NamedTuple):
     residual: Array
 
 
-def dissipation(a: Array, W: Array, model: Model) -> Dissipation:
+def dissipation(theta: Network, model: Model) -> Dissipation:
     """Reaction ``R``, transport ``T`` (from function coordinates) and ``‖∇_θ L‖²``
-    (from parameters), with ``residual = |‖∇L‖² − (R + T)| / ‖∇L‖²``.
+    (from parameters) at ``θ = (a, W)``, with ``residual = |‖∇L‖² − (R + T)| / ‖∇L‖²``.
 
     ``L`` is the loss without the weight decay: the split is an identity of ``L`` at every point.
     An activation without a degree has no function coordinates: ``R``, ``T`` and the residual are NaN;
     so are ``T`` and the residual where a neuron sits at ``w = 0`` (absorbed: its mobility is infinite
     and its direction undefined, and ``∂L/∂w`` there is not its velocity)."""
-    grad = population_gradient(a, W, model)
+    grad = population_gradient(theta, model)
     grad_norm_sq = np.sum(grad.a**2, axis=-1) + np.sum(grad.W**2, axis=(-1, -2))
     if not model.activation.homogeneous:
         nan = np.full(grad_norm_sq.shape, np.nan)
         return Dissipation(nan, nan.copy(), grad_norm_sq, nan.copy())
     p = model.degree
-    c, U = function_coordinates(a, W, p)
-    delta = imbalance(a, W, p)
+    c, U = function_coordinates(theta, p)
+    delta = imbalance(theta, p)
     fg = function_gradient(c, U, model)
     reaction = np.sum(reaction_mobility(c, delta, p) * fg.coefficient**2, axis=-1)
     with np.errstate(invalid="ignore"):  # a neuron absorbed at w = 0 (core.absorption): ∞·0, NaN

@@ -2,9 +2,9 @@
 
 Every sum over the sample runs over chunks of rows (:class:`EmpiricalSample`), so that no
 intermediate — ``Z = X Wᵀ``, ``σ(Z)``, ``G`` (``n × m``) or the Hessian's ``J``
-(``n × m(d+1)``) — is larger than :data:`DEFAULT_CHUNK_BYTES`; the sums are the same up to the
+(``n × m(d+1)``) — is larger than :data:`~gaugecli.core.sample_draw.DEFAULT_CHUNK_BYTES`; the sums are the same up to the
 order of floating-point additions (round-off). The sample ``X`` itself is either kept
-(``8 n d`` bytes: 1.28 GB at ``n = 10⁷, d = 16``) or, beyond :data:`STORE_LIMIT_BYTES`,
+(``8 n d`` bytes: 1.28 GB at ``n = 10⁷, d = 16``) or, beyond :data:`~gaugecli.core.sample_draw.STORE_LIMIT_BYTES`,
 regenerated chunk by chunk from its seed at every pass: numpy's Gaussian stream drawn in
 consecutive blocks is the same stream drawn at once, so both give the same ``X`` to the bit,
 but regeneration makes a gradient evaluation ~7× slower (measured at ``n = 10⁶, d = 16,
@@ -13,7 +13,8 @@ m = 1``: 0.21 s streamed against 0.03 s stored). The torch work runs on ``device
 GD's every step — is summed in numpy on views of the same tensors instead: numpy's matmul beat
 torch's there at every shape measured (×1.1–×3 per gradient, most at small ``n`` and in
 stacks, where torch's per-call dispatch dominates; benchmark row d3). :mod:`gaugecli.core.sample`
-re-exports what callers need.
+re-exports what callers need; the sample itself (its draw, storage and chunks) is
+:mod:`gaugecli.core.sample_draw`'s.
 
 A stored sample may also be a *stack*, one sample per member of an ensemble (``X (B, n, d)``,
 ``y (B, n)``, :meth:`EmpiricalSample.stack`): member ``b`` descends the ``L_n`` of its own sample
@@ -32,68 +33,15 @@ import numpy as np
 import torch
 
 from gaugecli.core.activations.base import Activation
-from gaugecli.core.activations.relu import ReLU
-from gaugecli.core.model import Model
 from gaugecli.core.objective import GradientOracle, Objective
+from gaugecli.core.sample_draw import SampleRows, to_numpy
+from gaugecli.core.state import Network
 from gaugecli.core.types import Array, Indices
-
-Seed = int | np.random.SeedSequence
-
-DEVICES = ("cpu", "cuda", "auto")
-"""Where the torch work runs: ``cpu``, ``cuda`` (an error if torch sees no CUDA device), or
-``auto`` (CUDA if available, else the CPU)."""
-
-DEFAULT_CHUNK_BYTES = 2 * 2**20
-"""Bound on each ``rows × columns`` intermediate of a pass over the sample. Small enough that a
-chunk of ``X`` read by ``X_c Wᵀ`` is still in cache when ``G_cᵀ X_c`` reads it again, large
-enough that torch's per-call cost is amortised: measured at n = 10⁶, d = 16 (one thread, best
-of 7), gradient at m = 1 / 8 / 64: 31 / 85 / 555 ms at 2 MiB against 39 / 149 / 787 ms at
-16 MiB and 33 / 99 / 533 ms at 1 MiB; Hessian (m = 1) 41 ms against 106 ms at 16 MiB; L_n at
-400 saved states 0.68 s against 1.8 s at 16 MiB."""
-
-STORE_LIMIT_BYTES = 4 * 2**30
-"""A sample of at most this many bytes (``8 n (d + 1)``: ``X`` and ``y``) is kept in memory; a
-larger one is regenerated from its seed at every pass (the same numbers, ~7× the time per
-gradient). 4 GiB keeps ``n = 10⁷`` at ``d ≤ 49`` in memory."""
 
 SMALL_PROBLEM_FLOPS = 5e7
 """Below this many multiply-adds per step, run torch on one thread: intra-op threads
 cost more in synchronisation than they save, and on a busy 2-core machine they were
 measured to slow small runs down a hundredfold."""
-
-
-def resolve_device(device: str) -> torch.device:
-    """The torch device for ``cpu`` | ``cuda`` | ``auto``; ``ValueError`` (with the remedy)
-    for another name, or for ``cuda`` where torch sees no CUDA device."""
-    if device not in DEVICES:
-        raise ValueError(f"device must be one of {', '.join(DEVICES)} (got {device!r})")
-    if device == "auto":
-        return torch.device("cuda" if torch.cuda.is_available() else "cpu")
-    if device == "cuda" and not torch.cuda.is_available():
-        build = "a CPU-only build" if torch.version.cuda is None else f"built for CUDA {torch.version.cuda}"
-        raise ValueError(f"cuda: torch ({torch.__version__}, {build}) sees no CUDA device; use cpu or auto")
-    return torch.device(device)
-
-
-def draw_sample(model: Model, n: int, seed: Seed) -> tuple[Array, Array]:
-    """``n`` inputs ``x ~ N(0, I_d)`` from ``numpy.random.default_rng(seed)`` and teacher labels.
-
-    Drawn in blocks of rows (the same numbers as one ``standard_normal((n, d))`` call), so that
-    the labels' intermediates stay small."""
-    X = np.empty((n, model.d))
-    y = np.empty(n)
-    rng = np.random.default_rng(seed)
-    rows = chunk_rows(DEFAULT_CHUNK_BYTES, model.d + model.k)
-    for start in range(0, n, rows):
-        block = slice(start, min(start + rows, n))
-        rng.standard_normal(out=X[block])
-        y[block] = model(X[block])
-    return X, y
-
-
-def chunk_rows(chunk_bytes: int, width: int) -> int:
-    """Rows per chunk so that a ``rows × width`` float64 intermediate fits ``chunk_bytes``."""
-    return max(1, int(chunk_bytes) // (8 * max(1, int(width))))
 
 
 @contextmanager
@@ -109,170 +57,9 @@ def _threads_for(flops: float) -> Iterator[None]:
             torch.set_num_threads(threads)
 
 
-def _to_numpy(t: torch.Tensor) -> Array:
-    return t.detach().cpu().numpy()
-
-
-class EmpiricalSample:
-    """A sample of ``n`` points ``(x_i, y_i)``, ``x_i ∈ ℝ^d``, read in chunks of rows, and the
-    empirical loss ``L_n`` on it: gradient, Hessian, loss (also along a trajectory).
-
-    Either *stored* — ``X (n, d)`` and ``y (n,)`` as tensors on ``device`` — or *streamed*:
-    ``X`` regenerated from ``seed`` by :func:`numpy.random.default_rng` at every pass, block by
-    block (the same numbers as :func:`draw_sample`; memory ``O(chunk)``, time ~7× per pass).
-    Each pass holds at most ``chunk_bytes`` per ``rows × columns`` intermediate. The student's
-    activation is ``activation`` (default: the model's for a streamed sample, else ReLU).
-    """
-
-    def __init__(
-        self,
-        n: int,
-        d: int,
-        *,
-        X: torch.Tensor | None = None,
-        y: torch.Tensor | None = None,
-        model: Model | None = None,
-        seed: Seed | None = None,
-        device: torch.device | str = "cpu",
-        chunk_bytes: int = DEFAULT_CHUNK_BYTES,
-        activation: Activation | None = None,
-    ) -> None:
-        if (X is None) != (y is None) or (X is None and (model is None or seed is None)):
-            raise ValueError("EmpiricalSample: give X and y (stored), or model and seed (streamed)")
-        self.n, self.d = int(n), int(d)
-        self.X, self.y = X, y
-        self.model, self.seed = model, seed
-        self.activation = activation or (model.activation if model is not None else ReLU())
-        self.device = torch.device(device) if isinstance(device, str) else device
-        self.chunk_bytes = int(chunk_bytes)
-
-    # -- construction -----------------------------------------------------------------
-
-    @classmethod
-    def from_arrays(
-        cls,
-        X: Array,
-        y: Array,
-        *,
-        device: str = "cpu",
-        chunk_bytes: int = DEFAULT_CHUNK_BYTES,
-        activation: Activation | None = None,
-    ) -> EmpiricalSample:
-        """A stored sample from arrays (on the CPU: shared with them, no copy); the student's
-        activation ``activation`` (default ReLU)."""
-        dev = resolve_device(device)
-        Xt = torch.from_numpy(np.ascontiguousarray(X, dtype=np.float64)).to(dev)
-        yt = torch.from_numpy(np.ascontiguousarray(y, dtype=np.float64)).to(dev)
-        n, d = Xt.shape[-2:]
-        return cls(n, d, X=Xt, y=yt, device=dev, chunk_bytes=chunk_bytes, activation=activation)
-
-    @classmethod
-    def draw(
-        cls,
-        model: Model,
-        n: int,
-        seed: Seed,
-        *,
-        device: str = "cpu",
-        store: bool | None = None,
-        chunk_bytes: int = DEFAULT_CHUNK_BYTES,
-    ) -> EmpiricalSample:
-        """The sample of :func:`draw_sample` (same numbers), stored on ``device`` or streamed.
-
-        ``store=None``: keep it if ``8 n (d + 1) ≤`` :data:`STORE_LIMIT_BYTES` (on a GPU, and
-        under half its free memory). It is drawn block by block straight into its tensor, so
-        a GPU run never holds it in host memory."""
-        dev = resolve_device(device)
-        d = model.d
-        if store is None:
-            size = 8 * n * (d + 1)
-            store = size <= STORE_LIMIT_BYTES
-            if dev.type == "cuda":
-                store = store and size <= torch.cuda.mem_get_info(dev)[0] // 2
-        if not store:
-            return cls(n, d, model=model, seed=seed, device=dev, chunk_bytes=chunk_bytes)
-        act = model.activation
-        if dev.type == "cpu":
-            X, y = draw_sample(model, n, seed)
-            return cls(
-                n, d, X=torch.from_numpy(X), y=torch.from_numpy(y), device=dev, chunk_bytes=chunk_bytes, activation=act
-            )
-        Xt = torch.empty((n, d), dtype=torch.float64, device=dev)
-        yt = torch.empty(n, dtype=torch.float64, device=dev)
-        streamed = cls(n, d, model=model, seed=seed, device=dev, chunk_bytes=chunk_bytes)
-        start = 0
-        for Xc, yc in streamed.chunks(d + model.k):
-            Xt[start : start + Xc.shape[0]] = Xc
-            yt[start : start + Xc.shape[0]] = yc
-            start += Xc.shape[0]
-        return cls(n, d, X=Xt, y=yt, device=dev, chunk_bytes=chunk_bytes, activation=act)
-
-    # -- reading ----------------------------------------------------------------------
-
-    @property
-    def stored(self) -> bool:
-        return self.X is not None
-
-    @property
-    def name(self) -> str:
-        """As in solver statistics: ``empirical n=…`` (with the device where not the CPU)."""
-        where = "" if self.device.type == "cpu" else f" on {self.device.type}"
-        stack = "" if self.members is None else f", one of {self.members} samples per member"
-        return f"empirical n={self.n}{stack}{where}"
-
-    def rows_per_chunk(self, width: int) -> int:
-        """Rows of a chunk whose widest intermediate has ``width`` columns (and ``X``'s ``d``)."""
-        return chunk_rows(self.chunk_bytes, max(width, self.d))
-
-    def chunks(self, width: int) -> Iterator[tuple[torch.Tensor, torch.Tensor]]:
-        """``(X_c, y_c)`` over consecutive blocks of rows, on the sample's device."""
-        rows = self.rows_per_chunk(width)
-        if self.X is not None and self.y is not None:
-            for start in range(0, self.n, rows):
-                yield self.X[..., start : start + rows, :], self.y[..., start : start + rows]
-            return
-        assert self.model is not None and self.seed is not None
-        rng = np.random.default_rng(self.seed)
-        for start in range(0, self.n, rows):
-            Xc = rng.standard_normal((min(rows, self.n - start), self.d))
-            yc = self.model(Xc)
-            yield torch.from_numpy(Xc).to(self.device), torch.from_numpy(yc).to(self.device)
-
-    def arrays(self) -> tuple[Array, Array]:
-        """``(X, y)`` as numpy arrays (materialised: a streamed sample is drawn in full)."""
-        if self.X is not None and self.y is not None:
-            return _to_numpy(self.X), _to_numpy(self.y)
-        assert self.model is not None and self.seed is not None
-        return draw_sample(self.model, self.n, self.seed)
-
-    @classmethod
-    def stack(
-        cls, samples: list[tuple[Array, Array]], *, device: str = "cpu", activation: Activation | None = None
-    ) -> EmpiricalSample:
-        """One sample per ensemble member: ``X (B, n, d)``, ``y (B, n)`` from ``B`` samples ``(X_b, y_b)``
-        of one size ``n``; the gradient and Hessian of member ``b`` (leading axis of ``a``, ``W``) are
-        those of ``L_n`` on sample ``b``."""
-        sizes = {np.shape(X) for X, _ in samples}
-        if len(sizes) != 1 or len(next(iter(sizes))) != 2:
-            raise ValueError(f"EmpiricalSample.stack: samples must share one shape (n, d) (got {sorted(sizes)})")
-        X = np.stack([np.asarray(X, float) for X, _ in samples])
-        y = np.stack([np.asarray(y, float) for _, y in samples])
-        return cls.from_arrays(X, y, device=device, activation=activation)
-
-    @property
-    def members(self) -> int | None:
-        """How many samples a stack holds (``None``: one sample, shared by every member)."""
-        return None if self.X is None or self.X.dim() == 2 else int(self.X.shape[0])
-
-    def holding(self, X: torch.Tensor, y: torch.Tensor) -> EmpiricalSample:
-        """A stored sample of these rows ``X (…, n', d)``, ``y (…, n')`` (a batch, a stack's members) on
-        this sample's device, chunk size and activation."""
-        return EmpiricalSample(
-            X.shape[-2], self.d, X=X, y=y, device=self.device, chunk_bytes=self.chunk_bytes, activation=self.activation
-        )
-
-    def _tensor(self, x: Array) -> torch.Tensor:
-        return torch.from_numpy(np.ascontiguousarray(x, dtype=np.float64)).to(self.device)
+class EmpiricalSample(SampleRows):
+    """The empirical loss ``L_n`` on a :class:`~gaugecli.core.sample_draw.SampleRows`: gradient,
+    Hessian, loss (also along a trajectory), each summed chunk by chunk of rows."""
 
     # -- the loss and its derivatives ---------------------------------------------------
 
@@ -288,7 +75,7 @@ class EmpiricalSample:
         with _threads_for(2 * np.size(W) * self.n):
             at = self._tensor(a)
             ta, tW, tsq = _gradient_sums(at, self._tensor(W), self._chunks_for(W), self.activation)
-            return _to_numpy(ta / self.n), _to_numpy(tW * (at.unsqueeze(-1) / self.n)), _to_numpy(0.5 * tsq / self.n)
+            return to_numpy(ta / self.n), to_numpy(tW * (at.unsqueeze(-1) / self.n)), to_numpy(0.5 * tsq / self.n)
 
     def _chunks_for(self, W: Array) -> Iterator[tuple[torch.Tensor, torch.Tensor]]:
         return self.chunks(int(np.prod(np.shape(W)[:-1])))  # (members × m) columns
@@ -367,22 +154,22 @@ class EmpiricalSample:
                 for j in range(m):
                     block = slice(m + j * d, m + (j + 1) * d)
                     hess[..., block, block] += curved[..., j, :, :] / self.n
-            return _to_numpy(hess)
+            return to_numpy(hess)
 
-    def loss(self, a: Array, W: Array) -> Array:
-        """``L_n(θ)`` with the ensemble axes of ``a``, ``W``."""
-        a = np.asarray(a, float)
-        return self.loss_along(a[..., None, :], np.asarray(W, float)[..., None, :, :])[..., 0]
+    def loss(self, theta: Network) -> Array:
+        """``L_n(θ)`` with the ensemble axes of ``θ``."""
+        a = np.asarray(theta.a, float)
+        return self.loss_along(Network(a[..., None, :], np.asarray(theta.W, float)[..., None, :, :]))[..., 0]
 
-    def loss_along(self, a: Array, W: Array) -> Array:
-        """``L_n`` along a trajectory ``a (..., n_t, m)``, ``W (..., n_t, m, d)``: every saved
+    def loss_along(self, theta: Network) -> Array:
+        """``L_n`` along a trajectory ``θ`` (``a (..., n_t, m)``, ``W (..., n_t, m, d)``): every saved
         state in one product ``X_c W_allᵀ`` per chunk of rows (blocks of states keep the
         ``rows × states·m`` intermediate within ``chunk_bytes``)."""
-        a, W = np.asarray(a, float), np.asarray(W, float)
+        a, W = np.asarray(theta.a, float), np.asarray(theta.W, float)
         if self.members is not None:  # member b along its own sample b
             assert self.X is not None and self.y is not None
             X, y = self.X, self.y
-            return np.stack([self.holding(X[b], y[b]).loss_along(a[b], W[b]) for b in range(self.members)])
+            return np.stack([self.holding(X[b], y[b]).loss_along(Network(a[b], W[b])) for b in range(self.members)])
         lead, (m, d) = a.shape[:-1], W.shape[-2:]
         states = math.prod(lead)
         a_all, W_all = a.reshape(states, m), W.reshape(states * m, d)
@@ -399,7 +186,7 @@ class EmpiricalSample:
                     H = self.activation.sigma_torch(torch.matmul(Xc, WT)).view(Xc.shape[0], s1 - s0, m)
                     r = torch.sum(H.mul_(at), dim=-1) - yc.unsqueeze(-1)  # (c, s)
                     sq += torch.sum(r * r, dim=0)
-                out[s0:s1] = _to_numpy(0.5 * sq / self.n)
+                out[s0:s1] = to_numpy(0.5 * sq / self.n)
         return out.reshape(lead)
 
     def oracle(self) -> GradientOracle:

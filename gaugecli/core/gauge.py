@@ -24,6 +24,7 @@ import numpy as np
 
 from gaugecli.core.defaults import C0, THETA0
 from gaugecli.core.model import Model
+from gaugecli.core.state import Network
 from gaugecli.core.types import Array
 
 
@@ -54,15 +55,15 @@ def owner_imbalances(m: int, strength: float, owner: int = 0) -> Array:
     return deltas
 
 
-def imbalance(a: Array, W: Array, degree: int = 1) -> Array:
-    """``δ_j = a_j² − ‖w_j‖²/p``, shape of ``a``."""
-    return a**2 - np.sum(W**2, axis=-1) / degree
+def imbalance(theta: Network, degree: int = 1) -> Array:
+    """``δ_j = a_j² − ‖w_j‖²/p`` of ``θ = (a, W)``, shape of ``a``."""
+    return theta.a**2 - np.sum(theta.W**2, axis=-1) / degree
 
 
-def function_coordinates(a: Array, W: Array, degree: int = 1) -> tuple[Array, Array]:
-    """``(c, U)`` with ``c_j = a_j ‖w_j‖^p`` and unit directions ``u_j = w_j/‖w_j‖``."""
-    norm = np.linalg.norm(W, axis=-1)
-    return a * (norm if degree == 1 else norm**degree), unit_directions(W)
+def function_coordinates(theta: Network, degree: int = 1) -> tuple[Array, Array]:
+    """``(c, U)`` of ``θ = (a, W)``: ``c_j = a_j ‖w_j‖^p`` and unit directions ``u_j = w_j/‖w_j‖``."""
+    norm = np.linalg.norm(theta.W, axis=-1)
+    return theta.a * (norm if degree == 1 else norm**degree), unit_directions(theta.W)
 
 
 def unit_directions(W: Array) -> Array:

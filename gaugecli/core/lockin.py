@@ -38,6 +38,7 @@ from numpy.lib.stride_tricks import sliding_window_view
 
 from gaugecli.core.kernels import arccos_kernel
 from gaugecli.core.model import Model
+from gaugecli.core.state import Network
 from gaugecli.core.symmetry import antisymmetric_rate, separation_exponent
 from gaugecli.core.types import Array, Indices
 
@@ -257,8 +258,8 @@ def informative_rate(B: Array, S: Array, tol: float = 0.0) -> Array:
 # duplicate instability
 
 
-def duplicate_instability(t: Array, a: Array, W: Array, model: Model, group: list[int]) -> tuple[Array, Array]:
-    """``(λ_anti(t), Λ(t))`` of the pair ``group[:2]`` along a trajectory ``a (n, m)``, ``W (n, m, d)``.
+def duplicate_instability(t: Array, theta: Network, model: Model, group: list[int]) -> tuple[Array, Array]:
+    """``(λ_anti(t), Λ(t))`` of the pair ``group[:2]`` along a trajectory ``θ`` (``a (n, m)``, ``W (n, m, d)``).
 
     The pair is replaced by its mean before the Hessian is taken, so the rate is that of the
     equal pair on the invariant set even after round-off has begun to split the two (the
@@ -266,11 +267,11 @@ def duplicate_instability(t: Array, a: Array, W: Array, model: Model, group: lis
     of λ_anti (:func:`gaugecli.core.symmetry.separation_exponent`).
     """
     i, j = group[0], group[1]
-    a = np.array(a, float)
-    W = np.array(W, float)
+    a = np.array(theta.a, float)
+    W = np.array(theta.W, float)
     a_mean = 0.5 * (a[..., i] + a[..., j])
     W_mean = 0.5 * (W[..., i, :] + W[..., j, :])
     a[..., i] = a[..., j] = a_mean
     W[..., i, :] = W[..., j, :] = W_mean
-    rate = antisymmetric_rate(a, W, model, (i, j))
+    rate = antisymmetric_rate(Network(a, W), model, (i, j))
     return rate, separation_exponent(t, rate)

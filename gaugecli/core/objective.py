@@ -13,6 +13,7 @@ import numpy as np
 
 from gaugecli.core.dynamics import population_gradient, population_gradient_packed, population_hessian
 from gaugecli.core.model import Model
+from gaugecli.core.state import Network
 from gaugecli.core.types import Array, Indices
 
 GradientOracle = Callable[[Array, Array], tuple[Array, Array, Array | None]]
@@ -107,12 +108,12 @@ def population_objective(model: Model) -> Objective:
     weight decay."""
 
     def gradient(a: Array, W: Array) -> tuple[Array, Array, None]:
-        g = population_gradient(a, W, model)
+        g = population_gradient(Network(a, W), model)
         return g.a, g.W, None
 
     objective = Objective(
         gradient,
-        lambda a, W: population_hessian(a, W, model),
+        lambda a, W: population_hessian(Network(a, W), model),
         "population",
         population=True,
         packed=population_gradient_packed(model),

@@ -21,6 +21,7 @@ from gaugecli.core.metrics import (
 )
 from gaugecli.core.model import Model
 from gaugecli.core.ownership import feature_alignment, feature_nonowner_norm, feature_owners, ownership_matrix
+from gaugecli.core.state import Network
 from gaugecli.core.symmetry import SADDLE_NOTE, exact_saddle, symmetry_report
 from gaugecli.core.trajectory import SolverStats, Trajectory
 from gaugecli.core.types import LATER_FIELD, Array
@@ -187,8 +188,8 @@ def _pairwise_series(
         K = act.kernel(dirs, dirs)
         parts.append(
             (
-                dissipation(a[w], W[w], model),
-                population_loss(a[w], W[w], model),
+                dissipation(Network(a[w], W[w]), model),
+                population_loss(Network(a[w], W[w]), model),
                 kernel_group_norm(coef, K, others),
                 kernel_group_norm(coef, K, unaligned) if np.any(unaligned) else None,
             )
@@ -204,10 +205,11 @@ def observe(trajectory: Trajectory, model: Model, member: tuple[int, ...] = ()) 
     Every observable is an inner product, so a trajectory in the coordinates of an invariant
     subspace (``trajectory.basis``) is observed there, with the teacher in the same basis."""
     model = trajectory.model_in(model)
-    a, W = trajectory.a[member], trajectory.W[member]
-    c, U = function_coordinates(a, W, model.degree)
+    theta = trajectory.theta[member]
+    a, W = theta.a, theta.W
+    c, U = function_coordinates(theta, model.degree)
     align, feature = alignment(W, model)
-    delta = imbalance(a, W, model.degree)
+    delta = imbalance(theta, model.degree)
     owner, specialized = final_owner(c[-1], align[-1], trajectory.eps_align)
     unaligned = align[-1] < 1.0 - trajectory.eps_align  # aligned with no feature at the end
     diss, loss, P, unaligned_norm = _pairwise_series(a, W, c, U, model, int(owner), unaligned)
@@ -223,10 +225,10 @@ def observe(trajectory: Trajectory, model: Model, member: tuple[int, ...] = ()) 
     )
     # every member's crossing times: the flow inserts all of them into the shared grid
     spent_reaction, spent_transport = dissipated(trajectory.t, diss.reaction, diss.transport, trajectory.crossing_times)
-    symmetry = symmetry_report(trajectory.t, a, W, model, int(owner))
+    symmetry = symmetry_report(trajectory.t, theta, model, int(owner))
     # a saddle of the population loss holds the population dynamics only: a sample's gradient (or a
     # fresh minibatch's) has a teacher component and breaks it (lockin's x² runs rely on that)
-    if trajectory.stats.population and exact_saddle(a[0], W[0], model):
+    if trajectory.stats.population and exact_saddle(theta[0], model):
         # the exact dynamics never align: a crossing is round-off's, not the model's
         t_spec = float("nan")
         symmetry = replace(

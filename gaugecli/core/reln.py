@@ -38,6 +38,7 @@ from gaugecli.core.flow import FlowOptions, gradient_flow
 from gaugecli.core.kernels import arccos_kernel, arccos_kernel_grad, arccos_kernel_hessians
 from gaugecli.core.model import Model
 from gaugecli.core.objective import Objective
+from gaugecli.core.state import Network
 from gaugecli.core.trajectory import Trajectory
 from gaugecli.core.types import Array, Indices, Progress
 
@@ -98,9 +99,9 @@ def _residual_direction(beta: Array, geo: RelnGeometry) -> Array:
     return np.einsum("...jixy,...iy->...jx", geo.S, beta) - geo.r
 
 
-def reln_loss(a: Array, W: Array, geo: RelnGeometry) -> Array:
-    """``L = ½ Σ_ij β_iᵀ S_ij β_j − Σ_j β_jᵀ r_j + ½ E[y²]`` with ``β_j = a_j w_j``; shape ``a.shape[:-1]``."""
-    beta = a[..., None] * W
+def reln_loss(theta: Network, geo: RelnGeometry) -> Array:
+    """``L = ½ Σ_ij β_iᵀ S_ij β_j − Σ_j β_jᵀ r_j + ½ E[y²]`` with ``β_j = a_j w_j``; shape ``θ.batch``."""
+    beta = theta.a[..., None] * theta.W
     quad = np.einsum("...ix,...ijxy,...jy->...", beta, geo.S, beta)
     cross = np.einsum("...jx,...jx->...", beta, geo.r)
     return 0.5 * quad - cross + 0.5 * geo.target_energy
@@ -152,8 +153,7 @@ def reln_objective(geo: RelnGeometry) -> Objective:
 
 
 def reln_flow(
-    a0: Array,
-    W0: Array,
+    theta0: Network,
     gates: Array,
     model: Model,
     t_max: float,
@@ -162,29 +162,29 @@ def reln_flow(
     options: FlowOptions = FlowOptions(),
     progress: Progress | None = None,
 ) -> Trajectory:
-    """Gradient flow of the ReLN with fixed ``gates`` from ``(a0, W0)``, by the package's stiff
+    """Gradient flow of the ReLN with fixed ``gates`` from ``θ0``, by the package's stiff
     solver (:func:`gaugecli.core.integrate.gradient_flow`: LSODA, closed-form Jacobian, crossing
     times of ``α_j = ŵ_j·v`` located on the dense output). ``gates`` is ``(m, d)`` (shared) or
-    has the ensemble axes of ``a0`` (one ReLN per member)."""
-    a0, W0 = np.asarray(a0, float), np.asarray(W0, float)
+    has the ensemble axes of ``θ0`` (one ReLN per member)."""
+    theta0 = Network.of(theta0.a, theta0.W)
     geo = reln_geometry(gates, model)
-    if geo.batch_shape not in ((), a0.shape[:-1]):
-        raise ValueError(f"reln: gates batch {geo.batch_shape} must be () or the ensemble's {a0.shape[:-1]}")
+    if geo.batch_shape not in ((), theta0.batch):
+        raise ValueError(f"reln: gates batch {geo.batch_shape} must be () or the ensemble's {theta0.batch}")
     return gradient_flow(
-        a0, W0, model, t_max, eps_align=eps_align, options=options, progress=progress, objective=reln_objective(geo)
+        theta0, model, t_max, eps_align=eps_align, options=options, progress=progress, objective=reln_objective(geo)
     )
 
 
 def trajectory_loss(trajectory: Trajectory, geo: RelnGeometry) -> Array:
     """``L(t)`` of a ReLN trajectory ``(..., n_t)``."""
     g = geo.with_time_axis() if geo.batch_shape else geo
-    return reln_loss(trajectory.a, trajectory.W, g)
+    return reln_loss(trajectory.theta, g)
 
 
-def pathway_norm(a: Array, W: Array, geo: RelnGeometry, keep: Array) -> Array:
-    """``‖Σ_{j∈keep} a_j 1[g_j·x>0](w_j·x)‖_{L²(N(0,I))} = (Σ_{i,j∈keep} β_iᵀ S_ij β_j)^{1/2}``:
-    the ReLN counterpart of the non-owner norm P (``keep``: boolean mask over neurons)."""
-    beta = np.where(np.asarray(keep)[..., None], a[..., None] * W, 0.0)
+def pathway_norm(theta: Network, geo: RelnGeometry, keep: Array) -> Array:
+    """``‖Σ_{j∈keep} a_j 1[g_j·x>0](w_j·x)‖_{L²(N(0,I))} = (Σ_{i,j∈keep} β_iᵀ S_ij β_j)^{1/2}`` at
+    ``θ``: the ReLN counterpart of the non-owner norm P (``keep``: boolean mask over neurons)."""
+    beta = np.where(np.asarray(keep)[..., None], theta.a[..., None] * theta.W, 0.0)
     return np.sqrt(np.maximum(np.einsum("...ix,...ijxy,...jy->...", beta, geo.S, beta), 0.0))
 
 
@@ -210,14 +210,15 @@ def gate_floor(psi: Array | float, a_star: float = 1.0) -> Array:
     return a_star**2 * (0.25 - ((np.pi - psi) ** 2 + s**2 + 2.0 * (np.pi - psi) * s * c) / (4.0 * np.pi**2))
 
 
-def gate_identity_error(a: Array, W: Array, model: Model) -> tuple[float, float]:
+def gate_identity_error(theta: Network, model: Model) -> tuple[float, float]:
     """Absolute differences ``(|ΔL|, ‖Δ∇L‖)`` (largest over any batch axes) between the ReLU student
-    at ``(a, W)`` and the ReLN gated by its current directions, equal in exact arithmetic. Absolute,
+    at ``θ = (a, W)`` and the ReLN gated by its current directions, equal in exact arithmetic. Absolute,
     because both losses are differences of O(1) kernel terms, so near convergence a relative error
     only measures the size of the loss."""
+    a, W = theta.a, theta.W
     geo = reln_geometry(W, model)
-    dL = np.abs(population_loss(a, W, model) - reln_loss(a, W, geo))
-    g_relu, g_reln = population_gradient(a, W, model), reln_gradient(a, W, geo)
+    dL = np.abs(population_loss(theta, model) - reln_loss(theta, geo))
+    g_relu, g_reln = population_gradient(theta, model), reln_gradient(a, W, geo)
     dg = np.sqrt(np.sum((g_relu.a - g_reln.a) ** 2, axis=-1) + np.sum((g_relu.W - g_reln.W) ** 2, axis=(-1, -2)))
     return float(np.max(dL)), float(np.max(dg))
 

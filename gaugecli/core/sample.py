@@ -25,17 +25,13 @@ from typing import Literal
 import numpy as np
 import torch
 
-from gaugecli.core import empirical
+from gaugecli.core import sample_draw
 from gaugecli.core.activations.base import Activation
-from gaugecli.core.empirical import (
-    DEFAULT_CHUNK_BYTES,
-    EmpiricalSample,
-    Seed,
-    chunk_rows,
-    resolve_device,
-)
+from gaugecli.core.empirical import EmpiricalSample
 from gaugecli.core.model import Model
 from gaugecli.core.objective import GradientOracle, Objective
+from gaugecli.core.sample_draw import DEFAULT_CHUNK_BYTES, Seed, chunk_rows, resolve_device
+from gaugecli.core.state import Network
 from gaugecli.core.types import Array, Indices
 
 __all__ = [
@@ -54,17 +50,16 @@ Batches = Literal["fresh", "resampled"]
 
 
 def empirical_loss(
-    a: Array,
-    W: Array,
+    theta: Network,
     X: Array,
     y: Array,
     chunk_bytes: int = DEFAULT_CHUNK_BYTES,
     activation: Activation | None = None,
 ) -> Array:
-    """``L_n(θ)``, with ensemble axes of ``a (..., m)``, ``W (..., m, d)`` preserved (numpy,
+    """``L_n(θ)``, with the ensemble axes of ``θ`` (``a (..., m)``, ``W (..., m, d)``) preserved (numpy,
     over chunks of rows; an independent check of the torch path). ReLU unless ``activation``."""
     sigma = (lambda z: np.maximum(z, 0.0)) if activation is None else activation.sigma
-    a, W = np.asarray(a, float), np.asarray(W, float)
+    a, W = np.asarray(theta.a, float), np.asarray(theta.W, float)
     n = X.shape[0]
     total = np.zeros(a.shape[:-1])
     rows = chunk_rows(chunk_bytes, max(W[..., 0].size, X.shape[1]))
@@ -83,9 +78,9 @@ def empirical_oracle(
     return EmpiricalSample.from_arrays(X, y, device=device, activation=activation).oracle()
 
 
-def empirical_hessian(a: Array, W: Array, X: Array, y: Array, activation: Activation | None = None) -> Array:
-    """``∇²L_n`` on ``(X, y)`` away from the kinks (:meth:`EmpiricalSample.hessian`)."""
-    return EmpiricalSample.from_arrays(X, y, activation=activation).hessian(a, W)
+def empirical_hessian(theta: Network, X: Array, y: Array, activation: Activation | None = None) -> Array:
+    """``∇²L_n(θ)`` on ``(X, y)`` away from the kinks (:meth:`EmpiricalSample.hessian`)."""
+    return EmpiricalSample.from_arrays(X, y, activation=activation).hessian(theta.a, theta.W)
 
 
 def empirical_objective(X: Array, y: Array, *, device: str = "cpu", activation: Activation | None = None) -> Objective:
@@ -103,14 +98,14 @@ def stacked_empirical_objective(
     return EmpiricalSample.stack(samples, device=device, activation=activation).objective()
 
 
-def empirical_loss_along(a: Array, W: Array, X: Array | EmpiricalSample, y: Array | None = None) -> Array:
-    """``L_n`` along a trajectory ``a (..., n_t, m)``, ``W (..., n_t, m, d)`` on ``(X, y)`` or an
+def empirical_loss_along(theta: Network, X: Array | EmpiricalSample, y: Array | None = None) -> Array:
+    """``L_n`` along a trajectory ``θ`` (``a (..., n_t, m)``, ``W (..., n_t, m, d)``) on ``(X, y)`` or an
     :class:`EmpiricalSample` (:meth:`EmpiricalSample.loss_along`)."""
     if isinstance(X, EmpiricalSample):
-        return X.loss_along(a, W)
+        return X.loss_along(theta)
     if y is None:
         raise ValueError("empirical_loss_along: give y with X")
-    return EmpiricalSample.from_arrays(X, y).loss_along(a, W)
+    return EmpiricalSample.from_arrays(X, y).loss_along(theta)
 
 
 def minibatch_oracle(
@@ -244,7 +239,7 @@ def sample_memory_estimate(
     (python + numpy + scipy + torch: ~0.3 GB resident, not counted here).
 
     * the sample ``X``, ``y``: ``8 n (d + 1)`` if stored (``stored=None``: by
-      :data:`~gaugecli.core.empirical.STORE_LIMIT_BYTES`, as :meth:`EmpiricalSample.draw` decides), else nothing;
+      :data:`~gaugecli.core.sample_draw.STORE_LIMIT_BYTES`, as :meth:`EmpiricalSample.draw` decides), else nothing;
     * a pass over the sample: ≤ 6 intermediates of ``chunk`` bytes (gradient: ``Z``,
       ``relu(Z)``, ``1(Z>0)``, ``G``, ``r``; Hessian: ``J`` and ``J_w``'s factors; a streamed
       block of ``X``), each at most ``rows × max(members·m·(d+1), d)`` floats;
@@ -257,7 +252,7 @@ def sample_memory_estimate(
     """
     P = m * (d + 1)
     if stored is None:
-        stored = 8 * n * (d + 1) <= empirical.STORE_LIMIT_BYTES
+        stored = 8 * n * (d + 1) <= sample_draw.STORE_LIMIT_BYTES
     sample = 8 * n * (d + 1) if stored else 0
     if stored and chunk_rows(chunk, max(members * m, d)) >= n:
         sample += 8 * n * d

@@ -10,6 +10,7 @@ from gaugecli.core.defaults import EPS_ALIGN
 from gaugecli.core.descent import gradient_descent
 from gaugecli.core.model import Model
 from gaugecli.core.objective import Objective, population_objective
+from gaugecli.core.state import Network
 from gaugecli.core.trajectory import NumericalFault
 from gaugecli.core.types import Array
 
@@ -46,11 +47,11 @@ class StepChoice:
 
 
 def _first_crossing(
-    a0: Array, W0: Array, model: Model, objective: Objective, eta: float, t_max: float, eps_align: float
+    theta0: Network, model: Model, objective: Objective, eta: float, t_max: float, eps_align: float
 ) -> tuple[Array, int]:
     """First time any neuron of each member reaches ``α = 1 − ε`` under GD with step ``eta``."""
     tr = gradient_descent(
-        a0, W0, model, eta, t_max, oracle=objective, eps_align=eps_align, grid_points=3, stop_at_crossing=True
+        theta0, model, eta, t_max, oracle=objective, eps_align=eps_align, grid_points=3, stop_at_crossing=True
     )
     crossing = np.where(np.isnan(tr.crossing_times), np.inf, tr.crossing_times)
     first = np.min(crossing, axis=-1)
@@ -65,8 +66,7 @@ def _relative_step_error(t_eta: Array, t_half: Array) -> float | None:
 
 
 def step_error(
-    a0: Array,
-    W0: Array,
+    theta0: Network,
     model: Model,
     eta: float,
     t_max: float,
@@ -76,27 +76,26 @@ def step_error(
     t_eta: Array | None = None,
 ) -> StepChoice:
     """The estimated relative error of ``T_spec`` for GD with a given step ``eta``, from one
-    pilot at ``η/2`` (and one at ``η`` unless its crossing times ``t_eta`` are given)."""
+    pilot at ``η/2`` (and one at ``η`` unless its crossing times ``t_eta`` are given) from ``θ0``."""
     objective = objective or population_objective(model)
     steps = 0
     if t_eta is None:
-        t_eta, steps = _first_crossing(a0, W0, model, objective, eta, t_max, eps_align)
-    t_half, s = _first_crossing(a0, W0, model, objective, eta / 2, t_max, eps_align)
+        t_eta, steps = _first_crossing(theta0, model, objective, eta, t_max, eps_align)
+    t_half, s = _first_crossing(theta0, model, objective, eta / 2, t_max, eps_align)
     return StepChoice(eta, _relative_step_error(np.asarray(t_eta), t_half), t_half, steps + s)
 
 
-def _fastest_rate_step(a0: Array, W0: Array, objective: Objective) -> float:
+def _fastest_rate_step(theta0: Network, objective: Objective) -> float:
     """``2/max|λ(∇²L)|`` at the start (every member): the stability bound, or less where the
     linearised flow grows faster than its stable modes decay."""
     if objective.hessian is None:  # pragma: no cover - every objective here has a Hessian
         raise ValueError("the step choice needs the objective's Hessian")
-    eigs = np.linalg.eigvalsh(objective.hessian(a0, W0))
+    eigs = np.linalg.eigvalsh(objective.hessian(theta0.a, theta0.W))
     return float(2.0 / np.max(np.abs(eigs)))
 
 
 def choose_step(
-    a0: Array,
-    W0: Array,
+    theta0: Network,
     model: Model,
     t_max: float,
     *,
@@ -105,7 +104,7 @@ def choose_step(
     target: float = STEP_ERROR_TARGET,
     max_rounds: int = 8,
 ) -> StepChoice:
-    """A GD step for which the relative discretisation error of ``T_spec`` is ≤ ``target``.
+    """A GD step from ``θ0`` for which the relative discretisation error of ``T_spec`` is ≤ ``target``.
 
     GD with step η is a first-order method: ``T(η) = T₀ + Cη + O(η²)``, so pilot runs at η
     and η/2 (stopped at the first crossing) estimate the error at η as
@@ -117,13 +116,13 @@ def choose_step(
     the pilot step is returned with ``step_error=None``.
     """
     objective = objective or population_objective(model)
-    eta = PILOT_START_FRACTION * _fastest_rate_step(a0, W0, objective)
+    eta = PILOT_START_FRACTION * _fastest_rate_step(theta0, objective)
     eta = min(eta, t_max / MIN_STEPS_TO_CROSSING)
-    t_eta, steps = _first_crossing(a0, W0, model, objective, eta, t_max, eps_align)
+    t_eta, steps = _first_crossing(theta0, model, objective, eta, t_max, eps_align)
     if not np.any(np.isfinite(t_eta)):
         return StepChoice(eta, None, t_eta, steps)
     for _ in range(max_rounds):
-        t_half, s = _first_crossing(a0, W0, model, objective, eta / 2, t_max, eps_align)
+        t_half, s = _first_crossing(theta0, model, objective, eta / 2, t_max, eps_align)
         steps += s
         if not np.any(np.isfinite(t_half)):
             # crossed at η but not at η/2 within t_max: no error to estimate (a crossing that
@@ -140,7 +139,7 @@ def choose_step(
         if new == eta / 2:
             t_eta = t_half
         else:
-            t_eta, s = _first_crossing(a0, W0, model, objective, new, t_max, eps_align)
+            t_eta, s = _first_crossing(theta0, model, objective, new, t_max, eps_align)
             steps += s
         eta = new
     last = "none" if err is None else f"{err:.2g}"

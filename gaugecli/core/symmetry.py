@@ -25,6 +25,7 @@ import numpy as np
 
 from gaugecli.core.dynamics import pair_hessian_blocks, population_gradient
 from gaugecli.core.model import Model
+from gaugecli.core.state import Network
 from gaugecli.core.types import Array
 
 MACHINE_EPSILON = float(np.finfo(np.float64).eps)
@@ -37,14 +38,14 @@ def _neuron_indices(i: int, m: int, d: int) -> Array:
     return np.concatenate([[i], m + i * d + np.arange(d)])
 
 
-def antisymmetric_rate(a: Array, W: Array, model: Model, pair: tuple[int, int]) -> Array:
-    """``λ_anti = −λ_min(H_ii − H_ij)`` for the neurons ``pair = (i, j)``; shape ``a.shape[:-1]``.
+def antisymmetric_rate(theta: Network, model: Model, pair: tuple[int, int]) -> Array:
+    """``λ_anti = −λ_min(H_ii − H_ij)`` for the neurons ``pair = (i, j)`` of ``θ``; shape ``θ.batch``.
 
     Meaningful where the two neurons are equal (then ``H_ii − H_ij`` is symmetric and the
     antisymmetric mode is invariant); elsewhere it is the rate of the symmetrised block. The
     model's weight decay adds ``λI`` to ``H_ii`` alone, so it lowers the rate by ``λ``.
     """
-    H_ii, H_ij = pair_hessian_blocks(np.asarray(a, float), np.asarray(W, float), model, pair)
+    H_ii, H_ij = pair_hessian_blocks(Network.of(theta.a, theta.W), model, pair)
     block = H_ii - H_ij  # the two blocks alone: O(m d²) per time, not the O(m² d²) Hessian
     block = 0.5 * (block + np.swapaxes(block, -1, -2))
     return -np.linalg.eigvalsh(block)[..., 0] - model.weight_decay
@@ -58,10 +59,10 @@ def separation_exponent(t: Array, rate: Array) -> Array:
     return np.concatenate([np.zeros(rate.shape[:-1] + (1,)), np.cumsum(steps, axis=-1)], axis=-1)
 
 
-def equal_groups(a: Array, W: Array) -> list[list[int]]:
+def equal_groups(theta: Network) -> list[list[int]]:
     """Groups (size ≥ 2) of neurons with exactly equal parameters ``(a_j, w_j)``, for one
-    member ``a (m,)``, ``W (m, d)``; each group in increasing index order."""
-    a, W = np.asarray(a, float), np.asarray(W, float)
+    network ``θ`` (``a (m,)``, ``W (m, d)``); each group in increasing index order."""
+    a, W = np.asarray(theta.a, float), np.asarray(theta.W, float)
     groups: dict[bytes, list[int]] = {}
     for j in range(a.shape[-1]):
         key = np.concatenate([[a[j]], W[j]]).tobytes()
@@ -146,50 +147,50 @@ SADDLE_NOTE = (
 )
 
 
-def exact_saddle(a: Array, W: Array, model: Model, tol: float = SADDLE_TOLERANCE) -> bool:
-    """Whether the start ``a (m,)``, ``W (m, d)`` lies on the invariant set ``{W ⊥ V}``: every neuron
+def exact_saddle(theta0: Network, model: Model, tol: float = SADDLE_TOLERANCE) -> bool:
+    """Whether the start ``θ0`` (``a (m,)``, ``W (m, d)``) lies on the invariant set ``{W ⊥ V}``: every neuron
     orthogonal to every teacher feature and the gradient's teacher component zero (to ``tol``).
 
     The kernel's gradient ``∂K(w, v)/∂w`` lies in ``span(w, v)``; its ``v`` coefficient is a function
     of ``‖w‖, ‖v‖`` and ``w·v`` alone, so where it vanishes at ``w·v = 0`` it vanishes for every norm
     and the set is invariant (σ = z²: ``∂K/∂w = 2‖v‖² w + 4(w·v) v``). ReLU's has ``(π − φ)/(2π) ≠ 0``:
     no saddle there."""
-    a, W = np.asarray(a, float), np.asarray(W, float)
+    a, W = np.asarray(theta0.a, float), np.asarray(theta0.W, float)
     V = model.unit_directions()
     U = W / np.linalg.norm(W, axis=-1, keepdims=True)
     if not np.all(np.abs(U @ V.T) <= tol):
         return False
-    grad = population_gradient(a, W, model).W + model.weight_decay * W
+    grad = population_gradient(Network(a, W), model).W + model.weight_decay * W
     scale = np.linalg.norm(grad)
     return bool(scale == 0.0 or np.linalg.norm(grad @ V.T) <= tol * scale)
 
 
 def symmetry_report(
-    t: Array, a: Array, W: Array, model: Model, owner: int, *, threshold: float = SEPARATION_THRESHOLD
+    t: Array, theta: Network, model: Model, owner: int, *, threshold: float = SEPARATION_THRESHOLD
 ) -> SymmetryReport:
-    """Detect a symmetric or tied start along one trajectory ``a (n_t, m)``, ``W (n_t, m, d)``.
+    """Detect a symmetric or tied start along one trajectory ``θ`` (``a (n_t, m)``, ``W (n_t, m, d)``).
 
     For each group of equal neurons at ``t = 0`` the separation exponent ``Λ(t) = ∫ λ_anti``
     of its first pair is integrated along the saved times (trapezoid) with the population
     Hessian, as long as the pair stays equal; in finite-sample runs it is the population
     estimate of the same rate.
     """
-    t, a, W = np.asarray(t, float), np.asarray(a, float), np.asarray(W, float)
-    groups = equal_groups(a[0], W[0])
+    t, a, W = np.asarray(t, float), np.asarray(theta.a, float), np.asarray(theta.W, float)
+    groups = equal_groups(Network(a[0], W[0]))
     separation: list[float] = []
     separated: list[bool] = []
-    theta = np.concatenate([a[..., None], W], axis=-1)  # (n_t, m, d + 1)
+    rows = np.concatenate([a[..., None], W], axis=-1)  # (n_t, m, d + 1): each neuron's (a_j, w_j)
     for g in groups:
         i, j = g[0], g[1]
         # the group has split once any member is SEPARATED from the first (often one breaks away)
-        diff = np.linalg.norm(theta[:, g[1:]] - theta[:, [i]], axis=-1).max(axis=-1)
-        gap = diff / np.maximum(np.linalg.norm(theta[:, i], axis=-1), 1e-300)
+        diff = np.linalg.norm(rows[:, g[1:]] - rows[:, [i]], axis=-1).max(axis=-1)
+        gap = diff / np.maximum(np.linalg.norm(rows[:, i], axis=-1), 1e-300)
         apart = np.flatnonzero(gap > SEPARATED)
         end = max(int(apart[0]) if apart.size else t.size, 1)
         # the rate is smooth in t: RATE_SAMPLES of the saved times carry the integral (each
         # needs a full Hessian, the whole cost of this report)
         window = np.unique(np.linspace(0, end - 1, min(end, RATE_SAMPLES)).round().astype(int))
-        rate = antisymmetric_rate(a[window], W[window], model, (i, j))
+        rate = antisymmetric_rate(Network(a[window], W[window]), model, (i, j))
         separation.append(float(np.max(separation_exponent(t[window], rate))))
         separated.append(bool(apart.size))
     tied = next((g for g in groups if owner in g), None)

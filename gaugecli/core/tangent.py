@@ -16,6 +16,7 @@ from __future__ import annotations
 import numpy as np
 
 from gaugecli.core.activations.base import Activation
+from gaugecli.core.state import Network
 from gaugecli.core.types import Array
 
 
@@ -24,16 +25,17 @@ def gaussian_probes(d: int, n: int, seed: int) -> Array:
     return np.random.default_rng(seed).standard_normal((n, d))
 
 
-def tangent_kernel(a: Array, W: Array, X: Array, activation: Activation) -> Array:
-    """``K = J Jᵀ (P, P)`` of ``f`` at ``a (m,)``, ``W (m, d)`` on the probes ``X (P, d)``."""
+def tangent_kernel(theta: Network, X: Array, activation: Activation) -> Array:
+    """``K = J Jᵀ (P, P)`` of ``f`` at ``θ`` (``a (m,)``, ``W (m, d)``) on the probes ``X (P, d)``."""
+    a, W = theta.a, theta.W
     Z = X @ W.T
     S = activation.sigma(Z)
     G = activation.derivative(Z)
     return S @ S.T + ((G * a**2) @ G.T) * (X @ X.T)
 
 
-def kernel_distance(a0: Array, W0: Array, a1: Array, W1: Array, X: Array, activation: Activation) -> float:
+def kernel_distance(theta0: Network, theta1: Network, X: Array, activation: Activation) -> float:
     """``‖K(θ₁) − K(θ₀)‖_F / ‖K(θ₀)‖_F`` on the probes ``X``, ``θ = (a (m,), W (m, d))``."""
-    K0 = tangent_kernel(a0, W0, X, activation)
-    K1 = tangent_kernel(a1, W1, X, activation)
+    K0 = tangent_kernel(theta0, X, activation)
+    K1 = tangent_kernel(theta1, X, activation)
     return float(np.linalg.norm(K1 - K0) / np.linalg.norm(K0))

@@ -8,6 +8,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from gaugecli.core.model import Model
+from gaugecli.core.state import Network
 from gaugecli.core.types import Array
 
 
@@ -67,6 +68,11 @@ class Trajectory:
     basis: Array | None = None
     imbalance_by_steps: Array | None = None
     absorption_times: Array | None = None
+
+    @property
+    def theta(self) -> Network:
+        """The states as one :class:`~gaugecli.core.state.Network` (leading axes: ensemble, then time)."""
+        return Network(self.a, self.W)
 
     def input_weights(self) -> Array:
         """``w_j`` in ``R^d``, shape ``(..., n, m, d)`` (a copy of size d: only where needed)."""

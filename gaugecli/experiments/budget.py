@@ -42,7 +42,7 @@ FLOW_STEPS_GUESS = 1000
 NORDSIECK_COLUMNS = 13
 OBSERVE_BYTES = 64 * 2**20
 """The observables' pair arrays: ~8 arrays of ≤ 8 MB (observables.PAIRWISE_CHUNK_BYTES) at a time."""
-CHUNK_UNKNOWNS = 1000  # as gaugecli.core.flow.ENSEMBLE_CHUNK_STATES
+CHUNK_UNKNOWNS = 1000  # as gaugecli.core.flow_options.ENSEMBLE_CHUNK_STATES
 USABLE_FRACTION = 0.9
 """Share of the available memory a run may plan to use (the rest for the OS and other processes)."""
 

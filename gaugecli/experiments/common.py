@@ -17,6 +17,7 @@ from gaugecli.core.gauge import duplicate_initial_condition, imbalance
 from gaugecli.core.model import Model
 from gaugecli.core.objective import GradientOracle, Objective, decayed, population_objective
 from gaugecli.core.observables import RunObservables, observe
+from gaugecli.core.state import Network
 from gaugecli.core.step import choose_step, step_error
 from gaugecli.core.subspace import Subspace, invariant_subspace
 from gaugecli.core.trajectory import NumericalFault, Trajectory
@@ -76,30 +77,28 @@ def check_widths(model: ModelConfig, dynamics: DynamicsConfig, W0: Array, flag: 
 def run_ensemble(
     model: ModelConfig,
     dynamics: DynamicsConfig,
-    a0: Array,
-    W0: Array,
+    theta0: Network,
     *,
     seed: int | np.random.SeedSequence = 0,
     times: Sequence[float] = (),
     progress: Progress | None = None,
 ) -> list[RunObservables]:
-    """Integrate the ensemble ``(a0 (B, m), W0 (B, m, d))`` (:func:`integrate_ensemble`) and observe
-    every member."""
-    traj, full = integrate_ensemble(model, dynamics, a0, W0, seed=seed, times=times, progress=progress)
+    """Integrate the ensemble ``θ0`` (``a (B, m)``, ``W (B, m, d)``; :func:`integrate_ensemble`) and
+    observe every member."""
+    traj, full = integrate_ensemble(model, dynamics, theta0, seed=seed, times=times, progress=progress)
     return [observe(traj, full, (b,)) for b in range(traj.a.shape[0])]
 
 
 def integrate_ensemble(
     model: ModelConfig,
     dynamics: DynamicsConfig,
-    a0: Array,
-    W0: Array,
+    theta0: Network,
     *,
     seed: int | np.random.SeedSequence = 0,
     times: Sequence[float] = (),
     progress: Progress | None = None,
 ) -> tuple[Trajectory, Model]:
-    """Integrate the ensemble ``(a0 (B, m), W0 (B, m, d))``; returns its trajectory — in the invariant
+    """Integrate the ensemble ``θ0`` (``a (B, m)``, ``W (B, m, d)``; one network is an ensemble of one); returns its trajectory — in the invariant
     subspace's coordinates where the dynamics stay there (``trajectory.basis``) — and the model to
     observe it with.
 
@@ -112,8 +111,8 @@ def integrate_ensemble(
     addition to its log grid (flow modes only: a stepped run stores its own steps).
     """
     full = net = model.build()
-    a0, W0 = np.atleast_2d(a0), np.asarray(W0, float).reshape((-1,) + np.shape(W0)[-2:])
-    deltas = imbalance(a0, W0)
+    a0, W0 = np.atleast_2d(theta0.a), np.asarray(theta0.W, float).reshape((-1,) + np.shape(theta0.W)[-2:])
+    deltas = imbalance(Network(a0, W0))
     t_max = dynamics.t_max or auto_horizon(deltas, model.c0)
     mode = dynamics.mode
     space = None if dynamics.sample_size is not None or mode is Mode.sgd else invariant_subspace(net, W0)
@@ -124,11 +123,11 @@ def integrate_ensemble(
     objective = population_objective(net)
     sample = None
     if dynamics.sample_size is not None:
-        from gaugecli.core import empirical
+        from gaugecli.core import sample_draw
         from gaugecli.core.empirical import EmpiricalSample
 
         if dynamics.batch_source != "resampled":  # resampled batches keep the sample whatever its size
-            warn_if_streamed_and_slow(dynamics.sample_size, d, m, members, empirical.STORE_LIMIT_BYTES)
+            warn_if_streamed_and_slow(dynamics.sample_size, d, m, members, sample_draw.STORE_LIMIT_BYTES)
 
         # kept in memory, or streamed from the seed when too large (the same numbers); the sums
         # over it run in chunks of rows, so n = 10⁷ fits in a few GB
@@ -149,8 +148,7 @@ def integrate_ensemble(
         )
         flow = partial(
             gradient_flow,
-            a0,
-            W0,
+            Network(a0, W0),
             net,
             t_max,
             eps_align=model.eps_align,
@@ -169,16 +167,16 @@ def integrate_ensemble(
                 # implicit steps stall; the explicit RK45 crosses it (see SAMPLE_LSODA_BUDGET)
                 traj = flow(options=replace(options, method="RK45"))
                 traj.stats = replace(traj.stats, message=f"{traj.stats.message} (LSODA: {fault})")
-            traj.empirical_loss = sample.loss_along(traj.a, traj.W)  # type: ignore[union-attr]
+            traj.empirical_loss = sample.loss_along(traj.theta)  # type: ignore[union-attr]
         return _in_basis(traj, space), full
 
     if dynamics.eta is None:
-        choice = choose_step(a0, W0, net, t_max, objective=objective, eps_align=model.eps_align)
+        choice = choose_step(Network(a0, W0), net, t_max, objective=objective, eps_align=model.eps_align)
         eta = choice.eta
         check_steps(math.ceil(t_max / eta), dynamics.step_budget, eta, t_max, chosen=True)
     else:
         eta, choice = dynamics.eta, None
-        bound = stable_step_bound(a0, W0, net, objective)
+        bound = stable_step_bound(Network(a0, W0), net, objective)
         if eta >= bound:
             raise NumericalFault(
                 f"eta={eta:g} is beyond the gradient-descent stability bound 2/λ_max = {bound:.4g} "
@@ -202,8 +200,7 @@ def integrate_ensemble(
             net.weight_decay,
         )
     traj = gradient_descent(
-        a0,
-        W0,
+        Network(a0, W0),
         net,
         eta,
         t_max,
@@ -217,7 +214,9 @@ def integrate_ensemble(
         # a given step: its error from one pilot at η/2 (full batch, so for SGD the same
         # discretisation estimate as for an automatic step)
         t_eta = None if mode is Mode.sgd else _first_crossings(traj.crossing_times)
-        choice = step_error(a0, W0, net, eta, t_max, objective=objective, eps_align=model.eps_align, t_eta=t_eta)
+        choice = step_error(
+            Network(a0, W0), net, eta, t_max, objective=objective, eps_align=model.eps_align, t_eta=t_eta
+        )
     traj.stats = replace(traj.stats, step_error=choice.step_error)
     return _in_basis(traj, space), full
 

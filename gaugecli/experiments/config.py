@@ -221,7 +221,7 @@ class DynamicsConfig:
             "has no effect with `batches` fresh (every batch is new); use `batches` resampled",
         )
         if self.device == "cuda":
-            from gaugecli.core.empirical import resolve_device  # torch: only when a GPU is asked for
+            from gaugecli.core.sample_draw import resolve_device  # torch: only when a GPU is asked for
 
             try:
                 resolve_device("cuda")

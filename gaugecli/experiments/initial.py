@@ -25,6 +25,7 @@ from gaugecli.core.gauge import (
     perturbed_duplicates,
     random_initial_condition,
 )
+from gaugecli.core.state import Network
 from gaugecli.core.types import Array
 from gaugecli.experiments.budget import check_input_dimension
 from gaugecli.experiments.common import duplicates
@@ -137,7 +138,7 @@ def natural_imbalances(
     """The δ of the ``init`` gaussian draw itself, ``a_j² − ‖w_j‖²/p``: shape ``(m,)`` (the same with
     mixed signs: δ does not see the sign of ``a``)."""
     a, W = gaussian_draw(model, m, 0 if seed is None else seed, scales)
-    return imbalance(a, W, model.build().activation.gauge_degree)
+    return imbalance(Network(a, W), model.build().activation.gauge_degree)
 
 
 def initial_condition(
@@ -157,7 +158,7 @@ def initial_condition(
     seed = 0 if init_seed is None else init_seed
     if init == "gaussian":  # the draw's function, each member with its row of δ
         p = model.build().activation.gauge_degree
-        c, U = function_coordinates(*gaussian_draw(model, deltas.shape[-1], seed, scales, mixed_signs), p)
+        c, U = function_coordinates(Network(*gaussian_draw(model, deltas.shape[-1], seed, scales, mixed_signs)), p)
         starts = [parameters_from_function(c, U, row, p) for row in deltas]
         return np.stack([s[0] for s in starts]), np.stack([s[1] for s in starts])
     if init == "random":

@@ -20,6 +20,7 @@ from gaugecli.core.gauge import owner_imbalances
 from gaugecli.core.metrics import first_time_below
 from gaugecli.core.observables import RunObservables
 from gaugecli.core.pruning import pruning_rate
+from gaugecli.core.state import Network
 from gaugecli.core.types import PointRunner, Progress
 from gaugecli.experiments.common import duplicates, run_ensemble, run_serially
 from gaugecli.experiments.config import DynamicsConfig, ModelConfig, PopulationTolerance, check_flow_dynamics
@@ -227,7 +228,7 @@ class PruneJobResult:
 def prune_job(job: PruneJob) -> PruneJobResult:
     deltas = np.stack([owner_imbalances(job.m, D, 0) for D in job.strengths])
     a0, W0 = duplicates(job.model, deltas)
-    runs = run_ensemble(job.model, job.dynamics, a0, W0, seed=job.seed)
+    runs = run_ensemble(job.model, job.dynamics, Network(a0, W0), seed=job.seed)
     return PruneJobResult(
         [_point(D, job.m, job.dynamics, job.seed, r, job.model) for D, r in zip(job.strengths, runs, strict=True)]
     )
@@ -246,7 +247,7 @@ def coalign_job(job: CoalignJob) -> Coalignment:
     pruned = np.array([D, -D, -D])
     coaligned = np.array([D, D / 2, D / 2])
     a0, W0 = duplicates(job.model, np.stack([pruned, coaligned]))
-    run_p, run_c = run_ensemble(job.model, DynamicsConfig(mode=Mode.flow, rtol=job.rtol), a0, W0)
+    run_p, run_c = run_ensemble(job.model, DynamicsConfig(mode=Mode.flow, rtol=job.rtol), Network(a0, W0))
     return Coalignment(pruned.tolist(), coaligned.tolist(), run_p, run_c)
 
 
@@ -263,7 +264,7 @@ def sweep_job(job: SweepJob) -> list[SweepPoint]:
     deltas = np.array([[job.strength, d] for d in job.deltas])
     a0, W0 = duplicates(job.model, deltas)
     dynamics = DynamicsConfig(mode=Mode.flow, rtol=job.rtol)
-    runs = run_ensemble(job.model, dynamics, a0, W0)
+    runs = run_ensemble(job.model, dynamics, Network(a0, W0))
     out = []
     for d, run in zip(job.deltas, runs, strict=True):
         c, alignment = run.coefficient[-1], float(run.alignment[-1, 1])

@@ -10,6 +10,7 @@ import numpy as np
 from gaugecli.core.frames import Labelled, View
 from gaugecli.core.gauge import owner_imbalances
 from gaugecli.core.observables import RunObservables
+from gaugecli.core.state import Network
 from gaugecli.core.types import LATER_FIELD, PointRunner, Progress
 from gaugecli.experiments.common import check_widths, duplicates, run_ensemble, run_serially
 from gaugecli.experiments.config import DynamicsConfig, ModelConfig, check_owner, check_seeds
@@ -103,7 +104,7 @@ def select(config: SelectConfig, progress: Progress | None = None) -> SelectResu
     seeds = list(config.run_seeds)
     for i, seed in enumerate(seeds):
         sub = None if progress is None else (lambda f, i=i: progress((i + f) / len(seeds)))
-        runs.extend(run_ensemble(config.model, config.dynamics, a0, W0, seed=seed, progress=sub))
+        runs.extend(run_ensemble(config.model, config.dynamics, Network(a0, W0), seed=seed, progress=sub))
     flagged = [r for r in runs if r.symmetric_start]
     return SelectResult(
         designated=config.designated,
@@ -178,7 +179,7 @@ class OwnerJobResult:
 def owner_job(job: OwnerJob) -> OwnerJobResult:
     deltas = np.stack([owner_imbalances(job.m, job.strength, o) for o in range(job.m)])
     a0, W0 = duplicates(job.model, deltas)
-    runs = run_ensemble(job.model, job.dynamics, a0, W0, seed=job.seed)
+    runs = run_ensemble(job.model, job.dynamics, Network(a0, W0), seed=job.seed)
     return OwnerJobResult(
         [
             OwnerSweepPoint(job.m, o, job.seed, r.owner, selected(r, o), r.t_spec, r.symmetric_start)

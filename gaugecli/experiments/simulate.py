@@ -11,6 +11,7 @@ import numpy as np
 
 from gaugecli.core.gauge import Gauge, gauge_imbalance
 from gaugecli.core.observables import RunObservables
+from gaugecli.core.state import Network
 from gaugecli.core.types import LATER_FIELD, Progress
 from gaugecli.experiments.common import run_ensemble
 from gaugecli.experiments.config import DynamicsConfig, ModelConfig, check_seeds
@@ -159,5 +160,7 @@ def simulate(config: SimulateConfig, progress: Progress | None = None) -> list[R
         a0, W0 = initial_condition(
             run.model, run.imbalances(), run.init, run.eps, run.init_seed, run.init_scales, run.mixed_signs
         )
-        out.extend(run_ensemble(run.model, run.dynamics, a0, W0, seed=run.run_seed, times=run.times, progress=sub))
+        out.extend(
+            run_ensemble(run.model, run.dynamics, Network(a0, W0), seed=run.run_seed, times=run.times, progress=sub)
+        )
     return out

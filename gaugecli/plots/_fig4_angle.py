@@ -21,6 +21,7 @@ from typing import Any
 
 import numpy as np
 
+from gaugecli.core.state import Network
 from gaugecli.plots import style
 from gaugecli.plots.venue import Layout
 
@@ -55,7 +56,9 @@ def _trajectory(inputs_config: Any, times: np.ndarray) -> tuple[np.ndarray, np.n
 
     config = inputs_config
     a0, W0 = duplicates(config.model, config.imbalances()[None])
-    traj, full = integrate_ensemble(config.model, config.dynamics, a0, W0, times=tuple(float(t) for t in times))
+    traj, full = integrate_ensemble(
+        config.model, config.dynamics, Network(a0, W0), times=tuple(float(t) for t in times)
+    )
     W = traj.input_weights()[0]  # (n, m, d)
     phi, outside = signed_angle(W, full.directions[0], W0[0, 0])
     return traj.t, phi, outside

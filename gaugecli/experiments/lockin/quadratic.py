@@ -20,6 +20,7 @@ from gaugecli.core.gauge import duplicate_initial_condition, function_coordinate
 from gaugecli.core.metrics import alignment
 from gaugecli.core.model import Model
 from gaugecli.core.objective import GradientOracle
+from gaugecli.core.state import Network
 from gaugecli.core.symmetry import exact_saddle
 from gaugecli.core.trajectory import NumericalFault
 from gaugecli.core.types import Array, Progress
@@ -51,14 +52,14 @@ def _start(config: LockinConfig, net: Model, control: bool) -> tuple[Array, Arra
 def saddle_notes(config: LockinConfig) -> list[str]:
     """The one-line note that the x² population flow from ``select``'s start sits at an exact saddle."""
     net = square_model(config)
-    return [SADDLE_NOTE] if exact_saddle(*_start(config, net, False), net) else []
+    return [SADDLE_NOTE] if exact_saddle(Network(*_start(config, net, False)), net) else []
 
 
 def quadratic_runs(config: LockinConfig, progress: Progress | None) -> list[LockinRun]:
     """σ = x² select runs and aligned controls, finite-sample GD over seeds, on the clock of a pilot run."""
-    from gaugecli.core.empirical import draw_sample
     from gaugecli.core.moments import QuadraticMoments, moments_apply
     from gaugecli.core.sample import empirical_oracle
+    from gaugecli.core.sample_draw import draw_sample
 
     D = config.sample_strength
     net = square_model(config)
@@ -73,12 +74,18 @@ def quadratic_runs(config: LockinConfig, progress: Progress | None) -> list[Lock
 
     a_sel, W_sel = _start(config, net, False)
     eta_max = config.quadratic_step_fraction * min(
-        stable_step_bound(a_sel, W_sel, net), stable_step_bound(*_start(config, net, True), net)
+        stable_step_bound(Network(a_sel, W_sel), net), stable_step_bound(Network(*_start(config, net, True)), net)
     )
     # pilot: GD on the first seed's sample until a neuron aligns (crossing interpolated between steps)
     _, pilot_oracle = oracle(config.seeds[0])
     pilot = gradient_descent(
-        a_sel, W_sel, net, eta_max, QUADRATIC_PILOT_HORIZON, oracle=pilot_oracle, eps_align=eps, stop_at_crossing=True
+        Network(a_sel, W_sel),
+        net,
+        eta_max,
+        QUADRATIC_PILOT_HORIZON,
+        oracle=pilot_oracle,
+        eps_align=eps,
+        stop_at_crossing=True,
     )
     if not np.any(np.isfinite(pilot.crossing_times)):
         raise NumericalFault(f"σ=x² select run did not align by t = {QUADRATIC_PILOT_HORIZON:g}; raise `n_samples`")
@@ -92,8 +99,8 @@ def quadratic_runs(config: LockinConfig, progress: Progress | None) -> list[Lock
     for i, (control, seed) in enumerate(cases):
         a0, W0 = _start(config, net, control)
         X, orc = oracle(seed)
-        a, W, dW, t_spec = finite_sample_on_grid(a0, W0, net, orc, times, eta, eps)
-        c, _ = function_coordinates(a[-1], W[-1], net.degree)
+        a, W, dW, t_spec = finite_sample_on_grid(Network(a0, W0), net, orc, times, eta, eps)
+        c, _ = function_coordinates(Network(a[-1], W[-1]), net.degree)
         alpha, _ = alignment(W[-1], net)
         trajectory = Trajectory(
             times=times,

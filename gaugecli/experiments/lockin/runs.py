@@ -9,9 +9,10 @@ import numpy as np
 
 from gaugecli.core import lockin as lk
 from gaugecli.core.dynamics import population_gradient
-from gaugecli.core.flow_grid import population_flow_on_grid
+from gaugecli.core.flow import population_flow_on_grid
 from gaugecli.core.gauge import function_coordinates
 from gaugecli.core.metrics import alignment
+from gaugecli.core.state import Network
 from gaugecli.core.symmetry import equal_groups
 from gaugecli.experiments.lockin.config import LockinConfig, condition_model, start_state
 from gaugecli.experiments.lockin.diagnose import Condition, Trajectory, diagnose, unique_owner
@@ -30,31 +31,31 @@ def flow_run(config: LockinConfig, assign: str, D: float, control: bool, t_unit:
     model = condition_model(config, control)
     net = model.build()
     deltas, a0, W0 = start_state(config, model, assign, D)
-    groups = equal_groups(a0, W0)
+    groups = equal_groups(Network(a0, W0))
     eps = model.eps_align
     if t_unit is None:
         sym = population_flow_on_grid(
-            a0, W0, net, eps, span=config.span, per=config.per, groups=groups, rtol=config.rtol
+            Network(a0, W0), net, eps, span=config.span, per=config.per, groups=groups, rtol=config.rtol
         )
         assert sym.t_spec is not None  # span mode stops at the alignment event or raises
         t_unit, times = float(sym.t_spec), sym.t
     else:
         times = np.arange(round(config.span * config.per) + 1) * (t_unit / config.per)
-        sym = population_flow_on_grid(a0, W0, net, eps, times=times, groups=groups, rtol=config.rtol)
-    flow = population_flow_on_grid(a0, W0, net, eps, times=times, rtol=config.rtol)
+        sym = population_flow_on_grid(Network(a0, W0), net, eps, times=times, groups=groups, rtol=config.rtol)
+    flow = population_flow_on_grid(Network(a0, W0), net, eps, times=times, rtol=config.rtol)
 
     keep = np.arange(0, times.size, config.store_every)
     instability = None
     if groups:
-        instability = lk.duplicate_instability(times[keep], sym.a[keep], sym.W[keep], net, groups[0])
-    c, _ = function_coordinates(flow.a[-1], flow.W[-1])
-    alpha, _ = alignment(flow.W[-1], net)
+        instability = lk.duplicate_instability(times[keep], sym.theta[keep], net, groups[0])
+    c, _ = function_coordinates(flow.theta[-1])
+    alpha, _ = alignment(flow.theta.W[-1], net)
     trajectory = Trajectory(
         times=times,
         t_unit=t_unit,
-        a=flow.a,
-        W=flow.W,
-        dW=-population_gradient(flow.a, flow.W, net).W,
+        a=flow.theta.a,
+        W=flow.theta.W,
+        dW=-population_gradient(flow.theta, net).W,
         t_spec=flow.t_spec,
         eta=None,
         X=None,
@@ -75,8 +76,8 @@ def sample_run(config: LockinConfig, control: bool, seed: int, t_unit: float) ->
     """Finite-sample GD of ``select`` (or its aligned control) at ``config.sample_strength`` on the
     sample of ``seed``, on the epoch grid of the population flow's clock ``t_unit`` (fixed before
     training, as in practice); step ``η = τ/⌈τ steps_per_unit/t_unit⌉``."""
-    from gaugecli.core.empirical import draw_sample
     from gaugecli.core.sample import empirical_oracle
+    from gaugecli.core.sample_draw import draw_sample
 
     model = condition_model(config, control)
     net = model.build()
@@ -87,8 +88,8 @@ def sample_run(config: LockinConfig, control: bool, seed: int, t_unit: float) ->
     steps = max(1, math.ceil(tau / (t_unit / config.steps_per_unit)))
     eta = tau / steps
     times = np.arange(round(config.span * config.per) + 1) * tau
-    a, W, dW, t_spec = finite_sample_on_grid(a0, W0, net, empirical_oracle(X, y), times, eta, model.eps_align)
-    c, _ = function_coordinates(a[-1], W[-1])
+    a, W, dW, t_spec = finite_sample_on_grid(Network(a0, W0), net, empirical_oracle(X, y), times, eta, model.eps_align)
+    c, _ = function_coordinates(Network(a[-1], W[-1]))
     alpha, _ = alignment(W[-1], net)
     return diagnose(
         config,

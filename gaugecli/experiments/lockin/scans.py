@@ -10,8 +10,9 @@ import numpy as np
 
 from gaugecli.core import lockin as lk
 from gaugecli.core.dynamics import population_gradient
-from gaugecli.core.flow_grid import population_flow_on_grid
+from gaugecli.core.flow import population_flow_on_grid
 from gaugecli.core.gauge import perturbed_duplicates
+from gaugecli.core.state import Network
 from gaugecli.core.symmetry import equal_groups
 from gaugecli.experiments.common import run_ensemble
 from gaugecli.experiments.config import DynamicsConfig
@@ -29,19 +30,18 @@ def rank2_collapse(config: LockinConfig) -> list[dict[str, float]]:
     for D in config.scan_strengths:
         _deltas, a0, W0 = start_state(config, config.model, "select", D)
         flow = population_flow_on_grid(
-            a0,
-            W0,
+            Network(a0, W0),
             net,
             config.model.eps_align,
             span=2.0,
             per=config.per,
-            groups=equal_groups(a0, W0),
+            groups=equal_groups(Network(a0, W0)),
             rtol=config.rtol,
         )
 
         if flow.t_spec is None:  # span mode stops at the alignment event or raises: a bug if reached
             raise RuntimeError(f"population flow at D = {D:g} returned no T_spec on its span grid")
-        share = lk.rank2_share(lk.update_singular_values(-population_gradient(flow.a, flow.W, net).W))
+        share = lk.rank2_share(lk.update_singular_values(-population_gradient(flow.theta, net).W))
         peak = lk.sampled_peak(flow.t / flow.t_spec, share)
         out.append(
             {
@@ -66,8 +66,8 @@ def resolution_scan(config: LockinConfig, t_unit: float) -> list[dict[str, Any]]
         _, a0, W0 = start_state(config, model, "select", D)
         for per in config.scan_pers:
             times = np.arange(round(config.span * per) + 1) * (t_unit / per)
-            flow = population_flow_on_grid(a0, W0, net, model.eps_align, times=times, rtol=config.rtol)
-            lam = lk.window_gram_eigenvalues(-population_gradient(flow.a, flow.W, net).W, config.window)
+            flow = population_flow_on_grid(Network(a0, W0), net, model.eps_align, times=times, rtol=config.rtol)
+            lam = lk.window_gram_eigenvalues(-population_gradient(flow.theta, net).W, config.window)
             raw = lk.xu_detector(lk.eigengap(lam), config.lag, config.threshold, config.burn_in)
             fl = lk.xu_detector(lk.eigengap(lam, config.floor), config.lag, config.threshold, config.burn_in)
             out.append(
@@ -107,7 +107,7 @@ def tspec_vs_perturbation(config: LockinConfig) -> list[dict[str, Any]]:
             for eps, seed in draws
         ]
         a0, W0 = np.stack([a for a, _ in starts]), np.stack([W for _, W in starts])
-        runs = run_ensemble(config.model, DynamicsConfig(rtol=config.rtol), a0, W0)  # one batched integration
+        runs = run_ensemble(config.model, DynamicsConfig(rtol=config.rtol), Network(a0, W0))  # one batched integration
         for i, ((eps, seed), obs) in enumerate(zip(draws, runs, strict=True)):
             if assign == "select":
                 out.append({"eps": eps, "seed": seed, "D": D})
@@ -123,10 +123,10 @@ def long_overshoot(config: LockinConfig, t_unit: float) -> dict[str, float]:
     D = config.sample_strength
     _, a0, W0 = start_state(config, config.model, "select", D)
     times = np.concatenate([[0.0], np.geomspace(1e-2, OVERSHOOT_HORIZON, 600) * t_unit])
-    flow = population_flow_on_grid(a0, W0, net, config.model.eps_align, times=times, rtol=config.rtol)
+    flow = population_flow_on_grid(Network(a0, W0), net, config.model.eps_align, times=times, rtol=config.rtol)
     v = net.unit_directions()[0]
     u0 = W0[0] / np.linalg.norm(W0[0])
-    u = flow.W[:, config.owner] / np.linalg.norm(flow.W[:, config.owner], axis=-1, keepdims=True)
+    u = flow.theta.W[:, config.owner] / np.linalg.norm(flow.theta.W[:, config.owner], axis=-1, keepdims=True)
     angle = np.degrees(np.arctan2(u @ u0, u @ v))
     i = int(np.argmin(angle))
     return {"D": D, "max_deg": float(max(0.0, -angle[i])), "t_at_max": float(times[i] / t_unit)}

@@ -8,13 +8,14 @@ from gaugecli.core.descent import gradient_descent
 from gaugecli.core.metrics import alignment
 from gaugecli.core.model import Model
 from gaugecli.core.objective import GradientOracle
+from gaugecli.core.state import Network
 from gaugecli.core.types import Array
 
 
 def finite_sample_on_grid(
-    a0: Array, W0: Array, net: Model, oracle: GradientOracle, times: Array, eta: float, eps_align: float
+    theta0: Network, net: Model, oracle: GradientOracle, times: Array, eta: float, eps_align: float
 ) -> tuple[Array, Array, Array, float | None]:
-    """Finite-sample training sampled at the uniform ``times`` (multiples of ``τ``, ``τ/η`` integer):
+    """Finite-sample training from ``θ0`` sampled at the uniform ``times`` (multiples of ``τ``, ``τ/η`` integer):
     ``(a (n, m), W (n, m, d), dW/dt = −∂L_n/∂W (n, m, d), T_spec or None)``.
 
     Today this is full-batch GD with step ``eta`` (:func:`gaugecli.core.descent.gradient_descent`),
@@ -38,7 +39,7 @@ def finite_sample_on_grid(
     # t_max a hair under `total` steps, so that ceil(t_max/eta) is exactly `total`; grad_tol 0: every
     # step is taken (the grid is the experiment's, whatever the gradient's size)
     traj = gradient_descent(
-        a0, W0, net, eta, total * eta * (1 - 1e-12), oracle=recording, eps_align=eps_align, grad_tol=0.0,
+        theta0, net, eta, total * eta * (1 - 1e-12), oracle=recording, eps_align=eps_align, grad_tol=0.0,
         record_every=steps,
     )  # fmt: skip
     if traj.a.shape[0] != times.size or len(slopes) != times.size:
@@ -46,6 +47,6 @@ def finite_sample_on_grid(
     t_spec: float | None = None
     if np.any(np.isfinite(traj.crossing_times)):
         t_spec = float(np.nanmin(traj.crossing_times))
-    if np.max(alignment(np.asarray(W0), net)[0]) >= 1 - eps_align:  # aligned from the start
+    if np.max(alignment(np.asarray(theta0.W), net)[0]) >= 1 - eps_align:  # aligned from the start
         t_spec = 0.0
     return traj.a, traj.W, np.array(slopes), t_spec

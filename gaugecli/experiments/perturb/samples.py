@@ -16,6 +16,7 @@ from gaugecli.core.flow import FlowOptions, gradient_flow
 from gaugecli.core.frames import View
 from gaugecli.core.metrics import function_distance
 from gaugecli.core.model import Model
+from gaugecli.core.state import Network
 from gaugecli.core.step import choose_step
 from gaugecli.core.tolerance import Tolerance
 from gaugecli.core.types import PointRunner, Progress
@@ -124,7 +125,7 @@ class SampleOutcome:
 
 
 def sample_of(net: Model, n: int, seed: int) -> tuple[np.ndarray, np.ndarray]:
-    from gaugecli.core.empirical import draw_sample
+    from gaugecli.core.sample_draw import draw_sample
 
     # the sample of (seed, n) is its own stream: no two sizes share draws
     return draw_sample(net, n, np.random.SeedSequence([seed, n]))
@@ -142,11 +143,10 @@ def sample_job(job: SampleJob) -> SampleOutcome:
         grid = np.linspace(0.0, job.window, SAMPLE_GRID_POINTS)
         options = FlowOptions.at(Tolerance(job.rtol, SAMPLE_METHOD))
         check_flow(np.shape(W0), options.grid_points)  # the population flow and every sample flow
-        pop = gradient_flow(a0, W0, net, job.window, eps_align=job.model.eps_align, t_grid=grid)
+        pop = gradient_flow(Network(a0, W0), net, job.window, eps_align=job.model.eps_align, t_grid=grid)
         runs = (
             gradient_flow(
-                a0,
-                W0,
+                Network(a0, W0),
                 net,
                 job.window,
                 eps_align=job.model.eps_align,
@@ -158,11 +158,10 @@ def sample_job(job: SampleJob) -> SampleOutcome:
         )
     else:
         eps_align = job.model.eps_align
-        pop = gradient_descent(a0, W0, net, job.eta, job.window, eps_align=eps_align, grad_tol=0.0)
+        pop = gradient_descent(Network(a0, W0), net, job.eta, job.window, eps_align=eps_align, grad_tol=0.0)
         runs = (
             gradient_descent(
-                a0,
-                W0,
+                Network(a0, W0),
                 net,
                 job.eta,
                 job.window,
@@ -190,7 +189,7 @@ def sample_sweep(
     jobs = [SampleJob(model, config.m, config.sample_strength, n, seeds, window, SAMPLE_RTOL) for n in config.ns]
     eta = None
     if config.sample_gd:
-        eta = choose_step(a0, W0, model.build(), window, eps_align=model.eps_align).eta
+        eta = choose_step(Network(a0, W0), model.build(), window, eps_align=model.eps_align).eta
         jobs += [replace(j, eta=eta) for j in jobs[: len(config.ns)]]
         jobs += [replace(j, eta=eta / 2) for j in jobs[: len(config.ns)]]
     outcomes = runner(sample_job, jobs, progress)

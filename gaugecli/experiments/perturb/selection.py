@@ -12,6 +12,7 @@ from gaugecli.core.flow import FlowOptions, gradient_flow
 from gaugecli.core.frames import View
 from gaugecli.core.objective import Objective
 from gaugecli.core.observables import observe
+from gaugecli.core.state import Network
 from gaugecli.core.tolerance import Tolerance
 from gaugecli.core.trajectory import NumericalFault
 from gaugecli.core.types import PointRunner, Progress
@@ -95,7 +96,9 @@ def selection_job(job: SelectionJob) -> SelectionOutcome:
 
     def flow(a: np.ndarray, W: np.ndarray, objective: Objective) -> list[bool]:
         check_flow(np.shape(W), options.grid_points)
-        tr = gradient_flow(a, W, net, job.horizon, eps_align=job.model.eps_align, options=options, objective=objective)
+        tr = gradient_flow(
+            Network(a, W), net, job.horizon, eps_align=job.model.eps_align, options=options, objective=objective
+        )
         return [selected(observe(tr, net, (b,)), 0) for b in range(a.shape[0])]
 
     members = len(samples)

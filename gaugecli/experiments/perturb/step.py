@@ -14,6 +14,7 @@ from scipy import stats
 from gaugecli.core.descent import gradient_descent, stable_step_bound
 from gaugecli.core.frames import View
 from gaugecli.core.gauge import owner_imbalances
+from gaugecli.core.state import Network
 from gaugecli.core.trajectory import NumericalFault
 from gaugecli.core.types import PointRunner, Progress
 from gaugecli.experiments.common import run_ensemble, run_serially
@@ -95,17 +96,17 @@ def step_job(job: StepJob) -> StepOutcome:
     a0, W0 = selection_start(job.model, job.m, job.strength)
     net = job.model.build()
     if job.eta is None:
-        run = run_ensemble(job.model, DynamicsConfig(mode=Mode.flow, rtol=job.rtol), a0, W0)[0]
+        run = run_ensemble(job.model, DynamicsConfig(mode=Mode.flow, rtol=job.rtol), Network(a0, W0))[0]
         return StepOutcome(run.t_spec, selected(run, 0), False)
     if not job.full:
         horizon = auto_horizon(owner_imbalances(job.m, job.strength, 0), job.model.c0)
         tr = gradient_descent(
-            a0, W0, net, job.eta, horizon, eps_align=job.model.eps_align, grid_points=3, stop_at_crossing=True
+            Network(a0, W0), net, job.eta, horizon, eps_align=job.model.eps_align, grid_points=3, stop_at_crossing=True
         )
         t = float(tr.crossing_times[0, 0])
         return StepOutcome(None if np.isnan(t) else t, bool(np.isfinite(t)), False)
     try:
-        run = run_ensemble(job.model, DynamicsConfig(mode=Mode.gd, eta=job.eta), a0, W0)[0]
+        run = run_ensemble(job.model, DynamicsConfig(mode=Mode.gd, eta=job.eta), Network(a0, W0))[0]
     except NumericalFault:
         return StepOutcome(None, False, True)
     return StepOutcome(run.t_spec, selected(run, 0), False)
@@ -125,7 +126,7 @@ def step_sweep(
 ) -> StepSweep:
     model = config.model
     a0, W0 = selection_start(model, config.m, config.step_strength)
-    bound = stable_step_bound(a0, W0, model.build())
+    bound = stable_step_bound(Network(a0, W0), model.build())
     t_flow = flow_t_spec(config, config.step_strength, runner)
     etas = [f * t_flow for f in sorted(config.step_fractions)]
     stab = [f * bound for f in sorted(config.stability_fractions)]

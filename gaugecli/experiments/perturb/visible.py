@@ -13,6 +13,7 @@ import numpy as np
 from gaugecli.core import gauge
 from gaugecli.core.frames import View
 from gaugecli.core.gauge import owner_imbalances
+from gaugecli.core.state import Network
 from gaugecli.core.types import PointRunner, Progress
 from gaugecli.experiments.common import run_ensemble, run_serially
 from gaugecli.experiments.config import DynamicsConfig, ModelConfig
@@ -94,7 +95,7 @@ def _selects(
     inits = [perturbed_duplicates(model, deltas, e, adversarial=adversarial, seed=s) for e in eps for s in seeds]
     a0 = np.stack([i[0] for i in inits])
     W0 = np.stack([i[1] for i in inits])
-    runs = run_ensemble(model, flow, a0, W0)
+    runs = run_ensemble(model, flow, Network(a0, W0))
     fav = int(np.argmax(deltas))
     ends = [
         (float(r.coefficient[-1, fav]) / model.a_star, float(r.nonowner_norm[-1]), float(r.t[-1]), gauge_drift(r))

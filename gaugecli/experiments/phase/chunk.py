@@ -19,6 +19,7 @@ from dataclasses import dataclass, replace
 import numpy as np
 
 from gaugecli.core.observables import observe
+from gaugecli.core.state import Network
 from gaugecli.core.types import Array
 from gaugecli.experiments.common import integrate_ensemble, run_ensemble
 from gaugecli.experiments.config import auto_horizon
@@ -71,8 +72,7 @@ def _flow(runs: list[Base]) -> list[Observed]:
     traj, full = integrate_ensemble(
         model,
         replace(dynamics, t_max=t_max),
-        a0,
-        W0,
+        Network(a0, W0),
         times=tuple(horizons[horizons < t_max]),  # the grid ends at t_max (to round-off) already
     )
     W = traj.input_weights()
@@ -88,7 +88,7 @@ def _flow(runs: list[Base]) -> list[Observed]:
 def _alone(run: Base) -> Observed:
     """One run by itself, as its command runs it (stepped and finite-sample modes)."""
     a0, W0 = _start(run)
-    (obs,) = run_ensemble(run.model, run.dynamics, a0, W0, seed=_seed(run))
+    (obs,) = run_ensemble(run.model, run.dynamics, Network(a0, W0), seed=_seed(run))
     return Observed(obs, obs.t.size - 1, obs.crossing_times)
 
 

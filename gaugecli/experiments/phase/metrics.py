@@ -43,6 +43,7 @@ from gaugecli.core.metrics import (
 from gaugecli.core.model import Model
 from gaugecli.core.observables import RunObservables
 from gaugecli.core.separation import local_slopes
+from gaugecli.core.state import Network
 from gaugecli.core.tangent import kernel_distance
 from gaugecli.core.types import Array
 from gaugecli.experiments.phase.kernel import probes
@@ -80,7 +81,7 @@ def _apart(seen: Observed, neuron: int) -> bool:
 
     if seen.start is None:
         return False
-    return not any(neuron in group for group in equal_groups(*seen.start))
+    return not any(neuron in group for group in equal_groups(Network(*seen.start)))
 
 
 @dataclass
@@ -139,7 +140,7 @@ def measure(seen: Observed, model: Model, eps_align: float, designated: int | No
         a, W = seen.end
         act = model.activation
         p_end = float(
-            nonowner_norm(*function_coordinates(a, W, model.degree), owner, act)
+            nonowner_norm(*function_coordinates(Network(a, W), model.degree), owner, act)
             if act.homogeneous
             else nonowner_norm(a, W, owner, act)
         )
@@ -168,7 +169,9 @@ def measure(seen: Observed, model: Model, eps_align: float, designated: int | No
     total = spent_r + spent_t
     distance = None
     if seen.start is not None and seen.end is not None:
-        distance = kernel_distance(*seen.start, *seen.end, probes(seen.start[1].shape[-1]), model.activation)
+        distance = kernel_distance(
+            Network(*seen.start), Network(*seen.end), probes(seen.start[1].shape[-1]), model.activation
+        )
     return CellMetrics(
         horizon=t_h,
         t_spec=t_spec,

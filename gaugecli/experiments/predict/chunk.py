@@ -25,6 +25,7 @@ import numpy as np
 from gaugecli.core.gauge import function_coordinates
 from gaugecli.core.objective import Objective
 from gaugecli.core.ownership import feature_alignment, feature_owners
+from gaugecli.core.state import Network
 from gaugecli.core.symmetry import equal_groups
 from gaugecli.core.types import LATER_FIELD
 from gaugecli.experiments.common import integrate_ensemble
@@ -93,9 +94,9 @@ def _final_state(job: PredictChunk, a0: np.ndarray, W0: np.ndarray) -> tuple[np.
     if job.n is None:
         model = ModelConfig(d=W0.shape[-1], k=job.k, eps_align=job.eps_align)
         dynamics = DynamicsConfig(rtol=job.rtol, t_max=job.t_max, grid_points=GRID_POINTS)
-        traj, full = integrate_ensemble(model, dynamics, a0, W0)
+        traj, full = integrate_ensemble(model, dynamics, Network(a0, W0))
         W_end = traj.input_weights()[:, -1]
-        c_end, _ = function_coordinates(traj.a[:, -1], W_end)
+        c_end, _ = function_coordinates(Network(traj.a[:, -1], W_end))
         return c_end, feature_alignment(W_end, full), np.zeros(len(seeds), bool), int(traj.stats.n_gradient_evals)
     return _sample_final_state(job)
 
@@ -103,9 +104,9 @@ def _final_state(job: PredictChunk, a0: np.ndarray, W0: np.ndarray) -> tuple[np.
 def _sample_final_state(job: PredictChunk) -> tuple[np.ndarray, np.ndarray, np.ndarray, int]:
     """The same on ``L_n``, by flow or SGD (module docstring), in all ``d`` dimensions."""
     from gaugecli.core.descent import gradient_descent
-    from gaugecli.core.empirical import draw_sample
     from gaugecli.core.flow import FlowOptions, gradient_flow
     from gaugecli.core.sample import stacked_empirical_objective, stacked_minibatch_oracle
+    from gaugecli.core.sample_draw import draw_sample
     from gaugecli.core.tolerance import Tolerance
     from gaugecli.core.trajectory import NumericalFault
     from gaugecli.experiments.budget import check_flow
@@ -128,13 +129,15 @@ def _sample_final_state(job: PredictChunk) -> tuple[np.ndarray, np.ndarray, np.n
         if job.batch is None:
             objective: Objective = stacked_empirical_objective(chosen)
             check_flow(np.shape(W), options.grid_points)
-            traj = gradient_flow(a, W, net, job.t_max, eps_align=job.eps_align, options=options, objective=objective)
+            traj = gradient_flow(
+                Network(a, W), net, job.t_max, eps_align=job.eps_align, options=options, objective=objective
+            )
         else:
             assert job.eta is not None
             oracle = stacked_minibatch_oracle(chosen, job.batch, [job.seeds[b] for b in members])
-            traj = gradient_descent(a, W, net, job.eta, job.t_max, oracle=oracle, eps_align=job.eps_align, grid_points=GRID_POINTS, method="sgd")  # fmt: skip
+            traj = gradient_descent(Network(a, W), net, job.eta, job.t_max, oracle=oracle, eps_align=job.eps_align, grid_points=GRID_POINTS, method="sgd")  # fmt: skip
         W_end = traj.input_weights()[:, -1]
-        c_end, _ = function_coordinates(traj.a[:, -1], W_end)
+        c_end, _ = function_coordinates(Network(traj.a[:, -1], W_end))
         return c_end, feature_alignment(W_end, net), int(traj.stats.n_gradient_evals)
 
     everyone = list(range(len(starts)))
@@ -166,11 +169,11 @@ def predict_chunk(job: PredictChunk) -> ChunkResult:
             owners.append([NONE] * job.k)
             tied.append([False] * job.k)
             continue
-        end = feature_owners(c_end[b], alpha_end[b], job.eps_align, equal_groups(a0[b], W0[b]))
+        end = feature_owners(c_end[b], alpha_end[b], job.eps_align, equal_groups(Network(a0[b], W0[b])))
         owners.append([NONE if o is None else o for o in end.owners])
         tied.append(list(end.tied))
-    picks = predictions(a0, W0, net, job.eps_align, job.rtol, job.t_max)
-    c0, _ = function_coordinates(a0, W0)
+    picks = predictions(Network(a0, W0), net, job.eps_align, job.rtol, job.t_max)
+    c0, _ = function_coordinates(Network(a0, W0))
     visible = c0[..., None] * feature_alignment(W0, net)
     return ChunkResult(
         owners=owners,

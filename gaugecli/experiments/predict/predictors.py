@@ -47,6 +47,7 @@ from scipy.optimize import linear_sum_assignment
 from gaugecli.core.dynamics import function_gradient, transport_mobility
 from gaugecli.core.gauge import function_coordinates, parameters_from_function
 from gaugecli.core.model import Model
+from gaugecli.core.state import Network
 from gaugecli.core.types import Array
 from gaugecli.experiments.common import integrate_ensemble
 from gaugecli.experiments.config import DynamicsConfig, ModelConfig
@@ -66,10 +67,11 @@ def unique_argmax(x: Array, axis: int, tol: Array | float = 0.0) -> Array:
     return np.where(np.sum(x >= top - tol, axis=axis) > 1, NONE, best)
 
 
-def gauge_pick(a: Array, W: Array, alpha: Array) -> Array:
+def gauge_pick(theta: Network, alpha: Array) -> Array:
     """The ``delta`` rule: per start and feature, the largest δ in the feature's basin among the neurons
     that can carry the teacher's (positive) function, ``(B, k)``: a neuron with ``a < 0 < δ`` never can
     (``a² ≥ δ`` keeps its sign), and is left out."""
+    a, W = theta.a, theta.W
     delta = a**2 - np.sum(W**2, axis=-1)
     tol = DELTA_TIE * np.max(a**2 + np.sum(W**2, axis=-1), axis=-1, keepdims=True)
     nearest = np.argmax(alpha, axis=-1)  # (B, m)
@@ -90,9 +92,10 @@ def alignments(W: Array, model: Model) -> Array:
     return U @ model.unit_directions().T
 
 
-def angular_speed(a: Array, W: Array, model: Model) -> Array:
+def angular_speed(theta: Network, model: Model) -> Array:
     """``ω_jk = (u̇_j·v̂_k)/√(1 − α_jk²)``, ``u̇_j = −M^u_j grad_{u_j} L``, shape ``(B, m, k)``."""
-    c, U = function_coordinates(a, W)
+    a, W = theta.a, theta.W
+    c, U = function_coordinates(theta)
     delta = a**2 - np.sum(W**2, axis=-1)
     u_dot = -transport_mobility(c, delta)[..., None] * function_gradient(c, U, model).direction
     alpha = U @ model.unit_directions().T
@@ -100,11 +103,12 @@ def angular_speed(a: Array, W: Array, model: Model) -> Array:
     return toward / np.sqrt(np.maximum(1.0 - alpha**2, 1e-300))
 
 
-def race_times(a: Array, W: Array, model: Model, eps_align: float, rtol: float, t_max: float) -> Array:
+def race_times(theta: Network, model: Model, eps_align: float, rtol: float, t_max: float) -> Array:
     """``T_jk`` of the race rule (module docstring), shape ``(B, m, k)``, ``inf`` where the neuron does
     not align alone by ``t_max``; every ``(b, j, k)`` one member of one ensemble of ``m = 1`` flows in
     the plane ``(v_k, u_j)`` (teacher ``a*_k = model.coefficients[k]``)."""
-    c, U = function_coordinates(a, W)
+    a, W = theta.a, theta.W
+    c, U = function_coordinates(theta)
     delta = a**2 - np.sum(W**2, axis=-1)
     alpha = np.clip(U @ model.unit_directions().T, -1.0, 1.0)  # (B, m, k)
     B, m, k = alpha.shape
@@ -118,23 +122,24 @@ def race_times(a: Array, W: Array, model: Model, eps_align: float, rtol: float, 
         dynamics = DynamicsConfig(rtol=rtol, t_max=t_max, grid_points=3)
         crossing = np.full(B * m, np.nan)
         if np.any(racing):
-            traj, _ = integrate_ensemble(solo, dynamics, a0, W0)
+            traj, _ = integrate_ensemble(solo, dynamics, Network(a0, W0))
             crossing[racing] = np.asarray(traj.crossing_times, float).reshape(-1)
         times[..., f] = np.where(np.isnan(crossing), np.inf, crossing).reshape(B, m)
     return times
 
 
-def predictions(a: Array, W: Array, model: Model, eps_align: float, rtol: float, t_max: float) -> dict[str, Array]:
-    """Each rule's named neuron per start and feature, ``(B, k)`` integers (:data:`NONE`: none)."""
-    c, _ = function_coordinates(a, W)
-    alpha = alignments(W, model)
-    times = race_times(a, W, model, eps_align, rtol, t_max)
+def predictions(theta: Network, model: Model, eps_align: float, rtol: float, t_max: float) -> dict[str, Array]:
+    """Each rule's named neuron per start (``θ``: ``a (B, m)``, ``W (B, m, d)``) and feature, ``(B, k)``
+    integers (:data:`NONE`: none)."""
+    c, _ = function_coordinates(theta)
+    alpha = alignments(theta.W, model)
+    times = race_times(theta, model, eps_align, rtol, t_max)
     raced = np.where(np.all(np.isinf(times), axis=1), NONE, np.argmin(times, axis=1))
     return {
-        "delta": gauge_pick(a, W, alpha),
+        "delta": gauge_pick(theta, alpha),
         "alignment": unique_argmax(alpha, axis=1),
         "c-alpha": unique_argmax(c[..., None] * alpha, axis=1),
-        "angular-speed": unique_argmax(angular_speed(a, W, model), axis=1),
+        "angular-speed": unique_argmax(angular_speed(theta, model), axis=1),
         "race": raced,
         "race-matched": matched_race(times),
     }

@@ -22,6 +22,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from gaugecli.core.gauge import function_coordinates
+from gaugecli.core.state import Network
 from gaugecli.experiments.config import ModelConfig
 from gaugecli.experiments.perturb.fits import wilson_interval
 from gaugecli.experiments.predict.config import PredictConfig
@@ -53,7 +54,7 @@ def _scores(a0: np.ndarray, W0: np.ndarray, delta: np.ndarray, k: int) -> dict[s
     round-off of rebuilding ``(a, w)`` from ``(c, u, δ)`` (:data:`DELTA_TIE`), so that at ρ = 0,
     where every δ is 0 up to it, the δ ranking names no set; none for the visible score."""
     model = ModelConfig(d=W0.shape[-1], k=k).build()
-    c, _ = function_coordinates(a0, W0)
+    c, _ = function_coordinates(Network(a0, W0))
     size = np.max(a0**2 + np.sum(W0**2, axis=-1), axis=-1, keepdims=True)
     visible = np.max(c[..., None] * alignments(W0, model), axis=-1)
     return {"delta": (delta, DELTA_TIE * size), "c-alpha": (visible, np.zeros_like(size))}

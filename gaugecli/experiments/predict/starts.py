@@ -27,6 +27,7 @@ from __future__ import annotations
 import numpy as np
 
 from gaugecli.core.gauge import function_coordinates, imbalance, parameters_from_function
+from gaugecli.core.state import Network
 from gaugecli.core.types import Array
 
 
@@ -50,7 +51,7 @@ def gaussian_start(
     xi = rng.standard_normal(m)
     if spread is None:
         return a, W
-    c, U = function_coordinates(a, W)
+    c, U = function_coordinates(Network(a, W))
     return parameters_from_function(c, U, spread * scale_a * scale_w / np.sqrt(d) * xi)
 
 
@@ -77,4 +78,4 @@ def draw(
     starts = [gaussian_start(s, k, m, d, scale_a, scale_w, spread, mixed_signs) for s in seeds]
     a0 = np.stack([a for a, _ in starts])
     W0 = np.stack([subspace_coordinates(W, k) for _, W in starts])
-    return a0, W0, imbalance(a0, W0)
+    return a0, W0, imbalance(Network(a0, W0))

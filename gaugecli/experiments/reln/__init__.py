@@ -28,6 +28,7 @@ from gaugecli.core.flow import gradient_flow
 from gaugecli.core.gauge import initial_direction
 from gaugecli.core.kernels import arccos_kernel
 from gaugecli.core.reln import gate_identity_error, reln_flow
+from gaugecli.core.state import Network
 from gaugecli.core.types import Progress
 from gaugecli.experiments.budget import check_flow, check_run
 from gaugecli.experiments.common import duplicates
@@ -76,10 +77,10 @@ def run_reln(config: RelnConfig, progress: Progress | None = None) -> RelnResult
     tick = (lambda i: progress(i / steps)) if progress is not None else (lambda i: None)
 
     check_flow(np.shape(W0), opts.grid_points)  # every flow below starts from (a0, W0)
-    relu = gradient_flow(a0, W0, net, t_max, eps_align=model.eps_align, options=opts)
+    relu = gradient_flow(Network(a0, W0), net, t_max, eps_align=model.eps_align, options=opts)
     tick(1)
-    final = reln_flow(a0, W0, v[None], net, t_max, eps_align=model.eps_align, options=opts)
-    initial = reln_flow(a0, W0, u0[None], net, t_max, eps_align=model.eps_align, options=opts)
+    final = reln_flow(Network(a0, W0), v[None], net, t_max, eps_align=model.eps_align, options=opts)
+    initial = reln_flow(Network(a0, W0), u0[None], net, t_max, eps_align=model.eps_align, options=opts)
     tick(2)
     ratios, curves = compare_pathways(config, relu, final, initial, deltas)
     select, states = compare_select(config)
@@ -94,7 +95,7 @@ def run_reln(config: RelnConfig, progress: Progress | None = None) -> RelnResult
     ]
     # absolute errors in units of the loss scale ½E[y²] (the loss of f = 0)
     scale = 0.5 * float(net.coefficients @ arccos_kernel(net.directions, net.directions) @ net.coefficients)
-    identity = max(max(gate_identity_error(a, W, net)) for a, W in states) / scale
+    identity = max(max(gate_identity_error(Network(a, W), net)) for a, W in states) / scale
     tick(6)
     return RelnResult(
         ratios=ratios,

@@ -12,6 +12,7 @@ from gaugecli.core.flow import gradient_flow
 from gaugecli.core.gauge import initial_direction
 from gaugecli.core.metrics import first_time_below
 from gaugecli.core.reln import RelnGeometry, reln_floor, reln_flow, reln_geometry, trajectory_loss
+from gaugecli.core.state import Network
 from gaugecli.core.trajectory import Trajectory
 from gaugecli.core.types import Array
 from gaugecli.experiments.budget import check_flow
@@ -31,7 +32,7 @@ def _relu_state_at(tr: Trajectory, b: int, t0: float, config: RelnConfig) -> tup
         return a, W
     check_flow(W[None].shape, flow_options(config).grid_points)
     short = gradient_flow(
-        a[None], W[None], net, t0 - tr.t[i], eps_align=config.model.eps_align, options=flow_options(config)
+        Network(a[None], W[None]), net, t0 - tr.t[i], eps_align=config.model.eps_align, options=flow_options(config)
     )
     return short.a[0, -1], short.W[0, -1]
 
@@ -43,8 +44,7 @@ def _frozen_flow(
     imbalance ``delta``, and its loss along the trajectory."""
     check_flow(np.shape(W0), flow_options(config).grid_points)
     run = reln_flow(
-        a0,
-        W0,
+        Network(a0, W0),
         gates,
         config.model.build(),
         horizon(config, np.array([delta])),
@@ -59,7 +59,7 @@ def compare_restarts(config: RelnConfig, relu: Trajectory, deltas: Array) -> lis
     started from the ReLU state at t0 with gates frozen at the current directions (so it equals the
     ReLU at t0), and the time after t0 each needs to reach ``L(t0)/level``."""
     net = config.model.build()
-    loss_relu = population_loss(relu.a, relu.W, net)
+    loss_relu = population_loss(Network(relu.a, relu.W), net)
     out: list[RelnRestart] = []
     for b, delta in enumerate(deltas):
         t_spec = relu.crossing_times[b, 0]
@@ -74,7 +74,7 @@ def compare_restarts(config: RelnConfig, relu: Trajectory, deltas: Array) -> lis
         run, loss_reln = _frozen_flow(config, a0, W0, gates, geo, delta)
         floors = reln_floor(geo)
         for r, (k, t0) in enumerate(zip(config.restart, t0s, strict=True)):
-            L0 = float(population_loss(a0[r], W0[r], net))
+            L0 = float(population_loss(Network(a0[r], W0[r]), net))
             after = relu.t >= t0
             for level in config.levels:
                 target = L0 / level
@@ -119,7 +119,7 @@ def fixed_gate_envelope(config: RelnConfig, relu: Trajectory, deltas: Array) -> 
     psi, psi_deg = config.psi_grid(), config.psi_grid_deg()
     gates = (np.cos(psi)[:, None] * v + np.sin(psi)[:, None] * perp)[:, None, :]  # (n_ψ, 1, d)
     geo = reln_geometry(gates, net)
-    loss_relu = population_loss(relu.a, relu.W, net)
+    loss_relu = population_loss(Network(relu.a, relu.W), net)
     out = []
     for b, delta in enumerate(deltas):
         a0, W0 = duplicates(config.model, np.full((psi.size, 1), float(delta)))

@@ -20,6 +20,7 @@ from gaugecli.core.reln import (
     reln_geometry,
     trajectory_loss,
 )
+from gaugecli.core.state import Network
 from gaugecli.core.trajectory import Trajectory
 from gaugecli.core.types import Array
 from gaugecli.experiments.reln.config import RelnConfig, perpendicular
@@ -46,7 +47,7 @@ def compare_pathways(
     u0 = initial_direction(net, model.theta0)
     a_star = float(net.coefficients[0] * np.linalg.norm(net.directions[0]))
     geo_final, geo_initial = reln_geometry(v[None], net), reln_geometry(u0[None], net)
-    loss_relu = population_loss(relu.a, relu.W, net)
+    loss_relu = population_loss(Network(relu.a, relu.W), net)
     loss_final, loss_initial = trajectory_loss(final, geo_final), trajectory_loss(initial, geo_initial)
     align_relu = alignment(relu.W, net)[0][..., 0]  # (runs, n_t): m = 1
     align_final = alignment(final.W, net)[0][..., 0]

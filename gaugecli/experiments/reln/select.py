@@ -10,6 +10,7 @@ from gaugecli.core.flow import gradient_flow
 from gaugecli.core.gauge import function_coordinates, owner_imbalances
 from gaugecli.core.metrics import alignment, final_owner, nonowner_norm
 from gaugecli.core.reln import pathway_norm, reln_flow, reln_geometry, trajectory_loss
+from gaugecli.core.state import Network
 from gaugecli.core.types import Array
 from gaugecli.experiments.budget import check_flow
 from gaugecli.experiments.common import duplicates
@@ -27,8 +28,8 @@ def compare_select(config: RelnConfig) -> tuple[RelnSelect, list[tuple[Array, Ar
     a0, W0 = duplicates(model, deltas[None, :])
     t_max = horizon(config, deltas)
     check_flow(np.shape(W0), flow_options(config).grid_points)  # every flow below starts from (a0, W0)
-    relu = gradient_flow(a0, W0, net, t_max, eps_align=model.eps_align, options=flow_options(config))
-    c_relu, U_relu = function_coordinates(relu.a[0], relu.W[0])
+    relu = gradient_flow(Network(a0, W0), net, t_max, eps_align=model.eps_align, options=flow_options(config))
+    c_relu, U_relu = function_coordinates(Network(relu.a[0], relu.W[0]))
     alpha_relu, _ = alignment(relu.W[0], net)
     owner_relu, _ = final_owner(c_relu[-1], alpha_relu[-1], model.eps_align)
     # the final activation pattern: the owner's half-space is the teacher's, the others keep theirs
@@ -36,11 +37,11 @@ def compare_select(config: RelnConfig) -> tuple[RelnSelect, list[tuple[Array, Ar
     gates = U_relu[-1].copy()
     gates[int(owner_relu)] = v
     geo = reln_geometry(gates, net)
-    run = reln_flow(a0, W0, gates, net, t_max, eps_align=model.eps_align, options=flow_options(config))
-    c_reln, _ = function_coordinates(run.a[0], run.W[0])
+    run = reln_flow(Network(a0, W0), gates, net, t_max, eps_align=model.eps_align, options=flow_options(config))
+    c_reln, _ = function_coordinates(Network(run.a[0], run.W[0]))
     alpha_reln, _ = alignment(run.W[0], net)
     owner_reln, _ = final_owner(c_reln[-1], alpha_reln[-1], model.eps_align)
-    loss_relu = population_loss(relu.a[0], relu.W[0], net)
+    loss_relu = population_loss(Network(relu.a[0], relu.W[0]), net)
     loss_reln = trajectory_loss(run, geo)[0]
     t_end = max(relu.t[-1], run.t[-1])
     grid = curve_grid(min(relu.t[1], run.t[1]), t_end)
@@ -51,8 +52,10 @@ def compare_select(config: RelnConfig) -> tuple[RelnSelect, list[tuple[Array, Ar
     keep = np.arange(config.m) != int(owner_reln)
     # one gate v shared by every pathway: the gates designate no owner, only the gauges can
     shared_gates = np.tile(v, (config.m, 1))
-    shared = reln_flow(a0, W0, shared_gates, net, t_max, eps_align=model.eps_align, options=flow_options(config))
-    c_sh, _ = function_coordinates(shared.a[0, -1], shared.W[0, -1])
+    shared = reln_flow(
+        Network(a0, W0), shared_gates, net, t_max, eps_align=model.eps_align, options=flow_options(config)
+    )
+    c_sh, _ = function_coordinates(Network(shared.a[0, -1], shared.W[0, -1]))
     owner_sh, _ = final_owner(c_sh, alignment(shared.W[0, -1], net)[0], model.eps_align)
     keep_sh = np.arange(config.m) != int(owner_sh)
 
@@ -68,12 +71,12 @@ def compare_select(config: RelnConfig) -> tuple[RelnSelect, list[tuple[Array, Ar
         t_spec_relu=finite_or_none(relu.crossing_times[0, owner_relu]),
         t_spec_reln=finite_or_none(run.crossing_times[0, owner_reln]),
         max_abs_dloss_over_l0=float(dloss),
-        nonowner_norm_end=float(pathway_norm(run.a[0, -1], run.W[0, -1], geo, keep)),
+        nonowner_norm_end=float(pathway_norm(Network(run.a[0, -1], run.W[0, -1]), geo, keep)),
         nonowner_norm_end_relu=float(nonowner_norm(c_relu[-1], U_relu[-1], int(owner_relu))),
         owner_reln_shared=int(owner_sh),
         t_spec_reln_shared=finite_or_none(shared.crossing_times[0, owner_sh]),
         nonowner_norm_end_shared=float(
-            pathway_norm(shared.a[0, -1], shared.W[0, -1], reln_geometry(shared_gates, net), keep_sh)
+            pathway_norm(Network(shared.a[0, -1], shared.W[0, -1]), reln_geometry(shared_gates, net), keep_sh)
         ),
         t=grid,
         loss_relu=L_relu_g,
