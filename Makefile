@@ -36,7 +36,7 @@ check-figures: $(STAMP)
 
 # The same checks on a second arithmetic path: OpenBLAS's generic SSE3 kernels instead of the
 # machine's (Prescott), numpy's SIMD dispatch cut to its x86-64-v2 baseline, torch's default (no
-# AVX) kernels, the compiled loops of gaugecli.core.fused built for a generic x86-64 (no AVX, no
+# AVX) kernels, the compiled loops of gaugecli.core.population.fused built for a generic x86-64 (no AVX, no
 # FMA), and two BLAS/OpenMP threads. Results must agree with the committed figures and the
 # numeric tests within their stated tolerances, not bit for bit; regenerated over a copy of figures/,
 # every file must be kept as it is (what `make figures` does on another machine).

@@ -331,7 +331,7 @@ def flow_call_timer() -> contextlib.AbstractContextManager[_CallTimes]:
     (``lu_factor``, ``splu``) and solves (``lu_solve``, ``splu.solve``)."""
     from scipy.integrate._ivp import radau
 
-    import gaugecli.core.objective as objective  # the population objective calls these by module name
+    import gaugecli.core.population.objective as objective  # the population objective calls these by module name
 
     return timed_calls(
         {

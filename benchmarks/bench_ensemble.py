@@ -25,10 +25,10 @@ import numpy as np
 from _common import Row, blas_env, call_in_subprocess, flow_call_timer, fmt_ratio, fmt_seconds
 from numpy.typing import NDArray
 
-from gaugecli.core.flow import gradient_flow
-from gaugecli.core.gauge import duplicate_initial_condition
-from gaugecli.core.model import Model, standard_model
-from gaugecli.core.state import Network
+from gaugecli.core.integrate.flow import gradient_flow
+from gaugecli.core.model.gauge import duplicate_initial_condition
+from gaugecli.core.model.model import Model, standard_model
+from gaugecli.core.model.state import Network
 
 Array = NDArray[np.float64]
 D_INPUT = 16

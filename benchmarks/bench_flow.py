@@ -2,7 +2,7 @@
 
 Three ways to integrate the same population gradient flow to T_spec, side by side:
 
-* gaugecli's :func:`gaugecli.core.flow.gradient_flow` with its default solver choice
+* gaugecli's :func:`gaugecli.core.integrate.flow.gradient_flow` with its default solver choice
   (and, for comparison, forced to Radau IIA), run to ``t_max = T_spec (1 + 1e-6)``,
   ``T_spec`` located beforehand by an independent scipy LSODA run with an event (they
   agree to ~1e-9, far inside the 1e-6 margin);
@@ -27,12 +27,12 @@ from _common import Row, best_of, fmt_ratio, fmt_seconds, fmt_speedup
 from numpy.typing import NDArray
 from scipy.integrate import solve_ivp
 
-from gaugecli.core.descent import stable_step_bound
-from gaugecli.core.dynamics import population_gradient, population_hessian
-from gaugecli.core.flow import FlowOptions, gradient_flow
-from gaugecli.core.gauge import duplicate_initial_condition
-from gaugecli.core.model import Model, standard_model
-from gaugecli.core.state import Network
+from gaugecli.core.integrate.descent import stable_step_bound
+from gaugecli.core.integrate.flow import FlowOptions, gradient_flow
+from gaugecli.core.model.gauge import duplicate_initial_condition
+from gaugecli.core.model.model import Model, standard_model
+from gaugecli.core.model.state import Network
+from gaugecli.core.population.dynamics import population_gradient, population_hessian
 
 Array = NDArray[np.float64]
 D_INPUT = 16
@@ -79,8 +79,8 @@ def scipy_flow(
     ``event="nonowner"``: the non-owner norm of neuron 0 as owner falls to ``level``.
     Same packing, right-hand side and tolerances as gaugecli's flow.
     """
-    from gaugecli.core.gauge import function_coordinates
-    from gaugecli.core.metrics import nonowner_norm
+    from gaugecli.core.analyses.metrics import nonowner_norm
+    from gaugecli.core.model.gauge import function_coordinates
 
     m, d = W0.shape
     V = teacher.unit_directions()

@@ -1,4 +1,4 @@
-"""(l) The population gradient and Hessian by the compiled loops of :mod:`gaugecli.core.fused` against
+"""(l) The population gradient and Hessian by the compiled loops of :mod:`gaugecli.core.population.fused` against
 the numpy closed forms they replace (``GAUGECLI_FUSED=0``'s route), side by side in one process: per
 call at the shapes the figures' flows use (members × neurons × invariant-subspace dimension), and
 whole flows of the paper's duplicate start.
@@ -11,11 +11,11 @@ from typing import Any
 import numpy as np
 from _common import Row, best_of, fmt_seconds
 
-from gaugecli.core import dynamics, route
-from gaugecli.core.flow import gradient_flow
-from gaugecli.core.gauge import duplicate_initial_condition, owner_imbalances
-from gaugecli.core.model import standard_model
-from gaugecli.core.state import Network
+from gaugecli.core.integrate.flow import gradient_flow
+from gaugecli.core.model.gauge import duplicate_initial_condition, owner_imbalances
+from gaugecli.core.model.model import standard_model
+from gaugecli.core.model.state import Network
+from gaugecli.core.population import dynamics, route
 
 SHAPES = (  # (members, m, r): one neuron, fig4's m = 2 pair, select's m = 5, predict's stacks of 100
     (1, 1, 2),

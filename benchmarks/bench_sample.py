@@ -1,7 +1,7 @@
-"""(d) Finite-sample GD: one step of :func:`gaugecli.core.descent.gradient_descent` with
-:func:`gaugecli.core.sample.empirical_oracle` against its floor, the two matrix products
+"""(d) Finite-sample GD: one step of :func:`gaugecli.core.integrate.descent.gradient_descent` with
+:func:`gaugecli.core.samples.sample.empirical_oracle` against its floor, the two matrix products
 ``X Wᵀ`` and ``Gᵀ X`` (torch, float64), timed in the same run; and (d3) the CPU gradient of
-``L_n`` summed in numpy (what :class:`~gaugecli.core.empirical.EmpiricalSample` runs on the CPU)
+``L_n`` summed in numpy (what :class:`~gaugecli.core.samples.empirical.EmpiricalSample` runs on the CPU)
 against the same sums on views of the rows (the route before the sample kept ``Xᵀ``) and in torch (its
 route on a device), side by side at the shapes the figures use.
 """
@@ -15,13 +15,13 @@ import torch
 from _common import Row, best_of, blas_env, call_in_subprocess, fmt_ratio, fmt_seconds
 
 from gaugecli.core.activations.relu import ReLU
-from gaugecli.core.descent import gradient_descent
-from gaugecli.core.empirical import EmpiricalSample, _gradient_sums, _gradient_sums_numpy
-from gaugecli.core.gauge import duplicate_initial_condition, owner_imbalances
-from gaugecli.core.model import standard_model
-from gaugecli.core.sample import empirical_oracle
-from gaugecli.core.sample_draw import draw_sample
-from gaugecli.core.state import Network
+from gaugecli.core.integrate.descent import gradient_descent
+from gaugecli.core.model.gauge import duplicate_initial_condition, owner_imbalances
+from gaugecli.core.model.model import standard_model
+from gaugecli.core.model.state import Network
+from gaugecli.core.samples.empirical import EmpiricalSample, _gradient_sums, _gradient_sums_numpy
+from gaugecli.core.samples.sample import empirical_oracle
+from gaugecli.core.samples.sample_draw import draw_sample
 
 GOAL_RATIO = 3.0
 

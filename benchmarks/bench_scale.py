@@ -312,16 +312,16 @@ def samples(quick: bool = False) -> list[Row]:
 
 
 # One gradient of L_n, in-process, in either build (the oracle moved from gaugecli.sample to
-# gaugecli.core.sample); best of 3 after one warm-up call.
+# gaugecli.core.samples.sample); best of 3 after one warm-up call.
 _GRADIENT_PROBE = """
 import json, sys, time
 import numpy as np
 import torch
 torch.set_num_threads(1)
 try:
-    from gaugecli.core.sample import draw_sample, empirical_oracle
-    from gaugecli.core.gauge import duplicate_initial_condition
-    from gaugecli.core.model import standard_model
+    from gaugecli.core.samples.sample import draw_sample, empirical_oracle
+    from gaugecli.core.model.gauge import duplicate_initial_condition
+    from gaugecli.core.model.model import standard_model
 except ImportError:
     from gaugecli.sample import draw_sample, empirical_oracle
     from gaugecli.gauge import duplicate_initial_condition
@@ -406,7 +406,7 @@ def _sample_goal(quick: bool, curves: dict[str, list[Point]]) -> Row:
 def _memory_estimate(n: int, d: int, m: int) -> int:
     sys.path.insert(0, str(REPO_ROOT))
     try:
-        from gaugecli.core.sample import sample_memory_estimate
+        from gaugecli.core.samples.sample import sample_memory_estimate
 
         return int(sample_memory_estimate(n, d, m))
     except ImportError:  # pragma: no cover - a build without the estimate

@@ -14,7 +14,7 @@ import os as _os
 from typing import Any
 
 from gaugecli._version import __version__ as __version__
-from gaugecli.core.route import use_fused as _use_fused
+from gaugecli.core.population.route import use_fused as _use_fused
 from gaugecli.experiments.spec import experiments as _experiments
 
 # the arithmetic route, read from the environment once, here, for every use of the package (the core
@@ -23,35 +23,35 @@ _use_fused(_os.environ.get("GAUGECLI_FUSED", "1") != "0")
 
 _EXPORTS = {
     # core
-    "Teacher": "gaugecli.core.teacher",
-    "standard_teacher": "gaugecli.core.teacher",
-    "Model": "gaugecli.core.model",
-    "Network": "gaugecli.core.state",
-    "standard_model": "gaugecli.core.model",
+    "Teacher": "gaugecli.core.model.teacher",
+    "standard_teacher": "gaugecli.core.model.teacher",
+    "Model": "gaugecli.core.model.model",
+    "Network": "gaugecli.core.model.state",
+    "standard_model": "gaugecli.core.model.model",
     "activation": "gaugecli.core.activations",
     "register": "gaugecli.core.activations",
-    "Gauge": "gaugecli.core.gauge",
-    "duplicate_initial_condition": "gaugecli.core.gauge",
-    "function_coordinates": "gaugecli.core.gauge",
-    "parameters_from_function": "gaugecli.core.gauge",
-    "imbalance": "gaugecli.core.gauge",
-    "arccos_kernel": "gaugecli.core.kernels",
-    "population_loss": "gaugecli.core.dynamics",
-    "population_gradient": "gaugecli.core.dynamics",
-    "population_hessian": "gaugecli.core.dynamics",
-    "dissipation": "gaugecli.core.dynamics",
-    "gradient_flow": "gaugecli.core.flow",
-    "gradient_descent": "gaugecli.core.descent",
-    "FlowOptions": "gaugecli.core.flow",
-    "Objective": "gaugecli.core.objective",
-    "population_objective": "gaugecli.core.objective",
-    "choose_step": "gaugecli.core.step",
-    "empirical_objective": "gaugecli.core.sample",
-    "symmetry_report": "gaugecli.core.symmetry",
-    "NumericalFault": "gaugecli.core.trajectory",
-    "Trajectory": "gaugecli.core.trajectory",
-    "observe": "gaugecli.core.observables",
-    "RunObservables": "gaugecli.core.observables",
+    "Gauge": "gaugecli.core.model.gauge",
+    "duplicate_initial_condition": "gaugecli.core.model.gauge",
+    "function_coordinates": "gaugecli.core.model.gauge",
+    "parameters_from_function": "gaugecli.core.model.gauge",
+    "imbalance": "gaugecli.core.model.gauge",
+    "arccos_kernel": "gaugecli.core.population.kernels",
+    "population_loss": "gaugecli.core.population.dynamics",
+    "population_gradient": "gaugecli.core.population.dynamics",
+    "population_hessian": "gaugecli.core.population.dynamics",
+    "dissipation": "gaugecli.core.population.dynamics",
+    "gradient_flow": "gaugecli.core.integrate.flow",
+    "gradient_descent": "gaugecli.core.integrate.descent",
+    "FlowOptions": "gaugecli.core.integrate.flow",
+    "Objective": "gaugecli.core.population.objective",
+    "population_objective": "gaugecli.core.population.objective",
+    "choose_step": "gaugecli.core.integrate.step",
+    "empirical_objective": "gaugecli.core.samples.sample",
+    "symmetry_report": "gaugecli.core.analyses.symmetry",
+    "NumericalFault": "gaugecli.core.integrate.trajectory",
+    "Trajectory": "gaugecli.core.integrate.trajectory",
+    "observe": "gaugecli.core.analyses.observables",
+    "RunObservables": "gaugecli.core.analyses.observables",
     # experiments
     "ModelConfig": "gaugecli.experiments.config",
     "DynamicsConfig": "gaugecli.experiments.config",

@@ -4,10 +4,10 @@ from __future__ import annotations
 
 import numpy as np
 
-from gaugecli.core.flow import FlowOptions, gradient_flow
-from gaugecli.core.gauge import duplicate_initial_condition
-from gaugecli.core.model import standard_model
-from gaugecli.core.state import Network
+from gaugecli.core.integrate.flow import FlowOptions, gradient_flow
+from gaugecli.core.model.gauge import duplicate_initial_condition
+from gaugecli.core.model.model import standard_model
+from gaugecli.core.model.state import Network
 
 # Loose tolerances: these tasks test scheduling, not accuracy, and must run in well under a second.
 _FAST = FlowOptions(rtol=1e-7, atol=1e-10, grad_tol=1e-6)

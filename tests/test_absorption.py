@@ -1,4 +1,4 @@
-"""Neurons near ``w = 0`` (gaugecli.core.absorption): the population flow absorbs a neuron with
+"""Neurons near ``w = 0`` (gaugecli.core.integrate.absorption): the population flow absorbs a neuron with
 ``a < 0 < δ`` at ``w = 0`` and lets it go again, as gradient descent does in the limit of small steps.
 
 The independent reference is plain gradient descent on the closed-form population gradient, which
@@ -15,13 +15,13 @@ import pytest
 from typer.testing import CliRunner
 
 from gaugecli.cli.app import app
-from gaugecli.core.absorption import REVIVAL_TOLERANCE, can_be_absorbed, held_maximum
-from gaugecli.core.dynamics import population_gradient
-from gaugecli.core.flow import gradient_flow
-from gaugecli.core.model import Model, standard_model
-from gaugecli.core.objective import population_objective
-from gaugecli.core.state import Network
-from gaugecli.core.teacher import Teacher
+from gaugecli.core.integrate.absorption import REVIVAL_TOLERANCE, can_be_absorbed, held_maximum
+from gaugecli.core.integrate.flow import gradient_flow
+from gaugecli.core.model.model import Model, standard_model
+from gaugecli.core.model.state import Network
+from gaugecli.core.model.teacher import Teacher
+from gaugecli.core.population.dynamics import population_gradient
+from gaugecli.core.population.objective import population_objective
 from gaugecli.experiments.predict.starts import gaussian_start, subspace_coordinates
 
 
@@ -101,7 +101,7 @@ def test_lifting_is_the_closed_form_rate_less_the_revival_tolerance(rate: float)
     REVIVAL_TOLERANCE: positive above it, negative below (a tolerance added instead would lift a neuron
     whose rate is below it). Basis: g at the exact maximum is the kernel to round-off, a few ε of the
     rate; 64 ε · max(rate, tolerance) bounds it."""
-    from gaugecli.core.absorption import NearZero
+    from gaugecli.core.integrate.absorption import NearZero
 
     model = standard_model(3, 1)
     a = np.array([-2.0 * rate, 2.0])

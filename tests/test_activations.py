@@ -11,8 +11,8 @@ import numpy as np
 import pytest
 import torch
 
-from gaugecli.core import kernels
 from gaugecli.core.activations import ACTIVATIONS, Activation, LeakyReLU, activation
+from gaugecli.core.population import kernels
 
 D = 5
 N_MC = 1_000_000  # the issue asks ≥ 10⁶ samples per Monte Carlo check

@@ -186,7 +186,7 @@ ATOL_RULE = re.compile(r"(?:1e-0?3|0\.001)\s*\*\s*[\w.]*rtol|rtol\w*(?:\(\))?\s*
 
 
 def test_the_atol_rule_is_written_once() -> None:
-    """The tolerance policy is one object: ``core/tolerance.Tolerance.atol`` is the only place the
+    """The tolerance policy is one object: ``core/integrate/tolerance.Tolerance.atol`` is the only place the
     absolute tolerance is derived from the relative one, and only that module names its factor."""
     spelled, factor = [], []
     for path in sorted(PACKAGE.rglob("*.py")):
@@ -195,9 +195,9 @@ def test_the_atol_rule_is_written_once() -> None:
             spelled.append(name)
         if "ATOL_FACTOR" in text or "atol_factor" in text:
             factor.append(name)
-    assert not spelled, f"atol = 1e-3·rtol written outside core/tolerance.py: {spelled}"
-    assert factor == ["gaugecli/core/tolerance.py"], factor
-    text = (PACKAGE / "core" / "tolerance.py").read_text(encoding="utf-8")
+    assert not spelled, f"atol = 1e-3·rtol written outside core/integrate/tolerance.py: {spelled}"
+    assert factor == ["gaugecli/core/integrate/tolerance.py"], factor
+    text = (PACKAGE / "core" / "integrate" / "tolerance.py").read_text(encoding="utf-8")
     assert text.count("self.atol_factor * self.rtol") == 1
     assert ATOL_RULE.search("atol=dynamics.solver_rtol * 1e-3") and ATOL_RULE.search("atol=1e-3 * SLOPE_RTOL")
 
@@ -270,13 +270,13 @@ def test_the_model_defaults_are_declared_once(tmp_path: Path) -> None:
 
 def test_the_network_flows_have_one_integrator() -> None:
     """The network's flows (on an objective's gradient) are solved by one call,
-    ``core/saveat.integrate``: no other module of the core both calls ``solve_ivp`` and takes the
+    ``core/integrate/saveat.integrate``: no other module of the core both calls ``solve_ivp`` and takes the
     network's gradient (the reduced and limit equations of ``reduced``/``limits``/``separation`` are
     other ODEs; the twin this replaced, ``flow_grid``, took ``population_gradient`` into its own solve)."""
     gradients = ("population_gradient", "population_hessian", "population_gradient_packed")
-    network = {f"gaugecli.core.dynamics.{name}" for name in gradients} | {
-        "gaugecli.core.objective",
-        "gaugecli.core.fused",
+    network = {f"gaugecli.core.population.dynamics.{name}" for name in gradients} | {
+        "gaugecli.core.population.objective",
+        "gaugecli.core.population.fused",
     }
     twins = []
     for path in sorted((PACKAGE / "core").rglob("*.py")):
@@ -316,12 +316,12 @@ ACTIVATION_NAMES_ALLOWED = {
         "its curves' labels (ACTIVATIONS' first column: relu drawn wide, where each law's note sits), which are "
         "the registry's names where a curve is an activation at its defaults; its degrees are asked of the registry",
     ),
-    "gaugecli/core/dynamics.py": (
+    "gaugecli/core/population/dynamics.py": (
         {"relu"},
         "the family tag of Activation.parts() (the closed-form cross kernels' families), not a registry name",
     ),
-    "gaugecli/core/absorption.py": ({"relu"}, "the absorption closed form is ReLU's: an analysis of one σ"),
-    "gaugecli/core/moments.py": ({"square"}, "the quadratic moments are σ = z²'s: an analysis of one σ"),
+    "gaugecli/core/integrate/absorption.py": ({"relu"}, "the absorption closed form is ReLU's: an analysis of one σ"),
+    "gaugecli/core/samples/moments.py": ({"square"}, "the quadratic moments are σ = z²'s: an analysis of one σ"),
 }
 """Modules that may compare with (or key a table by) an activation's name, each with the names and why."""
 
@@ -391,28 +391,25 @@ def test_activation_names_are_asked_of_the_registry(tmp_path: Path) -> None:
 
 
 INTEGRATORS = {
-    "gaugecli.core.flow",
-    "gaugecli.core.flow_grid",
-    "gaugecli.core.saveat",
-    "gaugecli.core.descent",
-    "gaugecli.core.reduced.solve_reduced",
-    "gaugecli.core.reduced.reduced_specialization_time",
-    "gaugecli.core.limits.favorable_limit",
-    "gaugecli.core.limits.unfavorable_limit",
-    "gaugecli.core.limits.favorable_limit_path",
-    "gaugecli.core.limits.unfavorable_limit_path",
-    "gaugecli.core.limits.limit_clock_free_gap",
-    "gaugecli.core.limits.favorable_limit_dissipation",
-    "gaugecli.core.limits.unfavorable_limit_dissipation",
-    "gaugecli.core.separation.paired_speed_ratio",
+    "gaugecli.core.integrate",
+    "gaugecli.core.reduced.planar.solve_reduced",
+    "gaugecli.core.reduced.planar.reduced_specialization_time",
+    "gaugecli.core.reduced.limits.favorable_limit",
+    "gaugecli.core.reduced.limits.unfavorable_limit",
+    "gaugecli.core.reduced.limits.favorable_limit_path",
+    "gaugecli.core.reduced.limits.unfavorable_limit_path",
+    "gaugecli.core.reduced.limits.limit_clock_free_gap",
+    "gaugecli.core.reduced.limits.favorable_limit_dissipation",
+    "gaugecli.core.reduced.limits.unfavorable_limit_dissipation",
+    "gaugecli.core.analyses.separation.paired_speed_ratio",
     "scipy.integrate",
 }
-"""What solves an ODE or a quadrature: the network's flows and descent (whole modules) and the
+"""What solves an ODE or a quadrature: the network's flows and descent (the whole ``integrate`` folder) and the
 reduced and ``D → ∞`` equations' solvers (by name: their modules' closed forms — ``planar_loss``,
 ``fitted_order``, ``richardson_limit``, ``local_slopes`` — stay open to the figures). Importing a
-whole module that holds one (``from gaugecli.core import limits``) counts as importing it."""
-INTEGRATING_MODULES = {name.rsplit(".", 1)[0] for name in INTEGRATORS if name.count(".") == 3}
-"""The modules of the core that hold a solver by name (``gaugecli.core.reduced``, …)."""
+whole module that holds one (``from gaugecli.core.reduced import limits``) counts as importing it."""
+INTEGRATING_MODULES = {name.rsplit(".", 1)[0] for name in INTEGRATORS if name.count(".") == 4}
+"""The modules of the core that hold a solver by name (``gaugecli.core.reduced.planar``, …)."""
 
 
 def _imported(path: Path) -> set[str]:
@@ -450,13 +447,32 @@ def test_the_integrator_check_sees_what_it_forbids(tmp_path: Path) -> None:
     """The rule above on a module that imports each kind of solver once, and the closed forms it allows."""
     bad = tmp_path / "bad.py"
     bad.write_text(
-        "from scipy import integrate\nfrom gaugecli.core import limits\nimport gaugecli.core.flow\n"
-        "from gaugecli.core.reduced import planar_loss, solve_reduced\nfrom gaugecli.core.limits import fitted_order\n",
+        "from scipy import integrate\nfrom gaugecli.core.reduced import limits\nimport gaugecli.core.integrate.flow\n"
+        "from gaugecli.core.reduced.planar import planar_loss, solve_reduced\n"
+        "from gaugecli.core.reduced.limits import fitted_order\n",
         encoding="utf-8",
     )
     assert sorted(_integrators(bad)) == [
-        "gaugecli.core.flow",
-        "gaugecli.core.limits",
-        "gaugecli.core.reduced.solve_reduced",
+        "gaugecli.core.integrate.flow",
+        "gaugecli.core.reduced.limits",
+        "gaugecli.core.reduced.planar.solve_reduced",
         "scipy.integrate",
     ]
+
+
+CORE_PARTS = {"activations", "model", "population", "samples", "integrate", "reduced", "analyses"}
+"""The folders of ``core/``, each one floor of the numerics (ARCHITECTURE.md draws them)."""
+
+
+def test_the_core_shows_its_parts_as_folders() -> None:
+    """At most a dozen modules at ``core/``'s top: its parts are folders (a package each, with a
+    docstring saying what the part holds), and beside them only the leaves every part shares
+    (types, defaults) and the labelled views."""
+    core = PACKAGE / "core"
+    folders = {p.name for p in core.iterdir() if p.is_dir() and p.name != "__pycache__"}
+    top = {p.stem for p in core.glob("*.py")} - {"__init__"}
+    assert folders == CORE_PARTS
+    assert len(folders) + len(top) <= 12 and top <= {"types", "defaults", "frames"}, top
+    for part in folders:
+        init = core / part / "__init__.py"
+        assert init.is_file() and ast.get_docstring(ast.parse(init.read_text(encoding="utf-8"))), part

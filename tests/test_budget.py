@@ -13,8 +13,8 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from gaugecli.core.flow_options import FlowOptions, flow_progress
-from gaugecli.core.state import Network
+from gaugecli.core.integrate.flow_options import FlowOptions, flow_progress
+from gaugecli.core.model.state import Network
 from gaugecli.experiments.budget import (
     BASELINE_BYTES,
     BudgetExceeded,

@@ -6,7 +6,11 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from gaugecli.core.dynamics import (
+from gaugecli.core.model.gauge import duplicate_initial_condition, function_coordinates, imbalance, owner_imbalances
+from gaugecli.core.model.model import Model, standard_model
+from gaugecli.core.model.state import Network
+from gaugecli.core.model.teacher import Teacher
+from gaugecli.core.population.dynamics import (
     dissipation,
     function_gradient,
     population_gradient,
@@ -15,10 +19,6 @@ from gaugecli.core.dynamics import (
     reaction_mobility,
     transport_mobility,
 )
-from gaugecli.core.gauge import duplicate_initial_condition, function_coordinates, imbalance, owner_imbalances
-from gaugecli.core.model import Model, standard_model
-from gaugecli.core.state import Network
-from gaugecli.core.teacher import Teacher
 
 N_MC = 1_000_000
 CHUNK = 200_000
@@ -358,8 +358,8 @@ def test_dissipation_batched() -> None:
 def test_pair_hessian_blocks_are_the_blocks_of_the_full_hessian() -> None:
     """The O(m d²) pair blocks equal the corresponding blocks of the whole Hessian (itself
     checked against finite differences above), batched, with k = 2 teacher features."""
-    from gaugecli.core.dynamics import pair_hessian_blocks
-    from gaugecli.core.symmetry import _neuron_indices
+    from gaugecli.core.analyses.symmetry import _neuron_indices
+    from gaugecli.core.population.dynamics import pair_hessian_blocks
 
     teacher = standard_model(5, k=2)
     rng = np.random.default_rng(1)

@@ -223,7 +223,7 @@ STILL_SPELLED = {
     "gaugecli/cli/report/runs.py": {"simulate", "select"},
     "gaugecli/cli/report/studies.py": {"select"},
     "gaugecli/cli/phase.py": {"simulate", "select"},
-    "gaugecli/core/reln.py": {"reln"},
+    "gaugecli/core/reduced/reln.py": {"reln"},
     "gaugecli/experiments/params/lockin.py": {"select"},
     "gaugecli/experiments/params/phase.py": {"simulate", "select"},
     "gaugecli/experiments/phase_spec.py": {"simulate"},

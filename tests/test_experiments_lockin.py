@@ -8,11 +8,11 @@ import numpy as np
 import pytest
 import torch
 
-from gaugecli.core.descent import gradient_descent
-from gaugecli.core.sample import empirical_oracle
-from gaugecli.core.sample_draw import draw_sample
-from gaugecli.core.state import Network
-from gaugecli.core.symmetry import ROUNDOFF_EXPONENT
+from gaugecli.core.analyses.symmetry import ROUNDOFF_EXPONENT
+from gaugecli.core.integrate.descent import gradient_descent
+from gaugecli.core.model.state import Network
+from gaugecli.core.samples.sample import empirical_oracle
+from gaugecli.core.samples.sample_draw import draw_sample
 from gaugecli.experiments import lockin as ex
 from gaugecli.experiments.common import duplicates
 from gaugecli.experiments.config import ModelConfig

@@ -19,10 +19,10 @@ import numpy as np
 import pytest
 import torch
 
-from gaugecli.core.dynamics import population_gradient
-from gaugecli.core.gauge import function_coordinates, imbalance, owner_imbalances
-from gaugecli.core.state import Network
-from gaugecli.core.step import choose_step
+from gaugecli.core.integrate.step import choose_step
+from gaugecli.core.model.gauge import function_coordinates, imbalance, owner_imbalances
+from gaugecli.core.model.state import Network
+from gaugecli.core.population.dynamics import population_gradient
 from gaugecli.experiments.common import duplicates, run_serially
 from gaugecli.experiments.config import DynamicsConfig, ModelConfig
 from gaugecli.experiments.params import SAMPLE_RTOL

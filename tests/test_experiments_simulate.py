@@ -13,9 +13,9 @@ import numpy as np
 import pytest
 import torch
 
-from gaugecli.core.dynamics import transport_mobility
-from gaugecli.core.metrics import clock_free_gap, time_rescaling_mismatch
-from gaugecli.core.observables import RunObservables
+from gaugecli.core.analyses.metrics import clock_free_gap, time_rescaling_mismatch
+from gaugecli.core.analyses.observables import RunObservables
+from gaugecli.core.population.dynamics import transport_mobility
 from gaugecli.experiments.common import duplicates
 from gaugecli.experiments.config import DynamicsConfig, ModelConfig
 from gaugecli.experiments.declare import ConfigError

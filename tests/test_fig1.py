@@ -1,6 +1,6 @@
 """Figure 1 (C1 invisibility, C2 visible): the sidecar's numbers against independent references —
 the closed-form gauge map of SPEC §1, the closed-form initial loss, and the reduced ``(c, θ)``
-solver of :mod:`gaugecli.core.reduced` for the states at ``T_spec(+D)`` and the gap between
+solver of :mod:`gaugecli.core.reduced.planar` for the states at ``T_spec(+D)`` and the gap between
 students — and every sidecar series drawn, every text at least 7 pt."""
 
 from __future__ import annotations
@@ -13,7 +13,7 @@ from typing import Any
 import numpy as np
 import pytest
 
-from gaugecli.core.reduced import solve_reduced
+from gaugecli.core.reduced.planar import solve_reduced
 from gaugecli.pipeline import Pipeline
 from gaugecli.plots import fig1, style
 from gaugecli.plots.render import figure_inputs

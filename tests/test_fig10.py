@@ -33,7 +33,7 @@ def built(tmp_path_factory: pytest.TempPathFactory) -> Any:
 def test_owners_of_the_random_run_match_a_recomputation_from_its_final_state(built: Any) -> None:
     """(a): per feature, the neuron aligned with v_k (α_jk ≥ 1 − ε_align, α = O/c at the last
     stored time) that carries the largest c — computed here from the run's arrays, not by
-    :func:`gaugecli.core.ownership.feature_owners`."""
+    :func:`gaugecli.core.analyses.ownership.feature_owners`."""
     _, panels, inputs = built
     run, eps = inputs["wild"], inputs.configs["wild"].model.eps_align
     c = np.asarray(run.coefficient, float)[-1]

@@ -17,7 +17,7 @@ import numpy as np
 import pytest
 from scipy import special
 
-from gaugecli.core.state import Network
+from gaugecli.core.model.state import Network
 from gaugecli.experiments.perturb.fits import fit_logistic, power_law_through
 from gaugecli.pipeline import Pipeline
 from gaugecli.plots import _fig11_samples as fig11_samples
@@ -144,10 +144,10 @@ def test_owners_on_finite_samples_match_each_seed_trained_alone(built: Any) -> N
     for all seeds), against that seed's start on its own sample trained alone with the same solver
     and read by hand (aligned α ≥ 1 − ε_align, largest c). Both runs are within rtol 1e-4 of the
     same flow; the owner is decided far above that (a margin of c checked here)."""
-    from gaugecli.core.flow import FlowOptions, gradient_flow
-    from gaugecli.core.gauge import function_coordinates
-    from gaugecli.core.sample import empirical_objective
-    from gaugecli.core.sample_draw import draw_sample
+    from gaugecli.core.integrate.flow import FlowOptions, gradient_flow
+    from gaugecli.core.model.gauge import function_coordinates
+    from gaugecli.core.samples.sample import empirical_objective
+    from gaugecli.core.samples.sample_draw import draw_sample
     from gaugecli.experiments.config import ModelConfig
     from gaugecli.experiments.params import SAMPLE_RTOL
     from gaugecli.experiments.predict import chunk as chunk_module

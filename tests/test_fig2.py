@@ -15,9 +15,9 @@ from typing import Any
 import numpy as np
 import pytest
 
-from gaugecli.core.kernels import angular_profile
-from gaugecli.core.metrics import clock_free_gap
-from gaugecli.core.reduced import planar_loss, solve_reduced
+from gaugecli.core.analyses.metrics import clock_free_gap
+from gaugecli.core.population.kernels import angular_profile
+from gaugecli.core.reduced.planar import planar_loss, solve_reduced
 from gaugecli.pipeline import Pipeline
 from gaugecli.plots import fig2, fig3, render, style
 from gaugecli.plots.venue import MIN_TEXT_PT, layout

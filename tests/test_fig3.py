@@ -12,7 +12,8 @@ from typing import Any
 import numpy as np
 import pytest
 
-from gaugecli.core import limits, reduced
+from gaugecli.core.reduced import limits
+from gaugecli.core.reduced import planar as reduced
 from gaugecli.pipeline import Pipeline
 from gaugecli.plots import fig3, render, style
 from gaugecli.plots.venue import MIN_TEXT_PT, layout

@@ -10,7 +10,7 @@ from typing import Any
 import numpy as np
 import pytest
 
-from gaugecli.core.reduced import solve_reduced
+from gaugecli.core.reduced.planar import solve_reduced
 from gaugecli.pipeline import Pipeline
 from gaugecli.plots import fig4, style
 from gaugecli.plots.render import resolve

@@ -9,7 +9,7 @@ from typing import Any
 import numpy as np
 import pytest
 
-from gaugecli.core.pruning import pruning_rate_limit
+from gaugecli.core.analyses.pruning import pruning_rate_limit
 from gaugecli.experiments.prune import PRUNED_LEVEL, RESOLUTION
 from gaugecli.pipeline import Pipeline
 from gaugecli.plots import fig5, style

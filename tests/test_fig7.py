@@ -18,9 +18,9 @@ import numpy as np
 import pytest
 import torch
 
-from gaugecli.core.dynamics import population_gradient
-from gaugecli.core.gauge import owner_imbalances
-from gaugecli.core.state import Network
+from gaugecli.core.model.gauge import owner_imbalances
+from gaugecli.core.model.state import Network
+from gaugecli.core.population.dynamics import population_gradient
 from gaugecli.experiments.common import duplicates
 from gaugecli.experiments.config import DynamicsConfig, ModelConfig
 from gaugecli.experiments.perturb import PerturbConfig, StepJob, VisibleRowJob, step_job, visible_row

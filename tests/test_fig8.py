@@ -17,7 +17,7 @@ import pytest
 from _figure_checks import assert_legend_clear, panel_axes
 
 from gaugecli.core.activations import activation_class
-from gaugecli.core.state import Network
+from gaugecli.core.model.state import Network
 from gaugecli.experiments.config import ModelConfig
 from gaugecli.experiments.simulate import SimulateConfig, simulate
 from gaugecli.pipeline import Pipeline
@@ -145,7 +145,7 @@ def test_erf_plus_d_neuron_at_large_d_fits_only_the_linear_part_of_its_teacher(b
 def test_the_linear_control_is_even_in_delta_only_without_a_direction_to_turn(built: Any) -> None:
     """(a): the aligned curve is `core.linear.aligned_time` (even in δ), while from u0 ⊥ v the linear
     network's T(−D) exceeds T(+D) tenfold already at D = 1."""
-    from gaugecli.core.linear import aligned_time
+    from gaugecli.core.reduced.linear import aligned_time
 
     _, panels = built
     f = panels["a"]
@@ -194,9 +194,9 @@ def test_the_linear_network_is_the_gate_v_reln_at_twice_its_speed(built: Any) ->
     against `core.reln.reln_flow` (the ReLN's own gradient from the arc-cosine kernel's second moments) at
     D = 16, to 1e-7 relative: both crossing times are located on LSODA's dense output at rtol 1e-10, and
     fig8's and reln.json's separations agree to seven digits."""
-    from gaugecli.core.gauge import duplicate_initial_condition
-    from gaugecli.core.model import standard_model
-    from gaugecli.core.reln import reln_flow
+    from gaugecli.core.model.gauge import duplicate_initial_condition
+    from gaugecli.core.model.model import standard_model
+    from gaugecli.core.reduced.reln import reln_flow
 
     _, panels = built
     D = fig8.STRENGTHS[True][1]
@@ -218,7 +218,7 @@ def test_the_linear_law_has_coefficient_two_and_the_relns_constant_halved(built:
     1.9694, 1.9976, 1.9998 over D = 16…1024, deviations falling ~13× per factor 4), so at D ≥ 256 the
     increment is 2 within 1e-3 and B within 1e-3. The figure's own fit over D = 16, 256 (quick) is 2
     within 0.02: that increment's O(ln D/D²) deviation (0.017)."""
-    from gaugecli.core.linear import unfavorable_log_law
+    from gaugecli.core.reduced.linear import unfavorable_log_law
 
     A, B = unfavorable_log_law(0.1, 0.01)
     assert (A, round(B, 4)) == (2.0, 4.2511)

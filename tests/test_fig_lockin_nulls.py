@@ -14,7 +14,7 @@ import numpy as np
 import pytest
 from typer.testing import CliRunner
 
-from gaugecli.core.lockin import ROUNDOFF_LEVEL
+from gaugecli.core.analyses.lockin import ROUNDOFF_LEVEL
 from gaugecli.pipeline import Pipeline
 from gaugecli.plots import FIGURES, lockin, lockin_nulls, style
 from gaugecli.plots.render import resolve

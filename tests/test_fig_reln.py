@@ -14,7 +14,7 @@ import pytest
 from matplotlib.text import Text
 from scipy.integrate import solve_ivp
 
-from gaugecli.core.reduced import reduced_specialization_time
+from gaugecli.core.reduced.planar import reduced_specialization_time
 from gaugecli.pipeline import Pipeline
 from gaugecli.plots import reln as fig_reln
 from gaugecli.plots import render, style

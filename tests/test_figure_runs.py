@@ -10,8 +10,9 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from gaugecli.core import kernels, reduced
 from gaugecli.core.defaults import C0, THETA0
+from gaugecli.core.population import kernels
+from gaugecli.core.reduced import planar as reduced
 from gaugecli.pipeline import Pipeline
 from gaugecli.plots import render as R
 from gaugecli.plots.sidecar import compare_sidecars
@@ -19,17 +20,17 @@ from gaugecli.plots.sidecar import compare_sidecars
 EPS = np.finfo(float).eps
 
 SOLVERS = (
-    ("gaugecli.core.reduced", "solve_reduced"),
-    ("gaugecli.core.reduced", "reduced_specialization_time"),
-    ("gaugecli.core.limits", "favorable_limit"),
-    ("gaugecli.core.limits", "unfavorable_limit"),
-    ("gaugecli.core.limits", "favorable_limit_path"),
-    ("gaugecli.core.limits", "unfavorable_limit_path"),
-    ("gaugecli.core.limits", "limit_clock_free_gap"),
-    ("gaugecli.core.limits", "favorable_limit_dissipation"),
-    ("gaugecli.core.limits", "unfavorable_limit_dissipation"),
-    ("gaugecli.core.separation", "paired_speed_ratio"),
-    ("gaugecli.core.saveat", "integrate"),
+    ("gaugecli.core.reduced.planar", "solve_reduced"),
+    ("gaugecli.core.reduced.planar", "reduced_specialization_time"),
+    ("gaugecli.core.reduced.limits", "favorable_limit"),
+    ("gaugecli.core.reduced.limits", "unfavorable_limit"),
+    ("gaugecli.core.reduced.limits", "favorable_limit_path"),
+    ("gaugecli.core.reduced.limits", "unfavorable_limit_path"),
+    ("gaugecli.core.reduced.limits", "limit_clock_free_gap"),
+    ("gaugecli.core.reduced.limits", "favorable_limit_dissipation"),
+    ("gaugecli.core.reduced.limits", "unfavorable_limit_dissipation"),
+    ("gaugecli.core.analyses.separation", "paired_speed_ratio"),
+    ("gaugecli.core.integrate.saveat", "integrate"),
     ("scipy.integrate", "solve_ivp"),
     ("scipy.integrate", "quad"),
 )

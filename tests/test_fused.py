@@ -1,8 +1,8 @@
-"""The compiled loops of ``gaugecli.core.fused`` against the numpy closed forms, finite differences
+"""The compiled loops of ``gaugecli.core.population.fused`` against the numpy closed forms, finite differences
 and the flows they drive.
 
-The numpy route (``gaugecli.core.kernels`` and the activations' kernels, contracted in
-``gaugecli.core.dynamics``) is the reference: the loops sum the same pair terms in another order,
+The numpy route (``gaugecli.core.population.kernels`` and the activations' kernels, contracted in
+``gaugecli.core.population.dynamics``) is the reference: the loops sum the same pair terms in another order,
 so every entry agrees to a few ulps of the terms' scale. Tolerances: ``32 ε`` of the largest entry
 (a sum of at most ``m + k ≤ 11`` pair terms, each a few roundings), and for the Hessian against
 central differences of the gradient, the differences' ``O(h²)`` truncation plus their round-off.
@@ -13,13 +13,13 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from gaugecli.core import dynamics, fused, route
 from gaugecli.core.activations import activation
-from gaugecli.core.flow import FlowOptions, gradient_flow
-from gaugecli.core.gauge import duplicate_initial_condition
-from gaugecli.core.model import Model, standard_model
-from gaugecli.core.objective import population_objective
-from gaugecli.core.state import Network
+from gaugecli.core.integrate.flow import FlowOptions, gradient_flow
+from gaugecli.core.model.gauge import duplicate_initial_condition
+from gaugecli.core.model.model import Model, standard_model
+from gaugecli.core.model.state import Network
+from gaugecli.core.population import dynamics, fused, route
+from gaugecli.core.population.objective import population_objective
 
 EPS = float(np.finfo(np.float64).eps)
 

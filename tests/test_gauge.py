@@ -5,8 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from gaugecli.core.dynamics import population_loss
-from gaugecli.core.gauge import (
+from gaugecli.core.model.gauge import (
     Gauge,
     duplicate_initial_condition,
     function_coordinates,
@@ -16,9 +15,10 @@ from gaugecli.core.gauge import (
     owner_imbalances,
     parameters_from_function,
 )
-from gaugecli.core.model import Model, standard_model
-from gaugecli.core.state import Network
-from gaugecli.core.teacher import Teacher
+from gaugecli.core.model.model import Model, standard_model
+from gaugecli.core.model.state import Network
+from gaugecli.core.model.teacher import Teacher
+from gaugecli.core.population.dynamics import population_loss
 
 
 def _mp_norm_sq(c: float, delta: float) -> tuple[float, float]:

@@ -6,9 +6,9 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from gaugecli.core.gauge import function_coordinates, imbalance, initial_direction, owner_imbalances
-from gaugecli.core.state import Network
-from gaugecli.core.subspace import invariant_subspace
+from gaugecli.core.model.gauge import function_coordinates, imbalance, initial_direction, owner_imbalances
+from gaugecli.core.model.state import Network
+from gaugecli.core.model.subspace import invariant_subspace
 from gaugecli.experiments.config import DynamicsConfig, ModelConfig
 from gaugecli.experiments.declare import ConfigError
 from gaugecli.experiments.initial import initial_condition

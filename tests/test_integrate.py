@@ -9,15 +9,15 @@ import math
 import numpy as np
 import pytest
 
-from gaugecli.core.descent import gradient_descent, stable_step_bound
-from gaugecli.core.dynamics import dissipation, population_gradient, population_loss
-from gaugecli.core.flow import FlowOptions, gradient_flow
-from gaugecli.core.gauge import duplicate_initial_condition, imbalance, owner_imbalances
-from gaugecli.core.model import standard_model
-from gaugecli.core.objective import population_objective
-from gaugecli.core.state import Network
-from gaugecli.core.step import choose_step, step_error
-from gaugecli.core.trajectory import NumericalFault, log_time_grid
+from gaugecli.core.integrate.descent import gradient_descent, stable_step_bound
+from gaugecli.core.integrate.flow import FlowOptions, gradient_flow
+from gaugecli.core.integrate.step import choose_step, step_error
+from gaugecli.core.integrate.trajectory import NumericalFault, log_time_grid
+from gaugecli.core.model.gauge import duplicate_initial_condition, imbalance, owner_imbalances
+from gaugecli.core.model.model import standard_model
+from gaugecli.core.model.state import Network
+from gaugecli.core.population.dynamics import dissipation, population_gradient, population_loss
+from gaugecli.core.population.objective import population_objective
 
 d = 4
 TEACHER = standard_model(d)
@@ -72,7 +72,7 @@ def test_c2_conservation_and_c3_identity_along_flow(deltas: np.ndarray, t_max: f
     drift = np.max(np.abs(imbalance(Network(tr.a, tr.W)) - deltas), axis=0)
     assert np.all(drift <= 1e-8 * np.maximum(1.0, np.abs(deltas))), drift
     # C3: ‖∇L‖² = R + T at every saved time where the gradient is above round-off
-    # (‖∇L‖ ≥ 1e-5, gaugecli.core.observables.RESOLVED_GRADIENT), and to an absolute round-off
+    # (‖∇L‖ ≥ 1e-5, gaugecli.core.analyses.observables.RESOLVED_GRADIENT), and to an absolute round-off
     # floor after that: each gradient entry is a difference of O(1) kernel terms
     diss = dissipation(Network(tr.a, tr.W), TEACHER)
     resolved = diss.grad_norm_sq >= 1e-10
@@ -135,7 +135,7 @@ def test_crossings_within_their_location_tolerance_are_one_grid_time() -> None:
     """Tied neurons cross together; round-off may part their located roots by an ulp, which must
     not add a grid point (the stored series' length would then depend on the arithmetic path).
     Crossings farther apart than brentq's tolerance stay distinct."""
-    from gaugecli.core.crossings import CROSSING_RTOL, CROSSING_XTOL, declared_grid
+    from gaugecli.core.integrate.crossings import CROSSING_RTOL, CROSSING_XTOL, declared_grid
 
     t = 0.21896048936197188
     base = declared_grid(500.0, 400, np.array([[t, np.nan]]))
@@ -149,7 +149,7 @@ def test_a_crossing_the_dense_output_puts_an_ulp_off_is_the_step_end() -> None:
     """Where the stored state at a step's end is within ulps of the threshold, the dense output
     there may fall on the other side: the crossing is that end (no bracket error); otherwise the
     root is found to the stated tolerance."""
-    from gaugecli.core.crossings import CROSSING_RTOL, CROSSING_XTOL, locate_crossing
+    from gaugecli.core.integrate.crossings import CROSSING_RTOL, CROSSING_XTOL, locate_crossing
 
     lo, hi = 0.2, 0.3
     assert locate_crossing(lambda t: t - hi - 1e-17 - 2e-16 * (t == hi), lo, hi) == hi
@@ -162,7 +162,7 @@ def test_many_crossings_are_located_at_once_to_the_stated_tolerance() -> None:
     """:func:`locate_crossings` on increasing gaps of several shapes (steep, flat, curved, one that
     sits at an end): every root within ``CROSSING_XTOL + CROSSING_RTOL·t``, the ends as the scalar
     rule says, and each gap evaluated only at times inside its own bracket."""
-    from gaugecli.core.crossings import CROSSING_RTOL, CROSSING_XTOL, locate_crossings
+    from gaugecli.core.integrate.crossings import CROSSING_RTOL, CROSSING_XTOL, locate_crossings
 
     roots = np.array([0.25, 3.0, 1e-3, 42.42, 0.9])
     lo, hi = np.array([0.2, 1.0, 0.0, 40.0, 0.5]), np.array([0.3, 10.0, 0.01, 45.0, 0.9])
@@ -188,7 +188,7 @@ def test_stored_grid_is_declared_and_does_not_depend_on_batch_mates() -> None:
     """A member's stored states depend on its own start only: the grid is the declared log grid
     plus its crossing, whatever else shares the call; simulate integrates each run by itself, so
     a run alone and the same run inside a sweep are stored identically."""
-    from gaugecli.core.crossings import GRID_DECADES, declared_grid
+    from gaugecli.core.integrate.crossings import GRID_DECADES, declared_grid
     from gaugecli.experiments.simulate import SimulateConfig, simulate, simulate_batch
 
     a0, W0 = duplicate_initial_condition(TEACHER, np.array([4.0]))

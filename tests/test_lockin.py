@@ -23,12 +23,12 @@ import numpy as np
 import pytest
 import torch
 
-from gaugecli.core import lockin as lk
-from gaugecli.core.dynamics import population_gradient
-from gaugecli.core.flow import population_flow_on_grid
-from gaugecli.core.model import standard_model
-from gaugecli.core.state import Network
-from gaugecli.core.symmetry import ROUNDOFF_EXPONENT, equal_groups
+from gaugecli.core.analyses import lockin as lk
+from gaugecli.core.analyses.symmetry import ROUNDOFF_EXPONENT, equal_groups
+from gaugecli.core.integrate.flow import population_flow_on_grid
+from gaugecli.core.model.model import standard_model
+from gaugecli.core.model.state import Network
+from gaugecli.core.population.dynamics import population_gradient
 from gaugecli.experiments import lockin as ex
 from gaugecli.experiments.common import duplicates, run_ensemble
 from gaugecli.experiments.config import DynamicsConfig, ModelConfig

@@ -5,8 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from gaugecli.core.gauge import function_coordinates
-from gaugecli.core.metrics import (
+from gaugecli.core.analyses.metrics import (
     alignment,
     clock_free_gap,
     clock_free_gap_location,
@@ -24,9 +23,10 @@ from gaugecli.core.metrics import (
     specialization_time,
     time_rescaling_mismatch,
 )
-from gaugecli.core.model import Model, standard_model
-from gaugecli.core.state import Network
-from gaugecli.core.teacher import Teacher
+from gaugecli.core.model.gauge import function_coordinates
+from gaugecli.core.model.model import Model, standard_model
+from gaugecli.core.model.state import Network
+from gaugecli.core.model.teacher import Teacher
 
 # ------------------------------------------------------------------------------------
 # alignment and owners

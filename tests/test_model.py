@@ -15,16 +15,16 @@ import pytest
 import torch
 
 from gaugecli.core.activations import REGISTRY, activation
-from gaugecli.core.dynamics import dissipation, population_loss
-from gaugecli.core.flow import FlowOptions, gradient_flow
-from gaugecli.core.gauge import duplicate_initial_condition, function_coordinates, imbalance, squared_norms
-from gaugecli.core.model import Model, standard_model
-from gaugecli.core.objective import population_objective
-from gaugecli.core.sample import EmpiricalSample
-from gaugecli.core.sample_draw import draw_sample
-from gaugecli.core.state import Network
-from gaugecli.core.symmetry import exact_saddle
-from gaugecli.core.teacher import Teacher
+from gaugecli.core.analyses.symmetry import exact_saddle
+from gaugecli.core.integrate.flow import FlowOptions, gradient_flow
+from gaugecli.core.model.gauge import duplicate_initial_condition, function_coordinates, imbalance, squared_norms
+from gaugecli.core.model.model import Model, standard_model
+from gaugecli.core.model.state import Network
+from gaugecli.core.model.teacher import Teacher
+from gaugecli.core.population.dynamics import dissipation, population_loss
+from gaugecli.core.population.objective import population_objective
+from gaugecli.core.samples.sample import EmpiricalSample
+from gaugecli.core.samples.sample_draw import draw_sample
 from gaugecli.experiments.config import DynamicsConfig, ModelConfig
 from gaugecli.experiments.declare import ConfigError
 from gaugecli.experiments.lockin.config import LockinConfig
@@ -187,7 +187,7 @@ def test_gradient_descent_propagates_the_per_step_identity_at_the_models_degree(
     δ at the model's degree p, to round-off — through the code, for relu2 and square (p = 2) as for
     ReLU: a p dropped from its η² term leaves a residual of 4e-3 here (measured, relu2 and square).
     Basis: ≤ 16 ε · scale per step, accumulated over the K steps, scale = max(a², ‖w‖²/p)."""
-    from gaugecli.core.descent import gradient_descent
+    from gaugecli.core.integrate.descent import gradient_descent
 
     a0, W0, base = _random_state(seed=7)
     model = Model(base.teacher, sigma, lam)
@@ -239,8 +239,8 @@ def test_every_stepped_mode_follows_the_per_step_identity_with_the_models_decay(
 def test_the_per_step_identity_exposes_an_oracle_without_the_models_decay() -> None:
     """Descending ``L`` alone while the model says λ > 0 — the bug this identity would have caught
     — leaves δ conserved, far from the propagated ``(1 − 2ηλ)^k δ(0)``."""
-    from gaugecli.core.descent import gradient_descent
-    from gaugecli.core.objective import population_oracle
+    from gaugecli.core.integrate.descent import gradient_descent
+    from gaugecli.core.population.objective import population_oracle
 
     base = standard_model(4)
     model = Model(base.teacher, base.activation, 0.05)
@@ -321,7 +321,7 @@ def test_linear_aligned_time_is_the_integral_of_its_ode(delta, a_star) -> None:
     to quadrature's 1e-12; even in δ; Saxe et al.'s logistic at δ = 0; the issue's 0.170968 at δ = ±4."""
     from scipy.integrate import quad
 
-    from gaugecli.core.linear import aligned_time
+    from gaugecli.core.reduced.linear import aligned_time
 
     c0, c1 = 1e-3, 0.5 * a_star
     got = aligned_time(delta, c0, c1, a_star)

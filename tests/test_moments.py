@@ -1,4 +1,4 @@
-"""σ = z² networks' L_n through the sample's fourth moments (gaugecli.core.moments) against the
+"""σ = z² networks' L_n through the sample's fourth moments (gaugecli.core.samples.moments) against the
 direct sum over the sample (EmpiricalSample) and against finite differences of L_n."""
 
 from __future__ import annotations
@@ -8,9 +8,9 @@ from dataclasses import replace
 import numpy as np
 import pytest
 
-from gaugecli.core.moments import QuadraticMoments, moments_apply
-from gaugecli.core.sample import empirical_oracle
-from gaugecli.core.sample_draw import draw_sample
+from gaugecli.core.samples.moments import QuadraticMoments, moments_apply
+from gaugecli.core.samples.sample import empirical_oracle
+from gaugecli.core.samples.sample_draw import draw_sample
 from gaugecli.experiments.config import ModelConfig
 
 EPS = np.finfo(float).eps

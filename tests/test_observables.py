@@ -13,18 +13,18 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from gaugecli.core.flow import FlowOptions, gradient_flow
-from gaugecli.core.gauge import duplicate_initial_condition, initial_direction, parameters_from_function
-from gaugecli.core.model import standard_model
-from gaugecli.core.observables import (
+from gaugecli.core.analyses.observables import (
     DISSIPATION_IDENTITY_RTOL,
     RunObservables,
     dissipated,
     observe,
     resolved_residual,
 )
-from gaugecli.core.reduced import solve_reduced
-from gaugecli.core.state import Network
+from gaugecli.core.integrate.flow import FlowOptions, gradient_flow
+from gaugecli.core.model.gauge import duplicate_initial_condition, initial_direction, parameters_from_function
+from gaugecli.core.model.model import standard_model
+from gaugecli.core.model.state import Network
+from gaugecli.core.reduced.planar import solve_reduced
 
 D = 4
 TEACHER = standard_model(D)
@@ -213,7 +213,7 @@ def test_t_spec_is_the_owners_crossing_even_when_a_non_owner_crosses_first() -> 
     """Neuron 0 starts just below the threshold (α = 0.9899, δ = 0, c = 0.01) and crosses at
     once; neuron 1 (δ = 16, from θ0 = π/2, c = 0.09) crosses later and ends as the owner. T_spec
     is the owner's crossing, not the first crossing of any neuron."""
-    from gaugecli.core.gauge import initial_direction, parameters_from_function
+    from gaugecli.core.model.gauge import initial_direction, parameters_from_function
 
     teacher = standard_model(4)
     U = np.array([initial_direction(teacher, np.arccos(0.9899)), initial_direction(teacher, np.pi / 2)])

@@ -17,9 +17,9 @@ import torch
 from typer.testing import CliRunner
 
 from gaugecli.cli.app import app
-from gaugecli.core.metrics import clock_free_gap
-from gaugecli.core.state import Network
-from gaugecli.core.tangent import kernel_distance, tangent_kernel
+from gaugecli.core.analyses.metrics import clock_free_gap
+from gaugecli.core.analyses.tangent import kernel_distance, tangent_kernel
+from gaugecli.core.model.state import Network
 from gaugecli.experiments import params as P
 from gaugecli.experiments.config import DynamicsConfig, ModelConfig
 from gaugecli.experiments.declare import ConfigError
@@ -422,7 +422,7 @@ def test_exponent_and_constant_are_those_of_separate_simulate_runs_and_meet_the_
     (``core.limits``: C = 4.92, 5.75, 24.6 at θ0 = π/4, π/2, 3π/4, c0 = 0.1): the extrapolation's
     remaining ``O(D^-4)`` term, ≤ 2e-6 relative here (measured 7e-7 at the defaults from fig3's
     sidecar), plus those 3 AGREE: asserted ≤ 1e-5."""
-    from gaugecli.core.limits import favorable_limit, unfavorable_limit
+    from gaugecli.core.reduced.limits import favorable_limit, unfavorable_limit
 
     config = PhaseConfig(
         "simulate",

@@ -14,7 +14,7 @@ from typing import Any
 import numpy as np
 import pytest
 
-from gaugecli.core.observables import RunObservables
+from gaugecli.core.analyses.observables import RunObservables
 from gaugecli.pipeline import KINDS, Pipeline
 from gaugecli.plots import FIGURES, style
 from gaugecli.plots import render as R

@@ -1,6 +1,6 @@
 """Stored numbers do not depend on how they were computed: batch-mates, order, or process.
 
-The stored grid of a flow is declared (:func:`gaugecli.core.crossings.declared_grid`); every run of
+The stored grid of a flow is declared (:func:`gaugecli.core.integrate.crossings.declared_grid`); every run of
 ``simulate`` is integrated by itself. So a figure drawn alone and the same figure drawn after
 other runs filled the cache, in another order, write byte-identical sidecars (no tolerance: the
 same arithmetic on the same machine). Across machines the same numbers agree within the solver's

@@ -12,8 +12,8 @@ from typer.testing import CliRunner
 
 import gaugecli.experiments.predict as predict_module
 from gaugecli.cli import app
-from gaugecli.core.gauge import function_coordinates
-from gaugecli.core.state import Network
+from gaugecli.core.model.gauge import function_coordinates
+from gaugecli.core.model.state import Network
 from gaugecli.experiments.config import DynamicsConfig, ModelConfig
 from gaugecli.experiments.predict import PredictConfig, chunk_key, chunks, predict
 from gaugecli.experiments.predict.chunk import predict_chunk
@@ -163,9 +163,9 @@ def test_stacked_minibatch_sgd_follows_each_seeds_own_stream():
     step) against each member run alone with :func:`minibatch_oracle` from the same seed and sample:
     the same batches (n = 50 is not a multiple of B = 16, so epochs restart mid-way as in the single
     stream), hence the same iterates to round-off — 300 steps of η = 0.1 grow it to ≲ 1e-12."""
-    from gaugecli.core.descent import gradient_descent
-    from gaugecli.core.sample import minibatch_oracle, stacked_minibatch_oracle
-    from gaugecli.core.sample_draw import draw_sample
+    from gaugecli.core.integrate.descent import gradient_descent
+    from gaugecli.core.samples.sample import minibatch_oracle, stacked_minibatch_oracle
+    from gaugecli.core.samples.sample_draw import draw_sample
     from gaugecli.experiments.config import ModelConfig
     from gaugecli.experiments.predict.starts import gaussian_start
 

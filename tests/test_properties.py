@@ -15,14 +15,14 @@ import pytest
 from hypothesis import HealthCheck, example, given, reject, settings
 from hypothesis import strategies as st
 
-from gaugecli.core.dynamics import dissipation, population_gradient, population_hessian, population_loss
-from gaugecli.core.flow import FlowOptions, gradient_flow
-from gaugecli.core.gauge import function_coordinates, imbalance, parameters_from_function
-from gaugecli.core.model import Model, standard_model
-from gaugecli.core.observables import observe, resolved_residual
-from gaugecli.core.state import Network
-from gaugecli.core.teacher import Teacher
-from gaugecli.core.trajectory import NumericalFault
+from gaugecli.core.analyses.observables import observe, resolved_residual
+from gaugecli.core.integrate.flow import FlowOptions, gradient_flow
+from gaugecli.core.integrate.trajectory import NumericalFault
+from gaugecli.core.model.gauge import function_coordinates, imbalance, parameters_from_function
+from gaugecli.core.model.model import Model, standard_model
+from gaugecli.core.model.state import Network
+from gaugecli.core.model.teacher import Teacher
+from gaugecli.core.population.dynamics import dissipation, population_gradient, population_hessian, population_loss
 
 FAST = settings(
     max_examples=60, deadline=None, derandomize=True, suppress_health_check=[HealthCheck.too_slow], database=None

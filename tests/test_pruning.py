@@ -1,11 +1,11 @@
-"""The linearised pruning rate (core/pruning.py) against independent closed forms."""
+"""The linearised pruning rate (core/analyses/pruning.py) against independent closed forms."""
 
 from __future__ import annotations
 
 import numpy as np
 import pytest
 
-from gaugecli.core.pruning import pruning_rate, pruning_rate_limit
+from gaugecli.core.analyses.pruning import pruning_rate, pruning_rate_limit
 
 G2 = (np.pi**2 / 4 + 1) / (4 * np.pi**2)
 """‖∂κ(β, u)/∂β‖² at β = v, u ⊥ v: ((π/2)² + 1)/(2π)²."""

@@ -119,7 +119,7 @@ def test_the_readme_python_api_runs_and_its_time_is_the_reduced_equations(
     """The five lines, executed as written (the cache in a scratch folder): the −16 neuron's T_spec is the
     reduced (c, θ) equations' — an independent route — and the artifact read back is the one select wrote."""
     pytest.importorskip("pandas")  # the frame extra, for .to_dataframe()
-    from gaugecli.core.reduced import reduced_specialization_time
+    from gaugecli.core.reduced.planar import reduced_specialization_time
 
     [code] = re.findall(r"```python\n(.*?)```", _readme().split("## Python API", 1)[1], flags=re.DOTALL)
     monkeypatch.chdir(tmp_path)

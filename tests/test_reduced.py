@@ -14,11 +14,16 @@ import numpy as np
 import pytest
 from scipy.integrate import simpson
 
-from gaugecli.core.dynamics import dissipation, population_gradient, population_loss
-from gaugecli.core.flow import FlowOptions, gradient_flow
-from gaugecli.core.gauge import duplicate_initial_condition, function_coordinates, imbalance, owner_imbalances
-from gaugecli.core.kernels import angular_profile
-from gaugecli.core.limits import (
+from gaugecli.core.analyses.metrics import clock_free_gap, distance_to_path
+from gaugecli.core.analyses.observables import observe
+from gaugecli.core.analyses.symmetry import ROUNDOFF_EXPONENT, antisymmetric_rate, separation_exponent
+from gaugecli.core.integrate.flow import FlowOptions, gradient_flow
+from gaugecli.core.model.gauge import duplicate_initial_condition, function_coordinates, imbalance, owner_imbalances
+from gaugecli.core.model.model import standard_model
+from gaugecli.core.model.state import Network
+from gaugecli.core.population.dynamics import dissipation, population_gradient, population_loss
+from gaugecli.core.population.kernels import angular_profile
+from gaugecli.core.reduced.limits import (
     favorable_limit,
     favorable_limit_dissipation,
     favorable_limit_path,
@@ -29,10 +34,7 @@ from gaugecli.core.limits import (
     unfavorable_limit_dissipation,
     unfavorable_limit_path,
 )
-from gaugecli.core.metrics import clock_free_gap, distance_to_path
-from gaugecli.core.model import standard_model
-from gaugecli.core.observables import observe
-from gaugecli.core.reduced import (
+from gaugecli.core.reduced.planar import (
     angular_slope,
     planar_gradient,
     planar_loss,
@@ -41,8 +43,6 @@ from gaugecli.core.reduced import (
     reduced_velocity,
     solve_reduced,
 )
-from gaugecli.core.state import Network
-from gaugecli.core.symmetry import ROUNDOFF_EXPONENT, antisymmetric_rate, separation_exponent
 
 D16 = 16
 TEACHER = standard_model(D16)

@@ -327,8 +327,8 @@ def test_sample_mode_does_not_depend_on_the_thread_count(tmp_path: Path) -> None
 
 
 def test_each_sample_size_has_its_own_stream() -> None:
-    from gaugecli.core.model import standard_model
-    from gaugecli.core.sample_draw import draw_sample
+    from gaugecli.core.model.model import standard_model
+    from gaugecli.core.samples.sample_draw import draw_sample
 
     teacher = standard_model(4)
     X_small, y_small = draw_sample(teacher, 200, np.random.SeedSequence([0, 200]))
@@ -344,19 +344,19 @@ def test_each_sample_size_has_its_own_stream() -> None:
 
 
 def test_perturb_sample_sweep_seeds_every_point_with_seed_and_n(monkeypatch, one_thread) -> None:
-    import gaugecli.core.sample_draw
+    import gaugecli.core.samples.sample_draw
     from gaugecli.experiments.config import ModelConfig
     from gaugecli.experiments.params import SAMPLE_RTOL
     from gaugecli.experiments.perturb import SampleJob, sample_job
 
     seen = []
-    real = gaugecli.core.sample_draw.draw_sample
+    real = gaugecli.core.samples.sample_draw.draw_sample
 
     def spy(teacher, n, seed):
         seen.append((n, seed))
         return real(teacher, n, seed)
 
-    monkeypatch.setattr(gaugecli.core.sample_draw, "draw_sample", spy)
+    monkeypatch.setattr(gaugecli.core.samples.sample_draw, "draw_sample", spy)
     model = ModelConfig(d=4)
     for n in (100, 150):
         sample_job(SampleJob(model, 2, 4.0, n, (0, 1), 0.2, SAMPLE_RTOL))

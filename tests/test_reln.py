@@ -1,4 +1,4 @@
-"""The ReLN view (gaugecli.core.reln, gaugecli.experiments.reln): closed forms against Monte Carlo
+"""The ReLN view (gaugecli.core.reduced.reln, gaugecli.experiments.reln): closed forms against Monte Carlo
 and finite differences, the identity with the ReLU student, conservation of δ, the gate floor,
 the aligned race, the T_spec ratios and their asymptotes, and the subcommand's result and artifact."""
 
@@ -10,18 +10,20 @@ import numpy as np
 import pytest
 from scipy.integrate import solve_ivp
 
-from gaugecli.core import flow
-from gaugecli.core.dynamics import population_gradient, population_hessian, population_loss
-from gaugecli.core.flow import gradient_flow
-from gaugecli.core.gauge import (
+from gaugecli.core.integrate import flow
+from gaugecli.core.integrate.flow import gradient_flow
+from gaugecli.core.model.gauge import (
     duplicate_initial_condition,
     function_coordinates,
     imbalance,
     initial_direction,
 )
-from gaugecli.core.kernels import arccos_kernel_hessians
-from gaugecli.core.model import Model, standard_model
-from gaugecli.core.reln import (
+from gaugecli.core.model.model import Model, standard_model
+from gaugecli.core.model.state import Network
+from gaugecli.core.model.teacher import Teacher
+from gaugecli.core.population.dynamics import population_gradient, population_hessian, population_loss
+from gaugecli.core.population.kernels import arccos_kernel_hessians
+from gaugecli.core.reduced.reln import (
     final_gate_tspec_asymptote,
     gate_floor,
     gate_identity_error,
@@ -37,8 +39,6 @@ from gaugecli.core.reln import (
     reln_loss,
     trajectory_loss,
 )
-from gaugecli.core.state import Network
-from gaugecli.core.teacher import Teacher
 from gaugecli.experiments.config import DynamicsConfig, ModelConfig
 from gaugecli.experiments.declare import ConfigError
 from gaugecli.experiments.reln import RelnConfig, run_reln

@@ -8,13 +8,15 @@ import numpy as np
 import pytest
 import torch
 
-from gaugecli.core.descent import gradient_descent
-from gaugecli.core.dynamics import population_loss
-from gaugecli.core.empirical import EmpiricalSample
-from gaugecli.core.flow import FlowOptions, gradient_flow
-from gaugecli.core.gauge import duplicate_initial_condition, owner_imbalances
-from gaugecli.core.model import Model, standard_model
-from gaugecli.core.sample import (
+from gaugecli.core.integrate.descent import gradient_descent
+from gaugecli.core.integrate.flow import FlowOptions, gradient_flow
+from gaugecli.core.model.gauge import duplicate_initial_condition, owner_imbalances
+from gaugecli.core.model.model import Model, standard_model
+from gaugecli.core.model.state import Network
+from gaugecli.core.model.teacher import Teacher
+from gaugecli.core.population.dynamics import population_loss
+from gaugecli.core.samples.empirical import EmpiricalSample
+from gaugecli.core.samples.sample import (
     empirical_hessian,
     empirical_loss,
     empirical_loss_along,
@@ -23,9 +25,7 @@ from gaugecli.core.sample import (
     minibatch_oracle,
     sample_memory_estimate,
 )
-from gaugecli.core.sample_draw import DEFAULT_CHUNK_BYTES, draw_sample, resolve_device
-from gaugecli.core.state import Network
-from gaugecli.core.teacher import Teacher
+from gaugecli.core.samples.sample_draw import DEFAULT_CHUNK_BYTES, draw_sample, resolve_device
 
 d = 4
 TEACHER = standard_model(d)
@@ -372,7 +372,7 @@ def test_a_streamed_sample_is_the_stored_sample_to_the_bit() -> None:
 
 
 def test_store_limit_decides_between_keeping_and_streaming(monkeypatch: pytest.MonkeyPatch) -> None:
-    import gaugecli.core.sample_draw as sample_draw_module
+    import gaugecli.core.samples.sample_draw as sample_draw_module
 
     monkeypatch.setattr(sample_draw_module, "STORE_LIMIT_BYTES", 8 * 100 * (d + 1))
     assert EmpiricalSample.draw(TEACHER, 100, 0).stored
@@ -436,7 +436,7 @@ def test_a_stack_of_samples_gives_each_member_its_own_loss(chunk_bytes: int) -> 
     """A stack (one sample per member) equals B separate samples: gradient, loss, Hessian, L_n along a
     trajectory and the objective of a subset of members — to round-off (the batched products sum in
     another order: a few ε of the terms' scale, 1e-12 relative here), also when chunked (7 rows)."""
-    from gaugecli.core.sample import stacked_empirical_objective
+    from gaugecli.core.samples.sample import stacked_empirical_objective
 
     rng = np.random.default_rng(4)
     B, n, m = 3, 50, 3
@@ -471,7 +471,7 @@ def test_a_stacked_finite_sample_flow_selects_as_each_seed_alone() -> None:
     decided either way by the sample (n = 24: not every seed selects) and where it holds (n = 128)."""
     from dataclasses import replace
 
-    from gaugecli.core.observables import observe
+    from gaugecli.core.analyses.observables import observe
     from gaugecli.experiments.params import SAMPLE_RTOL
     from gaugecli.experiments.perturb import PerturbConfig, SelectionJob, sample_of, selection_job, selection_start
     from gaugecli.experiments.perturb.selection import SELECTION_METHOD
@@ -509,7 +509,7 @@ def test_numpy_and_torch_gradient_sums_agree(name: str) -> None:
     sums in the same layout: they agree to round-off (here on CPU tensors), in three chunks as in
     one, for a stored sample and a stack of samples."""
     from gaugecli.core.activations.relu import ReLU
-    from gaugecli.core.empirical import _gradient_sums, _gradient_sums_numpy
+    from gaugecli.core.samples.empirical import _gradient_sums, _gradient_sums_numpy
 
     a, W = CONFIGS[name]
     X, y = draw_sample(TEACHER3, 301, seed=5)

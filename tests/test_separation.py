@@ -10,8 +10,8 @@ from typing import Any
 import numpy as np
 import pytest
 
-from gaugecli.core import reduced
-from gaugecli.core.separation import asymptotic_slope, local_slopes, paired_speed_ratio, power_law_fit
+from gaugecli.core.analyses.separation import asymptotic_slope, local_slopes, paired_speed_ratio, power_law_fit
+from gaugecli.core.reduced import planar as reduced
 
 
 def test_power_law_fit_recovers_exponent_and_its_standard_error_matches_the_spread() -> None:

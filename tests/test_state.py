@@ -1,5 +1,5 @@
-"""The network's parameters as one object (core/state.Network) and the one integrator's save policies
-(core/saveat: a uniform grid set by an event, a projection onto an invariant set), against
+"""The network's parameters as one object (core/model/state.Network) and the one integrator's save policies
+(core/integrate/saveat: a uniform grid set by an event, a projection onto an invariant set), against
 independent references: finite differences of the gradient through the flattened θ, a closed-form
 linear flow, and the exact symmetry of a projected flow."""
 
@@ -10,13 +10,13 @@ import math
 import numpy as np
 import pytest
 
-from gaugecli.core.dynamics import population_gradient, population_hessian, population_loss
-from gaugecli.core.flow import gradient_flow, population_flow_on_grid
-from gaugecli.core.gauge import duplicate_initial_condition
-from gaugecli.core.model import standard_model
-from gaugecli.core.saveat import SaveAt, UniformGrid, integrate
-from gaugecli.core.state import Network
-from gaugecli.core.trajectory import NumericalFault
+from gaugecli.core.integrate.flow import gradient_flow, population_flow_on_grid
+from gaugecli.core.integrate.saveat import SaveAt, UniformGrid, integrate
+from gaugecli.core.integrate.trajectory import NumericalFault
+from gaugecli.core.model.gauge import duplicate_initial_condition
+from gaugecli.core.model.model import standard_model
+from gaugecli.core.model.state import Network
+from gaugecli.core.population.dynamics import population_gradient, population_hessian, population_loss
 
 EPS = float(np.finfo(np.float64).eps)
 

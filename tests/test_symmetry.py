@@ -6,12 +6,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from gaugecli.core.dynamics import population_gradient
-from gaugecli.core.flow import FlowOptions
-from gaugecli.core.gauge import duplicate_initial_condition
-from gaugecli.core.model import standard_model
-from gaugecli.core.state import Network
-from gaugecli.core.symmetry import (
+from gaugecli.core.analyses.symmetry import (
     ROUNDOFF_EXPONENT,
     SEPARATION_THRESHOLD,
     antisymmetric_rate,
@@ -19,6 +14,11 @@ from gaugecli.core.symmetry import (
     separation_exponent,
     symmetry_report,
 )
+from gaugecli.core.integrate.flow import FlowOptions
+from gaugecli.core.model.gauge import duplicate_initial_condition
+from gaugecli.core.model.model import standard_model
+from gaugecli.core.model.state import Network
+from gaugecli.core.population.dynamics import population_gradient
 
 TEACHER = standard_model(6)
 
@@ -41,8 +41,8 @@ def test_rate_is_the_growth_of_an_antisymmetric_kick() -> None:
     """Finite differences: kick the pair by ±z along the least-stable mode; the gradient
     difference equals −λ_anti times the kick (the mode is an eigenvector of the linear flow)."""
     a, W = duplicate_initial_condition(TEACHER, np.array([-4.0, -4.0, 4.0]), 0.1, np.pi / 2)
-    from gaugecli.core.dynamics import population_hessian
-    from gaugecli.core.symmetry import _neuron_indices
+    from gaugecli.core.analyses.symmetry import _neuron_indices
+    from gaugecli.core.population.dynamics import population_hessian
 
     H = population_hessian(Network(a, W), TEACHER)
     ii, jj = _neuron_indices(0, 3, 6), _neuron_indices(1, 3, 6)
@@ -78,9 +78,9 @@ def test_equal_groups() -> None:
 
 
 def _report(deltas: list[float], d: int = 4):
-    from gaugecli.core.flow import gradient_flow
-    from gaugecli.core.gauge import function_coordinates
-    from gaugecli.core.metrics import alignment, final_owner
+    from gaugecli.core.analyses.metrics import alignment, final_owner
+    from gaugecli.core.integrate.flow import gradient_flow
+    from gaugecli.core.model.gauge import function_coordinates
     from gaugecli.experiments.config import auto_horizon
 
     teacher = standard_model(d)
@@ -111,7 +111,7 @@ def test_all_unfavorable_duplicates_are_flagged() -> None:
 def test_a_split_closes_the_window_of_the_separation_exponent() -> None:
     """Synthetic split: neuron 4 of the all −D run is moved away from the group after t*; the
     report says "separated", and Λ is integrated only up to the split."""
-    from gaugecli.core.symmetry import SEPARATED
+    from gaugecli.core.analyses.symmetry import SEPARATED
 
     teacher = standard_model(4)
     tr, rep, owner = _report([-4.0] * 5)
@@ -156,7 +156,7 @@ def test_a_symmetric_start_is_decided_by_any_perturbation_and_select_is_not() ->
     round-off splits the group late, 0.205 vs 0.199 at the end). The symmetric set is unstable
     (Λ ≈ 49 > ln(1/ε_machine)), so the smallest perturbation ``--eps`` allows, ε = 1e-12, moves
     T_spec by O(1) and its winner with the draw; the select configuration does not move at all."""
-    from gaugecli.core.gauge import perturbed_duplicates
+    from gaugecli.core.model.gauge import perturbed_duplicates
     from gaugecli.experiments.common import run_ensemble
     from gaugecli.experiments.config import DynamicsConfig, ModelConfig
     from gaugecli.experiments.select import SelectConfig, select

@@ -49,7 +49,7 @@ def errors() -> Iterator[None]:
     """Map the core's errors onto one-line CLI errors; SIGTERM ends the run like Ctrl-C."""
     from gaugecli.cli.flags import flag
     from gaugecli.cli.flags import message as spelled
-    from gaugecli.core.trajectory import NumericalFault
+    from gaugecli.core.integrate.trajectory import NumericalFault
     from gaugecli.experiments.budget import BudgetExceeded
     from gaugecli.experiments.declare import ConfigError
     from gaugecli.run.executors import ExecutorError

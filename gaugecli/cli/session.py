@@ -124,7 +124,7 @@ def check_duration(dynamics: Any, d: int, m: int, members: int, max_time: float)
     whose estimated time (:func:`gaugecli.experiments.budget.streamed_flow_seconds`) exceeds ``--max-time``."""
     if dynamics.sample_size is None or dynamics.batch_source == "resampled":  # kept in memory
         return
-    from gaugecli.core import sample_draw
+    from gaugecli.core.samples import sample_draw
     from gaugecli.experiments import budget
 
     n, limit = dynamics.sample_size, sample_draw.STORE_LIMIT_BYTES

@@ -31,7 +31,7 @@ import warnings
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from gaugecli.core.trajectory import NumericalFault
+from gaugecli.core.integrate.trajectory import NumericalFault
 from gaugecli.experiments.memory import available_memory
 
 FLOAT = 8
@@ -42,7 +42,7 @@ FLOW_STEPS_GUESS = 1000
 NORDSIECK_COLUMNS = 13
 OBSERVE_BYTES = 64 * 2**20
 """The observables' pair arrays: ~8 arrays of ≤ 8 MB (observables.PAIRWISE_CHUNK_BYTES) at a time."""
-CHUNK_UNKNOWNS = 1000  # as gaugecli.core.flow_options.ENSEMBLE_CHUNK_STATES
+CHUNK_UNKNOWNS = 1000  # as gaugecli.core.integrate.flow_options.ENSEMBLE_CHUNK_STATES
 USABLE_FRACTION = 0.9
 """Share of the available memory a run may plan to use (the rest for the OS and other processes)."""
 
@@ -148,8 +148,8 @@ def sample_memory(
 ) -> MemoryEstimate:
     """Peak memory of a finite-sample run on ``n`` points in ``R^d``: the sample (kept, or streamed
     from its seed when too large; ``stored=True``: always kept), the chunked passes over it, the
-    Jacobian of ``L_n`` and the trajectory (:func:`gaugecli.core.sample.sample_memory_estimate`)."""
-    from gaugecli.core.sample import sample_memory_estimate  # torch: only for finite samples
+    Jacobian of ``L_n`` and the trajectory (:func:`gaugecli.core.samples.sample.sample_memory_estimate`)."""
+    from gaugecli.core.samples.sample import sample_memory_estimate  # torch: only for finite samples
 
     total = float(sample_memory_estimate(n, d, m, members=members, grid_points=grid_points, stored=stored))
     return _estimate({"the sample, its chunked passes, the Jacobian and the trajectory": total})
@@ -335,7 +335,7 @@ def check_run(
 
 
 def check_flow(shape: tuple[int, ...], grid_points: int) -> MemoryEstimate:
-    """Check a flow of :func:`gaugecli.core.flow.gradient_flow` from input weights shaped
+    """Check a flow of :func:`gaugecli.core.integrate.flow.gradient_flow` from input weights shaped
     ``(..., m, r)`` — ``prod(...)`` members of ``m`` neurons in ``r`` coordinates — before its solver
     allocates its Jacobian. Every caller of the flow asks this first: the core reads no memory."""
     *batch, m, r = shape

@@ -11,16 +11,16 @@ from typing import Any
 
 import numpy as np
 
-from gaugecli.core.descent import gradient_descent, stable_step_bound
-from gaugecli.core.flow import FlowOptions, gradient_flow
-from gaugecli.core.gauge import duplicate_initial_condition, imbalance
-from gaugecli.core.model import Model
-from gaugecli.core.objective import GradientOracle, Objective, decayed, population_objective
-from gaugecli.core.observables import RunObservables, observe
-from gaugecli.core.state import Network
-from gaugecli.core.step import choose_step, step_error
-from gaugecli.core.subspace import Subspace, invariant_subspace
-from gaugecli.core.trajectory import NumericalFault, Trajectory
+from gaugecli.core.analyses.observables import RunObservables, observe
+from gaugecli.core.integrate.descent import gradient_descent, stable_step_bound
+from gaugecli.core.integrate.flow import FlowOptions, gradient_flow
+from gaugecli.core.integrate.step import choose_step, step_error
+from gaugecli.core.integrate.trajectory import NumericalFault, Trajectory
+from gaugecli.core.model.gauge import duplicate_initial_condition, imbalance
+from gaugecli.core.model.model import Model
+from gaugecli.core.model.state import Network
+from gaugecli.core.model.subspace import Subspace, invariant_subspace
+from gaugecli.core.population.objective import GradientOracle, Objective, decayed, population_objective
 from gaugecli.core.types import Array, Progress
 from gaugecli.experiments.budget import check_flow, check_run, check_steps, warn_if_streamed_and_slow
 from gaugecli.experiments.config import BATCH_STREAM, SAMPLE_LSODA_BUDGET, DynamicsConfig, ModelConfig, auto_horizon
@@ -103,7 +103,7 @@ def integrate_ensemble(
     observe it with.
 
     Every member shares one sample (drawn from ``seed``) and, in stepped modes, one step η:
-    the given ``eta``, or :func:`~gaugecli.core.step.choose_step` on the loss that the
+    the given ``eta``, or :func:`~gaugecli.core.integrate.step.choose_step` on the loss that the
     step discretises (the population loss for ``gd`` and fresh ``sgd``, ``L_n`` for
     ``sample-gd`` and resampled ``sgd``). The estimated relative error of ``T_spec`` at that
     step is recorded in ``stats.step_error`` (for SGD: the full-batch discretisation error,
@@ -116,15 +116,15 @@ def integrate_ensemble(
     t_max = dynamics.t_max or auto_horizon(deltas, model.c0)
     mode = dynamics.mode
     space = None if dynamics.sample_size is not None or mode is Mode.sgd else invariant_subspace(net, W0)
-    if space is not None:  # population dynamics never leave S (core/subspace.py): integrate there
+    if space is not None:  # population dynamics never leave S (core/model/subspace.py): integrate there
         net, W0 = space.model(net), space.coordinates(W0)
     (members, m, r), d = W0.shape, full.d
     _check_budget(dynamics, members, m, r, d, t_max)
     objective = population_objective(net)
     sample = None
     if dynamics.sample_size is not None:
-        from gaugecli.core import sample_draw
-        from gaugecli.core.empirical import EmpiricalSample
+        from gaugecli.core.samples import sample_draw
+        from gaugecli.core.samples.empirical import EmpiricalSample
 
         if dynamics.batch_source != "resampled":  # resampled batches keep the sample whatever its size
             warn_if_streamed_and_slow(dynamics.sample_size, d, m, members, sample_draw.STORE_LIMIT_BYTES)
@@ -184,7 +184,7 @@ def integrate_ensemble(
             )
     oracle: GradientOracle | Objective = objective
     if mode is Mode.sgd:
-        from gaugecli.core.sample import minibatch_oracle
+        from gaugecli.core.samples.sample import minibatch_oracle
 
         root = seed if isinstance(seed, np.random.SeedSequence) else np.random.SeedSequence(seed)
         stream = np.random.SeedSequence(root.entropy, spawn_key=(*root.spawn_key, BATCH_STREAM))

@@ -11,7 +11,7 @@ import math
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from gaugecli.core.tolerance import Tolerance
+from gaugecli.core.integrate.tolerance import Tolerance
 from gaugecli.experiments.budget import check_input_dimension
 from gaugecli.experiments.declare import ConfigError, require
 from gaugecli.experiments.params import (
@@ -29,7 +29,7 @@ from gaugecli.experiments.params import (
 
 if TYPE_CHECKING:
     from gaugecli.core.activations.base import Activation
-    from gaugecli.core.model import Model as Network
+    from gaugecli.core.model.model import Model as Network
     from gaugecli.core.types import Array
 
 SAMPLE_LSODA_BUDGET = 20_000
@@ -135,8 +135,8 @@ class ModelConfig:
         return None if self.teacher_activation is None else self._activation(self.teacher_activation)
 
     def build(self) -> Network:
-        """The :class:`~gaugecli.core.model.Model`: the standard teacher under this activation and decay."""
-        from gaugecli.core.model import standard_model
+        """The :class:`~gaugecli.core.model.model.Model`: the standard teacher under this activation and decay."""
+        from gaugecli.core.model.model import standard_model
 
         # the teacher is the first thing of size d a run builds: refuse a d that cannot fit before it
         # (its k features and, the least a run has, one neuron: budget.VECTORS_PER_DIRECTION each)
@@ -179,7 +179,7 @@ class DynamicsConfig:
     given" (then the mode's default applies), so that an option without effect in the chosen mode
     is an error, never silently ignored.
 
-    ``eta``: GD/SGD step (``None``: :func:`gaugecli.core.step.choose_step`, a step whose
+    ``eta``: GD/SGD step (``None``: :func:`gaugecli.core.integrate.step.choose_step`, a step whose
     discretisation error of T_spec is ≤ 1 %); ``n_samples``: sample size for ``sample``,
     ``sample-gd`` and resampled ``sgd`` (default :data:`DEFAULT_N_SAMPLES`); ``batch_size`` and
     ``batches`` (``fresh`` | ``resampled``; default ``resampled`` if ``n_samples`` is given,
@@ -221,7 +221,7 @@ class DynamicsConfig:
             "has no effect with `batches` fresh (every batch is new); use `batches` resampled",
         )
         if self.device == "cuda":
-            from gaugecli.core.sample_draw import resolve_device  # torch: only when a GPU is asked for
+            from gaugecli.core.samples.sample_draw import resolve_device  # torch: only when a GPU is asked for
 
             try:
                 resolve_device("cuda")

@@ -5,7 +5,7 @@ visibly different by ``ε`` (``--eps``, at random or ``--init adversarial``), ra
 ``--init gaussian`` draws ``ã_j ~ N(0, σ_a²)``, ``w_j ~ N(0, σ_w² I/d)`` from
 ``default_rng(init_seed)`` in that order, with ``a_j = |ã_j|``, or ``ã_j`` itself with ``--mixed-signs``
 (a neuron with ``a < 0 < δ`` can reach ``w = 0``, the ReLU's kink, where the population flow absorbs
-it and lets it go again: :mod:`gaugecli.core.absorption`). Its visible function ``c_j = a_j‖w_j‖^p``, ``u_j`` is
+it and lets it go again: :mod:`gaugecli.core.integrate.absorption`). Its visible function ``c_j = a_j‖w_j‖^p``, ``u_j`` is
 kept and the gauge applied as for the duplicates (SPEC C1: the same function), or its own
 ``δ_j = a_j² − ‖w_j‖²/p`` with ``simulate --gauge natural``.
 
@@ -18,14 +18,14 @@ import math
 
 import numpy as np
 
-from gaugecli.core.gauge import (
+from gaugecli.core.model.gauge import (
     function_coordinates,
     imbalance,
     parameters_from_function,
     perturbed_duplicates,
     random_initial_condition,
 )
-from gaugecli.core.state import Network
+from gaugecli.core.model.state import Network
 from gaugecli.core.types import Array
 from gaugecli.experiments.budget import check_input_dimension
 from gaugecli.experiments.common import duplicates

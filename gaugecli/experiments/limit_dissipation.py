@@ -1,8 +1,8 @@
 """The ``D → ∞`` dissipation (reaction, transport) of both gauges as a cached run.
 
 Where the loss goes as ``D → ∞``: ``∫R dt`` and ``∫T dt`` over a whole run
-(:func:`gaugecli.core.limits.favorable_limit_dissipation`, an ODE in ``s = D t``, and
-:func:`~gaugecli.core.limits.unfavorable_limit_dissipation`, closed form) — the limit marks of
+(:func:`gaugecli.core.reduced.limits.favorable_limit_dissipation`, an ODE in ``s = D t``, and
+:func:`~gaugecli.core.reduced.limits.unfavorable_limit_dissipation`, closed form) — the limit marks of
 fig6 (b), ``R/(R + T)`` at ``D → ∞``.
 """
 
@@ -55,7 +55,7 @@ class LimitDissipation:
 
 def limit_dissipation(config: LimitDissipationConfig, progress: Progress | None = None) -> LimitDissipation:
     """Both gauges' ``D → ∞`` dissipation at ``config`` (the ``+D`` one an ODE, milliseconds)."""
-    from gaugecli.core.limits import favorable_limit_dissipation, unfavorable_limit_dissipation
+    from gaugecli.core.reduced.limits import favorable_limit_dissipation, unfavorable_limit_dissipation
 
     model = (config.c0, config.theta0, config.a_star)
     plus = favorable_limit_dissipation(*model, s_max=config.s_max)

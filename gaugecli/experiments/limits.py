@@ -1,7 +1,7 @@
 """The ``D → ∞`` limits of the reduced equations as cached runs: the constants
 ``F = lim D·T_spec(+D)`` and ``U = lim T_spec(−D)/D`` (one ODE and one quadrature), and the limiting
 paths of both gauges in the ``(c, θ)`` plane with the clock-free gap ``Δ_∞`` between them
-(:mod:`gaugecli.core.limits`, docs/theory.md §7–8) — what fig2 and fig3 draw as ``D → ∞``.
+(:mod:`gaugecli.core.reduced.limits`, docs/theory.md §7–8) — what fig2 and fig3 draw as ``D → ∞``.
 """
 
 from __future__ import annotations
@@ -45,9 +45,9 @@ class LimitConstants:
 
 
 def limit_constants(config: LimitConstantsConfig, progress: Progress | None = None) -> LimitConstants:
-    """:func:`gaugecli.core.limits.favorable_limit` and :func:`~gaugecli.core.limits.unfavorable_limit`
+    """:func:`gaugecli.core.reduced.limits.favorable_limit` and :func:`~gaugecli.core.reduced.limits.unfavorable_limit`
     at ``config`` (milliseconds)."""
-    from gaugecli.core.limits import favorable_limit, unfavorable_limit
+    from gaugecli.core.reduced.limits import favorable_limit, unfavorable_limit
 
     favorable = favorable_limit(config.c0, config.theta0, config.eps_align, config.a_star)
     unfavorable = unfavorable_limit(config.theta0, config.eps_align, config.a_star)
@@ -59,7 +59,7 @@ def limit_constants(config: LimitConstantsConfig, progress: Progress | None = No
 @dataclass(frozen=True)
 class LimitPathsConfig:
     """The model ``(c0, θ0, a*)``; ``points`` samples of each path; the gap's loss ``floor`` (loss
-    levels at or below it are round-off, :func:`gaugecli.core.metrics.clock_free_gap`)."""
+    levels at or below it are round-off, :func:`gaugecli.core.analyses.metrics.clock_free_gap`)."""
 
     c0: float = C0
     theta0: float = THETA0
@@ -77,7 +77,7 @@ class LimitPathsConfig:
 class LimitPaths:
     """Each gauge's ``D → ∞`` path as ``points`` samples of the coefficient ``c`` and the angle
     ``θ`` (``α = cos θ``), in the order the flow visits them, and ``clock_free_gap`` ``Δ_∞``
-    between the two paths sampled as finely (:func:`gaugecli.core.limits.limit_clock_free_gap`)."""
+    between the two paths sampled as finely (:func:`gaugecli.core.reduced.limits.limit_clock_free_gap`)."""
 
     favorable_coefficient: np.ndarray
     favorable_angle: np.ndarray
@@ -89,7 +89,7 @@ class LimitPaths:
 def limit_paths(config: LimitPathsConfig, progress: Progress | None = None) -> LimitPaths:
     """Both ``D → ∞`` paths at ``config.points`` samples (the favorable one an ODE, the unfavorable
     one closed form) and ``Δ_∞`` between them."""
-    from gaugecli.core import limits
+    from gaugecli.core.reduced import limits
 
     args = (config.c0, config.theta0, config.a_star)
     plus = limits.favorable_limit_path(*args, points=config.points)

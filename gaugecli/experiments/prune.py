@@ -3,7 +3,7 @@
 ``P(t) = ‖Σ_{j≠o} a_j σ(w_j·x)‖_{L²}`` over a grid of gauge strengths D and widths m,
 for the population flow and for the finite-sample flow (on ``L_n``), with the time at which
 ``P ≤ 10⁻⁶`` and the exponential rate of the decay against its linearisation
-(:func:`gaugecli.core.pruning.pruning_rate`); and the boundary: a sweep of the non-owner's δ
+(:func:`gaugecli.core.analyses.pruning.pruning_rate`); and the boundary: a sweep of the non-owner's δ
 (m = 2, owner at ``+coalign_strength``) — non-owners with ``δ < 0`` are pruned, with ``δ ≥ 0``
 they co-align with the owner and keep part of the coefficient — and the m = 3 contrast.
 """
@@ -15,12 +15,12 @@ from typing import ClassVar
 
 import numpy as np
 
+from gaugecli.core.analyses.metrics import first_time_below
+from gaugecli.core.analyses.observables import RunObservables
+from gaugecli.core.analyses.pruning import pruning_rate
 from gaugecli.core.frames import Labelled, View
-from gaugecli.core.gauge import owner_imbalances
-from gaugecli.core.metrics import first_time_below
-from gaugecli.core.observables import RunObservables
-from gaugecli.core.pruning import pruning_rate
-from gaugecli.core.state import Network
+from gaugecli.core.model.gauge import owner_imbalances
+from gaugecli.core.model.state import Network
 from gaugecli.core.types import PointRunner, Progress
 from gaugecli.experiments.common import duplicates, run_ensemble, run_serially
 from gaugecli.experiments.config import DynamicsConfig, ModelConfig, PopulationTolerance, check_flow_dynamics

@@ -1,6 +1,6 @@
 """The local slope of the specialization-time ratio at large D: ``d ln(T_spec(−D)/T_spec(+D)) / d ln D``
 between two gauge strengths, from the reduced equations (event location on the reduced flow's dense
-output, :func:`gaugecli.core.reduced.reduced_specialization_time`) — C4's exponent 2, within
+output, :func:`gaugecli.core.reduced.planar.reduced_specialization_time`) — C4's exponent 2, within
 ``O(1/D²)``, whatever the model's ``c0``, ``θ0`` and ``ε_align`` (fig3 (f)).
 """
 
@@ -11,7 +11,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from gaugecli.core.defaults import C0, EPS_ALIGN, THETA0
-from gaugecli.core.tolerance import Tolerance
+from gaugecli.core.integrate.tolerance import Tolerance
 from gaugecli.core.types import Progress
 from gaugecli.experiments.declare import require, require_finite
 
@@ -25,7 +25,7 @@ of rtol 1e-9 (about 0.13 s a setting)."""
 class RatioSlopeConfig:
     """The model ``(c0, θ0, a*)``, the threshold ``ε_align``, the two gauge ``strengths`` the slope
     is taken between (ascending), and the solves' relative tolerance ``rtol`` (the absolute one
-    follows the package's rule, :class:`gaugecli.core.tolerance.Tolerance`)."""
+    follows the package's rule, :class:`gaugecli.core.integrate.tolerance.Tolerance`)."""
 
     c0: float = C0
     theta0: float = THETA0
@@ -56,7 +56,7 @@ class RatioSlope:
 
 def ratio_slope(config: RatioSlopeConfig, progress: Progress | None = None) -> RatioSlope:
     """Four reduced solves (``±D`` at both strengths; about 0.13 s at the default tolerance)."""
-    from gaugecli.core.reduced import reduced_specialization_time
+    from gaugecli.core.reduced.planar import reduced_specialization_time
 
     tolerance = Tolerance(config.rtol)
 

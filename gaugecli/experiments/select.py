@@ -7,10 +7,10 @@ from typing import ClassVar
 
 import numpy as np
 
+from gaugecli.core.analyses.observables import RunObservables
 from gaugecli.core.frames import Labelled, View
-from gaugecli.core.gauge import owner_imbalances
-from gaugecli.core.observables import RunObservables
-from gaugecli.core.state import Network
+from gaugecli.core.model.gauge import owner_imbalances
+from gaugecli.core.model.state import Network
 from gaugecli.core.types import LATER_FIELD, PointRunner, Progress
 from gaugecli.experiments.common import check_widths, duplicates, run_ensemble, run_serially
 from gaugecli.experiments.config import DynamicsConfig, ModelConfig, check_owner, check_seeds

@@ -9,9 +9,9 @@ from typing import cast
 
 import numpy as np
 
-from gaugecli.core.gauge import Gauge, gauge_imbalance
-from gaugecli.core.observables import RunObservables
-from gaugecli.core.state import Network
+from gaugecli.core.analyses.observables import RunObservables
+from gaugecli.core.model.gauge import Gauge, gauge_imbalance
+from gaugecli.core.model.state import Network
 from gaugecli.core.types import LATER_FIELD, Progress
 from gaugecli.experiments.common import run_ensemble
 from gaugecli.experiments.config import DynamicsConfig, ModelConfig, check_seeds

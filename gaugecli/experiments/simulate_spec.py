@@ -9,7 +9,7 @@ from gaugecli.experiments.spec import Experiment
 
 
 def compute(configs: Sequence[Any], progress: Any, _runner: Any) -> list[Any]:
-    """One :class:`~gaugecli.core.observables.RunObservables` per config, all integrated in one batch
+    """One :class:`~gaugecli.core.analyses.observables.RunObservables` per config, all integrated in one batch
     (each by itself: a batch changes no number)."""
     from gaugecli.experiments.simulate import simulate_batch
 
@@ -35,7 +35,7 @@ SPEC = Experiment(
     name="simulate",
     help="One configuration: loss, alignment, coefficients, δ, reaction and transport over time.",
     config="gaugecli.experiments.simulate:SimulateConfig",
-    result="gaugecli.core.observables:RunObservables",
+    result="gaugecli.core.analyses.observables:RunObservables",
     compute=compute,
     batch=True,
     seed=seed,
@@ -50,7 +50,7 @@ SPEC = Experiment(
     prefetch_slice=12,
     summary="gaugecli.cli.report:simulate",
     figure="gaugecli.plots.overview:draw_run",
-    api_doc="""``gaugecli simulate``: one :class:`~gaugecli.core.observables.RunObservables` per run of
+    api_doc="""``gaugecli simulate``: one :class:`~gaugecli.core.analyses.observables.RunObservables` per run of
     ``config`` (one per gauge strength D, in order), each run integrated by itself.""",
     api_returns="list[RunObservables]",
     api_configs=api_configs,

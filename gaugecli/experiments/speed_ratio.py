@@ -1,5 +1,5 @@
 """The ``±D`` angular-speed ratio along the ``+D`` run: the two single-neuron runs paired by angle in
-one integration of the reduced equations (:func:`gaugecli.core.separation.paired_speed_ratio`), read
+one integration of the reduced equations (:func:`gaugecli.core.analyses.separation.paired_speed_ratio`), read
 at the ``+D`` run's declared times — fig3 (d), whose time average is ``T_spec(−D)/T_spec(+D)``.
 """
 
@@ -37,7 +37,7 @@ class SpeedRatioConfig:
 
 @dataclass(frozen=True)
 class SpeedRatio:
-    """:class:`gaugecli.core.separation.SpeedRatio` as a stored result: ``t`` the declared times in
+    """:class:`gaugecli.core.analyses.separation.SpeedRatio` as a stored result: ``t`` the declared times in
     ``[0, T₊)`` and ``T₊`` last; ``coefficient_plus``, ``coefficient_minus`` ``c₊(t)`` and ``c₋`` at
     the same angle; ``mobility_ratio`` ``M^u(+D, c₊)/M^u(−D, c₋)``; ``speed_ratio``
     ``S = mobility_ratio · c₊/c₋``; ``time_average`` ``(1/T₊) ∫₀^{T₊} S dt``; ``t_spec_plus`` ``T₊``
@@ -55,7 +55,7 @@ class SpeedRatio:
 
 def speed_ratio(config: SpeedRatioConfig, progress: Progress | None = None) -> SpeedRatio:
     """One paired integration (LSODA on the reduced equations, milliseconds to a second)."""
-    from gaugecli.core.separation import paired_speed_ratio
+    from gaugecli.core.analyses.separation import paired_speed_ratio
 
     pair = paired_speed_ratio(
         config.strength,

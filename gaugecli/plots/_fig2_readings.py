@@ -8,8 +8,8 @@ from typing import Any
 
 import numpy as np
 
-from gaugecli.core.limits import fitted_order
-from gaugecli.core.observables import RunObservables
+from gaugecli.core.analyses.observables import RunObservables
+from gaugecli.core.reduced.limits import fitted_order
 from gaugecli.plots import style
 from gaugecli.plots._fig2_limit import GAP_FROM, GAUGES, Samples
 from gaugecli.plots.readings import Reading

@@ -105,7 +105,7 @@ def sensitivity(inputs: Inputs, base: dict[str, float]) -> dict[str, Any]:
 def panel_local_slopes(ax: Any, D: np.ndarray, series: dict[str, np.ndarray], layout: Layout) -> dict[str, Any]:
     """(e) ``d ln y / d ln D`` between consecutive D of ``T(+D)``, ``T(−D)`` and the ratio, and the
     exponents −1, +1, 2 they approach."""
-    from gaugecli.core.separation import local_slopes
+    from gaugecli.core.analyses.separation import local_slopes
 
     colors = {"favorable": style.PLUS, "unfavorable": style.MINUS, "ratio": RATIO}
     markers = {**style.GAUGE_MARKERS, "ratio": "D"}

@@ -21,7 +21,7 @@ from typing import Any
 
 import numpy as np
 
-from gaugecli.core.state import Network
+from gaugecli.core.model.state import Network
 from gaugecli.plots import style
 from gaugecli.plots.venue import Layout
 

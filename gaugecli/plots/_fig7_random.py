@@ -67,7 +67,7 @@ DEFINITION = (
     r"$u_j\propto u_0+\varepsilon\xi_j$, $\xi_j\sim N(0,I_d/d)$" + "\n"
     r"$c_j=(c_0/m)\,\exp(\varepsilon\zeta_j)$, $\zeta_j\sim N(0,1)$"
 )
-"""What a random ε does (:func:`gaugecli.core.gauge.perturbed_duplicates`); exp(·), not e^{εζ_j}:
+"""What a random ε does (:func:`gaugecli.core.model.gauge.perturbed_duplicates`); exp(·), not e^{εζ_j}:
 a subscript inside a superscript would be a script of a script (5 pt)."""
 
 

@@ -28,7 +28,7 @@ GRID_OUTCOMES = {
 
 def define_eps(ax: Any, m: int, d: int, layout: Layout) -> dict[str, Any]:
     """(a)'s title: m, d and the adversarial ε — the +D neuron at angle θ0 + ε from v with c0 e^{−ε}/m,
-    the other(s) at θ0 − ε with c0 e^{ε}/m (:func:`gaugecli.core.gauge.perturbed_duplicates`)."""
+    the other(s) at θ0 − ε with c0 e^{ε}/m (:func:`gaugecli.core.model.gauge.perturbed_duplicates`)."""
     text = rf"$m={m}$, $d={d}$: $+D$ at $\theta_0+\varepsilon$ with $c=c_0e^{{-\varepsilon}}/m$, $-D$ at $\theta_0-\varepsilon$ with $c=c_0e^{{\varepsilon}}/m$"
     ax.set_title(text, loc="right", fontsize=layout.small)
     return {"m": m, "d": d, "favorable": "angle θ0 + ε, c = c0 e^{−ε}/m", "others": "angle θ0 − ε, c = c0 e^{ε}/m"}
@@ -50,7 +50,7 @@ def _radian_ticks(ax: Any, wall: float, wall_label: str) -> None:
 def panel_threshold(ax: Any, visible: Any, wall: float, wall_label: str, layout: Layout) -> dict[str, Any]:
     """(a) the threshold ε*(D) on a linear angle axis below the wall ``π − θ0``, with its
     bisection brackets, the ε grid's outcomes, and the local slopes of ``π − θ0 − ε*`` in D."""
-    from gaugecli.core.separation import local_slopes
+    from gaugecli.core.analyses.separation import local_slopes
 
     D = np.array(visible.strengths, dtype=float)
     eps_star = _nan(visible.threshold)

@@ -22,7 +22,7 @@ def constants(D: np.ndarray, times: dict[str, np.ndarray], p: int, which: tuple[
     their Richardson extrapolation in ``1/D`` (first order: the corrections are O(1/D)) from the last pair,
     with the spread between the last two pairwise extrapolations as its error estimate. ``which`` keeps
     only those that have a limit (the linear network's ``T(−D)/D`` grows like ln D: no extrapolation)."""
-    from gaugecli.core.limits import richardson_limit
+    from gaugecli.core.reduced.limits import richardson_limit
 
     scaled = {
         "favorable": times["favorable"] * D ** (1.0 / p),
@@ -65,8 +65,8 @@ def key_numbers(
     ``1 + 1/p``), the separation's local slope at the largest D, the components' slopes there, the
     constants (or the ln D law), and the selection; relu's exact ``D → ∞`` constants from
     ``relu_limits`` (a cached ``limit-constants`` run)."""
-    from gaugecli.core.linear import unfavorable_log_law
-    from gaugecli.core.separation import local_slopes
+    from gaugecli.core.analyses.separation import local_slopes
+    from gaugecli.core.reduced.linear import unfavorable_log_law
 
     out: dict[str, Any] = {}
     for label, p, expected in rows:

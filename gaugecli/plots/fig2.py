@@ -35,10 +35,10 @@ from typing import Any
 
 import numpy as np
 
-from gaugecli.core.metrics import alignment_vs_loss
-from gaugecli.core.metrics import time_rescaling_mismatch as rescaling
-from gaugecli.core.observables import RunObservables
-from gaugecli.core.reduced import planar_loss
+from gaugecli.core.analyses.metrics import alignment_vs_loss
+from gaugecli.core.analyses.metrics import time_rescaling_mismatch as rescaling
+from gaugecli.core.analyses.observables import RunObservables
+from gaugecli.core.reduced.planar import planar_loss
 from gaugecli.plots import style
 from gaugecli.plots._fig2_limit import (
     DENSE_POINTS,

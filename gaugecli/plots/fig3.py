@@ -8,7 +8,7 @@ standard error is quoted; the exponents are read from the local slopes in (e);
 (b) the ratio ``T_spec(−D)/T_spec(+D)``, its offset least-squares line (expected slope 2) and
 the closed-form transport-mobility ratio ``M^u(+D)/M^u(−D)`` at ``c = c0``;
 (c) compensated: ``D·T_spec(+D)``, ``T_spec(−D)/D`` and ``ratio/D²`` converge to the ``D → ∞``
-limits of the reduced equations (:mod:`gaugecli.core.reduced`), with ``O(1/D²)`` corrections;
+limits of the reduced equations (:mod:`gaugecli.core.reduced.planar`), with ``O(1/D²)`` corrections;
 (d) why the ratio sits ~17× below the mobility ratio at ``c0``: along the ``+D`` run (time in
 units of ``T_spec(+D)``, ``÷ D²``, for D = 4 and the largest D) the angular-speed ratio
 ``S = θ̇(+D)/θ̇(−D)`` at equal alignment, and the closed-form mobility ratio evaluated at the two
@@ -17,7 +17,7 @@ falls at once (``c₋`` relaxes to ``2a*g(θ)``) and then steadily (``c₊`` gro
 equals the measured ratio — an identity (``∫S dt = ∫dθ/|θ̇₋|``). Both runs are paired by angle in
 one integration of the reduced equations and read off its dense output at the ``+D`` run's declared
 times, the integral of ``S`` carried as a state, so the sidecar's ``time_average`` meets
-``measured_ratio`` to the solvers' tolerances (:mod:`gaugecli.core.separation`);
+``measured_ratio`` to the solvers' tolerances (:mod:`gaugecli.core.analyses.separation`);
 (e) the local slopes ``d ln y / d ln D`` between consecutive D of ``T(±D)`` and of the ratio, and
 their approach to ``∓1`` and 2;
 (f) sensitivity: the constant ``C = lim ratio/D²`` for three values each of ``c0``, ``θ0`` and
@@ -191,7 +191,7 @@ def _offset_fit(ax: Any, fit: Any, x: np.ndarray, color: str, layout: Layout) ->
 
 def _panel_times(ax: Any, D: np.ndarray, times: dict[str, np.ndarray], layout: Layout) -> dict[str, Any]:
     """(a) ``T_spec(±D)`` with their least-squares lines over ``D ≥ FIT_MIN``, drawn apart."""
-    from gaugecli.core.separation import asymptotic_slope, power_law_fit
+    from gaugecli.core.analyses.separation import asymptotic_slope, power_law_fit
 
     out: dict[str, Any] = {}
     handles = []
@@ -220,8 +220,8 @@ def _panel_times(ax: Any, D: np.ndarray, times: dict[str, np.ndarray], layout: L
 
 def _panel_ratio(ax: Any, D: np.ndarray, ratio: np.ndarray, c0: float, layout: Layout) -> dict[str, Any]:
     """(b) the ratio, its least-squares line (drawn apart) and the mobility ratio at ``c0``."""
-    from gaugecli.core.dynamics import transport_mobility
-    from gaugecli.core.separation import asymptotic_slope, power_law_fit
+    from gaugecli.core.analyses.separation import asymptotic_slope, power_law_fit
+    from gaugecli.core.population.dynamics import transport_mobility
 
     fit_range = D >= FIT_MIN
     fit = power_law_fit(D[fit_range], ratio[fit_range])
@@ -264,7 +264,7 @@ def _panel_compensated(
     """(c) ``D·T(+D)``, ``T(−D)/D``, ``ratio/D²`` and their ``D → ∞`` limits (reduced equations)."""
     from matplotlib.ticker import FixedLocator, NullFormatter
 
-    from gaugecli.core.limits import fitted_order
+    from gaugecli.core.reduced.limits import fitted_order
 
     labels = {
         "favorable": r"$D\,T_{\rm spec}(+D)$",
@@ -314,7 +314,7 @@ def _panel_speed(
 ) -> dict[str, Any]:
     """(d) the angular-speed ratio ``S/D²`` along the ``+D`` run (time in units of ``T_spec(+D)``),
     the mobility ratio at the runs' coefficients and at ``c0``, and the time average of ``S``."""
-    from gaugecli.core.dynamics import transport_mobility
+    from gaugecli.core.population.dynamics import transport_mobility
 
     shown = sorted(pairs)
     largest = shown[-1]

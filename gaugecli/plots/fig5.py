@@ -18,7 +18,7 @@ and the boundary sweep, ``m = 2``, owner at ``δ = +4``, the non-owner's δ from
     a bar for their range; on the log axes above the two would coincide).
 (c) ``P(t)`` against ``D t`` on linear time (m = 2): for every D the decay is exponential at
     the rate of the flow linearised at the pruned minimum, ``λ → 0.2036 D``
-    (:func:`gaugecli.core.pruning.pruning_rate_limit`; the D → ∞ rate, 0.2099 D at D = 4), so the
+    (:func:`gaugecli.core.analyses.pruning.pruning_rate_limit`; the D → ∞ rate, 0.2099 D at D = 4), so the
     curves collapse. Below each
     dynamics' resolution (:data:`gaugecli.experiments.prune.RESOLUTION`) nothing is drawn.
 (d) ``P(t)`` of the sweep for δ near the boundary, on linear time: slopes ``∝ |δ|`` below 0,
@@ -32,8 +32,8 @@ from typing import Any
 
 import numpy as np
 
-from gaugecli.core.pruning import pruning_rate_limit
-from gaugecli.core.separation import asymptotic_slope, power_law_fit
+from gaugecli.core.analyses.pruning import pruning_rate_limit
+from gaugecli.core.analyses.separation import asymptotic_slope, power_law_fit
 from gaugecli.experiments.prune import PruneResult, SweepPoint
 from gaugecli.plots import style
 from gaugecli.plots._fig5_readings import CAPTION as CAPTION

@@ -3,10 +3,10 @@ law takes a ln D (beyond the paper; ``m = 1`` from ``u0 ⊥ v`` unless stated).
 
 (a) ``T_spec(+D)`` (circles) and ``T_spec(−D)`` (squares) against D, log–log, at degree 1: relu,
 leaky-relu at β = 0.01 (on top of relu) and 0.3, and the linear network, with the closed form of an
-*aligned* linear neuron (``c: c0 → ½``, even in δ: ``gaugecli.core.linear``) — the ±D asymmetry is made
+*aligned* linear neuron (``c: c0 → ½``, even in δ: ``gaugecli.core.reduced.linear``) — the ±D asymmetry is made
 by the direction's turn alone.
 (b) the same at degree 2 (relu2; σ = z² from θ0 = 1.2, since from ``u0 ⊥ v`` its flow sits on an exact
-saddle, ``gaugecli.core.symmetry.exact_saddle``) and for erf, which has no degree.
+saddle, ``gaugecli.core.analyses.symmetry.exact_saddle``) and for erf, which has no degree.
 (c) the local slope ``d ln(T(−D)/T(+D)) / d ln D`` against ``1 + 1/p`` (2 at degree 1, 3/2 at degree 2;
 docs/theory.md §12), and for the linear network and erf the slope ``2 + A/(A ln D + B)`` of their
 fitted ``D ln D`` laws (dotted).
@@ -24,7 +24,7 @@ The sidecar's ``key`` holds per activation the local slopes at the largest D, th
 ``D^{1/p} T(+D)``, ``T(−D)/D`` and ``(T(−D)/T(+D))/D^{1+1/p}`` at the largest D with their Richardson
 extrapolation in ``1/D`` (only where the limit exists: for linear and erf ``T(−D)/D`` diverges like
 ln D and ``law`` holds the least-squares ``A ln D + B`` over ``D ≥`` :data:`LAW_FROM` with the local
-increments per unit ln D), and for relu the exact limits of ``gaugecli.core.limits``.
+increments per unit ln D), and for relu the exact limits of ``gaugecli.core.reduced.limits``.
 """
 
 from __future__ import annotations
@@ -187,7 +187,7 @@ def _panel_times(ax: Any, D: np.ndarray, times: dict[str, dict[str, np.ndarray]]
 
 def _panel_aligned(ax: Any, D: np.ndarray, c0: float) -> dict[str, Any]:
     """(a)'s closed form: the aligned linear neuron's time ``c0 → ½``, the same for ±D."""
-    from gaugecli.core.linear import aligned_time
+    from gaugecli.core.reduced.linear import aligned_time
 
     Dg = np.geomspace(D[0], D[-1], 60)
     aligned = np.array([aligned_time(x, c0, LINEAR_TARGET) for x in Dg])
@@ -204,7 +204,7 @@ def _panel_separation(
     ax: Any, D: np.ndarray, times: dict[str, dict[str, np.ndarray]], laws: dict[str, Any], layout: Layout
 ) -> dict[str, Any]:
     """(c) the local slope of the separation against ``1 + 1/p``; the ``D ln D`` laws' slopes dotted."""
-    from gaugecli.core.separation import local_slopes
+    from gaugecli.core.analyses.separation import local_slopes
 
     out: dict[str, Any] = {}
     for p in (1, 2):
@@ -340,7 +340,7 @@ def _legend(fig: Any, drawn: set[str]) -> None:
 def build(inputs: Inputs, layout: Layout) -> tuple[Any, dict[str, Any]]:
     """Six panels (3 × 2), or :data:`MAIN_PANELS` in one row, at the layout's width, under one key;
     returns the figure and its sidecar panels (all six, whichever are drawn)."""
-    from gaugecli.core.separation import log_law_fit
+    from gaugecli.core.analyses.separation import log_law_fit
     from gaugecli.plots._fig8_key import key_numbers
 
     D = _strengths(inputs)

@@ -24,7 +24,7 @@ FLOOR = 1e-30
 
 
 def build_run(run: Any, title: str, sizes: Layout) -> tuple[Any, dict[str, Any]]:
-    """Four panels of one run (:class:`gaugecli.core.observables.RunObservables`)."""
+    """Four panels of one run (:class:`gaugecli.core.analyses.observables.RunObservables`)."""
     fig, axes = style.new_figure(sizes.width, sizes.height(0.8), nrows=2, ncols=2)
     ax_loss, ax_align, ax_coef, ax_diss = axes.ravel()
     m = run.alignment.shape[1]

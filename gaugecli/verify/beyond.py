@@ -138,8 +138,8 @@ def _law_needs(quick: bool) -> dict[str, Need]:
 
 
 def _law(inputs: Inputs, quick: bool) -> Check:
-    from gaugecli.core.linear import unfavorable_log_law
-    from gaugecli.core.separation import log_law_fit
+    from gaugecli.core.analyses.separation import log_law_fit
+    from gaugecli.core.reduced.linear import unfavorable_log_law
     from gaugecli.plots import fig8
 
     strengths = np.array([D for D in fig8.STRENGTHS[quick] if D >= fig8.LAW_FROM])

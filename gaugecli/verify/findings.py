@@ -87,7 +87,7 @@ def _limits_needs(quick: bool) -> dict[str, Need]:
 
 
 def _limits(inputs: Inputs, quick: bool) -> Check:
-    from gaugecli.core.limits import favorable_limit, unfavorable_limit
+    from gaugecli.core.reduced.limits import favorable_limit, unfavorable_limit
 
     D = 256.0 if quick else 1024.0
     plus = inputs["favorable"].t_spec * D

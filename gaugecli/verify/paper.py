@@ -52,7 +52,7 @@ a batch and alone). 10³ ε/1e-5 ≈ 2e-8 bounds round-off; a wrong R or T shows
 
 
 def _c3(inputs: Inputs, quick: bool) -> Check:
-    from gaugecli.core.observables import resolved_residual
+    from gaugecli.core.analyses.observables import resolved_residual
 
     residual = max(resolved_residual(r) for r in inputs.results.values())
     return at_most(residual, IDENTITY_TOLERANCE, "max |‖∇L‖² − (R+T)|/‖∇L‖²", "every saved time with ‖∇L‖ ≥ 1e-5, ±D")
@@ -62,7 +62,7 @@ def _c3(inputs: Inputs, quick: bool) -> Check:
 
 
 def _c4(inputs: Inputs, quick: bool) -> Check:
-    from gaugecli.core.separation import power_law_fit
+    from gaugecli.core.analyses.separation import power_law_fit
 
     Ds = _strengths(quick)
     ratio = [inputs[f"unfavorable{D:g}"].t_spec / inputs[f"favorable{D:g}"].t_spec for D in Ds]
@@ -71,7 +71,7 @@ def _c4(inputs: Inputs, quick: bool) -> Check:
 
 
 def _c5(inputs: Inputs, quick: bool) -> Check:
-    from gaugecli.core.metrics import clock_free_gap, time_rescaling_mismatch
+    from gaugecli.core.analyses.metrics import clock_free_gap, time_rescaling_mismatch
 
     gaps, mismatch = [], []
     for D in _strengths(quick):

@@ -14,7 +14,7 @@ if TYPE_CHECKING:
 
 
 def simulate(outcomes: list[Outcome], paths: list[Path | None]) -> None:
-    from gaugecli.core.observables import resolved_residual
+    from gaugecli.core.analyses.observables import resolved_residual
     from gaugecli.experiments.declare import number
     from gaugecli.experiments.simulate import NATURAL, parse_gauge
 

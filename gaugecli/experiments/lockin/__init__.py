@@ -3,7 +3,7 @@
 Does gauge selection leave the signatures that Xu (arXiv 2605.08119) looks for in two-layer
 networks, Tian's repulsion ``B_jl < 0`` for similar features and a spectral "lock-in" of the
 weight updates? Each run is sampled on a uniform epoch grid ``t_k = k τ``, ``τ = t_unit/per``,
-and analysed by :mod:`gaugecli.core.lockin`:
+and analysed by :mod:`gaugecli.core.analyses.lockin`:
 
 * **assignments** of the m duplicates' gauges: ``select`` (neuron ``owner`` at +D, others −D),
   ``reversed`` (``owner`` at −D, others +D), ``all-plus``, ``all-minus``; and the **aligned
@@ -35,8 +35,8 @@ from __future__ import annotations
 import math
 from functools import partial
 
-from gaugecli.core import lockin as lk
-from gaugecli.core.symmetry import ROUNDOFF_EXPONENT
+from gaugecli.core.analyses import lockin as lk
+from gaugecli.core.analyses.symmetry import ROUNDOFF_EXPONENT
 from gaugecli.core.types import Progress
 from gaugecli.experiments import budget
 from gaugecli.experiments.budget import MemoryEstimate

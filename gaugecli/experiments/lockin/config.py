@@ -7,7 +7,7 @@ from dataclasses import dataclass, field, replace
 
 import numpy as np
 
-from gaugecli.core.gauge import owner_imbalances
+from gaugecli.core.model.gauge import owner_imbalances
 from gaugecli.core.types import Array
 from gaugecli.experiments.common import duplicates
 from gaugecli.experiments.config import (

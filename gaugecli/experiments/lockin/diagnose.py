@@ -1,4 +1,4 @@
-"""One run's diagnostics (:mod:`gaugecli.core.lockin`) on its epoch-grid trajectory → :class:`LockinRun`.
+"""One run's diagnostics (:mod:`gaugecli.core.analyses.lockin`) on its epoch-grid trajectory → :class:`LockinRun`.
 
 From the update matrix ``Ẇ (n_epochs, m, d)``: the rank-2 share ``σ2/σ1`` and its peak, Xu's
 windowed-Gram detector raw and floored; from the stored states: Tian's ``B`` on the centered
@@ -14,9 +14,9 @@ from typing import NamedTuple
 
 import numpy as np
 
-from gaugecli.core import lockin as lk
-from gaugecli.core.metrics import final_owner
-from gaugecli.core.model import Model
+from gaugecli.core.analyses import lockin as lk
+from gaugecli.core.analyses.metrics import final_owner
+from gaugecli.core.model.model import Model
 from gaugecli.core.types import Array
 from gaugecli.experiments.lockin.config import LockinConfig
 from gaugecli.experiments.lockin.result import LockinRun

@@ -4,7 +4,7 @@ the core under the ``square`` activation (:class:`~gaugecli.core.activations.squ
 degree-2 gauge, its kernel, its samples and the same gradient descent as every other run.
 
 The clock is the ``T_spec`` of a pilot ``select`` run on the first seed: the x² population flow from
-u0 ⊥ v never aligns (an exact saddle, :func:`gaugecli.core.symmetry.exact_saddle`), so there is no
+u0 ⊥ v never aligns (an exact saddle, :func:`gaugecli.core.analyses.symmetry.exact_saddle`), so there is no
 population clock to borrow.
 """
 
@@ -15,14 +15,14 @@ from dataclasses import replace
 
 import numpy as np
 
-from gaugecli.core.descent import gradient_descent, stable_step_bound
-from gaugecli.core.gauge import duplicate_initial_condition, function_coordinates
-from gaugecli.core.metrics import alignment
-from gaugecli.core.model import Model
-from gaugecli.core.objective import GradientOracle
-from gaugecli.core.state import Network
-from gaugecli.core.symmetry import exact_saddle
-from gaugecli.core.trajectory import NumericalFault
+from gaugecli.core.analyses.metrics import alignment
+from gaugecli.core.analyses.symmetry import exact_saddle
+from gaugecli.core.integrate.descent import gradient_descent, stable_step_bound
+from gaugecli.core.integrate.trajectory import NumericalFault
+from gaugecli.core.model.gauge import duplicate_initial_condition, function_coordinates
+from gaugecli.core.model.model import Model
+from gaugecli.core.model.state import Network
+from gaugecli.core.population.objective import GradientOracle
 from gaugecli.core.types import Array, Progress
 from gaugecli.experiments.lockin.config import LockinConfig, assignment_imbalances
 from gaugecli.experiments.lockin.diagnose import Condition, Trajectory, diagnose, unique_owner
@@ -57,9 +57,9 @@ def saddle_notes(config: LockinConfig) -> list[str]:
 
 def quadratic_runs(config: LockinConfig, progress: Progress | None) -> list[LockinRun]:
     """σ = x² select runs and aligned controls, finite-sample GD over seeds, on the clock of a pilot run."""
-    from gaugecli.core.moments import QuadraticMoments, moments_apply
-    from gaugecli.core.sample import empirical_oracle
-    from gaugecli.core.sample_draw import draw_sample
+    from gaugecli.core.samples.moments import QuadraticMoments, moments_apply
+    from gaugecli.core.samples.sample import empirical_oracle
+    from gaugecli.core.samples.sample_draw import draw_sample
 
     D = config.sample_strength
     net = square_model(config)

@@ -7,13 +7,13 @@ import math
 
 import numpy as np
 
-from gaugecli.core import lockin as lk
-from gaugecli.core.dynamics import population_gradient
-from gaugecli.core.flow import population_flow_on_grid
-from gaugecli.core.gauge import function_coordinates
-from gaugecli.core.metrics import alignment
-from gaugecli.core.state import Network
-from gaugecli.core.symmetry import equal_groups
+from gaugecli.core.analyses import lockin as lk
+from gaugecli.core.analyses.metrics import alignment
+from gaugecli.core.analyses.symmetry import equal_groups
+from gaugecli.core.integrate.flow import population_flow_on_grid
+from gaugecli.core.model.gauge import function_coordinates
+from gaugecli.core.model.state import Network
+from gaugecli.core.population.dynamics import population_gradient
 from gaugecli.experiments.lockin.config import LockinConfig, condition_model, start_state
 from gaugecli.experiments.lockin.diagnose import Condition, Trajectory, diagnose, unique_owner
 from gaugecli.experiments.lockin.result import LockinRun
@@ -76,8 +76,8 @@ def sample_run(config: LockinConfig, control: bool, seed: int, t_unit: float) ->
     """Finite-sample GD of ``select`` (or its aligned control) at ``config.sample_strength`` on the
     sample of ``seed``, on the epoch grid of the population flow's clock ``t_unit`` (fixed before
     training, as in practice); step ``η = τ/⌈τ steps_per_unit/t_unit⌉``."""
-    from gaugecli.core.sample import empirical_oracle
-    from gaugecli.core.sample_draw import draw_sample
+    from gaugecli.core.samples.sample import empirical_oracle
+    from gaugecli.core.samples.sample_draw import draw_sample
 
     model = condition_model(config, control)
     net = model.build()

@@ -8,12 +8,12 @@ from typing import Any
 
 import numpy as np
 
-from gaugecli.core import lockin as lk
-from gaugecli.core.dynamics import population_gradient
-from gaugecli.core.flow import population_flow_on_grid
-from gaugecli.core.gauge import perturbed_duplicates
-from gaugecli.core.state import Network
-from gaugecli.core.symmetry import equal_groups
+from gaugecli.core.analyses import lockin as lk
+from gaugecli.core.analyses.symmetry import equal_groups
+from gaugecli.core.integrate.flow import population_flow_on_grid
+from gaugecli.core.model.gauge import perturbed_duplicates
+from gaugecli.core.model.state import Network
+from gaugecli.core.population.dynamics import population_gradient
 from gaugecli.experiments.common import run_ensemble
 from gaugecli.experiments.config import DynamicsConfig
 from gaugecli.experiments.lockin.config import LockinConfig, assignment_imbalances, condition_model, start_state
@@ -86,7 +86,7 @@ def resolution_scan(config: LockinConfig, t_unit: float) -> list[dict[str, Any]]
 
 def tspec_vs_perturbation(config: LockinConfig) -> list[dict[str, Any]]:
     """``T_spec`` and owner of select and all-minus when the duplicates are perturbed by ``ε``
-    (``scan_eps``; :func:`gaugecli.core.gauge.perturbed_duplicates`, one draw per seed of ``seeds``),
+    (``scan_eps``; :func:`gaugecli.core.model.gauge.perturbed_duplicates`, one draw per seed of ``seeds``),
     by the package's flow (the one ``simulate`` and ``select`` use).
 
     The flow runs in the invariant subspace, so its arithmetic (and round-off) is the same for

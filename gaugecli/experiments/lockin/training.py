@@ -4,11 +4,11 @@ from __future__ import annotations
 
 import numpy as np
 
-from gaugecli.core.descent import gradient_descent
-from gaugecli.core.metrics import alignment
-from gaugecli.core.model import Model
-from gaugecli.core.objective import GradientOracle
-from gaugecli.core.state import Network
+from gaugecli.core.analyses.metrics import alignment
+from gaugecli.core.integrate.descent import gradient_descent
+from gaugecli.core.model.model import Model
+from gaugecli.core.model.state import Network
+from gaugecli.core.population.objective import GradientOracle
 from gaugecli.core.types import Array
 
 
@@ -18,7 +18,7 @@ def finite_sample_on_grid(
     """Finite-sample training from ``θ0`` sampled at the uniform ``times`` (multiples of ``τ``, ``τ/η`` integer):
     ``(a (n, m), W (n, m, d), dW/dt = −∂L_n/∂W (n, m, d), T_spec or None)``.
 
-    Today this is full-batch GD with step ``eta`` (:func:`gaugecli.core.descent.gradient_descent`),
+    Today this is full-batch GD with step ``eta`` (:func:`gaugecli.core.integrate.descent.gradient_descent`),
     one run saving every ``τ/η``-th iterate; ``dW`` is the gradient GD evaluates at each saved
     iterate (the oracle is called exactly once per step, so the saved steps' calls are known). It
     is the one place to switch to a finite-sample gradient flow.

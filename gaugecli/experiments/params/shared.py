@@ -12,7 +12,7 @@ from enum import Enum
 
 from gaugecli.core.activations import REGISTRY as ACTIVATION_REGISTRY
 from gaugecli.core.defaults import C0, EPS_ALIGN, THETA0
-from gaugecli.core.tolerance import POPULATION_RTOL, SAMPLE_RTOL
+from gaugecli.core.integrate.tolerance import POPULATION_RTOL, SAMPLE_RTOL
 from gaugecli.experiments.declare import Fields, Param, number
 
 MODEL, DYNAMICS, NUMERICS, EXPERIMENT = "Model", "Dynamics", "Numerics", "Experiment"

@@ -8,7 +8,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from gaugecli.core.gauge import owner_imbalances
+from gaugecli.core.model.gauge import owner_imbalances
 from gaugecli.experiments.common import duplicates
 from gaugecli.experiments.config import DynamicsConfig, ModelConfig, PopulationTolerance, check_flow_dynamics
 from gaugecli.experiments.declare import require

@@ -11,14 +11,14 @@ from typing import ClassVar
 
 import numpy as np
 
-from gaugecli.core.descent import gradient_descent
-from gaugecli.core.flow import FlowOptions, gradient_flow
+from gaugecli.core.analyses.metrics import function_distance
 from gaugecli.core.frames import View
-from gaugecli.core.metrics import function_distance
-from gaugecli.core.model import Model
-from gaugecli.core.state import Network
-from gaugecli.core.step import choose_step
-from gaugecli.core.tolerance import Tolerance
+from gaugecli.core.integrate.descent import gradient_descent
+from gaugecli.core.integrate.flow import FlowOptions, gradient_flow
+from gaugecli.core.integrate.step import choose_step
+from gaugecli.core.integrate.tolerance import Tolerance
+from gaugecli.core.model.model import Model
+from gaugecli.core.model.state import Network
 from gaugecli.core.types import PointRunner, Progress
 from gaugecli.experiments.budget import check_flow
 from gaugecli.experiments.common import run_serially
@@ -125,7 +125,7 @@ class SampleOutcome:
 
 
 def sample_of(net: Model, n: int, seed: int) -> tuple[np.ndarray, np.ndarray]:
-    from gaugecli.core.sample_draw import draw_sample
+    from gaugecli.core.samples.sample_draw import draw_sample
 
     # the sample of (seed, n) is its own stream: no two sizes share draws
     return draw_sample(net, n, np.random.SeedSequence([seed, n]))
@@ -133,7 +133,7 @@ def sample_of(net: Model, n: int, seed: int) -> tuple[np.ndarray, np.ndarray]:
 
 def sample_job(job: SampleJob) -> SampleOutcome:
     """Per seed: ``sup_t ‖f_{θ_n(t)} − f_{θ_∞(t)}‖_{L²}`` over ``[0, window]`` and neuron 0's ``T_spec``."""
-    from gaugecli.core.sample import empirical_objective  # torch: only when needed
+    from gaugecli.core.samples.sample import empirical_objective  # torch: only when needed
 
     net = job.model.build()
     a0, W0 = selection_start(job.model, job.m, job.strength)

@@ -8,13 +8,13 @@ from typing import ClassVar
 
 import numpy as np
 
-from gaugecli.core.flow import FlowOptions, gradient_flow
+from gaugecli.core.analyses.observables import observe
 from gaugecli.core.frames import View
-from gaugecli.core.objective import Objective
-from gaugecli.core.observables import observe
-from gaugecli.core.state import Network
-from gaugecli.core.tolerance import Tolerance
-from gaugecli.core.trajectory import NumericalFault
+from gaugecli.core.integrate.flow import FlowOptions, gradient_flow
+from gaugecli.core.integrate.tolerance import Tolerance
+from gaugecli.core.integrate.trajectory import NumericalFault
+from gaugecli.core.model.state import Network
+from gaugecli.core.population.objective import Objective
 from gaugecli.core.types import PointRunner, Progress
 from gaugecli.experiments.budget import check_flow
 from gaugecli.experiments.common import run_serially
@@ -82,12 +82,12 @@ class SelectionOutcome:
 
 def selection_job(job: SelectionJob) -> SelectionOutcome:
     """Every seed's finite-sample flow at one n, as one ensemble: member ``b`` flows on the sample of
-    seed ``b`` (:func:`~gaugecli.core.sample.stacked_empirical_objective`), all under one step-size
+    seed ``b`` (:func:`~gaugecli.core.samples.sample.stacked_empirical_objective`), all under one step-size
     control — the per-call cost of ``L_n``'s gradient, not its arithmetic, dominates at these n, so
     one batched call per stage replaces one per seed (measured ×5–8 on the default sweep, with the
     same owners). Should the ensemble fail, each seed is run alone, and a seed whose own run fails
     is undecided."""
-    from gaugecli.core.sample import empirical_objective, stacked_empirical_objective  # torch: only when needed
+    from gaugecli.core.samples.sample import empirical_objective, stacked_empirical_objective  # torch: only when needed
 
     net = job.model.build()
     a0, W0 = selection_start(job.model, job.m, job.strength)

@@ -11,11 +11,11 @@ from typing import ClassVar
 import numpy as np
 from scipy import stats
 
-from gaugecli.core.descent import gradient_descent, stable_step_bound
 from gaugecli.core.frames import View
-from gaugecli.core.gauge import owner_imbalances
-from gaugecli.core.state import Network
-from gaugecli.core.trajectory import NumericalFault
+from gaugecli.core.integrate.descent import gradient_descent, stable_step_bound
+from gaugecli.core.integrate.trajectory import NumericalFault
+from gaugecli.core.model.gauge import owner_imbalances
+from gaugecli.core.model.state import Network
 from gaugecli.core.types import PointRunner, Progress
 from gaugecli.experiments.common import run_ensemble, run_serially
 from gaugecli.experiments.config import DynamicsConfig, ModelConfig, auto_horizon

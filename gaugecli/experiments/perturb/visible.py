@@ -10,10 +10,10 @@ from typing import Any, ClassVar
 
 import numpy as np
 
-from gaugecli.core import gauge
 from gaugecli.core.frames import View
-from gaugecli.core.gauge import owner_imbalances
-from gaugecli.core.state import Network
+from gaugecli.core.model import gauge
+from gaugecli.core.model.gauge import owner_imbalances
+from gaugecli.core.model.state import Network
 from gaugecli.core.types import PointRunner, Progress
 from gaugecli.experiments.common import run_ensemble, run_serially
 from gaugecli.experiments.config import DynamicsConfig, ModelConfig
@@ -26,7 +26,7 @@ from gaugecli.experiments.select import selected
 def perturbed_duplicates(
     model: ModelConfig, deltas: np.ndarray, eps: float, *, adversarial: bool, seed: int = 0
 ) -> tuple[np.ndarray, np.ndarray]:
-    """:func:`gaugecli.core.gauge.perturbed_duplicates` for the start of ``model``."""
+    """:func:`gaugecli.core.model.gauge.perturbed_duplicates` for the start of ``model``."""
     return gauge.perturbed_duplicates(
         model.build(), deltas, eps, c0=model.c0, theta0=model.theta0, adversarial=adversarial, seed=seed
     )

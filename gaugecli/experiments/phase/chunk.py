@@ -18,8 +18,8 @@ from dataclasses import dataclass, replace
 
 import numpy as np
 
-from gaugecli.core.observables import observe
-from gaugecli.core.state import Network
+from gaugecli.core.analyses.observables import observe
+from gaugecli.core.model.state import Network
 from gaugecli.core.types import Array
 from gaugecli.experiments.common import integrate_ensemble, run_ensemble
 from gaugecli.experiments.config import auto_horizon

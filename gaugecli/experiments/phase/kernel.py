@@ -1,11 +1,11 @@
 """The probe set of the metric ``kernel-distance``, a fixed and seeded Gaussian sample, on which
-:mod:`gaugecli.core.tangent` measures how far the tangent kernel moves over a run.
+:mod:`gaugecli.core.analyses.tangent` measures how far the tangent kernel moves over a run.
 
 The distance is ``‖K(t_h) − K(0)‖_F / ‖K(0)‖_F``, Kunin et al. (2024)'s rich/lazy measure."""
 
 from __future__ import annotations
 
-from gaugecli.core.tangent import gaussian_probes, kernel_distance, tangent_kernel
+from gaugecli.core.analyses.tangent import gaussian_probes, kernel_distance, tangent_kernel
 from gaugecli.core.types import Array
 
 __all__ = ["PROBES", "PROBE_SEED", "kernel_distance", "probes", "tangent_kernel"]
@@ -17,5 +17,5 @@ PROBE_SEED = 20240601
 
 
 def probes(d: int, n: int = PROBES, seed: int = PROBE_SEED) -> Array:
-    """The probe set ``X (n, d)`` (:func:`gaugecli.core.tangent.gaussian_probes`)."""
+    """The probe set ``X (n, d)`` (:func:`gaugecli.core.analyses.tangent.gaussian_probes`)."""
     return gaussian_probes(d, n, seed)

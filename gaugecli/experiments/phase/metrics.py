@@ -16,7 +16,7 @@ or located by root-finding before it — never off a solver step:
 * ``gap``: the clock-free gap ``Δ = max_ℓ |α₊(ℓ) − α₋(ℓ)|`` between the ``±D`` pair's owners, over
   their common loss range above :data:`GAP_FLOOR` (``simulate`` only; C5 asks Δ ≥ :data:`GAP_LEVEL`);
 * ``kernel-distance``: ``‖K(t_h) − K(0)‖_F / ‖K(0)‖_F`` of the tangent kernel
-  (:mod:`gaugecli.core.tangent`) on the probes of :mod:`gaugecli.experiments.phase.kernel`
+  (:mod:`gaugecli.core.analyses.tangent`) on the probes of :mod:`gaugecli.experiments.phase.kernel`
   (population flow only: it needs the parameters at ``t_h``);
 * ``exponent`` and ``constant``: C4's ``T_spec(−D)/T_spec(+D) ≈ C·D^q`` (``q = 2`` for ReLU,
   ``1 + 1/p`` at degree ``p``), from the cell's ``±D`` pair run at each large strength
@@ -31,20 +31,20 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from gaugecli.core.gauge import function_coordinates
-from gaugecli.core.limits import richardson_limit
-from gaugecli.core.metrics import (
+from gaugecli.core.analyses.metrics import (
     clock_free_gap,
     final_owner,
     log_grid_nodes,
     log_time_integral,
     nonowner_norm,
 )
-from gaugecli.core.model import Model
-from gaugecli.core.observables import RunObservables
-from gaugecli.core.separation import local_slopes
-from gaugecli.core.state import Network
-from gaugecli.core.tangent import kernel_distance
+from gaugecli.core.analyses.observables import RunObservables
+from gaugecli.core.analyses.separation import local_slopes
+from gaugecli.core.analyses.tangent import kernel_distance
+from gaugecli.core.model.gauge import function_coordinates
+from gaugecli.core.model.model import Model
+from gaugecli.core.model.state import Network
+from gaugecli.core.reduced.limits import richardson_limit
 from gaugecli.core.types import Array
 from gaugecli.experiments.phase.kernel import probes
 from gaugecli.experiments.prune import PRUNED_LEVEL
@@ -53,7 +53,7 @@ OUTCOMES = ("exclusive", "shared", "unpruned", "lost", "no owner", "symmetric st
 """Outcome classes, by their index in the ``outcome`` map; the first that applies, in this order:
 
 5. ``symmetric start``: the run has no unique owner — its initial condition has a tie or an unstable
-   group of equal neurons that round-off splits (:func:`gaugecli.core.symmetry.symmetry_report`) —
+   group of equal neurons that round-off splits (:func:`gaugecli.core.analyses.symmetry.symmetry_report`) —
    unless the designated neuron is distinct from every other at ``t = 0`` and another neuron owns:
    then the others lead (round-off only picks which of them) and the class is ``lost``;
 4. ``no owner``: no neuron has aligned (``α_j < 1 − ε_align`` for all j) by ``t_h``;
@@ -77,7 +77,7 @@ GAP_FLOOR = 1e-14
 def _apart(seen: Observed, neuron: int) -> bool:
     """Whether ``neuron`` starts distinct from every other neuron (no exact tie with it at ``t = 0``);
     false when the start's parameters are not at hand (finite-sample runs)."""
-    from gaugecli.core.symmetry import equal_groups
+    from gaugecli.core.analyses.symmetry import equal_groups
 
     if seen.start is None:
         return False
@@ -207,18 +207,18 @@ def with_partner(cell: CellMetrics, seen: Observed, partner: Observed, partner_m
 
 CORRECTION_ORDER = {"relu": 2.0}
 """The order ``k`` of the corrections ``r(D)/D^q = C + O(D^{−k})``, by activation: 2 for ReLU — fig3
-measures 1.994 (``ratio-correction-order`` of its sidecar) and ``gaugecli.core.reduced`` has
+measures 1.994 (``ratio-correction-order`` of its sidecar) and ``gaugecli.core.reduced.planar`` has
 ``O(1/D²)`` corrections; any other activation 1, the conservative order of fig8's constants."""
 
 
 def limit_constants(strengths: Array, plus: Array, minus: Array, model: Model) -> tuple[float, float]:
     """C4's ``(exponent, constant)`` from ``T_spec(±D)`` at increasing ``strengths`` (NaN where a run did
-    not align): ``exponent`` the local slope :func:`~gaugecli.core.separation.local_slopes` of
+    not align): ``exponent`` the local slope :func:`~gaugecli.core.analyses.separation.local_slopes` of
     ``r = T_spec(−D)/T_spec(+D)`` between the two largest D; ``constant`` ``C = lim r(D)/D^q``,
-    ``q = 1 + 1/p`` (2 for ReLU), by :func:`~gaugecli.core.limits.richardson_limit` of ``r/D^q`` over
+    ``q = 1 + 1/p`` (2 for ReLU), by :func:`~gaugecli.core.reduced.limits.richardson_limit` of ``r/D^q`` over
     the two largest D at the order :data:`CORRECTION_ORDER`. For ReLU ``C`` is the ratio of the
     reduced equations' limits ``unfavorable_limit(θ0) / favorable_limit(c0, θ0)``
-    (:mod:`gaugecli.core.limits`); from D = 16 and 64 the extrapolation meets it to ~1e-6."""
+    (:mod:`gaugecli.core.reduced.limits`); from D = 16 and 64 the extrapolation meets it to ~1e-6."""
     D = np.asarray(strengths, float)
     r = np.asarray(minus, float) / np.asarray(plus, float)
     if not bool(np.all(np.isfinite(r))) or D.size < 2:

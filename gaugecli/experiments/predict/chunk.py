@@ -6,13 +6,13 @@ On the population loss the ensemble is integrated in the invariant subspace (``k
 :mod:`~gaugecli.experiments.predict.starts`). On ``L_n`` (``n`` given) it is not: a sample is not
 invariant under the rotations that build those coordinates. Each seed then flows in all ``d``
 dimensions on a sample of its own, drawn from ``SeedSequence([seed, n, k, m])``, and all seeds share
-one step-size control (:func:`~gaugecli.core.sample.stacked_empirical_objective`). The solver is
+one step-size control (:func:`~gaugecli.core.samples.sample.stacked_empirical_objective`). The solver is
 RK45 at rtol :data:`~gaugecli.experiments.params.SAMPLE_RTOL`, the one the selection sweep uses on
 ``L_n``'s kinks (:data:`~gaugecli.experiments.perturb.selection.SELECTION_METHOD`). Should the
 ensemble fail, each seed runs alone, and a seed whose own run fails has no owner (``failed``).
 With ``batch`` and ``eta`` the same starts and samples are trained by minibatch SGD instead: every
 seed's batches of ``batch`` rows of its own sample, reshuffled every epoch from ``default_rng(seed)``
-(:func:`~gaugecli.core.sample.stacked_minibatch_oracle`, one batched gradient per step), step
+(:func:`~gaugecli.core.samples.sample.stacked_minibatch_oracle`, one batched gradient per step), step
 ``eta``, ``⌈t_max/eta⌉`` steps. A diverging ensemble reruns seed by seed, as the flow does.
 The predictors read the start alone, so they name the same neurons as on the population loss."""
 
@@ -22,11 +22,11 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from gaugecli.core.gauge import function_coordinates
-from gaugecli.core.objective import Objective
-from gaugecli.core.ownership import feature_alignment, feature_owners
-from gaugecli.core.state import Network
-from gaugecli.core.symmetry import equal_groups
+from gaugecli.core.analyses.ownership import feature_alignment, feature_owners
+from gaugecli.core.analyses.symmetry import equal_groups
+from gaugecli.core.model.gauge import function_coordinates
+from gaugecli.core.model.state import Network
+from gaugecli.core.population.objective import Objective
 from gaugecli.core.types import LATER_FIELD
 from gaugecli.experiments.common import integrate_ensemble
 from gaugecli.experiments.config import DynamicsConfig, ModelConfig
@@ -103,12 +103,12 @@ def _final_state(job: PredictChunk, a0: np.ndarray, W0: np.ndarray) -> tuple[np.
 
 def _sample_final_state(job: PredictChunk) -> tuple[np.ndarray, np.ndarray, np.ndarray, int]:
     """The same on ``L_n``, by flow or SGD (module docstring), in all ``d`` dimensions."""
-    from gaugecli.core.descent import gradient_descent
-    from gaugecli.core.flow import FlowOptions, gradient_flow
-    from gaugecli.core.sample import stacked_empirical_objective, stacked_minibatch_oracle
-    from gaugecli.core.sample_draw import draw_sample
-    from gaugecli.core.tolerance import Tolerance
-    from gaugecli.core.trajectory import NumericalFault
+    from gaugecli.core.integrate.descent import gradient_descent
+    from gaugecli.core.integrate.flow import FlowOptions, gradient_flow
+    from gaugecli.core.integrate.tolerance import Tolerance
+    from gaugecli.core.integrate.trajectory import NumericalFault
+    from gaugecli.core.samples.sample import stacked_empirical_objective, stacked_minibatch_oracle
+    from gaugecli.core.samples.sample_draw import draw_sample
     from gaugecli.experiments.budget import check_flow
 
     assert job.n is not None

@@ -11,9 +11,9 @@ With ``c_j, u_j, δ_j`` the start in function coordinates and ``α_jk = u_j·v̂
 * ``c-alpha`` — ``argmax_j c_j α_jk``: SPEC §2's instantaneous owner ``o(0)``;
 * ``angular-speed`` — ``argmax_j ω_jk`` with ``ω_jk = −θ̇_jk = (u̇_j·v̂_k)/√(1 − α_jk²)`` the initial
   angular speed toward ``v_k``, from the exact transport ``u̇_j = −M^u_j grad_{u_j} L``,
-  ``M^u_j = 1/‖w_j‖²`` (:func:`gaugecli.core.dynamics.function_gradient`);
+  ``M^u_j = 1/‖w_j‖²`` (:func:`gaugecli.core.population.dynamics.function_gradient`);
 * ``race`` — the neuron that, **alone with feature k**, aligns first: the smallest ``T_jk``, the time
-  at which ``α = 1 − ε_align`` in the ``m = 1`` reduced equations (:mod:`gaugecli.core.reduced`)
+  at which ``α = 1 − ε_align`` in the ``m = 1`` reduced equations (:mod:`gaugecli.core.reduced.planar`)
   ``ċ = −√(δ² + 4c²)(c/2 − a*_k g(θ))``, ``θ̇ = −M^u c (π − θ) sin θ / (2π)`` from
   ``(c_j, θ_jk = arccos α_jk, δ_j)``, integrated as ``m = 1`` population flows in the plane of
   ``v_k`` and ``u_j`` (``None`` if no neuron aligns alone by the horizon);
@@ -44,10 +44,10 @@ from __future__ import annotations
 import numpy as np
 from scipy.optimize import linear_sum_assignment
 
-from gaugecli.core.dynamics import function_gradient, transport_mobility
-from gaugecli.core.gauge import function_coordinates, parameters_from_function
-from gaugecli.core.model import Model
-from gaugecli.core.state import Network
+from gaugecli.core.model.gauge import function_coordinates, parameters_from_function
+from gaugecli.core.model.model import Model
+from gaugecli.core.model.state import Network
+from gaugecli.core.population.dynamics import function_gradient, transport_mobility
 from gaugecli.core.types import Array
 from gaugecli.experiments.common import integrate_ensemble
 from gaugecli.experiments.config import DynamicsConfig, ModelConfig

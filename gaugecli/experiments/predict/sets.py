@@ -21,8 +21,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from gaugecli.core.gauge import function_coordinates
-from gaugecli.core.state import Network
+from gaugecli.core.model.gauge import function_coordinates
+from gaugecli.core.model.state import Network
 from gaugecli.experiments.config import ModelConfig
 from gaugecli.experiments.perturb.fits import wilson_interval
 from gaugecli.experiments.predict.config import PredictConfig

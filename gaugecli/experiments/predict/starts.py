@@ -11,7 +11,7 @@ draw's own), or **set apart**, ``δ_j = ρ σ_vis ξ_j`` with ``σ_vis = σ_a σ
 
 **Signs.** By default ``a_j = |ã_j|``; with ``mixed_signs`` the drawn sign is kept. A neuron with
 ``a < 0 < δ`` keeps ``a² ≥ δ > 0`` and can never change sign; it can reach ``w = 0``, the ReLU's kink,
-where the population flow absorbs it and lets it go again (:mod:`gaugecli.core.absorption`). An
+where the population flow absorbs it and lets it go again (:mod:`gaugecli.core.integrate.absorption`). An
 empirical loss's flow has no such rule (its solver stalls at the kink), so mixed signs are for the
 population flow.
 
@@ -26,8 +26,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from gaugecli.core.gauge import function_coordinates, imbalance, parameters_from_function
-from gaugecli.core.state import Network
+from gaugecli.core.model.gauge import function_coordinates, imbalance, parameters_from_function
+from gaugecli.core.model.state import Network
 from gaugecli.core.types import Array
 
 

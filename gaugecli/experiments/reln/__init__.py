@@ -1,6 +1,6 @@
 """``gaugecli reln``: the gated-linear (ReLN) view of gauge selection, where it holds and where it fails.
 
-A ReLN with fixed gates is a linear network per pathway (:mod:`gaugecli.core.reln`). Against the
+A ReLN with fixed gates is a linear network per pathway (:mod:`gaugecli.core.reduced.reln`). Against the
 ReLU population flow from the same complete initial function, for every D in ``strengths`` and
 both gauges ±D (m = 1):
 
@@ -24,11 +24,11 @@ from __future__ import annotations
 
 import numpy as np
 
-from gaugecli.core.flow import gradient_flow
-from gaugecli.core.gauge import initial_direction
-from gaugecli.core.kernels import arccos_kernel
-from gaugecli.core.reln import gate_identity_error, reln_flow
-from gaugecli.core.state import Network
+from gaugecli.core.integrate.flow import gradient_flow
+from gaugecli.core.model.gauge import initial_direction
+from gaugecli.core.model.state import Network
+from gaugecli.core.population.kernels import arccos_kernel
+from gaugecli.core.reduced.reln import gate_identity_error, reln_flow
 from gaugecli.core.types import Progress
 from gaugecli.experiments.budget import check_flow, check_run
 from gaugecli.experiments.common import duplicates

@@ -8,7 +8,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from gaugecli.core.flow import FlowOptions
+from gaugecli.core.integrate.flow import FlowOptions
 from gaugecli.core.types import Array
 from gaugecli.experiments.config import DynamicsConfig, ModelConfig, auto_horizon, check_owner, check_paper_model
 from gaugecli.experiments.declare import require
@@ -66,7 +66,7 @@ class RelnConfig:
 
 
 def flow_options(config: RelnConfig) -> FlowOptions:
-    """The stiff solver's settings: the config's tolerance (:class:`~gaugecli.core.tolerance.Tolerance`)."""
+    """The stiff solver's settings: the config's tolerance (:class:`~gaugecli.core.integrate.tolerance.Tolerance`)."""
     return FlowOptions.at(config.dynamics.tolerance, grid_points=config.dynamics.grid_points)
 
 

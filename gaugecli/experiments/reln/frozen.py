@@ -7,13 +7,13 @@ import math
 
 import numpy as np
 
-from gaugecli.core.dynamics import population_loss
-from gaugecli.core.flow import gradient_flow
-from gaugecli.core.gauge import initial_direction
-from gaugecli.core.metrics import first_time_below
-from gaugecli.core.reln import RelnGeometry, reln_floor, reln_flow, reln_geometry, trajectory_loss
-from gaugecli.core.state import Network
-from gaugecli.core.trajectory import Trajectory
+from gaugecli.core.analyses.metrics import first_time_below
+from gaugecli.core.integrate.flow import gradient_flow
+from gaugecli.core.integrate.trajectory import Trajectory
+from gaugecli.core.model.gauge import initial_direction
+from gaugecli.core.model.state import Network
+from gaugecli.core.population.dynamics import population_loss
+from gaugecli.core.reduced.reln import RelnGeometry, reln_floor, reln_flow, reln_geometry, trajectory_loss
 from gaugecli.core.types import Array
 from gaugecli.experiments.budget import check_flow
 from gaugecli.experiments.common import duplicates

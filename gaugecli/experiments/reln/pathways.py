@@ -7,11 +7,13 @@ import math
 
 import numpy as np
 
-from gaugecli.core.dynamics import population_loss
-from gaugecli.core.gauge import initial_direction
-from gaugecli.core.limits import favorable_limit, unfavorable_limit
-from gaugecli.core.metrics import alignment
-from gaugecli.core.reln import (
+from gaugecli.core.analyses.metrics import alignment
+from gaugecli.core.integrate.trajectory import Trajectory
+from gaugecli.core.model.gauge import initial_direction
+from gaugecli.core.model.state import Network
+from gaugecli.core.population.dynamics import population_loss
+from gaugecli.core.reduced.limits import favorable_limit, unfavorable_limit
+from gaugecli.core.reduced.reln import (
     final_gate_tspec_asymptote,
     gate_floor,
     race_coefficient,
@@ -20,8 +22,6 @@ from gaugecli.core.reln import (
     reln_geometry,
     trajectory_loss,
 )
-from gaugecli.core.state import Network
-from gaugecli.core.trajectory import Trajectory
 from gaugecli.core.types import Array
 from gaugecli.experiments.reln.config import RelnConfig, perpendicular
 from gaugecli.experiments.reln.result import RelnCurves, RelnFits, RelnRatio

@@ -139,7 +139,7 @@ class RelnFits:
     ``unfavorable_intercepts`` = T_ReLN(−D)/D − (4/a*²) ln D per D (→ the asymptote's intercept);
     the largest |T_race(−D)/T_race(+D) − 1|;
     ``relu_limits`` = the ReLU's D → ∞ limits ``(lim D·T_ReLU(+D), lim T_ReLU(−D)/D)`` of
-    :mod:`gaugecli.core.reduced` (``None`` for θ0 ≤ θ_ε); ``favorable_ratio_limit`` = lim
+    :mod:`gaugecli.core.reduced.planar` (``None`` for θ0 ≤ θ_ε); ``favorable_ratio_limit`` = lim
     T_spec(ReLN)/T_spec(ReLU) at +D = ``2 ln(1 + c0/(a* tan θ_ε))`` over the first (θ0 = π/2, else ``None``)."""
 
     favorable_ratio: list[float | None]

@@ -5,12 +5,12 @@ from __future__ import annotations
 
 import numpy as np
 
-from gaugecli.core.dynamics import population_loss
-from gaugecli.core.flow import gradient_flow
-from gaugecli.core.gauge import function_coordinates, owner_imbalances
-from gaugecli.core.metrics import alignment, final_owner, nonowner_norm
-from gaugecli.core.reln import pathway_norm, reln_flow, reln_geometry, trajectory_loss
-from gaugecli.core.state import Network
+from gaugecli.core.analyses.metrics import alignment, final_owner, nonowner_norm
+from gaugecli.core.integrate.flow import gradient_flow
+from gaugecli.core.model.gauge import function_coordinates, owner_imbalances
+from gaugecli.core.model.state import Network
+from gaugecli.core.population.dynamics import population_loss
+from gaugecli.core.reduced.reln import pathway_norm, reln_flow, reln_geometry, trajectory_loss
 from gaugecli.core.types import Array
 from gaugecli.experiments.budget import check_flow
 from gaugecli.experiments.common import duplicates

@@ -1,0 +1,1 @@
+"""Analyses of a trajectory: observables, ownership, pruning, separation, lock-in, symmetry."""

@@ -1,0 +1,152 @@
+"""Gradient descent ``θ ← θ − η g(θ)`` on the population loss, ``L_n`` or minibatches, and the
+stability bound of its step."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from gaugecli.core.analyses.metrics import alignment
+from gaugecli.core.defaults import EPS_ALIGN
+from gaugecli.core.integrate.trajectory import NumericalFault, SolverStats, Trajectory
+from gaugecli.core.model.gauge import imbalance
+from gaugecli.core.model.model import Model
+from gaugecli.core.model.state import Network
+from gaugecli.core.population.objective import GradientOracle, Objective, population_objective, population_oracle
+from gaugecli.core.types import Array, Progress
+
+
+def stable_step_bound(theta: Network, model: Model, objective: Objective | None = None) -> float:
+    """``2/λ_max(∇²L(θ))``: the largest step for which GD is linearly stable at θ (every network of
+    its leading axes; ``objective``: the loss descended, default the population loss)."""
+    hessian = population_objective(model).hessian if objective is None else objective.hessian
+    if hessian is None:  # pragma: no cover - every objective here has a Hessian
+        raise ValueError("the stable step bound needs the objective's Hessian")
+    lam = np.linalg.eigvalsh(hessian(theta.a, theta.W))[..., -1]
+    return float(2.0 / np.max(lam))
+
+
+PROGRESS_EVERY = 1000
+"""GD reports its progress every this many steps (the saved steps are log-spaced, too sparse late)."""
+
+
+def _record_steps(n_steps: int, points: int) -> Array:
+    return np.unique(np.concatenate([[0], np.geomspace(1, n_steps, max(points - 1, 2)).round().astype(int)]))
+
+
+def _divergence_message(eta: float, step: int, bound: float) -> str:
+    return (
+        f"gradient descent diverged at step {step} with eta={eta:g}; "
+        f"the stable bound at the initial point is eta < {bound:.4g}"
+    )
+
+
+def gradient_descent(
+    theta0: Network,
+    model: Model,
+    eta: float,
+    t_max: float,
+    *,
+    oracle: GradientOracle | Objective | None = None,
+    eps_align: float = EPS_ALIGN,
+    grad_tol: float = 1e-10,
+    grid_points: int = 400,
+    stop_at_crossing: bool = False,
+    record_every: int | None = None,
+    method: str = "gd",
+    progress: Progress | None = None,
+) -> Trajectory:
+    """``θ ← θ − η g_k(θ)`` from ``θ0`` (one network or an ensemble); iterate ``k`` sits at time ``t = kη``.
+
+    ``oracle`` gives the gradient ``g_k`` of the objective, called exactly once per step
+    (default: the population loss; :func:`gaugecli.core.samples.sample.empirical_objective` gives
+    full-batch ``L_n``, :func:`gaugecli.core.samples.sample.minibatch_oracle` a fresh minibatch each
+    step — SGD, then ``method="sgd"`` labels it). ``stop_at_crossing``: stop once every member
+    has a neuron at ``α ≥ 1 − ε`` (the pilot runs of :func:`choose_step` need no more).
+    ``record_every``: save every this many steps (a uniform grid of iterates) instead of
+    ``grid_points`` log-spaced ones.
+    Divergence — a non-finite or exploding gradient — is a :class:`NumericalFault` naming the
+    stable step bound.
+
+    Beside the iterates it propagates GD's per-step identity for the imbalance at the model's
+    degree p and decay λ: for the gradient ``g = ∇L + λθ`` of a loss of the network's function
+    (Euler's identity ``a g_a = w·g_w/p`` for the ``L`` part),
+    ``δ_{k+1} = (1 − 2ηλ) δ_k + η² (g_a² − ‖g_w‖²/p)`` exactly, so the flow's law
+    ``δ(0) e^{−2λt}`` is broken by the η² term alone. The propagated ``δ̂`` is stored at the saved
+    iterates (``Trajectory.imbalance_by_steps``); it differs from the iterates' δ by round-off
+    only — or reveals an oracle that is not such a gradient (e.g. without the model's decay).
+    """
+    objective_name, population = "population", True
+    if isinstance(oracle, Objective):
+        objective_name, population, oracle = oracle.name, oracle.population, oracle.gradient
+    elif oracle is not None:  # a bare oracle: a minibatch stream or a custom loss, not the population's
+        objective_name, population = getattr(oracle, "objective_name", "custom"), False
+    oracle = oracle or population_oracle(model)
+    a, W = np.array(theta0.a, float), np.array(theta0.W, float)
+    batch, m = a.shape[:-1], a.shape[-1]
+    n_steps = max(1, math.ceil(t_max / eta))
+    if record_every is not None:
+        record_set = set(range(0, n_steps + 1, max(1, int(record_every))))
+    else:
+        record_set = set(_record_steps(n_steps, grid_points).tolist())
+    thr = 1.0 - eps_align
+    crossing = np.full(batch + (m,), np.nan)
+    prev_align = alignment(W, model)[0]
+    crossing[prev_align >= thr] = 0.0
+    saved: list[tuple[float, Array, Array, Array | None, Array | None]] = []
+    p, lam = model.degree, model.weight_decay
+    law = imbalance(Network(a, W), p) if model.activation.homogeneous else None
+    converged = np.zeros(batch, bool)
+    pending = np.isnan(crossing)  # neurons whose crossing is still to come
+    limit = None
+    k = 0
+    for k in range(n_steps + 1):
+        ga, gW, loss = oracle(a, W)
+        gsq = np.sum(ga**2, axis=-1) + np.sum(gW**2, axis=(-1, -2))
+        if limit is None:  # divergence: the squared gradient 10¹² times its start (and above 1), or not a number
+            limit = 1e12 * np.maximum(gsq, 1.0)
+        if not np.all(gsq <= limit):  # false for NaN and ±inf as well
+            raise NumericalFault(
+                _divergence_message(
+                    eta, k, stable_step_bound(Network(np.asarray(theta0.a), np.asarray(theta0.W)), model)
+                )
+            )
+        converged = gsq <= grad_tol**2
+        crossed = stop_at_crossing and not np.any(np.all(pending, axis=-1))
+        done = k == n_steps or bool(np.all(converged)) or crossed
+        if k in record_set or done:
+            saved.append((k * eta, a.copy(), W.copy(), loss, None if law is None else law.copy()))
+        if progress is not None and (done or k % PROGRESS_EVERY == 0):
+            progress(k / n_steps)  # steps are the work: a linear, meaningful fraction
+        if done:
+            break
+        if law is not None:
+            law = (1.0 - 2.0 * eta * lam) * law + eta**2 * (ga**2 - np.sum(gW**2, axis=-1) / p)
+        a = a - eta * ga
+        W = W - eta * gW
+        align = alignment(W, model)[0]
+        new = (align >= thr) & pending  # a pending neuron was below the threshold at iterate k
+        if np.any(new):
+            # linear interpolation between iterates k and k+1
+            frac = (thr - prev_align[new]) / (align[new] - prev_align[new])
+            crossing[new] = (k + frac) * eta
+            pending &= ~new
+        prev_align = align
+    if progress is not None:
+        progress(1.0)
+    t = np.array([s[0] for s in saved])
+    losses = [s[3] for s in saved]
+    return Trajectory(
+        t=t,
+        a=np.moveaxis(np.array([s[1] for s in saved]), 0, -2),
+        W=np.moveaxis(np.array([s[2] for s in saved]), 0, -3),
+        crossing_times=crossing,
+        eps_align=eps_align,
+        stats=SolverStats(
+            method, k, k + 1, 0, f"{k} steps of size {eta:g}", step=eta, objective=objective_name, population=population
+        ),
+        converged=np.asarray(converged),
+        empirical_loss=None if losses[0] is None else np.moveaxis(np.array(losses), 0, -1),
+        imbalance_by_steps=None if law is None else np.moveaxis(np.array([s[4] for s in saved]), 0, -2),
+    )

@@ -1,0 +1,1 @@
+"""The population loss in closed form: kernels, loss, gradient, Hessian, compiled loops."""

@@ -1,0 +1,1 @@
+"""Finite samples: the empirical loss L_n, its derivatives, SGD batches."""

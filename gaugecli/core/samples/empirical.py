@@ -1,0 +1,268 @@
+"""The empirical loss ``L_n`` on a sample read in chunks of rows, on a torch device.
+
+Every sum over the sample runs over chunks of rows (:class:`EmpiricalSample`), so that no
+intermediate — ``Z = X Wᵀ``, ``σ(Z)``, ``G`` (``n × m``) or the Hessian's ``J``
+(``n × m(d+1)``) — is larger than :data:`~gaugecli.core.samples.sample_draw.DEFAULT_CHUNK_BYTES`; the sums are the same up to the
+order of floating-point additions (round-off). The sample ``X`` itself is either kept
+(``8 n d`` bytes: 1.28 GB at ``n = 10⁷, d = 16``) or, beyond :data:`~gaugecli.core.samples.sample_draw.STORE_LIMIT_BYTES`,
+regenerated chunk by chunk from its seed at every pass: numpy's Gaussian stream drawn in
+consecutive blocks is the same stream drawn at once, so both give the same ``X`` to the bit,
+but regeneration makes a gradient evaluation ~7× slower (measured at ``n = 10⁶, d = 16,
+m = 1``: 0.21 s streamed against 0.03 s stored). The torch work runs on ``device`` (``cpu``,
+``cuda``, or ``auto``: CUDA where torch sees a GPU). On the CPU the gradient — the flow's and
+GD's every step — is summed in numpy on views of the same tensors instead: numpy's matmul beat
+torch's there at every shape measured (×1.1–×3 per gradient, most at small ``n`` and in
+stacks, where torch's per-call dispatch dominates; benchmark row d3). :mod:`gaugecli.core.samples.sample`
+re-exports what callers need; the sample itself (its draw, storage and chunks) is
+:mod:`gaugecli.core.samples.sample_draw`'s.
+
+A stored sample may also be a *stack*, one sample per member of an ensemble (``X (B, n, d)``,
+``y (B, n)``, :meth:`EmpiricalSample.stack`): member ``b`` descends the ``L_n`` of its own sample
+``b``, and one call evaluates all ``B`` gradients (batched products instead of ``B`` calls, whose
+per-call cost dominates at small ``n``).
+"""
+
+from __future__ import annotations
+
+import functools
+import math
+from collections.abc import Iterator
+from contextlib import contextmanager
+
+import numpy as np
+import torch
+
+from gaugecli.core.activations.base import Activation
+from gaugecli.core.model.state import Network
+from gaugecli.core.population.objective import GradientOracle, Objective
+from gaugecli.core.samples.sample_draw import SampleRows, to_numpy
+from gaugecli.core.types import Array, Indices
+
+SMALL_PROBLEM_FLOPS = 5e7
+"""Below this many multiply-adds per step, run torch on one thread: intra-op threads
+cost more in synchronisation than they save, and on a busy 2-core machine they were
+measured to slow small runs down a hundredfold."""
+
+
+@contextmanager
+def _threads_for(flops: float) -> Iterator[None]:
+    threads = torch.get_num_threads()
+    small = flops < SMALL_PROBLEM_FLOPS
+    if small and threads != 1:
+        torch.set_num_threads(1)
+    try:
+        yield
+    finally:
+        if small and threads != 1:
+            torch.set_num_threads(threads)
+
+
+class EmpiricalSample(SampleRows):
+    """The empirical loss ``L_n`` on a :class:`~gaugecli.core.samples.sample_draw.SampleRows`: gradient,
+    Hessian, loss (also along a trajectory), each summed chunk by chunk of rows."""
+
+    # -- the loss and its derivatives ---------------------------------------------------
+
+    def gradient(self, a: Array, W: Array) -> tuple[Array, Array, Array]:
+        """``(∂L_n/∂a, ∂L_n/∂W, L_n)`` with the ensemble axes of ``a (..., m)``, ``W (..., m, d)``:
+
+        ``∂L_n/∂a_j = (1/n) Σ_i r_i σ(w_j·x_i)``, ``∂L_n/∂w_j = (a_j/n) Σ_i r_i σ'(w_j·x_i) x_i``,
+        ``r = f − y``, summed chunk by chunk."""
+        if self.device.type == "cpu":
+            a, W = np.asarray(a, dtype=np.float64), np.asarray(W, dtype=np.float64)
+            g_a, g_W, sq = _gradient_sums_numpy(a, W, self._transposed_chunks(W), self.activation)
+            return g_a / self.n, g_W * (a[..., None] / self.n), 0.5 * sq / self.n
+        with _threads_for(2 * np.size(W) * self.n):
+            at = self._tensor(a)
+            ta, tW, tsq = _gradient_sums(at, self._tensor(W), self._chunks_for(W), self.activation)
+            return to_numpy(ta / self.n), to_numpy(tW * (at.unsqueeze(-1) / self.n)), to_numpy(0.5 * tsq / self.n)
+
+    def _chunks_for(self, W: Array) -> Iterator[tuple[torch.Tensor, torch.Tensor]]:
+        return self.chunks(int(np.prod(np.shape(W)[:-1])))  # (members × m) columns
+
+    def _transposed_chunks(self, W: Array) -> Iterator[tuple[Array, Array]]:
+        """``(X_cᵀ (…, d, c), y_c)`` as numpy arrays over the chunks of :meth:`_chunks_for`.
+
+        A stored CPU sample that is one chunk for this ``W`` — every sample of the figures up to
+        ``n`` of a few thousand — is read from its contiguous ``Xᵀ`` (made once, on the first such
+        gradient, :attr:`_inputs_transposed`): ``Z = W Xᵀ`` is then a plain matrix product, where on
+        the transposed view of ``X`` it went through BLAS's transposed path, ×1.4–×3.6 slower at the
+        figures' shapes (benchmark row d3). A larger sample is read as views of its rows: column
+        blocks of a kept ``Xᵀ`` would stride across all of it."""
+        rows = self.rows_per_chunk(int(np.prod(np.shape(W)[:-1])))
+        if self.X is not None and self.y is not None and self.device.type == "cpu" and rows >= self.n:
+            yield self._inputs_transposed, self.y.numpy()
+            return
+        for Xc, yc in self._chunks_for(W):
+            yield np.swapaxes(Xc.numpy(), -1, -2), yc.numpy()
+
+    @functools.cached_property
+    def _inputs_transposed(self) -> Array:
+        """``Xᵀ (…, d, n)`` in one contiguous block (a second copy of a sample small enough to be one chunk)."""
+        assert self.X is not None
+        return np.ascontiguousarray(np.swapaxes(self.X.numpy(), -1, -2))
+
+    def hessian(self, a: Array, W: Array) -> Array:
+        """Closed-form ``∇²L_n`` away from the kinks, packed ``θ = (a_1..a_m, w_1, ..., w_m)``.
+
+        With ``J_i = ∂r_i/∂θ = (σ(w_j·x_i))_j ⊕ (a_j σ'(w_j·x_i) x_i)_j``:
+
+            ∇²L_n = (1/n) Σ_i J_iᵀ J_i + (1/n) Σ_i r_i ∂²r_i,
+
+        and the second derivatives of ``r_i`` are ``∂²r_i/∂a_j∂w_j = σ'(w_j·x_i) x_i`` and
+        ``∂²r_i/∂w_j² = a_j σ''(w_j·x_i) x_i x_iᵀ`` — zero off the kinks for a piecewise-linear σ
+        (ReLU: ``σ'' = δ(z)``), whose :meth:`~gaugecli.core.activations.base.Activation.curvature_torch`
+        is ``None``. Shape ``(..., P, P)``, ``P = m (d + 1)``; ensemble axes are kept. ``J`` is built
+        one chunk of rows at a time (``rows × members × P`` ≤ ``chunk_bytes``).
+        """
+        act = self.activation
+        at, Wt = self._tensor(a), self._tensor(W)
+        batch, (m, d) = tuple(at.shape[:-1]), tuple(Wt.shape[-2:])
+        P = m * (d + 1)
+        members = math.prod(batch)
+        with _threads_for(2 * self.n * P**2 * members):
+            hess = torch.zeros(batch + (P, P), dtype=torch.float64, device=self.device)
+            cross = torch.zeros(batch + (m, d), dtype=torch.float64, device=self.device)
+            curved = None
+            WT, a_col, a_row = Wt.transpose(-1, -2), at.unsqueeze(-1), at.unsqueeze(-2)
+            for Xc, yc in self.chunks(members * P):
+                Z = torch.matmul(Xc, WT)  # (..., c, m)
+                H = act.sigma_torch(Z)
+                r = torch.matmul(H, a_col).squeeze(-1) - yc
+                slope = act.derivative_torch(Z)
+                n_rows = Xc.shape[-2]
+                J = torch.empty(batch + (n_rows, P), dtype=torch.float64, device=self.device)
+                J[..., :m] = H
+                J_w = J[..., m:].view(batch + (n_rows, m, d))
+                torch.mul((slope * a_row).unsqueeze(-1), Xc.unsqueeze(-2), out=J_w)
+                hess += torch.matmul(J.transpose(-1, -2), J)
+                curvature = act.curvature_torch(Z)
+                if curvature is not None:  # Σ_i r_i a_j σ''(z_ij) x_i x_iᵀ, one d × d block per neuron
+                    weights = curvature * r.unsqueeze(-1) * a_row  # (..., c, m)
+                    term = torch.einsum("...cm,...cx,...cy->...mxy", weights, Xc, Xc)
+                    curved = term if curved is None else curved + term
+                slope *= r.unsqueeze(-1)
+                cross += torch.matmul(slope.transpose(-1, -2), Xc)
+            hess /= self.n
+            cross /= self.n
+            rows = torch.arange(m, device=self.device).repeat_interleave(d)
+            cols = m + torch.arange(m * d, device=self.device)
+            flat = cross.reshape(batch + (m * d,))
+            hess[..., rows, cols] += flat
+            hess[..., cols, rows] += flat
+            if curved is not None:
+                for j in range(m):
+                    block = slice(m + j * d, m + (j + 1) * d)
+                    hess[..., block, block] += curved[..., j, :, :] / self.n
+            return to_numpy(hess)
+
+    def loss(self, theta: Network) -> Array:
+        """``L_n(θ)`` with the ensemble axes of ``θ``."""
+        a = np.asarray(theta.a, float)
+        return self.loss_along(Network(a[..., None, :], np.asarray(theta.W, float)[..., None, :, :]))[..., 0]
+
+    def loss_along(self, theta: Network) -> Array:
+        """``L_n`` along a trajectory ``θ`` (``a (..., n_t, m)``, ``W (..., n_t, m, d)``): every saved
+        state in one product ``X_c W_allᵀ`` per chunk of rows (blocks of states keep the
+        ``rows × states·m`` intermediate within ``chunk_bytes``)."""
+        a, W = np.asarray(theta.a, float), np.asarray(theta.W, float)
+        if self.members is not None:  # member b along its own sample b
+            assert self.X is not None and self.y is not None
+            X, y = self.X, self.y
+            return np.stack([self.holding(X[b], y[b]).loss_along(Network(a[b], W[b])) for b in range(self.members)])
+        lead, (m, d) = a.shape[:-1], W.shape[-2:]
+        states = math.prod(lead)
+        a_all, W_all = a.reshape(states, m), W.reshape(states * m, d)
+        # at least 1024 rows per chunk: a block of states has ≤ chunk_bytes / (8·1024·m) of them
+        block = max(1, self.chunk_bytes // (8 * 1024 * m))
+        out = np.empty(states)
+        with _threads_for(2 * self.n * W.size):
+            for s0 in range(0, states, block):
+                s1 = min(s0 + block, states)
+                at = self._tensor(a_all[s0:s1])  # (s, m)
+                WT = self._tensor(W_all[s0 * m : s1 * m]).T  # (d, s·m)
+                sq = torch.zeros(s1 - s0, dtype=torch.float64, device=self.device)
+                for Xc, yc in self.chunks((s1 - s0) * m):
+                    H = self.activation.sigma_torch(torch.matmul(Xc, WT)).view(Xc.shape[0], s1 - s0, m)
+                    r = torch.sum(H.mul_(at), dim=-1) - yc.unsqueeze(-1)  # (c, s)
+                    sq += torch.sum(r * r, dim=0)
+                out[s0:s1] = to_numpy(0.5 * sq / self.n)
+        return out.reshape(lead)
+
+    def oracle(self) -> GradientOracle:
+        """:meth:`gradient` as a :data:`~gaugecli.core.population.objective.GradientOracle` for GD."""
+
+        def oracle(a: Array, W: Array) -> tuple[Array, Array, Array]:
+            return self.gradient(a, W)
+
+        oracle.objective_name = self.name  # type: ignore[attr-defined]
+        return oracle
+
+    def objective(self) -> Objective:
+        """``L_n`` as an :class:`~gaugecli.core.population.objective.Objective` (gradient and Hessian); of a
+        stack, with the objective of any subset of members (the flow integrates chunks of them)."""
+        if self.members is None:
+            return Objective(self.oracle(), self.hessian, self.name)
+        X, y = self.X, self.y
+        assert X is not None and y is not None
+
+        def members(idx: Indices) -> Objective:
+            rows = torch.as_tensor(np.asarray(idx), device=self.device)
+            return self.holding(X[rows], y[rows]).objective()
+
+        return Objective(self.oracle(), self.hessian, self.name, members)
+
+
+def _gradient_sums_numpy(
+    a: Array,
+    W: Array,
+    chunks: Iterator[tuple[Array, Array]],
+    activation: Activation,
+) -> tuple[Array, Array, Array]:
+    """:func:`_gradient_sums` in numpy, for a sample on the CPU, over chunks ``(X_cᵀ (…, d, c), y_c)``.
+
+    The same sums in the same layout (module docstring: why numpy on the CPU)."""
+    a_row = a[..., None, :]
+    sums: list[Array] = []
+    for XTc, yc in chunks:
+        Xc = np.swapaxes(XTc, -1, -2)  # (..., c, d)
+        Z = np.matmul(W, XTc)  # (..., m, c)
+        H = activation.sigma(Z)
+        r = np.matmul(a_row, H)[..., 0, :] - yc  # (..., c)
+        G = activation.derivative(Z)
+        G *= r[..., None, :]  # σ'(Z) r
+        terms = (np.matmul(H, r[..., None])[..., 0], np.matmul(G, Xc), np.einsum("...c,...c->...", r, r))
+        # new sums, not +=: the loss of one member is a numpy scalar, which += would rebind
+        sums = list(terms) if not sums else [total + term for total, term in zip(sums, terms, strict=True)]
+    return sums[0], sums[1], sums[2]
+
+
+def _gradient_sums(
+    at: torch.Tensor,
+    Wt: torch.Tensor,
+    chunks: Iterator[tuple[torch.Tensor, torch.Tensor]],
+    activation: Activation,
+) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
+    """``Σ_i r_i σ(Z_i)``, ``Σ_i (σ'(Z_i) r_i) x_iᵀ`` and ``Σ_i r_i²`` over the chunks
+    (``Z = X Wᵀ``, ``r = σ(Z) a − y``): the unnormalised gradient of ``L_n`` and ``2 n L_n``."""
+    # Laid out (..., m, c) — neurons × rows — so that every elementwise step runs over contiguous
+    # rows and σ' enters as a multiply: measured ×2.4 faster per gradient than (..., c, m)
+    # with torch.where (n = 32000, m = 2, d = 16, one thread).
+    a_row = at.unsqueeze(-2)
+    sums: list[torch.Tensor] = []
+    for Xc, yc in chunks:
+        Z = torch.matmul(Wt, Xc.transpose(-1, -2))  # (..., m, c)
+        H = activation.sigma_torch(Z)
+        r = torch.matmul(a_row, H).squeeze(-2) - yc  # (..., c)
+        G = activation.derivative_torch(Z).mul_(r.unsqueeze(-2))  # σ'(Z) r
+        terms = (
+            torch.matmul(H, r.unsqueeze(-1)).squeeze(-1),
+            torch.matmul(G, Xc),
+            torch.sum(r * r, dim=-1),
+        )
+        if sums:  # the first chunk's terms start the sums (one chunk: no extra work at small n)
+            for total, term in zip(sums, terms, strict=True):
+                total += term
+        else:
+            sums = list(terms)
+    return sums[0], sums[1], sums[2]
