@@ -35,7 +35,7 @@ _EXPORTS = {
     "function_coordinates": "gaugecli.core.model.gauge",
     "parameters_from_function": "gaugecli.core.model.gauge",
     "imbalance": "gaugecli.core.model.gauge",
-    "arccos_kernel": "gaugecli.core.population.kernels",
+    "arccos_kernel": "gaugecli.core.kernels.arccos",
     "population_loss": "gaugecli.core.population.dynamics",
     "population_gradient": "gaugecli.core.population.dynamics",
     "population_hessian": "gaugecli.core.population.dynamics",

@@ -12,7 +12,7 @@ import pytest
 import torch
 
 from gaugecli.core.activations import ACTIVATIONS, Activation, LeakyReLU, activation
-from gaugecli.core.population import kernels
+from gaugecli.core.kernels import arccos as kernels
 
 D = 5
 N_MC = 1_000_000  # the issue asks ≥ 10⁶ samples per Monte Carlo check

@@ -460,8 +460,19 @@ def test_the_integrator_check_sees_what_it_forbids(tmp_path: Path) -> None:
     ]
 
 
-CORE_PARTS = {"activations", "model", "population", "samples", "integrate", "reduced", "analyses"}
-"""The folders of ``core/``, each one floor of the numerics (ARCHITECTURE.md draws them)."""
+CORE_FLOORS = (
+    ("kernels",),
+    ("activations",),
+    ("model",),
+    ("population",),
+    ("samples",),
+    ("integrate",),
+    ("reduced",),
+    ("analyses",),
+)
+"""The folders of ``core/``, each a floor of the numerics, lowest first (ARCHITECTURE.md draws them):
+a floor imports only the floors below it and the shared leaves at core's top."""
+CORE_PARTS = {part for floor in CORE_FLOORS for part in floor}
 
 
 def test_the_core_shows_its_parts_as_folders() -> None:
@@ -476,3 +487,20 @@ def test_the_core_shows_its_parts_as_folders() -> None:
     for part in folders:
         init = core / part / "__init__.py"
         assert init.is_file() and ast.get_docstring(ast.parse(init.read_text(encoding="utf-8"))), part
+
+
+def test_the_core_floors_import_only_downward() -> None:
+    """No module of a core floor imports a floor above it (a part depends on the parts below, never the
+    reverse): the folders are the layering, not just a filing."""
+    height = {part: i for i, floor in enumerate(CORE_FLOORS) for part in floor}
+    upward = []
+    for module, targets in _graph().items():
+        parts = module.split(".")
+        if parts[:2] != ["gaugecli", "core"] or len(parts) < 4:
+            continue
+        for target in targets:
+            other = target.split(".")
+            if other[:2] == ["gaugecli", "core"] and len(other) > 3 and other[2] != parts[2]:
+                if height[other[2]] > height[parts[2]]:
+                    upward.append(f"{module} → {target}")
+    assert not upward, "imports up the core's floors:\n" + "\n".join(sorted(upward))

@@ -115,7 +115,7 @@ def test_mixed_gauges_end_with_a_cancelling_pair_not_two_pruned_neurons() -> Non
     neurons together (``unaligned_norm``) is ≤ 1e-3 of Σ|c_j|/√2 (what they would carry in one
     direction with one sign; measured 6e-4 at the default horizon): they cancel. The metric itself
     is checked against Monte Carlo in ``tests/test_metrics.py``."""
-    from gaugecli.core.population.kernels import angular_profile
+    from gaugecli.core.kernels.arccos import angular_profile
 
     deltas = (-2.0, 4.0, 0.0, -4.0, 2.0)
     run = select(SelectConfig(model=MODEL, dynamics=FLOW, deltas=deltas)).runs[0]

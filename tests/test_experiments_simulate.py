@@ -13,8 +13,8 @@ import numpy as np
 import pytest
 import torch
 
-from gaugecli.core.analyses.metrics import clock_free_gap, time_rescaling_mismatch
 from gaugecli.core.analyses.observables import RunObservables
+from gaugecli.core.model.metrics import clock_free_gap, time_rescaling_mismatch
 from gaugecli.core.population.dynamics import transport_mobility
 from gaugecli.experiments.common import duplicates
 from gaugecli.experiments.config import DynamicsConfig, ModelConfig

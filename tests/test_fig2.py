@@ -15,8 +15,8 @@ from typing import Any
 import numpy as np
 import pytest
 
-from gaugecli.core.analyses.metrics import clock_free_gap
-from gaugecli.core.population.kernels import angular_profile
+from gaugecli.core.kernels.arccos import angular_profile
+from gaugecli.core.model.metrics import clock_free_gap
 from gaugecli.core.reduced.planar import planar_loss, solve_reduced
 from gaugecli.pipeline import Pipeline
 from gaugecli.plots import fig2, fig3, render, style

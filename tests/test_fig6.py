@@ -135,7 +135,7 @@ def test_loss_derivative_matches_the_decomposition(built) -> None:
     error falls like h³ with the spacing h in ln t, so on every second sample it must be several
     times larger; the full grid's deviation is held to half the coarse grid's (8× expected), and
     to DECOMPOSITION_ERROR_LIMIT (1e-3) absolutely."""
-    from gaugecli.core.analyses.metrics import loss_decay_rate
+    from gaugecli.core.model.metrics import loss_decay_rate
 
     parity, inputs = built[1]["c"], built[2]
     assert parity["max_relative_deviation"] <= checks6.DECOMPOSITION_ERROR_LIMIT == parity["limit"]

@@ -11,7 +11,7 @@ import numpy as np
 import pytest
 
 from gaugecli.core.defaults import C0, THETA0
-from gaugecli.core.population import kernels
+from gaugecli.core.kernels import arccos as kernels
 from gaugecli.core.reduced import planar as reduced
 from gaugecli.pipeline import Pipeline
 from gaugecli.plots import render as R

@@ -1,7 +1,7 @@
 """The compiled loops of ``gaugecli.core.population.fused`` against the numpy closed forms, finite differences
 and the flows they drive.
 
-The numpy route (``gaugecli.core.population.kernels`` and the activations' kernels, contracted in
+The numpy route (``gaugecli.core.kernels.arccos`` and the activations' kernels, contracted in
 ``gaugecli.core.population.dynamics``) is the reference: the loops sum the same pair terms in another order,
 so every entry agrees to a few ulps of the terms' scale. Tolerances: ``32 ε`` of the largest entry
 (a sum of at most ``m + k ≤ 11`` pair terms, each a few roundings), and for the Hessian against

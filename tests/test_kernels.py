@@ -1,6 +1,6 @@
 """Arc-cosine kernel and its closed-form derivatives against independent references.
 
-References used here never go through ``gaugecli.core.population.kernels``: Monte Carlo over
+References used here never go through ``gaugecli.core.kernels.arccos``: Monte Carlo over
 ``x ~ N(0, I)`` (with standard errors from the sample), central finite differences,
 torch autograd of the plain ``arccos`` formula, and high-precision mpmath.
 """
@@ -13,7 +13,7 @@ import numpy as np
 import pytest
 import torch
 
-from gaugecli.core.population.kernels import (
+from gaugecli.core.kernels.arccos import (
     angular_profile,
     arccos_kernel,
     arccos_kernel_and_grad_sum,

@@ -5,7 +5,8 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from gaugecli.core.analyses.metrics import (
+from gaugecli.core.model.gauge import function_coordinates
+from gaugecli.core.model.metrics import (
     alignment,
     clock_free_gap,
     clock_free_gap_location,
@@ -23,7 +24,6 @@ from gaugecli.core.analyses.metrics import (
     specialization_time,
     time_rescaling_mismatch,
 )
-from gaugecli.core.model.gauge import function_coordinates
 from gaugecli.core.model.model import Model, standard_model
 from gaugecli.core.model.state import Network
 from gaugecli.core.model.teacher import Teacher

@@ -6,9 +6,9 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from gaugecli.core.analyses.metrics import final_owner
 from gaugecli.core.analyses.observables import observe
 from gaugecli.core.analyses.ownership import FUNCTION_LEVEL, feature_owners
+from gaugecli.core.model.metrics import final_owner
 from gaugecli.core.model.state import Network
 from gaugecli.experiments.common import integrate_ensemble
 from gaugecli.experiments.config import DynamicsConfig, ModelConfig

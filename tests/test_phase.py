@@ -17,8 +17,8 @@ import torch
 from typer.testing import CliRunner
 
 from gaugecli.cli.app import app
-from gaugecli.core.analyses.metrics import clock_free_gap
 from gaugecli.core.analyses.tangent import kernel_distance, tangent_kernel
+from gaugecli.core.model.metrics import clock_free_gap
 from gaugecli.core.model.state import Network
 from gaugecli.experiments import params as P
 from gaugecli.experiments.config import DynamicsConfig, ModelConfig

@@ -14,15 +14,15 @@ import numpy as np
 import pytest
 from scipy.integrate import simpson
 
-from gaugecli.core.analyses.metrics import clock_free_gap, distance_to_path
 from gaugecli.core.analyses.observables import observe
 from gaugecli.core.analyses.symmetry import ROUNDOFF_EXPONENT, antisymmetric_rate, separation_exponent
 from gaugecli.core.integrate.flow import FlowOptions, gradient_flow
+from gaugecli.core.kernels.arccos import angular_profile
 from gaugecli.core.model.gauge import duplicate_initial_condition, function_coordinates, imbalance, owner_imbalances
+from gaugecli.core.model.metrics import clock_free_gap, distance_to_path
 from gaugecli.core.model.model import standard_model
 from gaugecli.core.model.state import Network
 from gaugecli.core.population.dynamics import dissipation, population_gradient, population_loss
-from gaugecli.core.population.kernels import angular_profile
 from gaugecli.core.reduced.limits import (
     favorable_limit,
     favorable_limit_dissipation,

@@ -12,6 +12,7 @@ from scipy.integrate import solve_ivp
 
 from gaugecli.core.integrate import flow
 from gaugecli.core.integrate.flow import gradient_flow
+from gaugecli.core.kernels.arccos import arccos_kernel_hessians
 from gaugecli.core.model.gauge import (
     duplicate_initial_condition,
     function_coordinates,
@@ -22,7 +23,6 @@ from gaugecli.core.model.model import Model, standard_model
 from gaugecli.core.model.state import Network
 from gaugecli.core.model.teacher import Teacher
 from gaugecli.core.population.dynamics import population_gradient, population_hessian, population_loss
-from gaugecli.core.population.kernels import arccos_kernel_hessians
 from gaugecli.core.reduced.reln import (
     final_gate_tspec_asymptote,
     gate_floor,

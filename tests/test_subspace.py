@@ -7,11 +7,11 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from gaugecli.core.analyses.metrics import alignment
 from gaugecli.core.analyses.observables import observe
 from gaugecli.core.integrate.descent import gradient_descent
 from gaugecli.core.integrate.flow import FlowOptions, gradient_flow
 from gaugecli.core.model.gauge import duplicate_initial_condition, owner_imbalances, parameters_from_function
+from gaugecli.core.model.metrics import alignment
 from gaugecli.core.model.model import standard_model
 from gaugecli.core.model.state import Network
 from gaugecli.core.model.subspace import invariant_subspace

@@ -78,9 +78,9 @@ def test_equal_groups() -> None:
 
 
 def _report(deltas: list[float], d: int = 4):
-    from gaugecli.core.analyses.metrics import alignment, final_owner
     from gaugecli.core.integrate.flow import gradient_flow
     from gaugecli.core.model.gauge import function_coordinates
+    from gaugecli.core.model.metrics import alignment, final_owner
     from gaugecli.experiments.config import auto_horizon
 
     teacher = standard_model(d)

@@ -59,7 +59,7 @@ def limit_constants(config: LimitConstantsConfig, progress: Progress | None = No
 @dataclass(frozen=True)
 class LimitPathsConfig:
     """The model ``(c0, θ0, a*)``; ``points`` samples of each path; the gap's loss ``floor`` (loss
-    levels at or below it are round-off, :func:`gaugecli.core.analyses.metrics.clock_free_gap`)."""
+    levels at or below it are round-off, :func:`gaugecli.core.model.metrics.clock_free_gap`)."""
 
     c0: float = C0
     theta0: float = THETA0

@@ -15,11 +15,11 @@ from typing import ClassVar
 
 import numpy as np
 
-from gaugecli.core.analyses.metrics import first_time_below
 from gaugecli.core.analyses.observables import RunObservables
 from gaugecli.core.analyses.pruning import pruning_rate
 from gaugecli.core.frames import Labelled, View
 from gaugecli.core.model.gauge import owner_imbalances
+from gaugecli.core.model.metrics import first_time_below
 from gaugecli.core.model.state import Network
 from gaugecli.core.types import PointRunner, Progress
 from gaugecli.experiments.common import duplicates, run_ensemble, run_serially

@@ -66,7 +66,7 @@ def reduced_window(config: ReducedWindowConfig, progress: Progress | None = None
     """The window of ``config`` (two reduced flows, then ``brentq`` on their dense output; ~0.3 s)."""
     from scipy.optimize import brentq
 
-    from gaugecli.core.population.kernels import angular_profile
+    from gaugecli.core.kernels.arccos import angular_profile
     from gaugecli.core.reduced.planar import solve_reduced
 
     strength, a_star, level = config.strength, config.a_star, config.level

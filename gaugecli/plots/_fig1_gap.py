@@ -26,7 +26,7 @@ def gap_series(plus: Any, minus: Any, a_star: float) -> tuple[np.ndarray, np.nda
     """``‖f_{+D} − f_{−D}‖ / ‖y‖`` at every time ``≥ GAP_T_FIRST`` that *both* runs store: their
     common grid (equal |δ|, equal horizons), each other's T_spec and the window's ends, all declared
     (:func:`gaugecli.plots.fig1.followups`); nothing is interpolated between stored samples."""
-    from gaugecli.core.analyses.metrics import function_distance
+    from gaugecli.core.model.metrics import function_distance
 
     t, i_plus, i_minus = np.intersect1d(plus.t, minus.t, assume_unique=True, return_indices=True)
     keep = t >= GAP_T_FIRST

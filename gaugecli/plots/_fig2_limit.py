@@ -9,9 +9,9 @@ from typing import TYPE_CHECKING, Any, NamedTuple
 
 import numpy as np
 
-from gaugecli.core.analyses.metrics import clock_free_gap_location, distance_to_path
-from gaugecli.core.analyses.metrics import time_rescaling_mismatch as rescaling
 from gaugecli.core.analyses.observables import RunObservables
+from gaugecli.core.model.metrics import clock_free_gap_location, distance_to_path
+from gaugecli.core.model.metrics import time_rescaling_mismatch as rescaling
 from gaugecli.plots import style
 from gaugecli.plots.venue import Layout
 

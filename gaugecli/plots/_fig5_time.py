@@ -6,8 +6,8 @@ from typing import Any
 
 import numpy as np
 
-from gaugecli.core.analyses.metrics import first_time_below
 from gaugecli.core.analyses.pruning import pruning_rate_limit
+from gaugecli.core.model.metrics import first_time_below
 from gaugecli.experiments.prune import RESOLUTION, PrunePoint, PruneResult, SweepPoint
 from gaugecli.plots import style
 from gaugecli.plots.venue import Layout

@@ -11,8 +11,8 @@ from typing import Any
 
 import numpy as np
 
-from gaugecli.core.analyses.metrics import loss_decay_rate
 from gaugecli.core.analyses.observables import RunObservables
+from gaugecli.core.model.metrics import loss_decay_rate
 from gaugecli.plots import style
 from gaugecli.plots.venue import Layout
 

@@ -307,7 +307,7 @@ def _panel_functions(
     ax: Any, runs: dict[str, Any], a_star: float, phi: np.ndarray, t_mark: float, layout: Layout
 ) -> dict[str, Any]:
     """(b, bottom): the ±D students at ``t = T_spec(+D)``, both stored at that time, and the teacher."""
-    from gaugecli.core.analyses.metrics import function_distance
+    from gaugecli.core.model.metrics import function_distance
 
     teacher_a, teacher_W = np.array([a_star]), np.array([[1.0, 0.0]])
     y = _on_slice(teacher_a, teacher_W, phi)

@@ -35,9 +35,9 @@ from typing import Any
 
 import numpy as np
 
-from gaugecli.core.analyses.metrics import alignment_vs_loss
-from gaugecli.core.analyses.metrics import time_rescaling_mismatch as rescaling
 from gaugecli.core.analyses.observables import RunObservables
+from gaugecli.core.model.metrics import alignment_vs_loss
+from gaugecli.core.model.metrics import time_rescaling_mismatch as rescaling
 from gaugecli.core.reduced.planar import planar_loss
 from gaugecli.plots import style
 from gaugecli.plots._fig2_limit import (

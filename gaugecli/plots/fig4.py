@@ -51,7 +51,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from gaugecli.core.population.kernels import angular_profile
+from gaugecli.core.kernels.arccos import angular_profile
 from gaugecli.plots import style
 from gaugecli.plots._fig4_angle import panel_angle, plane_angles
 from gaugecli.plots._fig4_boundary import (

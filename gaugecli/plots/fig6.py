@@ -36,8 +36,8 @@ from typing import Any
 
 import numpy as np
 
-from gaugecli.core.analyses.metrics import cumulative_log_time_integral
 from gaugecli.core.analyses.observables import RunObservables, resolved_residual
+from gaugecli.core.model.metrics import cumulative_log_time_integral
 from gaugecli.experiments.limit_dissipation import LimitDissipation, LimitDissipationConfig
 from gaugecli.experiments.simulate import SimulateConfig
 from gaugecli.plots import style

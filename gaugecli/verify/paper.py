@@ -71,7 +71,7 @@ def _c4(inputs: Inputs, quick: bool) -> Check:
 
 
 def _c5(inputs: Inputs, quick: bool) -> Check:
-    from gaugecli.core.analyses.metrics import clock_free_gap, time_rescaling_mismatch
+    from gaugecli.core.model.metrics import clock_free_gap, time_rescaling_mismatch
 
     gaps, mismatch = [], []
     for D in _strengths(quick):

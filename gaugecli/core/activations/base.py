@@ -10,7 +10,7 @@ Gaussian pair ``(w·x, w'·x)``). An :class:`Activation` supplies ``K``, its gra
 argument ``∂K/∂w`` and the two Hessian blocks ``(∂²K/∂w², ∂²K/∂w∂w')``, all in closed form and
 finite at ``φ = 0`` (duplicate neurons) and ``φ = π`` (antipodal ones).
 
-Shapes follow :mod:`gaugecli.core.population.kernels`: ``W1`` is ``(..., p, d)`` and ``W2`` is ``(..., q, d)``;
+Shapes follow :mod:`gaugecli.core.kernels.arccos`: ``W1`` is ``(..., p, d)`` and ``W2`` is ``(..., q, d)``;
 ``kernel`` is ``(..., p, q)``, ``kernel_grad`` ``(..., p, q, d)`` and each Hessian block
 ``(..., p, q, d, d)``, indexed ``[..., i, j, a, b] = ∂²K(w1_i, w2_j)/∂w_a ∂w_b`` (resp. ``∂w_a ∂w'_b``).
 Leading axes broadcast.

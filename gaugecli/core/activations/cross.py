@@ -25,7 +25,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from gaugecli.core.activations.base import Activation, filled, inner, kernel_and_grad_sum, pair_shape, right
-from gaugecli.core.population.kernels import arccos_kernel, arccos_kernel_grad, arccos_kernel_hessians
+from gaugecli.core.kernels.arccos import arccos_kernel, arccos_kernel_grad, arccos_kernel_hessians
 from gaugecli.core.types import Array
 
 

@@ -12,7 +12,7 @@ cross terms sum to ``β(1 − β) w·w'`` and
     ∂K/∂w = (1 − β)² ∂κ/∂w + β w',
     ∂²K/∂w² = (1 − β)² ∂²κ/∂w²,     ∂²K/∂w∂w' = (1 − β)² ∂²κ/∂w∂w' + β I,
 
-with ``κ`` the degree-one arc-cosine kernel of :mod:`gaugecli.core.population.kernels`. ``β = 0`` is ReLU and
+with ``κ`` the degree-one arc-cosine kernel of :mod:`gaugecli.core.kernels.arccos`. ``β = 0`` is ReLU and
 ``β = 1`` the identity. The default ``β = 0.01`` is that of ``torch.nn.LeakyReLU``.
 """
 
@@ -25,7 +25,7 @@ from typing import TYPE_CHECKING, ClassVar
 import numpy as np
 
 from gaugecli.core.activations.base import Activation, filled, inner, pair_shape, right
-from gaugecli.core.population.kernels import (
+from gaugecli.core.kernels.arccos import (
     arccos_kernel,
     arccos_kernel_and_grad,
     arccos_kernel_grad,

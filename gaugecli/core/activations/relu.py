@@ -1,9 +1,9 @@
-"""ReLU ``σ(z) = max(z, 0)`` (degree 1): the arc-cosine kernel of :mod:`gaugecli.core.population.kernels`, unchanged.
+"""ReLU ``σ(z) = max(z, 0)`` (degree 1): the arc-cosine kernel of :mod:`gaugecli.core.kernels.arccos`, unchanged.
 
     K(w, w') = ‖w‖‖w'‖ (sin φ + (π − φ) cos φ) / (2π),
     ∂K/∂w   = ((π − φ) w' + sin φ ‖w'‖ ŵ) / (2π).
 
-Every method delegates to :mod:`gaugecli.core.population.kernels`, so the two agree bit for bit (the
+Every method delegates to :mod:`gaugecli.core.kernels.arccos`, so the two agree bit for bit (the
 Hessian blocks and their finiteness at ``φ = 0, π`` are documented there).
 """
 
@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, ClassVar
 import numpy as np
 
 from gaugecli.core.activations.base import Activation
-from gaugecli.core.population.kernels import (
+from gaugecli.core.kernels.arccos import (
     arccos_kernel,
     arccos_kernel_and_grad,
     arccos_kernel_and_grad_sum,

@@ -20,7 +20,7 @@ finite everywhere: ``3‖w‖‖w'‖² ŵ`` at ``φ = 0`` and ``0`` at ``φ = �
     ∂²K/∂w²  = A I + (2/π) (‖w'‖² s ŵ qᵀ + (π − φ) w' w'ᵀ + s ‖w'‖ w' ŵᵀ),
     ∂²K/∂w∂w' = B I + w ((2/π)(s ρ + π − φ) w' + (2/π) ‖w'‖ s q')ᵀ + (2/π) w' ((π − φ) w + s ‖w‖ ŵ')ᵀ.
 
-The angle and ``q`` come from the pair geometry of :mod:`gaugecli.core.population.kernels` (``φ = atan2(‖q‖, ρ)``,
+The angle and ``q`` come from the pair geometry of :mod:`gaugecli.core.kernels.arccos` (``φ = atan2(‖q‖, ρ)``,
 accurate at tiny angles), so ReLU and squared ReLU see the same ``φ`` bit for bit.
 """
 
@@ -32,7 +32,7 @@ from typing import TYPE_CHECKING, ClassVar
 import numpy as np
 
 from gaugecli.core.activations.base import Activation, left, outer, right
-from gaugecli.core.population.kernels import _pair_geometry
+from gaugecli.core.kernels.arccos import _pair_geometry
 from gaugecli.core.types import Array
 
 if TYPE_CHECKING:

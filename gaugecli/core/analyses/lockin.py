@@ -37,9 +37,9 @@ import numpy as np
 from numpy.lib.stride_tricks import sliding_window_view
 
 from gaugecli.core.analyses.symmetry import antisymmetric_rate, separation_exponent
+from gaugecli.core.kernels.arccos import arccos_kernel
 from gaugecli.core.model.model import Model
 from gaugecli.core.model.state import Network
-from gaugecli.core.population.kernels import arccos_kernel
 from gaugecli.core.types import Array, Indices
 
 _TWO_PI = 2.0 * np.pi

@@ -7,7 +7,12 @@ from typing import Any, ClassVar
 
 import numpy as np
 
-from gaugecli.core.analyses.metrics import (
+from gaugecli.core.analyses.ownership import feature_alignment, feature_nonowner_norm, feature_owners, ownership_matrix
+from gaugecli.core.analyses.symmetry import SADDLE_NOTE, exact_saddle, symmetry_report
+from gaugecli.core.frames import Labelled, View
+from gaugecli.core.integrate.trajectory import SolverStats, Trajectory
+from gaugecli.core.model.gauge import function_coordinates, imbalance
+from gaugecli.core.model.metrics import (
     alignment,
     final_owner,
     instantaneous_owner,
@@ -16,11 +21,6 @@ from gaugecli.core.analyses.metrics import (
     log_time_integral,
     specialization_time,
 )
-from gaugecli.core.analyses.ownership import feature_alignment, feature_nonowner_norm, feature_owners, ownership_matrix
-from gaugecli.core.analyses.symmetry import SADDLE_NOTE, exact_saddle, symmetry_report
-from gaugecli.core.frames import Labelled, View
-from gaugecli.core.integrate.trajectory import SolverStats, Trajectory
-from gaugecli.core.model.gauge import function_coordinates, imbalance
 from gaugecli.core.model.model import Model
 from gaugecli.core.model.state import Network
 from gaugecli.core.population.dynamics import Dissipation, dissipation, population_loss
@@ -154,9 +154,9 @@ DISSIPATION_IDENTITY_RTOL = 1e-8
 
 
 def dissipated(t: Array, reaction: Array, transport: Array, inserted: Array | None = None) -> tuple[float, float]:
-    """``(∫₀^{t_end} R dt, ∫₀^{t_end} T dt)`` by :func:`gaugecli.core.analyses.metrics.log_time_integral`
+    """``(∫₀^{t_end} R dt, ∫₀^{t_end} T dt)`` by :func:`gaugecli.core.model.metrics.log_time_integral`
     over the log-spaced samples (``inserted`` times, such as the ensemble's crossing times that
-    the flow adds to its grid, are left out: see :func:`gaugecli.core.analyses.metrics.log_grid_nodes`)."""
+    the flow adds to its grid, are left out: see :func:`gaugecli.core.model.metrics.log_grid_nodes`)."""
     keep = log_grid_nodes(t, inserted)
     return (
         float(log_time_integral(t[keep], reaction[keep])),

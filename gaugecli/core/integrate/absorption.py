@@ -37,9 +37,9 @@ from typing import Any
 import numpy as np
 from numpy.typing import NDArray
 
+from gaugecli.core.kernels.arccos import arccos_kernel
 from gaugecli.core.model.model import Model
 from gaugecli.core.model.state import Network
-from gaugecli.core.population.kernels import arccos_kernel
 from gaugecli.core.population.objective import Objective
 from gaugecli.core.types import Array, Indices
 

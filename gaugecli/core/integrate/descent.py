@@ -7,10 +7,10 @@ import math
 
 import numpy as np
 
-from gaugecli.core.analyses.metrics import alignment
 from gaugecli.core.defaults import EPS_ALIGN
 from gaugecli.core.integrate.trajectory import NumericalFault, SolverStats, Trajectory
 from gaugecli.core.model.gauge import imbalance
+from gaugecli.core.model.metrics import alignment
 from gaugecli.core.model.model import Model
 from gaugecli.core.model.state import Network
 from gaugecli.core.population.objective import GradientOracle, Objective, population_objective, population_oracle

@@ -22,7 +22,6 @@ from typing import Any, NamedTuple
 import numpy as np
 from scipy import sparse
 
-from gaugecli.core.analyses.metrics import alignment
 from gaugecli.core.defaults import EPS_ALIGN
 from gaugecli.core.integrate.absorption import NearZero, can_be_absorbed
 from gaugecli.core.integrate.crossings import declared_grid, first_crossings
@@ -33,6 +32,7 @@ from gaugecli.core.integrate.segments import Piecewise, Solved, solve_restarted
 from gaugecli.core.integrate.tolerance import POPULATION_RTOL, Tolerance
 from gaugecli.core.integrate.trajectory import NumericalFault, SolverStats, Trajectory
 from gaugecli.core.model.gauge import imbalance
+from gaugecli.core.model.metrics import alignment
 from gaugecli.core.model.model import Model
 from gaugecli.core.model.state import Network
 from gaugecli.core.population.objective import Objective, population_objective

@@ -39,7 +39,7 @@ def population_loss(theta: Network, model: Model) -> Array:
     """``L(θ)``, shape ``θ.batch``.
 
     Absolute round-off is about 1e-16 (a difference of O(1) kernel terms), so loss
-    values below ~1e-15 are noise; use :func:`gaugecli.core.analyses.metrics.nonowner_norm` to
+    values below ~1e-15 are noise; use :func:`gaugecli.core.model.metrics.nonowner_norm` to
     follow pruning to smaller scales.
     """
     a, W = theta.a, theta.W

@@ -2,7 +2,7 @@
 
 For a student and teacher of one activation ``σ = α relu + β id`` (ReLU, leaky ReLU, linear) the
 kernel is ``K(w, w') = A κ(w, w') + B w·w'`` with ``κ`` the arc-cosine kernel of
-:mod:`gaugecli.core.population.kernels`, ``A = α²`` and ``B = β(α + β)`` (:func:`kernel_weights`), and the
+:mod:`gaugecli.core.kernels.arccos`, ``A = α²`` and ``B = β(α + β)`` (:func:`kernel_weights`), and the
 population loss is a sum over pairs,
 
     L = ½ Σ_ij a_i a_j K(w_i, w_j) − Σ_ik a_i b_k K(w_i, v_k) + ½ Σ_kl b_k b_l K(v_k, v_l),
@@ -14,7 +14,7 @@ neuron ``i`` and a row ``j`` of ``X`` (shown for ReLU, ``A = 1, B = 0``):
     ∂L/∂w_i = a_i/(2π) · ( Σ_j c_j (π − φ_ij) x_j + (Σ_j c_j sin φ_ij ‖x_j‖) ŵ_i ),
 
 and its Hessian (:func:`gaugecli.core.population.dynamics.population_hessian` states the blocks) one more.
-These are the closed forms of :mod:`gaugecli.core.population.kernels` — the same angle ``φ = atan2(‖q‖, ρ)``,
+These are the closed forms of :mod:`gaugecli.core.kernels.arccos` — the same angle ``φ = atan2(‖q‖, ρ)``,
 the same clipping of ``ρ`` and the same floor on ``sin φ`` — summed in loops that numba compiles.
 
 Why compiled loops: the flows of the figures integrate a few neurons in the invariant subspace
@@ -39,7 +39,7 @@ from numba import njit
 
 from gaugecli.core.types import Array
 
-_SIN_FLOOR = 1e-300  # as gaugecli.core.population.kernels: below it the rank-one terms q qᵀ / sin φ are 0
+_SIN_FLOOR = 1e-300  # as gaugecli.core.kernels.arccos: below it the rank-one terms q qᵀ / sin φ are 0
 
 _jit = njit(cache=True, nogil=True, error_model="numpy")
 

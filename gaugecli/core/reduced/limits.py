@@ -8,10 +8,10 @@ from typing import NamedTuple
 import numpy as np
 from scipy import integrate
 
-from gaugecli.core.analyses.metrics import clock_free_gap
 from gaugecli.core.defaults import C0, EPS_ALIGN, THETA0
 from gaugecli.core.integrate.trajectory import NumericalFault
-from gaugecli.core.population.kernels import angular_profile
+from gaugecli.core.kernels.arccos import angular_profile
+from gaugecli.core.model.metrics import clock_free_gap
 from gaugecli.core.reduced.planar import planar_loss
 from gaugecli.core.types import Array
 
@@ -138,7 +138,7 @@ def unfavorable_limit_path(
 def limit_clock_free_gap(
     c0: float = C0, theta0: float = THETA0, a_star: float = 1.0, *, floor: float = 1e-14, points: int = 64_001
 ) -> float:
-    """``lim_{D→∞} Δ(D)``: the clock-free gap (:func:`gaugecli.core.analyses.metrics.clock_free_gap`) between
+    """``lim_{D→∞} Δ(D)``: the clock-free gap (:func:`gaugecli.core.model.metrics.clock_free_gap`) between
     the two limit paths, whose loss is the closed form ``L(c, θ)`` (:func:`planar_loss`). The paths
     do not depend on D, so neither does this; the runs' Δ(D) approach it like their paths, O(D⁻²)."""
     plus = favorable_limit_path(c0, theta0, a_star, points=points)

@@ -50,9 +50,9 @@ from scipy import integrate
 
 from gaugecli.core.defaults import C0, EPS_ALIGN, THETA0
 from gaugecli.core.integrate.trajectory import NumericalFault
+from gaugecli.core.kernels.arccos import angular_profile
 from gaugecli.core.model.gauge import parameters_from_function
 from gaugecli.core.population.dynamics import reaction_mobility, transport_mobility
-from gaugecli.core.population.kernels import angular_profile
 from gaugecli.core.types import Array
 
 _TWO_PI = 2.0 * np.pi

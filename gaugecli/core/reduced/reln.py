@@ -9,7 +9,7 @@ With ``β_j = a_j w_j`` and ``x ~ N(0, I_d)`` its population loss is quadratic i
 
     L = ½ Σ_ij β_iᵀ S_ij β_j − Σ_j β_jᵀ r_j + ½ E[y²],
 
-with the same arc-cosine geometry as the ReLU student (:mod:`gaugecli.core.population.kernels`):
+with the same arc-cosine geometry as the ReLU student (:mod:`gaugecli.core.kernels.arccos`):
 ``S_ij = E[1_i 1_j x xᵀ] = ∂²κ/∂w∂w'(g_i, g_j)`` (it depends on the gate angles only, and
 ``S_jj = I/2``), ``r_j = E[1_j x y] = Σ_k a*_k ∂κ/∂w(g_j, v_k)`` and ``E[y²] = Σ_kl a*_k a*_l κ(v_k, v_l)``.
 Gradient flow on ``(a_j, w_j)`` conserves ``δ_j = a_j² − ‖w_j‖²`` exactly as for ReLU
@@ -35,10 +35,10 @@ from scipy import integrate, optimize
 from gaugecli.core.defaults import EPS_ALIGN
 from gaugecli.core.integrate.flow import FlowOptions, gradient_flow
 from gaugecli.core.integrate.trajectory import Trajectory
+from gaugecli.core.kernels.arccos import arccos_kernel, arccos_kernel_grad, arccos_kernel_hessians
 from gaugecli.core.model.model import Model
 from gaugecli.core.model.state import Network
 from gaugecli.core.population.dynamics import Gradient, population_gradient, population_loss
-from gaugecli.core.population.kernels import arccos_kernel, arccos_kernel_grad, arccos_kernel_hessians
 from gaugecli.core.population.objective import Objective
 from gaugecli.core.types import Array, Indices, Progress
 

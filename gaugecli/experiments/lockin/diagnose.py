@@ -15,7 +15,7 @@ from typing import NamedTuple
 import numpy as np
 
 from gaugecli.core.analyses import lockin as lk
-from gaugecli.core.analyses.metrics import final_owner
+from gaugecli.core.model.metrics import final_owner
 from gaugecli.core.model.model import Model
 from gaugecli.core.types import Array
 from gaugecli.experiments.lockin.config import LockinConfig

@@ -15,11 +15,11 @@ from dataclasses import replace
 
 import numpy as np
 
-from gaugecli.core.analyses.metrics import alignment
 from gaugecli.core.analyses.symmetry import exact_saddle
 from gaugecli.core.integrate.descent import gradient_descent, stable_step_bound
 from gaugecli.core.integrate.trajectory import NumericalFault
 from gaugecli.core.model.gauge import duplicate_initial_condition, function_coordinates
+from gaugecli.core.model.metrics import alignment
 from gaugecli.core.model.model import Model
 from gaugecli.core.model.state import Network
 from gaugecli.core.population.objective import GradientOracle

@@ -8,10 +8,10 @@ import math
 import numpy as np
 
 from gaugecli.core.analyses import lockin as lk
-from gaugecli.core.analyses.metrics import alignment
 from gaugecli.core.analyses.symmetry import equal_groups
 from gaugecli.core.integrate.flow import population_flow_on_grid
 from gaugecli.core.model.gauge import function_coordinates
+from gaugecli.core.model.metrics import alignment
 from gaugecli.core.model.state import Network
 from gaugecli.core.population.dynamics import population_gradient
 from gaugecli.experiments.lockin.config import LockinConfig, condition_model, start_state

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from gaugecli.core.analyses.metrics import alignment
 from gaugecli.core.integrate.descent import gradient_descent
+from gaugecli.core.model.metrics import alignment
 from gaugecli.core.model.model import Model
 from gaugecli.core.model.state import Network
 from gaugecli.core.population.objective import GradientOracle

@@ -11,12 +11,12 @@ from typing import ClassVar
 
 import numpy as np
 
-from gaugecli.core.analyses.metrics import function_distance
 from gaugecli.core.frames import View
 from gaugecli.core.integrate.descent import gradient_descent
 from gaugecli.core.integrate.flow import FlowOptions, gradient_flow
 from gaugecli.core.integrate.step import choose_step
 from gaugecli.core.integrate.tolerance import Tolerance
+from gaugecli.core.model.metrics import function_distance
 from gaugecli.core.model.model import Model
 from gaugecli.core.model.state import Network
 from gaugecli.core.types import PointRunner, Progress

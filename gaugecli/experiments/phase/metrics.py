@@ -31,17 +31,17 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from gaugecli.core.analyses.metrics import (
+from gaugecli.core.analyses.observables import RunObservables
+from gaugecli.core.analyses.separation import local_slopes
+from gaugecli.core.analyses.tangent import kernel_distance
+from gaugecli.core.model.gauge import function_coordinates
+from gaugecli.core.model.metrics import (
     clock_free_gap,
     final_owner,
     log_grid_nodes,
     log_time_integral,
     nonowner_norm,
 )
-from gaugecli.core.analyses.observables import RunObservables
-from gaugecli.core.analyses.separation import local_slopes
-from gaugecli.core.analyses.tangent import kernel_distance
-from gaugecli.core.model.gauge import function_coordinates
 from gaugecli.core.model.model import Model
 from gaugecli.core.model.state import Network
 from gaugecli.core.reduced.limits import richardson_limit

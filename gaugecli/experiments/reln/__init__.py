@@ -25,9 +25,9 @@ from __future__ import annotations
 import numpy as np
 
 from gaugecli.core.integrate.flow import gradient_flow
+from gaugecli.core.kernels.arccos import arccos_kernel
 from gaugecli.core.model.gauge import initial_direction
 from gaugecli.core.model.state import Network
-from gaugecli.core.population.kernels import arccos_kernel
 from gaugecli.core.reduced.reln import gate_identity_error, reln_flow
 from gaugecli.core.types import Progress
 from gaugecli.experiments.budget import check_flow, check_run

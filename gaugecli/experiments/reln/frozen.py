@@ -7,10 +7,10 @@ import math
 
 import numpy as np
 
-from gaugecli.core.analyses.metrics import first_time_below
 from gaugecli.core.integrate.flow import gradient_flow
 from gaugecli.core.integrate.trajectory import Trajectory
 from gaugecli.core.model.gauge import initial_direction
+from gaugecli.core.model.metrics import first_time_below
 from gaugecli.core.model.state import Network
 from gaugecli.core.population.dynamics import population_loss
 from gaugecli.core.reduced.reln import RelnGeometry, reln_floor, reln_flow, reln_geometry, trajectory_loss

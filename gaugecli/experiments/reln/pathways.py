@@ -7,9 +7,9 @@ import math
 
 import numpy as np
 
-from gaugecli.core.analyses.metrics import alignment
 from gaugecli.core.integrate.trajectory import Trajectory
 from gaugecli.core.model.gauge import initial_direction
+from gaugecli.core.model.metrics import alignment
 from gaugecli.core.model.state import Network
 from gaugecli.core.population.dynamics import population_loss
 from gaugecli.core.reduced.limits import favorable_limit, unfavorable_limit

@@ -5,9 +5,9 @@ from __future__ import annotations
 
 import numpy as np
 
-from gaugecli.core.analyses.metrics import alignment, final_owner, nonowner_norm
 from gaugecli.core.integrate.flow import gradient_flow
 from gaugecli.core.model.gauge import function_coordinates, owner_imbalances
+from gaugecli.core.model.metrics import alignment, final_owner, nonowner_norm
 from gaugecli.core.model.state import Network
 from gaugecli.core.population.dynamics import population_loss
 from gaugecli.core.reduced.reln import pathway_norm, reln_flow, reln_geometry, trajectory_loss

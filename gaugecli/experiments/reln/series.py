@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from gaugecli.core.analyses.metrics import first_time_below
+from gaugecli.core.model.metrics import first_time_below
 from gaugecli.core.types import Array
 
 CURVE_POINTS = 160

@@ -11,9 +11,9 @@ import numpy as np
 from scipy import integrate, interpolate, optimize
 
 from gaugecli.core.activations.base import Activation
+from gaugecli.core.kernels.arccos import arccos_kernel
 from gaugecli.core.model.gauge import unit_directions
 from gaugecli.core.model.model import Model
-from gaugecli.core.population.kernels import arccos_kernel
 from gaugecli.core.types import Array
 
 
