@@ -29,7 +29,7 @@ import math
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, ClassVar
 
 import numpy as np
 
@@ -279,7 +279,9 @@ def to_xarray(result: Any, config: Any = None, attrs: Mapping[str, Any] | None =
 
 
 def long_form(data: Any) -> Any:
-    """The long form (module docstring) of a ``Dataset`` or ``DataTree``."""
+    """The long form (module docstring) of a ``Dataset`` or ``DataTree``; an integer label column
+    (``neuron``, ``feature``) is pandas' nullable ``Int64``, missing (``<NA>``) where a variable lacks
+    that dimension."""
     pd, xr = frame_libraries("to_dataframe()")
     nodes = (
         [(n.path, n.to_dataset(inherit=False), n.coords) for n in data.subtree]
@@ -306,6 +308,10 @@ def long_form(data: Any) -> Any:
     if not frames:
         return pd.DataFrame({"variable": pd.Series(dtype=str), "value": pd.Series(dtype=float)})
     table = pd.concat(frames, ignore_index=True, sort=False)
+    for dim in dims:  # an integer label (neuron, feature, record) stays an integer where a variable lacks it
+        kinds = {f[dim].dtype.kind for f in frames if dim in f.columns}
+        if kinds and kinds <= set("iub"):
+            table[dim] = table[dim].astype("Int64")
     rest = [c for c in table.columns if c not in ("variable", "value", *dims)]
     return table[["variable", *dims, *rest, "value"]]
 
@@ -357,20 +363,117 @@ def to_dataframe(result: Any, config: Any = None) -> Any:
 
 
 class Labelled:
-    """Mixin of the result types: ``.to_xarray()`` and ``.to_dataframe()`` by their ``VIEW``, and
-    where the result is stored. ``path`` and ``config_hash`` are not dataclass fields (neither
-    compared nor serialised): the pipeline sets them on what it returns — the artifact written or
-    reused in its run cache (``None`` without one) and the configuration's hash, its file name there."""
+    """Mixin of the result types: ``.to_xarray()`` and ``.to_dataframe()`` by their ``VIEW``, a short
+    ``repr``, and what made the result and where it is stored. ``config``, ``path`` and
+    ``config_hash`` are not dataclass fields (neither compared nor serialised): the Python API sets
+    ``config`` on what it returns (the configuration that made it), the pipeline ``path`` (the
+    artifact written or reused in its run cache; ``None`` without one) and ``config_hash`` (the
+    configuration's hash, its file name there).
 
+    ``HEADLINE`` names the fields the ``repr`` shows (default: the first few numbers, flags and
+    words of the result); the ``repr`` names the config by what it sets apart from the defaults."""
+
+    HEADLINE: ClassVar[tuple[str, ...]] = ()
+    config: Any = None
     path: Path | None = None
     config_hash: str | None = None
 
+    def __init_subclass__(cls, **kwargs: Any) -> None:
+        super().__init_subclass__(**kwargs)
+        # the class's own dict: @dataclass leaves a __repr__ found there in place (it writes its
+        # field-by-field one, 96 629 characters for a run, only where the class has none)
+        if "__repr__" not in cls.__dict__:
+            cls.__repr__ = Labelled.__repr__  # type: ignore[method-assign]
+
+    def __repr__(self) -> str:
+        shown = [f"{name}={_short(getattr(self, name))}" for name in headline(self)]
+        if self.config is not None:
+            shown.append(f"config={config_text(self.config)}")
+        if self.path is not None:
+            shown.append(f"path={str(self.path)!r}")
+        return f"{type(self).__name__}({', '.join(shown)})"
+
     def to_xarray(self, config: Any = None) -> Any:
-        """This result as an ``xarray.Dataset`` or ``DataTree`` (dims ``t``, ``neuron``, …);
-        ``config`` (the configuration that made it) adds its parameters as attributes."""
-        return to_xarray(self, config)
+        """This result as an ``xarray.Dataset`` or ``DataTree`` (dims ``t``, ``neuron``, …), with
+        the parameters of ``config`` — by default the configuration that made it — as attributes."""
+        attrs = {"config_hash": self.config_hash} if self.config_hash else None
+        return to_xarray(self, self.config if config is None else config, attrs)
 
     def to_dataframe(self, config: Any = None) -> Any:
         """This result as a long-form ``pandas.DataFrame``: ``variable``, one column per
         dimension, ``value`` — one row per number."""
-        return to_dataframe(self, config)
+        return long_form(self.to_xarray(config))
+
+
+HEADLINE_FIELDS = 6
+"""How many fields a ``repr`` shows when its type names none."""
+
+
+def headline(result: Any) -> tuple[str, ...]:
+    """The fields ``repr`` shows: the type's ``HEADLINE``, else its first numbers, flags and short words."""
+    named = getattr(type(result), "HEADLINE", ())
+    if named:
+        return tuple(named)
+    out = [
+        name
+        for name, value in _items(result)
+        if (_scalar(value) and value is not None) or (isinstance(value, (str, enum.Enum)) and len(str(value)) <= 40)
+    ]
+    return tuple(out[:HEADLINE_FIELDS])
+
+
+def _short(value: Any) -> str:
+    """A field as the ``repr`` shows it: a number to 4 digits, an array by its shape."""
+    if isinstance(value, enum.Enum):
+        value = value.value
+    if isinstance(value, (float, np.floating)):
+        return f"{float(value):.4g}"
+    if isinstance(value, np.ndarray):
+        return f"array{list(value.shape)}"
+    if isinstance(value, (list, tuple)) and len(value) > 8:
+        return f"[{', '.join(_short(v) for v in value[:3])}, … {len(value)} items]"
+    if isinstance(value, (list, tuple)):
+        return "[" + ", ".join(_short(v) for v in value) + "]"
+    if dataclasses.is_dataclass(value) and not isinstance(value, type):
+        return f"{type(value).__name__}(…)"
+    return repr(value)
+
+
+ALWAYS_SHOWN = ("gauge", "strengths", "strength")
+"""Config fields a ``repr`` shows even at their defaults: the gauge and its strength D, which say
+which run a result is."""
+
+
+def config_text(config: Any) -> str:
+    """``SimulateConfig(gauge='unfavorable', strengths=(16.0,), model.d=8)``: a config by its gauge
+    and gauge strength D and the fields it sets apart from its type's defaults (those of its
+    ``model`` and ``dynamics`` by dotted name)."""
+    return f"{type(config).__name__}({', '.join(_changed(config, ''))})"
+
+
+def _changed(config: Any, prefix: str) -> list[str]:
+    out: list[str] = []
+    for f in dataclasses.fields(config):
+        value = getattr(config, f.name)
+        if f.default is not dataclasses.MISSING:
+            default = f.default
+        elif f.default_factory is not dataclasses.MISSING:
+            default = f.default_factory()
+        else:
+            default = dataclasses.MISSING
+        if dataclasses.is_dataclass(value) and not isinstance(value, type) and type(default) is type(value):
+            out += _changed(value, f"{prefix}{f.name}.")
+        elif not _same(value, default) or (not prefix and f.name in ALWAYS_SHOWN):
+            if dataclasses.is_dataclass(value) and not isinstance(value, type):
+                text = config_text(value)
+            else:
+                text = repr(value.value if isinstance(value, enum.Enum) else value)
+            out.append(f"{prefix}{f.name}={text}")
+    return out
+
+
+def _same(a: Any, b: Any) -> bool:
+    try:
+        return bool(a == b)
+    except (TypeError, ValueError):  # arrays: an ambiguous truth value
+        return False
