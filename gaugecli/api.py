@@ -135,15 +135,8 @@ _GENERATED: dict[str, tuple[Experiment, Callable[..., Any]]] = {}
 """Each run function made so far, by name, with the spec it was made from (made on first use: its
 signature reads the config types, which imports the numerics; made anew for a spec registered later)."""
 
-if TYPE_CHECKING:
-    from gaugecli._run_functions import lockin as lockin
-    from gaugecli._run_functions import perturb as perturb
-    from gaugecli._run_functions import phase as phase
-    from gaugecli._run_functions import predict as predict
-    from gaugecli._run_functions import prune as prune
-    from gaugecli._run_functions import reln as reln
-    from gaugecli._run_functions import select as select
-    from gaugecli._run_functions import simulate as simulate
+if TYPE_CHECKING:  # the run functions as type checkers see them: a stub generated from the specs
+    from gaugecli._run_functions import *  # noqa: F403
 else:
 
     def __getattr__(name: str) -> Any:
