@@ -138,9 +138,9 @@ def _config_keywords(config_type: type, types_: _Types, recorded: Collection[str
             default = _default(f)
             if dataclasses.is_dataclass(default) and isinstance(p.default, str):  # a parsed word: as typed
                 default = p.default
-            out.append(Keyword(p.name, _annotation(types_, hints[name], p), default, p.help_text(), p.range_text()))
+            out.append(Keyword(p.name, _annotation(types_, hints[name], p), default, _help(p), p.range_text()))
         else:  # held under another field (perturb's kind: the config's adversarial)
-            out.append(Keyword(p.name, _annotation(types_, str, p), p.default, p.help_text(), p.range_text()))
+            out.append(Keyword(p.name, _annotation(types_, str, p), p.default, _help(p), p.range_text()))
     held = {p.name for p in declared.values()} | set(declared)
     nested: dict[str, type[Fields]] = {"model": P.Model, "dynamics": P.Dynamics}
     for name, f in fields.items():
@@ -160,9 +160,16 @@ def _config_keywords(config_type: type, types_: _Types, recorded: Collection[str
                 continue
             p = declared_part
             out.append(
-                Keyword(f.name, _annotation(types_, part_hints[f.name], p), _default(f), p.help_text(), p.range_text())
+                Keyword(f.name, _annotation(types_, part_hints[f.name], p), _default(f), _help(p), p.range_text())
             )
     return out
+
+
+def _help(p: Param) -> str:
+    """The declaration's help without its range (the table gives that in a column of its own), and
+    how a default of ``None`` is decided (``default_text``)."""
+    decided = f" Default: {p.default_text}." if p.default is None and p.default_text else ""
+    return f"{p.help}.{decided}"
 
 
 def _fields(tp: type) -> tuple[dataclasses.Field[Any], ...]:
