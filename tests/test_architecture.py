@@ -23,7 +23,8 @@ ALLOWED = {
     "store": set(),
     "run": {"store"},
     "pipeline": {"core", "experiments", "store"},
-    "api": {"core", "experiments", "store", "pipeline", "verify"},
+    "signatures": {"experiments"},  # the run functions' keywords, from the declarations
+    "api": {"core", "experiments", "store", "pipeline", "verify", "signatures"},
     "plots": {"core", "experiments", "store", "pipeline"},
     "verify": {"core", "experiments", "store", "pipeline", "plots"},
     "cli": {"core", "experiments", "store", "run", "pipeline", "plots", "verify", "api"},

@@ -386,12 +386,9 @@ class Labelled:
             cls.__repr__ = Labelled.__repr__  # type: ignore[method-assign]
 
     def __repr__(self) -> str:
-        shown = [f"{name}={_short(getattr(self, name))}" for name in headline(self)]
-        if self.config is not None:
-            shown.append(f"config={config_text(self.config)}")
-        if self.path is not None:
-            shown.append(f"path={str(self.path)!r}")
-        return f"{type(self).__name__}({', '.join(shown)})"
+        from gaugecli.core.describe import describe
+
+        return describe(self, self.config, self.path)
 
     def to_xarray(self, config: Any = None) -> Any:
         """This result as an ``xarray.Dataset`` or ``DataTree`` (dims ``t``, ``neuron``, …), with
@@ -403,77 +400,3 @@ class Labelled:
         """This result as a long-form ``pandas.DataFrame``: ``variable``, one column per
         dimension, ``value`` — one row per number."""
         return long_form(self.to_xarray(config))
-
-
-HEADLINE_FIELDS = 6
-"""How many fields a ``repr`` shows when its type names none."""
-
-
-def headline(result: Any) -> tuple[str, ...]:
-    """The fields ``repr`` shows: the type's ``HEADLINE``, else its first numbers, flags and short words."""
-    named = getattr(type(result), "HEADLINE", ())
-    if named:
-        return tuple(named)
-    out = [
-        name
-        for name, value in _items(result)
-        if (_scalar(value) and value is not None) or (isinstance(value, (str, enum.Enum)) and len(str(value)) <= 40)
-    ]
-    return tuple(out[:HEADLINE_FIELDS])
-
-
-def _short(value: Any) -> str:
-    """A field as the ``repr`` shows it: a number to 4 digits, an array by its shape."""
-    if isinstance(value, enum.Enum):
-        value = value.value
-    if isinstance(value, (float, np.floating)):
-        return f"{float(value):.4g}"
-    if isinstance(value, np.ndarray):
-        return f"array{list(value.shape)}"
-    if isinstance(value, (list, tuple)) and len(value) > 8:
-        return f"[{', '.join(_short(v) for v in value[:3])}, … {len(value)} items]"
-    if isinstance(value, (list, tuple)):
-        return "[" + ", ".join(_short(v) for v in value) + "]"
-    if dataclasses.is_dataclass(value) and not isinstance(value, type):
-        return f"{type(value).__name__}(…)"
-    return repr(value)
-
-
-ALWAYS_SHOWN = ("gauge", "strengths", "strength")
-"""Config fields a ``repr`` shows even at their defaults: the gauge and its strength D, which say
-which run a result is."""
-
-
-def config_text(config: Any) -> str:
-    """``SimulateConfig(gauge='unfavorable', strengths=(16.0,), model.d=8)``: a config by its gauge
-    and gauge strength D and the fields it sets apart from its type's defaults (those of its
-    ``model`` and ``dynamics`` by dotted name)."""
-    return f"{type(config).__name__}({', '.join(_changed(config, ''))})"
-
-
-def _changed(config: Any, prefix: str) -> list[str]:
-    out: list[str] = []
-    for f in dataclasses.fields(config):
-        value = getattr(config, f.name)
-        if f.default is not dataclasses.MISSING:
-            default = f.default
-        elif f.default_factory is not dataclasses.MISSING:
-            default = f.default_factory()
-        else:
-            default = dataclasses.MISSING
-        if dataclasses.is_dataclass(value) and not isinstance(value, type) and type(default) is type(value):
-            out += _changed(value, f"{prefix}{f.name}.")
-        elif not _same(value, default) or (not prefix and f.name in ALWAYS_SHOWN):
-            if dataclasses.is_dataclass(value) and not isinstance(value, type):
-                text = config_text(value)
-            else:
-                text = repr(value.value if isinstance(value, enum.Enum) else value)
-            out.append(f"{prefix}{f.name}={text}")
-    return out
-
-
-def _same(a: Any, b: Any) -> bool:
-    try:
-        return bool(a == b)
-    except (TypeError, ValueError):  # arrays: an ambiguous truth value
-        return False
