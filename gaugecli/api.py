@@ -246,4 +246,8 @@ def load(path: Path | str) -> Artifact:
             raise ArtifactError(
                 f"{path}: its config, rebuilt by this gaugecli, no longer has its config_hash; rerun the command that made it"
             )
+    from gaugecli.core.frames import Labelled
+
+    if isinstance(result, Labelled):  # the result read back says what made it, as a run function's does
+        result.config, result.path, result.config_hash = config, path, artifact.get("config_hash")
     return Artifact(kind, config, result, artifact.get("config_hash"), provenance, path)

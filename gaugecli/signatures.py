@@ -24,7 +24,7 @@ import inspect
 import json
 import types
 import typing
-from collections.abc import Collection
+from collections.abc import Collection, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -224,21 +224,30 @@ def _variants(spec: Experiment) -> list[Experiment]:
 
 
 def keywords(spec: Experiment, types_: _Types | None = None) -> list[Keyword]:
-    """Every keyword of ``spec``'s run function besides ``config``, ``cache_dir`` and ``progress``."""
+    """Every keyword of ``spec``'s run function besides ``config``, ``cache_dir`` and ``progress``:
+    its own kind's, then for each other kind its command writes the keyword that picks it and its own."""
     types_ = types_ or _Types()
     out: dict[str, Keyword] = {}
     for variant in _variants(spec):
-        config_type = resolve(variant.config)
-        # what the rerun file records beside the declared fields: the run's parameters, by TOML key
-        options = variant.rerun_options(config_type()) if variant.rerun_options is not None else {}
-        recorded = {key.replace("-", "_") for key in options}
         for flag, value in variant.rerun_flags.items():  # the keyword that picks this kind
             out.setdefault(flag, Keyword(flag, types_.text(type(value)), not value, _picks(variant), ""))
-        for k in _config_keywords(config_type, types_, recorded):
+        for k in _variant_keywords(variant, types_):
             out.setdefault(k.name, k)
-        for run_type in _run_types(config_type):
-            for k in _config_keywords(run_type, types_):
-                out.setdefault(k.name, k)
+    return list(out.values())
+
+
+def _variant_keywords(variant: Experiment, types_: _Types) -> list[Keyword]:
+    """The keywords that build ``variant``'s config (and the run configs it may hold)."""
+    config_type = resolve(variant.config)
+    # what the rerun file records beside the declared fields: the run's parameters, by TOML key
+    options = variant.rerun_options(config_type()) if variant.rerun_options is not None else {}
+    recorded = {key.replace("-", "_") for key in options}
+    out: dict[str, Keyword] = {}
+    for k in _config_keywords(config_type, types_, recorded):
+        out.setdefault(k.name, k)
+    for run_type in _run_types(config_type):
+        for k in _config_keywords(run_type, types_):
+            out.setdefault(k.name, k)
     return list(out.values())
 
 
@@ -305,27 +314,55 @@ def _literal(value: Any) -> str:
 
 
 def stub() -> str:
-    """The text of :data:`STUB_PATH`: one typed declaration per run function."""
+    """The text of :data:`STUB_PATH`: one typed declaration per run function; for a command that
+    writes several kinds (``select``, ``select --sweep``) one overload per kind, each with its own
+    keywords and result type (the keyword that picks a kind a ``Literal``)."""
     types_ = _Types()
     functions: list[str] = []
     for name, spec in run_specs().items():
-        configs = [types_.name(resolve(v.config)) for v in _variants(spec)]
-        lines = [f"def {name}(", f"    config: {' | '.join(configs)} | None = None,", "    /,", "    *,"]
-        lines += ["    cache_dir: Path | str | None = None,", "    progress: bool | Callable[[float], None] = False,"]
-        lines += [f"    {k.name}: {k.annotation} = {_literal(k.default)}," for k in keywords(spec, types_)]
-        for returned in _names(spec.api_returns):
-            types_.name(_result_type(returned))
-        lines.append(f") -> {spec.api_returns}: ...")
-        functions.append("\n".join(lines))
+        variants = _variants(spec)
+        if len(variants) == 1:
+            config = types_.name(resolve(spec.config))
+            for returned in _names(spec.api_returns):
+                types_.name(_result_type(returned))
+            functions.append(
+                _declaration(name, f"{config} | None = None", _variant_keywords(spec, types_), spec.api_returns)
+            )
+            continue
+        flags = [(flag, value) for v in variants[1:] for flag, value in v.rerun_flags.items()]
+        unpicked = [f"    {flag}: Literal[{_quoted(not value)}] = {_quoted(not value)}," for flag, value in flags]
+        primary = types_.name(resolve(spec.config))
+        result = types_.name(resolve(spec.result))
+        keywords_ = _variant_keywords(spec, types_)
+        functions.append(_declaration(name, f"{primary} | None = None", keywords_, result, unpicked, overload=True))
+        for v in variants[1:]:
+            config, result = types_.name(resolve(v.config)), types_.name(resolve(v.result))
+            functions.append(_declaration(name, config, [], result, overload=True))
+            picked = [f"    {flag}: Literal[{_quoted(value)}]," for flag, value in v.rerun_flags.items()]
+            functions.append(
+                _declaration(name, "None = None", _variant_keywords(v, types_), result, picked, overload=True)
+            )
     imports = [
         "from collections.abc import Callable, Sequence",
         "from pathlib import Path",
-        "from typing import Literal",
+        "from typing import Literal, overload",
         "",
         *(f"from {module} import {', '.join(sorted(names))}" for module, names in sorted(types_.imports.items())),
     ]
-    head = '"""Generated by ``python -m gaugecli.signatures`` from the parameter declarations: do not edit.\n\nThe run functions of :mod:`gaugecli.api` as mypy sees them (the module makes them at run time)."""'
+    head = f'"""{GENERATED}\n\nThe run functions of :mod:`gaugecli.api` as mypy sees them (the module makes them at run time)."""'
     return "\n".join([head, "", *imports, "", "", "\n\n".join(functions), ""])
+
+
+def _declaration(
+    name: str, config: str, keywords_: list[Keyword], returns: str, extra: Sequence[str] = (), *, overload: bool = False
+) -> str:
+    """One ``def`` of the stub: ``config`` the positional parameter's annotation and default."""
+    lines = ["@overload"] if overload else []
+    lines += [f"def {name}(", f"    config: {config},", "    /,", "    *,"]
+    lines += ["    cache_dir: Path | str | None = None,", "    progress: bool | Callable[[float], None] = False,"]
+    lines += [*extra, *(f"    {k.name}: {k.annotation} = {_literal(k.default)}," for k in keywords_)]
+    lines.append(f") -> {returns}: ...")
+    return "\n".join(lines)
 
 
 def exports_stub() -> str:

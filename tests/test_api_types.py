@@ -57,11 +57,11 @@ from gaugecli import RunObservables, SelectConfig
 
 runs: list[RunObservables] = gaugecli.simulate(gauge="unfavorable", gauge_strength=16, d=8, mode="flow")
 owner: int | None = runs[0].owner
-result = gaugecli.select(SelectConfig(m=3), cache_dir="runs", progress=True)
+chosen: int | None = gaugecli.select(SelectConfig(m=3), cache_dir="runs", progress=True).owner
+sweep: list[int] = gaugecli.select(sweep=True, ms=(2, 3), d=4).ms
 pruned = gaugecli.prune(gauge_strength=(1.0, 4.0), ms=(2,))
-point = gaugecli.predict(ks=2, widths=(1, 8), runs=10, progress=lambda fraction: None)
 artifact = gaugecli.load("runs/select/0.json")
-print(owner, result, pruned.path, point, artifact.kind)
+print(owner, chosen, sweep, pruned.path, artifact.kind)
 """
 
 
