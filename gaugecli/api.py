@@ -20,7 +20,7 @@ import dataclasses
 import inspect
 import sys
 import warnings
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -31,7 +31,7 @@ from gaugecli.experiments.spec import Experiment, resolve
 from gaugecli.pipeline import Pipeline
 
 if TYPE_CHECKING:
-    from gaugecli.verify import VerifyResult
+    from gaugecli.verify import VerifyConfig, VerifyResult
 
 CacheDir = Path | str | None
 Reporting = bool | Progress | None
@@ -154,14 +154,21 @@ def __dir__() -> list[str]:
 
 
 def verify(
-    config: Any = None, /, *, cache_dir: CacheDir = None, progress: Reporting = False, **params: Any
+    config: VerifyConfig | None = None,
+    /,
+    *,
+    cache_dir: CacheDir = None,
+    progress: Reporting = False,
+    quick: bool = False,
+    only: str | Sequence[str] = (),
 ) -> VerifyResult:
     """``gaugecli verify``: every claim measured at the paper's settings and judged (``quick=True``:
     the CI profile; ``only=("C4", …)``: those claims). Minutes at full settings: give a ``cache_dir``.
     (:func:`gaugecli.verify.run`: the package ``gaugecli.verify`` is callable as this function.)"""
     from gaugecli.verify import run
 
-    return run(config, cache_dir=cache_dir, progress=_reporter(progress, "verify"), **params)
+    given = {name: value for name, value in (("quick", quick), ("only", only)) if value}  # a config, or these
+    return run(config, cache_dir=cache_dir, progress=_reporter(progress, "verify"), **given)
 
 
 # -- artifacts back ------------------------------------------------------------------------------
