@@ -71,6 +71,7 @@ def test_a_user_script_passes_mypy_strict_and_typos_fail_it(tmp_path: Path) -> N
     keyword, a misspelt function and a wrong word for a choice fail it, each on its line. The
     package is found as an installed one is (its own errors not reported: ``--follow-imports=silent``;
     the editable install's import hook is invisible to mypy, hence ``MYPYPATH``)."""
+    pytest.importorskip("mypy", reason="mypy is in the dev extra")
     (tmp_path / "user.py").write_text(USER_SCRIPT, encoding="utf-8")
     typo = (
         USER_SCRIPT.replace("gauge_strength=16", "gauge_strenght=16")

@@ -46,13 +46,16 @@ def headline(result: Any) -> tuple[str, ...]:
 
 
 def _short(value: Any) -> str:
-    """A field as the ``repr`` shows it: a number to 4 digits, an array by its shape."""
+    """A field as the ``repr`` shows it: a number to 4 digits, an array by its shape, a long list by its first items."""
     if isinstance(value, enum.Enum):
         value = value.value
     if isinstance(value, (float, np.floating)):
         return f"{float(value):.4g}"
     if isinstance(value, np.ndarray):
         return f"array{list(value.shape)}"
+    if isinstance(value, dict):
+        items = [f"{k!r}: {_short(v)}" for k, v in list(value.items())[:8]]
+        return "{" + ", ".join(items) + (f", … {len(value)} items" if len(value) > 8 else "") + "}"
     if isinstance(value, (list, tuple)) and len(value) > 8:
         return f"[{', '.join(_short(v) for v in value[:3])}, … {len(value)} items]"
     if isinstance(value, (list, tuple)):
