@@ -67,11 +67,15 @@ lint: $(STAMP)
 
 # The command reference, generated from the Typer app (tests/test_docs.py checks it is current),
 # ARCHITECTURE.md's module list, generated from the module docstrings (tests/test_architecture.py), and the
-# figure gallery docs/gallery.md, generated from the committed sidecars (tests/test_gallery.py).
+# figure gallery docs/gallery.md, generated from the committed sidecars (tests/test_gallery.py), the API
+# reference docs/reference.md and the run functions' type stubs gaugecli/*.pyi, generated from the
+# specs and parameter declarations (tests/test_api_types.py).
 docs: $(STAMP)
 	$(BIN)/python -m typer gaugecli.cli.app utils docs --name gaugecli > docs/cli.md
 	$(BIN)/python tools/architecture.py --write
 	$(BIN)/python tools/gallery.py --write
+	$(BIN)/python tools/api_reference.py --write
+	$(BIN)/python -m gaugecli.signatures
 
 # The documentation site (mkdocs.yml) into build/site, strictly: a warning fails the build. Its math is
 # typeset by KaTeX, taken from the npm registry at build time (tools/mkdocs_hooks.py); needs npm.

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import importlib
 import os as _os
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from gaugecli._version import __version__ as __version__
 from gaugecli.core.population.route import use_fused as _use_fused
@@ -84,12 +84,16 @@ def _exports() -> dict[str, str]:
 
 __all__ = sorted(_exports())
 
+if TYPE_CHECKING:  # what type checkers see of the lazy exports: a stub generated from the same specs
+    from gaugecli._exports import *  # noqa: F403
 
-def __getattr__(name: str) -> Any:
-    exports = _exports()
-    if name in exports:
-        return getattr(importlib.import_module(exports[name]), name)
-    raise AttributeError(f"module 'gaugecli' has no attribute {name!r}")
+if not TYPE_CHECKING:  # hidden from type checkers: a misspelt name (gaugecli.simulat) is an error, not Any
+
+    def __getattr__(name: str) -> Any:
+        exports = _exports()
+        if name in exports:
+            return getattr(importlib.import_module(exports[name]), name)
+        raise AttributeError(f"module 'gaugecli' has no attribute {name!r}")
 
 
 def __dir__() -> list[str]:

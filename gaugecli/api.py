@@ -17,21 +17,25 @@ reuses what ``gaugecli simulate …`` computed); by default nothing is cached.
 from __future__ import annotations
 
 import dataclasses
+import inspect
+import sys
 import warnings
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from gaugecli.core.types import Progress
 from gaugecli.experiments.keywords import build
-from gaugecli.experiments.spec import Experiment, experiments, resolve
+from gaugecli.experiments.spec import Experiment, resolve
 from gaugecli.pipeline import Pipeline
 
 if TYPE_CHECKING:
-    from gaugecli.verify import VerifyResult
+    from gaugecli.verify import VerifyConfig, VerifyResult
 
 CacheDir = Path | str | None
+Reporting = bool | Progress | None
+"""``progress=``: ``True`` prints the fraction done on stderr, a function is told it (0..1)."""
 
 
 def _pipeline(cache_dir: CacheDir) -> Pipeline:
@@ -39,8 +43,39 @@ def _pipeline(cache_dir: CacheDir) -> Pipeline:
     return Pipeline(cache_dir, warn=lambda message: warnings.warn(message, stacklevel=3), flag="cache_dir")
 
 
+def stderr_progress(name: str) -> Progress:
+    """A progress report on stderr, ``simulate:  42%``, rewritten in place at each higher percent and
+    ended by a newline at 100 % (plain text: no terminal library, no thread)."""
+    shown = [-1]
+
+    def report(fraction: float) -> None:
+        percent = int(100 * min(max(fraction, 0.0), 1.0))
+        if percent > shown[0]:  # the parts of a batch may report out of order: the furthest
+            shown[0] = percent
+            sys.stderr.write(f"\r{name}: {percent:3d}%" + ("\n" if percent == 100 else ""))
+            sys.stderr.flush()
+
+    return report
+
+
+def _reporter(progress: Reporting, name: str) -> Progress | None:
+    if progress is True:
+        return stderr_progress(name)
+    if progress is False or progress is None:
+        return None
+    if not callable(progress):
+        raise TypeError(f"{name}() takes progress=True, False or a function of the fraction done (got {progress!r})")
+    return progress
+
+
 def _run(kind: str, configs: list[Any], cache_dir: CacheDir, progress: Progress | None) -> list[Any]:
-    return [o.result for o in _pipeline(cache_dir).ensure_all(kind, configs, progress)]
+    from gaugecli.core.frames import Labelled
+
+    outcomes = _pipeline(cache_dir).ensure_all(kind, configs, progress)
+    for outcome in outcomes:  # each result says what made it: its config (its repr, its to_xarray())
+        if isinstance(outcome.result, Labelled):
+            outcome.result.config = outcome.config
+    return [o.result for o in outcomes]
 
 
 def _config(config: Any, config_type: type, function: str, params: Mapping[str, Any]) -> Any:
@@ -57,69 +92,83 @@ def _config(config: Any, config_type: type, function: str, params: Mapping[str, 
 
 
 def run_function(spec: Experiment) -> Callable[..., Any]:
-    """The API function of ``spec``'s command: ``(config=None, /, *, cache_dir=None, progress=None,
+    """The API function of ``spec``'s command: ``(config=None, /, *, cache_dir=None, progress=False,
     **params)`` → the result (or, where its spec says ``many``, the list of results), its keywords
-    built into the config as the command line builds it (or by the spec's own ``api_configs``)."""
+    built into the config as the command line builds it (or by the spec's own ``api_configs``). Its
+    ``__signature__`` lists every keyword with its default (:func:`gaugecli.signatures.signature`,
+    from the parameter declarations), as ``help()`` and IDEs show it."""
+    from gaugecli.signatures import signature
+
     name = spec.api_name
     assert name is not None, spec.name
 
-    def run(
-        config: Any = None, /, *, cache_dir: CacheDir = None, progress: Progress | None = None, **params: Any
-    ) -> Any:
+    def run(config: Any = None, /, *, cache_dir: CacheDir = None, progress: Reporting = False, **params: Any) -> Any:
         if spec.api_configs is not None:
             kind, configs, many = spec.api_configs(config, params, _config)
         else:
-            # the type imported on the first call: `import gaugecli.api` stays free of the numerics
             kind, configs, many = spec.name, [_config(config, resolve(spec.config), name, params)], False
-        results = _run(kind, configs, cache_dir, progress)
+        results = _run(kind, configs, cache_dir, _reporter(progress, name))
         return results if many else results[0]
 
     run.__name__ = run.__qualname__ = name
     run.__module__ = __name__
-    run.__doc__ = spec.api_doc
-    run.__annotations__ = {
-        "config": "Any",
-        "cache_dir": "CacheDir",
-        "progress": "Progress | None",
-        "params": "Any",
-        "return": spec.api_returns,
-    }
+    run.__doc__ = inspect.cleandoc(spec.api_doc) + KEYWORDS_NOTE
+    run.__signature__ = signature(spec)  # type: ignore[attr-defined]
     return run
+
+
+KEYWORDS_NOTE = """
+
+Give a config, or the keywords: the command's options without dashes (``gauge_strength`` for
+``--gauge-strength``), a tuple's as one value or several, each default the config's. ``cache_dir``
+reads and writes the run cache of the command line; ``progress=True`` reports on stderr."""
 
 
 def run_functions() -> dict[str, Experiment]:
     """The experiments with an API function, by the function's name."""
-    return {spec.api_name: spec for spec in experiments() if spec.api_name is not None}
+    from gaugecli.signatures import run_specs
+
+    return run_specs()
 
 
-_GENERATED: dict[str, tuple[Experiment, Callable[..., Any]]] = {
-    name: (spec, run_function(spec)) for name, spec in run_functions().items()
-}
-"""Each run function made so far, by name, with the spec it was made from (made once per spec): those
-registered at import, also module attributes (below), and any registered later (a test's toy)."""
+_GENERATED: dict[str, tuple[Experiment, Callable[..., Any]]] = {}
+"""Each run function made so far, by name, with the spec it was made from (made on first use: its
+signature reads the config types, which imports the numerics; made anew for a spec registered later)."""
 
-globals().update({name: function for name, (_, function) in _GENERATED.items()})  # seen by dir(), docs
+if TYPE_CHECKING:  # the run functions as type checkers see them: a stub generated from the specs
+    from gaugecli._run_functions import *  # noqa: F403
+else:
+
+    def __getattr__(name: str) -> Any:
+        spec = run_functions().get(name)
+        if spec is None:
+            raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+        made = _GENERATED.get(name)
+        if made is None or made[0] is not spec:
+            made = _GENERATED[name] = (spec, run_function(spec))
+        return made[1]
 
 
-def __getattr__(name: str) -> Any:
-    spec = run_functions().get(name)
-    if spec is None:
-        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-    made = _GENERATED.get(name)
-    if made is None or made[0] is not spec:
-        made = _GENERATED[name] = (spec, run_function(spec))
-    return made[1]
+def __dir__() -> list[str]:
+    return sorted(set(globals()) | set(run_functions()))
 
 
 def verify(
-    config: Any = None, /, *, cache_dir: CacheDir = None, progress: Progress | None = None, **params: Any
+    config: VerifyConfig | None = None,
+    /,
+    *,
+    cache_dir: CacheDir = None,
+    progress: Reporting = False,
+    quick: bool = False,
+    only: str | Sequence[str] = (),
 ) -> VerifyResult:
     """``gaugecli verify``: every claim measured at the paper's settings and judged (``quick=True``:
     the CI profile; ``only=("C4", …)``: those claims). Minutes at full settings: give a ``cache_dir``.
     (:func:`gaugecli.verify.run`: the package ``gaugecli.verify`` is callable as this function.)"""
     from gaugecli.verify import run
 
-    return run(config, cache_dir=cache_dir, progress=progress, **params)
+    given = {name: value for name, value in (("quick", quick), ("only", only)) if value}  # a config, or these
+    return run(config, cache_dir=cache_dir, progress=_reporter(progress, "verify"), **given)
 
 
 # -- artifacts back ------------------------------------------------------------------------------
@@ -204,4 +253,8 @@ def load(path: Path | str) -> Artifact:
             raise ArtifactError(
                 f"{path}: its config, rebuilt by this gaugecli, no longer has its config_hash; rerun the command that made it"
             )
+    from gaugecli.core.frames import Labelled
+
+    if isinstance(result, Labelled):  # the result read back says what made it, as a run function's does
+        result.config, result.path, result.config_hash = config, path, artifact.get("config_hash")
     return Artifact(kind, config, result, artifact.get("config_hash"), provenance, path)

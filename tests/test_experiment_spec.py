@@ -5,6 +5,7 @@ package export, and its rerun file reruns it; and a registered name is spelled n
 from __future__ import annotations
 
 import ast
+import inspect
 import json
 import math
 import sys
@@ -179,7 +180,8 @@ def test_a_toy_command_is_registered_by_its_spec_alone(toy: Path) -> None:
     from_api = api.toy(n=4, base=3.0, cache_dir=toy)  # the run the command cached, read back
     assert math.isclose(from_api.total, (3**4 - 1) / 2, rel_tol=tolerance)
     assert from_api.config_hash == record["config_hash"]
-    assert gaugecli.toy is api.toy and api.toy.__doc__ == "``gaugecli toy``: the powers of a base."
+    assert gaugecli.toy is api.toy and api.toy.__doc__.startswith("``gaugecli toy``: the powers of a base.")
+    assert [p.default for p in inspect.signature(api.toy).parameters.values()][-2:] == [3, 2.0]  # n, base
     with pytest.raises(ConfigError, match="n"):  # the declaration's check, through the API's keywords
         api.toy(n=0)
 

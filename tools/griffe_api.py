@@ -1,9 +1,10 @@
 """A Griffe extension for the API reference (mkdocs.yml): the run functions of :mod:`gaugecli.api`.
 
-They are made at import from the experiments' specs (``gaugecli.api.run_function``), so a static
-reading of ``api.py`` does not see them; this extension imports the module and adds each one as
-Griffe's inspection of it finds it (signature and docstring), so that ``::: gaugecli.api.simulate``
-renders as a function written out would.
+They are made on first use from the experiments' specs (``gaugecli.api.run_function``: its
+``__signature__`` from the parameter declarations), so a static reading of ``api.py`` does not see
+them; this extension makes each one, sets it on the module, and adds it as Griffe's inspection of
+the module finds it (signature and docstring), so that ``::: gaugecli.api.simulate`` renders as a
+function written out would. Its keyword table follows it on the page (tools/api_reference.py).
 """
 
 from __future__ import annotations
@@ -21,9 +22,11 @@ class GeneratedRunFunctions(griffe.Extension):
     def on_module_members(self, *, mod: griffe.Module, **kwargs: Any) -> None:
         if mod.path != MODULE:
             return
-        from gaugecli.api import run_functions
+        import gaugecli.api as api
 
+        for name in api.run_functions():  # made on first use: make them, where inspection looks
+            setattr(api, name, getattr(api, name))
         inspected = griffe.inspect(MODULE, filepath=mod.filepath)
-        for name in run_functions():
+        for name in api.run_functions():
             if name not in mod.members:
                 mod.set_member(name, inspected[name])

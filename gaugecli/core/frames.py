@@ -29,7 +29,7 @@ import math
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, ClassVar
 
 import numpy as np
 
@@ -279,7 +279,9 @@ def to_xarray(result: Any, config: Any = None, attrs: Mapping[str, Any] | None =
 
 
 def long_form(data: Any) -> Any:
-    """The long form (module docstring) of a ``Dataset`` or ``DataTree``."""
+    """The long form (module docstring) of a ``Dataset`` or ``DataTree``; an integer label column
+    (``neuron``, ``feature``) is pandas' nullable ``Int64``, missing (``<NA>``) where a variable lacks
+    that dimension."""
     pd, xr = frame_libraries("to_dataframe()")
     nodes = (
         [(n.path, n.to_dataset(inherit=False), n.coords) for n in data.subtree]
@@ -306,6 +308,10 @@ def long_form(data: Any) -> Any:
     if not frames:
         return pd.DataFrame({"variable": pd.Series(dtype=str), "value": pd.Series(dtype=float)})
     table = pd.concat(frames, ignore_index=True, sort=False)
+    for dim in dims:  # an integer label (neuron, feature, record) stays an integer where a variable lacks it
+        kinds = {f[dim].dtype.kind for f in frames if dim in f.columns}
+        if kinds and kinds <= set("iub"):
+            table[dim] = table[dim].astype("Int64")
     rest = [c for c in table.columns if c not in ("variable", "value", *dims)]
     return table[["variable", *dims, *rest, "value"]]
 
@@ -357,20 +363,40 @@ def to_dataframe(result: Any, config: Any = None) -> Any:
 
 
 class Labelled:
-    """Mixin of the result types: ``.to_xarray()`` and ``.to_dataframe()`` by their ``VIEW``, and
-    where the result is stored. ``path`` and ``config_hash`` are not dataclass fields (neither
-    compared nor serialised): the pipeline sets them on what it returns — the artifact written or
-    reused in its run cache (``None`` without one) and the configuration's hash, its file name there."""
+    """Mixin of the result types: ``.to_xarray()`` and ``.to_dataframe()`` by their ``VIEW``, a short
+    ``repr``, and what made the result and where it is stored. ``config``, ``path`` and
+    ``config_hash`` are not dataclass fields (neither compared nor serialised): the Python API sets
+    ``config`` on what it returns (the configuration that made it), the pipeline ``path`` (the
+    artifact written or reused in its run cache; ``None`` without one) and ``config_hash`` (the
+    configuration's hash, its file name there).
 
+    ``HEADLINE`` names the fields the ``repr`` shows (default: the first few numbers, flags and
+    words of the result); the ``repr`` names the config by what it sets apart from the defaults."""
+
+    HEADLINE: ClassVar[tuple[str, ...]] = ()
+    config: Any = None
     path: Path | None = None
     config_hash: str | None = None
 
+    def __init_subclass__(cls, **kwargs: Any) -> None:
+        super().__init_subclass__(**kwargs)
+        # the class's own dict: @dataclass leaves a __repr__ found there in place (it writes its
+        # field-by-field one, 96 629 characters for a run, only where the class has none)
+        if "__repr__" not in cls.__dict__:
+            cls.__repr__ = Labelled.__repr__  # type: ignore[method-assign]
+
+    def __repr__(self) -> str:
+        from gaugecli.core.describe import describe
+
+        return describe(self, self.config, self.path)
+
     def to_xarray(self, config: Any = None) -> Any:
-        """This result as an ``xarray.Dataset`` or ``DataTree`` (dims ``t``, ``neuron``, …);
-        ``config`` (the configuration that made it) adds its parameters as attributes."""
-        return to_xarray(self, config)
+        """This result as an ``xarray.Dataset`` or ``DataTree`` (dims ``t``, ``neuron``, …), with
+        the parameters of ``config`` — by default the configuration that made it — as attributes."""
+        attrs = {"config_hash": self.config_hash} if self.config_hash else None
+        return to_xarray(self, self.config if config is None else config, attrs)
 
     def to_dataframe(self, config: Any = None) -> Any:
         """This result as a long-form ``pandas.DataFrame``: ``variable``, one column per
         dimension, ``value`` — one row per number."""
-        return to_dataframe(self, config)
+        return long_form(self.to_xarray(config))

@@ -52,6 +52,7 @@ def api_configs(config: Any, params: dict[str, Any], build: Any) -> tuple[str, l
             if name in params
         }
         metrics = params.pop("metrics", params.pop("metric", None))
+        own: dict[str, Any] = {name: params.pop(name) for name in ("limit_strengths", "seeds") if name in params}
         base = params.pop("base", None)
         if params:
             from gaugecli.experiments.select import SelectConfig
@@ -62,7 +63,8 @@ def api_configs(config: Any, params: dict[str, Any], build: Any) -> tuple[str, l
         given: dict[str, Any] = (
             {"metrics": (metrics,) if isinstance(metrics, str) else tuple(metrics)} if metrics is not None else {}
         )
-        config = PhaseConfig(kind=kind, base=base, **axes, **given)
+        keywords: dict[str, Any] = {"kind": kind, "base": base, **axes, **given, **own}
+        config = build(None, PhaseConfig, SPEC.api_name, keywords)
     return SPEC.name, [build(config, PhaseConfig, SPEC.api_name, {})], False
 
 

@@ -150,6 +150,7 @@ class OwnerSweepPoint:
 
 @dataclass
 class OwnerSweepResult(Labelled):
+    HEADLINE: ClassVar[tuple[str, ...]] = ("ms", "success_matrix")
     VIEW: ClassVar[View] = View(
         dims={"ms": ("ms",), "success_matrix": ("ms", "designated")}, records={"points": "point"}
     )

@@ -66,6 +66,7 @@ class RunObservables(Labelled):
     pair of one direction and opposite ``c``, each ``|c|`` finite, whose sum carries nothing).
     """
 
+    HEADLINE: ClassVar[tuple[str, ...]] = ("owner", "specialized", "t_spec", "converged")
     VIEW: ClassVar[View] = View(
         dims={
             **dict.fromkeys(

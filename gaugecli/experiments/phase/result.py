@@ -36,6 +36,8 @@ class PhaseResult(Labelled):
     ``constant`` (empty when not asked for). With ``owner-probability``, ``maps`` also holds its
     Wilson interval's bounds ``owner-probability-low`` and ``owner-probability-high``."""
 
+    HEADLINE: ClassVar[tuple[str, ...]] = ("kind", "metrics", "maps")
+
     VIEW: ClassVar[View] = View(
         dims={"maps": ("y", "x"), "horizon": ("y", "x"), "chunk_of_cell": ("y", "x"), "chunk_cells": ("chunk",)},
         absorb=("x", "y"),

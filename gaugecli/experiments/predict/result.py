@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import ClassVar
 
 from gaugecli.core.frames import Labelled
 
@@ -46,6 +47,8 @@ class PredictRow:
 class PredictResult(Labelled):
     """Every cell of the study (``rows``), the predictors compared, the seeds, the confidence of the
     intervals, the definitions (``notes``), the chunks' hashes and gradient evaluations."""
+
+    HEADLINE: ClassVar[tuple[str, ...]] = ("predictors", "confidence", "visible_scale")
 
     predictors: list[str]
     rows: list[PredictRow]
