@@ -34,9 +34,22 @@ def _declared() -> tuple[dict[str, str], dict[str, str]]:
         cls = stack.pop()
         stack.extend(cls.__subclasses__())
         names.update({p.name: p.option for p in cls.params.values()})
+        names.update({old: p.option for p in cls.params.values() for old in p.deprecated})
         fields.update({field: p.option for field, p in cls.params.items()})
     fields["adversarial"] = names["kind"]  # perturb's --kind adversarial|random sets the field adversarial
     return names, fields
 
 
 _FLAGS, _FIELD_FLAGS = _declared()
+
+
+def renamed() -> dict[str, str]:
+    """Every former flag → the flag that replaced it (``--ns`` → ``--n-samples``): accepted for one
+    release with a deprecation line (:class:`gaugecli.cli.options.PanelCommand`)."""
+    out: dict[str, str] = {"--seed": "--seeds"}  # simulate's: one run per seed, like every command's --seeds
+    stack: list[type[Fields]] = list(Fields.__subclasses__())
+    while stack:
+        cls = stack.pop()
+        stack.extend(cls.__subclasses__())
+        out.update({old: p.option for p in cls.params.values() for old in p.deprecated_options})
+    return out

@@ -157,7 +157,12 @@ def given(ctx: typer.Context, *names: str) -> list[str]:
 
 class PanelCommand(TyperCommand):
     """A command whose ``--help`` lists its options in panels (Model, Dynamics, …, Output,
-    Execution), in plain text: the Typer app runs without rich markup, so that help is fast."""
+    Execution), in plain text: the Typer app runs without rich markup, so that help is fast. A
+    former flag (``--ns``) is read as the one that replaced it (``--n-samples``), with a deprecation
+    line on stderr; ``--help`` lists only the new one."""
+
+    def parse_args(self, ctx: Any, args: list[str]) -> list[str]:
+        return super().parse_args(ctx, renamed_args(self, args))
 
     def format_options(self, ctx: Any, formatter: Any) -> None:
         groups: dict[str, list[tuple[str, str]]] = {}
@@ -168,6 +173,33 @@ class PanelCommand(TyperCommand):
         for panel in sorted(groups, key=lambda g: PANELS.index(g) if g in PANELS else len(PANELS)):
             with formatter.section(panel if panel == "Options" else f"{panel} options"):
                 formatter.write_dl(groups[panel])
+
+
+def former_flags(command: Any) -> dict[str, str]:
+    """The former flags ``command`` still reads → the flag that replaced each, where it has that flag
+    (and no option of the former name)."""
+    from gaugecli.cli.flags import renamed
+
+    own = {name for p in command.params for name in (*p.opts, *p.secondary_opts)}
+    return {old: new for old, new in renamed().items() if new in own and old not in own}
+
+
+def renamed_args(command: Any, args: list[str]) -> list[str]:
+    """``args`` with every former flag (``--ns 500`` or ``--ns=500``) spelled as its replacement, and
+    one deprecation line on stderr for each."""
+    table = former_flags(command)
+    out: list[str] = []
+    for i, arg in enumerate(args):
+        if arg == "--":  # what follows is no option
+            return out + args[i:]
+        name, eq, value = arg.partition("=")
+        if name in table:
+            typer.echo(
+                f"Warning: {name} is deprecated; use {table[name]} (the old name goes in the next release).", err=True
+            )
+            arg = table[name] + eq + value
+        out.append(arg)
+    return out
 
 
 def command_app() -> typer.Typer:

@@ -22,7 +22,7 @@ app = opt.command_app()
 @signature.with_model(features=True)
 @signature.with_dynamics()
 @signature.with_execution()
-@signature.with_params({"seeds": P.SEEDS}, aliases={"seeds": ("--seed",)})  # one run per seed
+@signature.with_params({"seeds": P.SEEDS})  # one run per seed
 @signature.with_params(P.Simulate, exclude=("seed",))
 def simulate(
     ctx: typer.Context,

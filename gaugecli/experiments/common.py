@@ -23,6 +23,7 @@ from gaugecli.core.trajectory import NumericalFault, Trajectory
 from gaugecli.core.types import Array, Progress
 from gaugecli.experiments.budget import check_flow, check_run, check_steps, warn_if_streamed_and_slow
 from gaugecli.experiments.config import BATCH_STREAM, SAMPLE_LSODA_BUDGET, DynamicsConfig, ModelConfig, auto_horizon
+from gaugecli.experiments.declare import ConfigError
 from gaugecli.experiments.params import Mode
 
 
@@ -179,10 +180,11 @@ def integrate_ensemble(
     else:
         eta, choice = dynamics.eta, None
         bound = stable_step_bound(a0, W0, net, objective)
-        if eta >= bound:
-            raise NumericalFault(
-                f"eta={eta:g} is beyond the gradient-descent stability bound 2/λ_max = {bound:.4g} "
-                f"at the initial point; use `eta` below {bound:.4g}, or leave it out for a step with ≤ 1 % error"
+        if eta >= bound:  # a value outside the range this run allows: refused as any other (exit 2)
+            raise ConfigError(
+                "eta",
+                f"must be below the gradient-descent stability bound 2/λ_max = {bound:.4g} at the initial point "
+                f"(got {eta:g}); use `eta` below {bound:.4g}, or leave it out for a step with ≤ 1 % error",
             )
     oracle: GradientOracle | Objective = objective
     if mode is Mode.sgd:
