@@ -23,7 +23,7 @@ from typing import Any
 
 import typer
 
-SKIPPED = frozenset({"config_file", "out", "figure", "help", "json"})
+SKIPPED = frozenset({"config_file", "out", "figure", "help", "json", "quiet"})
 """Parameters a rerun file leaves out: where this run's outputs went, how it printed, and the file itself."""
 
 
@@ -55,7 +55,10 @@ def load(ctx: typer.Context, param: Any, value: Path | None) -> Path | None:
     for key, item in data.items():
         if key.replace("_", "-") in former:  # a recipe written before a rename still reruns
             new = former[key.replace("_", "-")]
-            typer.echo(f"Warning: {value}: {key!r} is deprecated; use {new!r} (the old name goes in the next release).", err=True)
+            typer.echo(
+                f"Warning: {value}: {key!r} is deprecated; use {new!r} (the old name goes in the next release).",
+                err=True,
+            )
             key = new
         target = params.get(key)
         if target is None:

@@ -38,4 +38,4 @@ def lockin(
 
         config = build(LockinConfig, "lockin", {**params, "model": model, "dynamics": dynamics})
         outcomes, paths = session.execute(ctx, "lockin", [config], outputs)
-    session.summarize(outcomes, paths, report.lockin, outputs.json)
+    session.summarize(outcomes, paths, report.lockin, outputs.json, quiet=outputs.quiet)

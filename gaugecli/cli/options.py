@@ -202,6 +202,12 @@ def renamed_args(command: Any, args: list[str]) -> list[str]:
     return out
 
 
+def examples(*commands: str) -> str:
+    """The example block of a command's ``--help`` (its epilog): each line a command that runs as
+    written (tests/test_cli_conventions.py parses every one), kept as typed (click's ``\\b``)."""
+    return "Examples:\n\n\b\n" + "\n".join(f"  gaugecli {c}" for c in commands)
+
+
 def command_app() -> typer.Typer:
     """The Typer app of one subcommand, in the root app's plain-help, no-traceback style."""
     return typer.Typer(rich_markup_mode=None, pretty_exceptions_enable=False, add_completion=False)
@@ -282,10 +288,14 @@ FigurePath = Annotated[
         rich_help_panel=OUTPUT,
     ),
 ]
+CACHE_ENV = "GAUGECLI_CACHE_DIR"
+"""The environment variable naming the run cache where ``--cache-dir`` is not given."""
 CacheDir = Annotated[
     Path,
     typer.Option(
         "--cache-dir",
+        envvar=CACHE_ENV,
+        show_envvar=True,
         help="The run cache: runs and sweep points by config hash; reruns reuse them.",
         rich_help_panel=OUTPUT,
     ),
@@ -300,10 +310,35 @@ Json = Annotated[
     bool,
     typer.Option(
         "--json",
-        help="Print one JSON object per artifact on stdout (kind, path, config hash, computed or reused, the "
-        "result's numbers) instead of the summary, for scripts.",
+        help="Print one JSON object per artifact on stdout (kind, path, config hash, the config, computed or "
+        "reused, the result's numbers) instead of the summary, for scripts.",
         rich_help_panel=OUTPUT,
     ),
+]
+Quiet = Annotated[
+    bool,
+    typer.Option(
+        "--quiet",
+        "-q",
+        help="Print no summary (--json lines still print; warnings and errors still go to stderr).",
+        rich_help_panel=OUTPUT,
+    ),
+]
+
+
+JsonTool = Annotated[
+    bool,
+    typer.Option(
+        "--json",
+        help="Print one JSON object per line on stdout (per file, figure, claim or cache entry, with its "
+        "config where it has one) instead of the text, for scripts.",
+    ),
+]
+
+
+QuietTool = Annotated[
+    bool,
+    typer.Option("--quiet", "-q", help="Print nothing on success (errors still go to stderr, with the exit code)."),
 ]
 DEFAULT_CACHE = Path("runs")
 

@@ -42,4 +42,4 @@ def perturb(
             PerturbConfig, "perturb", {**params, "adversarial": adversarial, "model": model, "dynamics": dynamics}
         )
         outcomes, paths = session.execute(ctx, "perturb", [config], outputs)
-    session.summarize(outcomes, paths, report.perturb, outputs.json)
+    session.summarize(outcomes, paths, report.perturb, outputs.json, quiet=outputs.quiet)

@@ -77,7 +77,9 @@ def phase(
             if figure is not None:
                 _draw(outcome, figure)
     computed = iter(fresh)
-    session.summarize(outcomes, paths, lambda o, path: _summary(o, path, next(computed)), outputs.json)
+    session.summarize(
+        outcomes, paths, lambda o, path: _summary(o, path, next(computed)), outputs.json, quiet=outputs.quiet
+    )
 
 
 def _config(values: dict[str, Any], model: Any, dynamics: Any) -> PhaseConfig:

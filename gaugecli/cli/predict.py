@@ -63,7 +63,9 @@ def predict(
         config = build(PredictConfig, "predict", params)  # d and eps_align: its model's
         fresh = _missing_chunks(chunks(config)[0], outputs)
         outcomes, paths = session.execute(ctx, "predict", [config], outputs)
-    session.summarize(outcomes, paths, lambda o, path: report.predict(o, path, fresh), outputs.json)
+    session.summarize(
+        outcomes, paths, lambda o, path: report.predict(o, path, fresh), outputs.json, quiet=outputs.quiet
+    )
 
 
 def _missing_chunks(jobs: list[Any], outputs: session.Outputs) -> int:

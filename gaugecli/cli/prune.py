@@ -33,4 +33,4 @@ def prune(
 
         config = build(PruneConfig, "prune", {**params, "model": model, "dynamics": dynamics})
         outcomes, paths = session.execute(ctx, "prune", [config], outputs)
-    session.summarize(outcomes, paths, report.prune, outputs.json)
+    session.summarize(outcomes, paths, report.prune, outputs.json, quiet=outputs.quiet)

@@ -39,4 +39,4 @@ def reln(
 
         config = build(RelnConfig, "reln", {**params, "model": model, "dynamics": dynamics})
         outcomes, paths = session.execute(ctx, "reln", [config], outputs)
-    session.summarize(outcomes, paths, report.reln, outputs.json)
+    session.summarize(outcomes, paths, report.reln, outputs.json, quiet=outputs.quiet)

@@ -69,4 +69,6 @@ def select(
         values = {field: params[field] for field in declared.params}  # the sweep: its widths, D and seeds
         config = build(config_type, "select", {**values, "model": model, "dynamics": dynamics})
         outcomes, paths = session.execute(ctx, kind, [config], outputs)
-    session.summarize(outcomes, paths, report.owner_sweep if sweep else report.select, outputs.json)
+    session.summarize(
+        outcomes, paths, report.owner_sweep if sweep else report.select, outputs.json, quiet=outputs.quiet
+    )

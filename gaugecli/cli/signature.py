@@ -120,7 +120,7 @@ def with_option(name: str, annotation: Any, default: Any) -> Callable[[Callable[
 
 
 def with_outputs(*, sweeps: bool = False) -> Callable[[Callable[..., None]], Callable[..., None]]:
-    """``--out``, ``--figure``, ``--cache-dir``, ``--cache``, ``--config``, ``--json`` (and for a
+    """``--out``, ``--figure``, ``--cache-dir``, ``--cache``, ``--config``, ``--json``, ``--quiet`` (and for a
     sweep ``--workers``, ``--scheduler``) as the command's parameter ``outputs`` (:class:`~gaugecli.cli.session.Outputs`)."""
     from gaugecli.cli import options as opt
 
@@ -131,6 +131,7 @@ def with_outputs(*, sweeps: bool = False) -> Callable[[Callable[..., None]], Cal
         ("cache", opt.UseCache, True),
         ("config_file", opt.ConfigFile, None),  # read by its eager callback already
         ("json", opt.Json, False),
+        ("quiet", opt.Quiet, False),
     ]
     if sweeps:
         group += [(opt.identifier(opt.WORKERS), *opt.declared(opt.WORKERS)), ("scheduler", opt.Scheduler, None)]

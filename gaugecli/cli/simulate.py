@@ -59,7 +59,7 @@ def simulate(
         outcomes, paths = session.execute(
             ctx, "simulate", runs, outputs, labels=labels, rerun=lambda run: _rerun(ctx, run)
         )
-    session.summarize(outcomes, paths, report.simulate, outputs.json, each=False)
+    session.summarize(outcomes, paths, report.simulate, outputs.json, each=False, quiet=outputs.quiet)
 
 
 def _rerun(ctx: typer.Context, run: SimulateConfig) -> dict[str, object]:

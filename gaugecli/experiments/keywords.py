@@ -64,7 +64,9 @@ def build(config_type: type, function: str, params: Mapping[str, Any]) -> Any:
         if key in former:
             import warnings
 
-            message = f"{function}(): {key!r} is deprecated; use {former[key]!r} (the old name goes in the next release)"
+            message = (
+                f"{function}(): {key!r} is deprecated; use {former[key]!r} (the old name goes in the next release)"
+            )
             warnings.warn(message, DeprecationWarning, stacklevel=3)
             key = former[key]
         name = alias.get(key, key)
