@@ -151,7 +151,7 @@ OlderThan = Annotated[
 ]
 
 
-@app.command("list", epilog=opt.examples("cache list", "cache list --kind simulate --json"))
+@app.command("list", cls=opt.PanelCommand, epilog=opt.examples("cache list", "cache list --kind simulate --json"))
 def list_entries(
     kind: Kind = None,
     cache_dir: opt.CacheDir = opt.DEFAULT_CACHE,
@@ -185,7 +185,7 @@ def list_entries(
         )
 
 
-@app.command("du", epilog=opt.examples("cache du", "cache du --json"))
+@app.command("du", cls=opt.PanelCommand, epilog=opt.examples("cache du", "cache du --json"))
 def disk_usage(
     cache_dir: opt.CacheDir = opt.DEFAULT_CACHE,
     json: opt.JsonTool = False,
@@ -207,7 +207,11 @@ def disk_usage(
     typer.echo(f"{size_text(total):>9}  {len(found):>6}  total in {cache_dir}")
 
 
-@app.command("clear", epilog=opt.examples("cache clear --kind point --older-than 30 --yes", "cache clear --yes --json"))
+@app.command(
+    "clear",
+    cls=opt.PanelCommand,
+    epilog=opt.examples("cache clear --kind point --older-than 30 --yes", "cache clear --yes --json"),
+)
 def clear(
     kind: Kind = None,
     older_than: OlderThan = None,

@@ -40,7 +40,7 @@ def load(ctx: typer.Context, param: Any, value: Path | None) -> Path | None:
     import tomllib
 
     from gaugecli.cli.errors import bad_parameter
-    from gaugecli.cli.options import former_flags
+    from gaugecli.cli.flags import former_flags
 
     try:
         data = tomllib.loads(Path(value).read_text(encoding="utf-8"))

@@ -44,10 +44,11 @@ def check_suffix(out: Path, format: Format) -> None:
 
 
 @app.command(
+    cls=opt.PanelCommand,
     epilog=opt.examples(
         "export run.json --format csv",
         "export run.json --format netcdf --out run.nc --json",
-    )
+    ),
 )
 def export(
     artifact: Annotated[Path, typer.Argument(help="An artifact written by a gaugecli command (run.json).")],

@@ -85,7 +85,9 @@ def _rows(quoted: list[Any]) -> list[dict[str, Any]]:
     ]
 
 
-@app.command(epilog=opt.examples("numbers fig3 --format md", "numbers --json --figures-dir figures"))
+@app.command(
+    cls=opt.PanelCommand, epilog=opt.examples("numbers fig3 --format md", "numbers --json --figures-dir figures")
+)
 def numbers(
     figures: Annotated[
         list[str] | None,

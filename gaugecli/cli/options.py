@@ -17,7 +17,7 @@ from typing import Annotated, Any
 import typer
 from typer.core import TyperCommand
 
-from gaugecli.cli.flags import message
+from gaugecli.cli.flags import message, renamed_args
 from gaugecli.experiments import params as P
 from gaugecli.experiments.declare import ConfigError, Param, number
 
@@ -157,55 +157,38 @@ def given(ctx: typer.Context, *names: str) -> list[str]:
 
 class PanelCommand(TyperCommand):
     """A command whose ``--help`` lists its options in panels (Model, Dynamics, …, Output,
-    Execution), in plain text: the Typer app runs without rich markup, so that help is fast. A
-    former flag (``--ns``) is read as the one that replaced it (``--n-samples``), with a deprecation
+    Execution), in plain text: the Typer app runs without rich markup, so that help is fast; its
+    example block (:func:`examples`) as written. Every command's class, the tools' too. A former flag (``--ns``) is read as the one that replaced it (``--n-samples``), with a deprecation
     line on stderr; ``--help`` lists only the new one."""
 
     def parse_args(self, ctx: Any, args: list[str]) -> list[str]:
         return super().parse_args(ctx, renamed_args(self, args))
+
+    def format_epilog(self, ctx: Any, formatter: Any) -> None:
+        """The example block line by line, as written (click would rewrap it into one paragraph)."""
+        if self.epilog:
+            formatter.write_paragraph()
+            for line in self.epilog.splitlines():
+                formatter.write(f"{' ' * formatter.current_indent}{line}\n" if line else "\n")
 
     def format_options(self, ctx: Any, formatter: Any) -> None:
         groups: dict[str, list[tuple[str, str]]] = {}
         for param in self.get_params(ctx):
             record = param.get_help_record(ctx)
             if record is not None:
-                groups.setdefault(getattr(param, "rich_help_panel", None) or "Options", []).append(record)
-        for panel in sorted(groups, key=lambda g: PANELS.index(g) if g in PANELS else len(PANELS)):
-            with formatter.section(panel if panel == "Options" else f"{panel} options"):
+                default = "Arguments" if param.param_type_name == "argument" else "Options"
+                groups.setdefault(getattr(param, "rich_help_panel", None) or default, []).append(record)
+        order = ("Arguments", *PANELS, "Options")
+        for panel in sorted(groups, key=lambda g: order.index(g) if g in order else len(order)):
+            with formatter.section(panel if panel in ("Arguments", "Options") else f"{panel} options"):
                 formatter.write_dl(groups[panel])
-
-
-def former_flags(command: Any) -> dict[str, str]:
-    """The former flags ``command`` still reads → the flag that replaced each, where it has that flag
-    (and no option of the former name)."""
-    from gaugecli.cli.flags import renamed
-
-    own = {name for p in command.params for name in (*p.opts, *p.secondary_opts)}
-    return {old: new for old, new in renamed().items() if new in own and old not in own}
-
-
-def renamed_args(command: Any, args: list[str]) -> list[str]:
-    """``args`` with every former flag (``--ns 500`` or ``--ns=500``) spelled as its replacement, and
-    one deprecation line on stderr for each."""
-    table = former_flags(command)
-    out: list[str] = []
-    for i, arg in enumerate(args):
-        if arg == "--":  # what follows is no option
-            return out + args[i:]
-        name, eq, value = arg.partition("=")
-        if name in table:
-            typer.echo(
-                f"Warning: {name} is deprecated; use {table[name]} (the old name goes in the next release).", err=True
-            )
-            arg = table[name] + eq + value
-        out.append(arg)
-    return out
 
 
 def examples(*commands: str) -> str:
     """The example block of a command's ``--help`` (its epilog): each line a command that runs as
-    written (tests/test_cli_conventions.py parses every one), kept as typed (click's ``\\b``)."""
-    return "Examples:\n\n\b\n" + "\n".join(f"  gaugecli {c}" for c in commands)
+    written (tests/test_cli_conventions.py parses every one), indented four spaces so that
+    docs/cli.md shows the block as code; :meth:`PanelCommand.format_epilog` prints it as typed."""
+    return "Examples:\n\n" + "\n".join(f"    gaugecli {c}" for c in commands)
 
 
 def command_app() -> typer.Typer:

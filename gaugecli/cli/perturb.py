@@ -14,7 +14,13 @@ from gaugecli.experiments import params as P
 app = opt.command_app()
 
 
-@app.command(cls=opt.PanelCommand)
+@app.command(
+    cls=opt.PanelCommand,
+    epilog=opt.examples(
+        "perturb --sweeps visible --eps 0,0.5,1 -D 4,16",
+        "perturb --sweeps samples --n-samples 500,1000 --sample-seeds 0,1 --json",
+    ),
+)
 @signature.with_outputs(sweeps=True)
 @signature.with_model(features=False)
 @signature.with_dynamics("rtol")

@@ -21,7 +21,14 @@ if TYPE_CHECKING:
 app = opt.command_app()
 
 
-@app.command("phase", cls=opt.PanelCommand)
+@app.command(
+    "phase",
+    cls=opt.PanelCommand,
+    epilog=opt.examples(
+        "phase --preset outcomes --workers 2",
+        "phase --x gauge-strength=1:64:7:log --y c0=0.01:0.5:5:log --metric t-spec --json",
+    ),
+)
 @signature.with_outputs(sweeps=True)
 @signature.with_model(features=True)
 @signature.with_dynamics()

@@ -21,10 +21,11 @@ app = opt.command_app()
 
 
 @app.command(
+    cls=opt.PanelCommand,
     epilog=opt.examples(
         "plot fig1 --quick --out-dir build/figures",
         "plot all --quick --format png --out-dir build/figures --json",
-    )
+    ),
 )
 def plot(
     figure: Annotated[str, typer.Argument(help=f"{', '.join(FIGURES)}, or all.")],

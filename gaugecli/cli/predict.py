@@ -28,7 +28,13 @@ Quick = Annotated[
 ]
 
 
-@app.command("predict", cls=opt.PanelCommand)
+@app.command(
+    "predict",
+    cls=opt.PanelCommand,
+    epilog=opt.examples(
+        "predict --quick", "predict --ks 1 --m-per-k 4 --spreads none --runs 20 --n-samples 64,256 --batch-size 32"
+    ),
+)
 @signature.with_outputs(sweeps=True)
 @signature.with_option("quick", Quick, False)
 @signature.with_params(P.Dynamics, only=("t_max",))

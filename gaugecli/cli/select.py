@@ -22,7 +22,11 @@ START = ("seeds", *P.Initial.params)
 """The parameters of a run's start and stream, listed after ``--sweep`` and its ``--ms``."""
 
 
-@app.command("select", cls=opt.PanelCommand)
+@app.command(
+    "select",
+    cls=opt.PanelCommand,
+    epilog=opt.examples("select -D 16 --m 5 --owner 2", "select --sweep --ms 2,3,4 --seeds 0,1 --workers 2 --json"),
+)
 @signature.with_outputs(sweeps=True)
 @signature.with_model(features=True)
 @signature.with_dynamics()

@@ -17,7 +17,14 @@ if TYPE_CHECKING:
 app = opt.command_app()
 
 
-@app.command(cls=opt.PanelCommand)
+@app.command(
+    cls=opt.PanelCommand,
+    epilog=opt.examples(
+        "simulate -D 4,16 --m 2",
+        "simulate --gauge unfavorable -D 16 --out run.json --figure run.png",
+        "simulate --mode sgd --eta 0.05 --seeds 0,1 --json",
+    ),
+)
 @signature.with_outputs(sweeps=False)
 @signature.with_model(features=True)
 @signature.with_dynamics()

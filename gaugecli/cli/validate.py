@@ -14,7 +14,9 @@ from gaugecli.cli.errors import Failure
 app = opt.command_app()
 
 
-@app.command(epilog=opt.examples("validate runs/simulate/*.json", "validate --json run.json run.toml"))
+@app.command(
+    cls=opt.PanelCommand, epilog=opt.examples("validate runs/simulate/*.json", "validate --json run.json run.toml")
+)
 def validate(
     files: Annotated[list[Path], typer.Argument(help="Artifact files to check, or the .toml recipes that rerun them.")],
     json: opt.JsonTool = False,

@@ -14,7 +14,9 @@ from gaugecli.cli.errors import Failure, errors
 app = opt.command_app()
 
 
-@app.command(epilog=opt.examples("verify --quick --claims C1", "verify --quick --json --report verify.md"))
+@app.command(
+    cls=opt.PanelCommand, epilog=opt.examples("verify --quick --claims C1", "verify --quick --json --report verify.md")
+)
 def verify(
     quick: Annotated[bool, typer.Option("--quick", help="The CI profile: fewer strengths, widths and seeds.")] = False,
     claims: Annotated[
