@@ -156,10 +156,11 @@ def given(ctx: typer.Context, *names: str) -> list[str]:
 
 
 class PanelCommand(TyperCommand):
-    """A command whose ``--help`` lists its options in panels (Model, Dynamics, …, Output,
-    Execution), in plain text: the Typer app runs without rich markup, so that help is fast; its
-    example block (:func:`examples`) as written. Every command's class, the tools' too. A former flag (``--ns``) is read as the one that replaced it (``--n-samples``), with a deprecation
-    line on stderr; ``--help`` lists only the new one."""
+    """A command whose ``--help`` lists its arguments, then its options in panels (Model, Dynamics,
+    …, Output, Execution), in plain text (the Typer app runs without rich markup, so that help is
+    fast), then its example block (:func:`examples`) as written. Every command's class, the tools'
+    too. A former flag (``--ns``) is read as the one that replaced it (``--n-samples``), with a
+    deprecation line on stderr; ``--help`` lists only the new one."""
 
     def parse_args(self, ctx: Any, args: list[str]) -> list[str]:
         return super().parse_args(ctx, renamed_args(self, args))
