@@ -27,6 +27,12 @@ from gaugecli.experiments.declare import ConfigError
 from gaugecli.experiments.params import Mode
 
 
+class UnstableStep(ConfigError, NumericalFault):
+    """A GD step η at or beyond the stability bound 2/λ_max at the start: a value outside the range
+    this run allows, refused before it runs as any other (the command line's exit code 2), and a
+    run that would diverge to whoever runs such steps on purpose (perturb's step sweep counts it)."""
+
+
 def run_serially(fn: Callable[[Any], Any], points: Sequence[Any], progress: Progress | None = None) -> list[Any]:
     out = []
     for i, point in enumerate(points):
@@ -180,8 +186,8 @@ def integrate_ensemble(
     else:
         eta, choice = dynamics.eta, None
         bound = stable_step_bound(a0, W0, net, objective)
-        if eta >= bound:  # a value outside the range this run allows: refused as any other (exit 2)
-            raise ConfigError(
+        if eta >= bound:
+            raise UnstableStep(
                 "eta",
                 f"must be below the gradient-descent stability bound 2/λ_max = {bound:.4g} at the initial point "
                 f"(got {eta:g}); use `eta` below {bound:.4g}, or leave it out for a step with ≤ 1 % error",
