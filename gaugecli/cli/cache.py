@@ -180,7 +180,7 @@ def list_entries(
     for name, group in _by_kind(found).items():
         ages = [e.age_days for e in group]
         typer.echo(
-            f"{name:<18} {len(group):>6} entries  {size_text(sum(e.bytes for e in group)):>9}  "
+            f"{name:<18} {_entries(len(group)):>12}  {size_text(sum(e.bytes for e in group)):>9}  "
             f"newest {age_text(min(ages))}, oldest {age_text(max(ages))}"
         )
 
@@ -231,7 +231,7 @@ def clear(
             typer.echo(f"nothing to clear in {cache_dir}")
         return
     total = sum(e.bytes for e in found)
-    what = f"{len(found)} entries ({size_text(total)}) from {cache_dir}"
+    what = f"{_entries(len(found))} ({size_text(total)}) from {cache_dir}"
     if not yes:
         if not sys.stdin.isatty():
             raise bad_parameter("--yes", f"clearing {what} needs a confirmation and stdin is no terminal; give --yes")
@@ -250,7 +250,11 @@ def clear(
     for folder in {e.artifact.parent for e in found}:
         sweep_leftovers(folder)  # temporaries a killed writer left (old enough not to be a live one's)
     if not (json or quiet):
-        typer.echo(f"removed {removed} entries ({size_text(total)}) from {cache_dir}")
+        typer.echo(f"removed {_entries(removed)} ({size_text(total)}) from {cache_dir}")
+
+
+def _entries(n: int) -> str:
+    return f"{n} entr{'y' if n == 1 else 'ies'}"
 
 
 def _by_kind(found: list[Entry]) -> dict[str, list[Entry]]:
