@@ -255,3 +255,23 @@ def test_json_quiet_and_the_cache_command(cli: Any, tmp_path: Path) -> None:
 def test_concept_matching_spells_parts() -> None:
     part = Concept("x", "--{part}-seeds", r".-seeds$")
     assert part.canonical("--sample-seeds") and part.canonical("--success-seeds") and not part.canonical("--seeds")
+
+
+def test_the_tools_json_lines_carry_their_config(cli: Any, tmp_path: Path) -> None:
+    """verify's lines (one per claim) and numbers' (one per quoted number) name the config they come
+    from: the same as the artifact or sidecar they were read from says."""
+    from gaugecli.store.artifacts import read_artifact
+
+    lines = _lines(cli("verify", "--quick", "--claims", "C1", "--json").stdout)
+    artifact = read_artifact(Path(lines[0]["path"]))
+    assert [line["id"] for line in lines] == [claim["id"] for claim in artifact["result"]["claims"]]
+    (c1,) = [line for line in lines if line["id"] == "C1"]
+    assert c1["passed"] is True and c1["config"] == artifact["config"] == {"quick": True, "only": ["C1"]}
+    assert cli("verify", "--quick", "--claims", "C1", "--quiet").stdout == ""
+
+    figures = Path(__file__).parents[1] / "figures"
+    quoted = _lines(cli("numbers", "fig3", "--json", "--figures-dir", str(figures)).stdout)
+    sidecar = read_artifact(figures / "fig3.json", "figure")
+    assert quoted and all(
+        q["config"] == sidecar["config"] and q["config_hash"] == sidecar["config_hash"] for q in quoted
+    )
