@@ -238,7 +238,11 @@ CASES = [
     (["select", "--deltas", "4,-4", "-D", "2"], USAGE, ["-D", "no effect with --deltas"]),
     (["select", "--ms", "3"], USAGE, ["--ms", "--sweep"]),
     (["perturb", "--seeds", "5,6"], USAGE, ["--seeds", "no effect with --kind adversarial"]),
-    (["perturb", "--sweeps", "visible", "--n-samples", "500,1000"], USAGE, ["--n-samples", "samples sweep is not in --sweeps"]),
+    (
+        ["perturb", "--sweeps", "visible", "--n-samples", "500,1000"],
+        USAGE,
+        ["--n-samples", "samples sweep is not in --sweeps"],
+    ),
     (["perturb", "--sweeps", "step,bogus"], USAGE, ["--sweeps", "selection"]),
     (["perturb", "--sweeps", "step,step"], USAGE, ["--sweeps"]),
     (["select", "--sweep", "--m", "3"], USAGE, ["--m", "no effect with --sweep"]),
@@ -260,7 +264,11 @@ CASES = [
     (["select", "--sweep", "--ms", "2,100000"], USAGE, ["--ms", "GB", "use --ms ≤"]),
     (["simulate", "--mode", "sgd", "--batch-size", "100000000000"], USAGE, ["--batch-size", "minibatch"]),
     (["simulate", "--d", "100000000000"], USAGE, ["--d", "vectors in R^d", "use --d ≤"]),  # 745 GiB a vector
-    (["perturb", "--success-n-samples", "16,10000000000"], USAGE, ["--success-n-samples", "GB", "use --success-n-samples ≤"]),
+    (
+        ["perturb", "--success-n-samples", "16,10000000000"],
+        USAGE,
+        ["--success-n-samples", "GB", "use --success-n-samples ≤"],
+    ),
     (["validate", "nan.json"], RUNTIME, ["nan.json", "not valid JSON", "NaN"]),
     (["validate", "edited-config.json"], RUNTIME, ["edited-config.json", "config_hash", "edited"]),
     (["validate", "edited-result.json"], RUNTIME, ["edited-result.json", "result_hash", "edited"]),
