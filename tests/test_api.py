@@ -55,13 +55,13 @@ COMMANDS = {  # each kind of artifact the command line writes, made cheaply (≈
     ],
     "perturb": [
         *("perturb", "--eps", "0,0.2,1.56", "-D", "4", "--step-fractions", "0.01,0.02,0.04"),
-        *("--stability-fractions", "0.3,1.5", "--ns", "200,400", "--sample-seeds", "0,1"),
-        *("--success-ns", "16", "--success-seeds", "0,1", *FAST),
+        *("--stability-fractions", "0.3,1.5", "--n-samples", "200,400", "--sample-seeds", "0,1"),
+        *("--success-n-samples", "16", "--success-seeds", "0,1", *FAST),
     ],
     "lockin": [
         *("lockin", "-D", "4", "--d", "4", "--per", "50", "--span", "3", "--burn-in", "50"),
         *("--assign", "select,all-minus", "--seeds", "0", "--n-samples", "500"),
-        *("--scan-strengths", "none", "--scan-pers", "50", "--scan-eps", "1e-16"),
+        *("--scan-strength", "none", "--scan-pers", "50", "--scan-eps", "1e-16"),
     ],
 }
 

@@ -15,7 +15,7 @@ from gaugecli.cli import app
 SMALL = [
     *("-D", "4", "--d", "4", "--per", "50", "--span", "3", "--burn-in", "50"),
     *("--assign", "select,all-minus", "--seeds", "0", "--n-samples", "500"),
-    *("--scan-strengths", "none", "--scan-pers", "50", "--scan-eps", "1e-16"),
+    *("--scan-strength", "none", "--scan-pers", "50", "--scan-eps", "1e-16"),
 ]
 
 

@@ -133,7 +133,7 @@ def test_the_command_prints_the_table_and_writes_a_valid_artifact(tmp_path):
     out = tmp_path / "predict.json"
     res = CliRunner().invoke(
         app,
-        ["predict", "--ks", "1,2", "--widths", "1", "--spreads", "0,10", "--no-natural", "--runs", "4",
+        ["predict", "--ks", "1,2", "--m-per-k", "1", "--spreads", "0,10", "--no-natural", "--runs", "4",
          "--cache-dir", str(tmp_path / "runs"), "--out", str(out)],
     )  # fmt: skip
     assert res.exit_code == 0, res.output

@@ -28,6 +28,7 @@ TOOLS: dict[str, str] = {
     "export": "Export an artifact: a long-form CSV or Parquet table, or netCDF mirroring to_xarray().",
     "verify": "Check every claim at the paper's settings: measured, expected, verdict.",
     "numbers": "Every number a figure quotes, from its sidecar: LaTeX macros, JSON or Markdown.",
+    "cache": "List the run cache's entries, total their sizes, or clear some of them.",
 }
 """The subcommands that run no experiment of their own (they read or draw artifacts) → one-line help."""
 

@@ -23,7 +23,7 @@ from typing import Any
 
 import typer
 
-SKIPPED = frozenset({"config_file", "out", "figure", "help", "json"})
+SKIPPED = frozenset({"config_file", "out", "figure", "help", "json", "quiet"})
 """Parameters a rerun file leaves out: where this run's outputs went, how it printed, and the file itself."""
 
 
@@ -40,6 +40,7 @@ def load(ctx: typer.Context, param: Any, value: Path | None) -> Path | None:
     import tomllib
 
     from gaugecli.cli.errors import bad_parameter
+    from gaugecli.cli.flags import former_flags
 
     try:
         data = tomllib.loads(Path(value).read_text(encoding="utf-8"))
@@ -49,8 +50,16 @@ def load(ctx: typer.Context, param: Any, value: Path | None) -> Path | None:
         raise bad_parameter("--config", f"{value} is not TOML: {err}") from None
     params = {key_of(p): p for p in ctx.command.params if p.name not in SKIPPED and p.opts[0].startswith("-")}
     params.update({p.name: p for p in list(params.values())})  # underscores accepted as well
+    former = {old.lstrip("-"): new.lstrip("-") for old, new in former_flags(ctx.command).items()}
     defaults: dict[str, Any] = {}
     for key, item in data.items():
+        if key.replace("_", "-") in former:  # a recipe written before a rename still reruns
+            new = former[key.replace("_", "-")]
+            typer.echo(
+                f"Warning: {value}: {key!r} is deprecated; use {new!r} (the old name goes in the next release).",
+                err=True,
+            )
+            key = new
         target = params.get(key)
         if target is None:
             if key in ("out", "figure", "json"):

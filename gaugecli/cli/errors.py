@@ -70,6 +70,8 @@ def errors() -> Iterator[None]:
         raise bad_parameter(flag(exc.param), spelled(exc.message)) from None
     except (NumericalFault, ArtifactError, ExecutorError) as exc:
         raise Failure(spelled(str(exc))) from None
+    except BrokenPipeError:  # stdout's reader left (| head): click's main ends quietly, as for any print
+        raise
     except OSError as exc:  # a path the OS refused where no check foresaw it: still one line
         raise Failure(f"{exc.filename or 'file system'}: {exc.strerror or exc}") from None
     finally:

@@ -43,7 +43,13 @@ def check_suffix(out: Path, format: Format) -> None:
         )
 
 
-@app.command()
+@app.command(
+    cls=opt.PanelCommand,
+    epilog=opt.examples(
+        "export run.json --format csv",
+        "export run.json --format netcdf --out run.nc --json",
+    ),
+)
 def export(
     artifact: Annotated[Path, typer.Argument(help="An artifact written by a gaugecli command (run.json).")],
     format: Annotated[
@@ -59,6 +65,8 @@ def export(
             "format is refused.",
         ),
     ] = None,
+    json: opt.JsonTool = False,
+    quiet: opt.QuietTool = False,
 ) -> None:
     """Export an artifact: a long-form CSV or Parquet table, or netCDF mirroring to_xarray()."""
     with errors():
@@ -91,4 +99,23 @@ def export(
                 table.to_parquet(tmp, index=False)
             elif data is not None:
                 data.to_netcdf(tmp, engine="h5netcdf")
-    typer.echo(f"wrote {target}: {loaded.kind} artifact as {format.value}")
+    if json:
+        from json import dumps
+
+        record = {
+            "path": str(target),
+            "artifact": str(artifact),
+            "kind": loaded.kind,
+            "format": format.value,
+            "config": _config(artifact),
+        }
+        typer.echo(dumps(record, allow_nan=True, ensure_ascii=False))
+    elif not quiet:
+        typer.echo(f"wrote {target}: {loaded.kind} artifact as {format.value}")
+
+
+def _config(artifact: Path) -> object:
+    """The config an artifact records (``None`` for one without, such as a figure's sidecar)."""
+    import json
+
+    return json.loads(artifact.read_text(encoding="utf-8")).get("config")

@@ -14,7 +14,10 @@ from gaugecli.experiments import params as P
 app = opt.command_app()
 
 
-@app.command(cls=opt.PanelCommand)
+@app.command(
+    cls=opt.PanelCommand,
+    epilog=opt.examples("lockin -D 4 --m 3 --seeds 0", "lockin --no-control --scan-strength none --json"),
+)
 @signature.with_outputs(sweeps=False)
 @signature.with_model(features=False, network=False)
 @signature.with_dynamics("rtol")
@@ -38,4 +41,4 @@ def lockin(
 
         config = build(LockinConfig, "lockin", {**params, "model": model, "dynamics": dynamics})
         outcomes, paths = session.execute(ctx, "lockin", [config], outputs)
-    session.summarize(outcomes, paths, report.lockin, outputs.json)
+    session.summarize(outcomes, paths, report.lockin, outputs.json, quiet=outputs.quiet)

@@ -66,7 +66,28 @@ def _sidecars(figures: list[str], figures_dir: Path) -> list[tuple[str, dict[str
     return out
 
 
-@app.command()
+def _rows(quoted: list[Any]) -> list[dict[str, Any]]:
+    """Each quoted number with where it comes from: ``--format json``'s entries, ``--json``'s lines."""
+    return [
+        {
+            "figure": q.figure,
+            "name": q.reading.name,
+            "macro": "\\" + q.macro,
+            "value": q.value,
+            "text": q.text,
+            "format": q.reading.format,
+            "meaning": q.reading.meaning,
+            "path": q.reading.pointer,
+            "config_hash": q.config_hash,
+            "git_commit": q.git_commit,
+        }
+        for q in quoted
+    ]
+
+
+@app.command(
+    cls=opt.PanelCommand, epilog=opt.examples("numbers fig3 --format md", "numbers --json --figures-dir figures")
+)
 def numbers(
     figures: Annotated[
         list[str] | None,
@@ -78,36 +99,35 @@ def numbers(
     figures_dir: Annotated[
         Path, typer.Option("--figures-dir", metavar="DIR", help="Where the sidecars (figN.json) are.")
     ] = Path("figures"),
+    json_lines: Annotated[
+        bool,
+        typer.Option(
+            "--json",
+            help="Print one JSON object per number on stdout (figure, macro, value, its path, config hash, "
+            "commit, and the sidecar's config), for scripts.",
+        ),
+    ] = False,
+    quiet: opt.QuietTool = False,
 ) -> None:
     """Every number a figure quotes, from its sidecar: LaTeX macros, JSON or Markdown."""
     with errors():
         from gaugecli.plots.readings import Quoted, declared, resolve, tex
 
         quoted: list[Quoted] = []
+        configs: dict[str, Any] = {}
         for name, sidecar in _sidecars(list(figures or []), figures_dir):
-            if not declared(name):  # not an error: the figure quotes no numbers yet
+            configs[name] = sidecar.get("config")
+            if not declared(name) and not quiet:  # not an error: the figure quotes no numbers yet
                 typer.echo(f"Note: {name} declares no quoted numbers (READINGS in gaugecli/plots/{name}.py)", err=True)
             try:
                 quoted += resolve(name, sidecar)
             except (KeyError, IndexError, ValueError) as exc:
                 raise bad_parameter("--figures-dir", f"{figures_dir / (name + '.json')}: {exc}") from None
-        if format is Format.json:
-            rows = [
-                {
-                    "figure": q.figure,
-                    "name": q.reading.name,
-                    "macro": "\\" + q.macro,
-                    "value": q.value,
-                    "text": q.text,
-                    "format": q.reading.format,
-                    "meaning": q.reading.meaning,
-                    "path": q.reading.pointer,
-                    "config_hash": q.config_hash,
-                    "git_commit": q.git_commit,
-                }
-                for q in quoted
-            ]
-            typer.echo(json.dumps(rows, indent=2, ensure_ascii=False))
+        if json_lines:
+            for row in _rows(quoted):
+                typer.echo(json.dumps({**row, "config": configs.get(row["figure"])}, ensure_ascii=False))
+        elif format is Format.json:
+            typer.echo(json.dumps(_rows(quoted), indent=2, ensure_ascii=False))
         elif format is Format.md:
             typer.echo("| figure | macro | printed | value | meaning | sidecar path | config | commit |")
             typer.echo("|---|---|---|---|---|---|---|---|")

@@ -17,7 +17,7 @@ from typing import Annotated, Any
 import typer
 from typer.core import TyperCommand
 
-from gaugecli.cli.flags import message
+from gaugecli.cli.flags import message, renamed_args
 from gaugecli.experiments import params as P
 from gaugecli.experiments.declare import ConfigError, Param, number
 
@@ -156,18 +156,40 @@ def given(ctx: typer.Context, *names: str) -> list[str]:
 
 
 class PanelCommand(TyperCommand):
-    """A command whose ``--help`` lists its options in panels (Model, Dynamics, …, Output,
-    Execution), in plain text: the Typer app runs without rich markup, so that help is fast."""
+    """A command whose ``--help`` lists its arguments, then its options in panels (Model, Dynamics,
+    …, Output, Execution), in plain text (the Typer app runs without rich markup, so that help is
+    fast), then its example block (:func:`examples`) as written. Every command's class, the tools'
+    too. A former flag (``--ns``) is read as the one that replaced it (``--n-samples``), with a
+    deprecation line on stderr; ``--help`` lists only the new one."""
+
+    def parse_args(self, ctx: Any, args: list[str]) -> list[str]:
+        return super().parse_args(ctx, renamed_args(self, args))
+
+    def format_epilog(self, ctx: Any, formatter: Any) -> None:
+        """The example block line by line, as written (click would rewrap it into one paragraph)."""
+        if self.epilog:
+            formatter.write_paragraph()
+            for line in self.epilog.splitlines():
+                formatter.write(f"{' ' * formatter.current_indent}{line}\n" if line else "\n")
 
     def format_options(self, ctx: Any, formatter: Any) -> None:
         groups: dict[str, list[tuple[str, str]]] = {}
         for param in self.get_params(ctx):
             record = param.get_help_record(ctx)
             if record is not None:
-                groups.setdefault(getattr(param, "rich_help_panel", None) or "Options", []).append(record)
-        for panel in sorted(groups, key=lambda g: PANELS.index(g) if g in PANELS else len(PANELS)):
-            with formatter.section(panel if panel == "Options" else f"{panel} options"):
+                default = "Arguments" if param.param_type_name == "argument" else "Options"
+                groups.setdefault(getattr(param, "rich_help_panel", None) or default, []).append(record)
+        order = ("Arguments", *PANELS, "Options")
+        for panel in sorted(groups, key=lambda g: order.index(g) if g in order else len(order)):
+            with formatter.section(panel if panel in ("Arguments", "Options") else f"{panel} options"):
                 formatter.write_dl(groups[panel])
+
+
+def examples(*commands: str) -> str:
+    """The example block of a command's ``--help`` (its epilog): each line a command that runs as
+    written (tests/test_cli_conventions.py parses every one), indented four spaces so that
+    docs/cli.md shows the block as code; :meth:`PanelCommand.format_epilog` prints it as typed."""
+    return "Examples:\n\n" + "\n".join(f"    gaugecli {c}" for c in commands)
 
 
 def command_app() -> typer.Typer:
@@ -250,10 +272,14 @@ FigurePath = Annotated[
         rich_help_panel=OUTPUT,
     ),
 ]
+CACHE_ENV = "GAUGECLI_CACHE_DIR"
+"""The environment variable naming the run cache where ``--cache-dir`` is not given."""
 CacheDir = Annotated[
     Path,
     typer.Option(
         "--cache-dir",
+        envvar=CACHE_ENV,
+        show_envvar=True,
         help="The run cache: runs and sweep points by config hash; reruns reuse them.",
         rich_help_panel=OUTPUT,
     ),
@@ -268,10 +294,35 @@ Json = Annotated[
     bool,
     typer.Option(
         "--json",
-        help="Print one JSON object per artifact on stdout (kind, path, config hash, computed or reused, the "
-        "result's numbers) instead of the summary, for scripts.",
+        help="Print one JSON object per artifact on stdout (kind, path, config hash, the config, computed or "
+        "reused, the result's numbers) instead of the summary, for scripts.",
         rich_help_panel=OUTPUT,
     ),
+]
+Quiet = Annotated[
+    bool,
+    typer.Option(
+        "--quiet",
+        "-q",
+        help="Print no summary (--json lines still print; warnings and errors still go to stderr).",
+        rich_help_panel=OUTPUT,
+    ),
+]
+
+
+JsonTool = Annotated[
+    bool,
+    typer.Option(
+        "--json",
+        help="Print one JSON object per line on stdout (per file, figure, claim or cache entry, with its "
+        "config where it has one) instead of the text, for scripts.",
+    ),
+]
+
+
+QuietTool = Annotated[
+    bool,
+    typer.Option("--quiet", "-q", help="Print nothing on success (errors still go to stderr, with the exit code)."),
 ]
 DEFAULT_CACHE = Path("runs")
 

@@ -14,7 +14,13 @@ from gaugecli.experiments import params as P
 app = opt.command_app()
 
 
-@app.command(cls=opt.PanelCommand)
+@app.command(
+    cls=opt.PanelCommand,
+    epilog=opt.examples(
+        "perturb --sweeps visible --eps 0,0.5,1 -D 4,16",
+        "perturb --sweeps samples --n-samples 500,1000 --sample-seeds 0,1 --json",
+    ),
+)
 @signature.with_outputs(sweeps=True)
 @signature.with_model(features=False)
 @signature.with_dynamics("rtol")
@@ -42,4 +48,4 @@ def perturb(
             PerturbConfig, "perturb", {**params, "adversarial": adversarial, "model": model, "dynamics": dynamics}
         )
         outcomes, paths = session.execute(ctx, "perturb", [config], outputs)
-    session.summarize(outcomes, paths, report.perturb, outputs.json)
+    session.summarize(outcomes, paths, report.perturb, outputs.json, quiet=outputs.quiet)

@@ -21,7 +21,14 @@ if TYPE_CHECKING:
 app = opt.command_app()
 
 
-@app.command("phase", cls=opt.PanelCommand)
+@app.command(
+    "phase",
+    cls=opt.PanelCommand,
+    epilog=opt.examples(
+        "phase --preset outcomes --workers 2",
+        "phase --x gauge-strength=1:64:7:log --y c0=0.01:0.5:5:log --metric t-spec --json",
+    ),
+)
 @signature.with_outputs(sweeps=True)
 @signature.with_model(features=True)
 @signature.with_dynamics()
@@ -77,7 +84,9 @@ def phase(
             if figure is not None:
                 _draw(outcome, figure)
     computed = iter(fresh)
-    session.summarize(outcomes, paths, lambda o, path: _summary(o, path, next(computed)), outputs.json)
+    session.summarize(
+        outcomes, paths, lambda o, path: _summary(o, path, next(computed)), outputs.json, quiet=outputs.quiet
+    )
 
 
 def _config(values: dict[str, Any], model: Any, dynamics: Any) -> PhaseConfig:

@@ -20,7 +20,13 @@ if TYPE_CHECKING:
 app = opt.command_app()
 
 
-@app.command()
+@app.command(
+    cls=opt.PanelCommand,
+    epilog=opt.examples(
+        "plot fig1 --quick --out-dir build/figures",
+        "plot all --quick --format png --out-dir build/figures --json",
+    ),
+)
 def plot(
     figure: Annotated[str, typer.Argument(help=f"{', '.join(FIGURES)}, or all.")],
     cache_dir: opt.CacheDir = opt.DEFAULT_CACHE,
@@ -66,6 +72,8 @@ def plot(
             "configuration, every number within its --compare tolerance); by default they are kept.",
         ),
     ] = False,
+    json: opt.JsonTool = False,
+    quiet: opt.QuietTool = False,
 ) -> None:
     """Render publication figures (computing and caching any run they need)."""
     from gaugecli.cli.report import console, escape
@@ -113,7 +121,10 @@ def plot(
                 files = f"unchanged within tolerance, kept {files} (--rewrite to redraw)"
             finished.append(fig_id)
             count = f" [{len(finished)}/{len(ids)}, {session.elapsed_text(time.monotonic() - started)}]"
-            console().print(f"{fig_id}: {files}" + (count if len(ids) > 1 else ""))
+            if json:
+                typer.echo(_json_line(fig_id, paths, out_dir))
+            elif not quiet:
+                console().print(f"{fig_id}: {files}" + (count if len(ids) > 1 else ""))
             if compare is not None:
                 drift.extend(_compare(compare / f"{fig_id}.json", out_dir / f"{fig_id}.json"))
             offences.extend(f"{fig_id} {line}" for line in paths.offences)
@@ -185,13 +196,32 @@ def plot(
             console().print(f"[red]layout:[/] {escape(line)}")
         if offences:
             raise Failure(f"{len(offences)} layout offences in the figures drawn (--check-layout)")
-        console().print("every figure drawn passes the layout check")
+        if not (json or quiet):
+            console().print("every figure drawn passes the layout check")
     if compare is not None:
         for line in drift:
             console().print(f"[red]drift:[/] {escape(line)}")
         if drift:
             raise Failure(f"{len(drift)} series drifted from the committed figures in {compare}")
-        console().print(f"every regenerated series matches {compare} within its stated tolerance")
+        if not (json or quiet):
+            console().print(f"every regenerated series matches {compare} within its stated tolerance")
+
+
+def _json_line(fig_id: str, paths: Rendered, out_dir: Path) -> str:
+    """``plot --json``'s line of one figure: its files, whether they were kept, and the config its
+    sidecar (figN.json) records."""
+    import json
+
+    sidecar = out_dir / f"{fig_id}.json"
+    config = json.loads(sidecar.read_text(encoding="utf-8")).get("config") if sidecar.is_file() else None
+    record = {
+        "figure": fig_id,
+        "files": [str(p) for p in paths],
+        "kept": bool(paths.kept),
+        "layout_offences": list(paths.offences),
+        "config": config,
+    }
+    return json.dumps(record, allow_nan=True, ensure_ascii=False)
 
 
 def _versions(ids: list[str], every: bool, version: str | None) -> dict[str, tuple[str, ...]]:

@@ -14,7 +14,12 @@ from gaugecli.experiments import params as P
 app = opt.command_app()
 
 
-@app.command(cls=opt.PanelCommand)
+@app.command(
+    cls=opt.PanelCommand,
+    epilog=opt.examples(
+        "prune -D 4,16 --ms 2,3 --no-sample", "prune --n-samples 2000 --seeds 0,1 --quiet --out prune.json"
+    ),
+)
 @signature.with_outputs(sweeps=True)
 @signature.with_model(features=False)
 @signature.with_dynamics("rtol")
@@ -33,4 +38,4 @@ def prune(
 
         config = build(PruneConfig, "prune", {**params, "model": model, "dynamics": dynamics})
         outcomes, paths = session.execute(ctx, "prune", [config], outputs)
-    session.summarize(outcomes, paths, report.prune, outputs.json)
+    session.summarize(outcomes, paths, report.prune, outputs.json, quiet=outputs.quiet)

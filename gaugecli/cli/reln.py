@@ -14,7 +14,7 @@ from gaugecli.experiments import params as P
 app = opt.command_app()
 
 
-@app.command(cls=opt.PanelCommand)
+@app.command(cls=opt.PanelCommand, epilog=opt.examples("reln -D 4 --m 3", "reln --restart 1,2 --levels 10 --json"))
 @signature.with_outputs(sweeps=False)
 @signature.with_model(features=False, network=False)
 @signature.with_dynamics("t_max", "rtol")
@@ -39,4 +39,4 @@ def reln(
 
         config = build(RelnConfig, "reln", {**params, "model": model, "dynamics": dynamics})
         outcomes, paths = session.execute(ctx, "reln", [config], outputs)
-    session.summarize(outcomes, paths, report.reln, outputs.json)
+    session.summarize(outcomes, paths, report.reln, outputs.json, quiet=outputs.quiet)

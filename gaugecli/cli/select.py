@@ -22,7 +22,11 @@ START = ("seeds", *P.Initial.params)
 """The parameters of a run's start and stream, listed after ``--sweep`` and its ``--ms``."""
 
 
-@app.command("select", cls=opt.PanelCommand)
+@app.command(
+    "select",
+    cls=opt.PanelCommand,
+    epilog=opt.examples("select -D 16 --m 5 --owner 2", "select --sweep --ms 2,3,4 --seeds 0,1 --workers 2 --json"),
+)
 @signature.with_outputs(sweeps=True)
 @signature.with_model(features=True)
 @signature.with_dynamics()
@@ -69,4 +73,6 @@ def select(
         values = {field: params[field] for field in declared.params}  # the sweep: its widths, D and seeds
         config = build(config_type, "select", {**values, "model": model, "dynamics": dynamics})
         outcomes, paths = session.execute(ctx, kind, [config], outputs)
-    session.summarize(outcomes, paths, report.owner_sweep if sweep else report.select, outputs.json)
+    session.summarize(
+        outcomes, paths, report.owner_sweep if sweep else report.select, outputs.json, quiet=outputs.quiet
+    )

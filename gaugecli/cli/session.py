@@ -149,7 +149,7 @@ def indexed(path: Path | None, label: str, n_runs: int) -> Path | None:
 @dataclass(frozen=True)
 class Outputs:
     """Where a computing command's results go and how its work runs: ``--out``, ``--figure``,
-    ``--cache-dir``, ``--cache``, ``--workers``, ``--scheduler``, ``--json``."""
+    ``--cache-dir``, ``--cache``, ``--workers``, ``--scheduler``, ``--json``, ``--quiet``."""
 
     out: Path | None = None
     figure: Path | None = None
@@ -158,6 +158,7 @@ class Outputs:
     workers: int = 1
     scheduler: str | None = None
     json: bool = False
+    quiet: bool = False
 
 
 def execute(
@@ -211,10 +212,19 @@ def _explain_misses(pipe: Pipeline, kind: str, configs: list[Any], outputs: Outp
 
 
 def summarize(
-    outcomes: list[Outcome], paths: list[Path | None], summary: Callable[..., None], json: bool, *, each: bool = True
+    outcomes: list[Outcome],
+    paths: list[Path | None],
+    summary: Callable[..., None],
+    json: bool,
+    *,
+    each: bool = True,
+    quiet: bool = False,
 ) -> None:
-    """The summary on the terminal, or with ``--json`` one JSON object per artifact on stdout: its
-    kind, path, config hash, whether it was computed now, and the result's scalar numbers."""
+    """The summary on the terminal (none with ``--quiet``), or with ``--json`` one JSON object per
+    artifact on stdout: its kind, path, config hash, config, whether it was computed now, and the
+    result's scalar numbers."""
+    if quiet and not json:
+        return
     if not json:
         if each:
             for outcome, path in zip(outcomes, paths, strict=True):
@@ -231,6 +241,7 @@ def summarize(
             "kind": outcome.kind,
             "path": None if path is None else str(path),
             "config_hash": outcome.artifact.get("config_hash"),
+            "config": outcome.artifact.get("config"),
             "computed": outcome.computed,
             "result": numbers,
         }

@@ -79,14 +79,17 @@ def with_params(
     each built from its declaration alone (:func:`gaugecli.cli.options.declared`; ``aliases``: more
     flags of a field), listed in the order they are declared (a class's own before those it
     inherits). The command's parameter ``into`` receives the values given as a mapping field →
-    value (joined with those of the other ``with_params`` decorators), which
+    value (a field still named by a former name of its parameter: by the new name; joined with
+    those of the other ``with_params`` decorators), which
     :func:`gaugecli.experiments.keywords.build` turns into a config as it does the Python API's
     keywords; or, with ``build``, what ``build`` makes of that mapping."""
     from gaugecli.cli import options as opt
 
     params = _in_order(declared)
     chosen = {field: p for field, p in params.items() if (not only or field in only) and field not in exclude}
-    field_of = {opt.identifier(p): field for field, p in chosen.items()}
+    # a field still named as its parameter was before a rename (predict's sgd_eta) is handed over by
+    # the new name, which :func:`~gaugecli.experiments.keywords.build` reads without a deprecation
+    field_of = {opt.identifier(p): p.name if field in p.deprecated else field for field, p in chosen.items()}
     group: Group = [
         (opt.identifier(p), *opt.declared(p, *(aliases or {}).get(field, ()))) for field, p in chosen.items()
     ]
@@ -117,7 +120,7 @@ def with_option(name: str, annotation: Any, default: Any) -> Callable[[Callable[
 
 
 def with_outputs(*, sweeps: bool = False) -> Callable[[Callable[..., None]], Callable[..., None]]:
-    """``--out``, ``--figure``, ``--cache-dir``, ``--cache``, ``--config``, ``--json`` (and for a
+    """``--out``, ``--figure``, ``--cache-dir``, ``--cache``, ``--config``, ``--json``, ``--quiet`` (and for a
     sweep ``--workers``, ``--scheduler``) as the command's parameter ``outputs`` (:class:`~gaugecli.cli.session.Outputs`)."""
     from gaugecli.cli import options as opt
 
@@ -128,6 +131,7 @@ def with_outputs(*, sweeps: bool = False) -> Callable[[Callable[..., None]], Cal
         ("cache", opt.UseCache, True),
         ("config_file", opt.ConfigFile, None),  # read by its eager callback already
         ("json", opt.Json, False),
+        ("quiet", opt.Quiet, False),
     ]
     if sweeps:
         group += [(opt.identifier(opt.WORKERS), *opt.declared(opt.WORKERS)), ("scheduler", opt.Scheduler, None)]

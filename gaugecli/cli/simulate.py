@@ -17,12 +17,19 @@ if TYPE_CHECKING:
 app = opt.command_app()
 
 
-@app.command(cls=opt.PanelCommand)
+@app.command(
+    cls=opt.PanelCommand,
+    epilog=opt.examples(
+        "simulate -D 4,16 --m 2",
+        "simulate --gauge unfavorable -D 16 --out run.json --figure run.png",
+        "simulate --mode sgd --eta 0.05 --seeds 0,1 --json",
+    ),
+)
 @signature.with_outputs(sweeps=False)
 @signature.with_model(features=True)
 @signature.with_dynamics()
 @signature.with_execution()
-@signature.with_params({"seeds": P.SEEDS}, aliases={"seeds": ("--seed",)})  # one run per seed
+@signature.with_params({"seeds": P.SEEDS})  # one run per seed
 @signature.with_params(P.Simulate, exclude=("seed",))
 def simulate(
     ctx: typer.Context,
@@ -59,7 +66,7 @@ def simulate(
         outcomes, paths = session.execute(
             ctx, "simulate", runs, outputs, labels=labels, rerun=lambda run: _rerun(ctx, run)
         )
-    session.summarize(outcomes, paths, report.simulate, outputs.json, each=False)
+    session.summarize(outcomes, paths, report.simulate, outputs.json, each=False, quiet=outputs.quiet)
 
 
 def _rerun(ctx: typer.Context, run: SimulateConfig) -> dict[str, object]:

@@ -14,7 +14,9 @@ from gaugecli.cli.errors import Failure, errors
 app = opt.command_app()
 
 
-@app.command()
+@app.command(
+    cls=opt.PanelCommand, epilog=opt.examples("verify --quick --claims C1", "verify --quick --json --report verify.md")
+)
 def verify(
     quick: Annotated[bool, typer.Option("--quick", help="The CI profile: fewer strengths, widths and seeds.")] = False,
     claims: Annotated[
@@ -32,6 +34,8 @@ def verify(
     out: opt.Out = None,
     cache_dir: opt.CacheDir = opt.DEFAULT_CACHE,
     cache: opt.UseCache = True,
+    json: opt.JsonTool = False,
+    quiet: opt.QuietTool = False,
 ) -> None:
     """Measure every claim (C1–C8 and the later findings) and judge it; exit 1 if any fails."""
     with errors():
@@ -71,9 +75,23 @@ def verify(
             from gaugecli.verify.report import markdown
 
             atomic_write_text(report_path, markdown(result, figures_dir, report_path.parent), "--report")
-    report.verify(result, path, report_path)
+    if json:
+        _json_lines(result, path, config)
+    elif not quiet:
+        report.verify(result, path, report_path)
     if result.failed:
         raise Failure(f"{len(result.failed)} claim(s) failed: {', '.join(c.id for c in result.failed)}")
+
+
+def _json_lines(result: Any, path: Path | None, config: Any) -> None:
+    """One JSON object per claim: its row of the artifact, the artifact's path and the profile judged."""
+    import dataclasses
+    import json
+
+    profile = dataclasses.asdict(config)
+    for claim in result.claims:
+        record = {"kind": "verify", "path": None if path is None else str(path), **dataclasses.asdict(claim)}
+        typer.echo(json.dumps({**record, "config": profile}, allow_nan=True, ensure_ascii=False, default=str))
 
 
 def _missing(pipe: Any, needs: dict[str, Any]) -> int:

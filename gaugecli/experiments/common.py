@@ -24,7 +24,14 @@ from gaugecli.core.population.objective import GradientOracle, Objective, decaye
 from gaugecli.core.types import Array, Progress
 from gaugecli.experiments.budget import check_flow, check_run, check_steps, warn_if_streamed_and_slow
 from gaugecli.experiments.config import BATCH_STREAM, SAMPLE_LSODA_BUDGET, DynamicsConfig, ModelConfig, auto_horizon
+from gaugecli.experiments.declare import ConfigError
 from gaugecli.experiments.params import Mode
+
+
+class UnstableStep(ConfigError, NumericalFault):
+    """A GD step η at or beyond the stability bound 2/λ_max at the start: a value outside the range
+    this run allows, refused before it runs as any other (the command line's exit code 2), and a
+    run that would diverge to whoever runs such steps on purpose (perturb's step sweep counts it)."""
 
 
 def run_serially(fn: Callable[[Any], Any], points: Sequence[Any], progress: Progress | None = None) -> list[Any]:
@@ -178,9 +185,10 @@ def integrate_ensemble(
         eta, choice = dynamics.eta, None
         bound = stable_step_bound(Network(a0, W0), net, objective)
         if eta >= bound:
-            raise NumericalFault(
-                f"eta={eta:g} is beyond the gradient-descent stability bound 2/λ_max = {bound:.4g} "
-                f"at the initial point; use `eta` below {bound:.4g}, or leave it out for a step with ≤ 1 % error"
+            raise UnstableStep(
+                "eta",
+                f"must be below the gradient-descent stability bound 2/λ_max = {bound:.4g} at the initial point "
+                f"(got {eta:g}); use `eta` below {bound:.4g}, or leave it out for a step with ≤ 1 % error",
             )
     oracle: GradientOracle | Objective = objective
     if mode is Mode.sgd:

@@ -83,7 +83,10 @@ class Param:
     and ``plural`` for a comma-separated list of at least ``min_items`` values (``distinct``: no value
     twice). ``why_low`` and ``why_high`` say why a bound is where it is; a refusal quotes them.
     ``repeat``: its flag may be given several times (``-D 4 -D 16,64``); for a single value (a
-    config field of one value, such as simulate's ``gauge``) the command runs once per value."""
+    config field of one value, such as simulate's ``gauge``) the command runs once per value.
+    ``deprecated``: its former names, still accepted for one release with a deprecation (as a
+    keyword of the Python API, a key of a ``--config`` file, and the flag ``--former-name``);
+    docs/cli-conventions.md has the one name of each concept."""
 
     name: str
     help: str
@@ -106,10 +109,19 @@ class Param:
     why_low: str = ""
     why_high: str = ""
     repeat: bool = False
+    deprecated: tuple[str, ...] = ()
 
     def but(self, **changes: Any) -> Param:
-        """The same parameter with another default, help or bound (another experiment's use of it)."""
+        """The same parameter with another default, help or bound (another experiment's use of it);
+        renamed, it keeps none of the former names of the parameter it was made from."""
+        if "name" in changes and "deprecated" not in changes:
+            changes["deprecated"] = ()
         return replace(self, **changes)
+
+    @property
+    def deprecated_options(self) -> tuple[str, ...]:
+        """The flags of its former names: ``--ns`` for ``n_samples`` once called ``ns``."""
+        return tuple("--" + old.replace("_", "-") for old in self.deprecated)
 
     @property
     def option(self) -> str:

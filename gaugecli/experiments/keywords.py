@@ -48,16 +48,27 @@ def _value(tp: Any, value: Any) -> Any:
 def build(config_type: type, function: str, params: Mapping[str, Any]) -> Any:
     """``config_type`` built from keywords: its own fields, under their names or their parameters'
     (``gauge_strength`` for ``strengths``), and the fields of its ``model`` and ``dynamics`` (``d``,
-    ``activation``, ``mode``, ``rtol``, …). An unknown keyword is a :class:`TypeError`."""
+    ``activation``, ``mode``, ``rtol``, …). An unknown keyword is a :class:`TypeError`; a former
+    name of a parameter (its declaration's ``deprecated``) is read as the parameter, with a
+    :class:`DeprecationWarning`."""
     from gaugecli.experiments.config import DynamicsConfig, ModelConfig
 
     hints = typing.get_type_hints(config_type)
     names = {f.name for f in dataclasses.fields(config_type)}
     declared = _declared(config_type)
     alias = {p.name: name for name, p in declared.items() if name in names and p.name != name}
+    former = {old: p.name for name, p in declared.items() if name in names for old in p.deprecated}
     parts: dict[str, dict[str, Any]] = {"": {}, "model": {}, "dynamics": {}}
     nested = {"model": ModelConfig, "dynamics": DynamicsConfig}
     for key, value in params.items():
+        if key in former:
+            import warnings
+
+            message = (
+                f"{function}(): {key!r} is deprecated; use {former[key]!r} (the old name goes in the next release)"
+            )
+            warnings.warn(message, DeprecationWarning, stacklevel=3)
+            key = former[key]
         name = alias.get(key, key)
         if name in names:
             if name in parts[""]:

@@ -57,7 +57,7 @@ ZERO_AT = 0.1
 
 
 def predict_config(k: int, width: int, quick: bool) -> PredictConfig:
-    """The study of one panel (``gaugecli predict --ks k --widths width --spreads … --runs …``)."""
+    """The study of one panel (``gaugecli predict --ks k --m-per-k width --spreads … --runs …``)."""
     from gaugecli.experiments.predict import PredictConfig
 
     return PredictConfig(ks=(k,), widths=(width,), spreads=SPREADS[quick], runs=RUNS[quick])

@@ -1,7 +1,7 @@
 """Figure 11's panels — finite samples: what a sample changes in who owns a feature from a Gaussian
 start (a, b), and how many samples selection needs against the input dimension d (c, d).
 
-(a, b) ``gaugecli predict --ks 1 --widths 4 --spreads none --n-samples …``: one feature, ``m = 4``,
+(a, b) ``gaugecli predict --ks 1 --m-per-k 4 --spreads none --n-samples …``: one feature, ``m = 4``,
 δ as drawn, each start trained on the population loss and on ``L_n`` (a sample per seed): against
 n, (a) the share of runs with an owner and the share whose owner is the one the population flow
 from the same start gives, by flow (filled) and by minibatch SGD on the same samples (hollow,

@@ -86,7 +86,8 @@ class Lockin(Fields):
         open_high=True,
     )
     scan_strengths = STRENGTHS.but(
-        name="scan_strengths",
+        name="scan_strength",
+        deprecated=("scan_strengths",),
         default=(1.0, 2.0, 4.0, 8.0, 16.0, 32.0),
         short=None,
         metavar="LIST|none",

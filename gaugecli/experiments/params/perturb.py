@@ -16,8 +16,8 @@ PERTURB_SWEEPS = ("visible", "step", "samples", "selection")
 SWEEP_PARAMS = {
     "visible": ("eps", "gauge_strength", "kind", "seeds", "refine"),
     "step": ("step_strength", "step_fractions", "stability_fractions"),
-    "samples": ("sample_strength", "ns", "sample_seeds", "window", "sample_gd"),
-    "selection": ("success_ns", "success_seeds", "success_horizon"),
+    "samples": ("sample_strength", "n_samples", "sample_seeds", "window", "sample_gd"),
+    "selection": ("success_n_samples", "success_seeds", "success_horizon"),
 }
 """The parameters only one sweep reads: given while that sweep is not run, the command line refuses
 them, and a run's rerun file leaves them out (:func:`unread`)."""
@@ -86,7 +86,7 @@ class Perturb(Fields):
     )
     sample_strength = step_strength.but(name="sample_strength", help="D of the sample-size sweep")
     ns = Param(
-        "ns",
+        "n_samples",
         "Sample sizes n of the finite-sample flows (at least two)",
         EXPERIMENT,
         (500, 1000, 2000, 4000, 8000, 16000, 32000),
@@ -95,6 +95,7 @@ class Perturb(Fields):
         plural=True,
         min_items=2,
         metavar="LIST",
+        deprecated=("ns",),
     )
     sample_seeds = SEEDS.but(
         name="sample_seeds",
@@ -108,7 +109,8 @@ class Perturb(Fields):
     )
     sample_gd = Param("sample_gd", "Also check the sample sweep with GD on L_n at η and η/2", EXPERIMENT, False, bool)
     success_ns = ns.but(
-        name="success_ns",
+        name="success_n_samples",
+        deprecated=("success_ns",),
         default=(16, 24, 32, 48, 64, 96, 128),
         min_items=1,
         help="Sample sizes of the selection-vs-n sweep",

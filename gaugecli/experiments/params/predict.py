@@ -37,8 +37,8 @@ class Predict(Fields):
         metavar="K1,K2,…",
     )
     widths = Param(
-        "widths",
-        "Neurons per feature m/k (a cell has m = width·k neurons)",
+        "m_per_k",
+        "Neurons per feature m/k (a cell has m = (m/k)·k neurons)",
         EXPERIMENT,
         (1, 8),
         int,
@@ -46,6 +46,7 @@ class Predict(Fields):
         high=MAX_PREDICT_WIDTH,
         plural=True,
         metavar="W1,W2,…",
+        deprecated=("widths",),
         why_high="each run is a flow of m(k + m + 1) unknowns; wider runs cost minutes each",
     )
     spreads = Param(
@@ -86,23 +87,25 @@ class Predict(Fields):
         why_high="each run is a flow on L_n in d dimensions to the cell's horizon; larger n cost minutes per chunk",
     )
     sgd_batch = Param(
-        "sgd_batch",
+        "batch_size",
         "Minibatch size B: every finite-sample cell is also trained by SGD on its samples (batches resampled "
-        "every epoch, seeded by the run's seed), step --sgd-eta; none by default",
+        "every epoch, seeded by the run's seed), step `eta`; none by default",
         EXPERIMENT,
         None,
         int,
         low=1,
         metavar="B",
+        deprecated=("sgd_batch",),
     )
     sgd_eta = Param(
-        "sgd_eta",
+        "eta",
         "Step size η of the SGD cells (run to the cell's horizon: ⌈t_max/η⌉ steps)",
         EXPERIMENT,
         0.1,
         low=1e-4,
         high=1.0,
         open_low=False,
+        deprecated=("sgd_eta",),
         why_low="the SGD cells run ⌈t_max/η⌉ steps to the cell's horizon (t_max ≈ 340 at the defaults)",
     )
     first_seed = Param(

@@ -34,5 +34,5 @@ class Simulate(Initial):
         plural=False,
         help="Seed of the sample or batch stream (sample, sample-gd, sgd)",
         metavar=None,
-        flag="--seeds",  # the command takes --seeds, one run each (--seed is its alias)
+        flag="--seeds",  # the command takes --seeds, one run each (--seed, its former flag, until the next release)
     )
