@@ -22,5 +22,8 @@ def test_cli_reference_is_current() -> None:
 
 
 def test_readme_links_the_theory_and_the_cli_reference() -> None:
+    """On the documentation site (its address in pyproject.toml's [project.urls]; tests/test_readme.py)."""
+    from test_readme import site_url
+
     readme = (DOCS.parents[1] / "README.md").read_text(encoding="utf-8")
-    assert "docs/theory.md" in readme and "docs/cli.md" in readme and "gaugecli verify" in readme
+    assert site_url("theory.md") in readme and site_url("cli.md") in readme and "gaugecli verify" in readme
