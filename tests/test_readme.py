@@ -156,7 +156,9 @@ def test_every_link_of_the_readme_is_absolute_and_resolves() -> None:
         path, anchor = found
         assert path.is_file(), f"README.md links {target}: no such file {path.relative_to(ROOT)}"
         if target.startswith(SITE):
-            page = path.relative_to(ROOT / "docs").as_posix() if path.is_relative_to(ROOT / "docs") else "architecture.md"
+            page = (
+                path.relative_to(ROOT / "docs").as_posix() if path.is_relative_to(ROOT / "docs") else "architecture.md"
+            )
             assert page in nav, f"README.md links {target}: {page} is not in mkdocs.yml's nav"
         if anchor and not path.name == "gallery.md":  # the gallery's sections: the test above
             assert anchor in _anchors(path), f"README.md links {target}: no such heading"

@@ -166,7 +166,6 @@ THREAD_ENV_VARS = ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS",
 """Variables that size the BLAS/OpenMP thread pools of numpy, scipy and torch when they load."""
 
 
-
 def _start_worker(threads: int, started: Any) -> None:
     """A pool worker's first act (the pool's ``initializer``): cap its BLAS/OpenMP pools at
     ``threads`` threads and report its process id on ``started`` (so that the pool can stop it).

@@ -67,7 +67,9 @@ def show(table: Any) -> None:
     heads = [str(c.header) for c in table.columns]
     rows = [list(r) for r in zip(*([str(cell) for cell in c.cells] for c in table.columns), strict=True)]
     # terminal cells, not characters: a wide character (CJK, some symbols) takes two
-    widths = [max([cell_len(h), *(cell_len(line) for r in rows for line in r[j].splitlines())]) for j, h in enumerate(heads)]
+    widths = [
+        max([cell_len(h), *(cell_len(line) for r in rows for line in r[j].splitlines())]) for j, h in enumerate(heads)
+    ]
     if sum(widths) + 3 * len(widths) + 1 <= out.width:  # every cell on its line, as rich draws it
         out.print(table)
         return
