@@ -59,3 +59,9 @@ def test_the_install_page_names_every_extra_and_no_other() -> None:
     named = set(re.findall(r"^\| `([a-z]+)` \|", page, re.MULTILINE))
     assert named == set(extras)
     assert "https://download.pytorch.org/whl/cpu" in page and "make test" in page and "make figures" in page
+    assert f"git clone {URLS['Source']}.git" in page
+
+
+def test_the_citation_names_the_same_addresses() -> None:
+    cff = (ROOT / "CITATION.cff").read_text(encoding="utf-8")
+    assert f'repository-code: "{URLS["Source"]}"' in cff and f'url: "{URLS["Documentation"]}"' in cff
