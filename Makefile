@@ -65,13 +65,14 @@ lint: $(STAMP)
 	$(BIN)/ruff format --check gaugecli tests benchmarks tools
 	$(BIN)/mypy
 
-# The command reference, generated from the Typer app (tests/test_docs.py checks it is current),
+# The command reference, generated from the Typer app as --help groups it (tools/cli_docs.py; tests/test_docs.py
+# checks it is current and grouped as --help is),
 # ARCHITECTURE.md's module list, generated from the module docstrings (tests/test_architecture.py), and the
 # figure gallery docs/gallery.md, generated from the committed sidecars (tests/test_gallery.py), the API
 # reference docs/reference.md and the run functions' type stubs gaugecli/*.pyi, generated from the
 # specs and parameter declarations (tests/test_api_types.py).
 docs: $(STAMP)
-	$(BIN)/python -m typer gaugecli.cli.app utils docs --name gaugecli > docs/cli.md
+	$(BIN)/python tools/cli_docs.py > docs/cli.md
 	$(BIN)/python tools/architecture.py --write
 	$(BIN)/python tools/gallery.py --write
 	$(BIN)/python tools/api_reference.py --write

@@ -37,12 +37,23 @@ def sleep_then_return(value: int, delay_s: float) -> int:
 
 
 def mark_then_sleep(path: str, delay_s: float) -> None:
-    """Create the file ``path`` (the task has started), then sleep ``delay_s`` seconds."""
+    """Write this worker's process id to ``path`` (the task has started), then sleep ``delay_s`` seconds."""
+    import os
     import time
     from pathlib import Path
 
-    Path(path).touch()
+    partial = Path(path).with_name(f".{Path(path).name}")  # renamed whole: a reader never sees it empty
+    partial.write_text(str(os.getpid()), encoding="utf-8")
+    os.replace(partial, path)
     time.sleep(delay_s)
+
+
+def blas_threads(_: int) -> list[int]:
+    """The thread counts threadpoolctl reads from the BLAS libraries numpy loads in this worker."""
+    import numpy  # noqa: F401  (loads the BLAS whose pool is read)
+    from threadpoolctl import threadpool_info
+
+    return [lib["num_threads"] for lib in threadpool_info() if lib["user_api"] == "blas"]
 
 
 def thread_env(_: int) -> dict[str, str | None]:

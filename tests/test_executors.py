@@ -3,14 +3,17 @@
 from __future__ import annotations
 
 import concurrent.futures
+import json
 import os
 import socket
+import subprocess
 import sys
 import time
 
 import numpy as np
 import pytest
 from _sweep_fns import (
+    blas_threads,
     fail_if_negative,
     mark_then_sleep,
     raise_error,
@@ -137,6 +140,38 @@ def test_pool_workers_get_capped_blas_threads(monkeypatch: pytest.MonkeyPatch) -
         LocalExecutor(max_workers=2, threads_per_worker=0)
 
 
+def test_pool_workers_blas_runs_on_the_capped_threads_as_threadpoolctl_reads_them(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Not the variables but their effect: the BLAS numpy loads in a worker has one thread, as
+    threadpoolctl reads it from the library itself (its default is one per CPU)."""
+    for name in THREAD_ENV_VARS:
+        monkeypatch.delenv(name, raising=False)
+    with LocalExecutor(max_workers=2, threads_per_worker=1) as ex:
+        counts = run_ordered(ex, blas_threads, [(0,), (1,)])
+    assert all(count and set(count) == {1} for count in counts), counts
+
+
+def test_a_worker_that_loaded_numpy_before_starting_is_capped_by_threadpoolctl() -> None:
+    """A worker whose numpy is loaded before the pool's initializer runs (a script importing it at
+    the top, re-imported by spawn) has its BLAS pool sized already: the initializer limits it
+    through threadpoolctl, and reports the worker's process id."""
+    script = (
+        "import os, numpy\n"
+        "from threadpoolctl import threadpool_info\n"
+        "from gaugecli.run.executors import _start_worker\n"
+        "started = []\n"
+        "class Queue:\n"
+        "    put = started.append\n"
+        "_start_worker(1, Queue())\n"
+        "print([lib['num_threads'] for lib in threadpool_info() if lib['user_api'] == 'blas'], started == [os.getpid()])\n"
+    )
+    env = {k: v for k, v in os.environ.items() if k not in THREAD_ENV_VARS}
+    out = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, env=env, check=True)
+    counts, reported = out.stdout.split("] ")
+    assert set(json.loads(counts + "]")) == {1} and reported.strip() == "True", out.stdout
+
+
 def test_errors_propagate_from_the_pool() -> None:
     with LocalExecutor(max_workers=2) as ex, pytest.raises(ValueError, match="negative input"):
         run_ordered(ex, fail_if_negative, [(1.0,), (-2.0,), (3.0,)])
@@ -249,9 +284,10 @@ def test_an_interrupt_stops_the_local_workers_instead_of_waiting_for_them(tmp_pa
         while len(list(tmp_path.glob("started-*"))) < 2:
             assert time.monotonic() < deadline, "hung: the workers never started"
             time.sleep(0.01)
-        workers = list(ex._pool._processes.values())
+        workers = {int(p.read_text(encoding="utf-8")) for p in tmp_path.glob("started-*")}
         raise KeyboardInterrupt
-    assert len(workers) == 2 and all(w.exitcode is not None and w.exitcode < 0 for w in workers), [
-        w.exitcode for w in workers
-    ]
+    assert len(workers) == 2
+    for pid in workers:  # terminated and reaped by the pool's shutdown: no such process any more
+        with pytest.raises(ProcessLookupError):
+            os.kill(pid, 0)
     assert not any(h.done() and not h.cancelled() and h.exception() is None for h in handles)

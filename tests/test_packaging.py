@@ -39,7 +39,7 @@ def test_the_extras_keep_cffconvert_out_and_jsonschema_at_4() -> None:
 
 def test_the_sdist_manifest_carries_what_the_tests_read() -> None:
     manifest = (ROOT / "MANIFEST.in").read_text(encoding="utf-8").split()
-    for needed in ("CITATION.cff", "ARCHITECTURE.md", "mkdocs.yml", "constraints.txt", "Makefile"):
+    for needed in ("CITATION.cff", "ARCHITECTURE.md", "CHANGELOG.md", "mkdocs.yml", "constraints.txt", "Makefile"):
         assert needed in manifest, f"MANIFEST.in does not include {needed}"
     for folder in ("docs", "tests", "tools", "figures", "benchmarks"):
         assert f"graft {folder}" in (ROOT / "MANIFEST.in").read_text(encoding="utf-8"), folder

@@ -124,3 +124,20 @@ def test_a_header_of_several_runs_names_every_gauge_and_strength(tmp_path: Path)
     args = ["simulate", *FAST, "--gauge", "favorable", "--gauge", "unfavorable", "-D", "1,2", "--cache-dir", "C"]
     head = _run(args, tmp_path).stdout.splitlines()[0]
     assert "favorable: D = 1,2, unfavorable: D = 1,2" in head, head
+
+
+def test_the_table_is_measured_in_terminal_cells_not_characters(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A wide character takes two cells (rich.cells.cell_len): a row of six CJK characters needs
+    24 cells as a table (12 + 5 and rich's 7 of borders), more than a 20-column terminal, so the
+    printer falls back to key: value lines; counted in characters (18) it would have drawn a
+    squeezed table."""
+    from gaugecli.cli.report.terminal import new_table, show
+
+    monkeypatch.setenv("COLUMNS", "20")
+    table = new_table("t", ("name", "value"))
+    table.add_row("漢字漢字漢字", "1.5")
+    show(table)
+    lines = capsys.readouterr().out.splitlines()
+    assert "row 1:" in lines and "  name: 漢字漢字漢字" in lines and "  value: 1.5" in lines, lines

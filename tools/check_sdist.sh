@@ -13,7 +13,8 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 PYTHON=${PYTHON:-python3}
 SUBSET=(tests/test_docs.py tests/test_citation.py tests/test_architecture.py tests/test_packaging.py
-        tests/test_site.py tests/test_completion.py tests/test_tutorial.py tests/test_store.py tests/test_cli.py)
+        tests/test_site.py tests/test_completion.py tests/test_tutorial.py tests/test_store.py tests/test_cli.py
+        tests/test_readme.py tests/test_package_page.py)
 tests=(tests)
 [[ "${1:-}" == "--ci" ]] && tests=("${SUBSET[@]}")
 work=$(mktemp -d "${TMPDIR:-/tmp}/gaugecli-sdist.XXXXXX")

@@ -33,7 +33,18 @@ from pathlib import Path
 from urllib.parse import unquote, urljoin, urlsplit
 
 ROOT = Path(__file__).resolve().parents[1]
-PAGES = ["", "theory/", "tutorial/", "api/", "reference/", "gallery/", "cli/", "getting-started/"]
+PAGES = [
+    "",
+    "theory/",
+    "tutorial/",
+    "api/",
+    "reference/",
+    "gallery/",
+    "cli/",
+    "getting-started/",
+    "install/",
+    "changelog/",
+]
 """Pages opened in the browser (the brief's index, theory and API pages, and those with math or images)."""
 MATH_PAGES = {"", "theory/", "tutorial/"}
 """Pages that must contain typeset math."""

@@ -1,4 +1,4 @@
-"""Command-line options built from the parameters' one declaration (SPEC §5).
+"""Command-line options built from the parameters' one declaration (docs/development.md).
 
 Nothing about a parameter is written here: :func:`option` turns a declared
 :class:`~gaugecli.experiments.declare.Param` into a Typer option — its flags, the help with its

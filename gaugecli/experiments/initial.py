@@ -1,4 +1,4 @@
-"""The initial condition of ``simulate`` and ``select``: the duplicates of SPEC §1, the same made
+"""The initial condition of ``simulate`` and ``select``: the duplicates of docs/theory.md (the model), the same made
 visibly different by ``ε`` (``--eps``, at random or ``--init adversarial``), random directions
 (``--init random``), or a practitioner's Gaussian draw (``--init gaussian``).
 
@@ -6,7 +6,7 @@ visibly different by ``ε`` (``--eps``, at random or ``--init adversarial``), ra
 ``default_rng(init_seed)`` in that order, with ``a_j = |ã_j|``, or ``ã_j`` itself with ``--mixed-signs``
 (a neuron with ``a < 0 < δ`` can reach ``w = 0``, the ReLU's kink, where the population flow absorbs
 it and lets it go again: :mod:`gaugecli.core.integrate.absorption`). Its visible function ``c_j = a_j‖w_j‖^p``, ``u_j`` is
-kept and the gauge applied as for the duplicates (SPEC C1: the same function), or its own
+kept and the gauge applied as for the duplicates (claim C1: the same function), or its own
 ``δ_j = a_j² − ‖w_j‖²/p`` with ``simulate --gauge natural``.
 
 ``--init adversarial`` is the start of ``perturb --kind adversarial`` (the favorable neuron turned

@@ -28,7 +28,7 @@ from gaugecli.experiments.declare import require
 from gaugecli.experiments.params import POPULATION_RTOL, SAMPLE_RTOL, Mode, Prune
 
 PRUNED_LEVEL = 1e-6
-"""P below this counts as pruned (SPEC C7)."""
+"""P below this counts as pruned (claim C7)."""
 RESOLUTION = {"flow": 1e-11, "sample": 1e-6}
 """Smallest P each dynamics resolves; below it P(t) is the solver's round-off, not data.
 Population flow: absolute tolerance 1e-13 per parameter (rtol 1e-10), and a pruned non-owner's

@@ -3,7 +3,7 @@ exceeds a level (½ in fig1 (c)), its ends found by root-finding (``brentq``) on
 the reduced ``(c, θ)`` flow.
 
 For ``m = 1`` from ``u0`` in the teacher's plane the population flow *is* the reduced flow
-(:mod:`gaugecli.core.reduced.planar`, SPEC §6), so the gap is a smooth function of ``t`` that can be
+(:mod:`gaugecli.core.reduced.planar`, docs/theory.md §6), so the gap is a smooth function of ``t`` that can be
 evaluated anywhere: ``‖f₊ − f₋‖² = c₊²/2 + c₋²/2 − 2 c₊ c₋ g(|θ₊ − θ₋|)``, ``‖y‖ = a*/√2``. Its
 sign changes about the level are bracketed on a log-spaced scan of that dense output and refined by
 ``brentq``; fig1's full runs then store their states at exactly these times (declared ``times``),

@@ -49,7 +49,7 @@ class SimulateConfig:
     """``m`` duplicates all in one gauge (``gauge`` word scaled by each D in ``strengths``,
     or an explicit δ), or per-neuron ``deltas`` (which fix ``m`` and ignore ``strengths``).
     ``seed``: of the sample / batch stream; stochastic modes only (``None``: not given, 0).
-    ``init``: ``duplicates`` (SPEC §1), ``random`` directions (coefficients ``c0/m`` each), or
+    ``init``: ``duplicates`` (docs/theory.md, the model), ``random`` directions (coefficients ``c0/m`` each), or
     ``gaussian`` (a practitioner's draw with scales ``init_scale_a``, ``init_scale_w``; ``gauge``
     ``natural`` keeps its own δ);
     ``eps``: a visible random perturbation of the duplicates; ``init_seed``: the seed of either

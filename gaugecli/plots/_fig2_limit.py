@@ -38,7 +38,7 @@ class Boundary(NamedTuple):
 GAUGES = ("favorable", "unfavorable")
 
 SHOWN = 4.0
-"""The gauge strength of (a)–(c) and (f) (SPEC's default ``-D 4``)."""
+"""The gauge strength of (a)–(c) and (f) (the default ``-D 4``)."""
 
 THIN = 1e-3
 """Drawn lines keep a sample once it has moved by this fraction of an axis (:func:`_thin`)."""
@@ -47,7 +47,7 @@ LOSS_FLOOR = 1e-14
 """Loss levels at or below this are round-off of the closed-form loss (as in ``gaugecli verify``)."""
 
 GAP_BOUND, GAP_FROM = 0.3, 4.0
-"""SPEC C5: ``Δ ≥ 0.3`` for every ``D ≥ 4``."""
+"""Claim C5: ``Δ ≥ 0.3`` for every ``D ≥ 4``."""
 
 LIMIT_DRAW, LIMIT_DENSE = "limit-paths-drawn", "limit-paths-dense"
 """The names of the two ``limit-paths`` runs fig2 reads (:mod:`gaugecli.experiments.limits`)."""

@@ -107,7 +107,7 @@ def _panel_gap(ax: Any, gap_runs: dict[tuple[float, float], Any], layout: Layout
         color=style.PLUS,
     )
     # below the equal-shares line, where no family runs (every share is ≥ 1/M); an exact tie has no
-    # unique owner (SPEC §6: no selection)
+    # unique owner (docs/theory.md §9: no selection)
     style.note(ax, "tie: no owner", (TIE_X * 0.6, 0.0), layout, offset=(0, 1), va="bottom", color=style.THEORY)
     ax.set_xscale("log")
     ax.set_xlim(TIE_X / 2.2, max(positive) * 2.0)
@@ -160,7 +160,7 @@ def _log_slope(family: dict[str, Any]) -> dict[str, Any] | None:
 
 
 def _panel_owner_matrix(ax: Any, sweep: Any, layout: Layout) -> dict[str, Any]:
-    """(f) SPEC's owner-success matrix: for every width ``m`` and designated ``o < m`` (neuron ``o`` at
+    """(f) the paper's owner-success matrix: for every width ``m`` and designated ``o < m`` (neuron ``o`` at
     ``+D``, the other ``m − 1`` at ``−D``, exact duplicates otherwise), whether ``o`` is the unique
     owner, and its ``T_spec`` as the cell's colour. The population flow from exact duplicates is
     deterministic: one run per cell, no seeds (random visible perturbations are fig7 (a)'s)."""

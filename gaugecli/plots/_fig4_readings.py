@@ -29,7 +29,7 @@ SIDECAR_TOLERANCES = (
         "e/-4-tie*",
         float("inf"),
         0.0,
-        "a tie of −D neurons is split by round-off (SPEC §6, Λ ≈ 32): which neuron ends largest, and its c, vary",
+        "a tie of −D neurons is split by round-off (docs/theory.md §9, Λ ≈ 32): which neuron ends largest, and its c, vary",
     ),
 )
 """Per-series tolerances of the regeneration check (:mod:`gaugecli.plots.sidecar`)."""

@@ -19,7 +19,7 @@ from gaugecli.plots.venue import Layout
 ROUND_OFF = float(np.finfo(float).eps)
 """Relative residuals below double precision are drawn as a band."""
 CLAIM_BOUND = 1e-10
-"""SPEC's bound on the relative identity residual (C3)."""
+"""Claim C3's bound on the relative identity residual."""
 LOSS_FLOOR = 1e-12
 """−dL/dt from the loss is resolved only while L is above this (:func:`loss_decay_rate`)."""
 PARITY_EVERY = 3
@@ -106,7 +106,7 @@ def panel_parity(ax: Any, runs: Runs, x_max: float, layout: Layout) -> dict[str,
 
 def panel_residual(ax: Any, runs: Runs, x_max: float, layout: Layout) -> dict[str, Any]:
     """(d) the identity residual at every saved time: the y-axis spans the drawn values and the
-    round-off band under them; SPEC's bound :data:`CLAIM_BOUND`, decades above, is named at the
+    round-off band under them; the claim's bound :data:`CLAIM_BOUND`, decades above, is named at the
     top with its distance rather than drawn across the empty decades."""
     out: dict[str, Any] = {}
     shown_max = 0.0

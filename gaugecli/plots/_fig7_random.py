@@ -1,4 +1,4 @@
-"""Panel (e) of fig7 — random visible perturbations (SPEC C8 a): a table of how many seeds' ``+D``
+"""Panel (e) of fig7 — random visible perturbations (claim C8 a): a table of how many seeds' ``+D``
 neuron owns the feature, and how many carry it alone, per D and ε (shares and 95 % Wilson intervals
 in the sidecar); and the run it reads (:func:`random_config`)."""
 

@@ -1,4 +1,4 @@
-"""Panel (a) of fig7 — adversarial visible perturbations (SPEC C8 a): the threshold ε*(D) on a
+"""Panel (a) of fig7 — adversarial visible perturbations (claim C8 a): the threshold ε*(D) on a
 linear angle axis below the wall ``π − θ0`` (where the +D neuron starts anti-aligned), the ε grid's
 outcomes, and the local slopes of the wall distance ``π − θ0 − ε*`` in D on a top axis (they drift:
 the approach is not one power law, so no exponent is fitted)."""

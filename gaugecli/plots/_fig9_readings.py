@@ -84,6 +84,6 @@ READING = (
     "P_end ∝ λ as λ → 0, and not monotone once δ decays within the horizon. Selection is exclusive "
     "(P_end ≤ 1e-6) only below λ*(D) = {BoundaryOne}, {BoundaryTwo}, {BoundaryFour}, {BoundaryEight}, "
     "{BoundarySixteen}, {BoundaryThirtyTwo} for D = 1, 2, 4, 8, 16, 32 (located by log–log interpolation) — "
-    "SPEC C7's boundary under decay."
+    "claim C7's boundary under decay."
 )
 """The gallery's longer reading, collapsed under the caption: ``{Name}`` fields are :data:`READINGS`."""

@@ -2,7 +2,7 @@
 
 Three single-neuron (``m = 1``) population-flow runs from the same initial function
 ``f0 = c0 relu(u0·x)`` in the favorable (``δ = +D``), balanced (``δ = 0``) and unfavorable
-(``δ = −D``) gauges, ``D = 4`` (the SPEC defaults otherwise; the runs fig2/fig3/fig6 share).
+(``δ = −D``) gauges, ``D = 4`` (the model's defaults otherwise, docs/theory.md, the model; the runs fig2/fig3/fig6 share).
 
 (a) The ``(‖w‖, |a|)`` plane, log–log: the curve ``|a|‖w‖ = c0`` is the one initial function,
     the hyperbolas ``a² − ‖w‖² = δ`` are the level sets of the imbalance, and each run's path
@@ -68,7 +68,7 @@ TARGET_DASHES: Any = (0, (6.0, 2.0, 1.5, 2.0))
 
 
 def needs(quick: bool) -> dict[str, Need]:
-    """The three ``m = 1`` flow runs at ``D = 4`` with the SPEC defaults (about 0.4 s together,
+    """The three ``m = 1`` flow runs at ``D = 4`` with the model's defaults (about 0.4 s together,
     so the quick profile is the full one; the configurations are those fig2, fig3 and fig6 read)."""
     from gaugecli.experiments.simulate import SimulateConfig
 
@@ -116,7 +116,7 @@ def _plane_state(run: Any, index: int) -> tuple[np.ndarray, np.ndarray]:
     """``(a, W)`` of an ``m = 1`` run at saved ``index``, in coordinates of the plane ``(v, ũ)``.
 
     ``RunObservables`` stores ``norm_a``, ``norm_w``, the signed coefficient ``c = a‖w‖`` and the
-    alignment ``α = u·v``, not ``W``. The population flow stays in ``span(v, u0)`` (SPEC §6), and
+    alignment ``α = u·v``, not ``W``. The population flow stays in ``span(v, u0)`` (docs/theory.md §5), and
     for ``m = 1`` the angle to ``v`` only decreases, ``θ̇ = −M^u c (π − θ) sin θ / (2π) ≤ 0``
     (``c > 0`` throughout), from ``θ0 ∈ [0, π)`` towards the fixed point 0, so ``sin θ ≥ 0`` and
     the direction is exactly ``u = α v + √(1 − α²) ũ``; then ``w = ‖w‖ u``, ``a = sign(c) |a|``. Both the predictions ``Σ a relu(w·x)`` and the arc-cosine

@@ -1,7 +1,7 @@
 """Figure 2 — no global clock (claim C5): opposite gauges ``±D`` follow two different paths, and
 no rescaling of time maps one loss curve onto the other, however large D is.
 
-Single neuron (``m = 1``), SPEC defaults. Population gradient flow solid; finite sample (dashed):
+Single neuron (``m = 1``), the model's defaults (docs/theory.md, the model). Population gradient flow solid; finite sample (dashed):
 gradient flow on the empirical loss ``L_n`` (``n = 10⁴``, the same adaptive solver, no step), a few
 seeds, its *population* loss and alignment read against the population ``T_spec`` of its gauge.
 
@@ -100,7 +100,7 @@ LEVEL_MIN = 1e-3
 BOUNDARY_STRENGTHS = {False: (1 / 16, 1 / 8, 1 / 4, 1 / 2), True: (1 / 4,)}
 """Gauge strengths below fig3's D = 1 where (e) follows the gap down (C5 claims D ≥ 4 only)."""
 BOUNDARY_THETA0 = {False: (math.pi / 4, 3 * math.pi / 4), True: (math.pi / 4,)}
-"""Initial angles besides SPEC's π/2 at which (e) shows the gap at D = 4."""
+"""Initial angles besides the default π/2 at which (e) shows the gap at D = 4."""
 
 
 def _boundary(gauge: str, strength: float, theta0: float | None = None) -> str:

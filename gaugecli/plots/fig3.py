@@ -83,7 +83,7 @@ SIDECAR_TOLERANCES = (
 GAUGES = ("favorable", "unfavorable")
 STRENGTHS = {False: tuple(2.0**k for k in range(11)), True: (1.0, 4.0, 16.0, 64.0)}
 FIT_MIN = 4.0
-"""Slopes are fitted over ``D ≥ FIT_MIN`` (SPEC C4: D ∈ [4, 1024])."""
+"""Slopes are fitted over ``D ≥ FIT_MIN`` (claim C4: D ∈ [4, 1024])."""
 FIT_OFFSET = 1.0 / 3.0
 """The fitted power laws are drawn at this multiple of the fit, a parallel line below the data."""
 RATIO = style.PURPLE

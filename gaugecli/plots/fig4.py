@@ -1,6 +1,6 @@
 """Figure 4 — selection among ``m`` duplicates, where it holds and where it stops (claim C6).
 
-Population flow from the complete initial function (SPEC §1), ``m = 5``, time in units of the
+Population flow from the complete initial function (docs/theory.md, the model), ``m = 5``, time in units of the
 run's ``T_spec`` (log axis: selection takes ~``T_spec``, pruning orders of magnitude longer).
 
 (a), (b) the select run: neuron ``o = 2`` at ``+D``, the others at ``−D`` (``D = 4``). (a) the
@@ -13,7 +13,7 @@ run's ``T_spec`` (log axis: selection takes ~``T_spec``, pruning orders of magni
     v as they are pruned (sidecar ``overshoot``); ``|φ| = arccos(1 − ε_align)`` marks ``T_spec``.
 (c), (d) mixed per-neuron δ = (−2, 4, 0, −4, 2) (the configuration of ``gaugecli verify``'s
     C6): the owner is ``argmax_j δ_j``; the ``δ = +2`` neuron co-aligns and keeps a share of
-    the coefficient (SPEC C7: pruning needs ``δ ≤ 0``), the others stay unaligned. (c) also
+    the coefficient (claim C7: pruning needs ``δ ≤ 0``), the others stay unaligned. (c) also
     draws, in units of c (divided by ``‖σ(v·x)‖ = 1/√2``), the non-owner norm P(t) — it ends
     at the co-aligned neuron's share — and ``P_U(t)``, the function the three unaligned neurons
     carry together: the δ = −2 neuron is pruned, but the δ = 0 and δ = −4 neurons keep
@@ -23,14 +23,14 @@ run's ``T_spec`` (log axis: selection takes ~``T_spec``, pruning orders of magni
     angles, as (b). One colour per δ, every two ≥ :data:`MIN_MIXED_DELTA_E` apart (CIEDE2000).
 (e) the gauge gap: the owner at ``δ_o = δ_r + g`` and the four others at ``δ_r`` for
     ``δ_r ∈ {−4, 0, +4}`` (unfavorable, balanced, favorable others), ``g`` from ``1e-4`` to 8, and
-    the exact tie ``g = 0`` (no unique owner: SPEC §6, counted as no selection). y: the owner's
+    the exact tie ``g = 0`` (no unique owner: docs/theory.md §9, counted as no selection). y: the owner's
     coefficient at the end of the run, ``c_o/a*`` (1 = exclusive selection). Filled markers:
     the unique owner is ``argmax δ`` (every positive gap); crosses: ties (for ``δ_r = −4`` the
-    tied group is unstable and round-off splits it, SPEC §6). Against ``−D`` others selection is
+    tied group is unstable and round-off splits it, docs/theory.md §9). Against ``−D`` others selection is
     exclusive at every gap but slows as the gap closes (``T_spec`` grows like ``ln(1/g)``: key
     number ``-4-t_spec_per_efold``); against balanced or favorable others the owner is still
     ``argmax δ`` but shares the feature with the co-aligned others.
-(f) the owner-success matrix of SPEC: every width m = 2 … 8 and every designated o < m (o at +D,
+(f) the paper's owner-success matrix: every width m = 2 … 8 and every designated o < m (o at +D,
     D = 4, the others at −D; ``select --sweep``, the run ``gaugecli verify`` checks for C6): a dot
     where o is the unique owner, the cell's colour its ``T_spec``. Exact duplicates under the
     population flow are deterministic, so each cell is one run (no seeds); ``T_spec`` does not
@@ -114,7 +114,7 @@ def _gap_runs(quick: bool) -> list[tuple[float, float]]:
 
 def needs(quick: bool) -> dict[str, Need]:
     """The select run (m = 5, D = 4, o = 2), the mixed-δ run, one select run per gap point
-    (population flow, SPEC defaults), and the owner sweep of (f) (shared with ``gaugecli verify``)."""
+    (population flow, the model's defaults), and the owner sweep of (f) (shared with ``gaugecli verify``)."""
     from gaugecli.experiments.select import SelectConfig
 
     out = {

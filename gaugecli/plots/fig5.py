@@ -1,6 +1,6 @@
 """Figure 5 — functional pruning (claim C7): the non-owners' function vanishes, and where it stops.
 
-One ``prune`` run (:mod:`gaugecli.experiments.prune`, SPEC defaults ``d = 16``, ``c0 = 0.1``,
+One ``prune`` run (:mod:`gaugecli.experiments.prune`, the model's defaults ``d = 16``, ``c0 = 0.1``,
 ``θ0 = π/2``): owner 0 at ``+D``, the others at ``−D``, for ``D ∈ {1, 4, 16, 64, 256}`` and
 ``m ∈ {2, 5}``, population flow and finite-sample flow (gradient flow on ``L_n``, same solver);
 and the boundary sweep, ``m = 2``, owner at ``δ = +4``, the non-owner's δ from −4 to +4.

@@ -13,12 +13,12 @@ each run's ``T_spec`` on linear axes, where the integrals are read.
     right edge.
 (c) the relative difference of ``−dL/dt`` from the loss alone (a spline of ``ln L`` in ``ln t``)
     and ``R + T`` from the decomposition, over time: two independent routes to the dissipation
-    (SPEC §1); what remains is the spline's differentiation error. The axis spans the drawn values
+    (docs/theory.md §4); what remains is the spline's differentiation error. The axis spans the drawn values
     and the limit 1e-3 they are read against (:mod:`gaugecli.plots._fig6_checks`).
 (d) the identity residual ``|‖∇L‖² − (R + T)| / ‖∇L‖²`` at every saved time; values below double
-    precision (including exact zeros) are a band, not data. The axis spans the drawn values; SPEC's
+    precision (including exact zeros) are a band, not data. The axis spans the drawn values; the claim's
     bound 1e-10, three decades above, is named with its distance instead of drawn.
-(e) ``R(t)`` and ``T(t)`` themselves for ``±D`` at ``D = 4`` (SPEC's panel): the instants that (a)
+(e) ``R(t)`` and ``T(t)`` themselves for ``±D`` at ``D = 4`` (the paper's panel): the instants that (a)
     integrates.
 (f) the instantaneous transport share ``T / (R + T)`` for every D: +D starts transport-led (84 %)
     and turns reaction-led between 0.17 and 0.18 of its T_spec (D = 4; the sidecar's
@@ -60,7 +60,7 @@ MIN_WIDTH = 5.0
 GAUGES = ("favorable", "unfavorable")
 STRENGTHS = (1.0, 4.0, 16.0, 64.0)
 SHOWN = 4.0
-"""The gauge strength of panel (a) (SPEC's default ``-D 4``)."""
+"""The gauge strength of panel (a) (the default ``-D 4``)."""
 X_MAX = 3.0
 """Time window in units of T_spec: by 3 T_spec every run has spent ≥ 99.3 % of its loss."""
 RATE_FLOOR = 1e-8
@@ -72,7 +72,7 @@ LIMIT = "limit"
 
 
 def needs(quick: bool) -> dict[str, Need]:
-    """``±D`` for ``D ∈ STRENGTHS`` (m = 1, population flow, SPEC defaults) and the ``D → ∞``
+    """``±D`` for ``D ∈ STRENGTHS`` (m = 1, population flow, the model's defaults: docs/theory.md, the model) and the ``D → ∞``
     dissipation of the same model (``limit``). The quick profile is the same: the eight runs are two
     ensembles that take ~1 s together."""
     out = {_name(g, D): Need("simulate", SimulateConfig(gauge=g, strengths=(D,))) for g in GAUGES for D in STRENGTHS}
@@ -119,7 +119,7 @@ def _cumulative(run: RunObservables) -> tuple[np.ndarray, np.ndarray]:
 
 def _shares(runs: dict[str, RunObservables], limit: LimitDissipation) -> dict[str, Any]:
     """The key numbers: recorded run integrals, their shares, the integrated identity and the
-    largest pointwise residual over the whole run where ``‖∇L‖ ≥ 1e-5`` (SPEC C3); the ``D → ∞``
+    largest pointwise residual over the whole run where ``‖∇L‖ ≥ 1e-5`` (claim C3); the ``D → ∞``
     reaction shares from ``limit``."""
     out: dict[str, Any] = {}
     for g in GAUGES:

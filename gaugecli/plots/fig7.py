@@ -1,6 +1,6 @@
-"""Figure 7 — robustness of selection (claim C8): each of SPEC's three perturbations up to its boundary.
+"""Figure 7 — robustness of selection (claim C8): each of the claim's three perturbations up to its boundary.
 
-Two ``perturb`` runs (SPEC defaults: m = 2, neuron 0 at ``+D``, neuron 1 at ``−D``, d = 16; each
+Two ``perturb`` runs (the defaults: m = 2, neuron 0 at ``+D``, neuron 1 at ``−D``, d = 16; each
 panel's title states m, D and d):
 
 (a) adversarial visible perturbations: the +D neuron turned by ε away from the teacher and shrunk,
@@ -244,7 +244,7 @@ def _panel_step(ax: Any, step: Any, layout: Layout) -> dict[str, Any]:
 
 
 MAIN_PANELS: tuple[str, ...] = ("a", "b", "c")
-"""The main-text version: SPEC C8's three parts, each with its boundary — the perturbation of the
+"""The main-text version: claim C8's three parts, each with its boundary — the perturbation of the
 start up to ε*(D) (a, across the top), the GD step up to the stability limit (b), the finite
 sample's n^{-1/2} (c)."""
 
@@ -308,7 +308,7 @@ def build(inputs: Inputs, layout: Layout) -> tuple[Any, dict[str, Any]]:
     panels: dict[str, Any] = {}
     if adversarial is not None:
         panels["a"] = panel_threshold(drawn["a"], adversarial, wall, wall_label, layout)
-        # what ε does (SPEC C8 a, adversarial): an angle and a log-coefficient at once
+        # what ε does (claim C8 a, adversarial): an angle and a log-coefficient at once
         panels["perturbation"] = define_eps(drawn["a"], config.m, d, layout)
     if result.step is not None:
         panels["b"] = _panel_step(drawn["b"], result.step, layout)

@@ -83,7 +83,7 @@ LINEAR_TARGET = 0.5
 """(a): the aligned neuron's time from ``c0`` to this ``c``."""
 SELECT_STRENGTH = 4.0
 PRUNED = 1e-6
-"""``P`` at or below this counts as pruned (SPEC C7)."""
+"""``P`` at or below this counts as pruned (claim C7)."""
 LABELS = {
     "relu": "relu",
     "leaky-relu-0.01": r"leaky $\beta{=}0.01$",

@@ -21,7 +21,7 @@ alike, is in the sidecar). The owner
 takes the feature in every cell, but decay holds the non-owners at a level instead of pruning them —
 ∝ λ as λ → 0 (linear response), and not monotone once δ itself decays within the horizon
 (``2λ t_end ≳ 1``): selection is *exclusive* (``P_end ≤ 1e-6``) only left of the drawn boundary λ*(D),
-located by log–log interpolation of ``P_end`` in λ (SPEC C7's boundary under decay).
+located by log–log interpolation of ``P_end`` in λ (claim C7's boundary under decay).
 
 The main-text version (``MAIN_PANELS``) is (a)–(c): the law, and the separation with its boundary.
 """
@@ -55,7 +55,7 @@ LAW_STRENGTH, LAW_DECAY = 16.0, 1e-2
 STEP_STRENGTH, STEP_DECAY, STEP_HORIZON = 4.0, 1e-2, 60.0
 """The GD pair of (d): D, λ and ``t_max`` (the +D run's stable step is ~1/D of the −D run's)."""
 PRUNED = 1e-6
-"""``P`` at or below this counts as pruned (SPEC C7)."""
+"""``P`` at or below this counts as pruned (claim C7)."""
 ROUND_OFF = 1e-17
 """Below this a relative δ residual is zero to double precision (not drawn on log axes)."""
 

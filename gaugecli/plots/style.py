@@ -63,7 +63,7 @@ REFERENCE_COLOR = "0.35"
 SEQUENCE_MARKERS = ("o", "^", "D", "v", "P", "X", "<", ">", "*", "h")
 """Markers of a sequence of runs (D, m, n values); no square: squares mean the −D gauge in every figure."""
 
-# Axis labels with the symbols of SPEC.md.
+# Axis labels with the symbols of docs/theory.md.
 LABELS = {
     "t": r"time $t$",
     "loss": r"loss $\mathcal{L}(t)$",

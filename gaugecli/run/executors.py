@@ -24,11 +24,12 @@ imported only when a :class:`DaskExecutor` is built.
 from __future__ import annotations
 
 import concurrent.futures
+import contextlib
 import multiprocessing
-import multiprocessing.context
 import os
 import re
-import threading
+import signal
+import sys
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from types import TracebackType
 from typing import Any, Protocol, Self, runtime_checkable
@@ -164,43 +165,26 @@ class SerialExecutor(_ContextManaged):
 THREAD_ENV_VARS = ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS", "VECLIB_MAXIMUM_THREADS")
 """Variables that size the BLAS/OpenMP thread pools of numpy, scipy and torch when they load."""
 
-_SPAWN_ENV_LOCK = threading.Lock()
 
+def _start_worker(threads: int, started: Any) -> None:
+    """A pool worker's first act (the pool's ``initializer``): cap its BLAS/OpenMP pools at
+    ``threads`` threads and report its process id on ``started`` (so that the pool can stop it).
 
-class _ThreadCappedSpawnProcess(multiprocessing.context.SpawnProcess):
-    """A spawned process whose BLAS/OpenMP pools are capped at ``self.threads`` threads.
+    A library sizes its pools when it loads, and a spawned worker has loaded none of numpy, scipy
+    or torch yet (unless the script that spawned it imports them at the top): for those, the
+    variables of :data:`THREAD_ENV_VARS` are set before they load; whatever is loaded already is
+    limited through threadpoolctl. A variable the user set is left as it is, with its API."""
+    added = [name for name in THREAD_ENV_VARS if name not in os.environ]
+    for name in added:
+        os.environ[name] = str(threads)
+    if any(module in sys.modules for module in ("numpy", "scipy", "torch")):
+        from threadpoolctl import threadpool_limits
 
-    The pools are sized when the libraries load, before any task runs, so the cap has
-    to be in the child's environment at start: ``os.environ`` is extended while the
-    child is launched (under a lock) and restored at once. Variables the user already
-    set are left as they are.
-    """
-
-    threads: int = 1
-
-    @staticmethod
-    def _Popen(process_obj: Any) -> Any:
-        with _SPAWN_ENV_LOCK:
-            added = [name for name in THREAD_ENV_VARS if name not in os.environ]
-            for name in added:
-                os.environ[name] = str(process_obj.threads)
-            try:
-                return multiprocessing.context.SpawnProcess._Popen(process_obj)
-            finally:
-                for name in added:
-                    os.environ.pop(name, None)
-
-
-class _ThreadCappedSpawnContext(multiprocessing.context.SpawnContext):
-    """The ``spawn`` context, making :class:`_ThreadCappedSpawnProcess` workers."""
-
-    def __init__(self, threads: int) -> None:
-        self.threads = threads
-
-    def Process(self, *args: Any, **kwargs: Any) -> _ThreadCappedSpawnProcess:  # type: ignore[override]
-        process = _ThreadCappedSpawnProcess(*args, **kwargs)
-        process.threads = self.threads
-        return process
+        if "OMP_NUM_THREADS" in added:
+            threadpool_limits(limits=threads, user_api="openmp")
+        if set(added) - {"OMP_NUM_THREADS"}:
+            threadpool_limits(limits=threads, user_api="blas")
+    started.put(os.getpid())
 
 
 class LocalExecutor(_ContextManaged):
@@ -215,7 +199,9 @@ class LocalExecutor(_ContextManaged):
     CPUs shared out, ``max(1, cpu_count // max_workers)``), so that ``max_workers``
     processes do not each start one thread per CPU: oversubscribed BLAS threads wait
     on one another, and small dense LU factorizations (the stiff solver's) slow down
-    by an order of magnitude. Thread variables already set in the environment win.
+    by an order of magnitude. Thread variables already set in the environment win. The
+    cap is the pool's ``initializer`` (:func:`_start_worker`); leaving the ``with`` block
+    on an exception terminates the workers instead of waiting for their tasks.
     """
 
     def __init__(self, max_workers: int | None = None, *, threads_per_worker: int | None = None) -> None:
@@ -226,8 +212,13 @@ class LocalExecutor(_ContextManaged):
         cpus = os.cpu_count() or 1
         self.max_workers = max_workers
         self.threads_per_worker = threads_per_worker or max(1, cpus // (max_workers or cpus))
+        context = multiprocessing.get_context("spawn")
+        self._started = context.SimpleQueue()  # the workers' process ids, as each starts
         self._pool = concurrent.futures.ProcessPoolExecutor(
-            max_workers=max_workers, mp_context=_ThreadCappedSpawnContext(self.threads_per_worker)
+            max_workers=max_workers,
+            mp_context=context,
+            initializer=_start_worker,
+            initargs=(self.threads_per_worker, self._started),
         )
 
     def submit(self, fn: Callable[..., Any], *args: Any) -> concurrent.futures.Future[Any]:
@@ -253,12 +244,15 @@ class LocalExecutor(_ContextManaged):
         self.close()
 
     def _terminate_workers(self) -> None:
+        """SIGTERM to every worker (the pool's own ``terminate_workers`` from Python 3.14 on; before
+        it, the process ids the workers reported as they started)."""
         terminate = getattr(self._pool, "terminate_workers", None)  # Python ≥ 3.14
         if terminate is not None:
             terminate()
             return
-        for process in list((getattr(self._pool, "_processes", None) or {}).values()):
-            process.terminate()
+        while not self._started.empty():
+            with contextlib.suppress(ProcessLookupError):  # a worker that has exited already
+                os.kill(self._started.get(), signal.SIGTERM)
 
 
 # ----------------------------------------------------------------------------------------

@@ -22,7 +22,7 @@ from gaugecli.verify.paper import CLAIMS as PAPER_CLAIMS
 
 
 def all_claims() -> list[Claim]:
-    """SPEC §3's claims, then the findings of the subcommands added since, then the laws beyond the paper."""
+    """The paper's claims (C1–C8, docs/theory.md, the model), then the findings of the subcommands added since, then the laws beyond the paper."""
     from gaugecli.verify.beyond import CLAIMS as BEYOND
     from gaugecli.verify.findings import CLAIMS as FINDINGS
 

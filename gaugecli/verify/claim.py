@@ -24,7 +24,7 @@ class Check:
 
 @dataclass(frozen=True)
 class Claim:
-    """One claim of SPEC §3 (``C1`` … ``C8``) or a finding of a later subcommand.
+    """One claim of the paper (``C1`` … ``C8``, docs/theory.md, the model) or a finding of a later subcommand.
 
     ``needs(quick)`` names the runs it reads; ``evaluate(inputs, quick)`` measures and judges.
     """

@@ -1,4 +1,4 @@
-"""Findings beyond SPEC §3, each checked like a claim: the dissipation budget (C3's reading),
+"""Findings beyond the paper's claims C1–C8, each checked like a claim: the dissipation budget (C3's reading),
 symmetric starts, the D → ∞ constants, the ReLN lens and the lock-in diagnostics. Where a figure
 draws the same runs, the claim reads the figure's needs, so ``plot all`` then ``verify`` computes
 nothing twice."""

@@ -1,4 +1,4 @@
-"""The claims of SPEC §3 measured at the paper's settings (``quick``: fewer strengths and widths)."""
+"""The paper's claims C1–C8 measured at the paper's settings (``quick``: fewer strengths and widths)."""
 
 from __future__ import annotations
 

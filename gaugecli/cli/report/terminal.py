@@ -61,10 +61,15 @@ def new_table(title: str, columns: tuple[str, ...]) -> Any:
 def show(table: Any) -> None:
     """Print ``table``; in a terminal too narrow for it, ``column: value`` lines instead (a rich
     table squeezed below its width cuts every number to an ellipsis)."""
+    from rich.cells import cell_len
+
     out = console()
     heads = [str(c.header) for c in table.columns]
-    rows = [[str(c._cells[i]) for c in table.columns] for i in range(table.row_count)]  # rich keeps cells in order
-    widths = [max([len(h), *(len(line) for r in rows for line in r[j].splitlines())]) for j, h in enumerate(heads)]
+    rows = [list(r) for r in zip(*([str(cell) for cell in c.cells] for c in table.columns), strict=True)]
+    # terminal cells, not characters: a wide character (CJK, some symbols) takes two
+    widths = [
+        max([cell_len(h), *(cell_len(line) for r in rows for line in r[j].splitlines())]) for j, h in enumerate(heads)
+    ]
     if sum(widths) + 3 * len(widths) + 1 <= out.width:  # every cell on its line, as rich draws it
         out.print(table)
         return

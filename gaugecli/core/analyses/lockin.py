@@ -7,7 +7,7 @@ on a trajectory sampled at ``t_k = k τ`` with the epoch ``τ = T_spec / per``.
 
 **Update matrix.** ``Ẇ = dW/dt = −∂L/∂W`` (``m × d``) at every epoch, from the gradient
 (never from differences of iterates). At the duplicate start every row is ``a_j h`` with one
-common ``h`` (SPEC §1: ``∂₁κ(w_j, w_i) = w_i/2`` at φ = 0), so ``Ẇ`` has rank one; neurons of
+common ``h`` (docs/theory.md §1: ``∂₁κ(w_j, w_i) = w_i/2`` at φ = 0), so ``Ẇ`` has rank one; neurons of
 one gauge class stay equal, so the rank never exceeds the number of distinct classes (and the
 flow stays in span(v, u0), so it is ≤ 2). The rank-2 share ``σ2/σ1`` measures how far the
 classes have gone separate ways: it peaks near ``T_spec`` with height ∝ 1/D.

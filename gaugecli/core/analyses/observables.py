@@ -1,4 +1,4 @@
-"""Every observable of SPEC §2 for one trajectory of an ensemble."""
+"""Every observable (docs/theory.md, the model) for one trajectory of an ensemble."""
 
 from __future__ import annotations
 
@@ -31,8 +31,8 @@ from gaugecli.core.types import LATER_FIELD, Array
 class RunObservables(Labelled):
     """Observables on the time grid ``t`` (length n); per-neuron series are ``(n, m)``.
 
-    ``owner`` is the final owner (SPEC §2), or ``None`` when no unique owner exists (the
-    owner of the computed run is tied: it started identical to other neurons — SPEC §6);
+    ``owner`` is the final owner (docs/theory.md, the model), or ``None`` when no unique owner exists (the
+    owner of the computed run is tied: it started identical to other neurons — docs/theory.md §9);
     ``computed_owner`` is the final owner of this computed run whatever decided it (equal to
     ``owner`` when that is unique; for a tie, argmax's choice). ``t_spec`` is its first time
     at ``α = 1 − ε_align`` (``None`` if never); ``nonowner_norm`` is P(t) for it.
@@ -40,7 +40,7 @@ class RunObservables(Labelled):
     under weight decay; none for an activation without a degree). ``imbalance_drift`` is ``max_{t,j} |δ_j(t) − δ_j(0) e^{−2λt}| / max(1, |δ_j(0)|)``: the deviation
     of δ (at the activation's degree) from its law under weight decay λ (conservation at λ = 0).
     ``dissipated_reaction`` = ``∫₀^{t_end} R dt`` and ``dissipated_transport`` = ``∫₀^{t_end} T dt``
-    (SPEC §6, "C3, reading"; :func:`dissipated`): under gradient flow their sum is
+    (docs/theory.md §8; :func:`dissipated`): under gradient flow their sum is
     ``L(0) − L(t_end)`` (``−dL/dt = R + T`` integrated).
     ``symmetric_start``: the outcome is not set by the initial condition alone or has no
     unique owner (:func:`gaugecli.core.analyses.symmetry.symmetry_report`); ``symmetry_note`` says why

@@ -1,17 +1,17 @@
-"""Ownership per teacher feature: who carries each ``v_k``, over time and at the end (SPEC §2, §7).
+"""Ownership per teacher feature: who carries each ``v_k``, over time and at the end (docs/theory.md, the model; docs/howto/ownership.md).
 
 For a teacher ``y = Σ_k a*_k σ(v_k·x)`` with ``k`` features and a student of ``m`` neurons
 ``c_j σ(u_j·x)`` (function coordinates, :mod:`gaugecli.core.model.gauge`):
 
 * **alignment with feature k**: ``α_jk = u_j·v̂_k`` (``|u_j·v̂_k|`` for an even σ, whose ``u`` and
-  ``−u`` are one feature); for ``k = 1`` this is the ``α_j`` of SPEC §2;
+  ``−u`` are one feature); for ``k = 1`` this is the ``α_j`` of docs/theory.md (the model);
 * **ownership matrix** ``O_jk(t) = c_j(t) α_jk(t)``, shape ``(n_t, m, k)``: the score whose argmax
-  over ``j`` is the instantaneous owner of feature ``k``, ``o_k(t) = argmax_j c_j α_jk`` — SPEC's
+  over ``j`` is the instantaneous owner of feature ``k``, ``o_k(t) = argmax_j c_j α_jk`` — the model's
   ``o(t) = argmax_j c_j α_j`` feature by feature;
 * **final owner of feature k**: the neuron aligned with ``v_k`` (``α_jk ≥ 1 − ε_align``) carrying the
-  largest ``c`` — SPEC §2's final owner with ``α`` read against ``v_k``. ``None`` ("no owner") when
+  largest ``c`` — the final owner (docs/theory.md, the model) with ``α`` read against ``v_k``. ``None`` ("no owner") when
   no neuron is aligned with ``v_k``, or when the owner is tied: it started exactly equal to another
-  neuron (same δ, same start — SPEC §6: "no unique owner"). ``computed_owners`` keep argmax's
+  neuron (same δ, same start — docs/theory.md §9: no unique owner). ``computed_owners`` keep argmax's
   choice in every case (where none is aligned, ``argmax_j c_j α_jk``, as ``computed_owner`` does at
   ``k = 1``);
 * **co-alignment**: a neuron other than the computed owner that is aligned with ``v_k`` and still
@@ -22,7 +22,7 @@ For a teacher ``y = Σ_k a*_k σ(v_k·x)`` with ``k`` features and a student of 
 * **non-owner norm of feature k**: ``P_k(t) = ‖Σ_{j ∈ N_k, j ≠ o_k} c_j σ(u_j·x)‖_{L²(N(0, I))}``,
   ``N_k`` the neurons whose final nearest feature is ``k`` (``argmax_l α_jl`` at the end) and
   ``o_k`` the computed owner: the function left beside the owner of ``v_k``. At ``k = 1``, ``N_1``
-  is every neuron and ``P_1`` is SPEC's ``P(t)``.
+  is every neuron and ``P_1`` is the model's ``P(t)``.
 """
 
 from __future__ import annotations

@@ -9,7 +9,7 @@ so the Hessian of ``L`` is the Gauss–Newton matrix of the function's linear co
 * the non-owners' total coefficient ``s = Σ_{j≠o} c_j`` (identical directions): ``∂²L/∂s² = κ(u, u) = ½``;
 * the coupling ``∂²L/∂β∂s = E[1(v·x>0) x relu(u·x)] = ∂κ(β, u)/∂β|_{β=v} = ((π − φ) u + sin φ v)/(2π)``.
 
-Gradient flow in ``(a, w)`` moves these coordinates with the mobilities of SPEC §1: ``β`` along ``v``
+Gradient flow in ``(a, w)`` moves these coordinates with the mobilities of docs/theory.md §4: ``β`` along ``v``
 with ``M^c = √(δ_o² + 4a*²)``, across it with ``c_o² M^u = a_o² = (δ_o + √(δ_o² + 4a*²))/2``; and ``s``
 with ``Σ_j M^c_j = k |δ|`` (``k`` non-owners, ``M^c_j = √(δ² + 4c_j²) → |δ|`` as ``c_j → 0``). The slowest
 mode of ``ż = −M H z`` decays at ``λ = λ_min(M^{1/2} H M^{1/2})``, and ``P(t) ∝ e^{−λ t}``.

@@ -13,7 +13,7 @@ grows a round-off difference ``ε_machine`` like ``exp(Λ(t))`` with ``Λ(t) = �
 Once ``Λ`` exceeds ``ln(1/ε_machine) ≈ 36`` the pair has separated by O(1) from nothing but
 round-off, and which of the two ends up owning the feature is not set by the initial condition.
 
-At the duplicate start of SPEC §1 (direction ``u0``, coefficient ``c0/m`` each) the rate of a
+At the duplicate start (docs/theory.md, the model) (direction ``u0``, coefficient ``c0/m`` each) the rate of a
 ``−D`` pair tends to ``‖(c0/2 − 1/(2π)) u0 − v/4‖`` as ``D → ∞`` (for ``u0 ⊥ v``, m = 2).
 """
 

@@ -186,7 +186,7 @@ def perturbed_duplicates(
     adversarial: bool = False,
     seed: int = 0,
 ) -> tuple[Array, Array]:
-    """Duplicates made visibly different by ``ε`` (SPEC C8 a), for one member ``deltas (m,)``.
+    """Duplicates made visibly different by ``ε`` (claim C8 a), for one member ``deltas (m,)``.
 
     Random: ``u_j ∝ u0 + ε ξ_j`` with ``ξ_j ~ N(0, I_d/d)`` and ``c_j = (c0/m) e^{ε ζ_j}``,
     ``ζ_j ~ N(0, 1)``, from ``default_rng(seed)`` (``ε = 0``: the duplicates themselves).

@@ -1,5 +1,5 @@
-"""Observables of SPEC §2: alignment, owner, non-owner norm, T_spec, clock-free gap, and the
-run integrals of SPEC §6 (dissipated reaction and transport) with the loss-decay rate.
+"""Observables (docs/theory.md, the model): alignment, owner, non-owner norm, T_spec, clock-free gap, and the
+run integrals of docs/theory.md §8 (dissipated reaction and transport) with the loss-decay rate.
 
 All functions take trajectories or snapshots with the neuron axis last
 (``c`` is ``(..., m)``, ``U``/``W`` is ``(..., m, d)``) and keep leading axes.
@@ -195,7 +195,7 @@ def distance_to_path(x: Array, y: Array, path_x: Array, path_y: Array, neighbour
 
 
 # ----------------------------------------------------------------------------------------
-# integrals over a run (SPEC §6, "C3, reading")
+# integrals over a run (docs/theory.md §8, the dissipation budget)
 
 
 def log_grid_nodes(t: Array, inserted: Array | None = None) -> Array:

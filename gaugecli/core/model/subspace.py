@@ -1,4 +1,4 @@
-"""The invariant subspace of the population dynamics (docs/theory.md §5, SPEC §6).
+"""The invariant subspace of the population dynamics (docs/theory.md §5).
 
 ``∂₁κ(w, w') ∈ span(w, w')``, so ``ẇ_j = −a_j h_j`` lies in ``span(w_1 … w_m, v_1 … v_k)``: the
 population gradient flow — and population gradient descent, whose steps are such gradients —
@@ -8,7 +8,7 @@ gradient and Hessian are the same closed forms evaluated on ``W̃`` and the teac
 (they depend on inner products only, and ``Q Qᵀ`` is the identity on ``S``), so the dynamics of
 ``(a, W̃)`` *are* the dynamics of ``(a, W)``: ``W(t) = W̃(t) Qᵀ`` exactly, not approximately.
 The cost then depends on ``r`` instead of ``d``; ``d`` matters only for finite samples (whose
-gradients leave ``S``). For the duplicate start of SPEC §1, ``S = span(v, u0)`` is a plane.
+gradients leave ``S``). For the duplicate start (docs/theory.md, the model), ``S = span(v, u0)`` is a plane.
 """
 
 from __future__ import annotations

@@ -52,7 +52,7 @@ class Teacher:
 
 
 def standard_teacher(d: int, k: int = 1, a_star: float = 1.0) -> Teacher:
-    """``k`` unit features ``v_k = e_k`` (SPEC default ``k = 1``, ``v = e1``) each with weight ``a*``.
+    """``k`` unit features ``v_k = e_k`` (default ``k = 1``, ``v = e1``) each with weight ``a*``.
 
     With ``k`` features the student's initial direction (``e_{k+1}``) stays orthogonal
     to all of them, so ``d ≥ k + 1`` is required.

@@ -104,7 +104,7 @@ def _decayed_members(members: Callable[[Indices], Objective], lam: float) -> Cal
 
 
 def population_objective(model: Model) -> Objective:
-    """The population loss ``L`` of SPEC §1 in closed form (gradient and Hessian), with the model's
+    """The population loss ``L`` (docs/theory.md §2) in closed form (gradient and Hessian), with the model's
     weight decay."""
 
     def gradient(a: Array, W: Array) -> tuple[Array, Array, None]:

@@ -1,8 +1,8 @@
 """Reduced equations: neurons in the teacher's plane, in function coordinates ``(c_j, θ_j)``.
 
-The population flow stays in ``span(v, u0)`` (SPEC §6, invariant subspace), so when every
+The population flow stays in ``span(v, u0)`` (docs/theory.md §5, the invariant subspace), so when every
 initial direction lies in the plane of the teacher ``v`` (``‖v‖ = 1``) and ``u0`` — the
-duplicate start of SPEC §1 — each neuron is described by its coefficient ``c_j`` and its
+duplicate start (docs/theory.md, the model) — each neuron is described by its coefficient ``c_j`` and its
 *signed* angle ``θ_j`` to ``v`` in that plane (``α_j = cos θ_j``), while ``δ_j`` is a constant
 of the motion and enters only through the mobilities. With ``g(φ) = (sin φ + (π − φ) cos φ)/(2π)``
 and ``Δ_ij = θ_i − θ_j`` (wrapped to ``[−π, π)``),
@@ -12,7 +12,7 @@ and ``Δ_ij = θ_i − θ_j`` (wrapped to ``[−π, π)``),
     ∂L/∂c_i = Σ_j c_j g(|Δ_ij|) − a* g(|θ_i|),
     ∂L/∂θ_i = c_i (Σ_j c_j γ(Δ_ij) − a* γ(θ_i)),   γ(Δ) = d g(|Δ|)/dΔ = −(π − |Δ|) sin Δ / (2π),
 
-and gradient flow in ``(a, w)`` becomes (SPEC §1, reaction–transport)
+and gradient flow in ``(a, w)`` becomes (docs/theory.md §4, reaction–transport)
 
     ċ_j = −M^c_j ∂L/∂c_j,   θ̇_j = −M^u_j ∂L/∂θ_j,
     M^c = √(δ² + 4c²),      M^u = 1/‖w‖² = 2/(−δ + √(δ² + 4c²)).
@@ -168,7 +168,7 @@ def solve_reduced(
     stop_at_crossing: int | None = None,
     method: str = "LSODA",
 ) -> ReducedSolution:
-    """Integrate the reduced equations from the duplicate start of SPEC §1.
+    """Integrate the reduced equations from the duplicate start (docs/theory.md, the model).
 
     By default ``m = len(deltas)`` duplicates at angle ``theta0`` with coefficient ``c0/m`` each;
     ``coefficients``/``angles`` override them (any start in the teacher's plane). Stops at

@@ -89,7 +89,7 @@ def owner_overshoot(W: Array, owner: int, net: Model, u0: Array) -> float:
 
 
 def unique_owner(deltas: Array, c: Array, alpha: Array, eps_align: float) -> int | None:
-    """The final owner, or None for a symmetric start (the largest δ is shared: SPEC §6)."""
+    """The final owner, or None for a symmetric start (the largest δ is shared: docs/theory.md §9)."""
     if np.sum(deltas == np.max(deltas)) > 1:
         return None
     owner, specialized = final_owner(c, alpha, eps_align)

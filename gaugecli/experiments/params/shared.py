@@ -20,7 +20,7 @@ MODEL, DYNAMICS, NUMERICS, EXPERIMENT = "Model", "Dynamics", "Numerics", "Experi
 
 
 class Mode(str, Enum):
-    """Dynamics of SPEC §1 and §6.
+    """Dynamics of docs/theory.md (the model).
 
     ``flow``: population gradient flow (the reference); ``gd``: GD on the population loss;
     ``sample``: gradient flow on the empirical loss ``L_n`` (same adaptive solver and
@@ -310,7 +310,7 @@ class Initial(Fields):
 
     init = Param(
         "init",
-        "Initial condition: duplicates (m copies of u0, c0/m each; SPEC §1), random "
+        "Initial condition: duplicates (m copies of u0, c0/m each; docs/theory.md, the model), random "
         "(seeded random unit directions, c0/m each), adversarial (the duplicates turned by `eps` against "
         "selection, as `perturb --kind adversarial`: argmax δ to θ0 + ε with (c0/m)e^(−ε), the others to "
         "θ0 − ε with (c0/m)e^(ε)) or gaussian (a practitioner's draw, a_j = |N(0, σ_a²)|, w_j ~ N(0, σ_w² I/d), "

@@ -56,7 +56,7 @@ class VisiblePoint:
 
 
 EXCLUSIVE_LEVEL = 1e-6
-"""P at the end of the run below which selection is exclusive (SPEC C7's pruning level at the
+"""P at the end of the run below which selection is exclusive (claim C7's pruning level at the
 default horizon): above it the other neuron still carries function — a majority, not a selection."""
 
 

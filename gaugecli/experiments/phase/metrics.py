@@ -12,7 +12,7 @@ or located by root-finding before it — never off a solver step:
 * ``owner-share``: ``c_o / Σ_j |c_j|`` at ``t_h``, ``o`` the owner at ``t_h`` (1 for one neuron);
 * ``p-end``: the non-owners' functional norm ``P(t_h)``;
 * ``outcome``: the class of :data:`OUTCOMES` (defined there);
-* ``reaction-share``: ``∫₀^{t_h} R dt / ∫₀^{t_h} (R + T) dt`` (SPEC §6; Simpson in ``ln t``);
+* ``reaction-share``: ``∫₀^{t_h} R dt / ∫₀^{t_h} (R + T) dt`` (docs/theory.md §8; Simpson in ``ln t``);
 * ``gap``: the clock-free gap ``Δ = max_ℓ |α₊(ℓ) − α₋(ℓ)|`` between the ``±D`` pair's owners, over
   their common loss range above :data:`GAP_FLOOR` (``simulate`` only; C5 asks Δ ≥ :data:`GAP_LEVEL`);
 * ``kernel-distance``: ``‖K(t_h) − K(0)‖_F / ‖K(0)‖_F`` of the tangent kernel

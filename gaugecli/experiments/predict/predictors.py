@@ -8,7 +8,7 @@ With ``c_j, u_j, δ_j`` the start in function coordinates and ``α_jk = u_j·v̂
   for ``k > 1`` the plain argmax would name one neuron for every feature, which can own one of them only),
   leaving out (with mixed signs) a neuron with ``a_j < 0 < δ_j``, which can never turn positive;
 * ``alignment`` — ``argmax_j α_jk``: the neuron pointing closest to ``v_k``;
-* ``c-alpha`` — ``argmax_j c_j α_jk``: SPEC §2's instantaneous owner ``o(0)``;
+* ``c-alpha`` — ``argmax_j c_j α_jk``: the instantaneous owner (docs/theory.md, the model) ``o(0)``;
 * ``angular-speed`` — ``argmax_j ω_jk`` with ``ω_jk = −θ̇_jk = (u̇_j·v̂_k)/√(1 − α_jk²)`` the initial
   angular speed toward ``v_k``, from the exact transport ``u̇_j = −M^u_j grad_{u_j} L``,
   ``M^u_j = 1/‖w_j‖²`` (:func:`gaugecli.core.population.dynamics.function_gradient`);

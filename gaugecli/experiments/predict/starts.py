@@ -7,7 +7,7 @@ and ``ξ_j ~ N(0, 1)``, in that order; the output weights are ``a_j = |ã_j|`` (
 ``c_j = a_j‖w_j‖``, ``u_j = w_j/‖w_j‖``. Its gauge is either **natural**, ``δ_j = a_j² − ‖w_j‖²`` (the
 draw's own), or **set apart**, ``δ_j = ρ σ_vis ξ_j`` with ``σ_vis = σ_a σ_w/√d`` (the spread of
 ``c_j α_jk``), the parameters rebuilt from ``(c_j, u_j, δ_j)`` — the same visible function for every
-ρ (SPEC C1), and the same ``ξ`` (common random numbers across the spreads).
+ρ (claim C1), and the same ``ξ`` (common random numbers across the spreads).
 
 **Signs.** By default ``a_j = |ã_j|``; with ``mixed_signs`` the drawn sign is kept. A neuron with
 ``a < 0 < δ`` keeps ``a² ≥ δ > 0`` and can never change sign; it can reach ``w = 0``, the ReLU's kink,
@@ -15,7 +15,7 @@ where the population flow absorbs it and lets it go again (:mod:`gaugecli.core.i
 empirical loss's flow has no such rule (its solver stalls at the kink), so mixed signs are for the
 population flow.
 
-**Coordinates.** The population flow stays in ``S = span(v_1 … v_k, w_1 … w_m)`` (SPEC §6) and depends
+**Coordinates.** The population flow stays in ``S = span(v_1 … v_k, w_1 … w_m)`` (docs/theory.md §5) and depends
 on inner products only. With ``W = [W_∥, W_⊥]`` (the first ``k`` coordinates and the rest) and the QR
 factorisation ``W_⊥ᵀ = Q R``, the coordinates ``[W_∥, Rᵀ]`` (``r = k + m``) have the same Gram matrix
 with each other and with the teacher, whose directions stay ``e_1 … e_k`` — one model for every start
