@@ -283,7 +283,8 @@ def measure_inprocess_sweep(k: int) -> dict[str, float]:
 
 def cli_overhead(quick: bool = False) -> list[Row]:
     """Row g1: ``gaugecli simulate --gauge favorable --gauge unfavorable -D 1 … -D 1024`` (one
-    process, an empty cache) against the same compute in a warm interpreter, best of k each."""
+    process, an empty cache) against the same compute in a warm interpreter, best of k each; and
+    row g2 (:func:`cli_own_cost`)."""
     k = 1 if quick else 3
     goal = f"≤ {fmt_ratio(CLI_OVERHEAD_GOAL)} in-process"
     label = "CLI fig3 sweep (`simulate --gauge favorable --gauge unfavorable -D 1…1024`, empty cache) vs in-process `simulate_batch`"
@@ -331,6 +332,183 @@ def cli_overhead(quick: bool = False) -> list[Row]:
             f"{fmt_seconds(best_cli)} vs {fmt_seconds(inproc['seconds'])} ({fmt_ratio(ratio)})",
             goal,
             ratio <= CLI_OVERHEAD_GOAL,
+            note,
+            data,
+        ),
+        *cli_own_cost(quick),
+    ]
+
+
+# ----------------------------------------------------------------------------------------
+# (g2) one CLI call of the fig3 sweep, split: start-up, imports, compute and the CLI's own cost
+
+CLI_OWN_COST_GOAL_S = 0.15
+CALL_GAUGE = "unfavorable"  # of fig3's two calls, the one with the longer flows
+_CALL_ARGS = ["simulate", "--gauge", CALL_GAUGE, *[arg for D in FIG3_STRENGTHS for arg in ("-D", f"{D:g}")]]
+
+_MODULES_PROBE = """
+import json, os, sys, tempfile
+from gaugecli.cli import main
+os.chdir(tempfile.mkdtemp(prefix="gaugecli-bench-probe-"))
+sys.argv = ["gaugecli", *json.loads(sys.argv[1])]
+try:
+    main()
+except SystemExit:
+    pass
+print("@@" + json.dumps(sorted(sys.modules)))
+"""
+
+_IMPORT_ALL = """
+import importlib, json, sys
+for name in json.loads(open(sys.argv[1]).read()):
+    try:
+        importlib.import_module(name)
+    except Exception:  # a module that only its parent's machinery can load (six.moves, …)
+        pass
+"""
+
+
+def _call_modules() -> list[str]:
+    """The modules a ``gaugecli simulate`` call of the sweep has loaded when it ends."""
+    run = run_command([sys.executable, "-c", _MODULES_PROBE, json.dumps(_CALL_ARGS)], timeout_s=300, cwd=REPO_ROOT)
+    if "@@" not in run.stdout:
+        raise RuntimeError(f"module probe failed: {run.last_error_line()}")
+    return [m for m in json.loads(run.stdout.rsplit("@@", 1)[-1]) if m != "__main__"]
+
+
+def _import_all(modules_file: str) -> None:
+    import importlib
+
+    for name in json.loads(Path(modules_file).read_text()):
+        try:
+            importlib.import_module(name)
+        except Exception:  # see _IMPORT_ALL
+            continue
+
+
+def measure_first_compute(modules_file: str) -> dict[str, float]:
+    """The call's computation through the Python API, no cache, in a fresh process that has
+    imported every module the CLI call loads (so no import is timed, and the collector walks a heap
+    of the same size): the first ``simulate_batch`` of the process, as the CLI's is (numba loads its
+    compiled loops from its cache on a first call)."""
+    import time
+
+    _import_all(modules_file)
+    from gaugecli.experiments.simulate import SimulateConfig, simulate_batch
+
+    runs = SimulateConfig(gauge=CALL_GAUGE, strengths=FIG3_STRENGTHS).runs()
+    start = time.perf_counter()
+    simulate_batch(runs)
+    return {"seconds": time.perf_counter() - start}
+
+
+def measure_cli_spans(modules_file: str) -> dict[str, dict[str, float]]:
+    """The call run in this process (an empty cache in a temporary folder), once every module it
+    loads is imported, with its own work timed: building, hashing and validating each artifact and
+    writing it to the cache, the rerun files, the summary, and the computation, for the breakdown in
+    the row's note (``main``: the whole call)."""
+    import os
+    import time
+
+    _import_all(modules_file)
+
+    from _common import timed_calls
+
+    import gaugecli.cli.rerun as rerun
+    import gaugecli.cli.session as session
+    import gaugecli.experiments.simulate as simulate
+    import gaugecli.store.artifacts as artifacts
+    import gaugecli.store.cache as cache
+    from gaugecli.cli import main
+
+    targets = {
+        "compute": (simulate, "simulate_batch"),
+        "artifacts": (cache.Cache, "save"),
+        "encode": (artifacts, "encode_artifact"),
+        "validate": (artifacts, "validate"),
+        "rerun files": (rerun, "write"),
+        "summary": (session, "summarize"),
+    }
+    with tempfile.TemporaryDirectory(prefix="gaugecli-bench-spans-") as tmp:
+        here = os.getcwd()
+        os.chdir(tmp)
+        argv, sys.argv = sys.argv, ["gaugecli", *_CALL_ARGS]
+        start = time.perf_counter()
+        try:
+            with timed_calls(targets) as times:
+                try:
+                    main()
+                except SystemExit:
+                    pass
+        finally:
+            sys.argv = argv
+            os.chdir(here)
+        total = time.perf_counter() - start
+    out = {label: dict(entry) for label, entry in times.items()}
+    out["main"] = {"calls": 1, "seconds": total}
+    return out
+
+
+def cli_own_cost(quick: bool = False) -> list[Row]:
+    """Row g2: one of fig3's two CLI calls (``simulate --gauge unfavorable -D 1 … -D 1024``, an empty
+    cache) against, side by side and interleaved, bare python, python importing every module that
+    call loads, and the call's computation through the API in such a process: what is left is the
+    CLI's own cost (artifacts, hashes, validation, rerun files, progress, summary)."""
+    k = 1 if quick else 5
+    goal = f"≤ {fmt_seconds(CLI_OWN_COST_GOAL_S)}"
+    label = f"one CLI call of the fig3 sweep (`simulate --gauge {CALL_GAUGE} -D 1…1024`, empty cache): its own cost"
+    exe = gaugecli_command() or [sys.executable, "-m", "gaugecli"]
+    try:
+        modules = _call_modules()
+    except RuntimeError as err:
+        return [Row("g2", label, "failed", goal, False, str(err))]
+    with tempfile.TemporaryDirectory(prefix="gaugecli-bench-own-") as tmp:
+        modules_file = Path(tmp) / "modules.json"
+        modules_file.write_text(json.dumps(modules))
+        compute_modules = [m for m in modules if m.split(".")[0] in ("numpy", "scipy", "numba", "llvmlite")]
+        compute_file = Path(tmp) / "compute_modules.json"
+        compute_file.write_text(json.dumps([*compute_modules, "gaugecli.experiments.simulate"]))
+        best: dict[str, float] = {}
+        for _ in range(k):  # interleaved: a busy moment of the machine falls on every part alike
+            with tempfile.TemporaryDirectory(prefix="gaugecli-bench-call-", dir=tmp) as cwd:
+                call = run_command([*exe, *_CALL_ARGS], timeout_s=300, cwd=cwd)
+            if call.returncode != 0:
+                return [Row("g2", label, f"failed: {call.last_error_line()}", goal, False)]
+            parts = {
+                "call": call.seconds,
+                "python": run_command([sys.executable, "-c", "pass"]).seconds,
+                "imports": run_command([sys.executable, "-c", _IMPORT_ALL, str(modules_file)], timeout_s=120).seconds,
+                "compute imports": run_command(
+                    [sys.executable, "-c", _IMPORT_ALL, str(compute_file)], timeout_s=120
+                ).seconds,
+                "compute": call_in_subprocess(
+                    "bench_cli", "measure_first_compute", {"modules_file": str(modules_file)}, env=blas_env(1)
+                )["seconds"],
+            }
+            best = {name: min(best.get(name, math.inf), s) for name, s in parts.items()}
+        spans = call_in_subprocess(
+            "bench_cli", "measure_cli_spans", {"modules_file": str(modules_file)}, env=blas_env(1)
+        )
+    own = best["call"] - best["imports"] - best["compute"]
+    span = {name: entry["seconds"] for name, entry in spans.items()}
+    data = {**{f"{name}_seconds": s for name, s in best.items()}, "own_seconds": own, "modules": len(modules)}
+    data["spans"] = spans
+    note = (
+        f"best of {k} each, interleaved; {fmt_seconds(best['call'])} = python {fmt_seconds(best['python'])} + imports "
+        f"{fmt_seconds(best['imports'] - best['python'])} ({len(modules)} modules; the compute's alone "
+        f"{fmt_seconds(best['compute imports'] - best['python'])}) + compute {fmt_seconds(best['compute'])} (first "
+        f"call in a process holding the same modules) + own {fmt_seconds(own)}; inside one call run in-process: "
+        f"11 artifacts {fmt_seconds(span['artifacts'])} (encode and hash {fmt_seconds(span['encode'])}, validate "
+        f"{fmt_seconds(span['validate'])}, its first call importing jsonschema), rerun files "
+        f"{fmt_seconds(span['rerun files'])}, summary {fmt_seconds(span['summary'])}, compute {fmt_seconds(span['compute'])}"
+    )
+    return [
+        Row(
+            "g2",
+            label,
+            f"{fmt_seconds(own)} of {fmt_seconds(best['call'])} ({fmt_ratio(own / best['compute'])} of its compute)",
+            goal,
+            own <= CLI_OWN_COST_GOAL_S,
             note,
             data,
         )

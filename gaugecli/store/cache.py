@@ -72,5 +72,9 @@ class Cache:
         check_folder(self.root / kind, self.flag)
 
     def save(self, kind: str, config: Any, result: Any, *, seed: int | None, started: datetime) -> dict[str, Any]:
-        """Build the artifact of ``result`` and store it atomically; return it."""
-        return save_artifact(self.path(kind, config), kind, config, result, seed=seed, started=started, flag=self.flag)
+        """Build the artifact of ``result`` and store it atomically; return it.
+
+        Not fsynced: an entry is trusted only once read back whole, with its schema and both hashes
+        (:meth:`load`), so a power loss can cost an entry its recomputation, never a wrong result."""
+        path = self.path(kind, config)
+        return save_artifact(path, kind, config, result, seed=seed, started=started, flag=self.flag, durable=False)
