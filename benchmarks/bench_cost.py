@@ -38,20 +38,19 @@ CALL_GAUGE = "unfavorable"  # of fig3's two calls, the one with the longer flows
 CALL_ARGS = ["simulate", "--gauge", CALL_GAUGE, *[arg for D in STRENGTHS for arg in ("-D", f"{D:g}")]]
 
 
-def _call_in_this_process(main: Any) -> None:
-    """``gaugecli simulate …`` through the console entry point, into an empty cache (a temporary folder)."""
+def _call_in_this_process(main: Any, folder: str) -> None:
+    """``gaugecli simulate …`` through the console entry point, in ``folder`` (its cache there)."""
     here, argv = os.getcwd(), sys.argv
-    with tempfile.TemporaryDirectory(prefix="gaugecli-bench-own-") as tmp:
-        os.chdir(tmp)
-        sys.argv = ["gaugecli", *CALL_ARGS]
-        try:
-            main()
-        except SystemExit as exit_:
-            if exit_.code not in (0, None):
-                raise RuntimeError(f"gaugecli {' '.join(CALL_ARGS)} exited with {exit_.code}") from None
-        finally:
-            sys.argv = argv
-            os.chdir(here)
+    os.chdir(folder)
+    sys.argv = ["gaugecli", *CALL_ARGS]
+    try:
+        main()
+    except SystemExit as exit_:
+        if exit_.code not in (0, None):
+            raise RuntimeError(f"gaugecli {' '.join(CALL_ARGS)} exited with {exit_.code}") from None
+    finally:
+        sys.argv = argv
+        os.chdir(here)
 
 
 def _clear_process_caches() -> None:
@@ -94,15 +93,16 @@ def measure_warm_calls(k: int) -> dict[str, Any]:
         "summary": (session, "summarize"),
     }
     runs = simulate.SimulateConfig(gauge=CALL_GAUGE, strengths=STRENGTHS).runs()
-    _call_in_this_process(main)
-    simulate.simulate_batch(runs)
     best: dict[str, Any] = {"own": math.inf}
     api_s = math.inf
+    with tempfile.TemporaryDirectory(prefix="gaugecli-bench-own-") as tmp:
+        _call_in_this_process(main, tmp)
+    simulate.simulate_batch(runs)
     for _ in range(k):
         _clear_process_caches()
-        with timed_calls(targets) as times:
-            start = time.perf_counter()
-            _call_in_this_process(main)
+        with tempfile.TemporaryDirectory(prefix="gaugecli-bench-own-") as tmp, timed_calls(targets) as times:
+            start = time.perf_counter()  # an empty folder made before, removed after the clock
+            _call_in_this_process(main, tmp)
             call_s = time.perf_counter() - start
         own = call_s - times.seconds("compute")
         if own < best["own"]:
