@@ -5,6 +5,7 @@ around JSON values, the heartbeat's dropped reports and the provenance read on a
 from __future__ import annotations
 
 import gc
+import itertools
 import json
 import os
 import uuid
@@ -96,7 +97,7 @@ def test_the_heartbeat_keeps_steps_of_a_thousandth_and_the_end() -> None:
     assert len(kept) <= round(1 / STEP) + 1 and kept[-1] == 1.0
     # each kept report but the last (the end, always kept) a step of at least STEP after the one before;
     # 1e-12: round-off of the differences of i/10⁴ (a few ε)
-    assert all(b - a >= STEP - 1e-12 for a, b in zip(kept[:-2], kept[1:-1], strict=True))
+    assert all(b - a >= STEP - 1e-12 for a, b in itertools.pairwise(kept[:-1]))
 
 
 def test_provenance_read_on_a_thread_is_the_provenance() -> None:
