@@ -106,3 +106,15 @@ def test_provenance_read_on_a_thread_is_the_provenance() -> None:
     warmed = artifacts.stable_provenance()  # waits for the thread's git reading, or reads it itself
     artifacts._git_source.cache_clear()
     assert artifacts.stable_provenance() == warmed
+
+
+def test_a_cached_path_is_the_hash_of_the_config_and_a_mutable_config_is_hashed_again(tmp_path: Path) -> None:
+    from gaugecli.store.cache import Cache
+
+    cache, config = Cache(tmp_path), _small_run()
+    assert cache.path("simulate", config) == tmp_path / "simulate" / f"{artifacts.config_hash(config)}.json"
+    assert cache.path("simulate", config) is cache.path("simulate", config)  # taken once
+    loose = {"p": 1}  # a dict can change under the same object: its hash is taken at every call
+    before = cache.path("point", loose)
+    loose["p"] = 2
+    assert cache.path("point", loose) != before

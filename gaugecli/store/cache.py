@@ -43,10 +43,11 @@ class Cache:
         (a command asks for each run's path three times: whether it is cached, where to save it,
         where it was saved). By identity, and the object kept: equal is not enough (``-0.0 == 0.0``)."""
         known = self._paths.get((kind, id(config)))
-        if known is not None and known[0] is config and _frozen(config):
+        if known is not None and known[0] is config:
             return known[1]
         path = self.root / kind / f"{config_hash(config)}.json"
-        self._paths[kind, id(config)] = (config, path)
+        if _frozen(config):
+            self._paths[kind, id(config)] = (config, path)
         return path
 
     def load(self, kind: str, config: Any, *, verify: bool = True) -> dict[str, Any] | None:
