@@ -28,6 +28,7 @@ from _common import (
     not_available,
     run_command,
 )
+from bench_cost import cli_own_cost
 
 STARTUP_GOAL_S = 0.3
 HEAVY_MODULES = ("numpy", "scipy", "torch", "matplotlib", "dask")
@@ -283,7 +284,8 @@ def measure_inprocess_sweep(k: int) -> dict[str, float]:
 
 def cli_overhead(quick: bool = False) -> list[Row]:
     """Row g1: ``gaugecli simulate --gauge favorable --gauge unfavorable -D 1 … -D 1024`` (one
-    process, an empty cache) against the same compute in a warm interpreter, best of k each."""
+    process, an empty cache) against the same compute in a warm interpreter, best of k each; and
+    row g2 (:func:`cli_own_cost`)."""
     k = 1 if quick else 3
     goal = f"≤ {fmt_ratio(CLI_OVERHEAD_GOAL)} in-process"
     label = "CLI fig3 sweep (`simulate --gauge favorable --gauge unfavorable -D 1…1024`, empty cache) vs in-process `simulate_batch`"
@@ -333,5 +335,6 @@ def cli_overhead(quick: bool = False) -> list[Row]:
             ratio <= CLI_OVERHEAD_GOAL,
             note,
             data,
-        )
+        ),
+        *cli_own_cost(quick),  # row g2
     ]

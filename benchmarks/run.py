@@ -12,7 +12,7 @@ Rows (one function each):
     d  bench_sample.finite_sample    finite-sample GD step vs its two matrix products; numpy vs torch gradient
     e  bench_cli.startup             `gaugecli --help/--version` vs bare python
     f  bench_cli.plot_all            `gaugecli plot all` with an empty and a warm cache
-    g  bench_cli.cli_overhead        CLI fig3 sweep vs its in-process compute
+    g  bench_cli.cli_overhead        CLI fig3 sweep vs its in-process compute; one call's own cost (g2)
     h  bench_scale.samples           time and peak RSS against n (10³…10⁷), this build vs previous
     i  bench_scale.neurons           time and peak RSS against m (1…1000), this build vs previous
     j  bench_scale.dimension         time and peak RSS against d (16…10⁵), this build vs previous

@@ -30,6 +30,10 @@ RATE_WINDOW = 30.0
 """The time left is measured on the work done in the last this many seconds."""
 TICK = 1.0
 """How often the ticker thread looks whether a line is due: a line comes at most this late."""
+STEP = 1e-3
+"""Reports that move the share done by less are dropped before the lock: a flow reports at every
+right-hand side (19 000 times in one call of the fig3 sweep), and a kept report costs ≈ 2 µs; a
+line shows whole per cent."""
 
 
 def elapsed_text(seconds: float) -> str:
@@ -69,6 +73,8 @@ class ProgressLines:
     def __call__(self, fraction: float) -> None:
         """The work reports its share done (0…1)."""
         fraction = min(max(float(fraction), 0.0), 1.0)
+        if fraction < 1.0 and fraction - self.done < STEP:  # read without the lock: at worst one more report kept
+            return
         with self._lock:
             if self.finished or fraction <= self.done:
                 return

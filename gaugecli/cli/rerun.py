@@ -108,7 +108,7 @@ def write(kind: str, config: Any, artifact_path: Path) -> Path | None:
     if kind not in COMMANDS:
         return None
     path = artifact_path.with_suffix(".toml")
-    if path.exists():
+    if path.exists() and path.stat().st_size:  # empty: a write cut by a power loss (not fsynced, below)
         return path
     from gaugecli.cli.config_file import toml_lines
     from gaugecli.store.atomic import atomic_write_text
@@ -117,7 +117,8 @@ def write(kind: str, config: Any, artifact_path: Path) -> Path | None:
     command = COMMANDS[kind][0]
     header = [f"# Reruns {artifact_path.name} (or reads it from the cache): {command_line(command, path)}"]
     try:
-        atomic_write_text(path, "\n".join(header + toml_lines(options(kind, config))) + "\n", "--cache-dir")
+        text = "\n".join(header + toml_lines(options(kind, config))) + "\n"
+        atomic_write_text(path, text, "--cache-dir", durable=False)  # a cache entry's recipe, as its artifact
     except ArtifactError:  # a read-only cache (a colleague's) serves its runs without their recipes
         return None
     return path

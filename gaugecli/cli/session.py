@@ -184,6 +184,9 @@ def execute(
         check_figure(figure)
     with pipeline(outputs.cache_dir, outputs.cache, outputs.workers, outputs.scheduler) as pipe:
         _explain_misses(pipe, kind, configs, outputs)
+        from gaugecli.store.artifacts import warm_provenance
+
+        warm_provenance()  # its git processes run while the computation does
         outcomes = run(pipe, kind, configs, kind)
     paths: list[Path | None] = []
     for outcome, out, figure in zip(outcomes, outs, figures, strict=True):

@@ -22,6 +22,12 @@ from gaugecli.store.errors import ArtifactError
 Warn = Callable[[str], None]
 
 
+def _frozen(config: Any) -> bool:
+    """A frozen dataclass, whose hash cannot change under the same object (a dict's could)."""
+    params = getattr(type(config), "__dataclass_params__", None)
+    return bool(params is not None and params.frozen)
+
+
 class Cache:
     """Artifacts under ``root``, keyed by kind and configuration hash."""
 
@@ -30,9 +36,19 @@ class Cache:
         self.warn = warn
         self.flag = flag
         self._swept: set[Path] = set()
+        self._paths: dict[tuple[str, int], tuple[Any, Path]] = {}
 
     def path(self, kind: str, config: Any) -> Path:
-        return self.root / kind / f"{config_hash(config)}.json"
+        """``<root>/<kind>/<config_hash>.json``; the hash of the same config object is taken once
+        (a command asks for each run's path three times: whether it is cached, where to save it,
+        where it was saved). By identity, and the object kept: equal is not enough (``-0.0 == 0.0``)."""
+        known = self._paths.get((kind, id(config)))
+        if known is not None and known[0] is config:
+            return known[1]
+        path = self.root / kind / f"{config_hash(config)}.json"
+        if _frozen(config):
+            self._paths[kind, id(config)] = (config, path)
+        return path
 
     def load(self, kind: str, config: Any, *, verify: bool = True) -> dict[str, Any] | None:
         """The cached artifact of ``(kind, config)``, or ``None`` if absent or damaged (``verify=False``:
@@ -72,5 +88,9 @@ class Cache:
         check_folder(self.root / kind, self.flag)
 
     def save(self, kind: str, config: Any, result: Any, *, seed: int | None, started: datetime) -> dict[str, Any]:
-        """Build the artifact of ``result`` and store it atomically; return it."""
-        return save_artifact(self.path(kind, config), kind, config, result, seed=seed, started=started, flag=self.flag)
+        """Build the artifact of ``result`` and store it atomically; return it.
+
+        Not fsynced: an entry is trusted only once read back whole, with its schema and both hashes
+        (:meth:`load`), so a power loss can cost an entry its recomputation, never a wrong result."""
+        path = self.path(kind, config)
+        return save_artifact(path, kind, config, result, seed=seed, started=started, flag=self.flag, durable=False)
