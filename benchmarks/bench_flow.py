@@ -79,8 +79,8 @@ def scipy_flow(
     ``event="nonowner"``: the non-owner norm of neuron 0 as owner falls to ``level``.
     Same packing, right-hand side and tolerances as gaugecli's flow.
     """
-    from gaugecli.core.model.metrics import nonowner_norm
     from gaugecli.core.model.gauge import function_coordinates
+    from gaugecli.core.model.metrics import nonowner_norm
 
     m, d = W0.shape
     V = teacher.unit_directions()

@@ -16,9 +16,9 @@ from typing import Any
 from _common import Row, best_of, blas_env, call_in_subprocess, flow_call_timer, fmt_ratio, fmt_seconds, fmt_speedup
 from bench_flow import scipy_flow
 
-from gaugecli.core.model.metrics import alignment, final_owner, nonowner_norm
 from gaugecli.core.integrate.flow import gradient_flow
 from gaugecli.core.model.gauge import duplicate_initial_condition, function_coordinates, owner_imbalances
+from gaugecli.core.model.metrics import alignment, final_owner, nonowner_norm
 from gaugecli.core.model.model import standard_model
 from gaugecli.core.model.state import Network
 
