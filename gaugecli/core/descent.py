@@ -12,6 +12,7 @@ from gaugecli.core.gauge import imbalance
 from gaugecli.core.metrics import alignment
 from gaugecli.core.model import Model
 from gaugecli.core.objective import GradientOracle, Objective, population_objective, population_oracle
+from gaugecli.core.optimizers.base import Optimizer
 from gaugecli.core.trajectory import NumericalFault, SolverStats, Trajectory
 from gaugecli.core.types import Array, Progress
 
@@ -56,6 +57,7 @@ def gradient_descent(
     record_every: int | None = None,
     method: str = "gd",
     progress: Progress | None = None,
+    optimizer: Optimizer | None = None,
 ) -> Trajectory:
     """``θ ← θ − η g_k(θ)``; iterate ``k`` sits at time ``t = kη``.
 
@@ -76,6 +78,10 @@ def gradient_descent(
     ``δ(0) e^{−2λt}`` is broken by the η² term alone. The propagated ``δ̂`` is stored at the saved
     iterates (``Trajectory.imbalance_by_steps``); it differs from the iterates' δ by round-off
     only — or reveals an oracle that is not such a gradient (e.g. without the model's decay).
+
+    ``optimizer``: another update rule than ``θ ← θ − η g`` (:mod:`gaugecli.core.optimizers`:
+    momentum, Adam, AdamW as torch.optim steps them), with ``eta`` its learning rate; iterate ``k``
+    still sits at ``t = kη``, and no per-step identity for δ is propagated (it is GD's).
     """
     objective_name, population = "population", True
     if isinstance(oracle, Objective):
@@ -96,7 +102,8 @@ def gradient_descent(
     crossing[prev_align >= thr] = 0.0
     saved: list[tuple[float, Array, Array, Array | None, Array | None]] = []
     p, lam = model.degree, model.weight_decay
-    law = imbalance(a, W, p) if model.activation.homogeneous else None
+    law = imbalance(a, W, p) if model.activation.homogeneous and (optimizer is None or optimizer.is_gd) else None
+    state = None if optimizer is None else optimizer.start()
     converged = np.zeros(batch, bool)
     pending = np.isnan(crossing)  # neurons whose crossing is still to come
     limit = None
@@ -119,8 +126,11 @@ def gradient_descent(
             break
         if law is not None:
             law = (1.0 - 2.0 * eta * lam) * law + eta**2 * (ga**2 - np.sum(gW**2, axis=-1) / p)
-        a = a - eta * ga
-        W = W - eta * gW
+        if state is None:
+            a = a - eta * ga
+            W = W - eta * gW
+        else:
+            a, W = optimizer.step(state, [a, W], [ga, gW], eta)  # type: ignore[union-attr]
         align = alignment(W, model)[0]
         new = (align >= thr) & pending  # a pending neuron was below the threshold at iterate k
         if np.any(new):

@@ -10,6 +10,7 @@ from gaugecli.core.defaults import EPS_ALIGN
 from gaugecli.core.descent import gradient_descent
 from gaugecli.core.model import Model
 from gaugecli.core.objective import Objective, population_objective
+from gaugecli.core.optimizers.base import Optimizer
 from gaugecli.core.trajectory import NumericalFault
 from gaugecli.core.types import Array
 
@@ -46,11 +47,27 @@ class StepChoice:
 
 
 def _first_crossing(
-    a0: Array, W0: Array, model: Model, objective: Objective, eta: float, t_max: float, eps_align: float
+    a0: Array,
+    W0: Array,
+    model: Model,
+    objective: Objective,
+    eta: float,
+    t_max: float,
+    eps_align: float,
+    optimizer: Optimizer | None = None,
 ) -> tuple[Array, int]:
-    """First time any neuron of each member reaches ``α = 1 − ε`` under GD with step ``eta``."""
+    """First time any neuron of each member reaches ``α = 1 − ε`` under GD (or ``optimizer``) with step ``eta``."""
     tr = gradient_descent(
-        a0, W0, model, eta, t_max, oracle=objective, eps_align=eps_align, grid_points=3, stop_at_crossing=True
+        a0,
+        W0,
+        model,
+        eta,
+        t_max,
+        oracle=objective,
+        eps_align=eps_align,
+        grid_points=3,
+        stop_at_crossing=True,
+        optimizer=optimizer,
     )
     crossing = np.where(np.isnan(tr.crossing_times), np.inf, tr.crossing_times)
     first = np.min(crossing, axis=-1)
@@ -74,14 +91,16 @@ def step_error(
     objective: Objective | None = None,
     eps_align: float = EPS_ALIGN,
     t_eta: Array | None = None,
+    optimizer: Optimizer | None = None,
 ) -> StepChoice:
-    """The estimated relative error of ``T_spec`` for GD with a given step ``eta``, from one
-    pilot at ``η/2`` (and one at ``η`` unless its crossing times ``t_eta`` are given)."""
+    """The estimated relative error of ``T_spec`` for GD (or ``optimizer``: every rule here is first
+    order in η at fixed hyper-parameters) with a given step ``eta``, from one pilot at ``η/2`` (and one
+    at ``η`` unless its crossing times ``t_eta`` are given)."""
     objective = objective or population_objective(model)
     steps = 0
     if t_eta is None:
-        t_eta, steps = _first_crossing(a0, W0, model, objective, eta, t_max, eps_align)
-    t_half, s = _first_crossing(a0, W0, model, objective, eta / 2, t_max, eps_align)
+        t_eta, steps = _first_crossing(a0, W0, model, objective, eta, t_max, eps_align, optimizer)
+    t_half, s = _first_crossing(a0, W0, model, objective, eta / 2, t_max, eps_align, optimizer)
     return StepChoice(eta, _relative_step_error(np.asarray(t_eta), t_half), t_half, steps + s)
 
 

@@ -17,6 +17,16 @@ from gaugecli.experiments.params.lockin import (
     ASSIGNMENTS,
     Lockin,
 )
+from gaugecli.experiments.params.optimizer import (
+    BASES,
+    DEFAULT_ADAM_EPS,
+    DEFAULT_BETAS,
+    DEFAULT_MOMENTUM,
+    DEFAULT_OPTIMIZER,
+    MAX_ADAM_LR,
+    Dynamics,
+    Stepping,
+)
 from gaugecli.experiments.params.perturb import (
     MAX_SUCCESS_HORIZON,
     PERTURB_SWEEPS,
@@ -79,7 +89,6 @@ from gaugecli.experiments.params.shared import (
     SEEDS,
     STRENGTHS,
     WIDTHS,
-    Dynamics,
     Initial,
     Mode,
     Model,
@@ -90,13 +99,18 @@ from gaugecli.experiments.params.simulate import (
 
 __all__ = [
     "ASSIGNMENTS",
+    "BASES",
     "BATCHES",
     "C0_RANGE",
+    "DEFAULT_ADAM_EPS",
     "DEFAULT_BATCH_SIZE",
+    "DEFAULT_BETAS",
     "DEFAULT_DEVICE",
     "DEFAULT_MAX_STEPS",
+    "DEFAULT_MOMENTUM",
     "DEFAULT_NEGATIVE_SLOPE",
     "DEFAULT_N_SAMPLES",
+    "DEFAULT_OPTIMIZER",
     "DELTAS",
     "DEVICES",
     "DYNAMICS",
@@ -105,6 +119,7 @@ __all__ = [
     "GAUGE_STRENGTH",
     "HORIZON_RANGE",
     "INITS",
+    "MAX_ADAM_LR",
     "MAX_AXIS_POINTS",
     "MAX_GAUGE_STRENGTH",
     "MAX_PREDICT_FEATURES",
@@ -145,4 +160,5 @@ __all__ = [
     "Reln",
     "Select",
     "Simulate",
+    "Stepping",
 ]
