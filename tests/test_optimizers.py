@@ -221,3 +221,22 @@ def test_adam_separation_grows_like_d_not_d_squared() -> None:
     ratios = [_adam_crossing(-D, 1e-3, 20 * (1 + D)) / _adam_crossing(D, 1e-3, 20.0) for D in strengths]
     slopes = np.diff(np.log(ratios)) / np.diff(np.log(strengths))
     assert np.all(np.abs(slopes - 1.0) < 0.15), slopes
+
+
+def test_adam_claims_judge_the_sign_like_law_and_refuse_the_flows() -> None:
+    """The verify claim passes runs whose ratio grows like D and fails runs that grow like the flow's D²
+    (T_spec values built from those laws: the judge alone, no run)."""
+    from types import SimpleNamespace
+
+    from gaugecli.pipeline import Inputs
+    from gaugecli.verify.optimizers import ADAM_STRENGTHS, _adam_exponent
+
+    def inputs(power: float) -> Inputs:
+        results = {}
+        for D in ADAM_STRENGTHS[True]:
+            results[f"favorable-D{D:g}"] = SimpleNamespace(t_spec=1.0 / D ** (power / 2))
+            results[f"unfavorable-D{D:g}"] = SimpleNamespace(t_spec=D ** (power / 2))
+        return Inputs(results, {})
+
+    assert _adam_exponent(inputs(1.0), True).passed
+    assert not _adam_exponent(inputs(2.0), True).passed
