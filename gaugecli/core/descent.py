@@ -114,7 +114,10 @@ def gradient_descent(
         if limit is None:  # divergence: the squared gradient 10¹² times its start (and above 1), or not a number
             limit = 1e12 * np.maximum(gsq, 1.0)
         if not np.all(gsq <= limit):  # false for NaN and ±inf as well
-            raise NumericalFault(_divergence_message(eta, k, stable_step_bound(np.asarray(a0), np.asarray(W0), model)))
+            message = _divergence_message(eta, k, stable_step_bound(np.asarray(a0), np.asarray(W0), model))
+            raise NumericalFault(
+                message + ("" if optimizer is None else f" for GD; {optimizer.describe()} was stepping")
+            )
         converged = gsq <= grad_tol**2
         crossed = stop_at_crossing and not np.any(np.all(pending, axis=-1))
         done = k == n_steps or bool(np.all(converged)) or crossed
