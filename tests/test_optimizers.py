@@ -263,3 +263,22 @@ def test_heavy_ball_separation_grows_like_d_to_three_halves() -> None:
         ratios.append(times[1] / times[0])
     slopes = np.diff(np.log(ratios)) / np.diff(np.log(strengths))
     assert np.all(np.abs(slopes - 1.5) < 0.1), slopes
+
+
+@pytest.mark.parametrize(("name", "torch_kw"), [("adamw", {"weight_decay": 0.1}), ("adam", {"weight_decay": 0.1})])
+def test_a_runs_weight_decay_reaches_torch_as_its_own(name: str, torch_kw: dict) -> None:
+    """Through the configs (``--optimizer adamw --weight-decay 0.1`` and ``--optimizer adam``): AdamW's decay
+    is torch's decoupled ``weight_decay``, Adam's its coupled one (``+λθ`` in the gradient). The run's last
+    iterate is torch's after the same steps (tolerance as in the per-iterate comparison)."""
+    from gaugecli.experiments.common import duplicates, integrate_ensemble
+
+    lr = 1e-2
+    model = ModelConfig(d=D, weight_decay=0.1)
+    a0, W0 = duplicates(model, np.array([[3.0]]))  # one neuron: the torch loss has no arccos at θ = 0
+    dyn = DynamicsConfig(mode="gd", eta=lr, optimizer=name, t_max=STEPS * lr)  # type: ignore[arg-type]
+    traj, _ = integrate_ensemble(model, dyn, a0, W0)
+    assert traj.stats.n_steps == STEPS
+    ta, tW = torch_iterates(name, a0[0], W0[0], lr, **torch_kw)
+    tol = STEPS * 8 * np.finfo(float).eps
+    np.testing.assert_allclose(traj.a[0, -1], ta[-1], rtol=0, atol=tol)
+    np.testing.assert_allclose(traj.input_weights()[0, -1], tW[-1], rtol=0, atol=tol)
