@@ -311,3 +311,14 @@ def test_heavy_ball_moves_delta_by_its_kinetic_imbalance() -> None:
     scale = np.max(np.abs(lhs))
     assert scale > 1e-3  # a kinetic imbalance moved δ
     np.testing.assert_allclose(lhs, rhs, rtol=0, atol=1e-7 * scale)
+
+
+def test_a_random_basis_beyond_its_dimension_is_refused_before_it_is_drawn() -> None:
+    from gaugecli.experiments.common import duplicates, integrate_ensemble
+    from gaugecli.experiments.params import MAX_RANDOM_BASIS_D
+
+    model = ModelConfig(d=MAX_RANDOM_BASIS_D + 1)
+    a0, W0 = duplicates(model, np.array([[4.0]]))
+    with pytest.raises(ConfigError) as err:
+        integrate_ensemble(model, DynamicsConfig(mode="gd", eta=1e-3, basis="random", t_max=1.0), a0, W0)  # type: ignore[arg-type]
+    assert err.value.param == "basis"

@@ -24,7 +24,8 @@ from gaugecli.core.trajectory import NumericalFault, Trajectory
 from gaugecli.core.types import Array, Progress
 from gaugecli.experiments.budget import check_flow, check_run, check_steps, warn_if_streamed_and_slow
 from gaugecli.experiments.config import BATCH_STREAM, SAMPLE_LSODA_BUDGET, DynamicsConfig, ModelConfig, auto_horizon
-from gaugecli.experiments.params import Mode
+from gaugecli.experiments.declare import require
+from gaugecli.experiments.params import MAX_RANDOM_BASIS_D, Mode
 
 
 def run_serially(fn: Callable[[Any], Any], points: Sequence[Any], progress: Progress | None = None) -> list[Any]:
@@ -121,7 +122,14 @@ def integrate_ensemble(
     space = None if dynamics.sample_size is not None or mode is Mode.sgd else invariant_subspace(net, W0)
     if rule is not None and (dynamics.basis == "random" or not ROTATION_INVARIANT[rule.name]):
         # S's basis is a rotation, which Adam's per-coordinate rule would see: it steps in the stated basis
-        space = random_basis(d=full.d, seed=dynamics.basis_seed or 0) if dynamics.basis == "random" else None
+        space = None
+        if dynamics.basis == "random":
+            require(
+                full.d <= MAX_RANDOM_BASIS_D,
+                "basis",
+                f"random needs d ≤ {MAX_RANDOM_BASIS_D} (got {full.d}): a dense d × d rotation, drawn in O(d³)",
+            )
+            space = random_basis(d=full.d, seed=dynamics.basis_seed or 0)
     if space is not None:  # population dynamics never leave S (core/subspace.py): integrate there
         net, W0 = space.model(net), space.coordinates(W0)
     if rule is not None and rule.decay:  # AdamW: the decay is the optimizer's, the gradient the loss's alone

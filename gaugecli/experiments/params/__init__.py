@@ -24,6 +24,7 @@ from gaugecli.experiments.params.optimizer import (
     DEFAULT_MOMENTUM,
     DEFAULT_OPTIMIZER,
     MAX_ADAM_LR,
+    MAX_RANDOM_BASIS_D,
     Dynamics,
     Stepping,
 )
@@ -125,6 +126,7 @@ __all__ = [
     "MAX_PREDICT_FEATURES",
     "MAX_PREDICT_SAMPLES",
     "MAX_PREDICT_WIDTH",
+    "MAX_RANDOM_BASIS_D",
     "MAX_SUCCESS_HORIZON",
     "MAX_WEIGHT_DECAY",
     "MIN_EPS",
