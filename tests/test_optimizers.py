@@ -322,3 +322,21 @@ def test_a_random_basis_beyond_its_dimension_is_refused_before_it_is_drawn() -> 
     with pytest.raises(ConfigError) as err:
         integrate_ensemble(model, DynamicsConfig(mode="gd", eta=1e-3, basis="random", t_max=1.0), a0, W0)  # type: ignore[arg-type]
     assert err.value.param == "basis"
+
+
+def test_predict_trains_its_population_cells_by_the_optimizer() -> None:
+    """``predict --optimizer sgd --eta 0.01``: its population cells step GD in all d coordinates from the same
+    starts as the flow's cells. The predictors read the start alone, so their picks are the flow cells';
+    and GD at a small step realises the flow's owners (GD → flow as η → 0; ρ = 100 keeps every start far
+    from a tie)."""
+    from gaugecli.experiments.predict import PredictConfig, chunks
+    from gaugecli.experiments.predict.chunk import predict_chunk
+
+    common = {"ks": (1,), "widths": (2,), "spreads": (100.0,), "natural": False, "runs": 6, "t_max": 60.0}
+    flow_job = chunks(PredictConfig(**common))[0][0]  # type: ignore[arg-type]
+    gd_job = chunks(PredictConfig(**common, optimizer="sgd", eta=1e-2))[0][0]  # type: ignore[arg-type]
+    assert gd_job.optimizer == "sgd" and gd_job.eta == 1e-2 and flow_job.optimizer is None
+    flow, gd = predict_chunk(flow_job), predict_chunk(gd_job)
+    assert gd.picks == flow.picks
+    assert gd.owners == flow.owners and gd.failed == 0
+    assert all(o >= 0 for row in flow.owners for o in row)  # every run has an owner: the agreement says something
