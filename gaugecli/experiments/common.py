@@ -121,7 +121,8 @@ def integrate_ensemble(
     rule = dynamics.update_rule(net.weight_decay) if mode.stepped else None
     space = None if dynamics.sample_size is not None or mode is Mode.sgd else invariant_subspace(net, W0)
     if rule is not None and (dynamics.basis == "random" or not ROTATION_INVARIANT[rule.name]):
-        # S's basis is a rotation, which Adam's per-coordinate rule would see: it steps in the stated basis
+        # S's coordinates are a rotation, which Adam's per-coordinate rule would see: a rule that is not
+        # rotation invariant steps in the stated basis, and `basis` random turns all of R^d by its Q instead
         space = None
         if dynamics.basis == "random":
             require(
