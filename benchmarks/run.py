@@ -18,6 +18,7 @@ Rows (one function each):
     j  bench_scale.dimension         time and peak RSS against d (16…10⁵), this build vs previous
     k  bench_activations.activations population flow ±D per activation vs relu
     l  bench_fused.compiled          population gradient/Hessian: compiled loops vs numpy closed forms
+    m  bench_optimizers.optimizers   population-GD steps per optimizer (momentum, Adam, AdamW) vs plain GD
 
 Rows h–j also write scaling.png (their curves) and scaling.json (every point).
 
@@ -57,6 +58,7 @@ def _suites() -> dict[str, Callable[[bool], list[Row]]]:
     import bench_ensemble
     import bench_flow
     import bench_fused
+    import bench_optimizers
     import bench_sample
     import bench_scale
     import bench_selection
@@ -74,6 +76,7 @@ def _suites() -> dict[str, Callable[[bool], list[Row]]]:
         "j": bench_scale.dimension,
         "k": bench_activations.activations,
         "l": bench_fused.compiled,
+        "m": bench_optimizers.optimizers,
     }
 
 

@@ -60,6 +60,13 @@ def simulate(
     rtol: float | None = None,
     max_steps: int | None = None,
     device: Literal["cpu", "cuda", "auto"] | None = None,
+    optimizer: Literal["sgd", "momentum", "adam", "adamw"] | None = None,
+    momentum: float | None = None,
+    nesterov: bool | None = None,
+    betas: float | Sequence[float] | None = None,
+    adam_eps: float | None = None,
+    basis: Literal["standard", "random"] | None = None,
+    basis_seed: int | None = None,
 ) -> list[RunObservables]: ...
 
 @overload
@@ -99,6 +106,13 @@ def select(
     rtol: float | None = None,
     max_steps: int | None = None,
     device: Literal["cpu", "cuda", "auto"] | None = None,
+    optimizer: Literal["sgd", "momentum", "adam", "adamw"] | None = None,
+    momentum: float | None = None,
+    nesterov: bool | None = None,
+    betas: float | Sequence[float] | None = None,
+    adam_eps: float | None = None,
+    basis: Literal["standard", "random"] | None = None,
+    basis_seed: int | None = None,
 ) -> SelectResult: ...
 
 @overload
@@ -139,6 +153,13 @@ def select(
     rtol: float | None = None,
     max_steps: int | None = None,
     device: Literal["cpu", "cuda", "auto"] | None = None,
+    optimizer: Literal["sgd", "momentum", "adam", "adamw"] | None = None,
+    momentum: float | None = None,
+    nesterov: bool | None = None,
+    betas: float | Sequence[float] | None = None,
+    adam_eps: float | None = None,
+    basis: Literal["standard", "random"] | None = None,
+    basis_seed: int | None = None,
 ) -> OwnerSweepResult: ...
 
 def prune(
@@ -171,6 +192,13 @@ def prune(
     rtol: float | None = None,
     max_steps: int | None = None,
     device: Literal["cpu", "cuda", "auto"] | None = None,
+    optimizer: Literal["sgd", "momentum", "adam", "adamw"] | None = None,
+    momentum: float | None = None,
+    nesterov: bool | None = None,
+    betas: float | Sequence[float] | None = None,
+    adam_eps: float | None = None,
+    basis: Literal["standard", "random"] | None = None,
+    basis_seed: int | None = None,
 ) -> PruneResult: ...
 
 def lockin(
@@ -218,6 +246,13 @@ def lockin(
     rtol: float | None = None,
     max_steps: int | None = None,
     device: Literal["cpu", "cuda", "auto"] | None = None,
+    optimizer: Literal["sgd", "momentum", "adam", "adamw"] | None = None,
+    momentum: float | None = None,
+    nesterov: bool | None = None,
+    betas: float | Sequence[float] | None = None,
+    adam_eps: float | None = None,
+    basis: Literal["standard", "random"] | None = None,
+    basis_seed: int | None = None,
 ) -> LockinResult: ...
 
 def perturb(
@@ -261,6 +296,13 @@ def perturb(
     rtol: float | None = None,
     max_steps: int | None = None,
     device: Literal["cpu", "cuda", "auto"] | None = None,
+    optimizer: Literal["sgd", "momentum", "adam", "adamw"] | None = None,
+    momentum: float | None = None,
+    nesterov: bool | None = None,
+    betas: float | Sequence[float] | None = None,
+    adam_eps: float | None = None,
+    basis: Literal["standard", "random"] | None = None,
+    basis_seed: int | None = None,
 ) -> PerturbResult: ...
 
 def reln(
@@ -295,6 +337,13 @@ def reln(
     rtol: float | None = None,
     max_steps: int | None = None,
     device: Literal["cpu", "cuda", "auto"] | None = None,
+    optimizer: Literal["sgd", "momentum", "adam", "adamw"] | None = None,
+    momentum: float | None = None,
+    nesterov: bool | None = None,
+    betas: float | Sequence[float] | None = None,
+    adam_eps: float | None = None,
+    basis: Literal["standard", "random"] | None = None,
+    basis_seed: int | None = None,
 ) -> RelnResult: ...
 
 def phase(
@@ -340,6 +389,13 @@ def phase(
     rtol: float | None = None,
     max_steps: int | None = None,
     device: Literal["cpu", "cuda", "auto"] | None = None,
+    optimizer: Literal["sgd", "momentum", "adam", "adamw"] | None = None,
+    momentum: float | None = None,
+    nesterov: bool | None = None,
+    betas: float | Sequence[float] | None = None,
+    adam_eps: float | None = None,
+    basis: Literal["standard", "random"] | None = None,
+    basis_seed: int | None = None,
     owner: int = 0,
 ) -> PhaseResult: ...
 
@@ -362,6 +418,8 @@ def predict(
     init_scale_w: float = 0.3,
     mixed_signs: bool = False,
     rtol: float = 1e-07,
+    optimizer: Literal["sgd", "momentum", "adam", "adamw"] | None = None,
+    optimizer_eta: float | None = None,
     t_max: float | None = None,
     rules: str | Sequence[str] = ("delta", "alignment", "c-alpha", "angular-speed", "race", "race-matched"),
     d: int = 16,

@@ -85,6 +85,9 @@ def test_axis_names_are_the_numeric_options_of_the_declarations() -> None:
             for field, p in fields.params.items():
                 numeric = p.type in (int, float) and not p.choices and "seed" not in field and field != "deltas"
                 numeric |= field == "gauge"  # a word or a signed number: as an axis, the explicit δ
+                if field == "betas":  # Adam's pair: one axis per coordinate
+                    assert {"beta1", "beta2"} <= names
+                    continue
                 assert (p.option.removeprefix("--") in names) == numeric, (kind, field)
     assert {
         "gauge-strength",
@@ -109,7 +112,7 @@ def test_axis_values_are_exact_at_both_ends_and_in_decades() -> None:
 @pytest.mark.parametrize(
     ("argv", "flag", "needle"),
     [
-        (["--x", "foo=1:2:3", "--y", "c0=0.1:1:3"], "--x", "choose one of batch-size, c0"),
+        (["--x", "foo=1:2:3", "--y", "c0=0.1:1:3"], "--x", "choose one of adam-eps, batch-size, beta1, beta2, c0"),
         (["--x", "c0=0.1:1", "--y", "theta0=0:1:3"], "--x", "NAME=START:STOP:NUM"),
         (["--x", "c0=0:1:3:log", "--y", "theta0=0:1:3"], "--x", "log axis"),
         (["--x", "c0=0.1:1:1", "--y", "theta0=0:1:3"], "--x", "NUM of c0"),

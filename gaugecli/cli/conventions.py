@@ -74,7 +74,12 @@ CONCEPTS: tuple[Concept, ...] = (
     ),
     Concept("teacher features k (one teacher)", "--k", r"^--(k|features|n-features)$"),
     Concept("teacher features k of a study", "--ks", r"^--(ks|k-list)$"),
-    Concept("GD/SGD step η", "--eta", r"(^--|-)(eta|step-size|lr|learning-rate)$", former=("--sgd-eta",)),
+    Concept("GD/SGD step η", "--eta", r"^--(sgd-)?(eta|step-size|lr|learning-rate)$", former=("--sgd-eta",)),
+    Concept(
+        "step η of one part of a study (predict's population cells under --optimizer)",
+        "--{part}-eta",
+        r"^--(?!sgd-)[a-z0-9-]+-(eta|step-size|lr|learning-rate)$",
+    ),
     Concept("SGD minibatch size B", "--batch-size", r"(^--|-)batch(-size)?$", former=("--sgd-batch",)),
     Concept("horizon t", "--t-max", r"^--(t-max|tmax|t|horizon|t-end)$"),
     Concept("flow solver tolerance", "--rtol", r"rtol$|^--tol(erance)?$"),

@@ -14,18 +14,19 @@ import numpy as np
 from gaugecli.core.analyses.observables import RunObservables, observe
 from gaugecli.core.integrate.descent import gradient_descent, stable_step_bound
 from gaugecli.core.integrate.flow import FlowOptions, gradient_flow
+from gaugecli.core.integrate.optimizers import ROTATION_INVARIANT
 from gaugecli.core.integrate.step import choose_step, step_error
 from gaugecli.core.integrate.trajectory import NumericalFault, Trajectory
 from gaugecli.core.model.gauge import duplicate_initial_condition, imbalance
 from gaugecli.core.model.model import Model
 from gaugecli.core.model.state import Network
-from gaugecli.core.model.subspace import Subspace, invariant_subspace
+from gaugecli.core.model.subspace import Subspace, invariant_subspace, random_basis
 from gaugecli.core.population.objective import GradientOracle, Objective, decayed, population_objective
 from gaugecli.core.types import Array, Progress
 from gaugecli.experiments.budget import check_flow, check_run, check_steps, warn_if_streamed_and_slow
 from gaugecli.experiments.config import BATCH_STREAM, SAMPLE_LSODA_BUDGET, DynamicsConfig, ModelConfig, auto_horizon
-from gaugecli.experiments.declare import ConfigError
-from gaugecli.experiments.params import Mode
+from gaugecli.experiments.declare import ConfigError, require
+from gaugecli.experiments.params import MAX_RANDOM_BASIS_D, Mode
 
 
 class UnstableStep(ConfigError, NumericalFault):
@@ -122,9 +123,23 @@ def integrate_ensemble(
     deltas = imbalance(Network(a0, W0))
     t_max = dynamics.t_max or auto_horizon(deltas, model.c0)
     mode = dynamics.mode
+    rule = dynamics.update_rule(net.weight_decay) if mode.stepped else None
     space = None if dynamics.sample_size is not None or mode is Mode.sgd else invariant_subspace(net, W0)
+    if rule is not None and (dynamics.basis == "random" or not ROTATION_INVARIANT[rule.name]):
+        # S's coordinates are a rotation, which Adam's per-coordinate rule would see: a rule that is not
+        # rotation invariant steps in the stated basis, and `basis` random turns all of R^d by its Q instead
+        space = None
+        if dynamics.basis == "random":
+            require(
+                full.d <= MAX_RANDOM_BASIS_D,
+                "basis",
+                f"random needs d ≤ {MAX_RANDOM_BASIS_D} (got {full.d}): a dense d × d rotation, drawn in O(d³)",
+            )
+            space = random_basis(d=full.d, seed=dynamics.basis_seed or 0)
     if space is not None:  # population dynamics never leave S (core/model/subspace.py): integrate there
         net, W0 = space.model(net), space.coordinates(W0)
+    if rule is not None and rule.decay:  # AdamW: the decay is the optimizer's, the gradient the loss's alone
+        net = replace(net, weight_decay=0.0)
     (members, m, r), d = W0.shape, full.d
     _check_budget(dynamics, members, m, r, d, t_max)
     objective = population_objective(net)
@@ -177,13 +192,14 @@ def integrate_ensemble(
             traj.empirical_loss = sample.loss_along(traj.theta)  # type: ignore[union-attr]
         return _in_basis(traj, space), full
 
-    if dynamics.eta is None:
+    assert rule is not None  # a stepped mode
+    if dynamics.eta is None:  # GD's own step (any other optimizer is given its learning rate)
         choice = choose_step(Network(a0, W0), net, t_max, objective=objective, eps_align=model.eps_align)
         eta = choice.eta
         check_steps(math.ceil(t_max / eta), dynamics.step_budget, eta, t_max, chosen=True)
     else:
         eta, choice = dynamics.eta, None
-        bound = stable_step_bound(Network(a0, W0), net, objective)
+        bound = stable_step_bound(Network(a0, W0), net, objective) if rule.is_gd else math.inf
         if eta >= bound:
             raise UnstableStep(
                 "eta",
@@ -215,15 +231,23 @@ def integrate_ensemble(
         oracle=oracle,
         eps_align=model.eps_align,
         grid_points=dynamics.grid_points,
-        method="sgd" if mode is Mode.sgd else "gd",
+        method=("sgd" if mode is Mode.sgd else "gd") if rule.name == "sgd" else rule.name,
         progress=progress,
+        optimizer=None if rule.is_gd else rule,
     )
     if choice is None:
         # a given step: its error from one pilot at η/2 (full batch, so for SGD the same
         # discretisation estimate as for an automatic step)
         t_eta = None if mode is Mode.sgd else _first_crossings(traj.crossing_times)
         choice = step_error(
-            Network(a0, W0), net, eta, t_max, objective=objective, eps_align=model.eps_align, t_eta=t_eta
+            Network(a0, W0),
+            net,
+            eta,
+            t_max,
+            objective=objective,
+            eps_align=model.eps_align,
+            t_eta=t_eta,
+            optimizer=None if rule.is_gd else rule,
         )
     traj.stats = replace(traj.stats, step_error=choice.step_error)
     return _in_basis(traj, space), full

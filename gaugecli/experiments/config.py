@@ -8,18 +8,24 @@ that the command line can check a configuration before it imports them."""
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 from gaugecli.core.integrate.tolerance import Tolerance
+from gaugecli.core.types import LATER_FIELD
 from gaugecli.experiments.budget import check_input_dimension
 from gaugecli.experiments.declare import ConfigError, require
 from gaugecli.experiments.params import (
+    DEFAULT_ADAM_EPS,
     DEFAULT_BATCH_SIZE,
+    DEFAULT_BETAS,
     DEFAULT_DEVICE,
     DEFAULT_MAX_STEPS,
+    DEFAULT_MOMENTUM,
     DEFAULT_N_SAMPLES,
     DEFAULT_NEGATIVE_SLOPE,
+    DEFAULT_OPTIMIZER,
+    MAX_ADAM_LR,
     POPULATION_RTOL,
     SAMPLE_RTOL,
     Dynamics,
@@ -29,6 +35,7 @@ from gaugecli.experiments.params import (
 
 if TYPE_CHECKING:
     from gaugecli.core.activations.base import Activation
+    from gaugecli.core.integrate.optimizers.base import Optimizer
     from gaugecli.core.model.model import Model as Network
     from gaugecli.core.types import Array
 
@@ -169,6 +176,10 @@ _APPLIES = {
     "rtol": ((Mode.flow, Mode.sample), "a fixed step, no tolerance"),
     "max_steps": ((Mode.gd, Mode.sample_gd, Mode.sgd), "a flow takes no fixed steps"),
     "device": ((Mode.sample, Mode.sample_gd, Mode.sgd), "population dynamics run in numpy"),
+    **{
+        name: ((Mode.gd, Mode.sample_gd, Mode.sgd), "a flow has no update rule")
+        for name in ("optimizer", "momentum", "nesterov", "betas", "adam_eps", "basis", "basis_seed")
+    },
 }
 """The modes in which each optional dynamics field has an effect, and why not elsewhere."""
 
@@ -189,6 +200,14 @@ class DynamicsConfig:
     ``rtol``: the flow solver's relative tolerance (flow modes only;
     default :data:`POPULATION_RTOL` for ``flow``, :data:`SAMPLE_RTOL` for ``sample``);
     ``grid_points``: the declared times of a flow's stored series (not an option).
+
+    ``optimizer`` (stepped modes; default ``sgd``, plain GD): the update rule, as ``torch.optim``
+    steps it (:mod:`gaugecli.core.integrate.optimizers`), with ``eta`` its learning rate; ``momentum`` and
+    ``nesterov`` are the heavy ball's, ``betas`` and ``adam_eps`` Adam's and AdamW's. The model's
+    ``weight_decay`` λ is the objective's ``+λθ`` in the gradient for sgd, momentum and adam (torch's
+    coupled ``weight_decay``), and AdamW's decoupled decay ``θ ← (1 − ηλ)θ`` for adamw (whose gradient
+    is then the loss's alone). ``basis`` random: the optimizer steps in the coordinates of a seeded
+    orthogonal ``Q`` (``basis_seed``); only Adam's per-coordinate rule sees it.
     """
 
     mode: Mode = Dynamics.mode.default
@@ -201,6 +220,13 @@ class DynamicsConfig:
     grid_points: int = 400
     max_steps: int | None = Dynamics.max_steps.default
     device: str | None = Dynamics.device.default
+    optimizer: str | None = field(default=Dynamics.optimizer.default, metadata={LATER_FIELD: True})
+    momentum: float | None = field(default=Dynamics.momentum.default, metadata={LATER_FIELD: True})
+    nesterov: bool | None = field(default=Dynamics.nesterov.default, metadata={LATER_FIELD: True})
+    betas: tuple[float, ...] | None = field(default=Dynamics.betas.default, metadata={LATER_FIELD: True})
+    adam_eps: float | None = field(default=Dynamics.adam_eps.default, metadata={LATER_FIELD: True})
+    basis: str | None = field(default=Dynamics.basis.default, metadata={LATER_FIELD: True})
+    basis_seed: int | None = field(default=Dynamics.basis_seed.default, metadata={LATER_FIELD: True})
 
     def __post_init__(self) -> None:
         try:
@@ -220,6 +246,7 @@ class DynamicsConfig:
             "n_samples",
             "has no effect with `batches` fresh (every batch is new); use `batches` resampled",
         )
+        self._check_optimizer()
         if self.device == "cuda":
             from gaugecli.core.samples.sample_draw import resolve_device  # torch: only when a GPU is asked for
 
@@ -232,6 +259,72 @@ class DynamicsConfig:
             "grid_points",
             f"must be ≥ 3 (got {self.grid_points!r})",
         )
+
+    def _check_optimizer(self) -> None:
+        from gaugecli.core.integrate.optimizers import PARAMETERS
+
+        if self.betas is not None:
+            object.__setattr__(self, "betas", tuple(self.betas))
+        name = self.update_rule_name
+        takes = PARAMETERS[name]
+        for param, owner in (("momentum", "momentum"), ("nesterov", "momentum"), ("betas", "adam, adamw")):
+            require(
+                getattr(self, param) is None or param in takes,
+                param,
+                f"has no effect with `optimizer` {name}; it applies to `optimizer` {owner}",
+            )
+        require(
+            self.adam_eps is None or "adam_eps" in takes,
+            "adam_eps",
+            f"has no effect with `optimizer` {name}; it applies to `optimizer` adam, adamw",
+        )
+        require(
+            self.betas is None or len(self.betas) == 2,
+            "betas",
+            f"give two values β1,β2 (got {len(self.betas or ())})",
+        )
+        require(
+            not (self.nesterov and self.momentum == 0.0),
+            "nesterov",
+            "needs a momentum `momentum` > 0 (torch refuses it too: at β = 0 it is plain GD)",
+        )
+        require(
+            self.basis_seed is None or self.basis == "random",
+            "basis_seed",
+            "seeds `basis` random; it has no effect in the standard basis",
+        )
+        require(
+            name == "sgd" or self.eta is not None,
+            "eta",
+            f"must be given with `optimizer` {name}: the automatic step controls gradient descent's error only",
+        )
+        require(
+            name not in ("adam", "adamw") or self.eta is None or self.eta <= MAX_ADAM_LR,
+            "eta",
+            f"must be in (0, {MAX_ADAM_LR:g}] with `optimizer` {name} (got {self.eta!r}): an Adam step moves "
+            "every coordinate by up to η, and the teacher's scale is 1",
+        )
+
+    @property
+    def update_rule_name(self) -> str:
+        """The optimizer's name (default :data:`~gaugecli.experiments.params.DEFAULT_OPTIMIZER`)."""
+        return self.optimizer if self.optimizer is not None else DEFAULT_OPTIMIZER
+
+    def update_rule(self, weight_decay: float) -> Optimizer:
+        """The :class:`~gaugecli.core.integrate.optimizers.base.Optimizer` of this run; ``weight_decay``: the model's
+        λ, AdamW's decoupled decay (the others carry it in the objective's gradient)."""
+        from gaugecli.core.integrate.optimizers import optimizer
+
+        name = self.update_rule_name
+        if name == "momentum":
+            beta = DEFAULT_MOMENTUM if self.momentum is None else self.momentum
+            return optimizer(name, momentum=beta, nesterov=bool(self.nesterov))
+        if name in ("adam", "adamw"):
+            betas = DEFAULT_BETAS if self.betas is None else self.betas
+            eps = DEFAULT_ADAM_EPS if self.adam_eps is None else self.adam_eps
+            decay = weight_decay if name == "adamw" else 0.0
+            return optimizer(name, betas=(float(betas[0]), float(betas[1])), adam_eps=eps, decay=decay)
+        return optimizer(name)
 
     @property
     def torch_device(self) -> str:

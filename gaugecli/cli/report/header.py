@@ -34,6 +34,11 @@ def header(command: str, config: Any, runs: list[Any] | None = None, gauges: str
     parts = [f"gaugecli {command}", model_tag(model)]
     if dynamics is not None:
         parts.append(f"mode {dynamics.mode.value}")
+        if dynamics.optimizer is not None or dynamics.basis == "random":  # the update rule, as given
+            rule = dynamics.update_rule(model.weight_decay).describe()
+            parts.append(
+                rule + (f" (basis random, seed {dynamics.basis_seed or 0})" if dynamics.basis == "random" else "")
+            )
     parts.append(f"d = {model.d}" + (f", k = {model.k}" if model.k > 1 else ""))
     ignored = _ignored(config)
     start = [f"c0 = {number(model.c0)}"] * ("c0" not in ignored) + [f"θ0 = {model.theta0:.4g}"] * (

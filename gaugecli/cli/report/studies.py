@@ -181,7 +181,8 @@ def predict(outcome: Outcome, path: Path | None, fresh: int | None = None) -> No
     computed = "" if fresh is None else f", {fresh if outcome.computed else 0} of {chunks} chunks computed now"
     title = (
         f"gaugecli predict — owner per feature from Gaussian starts (σ_a = {config.init_scale_a:g}, "
-        f"σ_w = {config.init_scale_w:g}, d = {config.model.d}{', signs as drawn' if config.mixed_signs else ''}), "
+        f"σ_w = {config.init_scale_w:g}, d = {config.model.d}{', signs as drawn' if config.mixed_signs else ''}"
+        f"{_stepped(config)}), "
         f"{len(result.seeds)} seeds per cell{computed}; "
         f"accuracy [{result.confidence:.0%} Wilson interval]"
     )
@@ -219,3 +220,11 @@ def predict(outcome: Outcome, path: Path | None, fresh: int | None = None) -> No
         "race-matched = the race's times, one neuron per feature (least total time)"
     )
     out.print(where(outcome, path))
+
+
+def _stepped(config: Any) -> str:
+    """How predict's population cells move when not by the flow: ``; population cells by adam, η = 0.01``."""
+    if config.optimizer is None:
+        return ""
+    eta = "chosen" if config.eta is None else f"{config.eta:g}"
+    return f"; population cells by {config.optimizer}, η = {eta}"

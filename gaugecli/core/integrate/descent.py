@@ -8,6 +8,7 @@ import math
 import numpy as np
 
 from gaugecli.core.defaults import EPS_ALIGN
+from gaugecli.core.integrate.optimizers.base import Optimizer
 from gaugecli.core.integrate.trajectory import NumericalFault, SolverStats, Trajectory
 from gaugecli.core.model.gauge import imbalance
 from gaugecli.core.model.metrics import alignment
@@ -56,6 +57,7 @@ def gradient_descent(
     record_every: int | None = None,
     method: str = "gd",
     progress: Progress | None = None,
+    optimizer: Optimizer | None = None,
 ) -> Trajectory:
     """``θ ← θ − η g_k(θ)`` from ``θ0`` (one network or an ensemble); iterate ``k`` sits at time ``t = kη``.
 
@@ -76,6 +78,10 @@ def gradient_descent(
     ``δ(0) e^{−2λt}`` is broken by the η² term alone. The propagated ``δ̂`` is stored at the saved
     iterates (``Trajectory.imbalance_by_steps``); it differs from the iterates' δ by round-off
     only — or reveals an oracle that is not such a gradient (e.g. without the model's decay).
+
+    ``optimizer``: another update rule than ``θ ← θ − η g`` (:mod:`gaugecli.core.integrate.optimizers`:
+    momentum, Adam, AdamW as torch.optim steps them), with ``eta`` its learning rate; iterate ``k``
+    still sits at ``t = kη``, and no per-step identity for δ is propagated (it is GD's).
     """
     objective_name, population = "population", True
     if isinstance(oracle, Objective):
@@ -96,7 +102,10 @@ def gradient_descent(
     crossing[prev_align >= thr] = 0.0
     saved: list[tuple[float, Array, Array, Array | None, Array | None]] = []
     p, lam = model.degree, model.weight_decay
-    law = imbalance(Network(a, W), p) if model.activation.homogeneous else None
+    law = (
+        imbalance(Network(a, W), p) if model.activation.homogeneous and (optimizer is None or optimizer.is_gd) else None
+    )
+    state = None if optimizer is None else optimizer.start()
     converged = np.zeros(batch, bool)
     pending = np.isnan(crossing)  # neurons whose crossing is still to come
     limit = None
@@ -107,10 +116,11 @@ def gradient_descent(
         if limit is None:  # divergence: the squared gradient 10¹² times its start (and above 1), or not a number
             limit = 1e12 * np.maximum(gsq, 1.0)
         if not np.all(gsq <= limit):  # false for NaN and ±inf as well
+            message = _divergence_message(
+                eta, k, stable_step_bound(Network(np.asarray(theta0.a), np.asarray(theta0.W)), model)
+            )
             raise NumericalFault(
-                _divergence_message(
-                    eta, k, stable_step_bound(Network(np.asarray(theta0.a), np.asarray(theta0.W)), model)
-                )
+                message + ("" if optimizer is None else f" for GD; {optimizer.describe()} was stepping")
             )
         converged = gsq <= grad_tol**2
         crossed = stop_at_crossing and not np.any(np.all(pending, axis=-1))
@@ -123,8 +133,11 @@ def gradient_descent(
             break
         if law is not None:
             law = (1.0 - 2.0 * eta * lam) * law + eta**2 * (ga**2 - np.sum(gW**2, axis=-1) / p)
-        a = a - eta * ga
-        W = W - eta * gW
+        if state is None:
+            a = a - eta * ga
+            W = W - eta * gW
+        else:
+            a, W = optimizer.step(state, [a, W], [ga, gW], eta)  # type: ignore[union-attr]
         align = alignment(W, model)[0]
         new = (align >= thr) & pending  # a pending neuron was below the threshold at iterate k
         if np.any(new):

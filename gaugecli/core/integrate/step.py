@@ -8,6 +8,7 @@ import numpy as np
 
 from gaugecli.core.defaults import EPS_ALIGN
 from gaugecli.core.integrate.descent import gradient_descent
+from gaugecli.core.integrate.optimizers.base import Optimizer
 from gaugecli.core.integrate.trajectory import NumericalFault
 from gaugecli.core.model.model import Model
 from gaugecli.core.model.state import Network
@@ -47,11 +48,25 @@ class StepChoice:
 
 
 def _first_crossing(
-    theta0: Network, model: Model, objective: Objective, eta: float, t_max: float, eps_align: float
+    theta0: Network,
+    model: Model,
+    objective: Objective,
+    eta: float,
+    t_max: float,
+    eps_align: float,
+    optimizer: Optimizer | None = None,
 ) -> tuple[Array, int]:
-    """First time any neuron of each member reaches ``α = 1 − ε`` under GD with step ``eta``."""
+    """First time any neuron of each member reaches ``α = 1 − ε`` under GD (or ``optimizer``) with step ``eta``."""
     tr = gradient_descent(
-        theta0, model, eta, t_max, oracle=objective, eps_align=eps_align, grid_points=3, stop_at_crossing=True
+        theta0,
+        model,
+        eta,
+        t_max,
+        oracle=objective,
+        eps_align=eps_align,
+        grid_points=3,
+        stop_at_crossing=True,
+        optimizer=optimizer,
     )
     crossing = np.where(np.isnan(tr.crossing_times), np.inf, tr.crossing_times)
     first = np.min(crossing, axis=-1)
@@ -74,14 +89,16 @@ def step_error(
     objective: Objective | None = None,
     eps_align: float = EPS_ALIGN,
     t_eta: Array | None = None,
+    optimizer: Optimizer | None = None,
 ) -> StepChoice:
-    """The estimated relative error of ``T_spec`` for GD with a given step ``eta``, from one
-    pilot at ``η/2`` (and one at ``η`` unless its crossing times ``t_eta`` are given) from ``θ0``."""
+    """The estimated relative error of ``T_spec`` for GD (or ``optimizer``: every rule here is first
+    order in η at fixed hyper-parameters) with a given step ``eta``, from one pilot at ``η/2`` (and one
+    at ``η`` unless its crossing times ``t_eta`` are given) from ``θ0``."""
     objective = objective or population_objective(model)
     steps = 0
     if t_eta is None:
-        t_eta, steps = _first_crossing(theta0, model, objective, eta, t_max, eps_align)
-    t_half, s = _first_crossing(theta0, model, objective, eta / 2, t_max, eps_align)
+        t_eta, steps = _first_crossing(theta0, model, objective, eta, t_max, eps_align, optimizer)
+    t_half, s = _first_crossing(theta0, model, objective, eta / 2, t_max, eps_align, optimizer)
     return StepChoice(eta, _relative_step_error(np.asarray(t_eta), t_half), t_half, steps + s)
 
 

@@ -73,3 +73,12 @@ def invariant_subspace(model: Model, W0: Array) -> Subspace | None:
     if r >= d:
         return None
     return Subspace(np.ascontiguousarray(Q[:, :r]))
+
+
+def random_basis(d: int, seed: int) -> Subspace:
+    """All of ``R^d`` in the coordinates of a seeded Haar-random orthogonal ``Q`` (``scipy.stats.ortho_group``):
+    ``W̃ = W Q``, the teacher's ``ṽ = Qᵀv``. A rotation-invariant dynamics (flow, GD, momentum) is the
+    same in it to round-off; Adam's per-coordinate normalisation is not."""
+    from scipy.stats import ortho_group
+
+    return Subspace(np.ascontiguousarray(ortho_group.rvs(d, random_state=np.random.default_rng(seed))))

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from gaugecli.experiments.declare import Fields, Param
+from gaugecli.experiments.params.optimizer import Dynamics
 from gaugecli.experiments.params.shared import (
     EXPERIMENT,
     RTOL,
@@ -125,4 +126,17 @@ class Predict(Fields):
     rtol = RTOL.but(
         default=1e-7,
         help="Relative tolerance of the population flow solver (owners agree with rtol 1e-10 in every run measured)",
+    )
+    optimizer = Dynamics.optimizer.but(
+        help="Train the population cells by this update rule instead of the flow: population GD in the stated basis "
+        "of R^d, as torch.optim steps it with its default hyper-parameters, learning rate `optimizer_eta`, to the cell's "
+        "horizon (the finite-sample cells keep their own dynamics): sgd, momentum, adam, adamw",
+        panel=EXPERIMENT,
+        default_text="none: the population flow",
+    )
+    optimizer_eta = Dynamics.eta.but(
+        name="optimizer_eta",
+        help="Learning rate of `optimizer` (its cells run ⌈t_max/η⌉ steps: give `t_max`); the SGD cells' step is `eta`",
+        panel=EXPERIMENT,
+        default_text="none",
     )

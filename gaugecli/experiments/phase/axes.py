@@ -5,7 +5,8 @@ The names are not a list typed here: they are read off the declarations of the b
 parameters (:mod:`gaugecli.experiments.params`: the model's, the dynamics' and the command's own),
 each spelled as its flag without the dashes (``gauge_strength`` → ``gauge-strength``). A parameter
 is an axis when it is a single number; left out are the per-neuron ``deltas`` (replaced by the
-axes below) and seeds (a seed names a draw, it is no coordinate). Beyond the declarations: for
+axes below) and seeds (a seed names a draw, it is no coordinate). Beyond the declarations: Adam's
+``betas`` are the axes ``beta1`` and ``beta2`` (one coordinate each, the other as given); for
 ``simulate`` the axis ``gauge`` is an explicit δ given to every neuron (``--gauge -0.5``); for
 ``select`` the axes ``owner-delta`` and ``others-delta`` set the designated owner's δ and the
 others' (``--deltas`` with the owner at ``owner``).
@@ -29,9 +30,12 @@ NOT_AXES = {
     "seed": "a seed",
     "seeds": "a seed",
     "init_seed": "a seed",
+    "basis_seed": "a seed",
 }
 """Numeric declarations that are no axis, and why (``deltas``: see the axes ``gauge``,
 ``owner-delta`` and ``others-delta``)."""
+BETA_AXES = ("beta1", "beta2")
+"""The axes of Adam's ``betas``, one coordinate each."""
 INITIAL_MODEL_FIELDS = ("c0", "theta0")
 """The model's fields that enter only the initial condition (``f0 = c0 σ(u0·x)``, ``u0`` at θ0 to
 the teacher), not the model a run integrates: cells that differ in them alone can share one ensemble."""
@@ -64,7 +68,7 @@ def axis_specs(kind: str) -> dict[str, AxisSpec]:
         for field, p in fields.params.items():
             if not _numeric(p) or field in NOT_AXES or p.name in NOT_AXES:
                 continue
-            if p.plural and field != "strengths":  # simulate's -D list: one D per cell
+            if p.plural and field != "strengths":  # simulate's -D list: one D per cell; Adam's betas: below
                 continue
             name = p.option.removeprefix("--")
             if target == "model":
@@ -73,6 +77,8 @@ def axis_specs(kind: str) -> dict[str, AxisSpec]:
                 ensemble = target == "run" and field != "m"
             single = p.but(plural=False) if p.plural else p
             specs[name] = AxisSpec(name, single, target, field, ensemble)
+    for name in BETA_AXES:  # Adam's β1,β2 one at a time (the other stays as given)
+        specs[name] = AxisSpec(name, P.Dynamics.betas.but(name=name, plural=False), "dynamics", name, False)
     if kind == "simulate":
         gauge = P.DELTAS.but(name="gauge", plural=False)
         specs["gauge"] = AxisSpec("gauge", gauge, "run", "gauge", True)

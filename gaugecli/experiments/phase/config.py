@@ -27,8 +27,16 @@ from typing import Any
 
 from gaugecli.experiments.declare import require
 from gaugecli.experiments.initial import ignored_by_start
-from gaugecli.experiments.params import Mode, Phase
-from gaugecli.experiments.phase.axes import Axis, AxisSpec, axis_specs, cell_value, check_axis, parse_axis
+from gaugecli.experiments.params import DEFAULT_BETAS, Mode, Phase
+from gaugecli.experiments.phase.axes import (
+    BETA_AXES,
+    Axis,
+    AxisSpec,
+    axis_specs,
+    cell_value,
+    check_axis,
+    parse_axis,
+)
 from gaugecli.experiments.select import SelectConfig
 from gaugecli.experiments.simulate import SimulateConfig
 
@@ -244,6 +252,10 @@ def _set(config: Base, spec: AxisSpec, value: float, param: str) -> Base:
     v: Any = cell_value(spec, value, param)
     if spec.target == "model":
         return replace(config, model=replace(config.model, **{spec.field: v}))
+    if spec.target == "dynamics" and spec.field in BETA_AXES:
+        betas = list(config.dynamics.betas or DEFAULT_BETAS)
+        betas[BETA_AXES.index(spec.field)] = v
+        return replace(config, dynamics=replace(config.dynamics, betas=tuple(betas)))
     if spec.target == "dynamics":
         return replace(config, dynamics=replace(config.dynamics, **{spec.field: v}))
     if spec.field in ("strengths", "gauge"):

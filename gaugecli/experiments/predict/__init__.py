@@ -87,9 +87,10 @@ def chunks(config: PredictConfig) -> tuple[list[PredictChunk], list[int]]:
                     config.horizon(cell),
                     cell.n,
                     config.sgd_batch if cell.sgd else None,
-                    config.sgd_eta if cell.sgd else None,
+                    config.sgd_eta if cell.sgd else (config.optimizer_eta if cell.n is None else None),
                     config.mixed_signs,
                     config.rules,
+                    config.optimizer if cell.n is None else None,
                 )
             )
             owner.append(i)

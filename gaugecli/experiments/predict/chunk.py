@@ -30,7 +30,7 @@ from gaugecli.core.population.objective import Objective
 from gaugecli.core.types import LATER_FIELD
 from gaugecli.experiments.common import integrate_ensemble
 from gaugecli.experiments.config import DynamicsConfig, ModelConfig
-from gaugecli.experiments.params import PREDICTORS, SAMPLE_RTOL
+from gaugecli.experiments.params import PREDICTORS, SAMPLE_RTOL, Mode
 from gaugecli.experiments.predict.predictors import NONE, predictions
 from gaugecli.experiments.predict.starts import draw, gaussian_start
 
@@ -67,6 +67,8 @@ class PredictChunk:
     rules: tuple[str, ...] = PREDICTORS
     """The predictors whose picks the chunk's result holds: part of its identity, so that a chunk
     cached before a rule was added is not read for it."""
+    optimizer: str | None = field(default=None, metadata={LATER_FIELD: True})
+    """A population cell trained by this update rule at learning rate ``eta`` instead of the flow."""
 
 
 @dataclass
@@ -91,6 +93,8 @@ def _moments(x: np.ndarray) -> list[float]:
 def _final_state(job: PredictChunk, a0: np.ndarray, W0: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray, int]:
     """``(c_end (B, m), α_end (B, m, k), failed (B,), gradient evaluations)`` of the chunk's runs."""
     seeds = list(job.seeds)
+    if job.n is None and job.optimizer is not None:
+        return _stepped_final_state(job)
     if job.n is None:
         model = ModelConfig(d=W0.shape[-1], k=job.k, eps_align=job.eps_align)
         dynamics = DynamicsConfig(rtol=job.rtol, t_max=job.t_max, grid_points=GRID_POINTS)
@@ -99,6 +103,43 @@ def _final_state(job: PredictChunk, a0: np.ndarray, W0: np.ndarray) -> tuple[np.
         c_end, _ = function_coordinates(Network(traj.a[:, -1], W_end))
         return c_end, feature_alignment(W_end, full), np.zeros(len(seeds), bool), int(traj.stats.n_gradient_evals)
     return _sample_final_state(job)
+
+
+def _stepped_final_state(job: PredictChunk) -> tuple[np.ndarray, np.ndarray, np.ndarray, int]:
+    """The same under ``job.optimizer`` on the population loss, in all ``d`` coordinates of the stated basis
+    (Adam's update is not invariant under the rotation to the invariant subspace's coordinates)."""
+    from gaugecli.core.integrate.trajectory import NumericalFault
+
+    starts = [
+        gaussian_start(s, job.k, job.m, job.d, job.scale_a, job.scale_w, job.spread, job.mixed_signs) for s in job.seeds
+    ]
+    a0, W0 = np.stack([a for a, _ in starts]), np.stack([W for _, W in starts])
+    model = ModelConfig(d=job.d, k=job.k, eps_align=job.eps_align)
+    dynamics = DynamicsConfig(
+        mode=Mode.gd, optimizer=job.optimizer, eta=job.eta, t_max=job.t_max, grid_points=GRID_POINTS
+    )
+
+    def run(members: list[int]) -> tuple[np.ndarray, np.ndarray, int]:
+        traj, full = integrate_ensemble(model, dynamics, Network(a0[members], W0[members]))
+        W_end = traj.input_weights()[:, -1]
+        c_end, _ = function_coordinates(Network(traj.a[:, -1], W_end))
+        return c_end, feature_alignment(W_end, full), int(traj.stats.n_gradient_evals)
+
+    everyone = list(range(len(starts)))
+    try:
+        c_end, alpha_end, evals = run(everyone)
+        return c_end, alpha_end, np.zeros(len(starts), bool), evals
+    except NumericalFault:  # a diverging ensemble: each seed alone, as the flow's
+        pass
+    c_end, alpha_end = np.zeros(a0.shape), np.zeros(a0.shape + (job.k,))
+    failed, evals = np.zeros(len(starts), bool), 0
+    for b in everyone:
+        try:
+            c, alpha, e = run([b])
+            c_end[b], alpha_end[b], evals = c[0], alpha[0], evals + e
+        except NumericalFault:
+            failed[b] = True
+    return c_end, alpha_end, failed, evals
 
 
 def _sample_final_state(job: PredictChunk) -> tuple[np.ndarray, np.ndarray, np.ndarray, int]:

@@ -16,9 +16,9 @@ import math
 from dataclasses import dataclass, field
 
 from gaugecli.core.types import LATER_FIELD
-from gaugecli.experiments.config import ModelConfig, check_paper_model
+from gaugecli.experiments.config import DynamicsConfig, ModelConfig, check_paper_model
 from gaugecli.experiments.declare import require
-from gaugecli.experiments.params import PREDICTORS, Dynamics, Model, Predict
+from gaugecli.experiments.params import PREDICTORS, Dynamics, Mode, Model, Predict
 
 CHUNK_RUNS = 50
 """Seeds per chunk: one ensemble, one cache entry (a cell of 100 runs is two chunks)."""
@@ -50,7 +50,9 @@ class PredictConfig:
     ``n_samples``: each cell is also trained by gradient flow on ``L_n`` for every ``n`` given (a
     sample of its own per seed; :mod:`~gaugecli.experiments.predict.chunk`), and with ``sgd_batch``
     by minibatch SGD on the same samples, step ``sgd_eta``. ``mixed_signs``: the output weights keep
-    their drawn signs (population flow only)."""
+    their drawn signs (population flow only). ``optimizer``: the population cells are trained by that
+    update rule (population GD in the stated basis of ``R^d``, torch.optim's default hyper-parameters,
+    learning rate ``optimizer_eta``; :mod:`gaugecli.core.integrate.optimizers`) instead of the flow."""
 
     model: ModelConfig = field(default_factory=ModelConfig)
     ks: tuple[int, ...] = Predict.ks.default
@@ -67,6 +69,8 @@ class PredictConfig:
     sgd_batch: int | None = field(default=Predict.sgd_batch.default, metadata={LATER_FIELD: True})
     sgd_eta: float = field(default=Predict.sgd_eta.default, metadata={LATER_FIELD: True})
     mixed_signs: bool = field(default=Predict.mixed_signs.default, metadata={LATER_FIELD: True})
+    optimizer: str | None = field(default=Predict.optimizer.default, metadata={LATER_FIELD: True})
+    optimizer_eta: float | None = field(default=Predict.optimizer_eta.default, metadata={LATER_FIELD: True})
     rules: tuple[str, ...] = PREDICTORS
     """The predictors the study reports: part of its identity (and of each chunk's), so that a study
     cached before a rule was added is computed again rather than read without it."""
@@ -101,6 +105,13 @@ class PredictConfig:
             "is for the population flow: on L_n a neuron with a < 0 < δ reaching w = 0 stalls the flow at the "
             "ReLU's kink (drop `n_samples`)",
         )
+        require(
+            self.optimizer_eta is None or self.optimizer is not None,
+            "optimizer_eta",
+            "is the learning rate of `optimizer`; give one",
+        )
+        if self.optimizer is not None:  # the stepped population dynamics refuse what they would refuse in simulate
+            DynamicsConfig(mode=Mode.gd, optimizer=self.optimizer, eta=self.optimizer_eta)
         require(
             self.sgd_batch is None or bool(self.n_samples),
             "sgd_batch",

@@ -1,0 +1,90 @@
+"""Claims of the gauge under the optimizers people train with (issue 49; docs/theory.md §13): under Adam the
+±D separation grows like D, not like the flow's D², and Adam does not keep δ.
+
+The runs are ``simulate`` runs of population GD with ``optimizer`` adam at learning rate
+:data:`ADAM_LR` (m = 1 from u0 ⊥ v, α ≥ 0.99 counts as aligned, as the issue's prototype). No figure
+draws them yet, so ``verify`` computes them itself."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from gaugecli.pipeline import Inputs, Need
+from gaugecli.verify.claim import Check, Claim, rounded
+
+ADAM_LR = 1e-3
+"""The learning rate of the claims' Adam runs (torch's default betas and ε)."""
+ADAM_STRENGTHS = {True: (16.0, 64.0), False: (16.0, 64.0, 256.0)}
+"""D of the quick and the full profile: T(+D) spans 100 … 34 steps at η = 1e-3, well above one step."""
+ADAM_SLOPE_TOL = 0.15
+"""On the local slope against the sign-like law's 1: finite-η corrections (the slope rises towards 1 as
+D grows, 0.71 at D = 1 → 4) — and 0.85 away from the flow's 2, so the two laws cannot be confused."""
+DRIFT_FLOOR = 1e-4
+"""The least relative drift of δ that counts as "not kept": 10⁴ times the flow's conservation tolerance
+(C2's 1e-8), so no round-off can reach it; Adam's smallest is that of the +D neuron, ~1/D (D ≤ 256)."""
+GAUGES = ("favorable", "unfavorable")
+
+
+def _config(gauge: str, D: float) -> object:
+    from gaugecli.experiments.config import DynamicsConfig, ModelConfig
+    from gaugecli.experiments.params import Mode
+    from gaugecli.experiments.simulate import SimulateConfig
+
+    # T(−D) ≈ 0.8 √D·… at η = 1e-3 (12.2 at D = 256): 2√D + 4 covers it; Adam never meets the gradient
+    # tolerance, so every run goes to its horizon
+    t_max = 2.0 * float(np.sqrt(D)) + 4.0
+    dynamics = DynamicsConfig(mode=Mode.gd, optimizer="adam", eta=ADAM_LR, t_max=t_max, max_steps=10**6)
+    return SimulateConfig(model=ModelConfig(eps_align=0.01), dynamics=dynamics, gauge=gauge, strengths=(D,))
+
+
+def _adam_needs(quick: bool) -> dict[str, Need]:
+    return {f"{g}-D{D:g}": Need("simulate", _config(g, D)) for D in ADAM_STRENGTHS[quick] for g in GAUGES}
+
+
+def _ratio(inputs: Inputs, D: float) -> float:
+    plus, minus = (inputs[f"{g}-D{D:g}"].t_spec for g in GAUGES)
+    return float(minus / plus) if plus and minus else float("nan")
+
+
+def _adam_exponent(inputs: Inputs, quick: bool) -> Check:
+    strengths = np.array(ADAM_STRENGTHS[quick])
+    ratios = np.array([_ratio(inputs, D) for D in strengths])
+    slopes = np.diff(np.log(ratios)) / np.diff(np.log(strengths))
+    ok = bool(np.all(np.isfinite(slopes)) and np.all(np.abs(slopes - 1.0) <= ADAM_SLOPE_TOL))
+    return Check(
+        f"local slopes of T_spec(−D)/T_spec(+D) under Adam between D = {', '.join(f'{D:g}' for D in strengths)}",
+        {"ratios": rounded(list(ratios)), "slopes": rounded(list(slopes))},
+        "1 (sign-like Adam: T(−D) ∝ √D, T(+D) ∝ 1/√D), not the flow's 2",
+        f"± {ADAM_SLOPE_TOL:g}",
+        ok,
+        f"population GD with Adam, η = {ADAM_LR:g}, betas (0.9, 0.999), ε = 1e-8; m = 1 from u0 ⊥ v; α ≥ 0.99",
+    )
+
+
+def _adam_drift(inputs: Inputs, quick: bool) -> Check:
+    drifts = [float(inputs[f"{g}-D{D:g}"].imbalance_drift) for D in ADAM_STRENGTHS[quick] for g in GAUGES]
+    worst = min(drifts)
+    return Check(
+        "smallest relative drift of δ = a² − ‖w‖² under Adam (±D)",
+        rounded(worst, 3),
+        f"≥ {DRIFT_FLOOR:g}: Adam keeps no conservation law (the flow's drift is ≤ 1e-8, C2)",
+        "",
+        worst >= DRIFT_FLOOR,
+        f"the runs of A-adam-exponent (η = {ADAM_LR:g})",
+    )
+
+
+CLAIMS = [
+    Claim(
+        "A-adam-exponent",
+        "Under Adam the ±D separation T_spec(−D)/T_spec(+D) grows like D, not like the flow's D²",
+        _adam_needs,
+        _adam_exponent,
+    ),
+    Claim(
+        "A-adam-drift",
+        "Adam does not keep the gauge δ = a² − ‖w‖²",
+        _adam_needs,
+        _adam_drift,
+    ),
+]
