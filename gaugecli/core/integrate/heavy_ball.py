@@ -69,7 +69,7 @@ def heavy_ball_flow(
     """``θ̈ = −γθ̇ − ∇J(θ)`` from ``θ0 = (a0 (m,), W0 (m, d))`` at rest, to ``t_max``; one network (no
     ensemble axis). ``crossing_times[j]``: the first root of ``α_j − (1 − ε)`` (NaN: none before ``t_max``)."""
     objective = objective or population_objective(model)
-    a0, W0 = np.asarray(theta0.a, float), np.asarray(theta0.W, float)
+    W0 = np.asarray(theta0.W, float)
     m, d = W0.shape
     n = m * (d + 1)
 
