@@ -9,6 +9,7 @@ import subprocess
 import sys
 from pathlib import Path
 from types import SimpleNamespace
+from typing import Any
 
 import pytest
 from typer.testing import CliRunner
@@ -126,6 +127,11 @@ def test_a_header_of_several_runs_names_every_gauge_and_strength(tmp_path: Path)
     assert "favorable: D = 1,2, unfavorable: D = 1,2" in head, head
 
 
+def _fresh(cached: Any) -> Any:
+    """``cached`` (an ``functools.cache``'d factory) called anew on every use: a width read now."""
+    return lambda: cached.__wrapped__()
+
+
 def test_the_table_is_measured_in_terminal_cells_not_characters(
     monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
@@ -133,9 +139,12 @@ def test_the_table_is_measured_in_terminal_cells_not_characters(
     24 cells as a table (12 + 5 and rich's 7 of borders), more than a 20-column terminal, so the
     printer falls back to key: value lines; counted in characters (18) it would have drawn a
     squeezed table."""
-    from gaugecli.cli.report.terminal import new_table, show
+    from gaugecli.cli.report.terminal import console, new_table, show
 
     monkeypatch.setenv("COLUMNS", "20")
+    # the console is built once per process (its width read then): another test may have built it at
+    # another width, so this one builds its own at 20 columns, and leaves none behind
+    monkeypatch.setattr("gaugecli.cli.report.terminal.console", _fresh(console))
     table = new_table("t", ("name", "value"))
     table.add_row("漢字漢字漢字", "1.5")
     show(table)
