@@ -354,7 +354,7 @@ def phase(
     progress: bool | Callable[[float], None] = False,
     x: Axis | str = "gauge-strength=1:64:7:log",
     y: Axis | str = "c0=0.01:0.5:5:log",
-    metric: Literal["t-spec", "ratio", "owner-share", "p-end", "outcome", "reaction-share", "gap", "kernel-distance", "exponent", "constant", "owner-probability"] | Sequence[Literal["t-spec", "ratio", "owner-share", "p-end", "outcome", "reaction-share", "gap", "kernel-distance", "exponent", "constant", "owner-probability"]] = ("t-spec",),
+    metric: Literal["t-spec", "ratio", "owner-share", "p-end", "outcome", "reaction-share", "gap", "kernel-change", "kernel-distance-cos", "exponent", "constant", "owner-probability"] | Sequence[Literal["t-spec", "ratio", "owner-share", "p-end", "outcome", "reaction-share", "gap", "kernel-change", "kernel-distance-cos", "exponent", "constant", "owner-probability"]] = ("t-spec",),
     kind: Literal["simulate", "select"] = "simulate",
     limit_strengths: float | Sequence[float] = (16.0, 64.0),
     seeds: int | Sequence[int] | None = None,
