@@ -15,7 +15,7 @@ from gaugecli.core.analyses.observables import RunObservables, observe
 from gaugecli.core.integrate.descent import gradient_descent, stable_step_bound
 from gaugecli.core.integrate.flow import FlowOptions, gradient_flow
 from gaugecli.core.integrate.optimizers import ROTATION_INVARIANT
-from gaugecli.core.integrate.step import choose_step, step_error
+from gaugecli.core.integrate.step import StepChoice, choose_step, step_error
 from gaugecli.core.integrate.trajectory import NumericalFault, Trajectory
 from gaugecli.core.model.gauge import duplicate_initial_condition, imbalance
 from gaugecli.core.model.model import Model
@@ -235,10 +235,14 @@ def integrate_ensemble(
         progress=progress,
         optimizer=None if rule.is_gd else rule,
     )
+    t_eta = None if mode is Mode.sgd else _first_crossings(traj.crossing_times)
+    if choice is None and t_eta is not None and not np.any(np.isfinite(t_eta)):
+        # a given step whose run crossed nowhere: no T_spec, so no error to estimate — the pilot
+        # at η/2 (to the horizon: twice the run's steps) would only return None
+        choice = StepChoice(eta, None, t_eta, 0)
     if choice is None:
         # a given step: its error from one pilot at η/2 (full batch, so for SGD the same
-        # discretisation estimate as for an automatic step)
-        t_eta = None if mode is Mode.sgd else _first_crossings(traj.crossing_times)
+        # discretisation estimate as for an automatic step), stopped at its first crossing
         choice = step_error(
             Network(a0, W0),
             net,
