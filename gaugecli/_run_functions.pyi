@@ -67,6 +67,7 @@ def simulate(
     adam_eps: float | None = None,
     basis: Literal["standard", "random"] | None = None,
     basis_seed: int | None = None,
+    step_error: bool | None = None,
 ) -> list[RunObservables]: ...
 
 @overload
@@ -113,6 +114,7 @@ def select(
     adam_eps: float | None = None,
     basis: Literal["standard", "random"] | None = None,
     basis_seed: int | None = None,
+    step_error: bool | None = None,
 ) -> SelectResult: ...
 
 @overload
@@ -160,6 +162,7 @@ def select(
     adam_eps: float | None = None,
     basis: Literal["standard", "random"] | None = None,
     basis_seed: int | None = None,
+    step_error: bool | None = None,
 ) -> OwnerSweepResult: ...
 
 def prune(
@@ -199,6 +202,7 @@ def prune(
     adam_eps: float | None = None,
     basis: Literal["standard", "random"] | None = None,
     basis_seed: int | None = None,
+    step_error: bool | None = None,
 ) -> PruneResult: ...
 
 def lockin(
@@ -253,6 +257,7 @@ def lockin(
     adam_eps: float | None = None,
     basis: Literal["standard", "random"] | None = None,
     basis_seed: int | None = None,
+    step_error: bool | None = None,
 ) -> LockinResult: ...
 
 def perturb(
@@ -303,6 +308,7 @@ def perturb(
     adam_eps: float | None = None,
     basis: Literal["standard", "random"] | None = None,
     basis_seed: int | None = None,
+    step_error: bool | None = None,
 ) -> PerturbResult: ...
 
 def reln(
@@ -344,6 +350,7 @@ def reln(
     adam_eps: float | None = None,
     basis: Literal["standard", "random"] | None = None,
     basis_seed: int | None = None,
+    step_error: bool | None = None,
 ) -> RelnResult: ...
 
 def phase(
@@ -396,6 +403,7 @@ def phase(
     adam_eps: float | None = None,
     basis: Literal["standard", "random"] | None = None,
     basis_seed: int | None = None,
+    step_error: bool | None = None,
     owner: int = 0,
 ) -> PhaseResult: ...
 

@@ -115,7 +115,7 @@ def integrate_ensemble(
     step discretises (the population loss for ``gd`` and fresh ``sgd``, ``L_n`` for
     ``sample-gd`` and resampled ``sgd``). The estimated relative error of ``T_spec`` at that
     step is recorded in ``stats.step_error`` (for SGD: the full-batch discretisation error,
-    without the minibatch noise). ``times``: declared times the flow's states are stored at, in
+    without the minibatch noise) — at a given ``eta`` only with ``step_error``, else ``None``. ``times``: declared times the flow's states are stored at, in
     addition to its log grid (flow modes only: a stepped run stores its own steps).
     """
     full = net = model.build()
@@ -236,10 +236,11 @@ def integrate_ensemble(
         optimizer=None if rule.is_gd else rule,
     )
     t_eta = None if mode is Mode.sgd else _first_crossings(traj.crossing_times)
-    if choice is None and t_eta is not None and not np.any(np.isfinite(t_eta)):
-        # a given step whose run crossed nowhere: no T_spec, so no error to estimate — the pilot
-        # at η/2 (to the horizon: twice the run's steps) would only return None
-        choice = StepChoice(eta, None, t_eta, 0)
+    if choice is None and not (dynamics.step_error and (t_eta is None or np.any(np.isfinite(t_eta)))):
+        # a given step's error only when asked for (`step_error`: its pilot at η/2 costs twice the
+        # run's steps to T_spec, ×2.3 the training on Kunin et al.'s cell), and never for a run that
+        # crossed nowhere: it has no T_spec whose error to estimate
+        choice = StepChoice(eta, None, np.full(np.shape(traj.a)[:-2], np.nan), 0)
     if choice is None:
         # a given step: its error from one pilot at η/2 (full batch, so for SGD the same
         # discretisation estimate as for an automatic step), stopped at its first crossing
