@@ -301,8 +301,8 @@ def samples(quick: bool = False) -> list[Row]:
             budget_s=SWEEP_BUDGET_S,
         )
     note = (
-        f"`simulate --mode sample-gd --eta {GD_STEPS_ETA:g} --t-max {GD_STEPS_T:g}` (10 GD steps on L_n, plus the "
-        "η/2 pilot that states the step error; the previous build's `--mode sample` was this GD, without the pilot); "
+        f"`simulate --mode sample-gd --eta {GD_STEPS_ETA:g} --t-max {GD_STEPS_T:g}` (10 GD steps on L_n; its "
+        "η/2 step-error pilot is opt-in, --step-error; the previous build's `--mode sample` was this GD); "
         f"d=16, m=1, D=4; exponents fitted over n ≥ {_fmt_size(fit_from)}; caps {timeout:g} s, {fmt_bytes(rss_limit)}"
     )
     rows = [_comparison_row("h1", "sample size n = 10³…10⁷: full-batch GD on L_n", curves, fit_from, "n", note)]

@@ -19,6 +19,7 @@ Rows (one function each):
     k  bench_activations.activations population flow ±D per activation vs relu
     l  bench_fused.compiled          population gradient/Hessian: compiled loops vs numpy closed forms
     m  bench_optimizers.optimizers   population-GD steps per optimizer (momentum, Adam, AdamW) vs plain GD
+    n  bench_gd_cost.gd_cost         `simulate --mode sample-gd --eta` on Kunin et al.'s cell vs its training alone
 
 Rows h–j also write scaling.png (their curves) and scaling.json (every point).
 
@@ -58,6 +59,7 @@ def _suites() -> dict[str, Callable[[bool], list[Row]]]:
     import bench_ensemble
     import bench_flow
     import bench_fused
+    import bench_gd_cost
     import bench_optimizers
     import bench_sample
     import bench_scale
@@ -77,6 +79,7 @@ def _suites() -> dict[str, Callable[[bool], list[Row]]]:
         "k": bench_activations.activations,
         "l": bench_fused.compiled,
         "m": bench_optimizers.optimizers,
+        "n": bench_gd_cost.gd_cost,
     }
 
 

@@ -67,6 +67,7 @@ def simulate(
     adam_eps: float | None = None,
     basis: Literal["standard", "random"] | None = None,
     basis_seed: int | None = None,
+    step_error: bool | None = None,
 ) -> list[RunObservables]: ...
 
 @overload
@@ -113,6 +114,7 @@ def select(
     adam_eps: float | None = None,
     basis: Literal["standard", "random"] | None = None,
     basis_seed: int | None = None,
+    step_error: bool | None = None,
 ) -> SelectResult: ...
 
 @overload
@@ -160,6 +162,7 @@ def select(
     adam_eps: float | None = None,
     basis: Literal["standard", "random"] | None = None,
     basis_seed: int | None = None,
+    step_error: bool | None = None,
 ) -> OwnerSweepResult: ...
 
 def prune(
@@ -199,6 +202,7 @@ def prune(
     adam_eps: float | None = None,
     basis: Literal["standard", "random"] | None = None,
     basis_seed: int | None = None,
+    step_error: bool | None = None,
 ) -> PruneResult: ...
 
 def lockin(
@@ -253,6 +257,7 @@ def lockin(
     adam_eps: float | None = None,
     basis: Literal["standard", "random"] | None = None,
     basis_seed: int | None = None,
+    step_error: bool | None = None,
 ) -> LockinResult: ...
 
 def perturb(
@@ -303,6 +308,7 @@ def perturb(
     adam_eps: float | None = None,
     basis: Literal["standard", "random"] | None = None,
     basis_seed: int | None = None,
+    step_error: bool | None = None,
 ) -> PerturbResult: ...
 
 def reln(
@@ -344,6 +350,7 @@ def reln(
     adam_eps: float | None = None,
     basis: Literal["standard", "random"] | None = None,
     basis_seed: int | None = None,
+    step_error: bool | None = None,
 ) -> RelnResult: ...
 
 def phase(
@@ -354,7 +361,7 @@ def phase(
     progress: bool | Callable[[float], None] = False,
     x: Axis | str = "gauge-strength=1:64:7:log",
     y: Axis | str = "c0=0.01:0.5:5:log",
-    metric: Literal["t-spec", "ratio", "owner-share", "p-end", "outcome", "reaction-share", "gap", "kernel-distance", "exponent", "constant", "owner-probability"] | Sequence[Literal["t-spec", "ratio", "owner-share", "p-end", "outcome", "reaction-share", "gap", "kernel-distance", "exponent", "constant", "owner-probability"]] = ("t-spec",),
+    metric: Literal["t-spec", "ratio", "owner-share", "p-end", "outcome", "reaction-share", "gap", "kernel-change", "kernel-distance-cos", "exponent", "constant", "owner-probability"] | Sequence[Literal["t-spec", "ratio", "owner-share", "p-end", "outcome", "reaction-share", "gap", "kernel-change", "kernel-distance-cos", "exponent", "constant", "owner-probability"]] = ("t-spec",),
     kind: Literal["simulate", "select"] = "simulate",
     limit_strengths: float | Sequence[float] = (16.0, 64.0),
     seeds: int | Sequence[int] | None = None,
@@ -396,6 +403,7 @@ def phase(
     adam_eps: float | None = None,
     basis: Literal["standard", "random"] | None = None,
     basis_seed: int | None = None,
+    step_error: bool | None = None,
     owner: int = 0,
 ) -> PhaseResult: ...
 

@@ -208,11 +208,17 @@ def test_gd_mode_automatic_step_within_one_percent() -> None:
     assert true <= 0.01
     assert run.step_error is not None and run.step_error == pytest.approx(true, rel=0.05)
     assert run.eta == run.stats.step and run.eta <= T_SPEC_FLOW / 100
-    # a given step is kept and its (large) error stated, not hidden
-    coarse = simulate(SimulateConfig(dynamics=DynamicsConfig(mode="gd", eta=0.05, t_max=2.0)))[0]
+    # a given step is kept and, asked for (`step_error`), its (large) error stated, not hidden
+    coarse = simulate(SimulateConfig(dynamics=DynamicsConfig(mode="gd", eta=0.05, t_max=2.0, step_error=True)))[0]
     assert coarse.eta == 0.05
     true_coarse = abs(coarse.t_spec - T_SPEC_FLOW) / T_SPEC_FLOW
     assert coarse.step_error == pytest.approx(true_coarse, rel=0.15) and coarse.step_error > 0.05
+    # not asked for: no pilot, no estimate — the same run otherwise
+    plain = simulate(SimulateConfig(dynamics=DynamicsConfig(mode="gd", eta=0.05, t_max=2.0)))[0]
+    # the same GD steps in the same order (rel 1e-12: round-off of one run, were the BLAS to differ)
+    assert plain.step_error is None and plain.t_spec == pytest.approx(coarse.t_spec, rel=1e-12)
+    with pytest.raises(ConfigError, match="needs a given eta"):
+        DynamicsConfig(mode="gd", step_error=True)
 
 
 def test_sample_gd_and_sgd(one_torch_thread) -> None:

@@ -1,5 +1,6 @@
 """``gaugecli phase``: every cell is its command's run (to the solver's tolerance), outcome classes
-where the outcome is known (C6, C7), the kernel distance against an autograd Jacobian, the fixed
+where the outcome is known (C6, C7), the kernel change and Kunin et al.'s cosine kernel distance
+against an autograd Jacobian, the former metric name read with a deprecation, the fixed
 chunk partition (resumed grids store what uninterrupted ones do, and recompute only missing
 chunks), axis errors as one line, and the artifact against its schema.
 
@@ -17,7 +18,7 @@ import torch
 from typer.testing import CliRunner
 
 from gaugecli.cli.app import app
-from gaugecli.core.analyses.tangent import kernel_distance, tangent_kernel
+from gaugecli.core.analyses.tangent import kernel_change, kernel_distance_cos, tangent_kernel
 from gaugecli.core.model.metrics import clock_free_gap
 from gaugecli.core.model.state import Network
 from gaugecli.experiments import params as P
@@ -125,7 +126,7 @@ def test_axis_values_are_exact_at_both_ends_and_in_decades() -> None:
         (["--x", "c0=0.1:1:3", "--y", "gauge=-1:1:3", "--metric", "ratio"], "--metric", "±D pair"),
         (["--kind", "select", "--x", "c0=0.1:1:3", "--y", "eps=0.1:1:3", "--metric", "gap"], "--metric", "simulate"),
         (
-            ["--x", "c0=0.1:1:3", "--y", "theta0=0:1:3", "--mode", "gd", "--metric", "kernel-distance"],
+            ["--x", "c0=0.1:1:3", "--y", "theta0=0:1:3", "--mode", "gd", "--metric", "kernel-change"],
             "--metric",
             "flow",
         ),
@@ -249,7 +250,7 @@ def test_a_visibly_perturbed_start_keeps_unaligned_function_past_the_horizon() -
     assert 1e-4 < result.map("p-end")[0, 1] < 1e-2
 
 
-# -- the kernel distance ------------------------------------------------------------------------------
+# -- the tangent kernel: its change and Kunin et al.'s distance -----------------------------------
 
 
 def test_tangent_kernel_is_j_jt_of_the_autograd_jacobian() -> None:
@@ -266,25 +267,80 @@ def test_tangent_kernel_is_j_jt_of_the_autograd_jacobian() -> None:
     theta = torch.as_tensor(np.concatenate([a, W.ravel()]))
     J = torch.autograd.functional.jacobian(f, theta).numpy()
     assert np.allclose(tangent_kernel(Network(a, W), X, sigma), J @ J.T, rtol=1e-12, atol=1e-12)
-    assert kernel_distance(Network(a, W), Network(a, W), X, sigma) == 0.0
+    assert kernel_change(Network(a, W), Network(a, W), X, sigma) == 0.0
     a1 = a * 1.1
     K0, K1 = J @ J.T, tangent_kernel(Network(a1, W), X, sigma)
-    assert kernel_distance(Network(a, W), Network(a1, W), X, sigma) == pytest.approx(
+    assert kernel_change(Network(a, W), Network(a1, W), X, sigma) == pytest.approx(
         np.linalg.norm(K1 - K0) / np.linalg.norm(K0)
     )
 
 
-def test_kernel_distance_is_zero_without_motion_and_of_the_final_parameters() -> None:
+def _autograd_ntk(a: np.ndarray, W: np.ndarray, X: np.ndarray) -> torch.Tensor:
+    """The empirical NTK ``J Jᵀ`` of ``f(x) = Σ_j a_j relu(w_j·x)`` on ``X`` by torch autograd: one
+    backward pass per input (a computation independent of the closed form)."""
+    theta = torch.as_tensor(np.concatenate([a, W.ravel()])).requires_grad_(True)
+    m, d = W.shape
+    rows = []
+    for x in torch.as_tensor(X):
+        out = torch.relu(theta[m:].reshape(m, d) @ x) @ theta[:m]
+        (grad,) = torch.autograd.grad(out, theta)
+        rows.append(grad)
+    J = torch.stack(rows)
+    return J @ J.T
+
+
+def test_kernel_distance_cos_is_kunins_s_of_the_autograd_ntk() -> None:
+    """S = 1 − ⟨K₁, K₀⟩_F/(‖K₁‖‖K₀‖) against the same formula on the autograd NTK of a tiny net
+    (m = 4, d = 3, 12 inputs) between two unrelated parameter points; rtol 1e-10: both kernels agree
+    to ~1e-14 relative (float64 sums of a few terms) and S ~ 0.1 is not near cancellation."""
+    rng = np.random.default_rng(11)
+    m, d = 4, 3
+    a0, W0 = rng.standard_normal(m), rng.standard_normal((m, d))
+    a1, W1 = a0 + 0.5 * rng.standard_normal(m), W0 + 0.5 * rng.standard_normal((m, d))
+    X = rng.standard_normal((12, d))
+    K0, K1 = _autograd_ntk(a0, W0, X), _autograd_ntk(a1, W1, X)
+    expected = 1.0 - float((K1 * K0).sum() / (torch.linalg.norm(K1) * torch.linalg.norm(K0)))
+    sigma = ModelConfig().sigma()
+    got = kernel_distance_cos(Network(a0, W0), Network(a1, W1), X, sigma)
+    assert 1e-2 < expected < 1.0
+    assert got == pytest.approx(expected, rel=1e-10)
+
+
+def test_a_kernel_that_only_grows_has_kernel_change_but_no_cosine_distance() -> None:
+    """ReLU is 1-homogeneous: θ → cθ multiplies K by c² exactly, so the kernel change is c² − 1 and
+    S = 0 (to round-off: 1 − cos of two parallel 256 × 256 matrices, ≤ 1e-12 ≫ 256 ε)."""
+    rng = np.random.default_rng(5)
+    a, W = rng.standard_normal(3), rng.standard_normal((3, 4))
+    X, sigma, c = probes(4), ModelConfig().sigma(), 3.0
+    start, grown = Network(a, W), Network(c * a, c * W)
+    assert kernel_change(start, grown, X, sigma) == pytest.approx(c**2 - 1, rel=1e-12)
+    assert abs(kernel_distance_cos(start, grown, X, sigma)) < 1e-12
+
+
+def test_kernel_metrics_are_zero_without_motion_and_of_the_final_parameters() -> None:
     config = PhaseConfig(
         "simulate",
         parse_axis("gauge=-0.5:0.5:2", "simulate"),
         parse_axis("t-max=1e-9:10:2:log", "simulate", "y"),
-        ("kernel-distance",),
+        ("kernel-change", "kernel-distance-cos"),
         SimulateConfig(dynamics=FLOW),
     )
-    distance = phase(config).map("kernel-distance")
-    assert np.all(distance[0] < 1e-6)  # t_max = 1e-9: nothing has moved
-    assert np.all(distance[1] > 1e-2)
+    result = phase(config)
+    change, turn = result.map("kernel-change"), result.map("kernel-distance-cos")
+    assert np.all(change[0] < 1e-6) and np.all(turn[0] < 1e-6)  # t_max = 1e-9: nothing has moved
+    assert np.all(change[1] > 1e-2) and np.all(turn[1] > 1e-4)
+    assert np.all(turn[1] <= 1.0)
+
+
+def test_the_former_metric_name_is_read_with_a_deprecation(tmp_path: Path) -> None:
+    with pytest.warns(DeprecationWarning, match="kernel-distance is deprecated; use kernel-change"):
+        config = PhaseConfig(metrics=("kernel-distance",))
+    assert config.metrics == ("kernel-change",)
+    argv = ["phase", "--x", "c0=0.1:1:3", "--y", "theta0=0:1:3", "--mode", "gd", "--metric", "kernel-distance"]
+    result = CliRunner().invoke(app, [*argv, "--cache-dir", str(tmp_path / "runs")])
+    assert result.exit_code == 2  # refused as kernel-change is (flow only): the old word was read as the new
+    assert "Warning: --metric kernel-distance is deprecated; use kernel-change" in result.output
+    assert "kernel-change needs the parameters at the horizon" in result.output
 
 
 # -- chunks: fixed partition, cached, resumed ------------------------------------------------------

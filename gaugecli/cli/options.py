@@ -10,6 +10,7 @@ below, once. :func:`flag` spells a parameter's name as its flag, for every messa
 
 from __future__ import annotations
 
+import sys
 from enum import Enum
 from pathlib import Path
 from typing import Annotated, Any
@@ -74,6 +75,8 @@ def _checker(p: Param, repeat: bool) -> Any:
             return value
         if repeat and value is not None:
             value = _repeated(p, value) if p.plural else tuple(value)
+        if p.former_choices and value is not None:
+            value = _renamed_words(p, value)
         try:
             for item in value if repeat and not p.plural and value is not None else [value]:
                 p.check(plain(item))
@@ -82,6 +85,19 @@ def _checker(p: Param, repeat: bool) -> Any:
         return value
 
     return check
+
+
+def _renamed_words(p: Param, value: Any) -> Any:
+    """``value`` (a word or a sequence of them) with each former word of ``p`` spelled as its
+    replacement, and one deprecation line on stderr for each."""
+    words = list(value) if isinstance(value, (list, tuple)) else [value]
+    out = []
+    for word in words:
+        new, line = p.current(word)
+        if line is not None:
+            print(f"Warning: {line}.", file=sys.stderr)
+        out.append(new)
+    return type(value)(out) if isinstance(value, (list, tuple)) else out[0]
 
 
 def _repeated(p: Param, values: Any) -> tuple[Any, ...]:

@@ -15,7 +15,7 @@ from gaugecli.core.analyses.observables import RunObservables, observe
 from gaugecli.core.integrate.descent import gradient_descent, stable_step_bound
 from gaugecli.core.integrate.flow import FlowOptions, gradient_flow
 from gaugecli.core.integrate.optimizers import ROTATION_INVARIANT
-from gaugecli.core.integrate.step import choose_step, step_error
+from gaugecli.core.integrate.step import StepChoice, choose_step, step_error
 from gaugecli.core.integrate.trajectory import NumericalFault, Trajectory
 from gaugecli.core.model.gauge import duplicate_initial_condition, imbalance
 from gaugecli.core.model.model import Model
@@ -115,7 +115,7 @@ def integrate_ensemble(
     step discretises (the population loss for ``gd`` and fresh ``sgd``, ``L_n`` for
     ``sample-gd`` and resampled ``sgd``). The estimated relative error of ``T_spec`` at that
     step is recorded in ``stats.step_error`` (for SGD: the full-batch discretisation error,
-    without the minibatch noise). ``times``: declared times the flow's states are stored at, in
+    without the minibatch noise) — at a given ``eta`` only with ``step_error``, else ``None``. ``times``: declared times the flow's states are stored at, in
     addition to its log grid (flow modes only: a stepped run stores its own steps).
     """
     full = net = model.build()
@@ -235,10 +235,15 @@ def integrate_ensemble(
         progress=progress,
         optimizer=None if rule.is_gd else rule,
     )
+    t_eta = None if mode is Mode.sgd else _first_crossings(traj.crossing_times)
+    if choice is None and not (dynamics.step_error and (t_eta is None or np.any(np.isfinite(t_eta)))):
+        # a given step's error only when asked for (`step_error`: its pilot at η/2 costs twice the
+        # run's steps to T_spec, ×2.3 the training on Kunin et al.'s cell), and never for a run that
+        # crossed nowhere: it has no T_spec whose error to estimate
+        choice = StepChoice(eta, None, np.full(np.shape(traj.a)[:-2], np.nan), 0)
     if choice is None:
         # a given step: its error from one pilot at η/2 (full batch, so for SGD the same
-        # discretisation estimate as for an automatic step)
-        t_eta = None if mode is Mode.sgd else _first_crossings(traj.crossing_times)
+        # discretisation estimate as for an automatic step), stopped at its first crossing
         choice = step_error(
             Network(a0, W0),
             net,

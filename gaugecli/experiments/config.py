@@ -175,6 +175,7 @@ _APPLIES = {
     "batches": ((Mode.sgd,), "minibatches are SGD's"),
     "rtol": ((Mode.flow, Mode.sample), "a fixed step, no tolerance"),
     "max_steps": ((Mode.gd, Mode.sample_gd, Mode.sgd), "a flow takes no fixed steps"),
+    "step_error": ((Mode.gd, Mode.sample_gd, Mode.sgd), "a flow has no step"),
     "device": ((Mode.sample, Mode.sample_gd, Mode.sgd), "population dynamics run in numpy"),
     **{
         name: ((Mode.gd, Mode.sample_gd, Mode.sgd), "a flow has no update rule")
@@ -191,7 +192,9 @@ class DynamicsConfig:
     is an error, never silently ignored.
 
     ``eta``: GD/SGD step (``None``: :func:`gaugecli.core.integrate.step.choose_step`, a step whose
-    discretisation error of T_spec is ≤ 1 %); ``n_samples``: sample size for ``sample``,
+    discretisation error of T_spec is ≤ 1 %); ``step_error``: with a given ``eta``, estimate that
+    error too (one more run at η/2 to its first crossing; off: ``step_error`` of the run is ``None``);
+    ``n_samples``: sample size for ``sample``,
     ``sample-gd`` and resampled ``sgd`` (default :data:`DEFAULT_N_SAMPLES`); ``batch_size`` and
     ``batches`` (``fresh`` | ``resampled``; default ``resampled`` if ``n_samples`` is given,
     else ``fresh``): ``sgd`` only; ``t_max``: horizon (``None`` = until ‖∇L‖ ≤ 1e-10, capped by
@@ -227,6 +230,7 @@ class DynamicsConfig:
     adam_eps: float | None = field(default=Dynamics.adam_eps.default, metadata={LATER_FIELD: True})
     basis: str | None = field(default=Dynamics.basis.default, metadata={LATER_FIELD: True})
     basis_seed: int | None = field(default=Dynamics.basis_seed.default, metadata={LATER_FIELD: True})
+    step_error: bool | None = field(default=Dynamics.step_error.default, metadata={LATER_FIELD: True})
 
     def __post_init__(self) -> None:
         try:
@@ -241,6 +245,11 @@ class DynamicsConfig:
                 name,
                 f"has no effect in `mode` {mode.value} ({why}); it applies to {_modes(*modes)}",
             )
+        require(
+            not (self.step_error and self.eta is None),
+            "step_error",
+            "needs a given `eta`: the automatic step is chosen by its estimated error, which it always reports",
+        )
         require(
             not (self.batches == "fresh" and self.n_samples is not None),
             "n_samples",

@@ -86,7 +86,9 @@ class Param:
     config field of one value, such as simulate's ``gauge``) the command runs once per value.
     ``deprecated``: its former names, still accepted for one release with a deprecation (as a
     keyword of the Python API, a key of a ``--config`` file, and the flag ``--former-name``);
-    docs/cli-conventions.md has the one name of each concept."""
+    docs/cli-conventions.md has the one name of each concept. ``former_choices``: ``(old, new)``
+    pairs of renamed words of ``choices``, read as the new word for one release with a deprecation
+    (:meth:`current`)."""
 
     name: str
     help: str
@@ -110,6 +112,7 @@ class Param:
     why_high: str = ""
     repeat: bool = False
     deprecated: tuple[str, ...] = ()
+    former_choices: tuple[tuple[str, str], ...] = ()
 
     def but(self, **changes: Any) -> Param:
         """The same parameter with another default, help or bound (another experiment's use of it);
@@ -117,6 +120,14 @@ class Param:
         if "name" in changes and "deprecated" not in changes:
             changes["deprecated"] = ()
         return replace(self, **changes)
+
+    def current(self, word: Any) -> tuple[Any, str | None]:
+        """``word`` under its current name, and the deprecation line to show when it was a former
+        one (``None`` otherwise)."""
+        new = dict(self.former_choices).get(word) if isinstance(word, str) else None
+        if new is None:
+            return word, None
+        return new, f"{self.option} {word} is deprecated; use {new} (the old name goes in the next release)"
 
     @property
     def deprecated_options(self) -> tuple[str, ...]:

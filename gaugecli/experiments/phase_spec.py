@@ -70,7 +70,7 @@ def api_configs(config: Any, params: dict[str, Any], build: Any) -> tuple[str, l
 
 SPEC = Experiment(
     name="phase",
-    help="A map over two parameters of simulate or select: T_spec, ratio, outcome, kernel distance, ….",
+    help="A map over two parameters of simulate or select: T_spec, ratio, outcome, the tangent kernel's change and distance, ….",
     config="gaugecli.experiments.phase:PhaseConfig",
     result="gaugecli.experiments.phase:PhaseResult",
     compute="gaugecli.experiments.phase:phase",

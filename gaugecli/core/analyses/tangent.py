@@ -1,5 +1,5 @@
-"""The network's tangent kernel ``K(x, x') = ∇_θ f(x) · ∇_θ f(x')`` on a set of probe inputs, and how
-far it moves between two parameter points (the rich/lazy measure of Kunin et al. 2024).
+"""The network's tangent kernel ``K(x, x') = ∇_θ f(x) · ∇_θ f(x')`` on a set of probe inputs, and two
+measures of how it moves between parameter points ``θ₀`` and ``θ₁``.
 
 For ``f(x) = Σ_j a_j σ(w_j·x)`` and ``θ = (a, W)`` the gradient at ``x`` has the entries
 ``∂f/∂a_j = σ(w_j·x)`` and ``∂f/∂w_j = a_j σ'(w_j·x) x``, so on probes ``X (P, d)`` the kernel
@@ -7,8 +7,16 @@ For ``f(x) = Σ_j a_j σ(w_j·x)`` and ``θ = (a, W)`` the gradient at ``x`` has
 
     K = S Sᵀ + ((σ'(Z) · a²) σ'(Z)ᵀ) ∘ (X Xᵀ),    Z = X Wᵀ,  S = σ(Z),
 
-computed without forming ``J``. Its relative distance ``‖K(θ₁) − K(θ₀)‖_F / ‖K(θ₀)‖_F`` is ≈ 0 for a
-lazy run (the kernel stays where it started) and O(1) for a rich one (features move).
+computed without forming ``J``. The two measures:
+
+* :func:`kernel_change`, ``‖K(θ₁) − K(θ₀)‖_F / ‖K(θ₀)‖_F``: the kernel's relative Frobenius change.
+  It is 0 when the kernel does not move, but it counts a change of the kernel's *size* as fully as
+  a change of its *shape*: a kernel that grows c-fold without turning reads ``c − 1``. It is not a
+  rich/lazy measure.
+* :func:`kernel_distance_cos`, ``S = 1 − ⟨K(θ₁), K(θ₀)⟩_F / (‖K(θ₁)‖_F ‖K(θ₀)‖_F)``: the cosine
+  kernel distance of Kunin et al. (2024, "Get rich quick", their ``kernel_distance`` on the training
+  set). It is blind to the kernel's scale, 0 for a kernel that only rescales (lazy) and grows
+  towards 1 as the kernel turns (rich); for positive semidefinite kernels ``S ∈ [0, 1]``.
 """
 
 from __future__ import annotations
@@ -34,8 +42,19 @@ def tangent_kernel(theta: Network, X: Array, activation: Activation) -> Array:
     return S @ S.T + ((G * a**2) @ G.T) * (X @ X.T)
 
 
-def kernel_distance(theta0: Network, theta1: Network, X: Array, activation: Activation) -> float:
-    """``‖K(θ₁) − K(θ₀)‖_F / ‖K(θ₀)‖_F`` on the probes ``X``, ``θ = (a (m,), W (m, d))``."""
+def kernel_change(theta0: Network, theta1: Network, X: Array, activation: Activation) -> float:
+    """``‖K(θ₁) − K(θ₀)‖_F / ‖K(θ₀)‖_F`` on the probes ``X``, ``θ = (a (m,), W (m, d))``: the
+    kernel's relative change, its growth in size included."""
     K0 = tangent_kernel(theta0, X, activation)
     K1 = tangent_kernel(theta1, X, activation)
     return float(np.linalg.norm(K1 - K0) / np.linalg.norm(K0))
+
+
+def kernel_distance_cos(theta0: Network, theta1: Network, X: Array, activation: Activation) -> float:
+    """Kunin et al.'s ``S = 1 − ⟨K(θ₁), K(θ₀)⟩_F / (‖K(θ₁)‖_F ‖K(θ₀)‖_F)`` on the inputs ``X``
+    (their training set, or probes), ``θ = (a (m,), W (m, d))``: how far the kernel turned,
+    whatever its size."""
+    K0 = tangent_kernel(theta0, X, activation)
+    K1 = tangent_kernel(theta1, X, activation)
+    cosine = np.vdot(K1, K0) / (np.linalg.norm(K1) * np.linalg.norm(K0))
+    return float(1.0 - cosine)

@@ -22,6 +22,9 @@ GradientOracle = Callable[[Array, Array], tuple[Array, Array, Array | None]]
 Hessian = Callable[[Array, Array], Array]
 """``(a, W) → ∇²L`` of shape ``(..., P, P)``, ``P = m (d + 1)``, packed ``θ = (a_1..a_m, w_1, ..., w_m)``."""
 
+HessianVector = Callable[[Array, Array, Array], Array]
+"""``(a (m,), W (m, d), v (P,)) → ∇²L v (P,)``, packed as :data:`Hessian`."""
+
 
 @dataclass(frozen=True)
 class Objective:
@@ -43,6 +46,10 @@ class Objective:
     """``Y (B, P) → ∇J`` in the flow's packing (rows ``θ = (a_1..a_m, w_1, ..., w_m)``), where the
     objective has a route that skips unpacking (the population loss of the ReLU family: :mod:`gaugecli.core.population.fused`);
     ``None``: the flow packs what ``gradient`` returns. Both give the same numbers."""
+    hessian_vector: HessianVector | None = None
+    """``(a, W, v) → ∇²L v`` for one network without forming ``∇²L`` (the finite-sample loss), where
+    the objective has it: GD's stability bound then takes ``λ_max`` by Lanczos
+    (:func:`gaugecli.core.integrate.descent.stable_step_bound`)."""
 
     def restricted(self, idx: Indices) -> Objective:
         """The objective of the members ``idx`` (itself when members share one loss)."""
@@ -59,8 +66,9 @@ class Objective:
         hessian = None if base.hessian is None else _shifted(base.hessian, lam)
         members = None if base.members is None else _decayed_members(base.members, lam)
         packed = None if base.packed is None else _decayed_packed(base.packed, lam)
+        hvp = None if base.hessian_vector is None else _shifted_product(base.hessian_vector, lam)
         name = f"{base.name} + weight decay λ={lam:g}"
-        return Objective(gradient, hessian, name, members, base.population, packed)
+        return Objective(gradient, hessian, name, members, base.population, packed, hvp)
 
 
 def decayed(oracle: GradientOracle, weight_decay: float) -> GradientOracle:
@@ -88,6 +96,10 @@ def _shifted(hessian: Hessian, lam: float) -> Hessian:
         return H
 
     return shifted
+
+
+def _shifted_product(product: HessianVector, lam: float) -> HessianVector:
+    return lambda a, W, v: product(a, W, v) + lam * np.asarray(v)
 
 
 def _decayed_packed(packed: Callable[[Array], Array], lam: float) -> Callable[[Array], Array]:

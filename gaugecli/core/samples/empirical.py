@@ -156,6 +156,39 @@ class EmpiricalSample(SampleRows):
                     hess[..., block, block] += curved[..., j, :, :] / self.n
             return to_numpy(hess)
 
+    def hessian_vector(self, a: Array, W: Array, v: Array) -> Array:
+        """``∇²L_n(θ) v`` for one network ``a (m,)``, ``W (m, d)`` and ``v (P,)`` packed as ``θ``, without
+        forming the ``P × P`` matrix of :meth:`hessian` (the same terms): with ``v = (u, V)``,
+
+            ∇²L_n v = (1/n) Jᵀ (J v) + (1/n) Σ_i r_i ∂²r_i v,
+
+        ``(J v)_i = Σ_j u_j σ(z_ij) + a_j σ'(z_ij) (V_j·x_i)``; the residual's cross terms add
+        ``(1/n) Σ_i r_i σ'(z_ij) (V_j·x_i)`` to ``a_j`` and ``(u_j/n) Σ_i r_i σ'(z_ij) x_i`` to ``w_j``,
+        and a curved σ adds ``(a_j/n) Σ_i r_i σ''(z_ij) (V_j·x_i) x_i`` to ``w_j``. Two passes over the
+        sample's rows: the cost of two gradients."""
+        act = self.activation
+        at, Wt = self._tensor(a), self._tensor(W)
+        m, d = Wt.shape
+        vt = self._tensor(v)
+        u, V = vt[:m], vt[m:].reshape(m, d)
+        out_a = torch.zeros(m, dtype=torch.float64, device=self.device)
+        out_W = torch.zeros((m, d), dtype=torch.float64, device=self.device)
+        with _threads_for(4 * self.n * m * d):
+            for Xc, yc in self.chunks(m):
+                Z = Xc @ Wt.T  # (c, m)
+                H = act.sigma_torch(Z)
+                slope = act.derivative_torch(Z)
+                r = H @ at - yc
+                XV = Xc @ V.T  # (c, m): V_j·x_i
+                Jv = H @ u + (slope * XV) @ at
+                weight = slope * r.unsqueeze(-1)  # r_i σ'(z_ij)
+                out_a += H.T @ Jv + (weight * XV).sum(0)
+                out_W += (slope * at * Jv.unsqueeze(-1) + weight * u).T @ Xc
+                curvature = act.curvature_torch(Z)
+                if curvature is not None:
+                    out_W += (curvature * r.unsqueeze(-1) * at * XV).T @ Xc
+        return to_numpy(torch.cat([out_a, out_W.reshape(-1)]) / self.n)
+
     def loss(self, theta: Network) -> Array:
         """``L_n(θ)`` with the ensemble axes of ``θ``."""
         a = np.asarray(theta.a, float)
@@ -202,7 +235,7 @@ class EmpiricalSample(SampleRows):
         """``L_n`` as an :class:`~gaugecli.core.population.objective.Objective` (gradient and Hessian); of a
         stack, with the objective of any subset of members (the flow integrates chunks of them)."""
         if self.members is None:
-            return Objective(self.oracle(), self.hessian, self.name)
+            return Objective(self.oracle(), self.hessian, self.name, hessian_vector=self.hessian_vector)
         X, y = self.X, self.y
         assert X is not None and y is not None
 

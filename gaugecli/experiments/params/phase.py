@@ -23,7 +23,8 @@ PHASE_METRICS = (
     "outcome",
     "reaction-share",
     "gap",
-    "kernel-distance",
+    "kernel-change",
+    "kernel-distance-cos",
     "exponent",
     "constant",
     "owner-probability",
@@ -59,6 +60,7 @@ class Phase(Fields):
         plural=True,
         metavar="NAME",
         repeat=True,
+        former_choices=(("kernel-distance", "kernel-change"),),  # renamed: it is not Kunin et al.'s distance
     )
     kind = Param(
         "kind",

@@ -239,6 +239,15 @@ class Dynamics(Fields):
         open_low=True,
         default_text="chosen so that the T_spec error is ≤ 1 %",
     )
+    step_error = Param(
+        "step_error",
+        "With a given `eta`, also estimate T_spec's discretisation error at it: one more run at η/2 to its "
+        "first crossing (the chosen step always has its estimate)",
+        NUMERICS,
+        None,
+        bool,
+        default_text="off",
+    )
     n_samples = Param(
         "n_samples",
         "Sample size n (sample, sample-gd, resampled sgd)",

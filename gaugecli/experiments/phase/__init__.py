@@ -66,8 +66,11 @@ NOTES = {
     "owner-share": "c_o / Σ_j |c_j| at the horizon, o the owner there",
     "ratio": "T_spec(−D) / T_spec(+D) of the cell's ±D pair",
     "gap": "clock-free gap max_ℓ |α₊(ℓ) − α₋(ℓ)| of the ±D pair over their common loss range above gap_floor",
-    "kernel-distance": "‖K(t_h) − K(0)‖_F / ‖K(0)‖_F of the tangent kernel on probe_count Gaussian probes "
-    "drawn from probe_seed",
+    "kernel-change": "‖K(t_h) − K(0)‖_F / ‖K(0)‖_F of the tangent kernel on probe_count Gaussian probes "
+    "drawn from probe_seed: its relative change, a growth in size counted as fully as a turn (not a rich/lazy "
+    "measure)",
+    "kernel-distance-cos": "Kunin et al.'s kernel distance S = 1 − ⟨K(t_h), K(0)⟩_F / (‖K(t_h)‖_F ‖K(0)‖_F) of "
+    "the same kernel on the same probes: how far it turned, whatever its size (0: lazy; towards 1: rich)",
     "exponent": "C4's exponent: the local slope ln(r_K/r_{K−1}) / ln(D_K/D_{K−1}) of r = T_spec(−D)/T_spec(+D) "
     "between the two largest limit_strengths",
     "constant": "C4's constant C = lim_{D→∞} r(D)/D^q (q = 1 + 1/p, 2 for ReLU), Richardson-extrapolated in 1/D "
@@ -107,7 +110,8 @@ _FIELDS = {
     "outcome": "outcome",
     "reaction-share": "reaction_share",
     "gap": "gap",
-    "kernel-distance": "kernel_distance",
+    "kernel-change": "kernel_change",
+    "kernel-distance-cos": "kernel_distance_cos",
     "exponent": "exponent",
     "constant": "constant",
 }

@@ -22,6 +22,7 @@ A map whose cells draw nothing takes no seeds.
 
 from __future__ import annotations
 
+import warnings
 from dataclasses import dataclass, field, replace
 from typing import Any
 
@@ -47,7 +48,7 @@ PAIR_METRICS = ("ratio", "gap")
 LIMIT_METRICS = ("exponent", "constant")
 """Metrics of the ``±D`` pair at the large strengths ``limit_strengths`` (``simulate`` only): every
 cell then also runs ``+D`` and ``−D`` at each of them, in the same ensemble."""
-FLOW_METRICS = ("kernel-distance",)
+FLOW_METRICS = ("kernel-change", "kernel-distance-cos")
 """Metrics that need the parameters at the horizon, which the population flow path keeps."""
 OPPOSITE = {"favorable": "unfavorable", "unfavorable": "favorable"}
 
@@ -71,6 +72,14 @@ class PhaseConfig:
 
     def __post_init__(self) -> None:
         Phase.kind.check(self.kind)
+        if isinstance(self.metrics, (tuple, list)):
+            current = []
+            for word in self.metrics:
+                new, line = Phase.metrics.current(word)
+                if line is not None:
+                    warnings.warn(f"PhaseConfig: {line}", DeprecationWarning, stacklevel=3)
+                current.append(new)
+            object.__setattr__(self, "metrics", tuple(current))
         Phase.metrics.check(self.metrics)
         Phase.limit_strengths.check(self.limit_strengths)
         if self.seeds is not None:

@@ -15,9 +15,13 @@ or located by root-finding before it — never off a solver step:
 * ``reaction-share``: ``∫₀^{t_h} R dt / ∫₀^{t_h} (R + T) dt`` (docs/theory.md §8; Simpson in ``ln t``);
 * ``gap``: the clock-free gap ``Δ = max_ℓ |α₊(ℓ) − α₋(ℓ)|`` between the ``±D`` pair's owners, over
   their common loss range above :data:`GAP_FLOOR` (``simulate`` only; C5 asks Δ ≥ :data:`GAP_LEVEL`);
-* ``kernel-distance``: ``‖K(t_h) − K(0)‖_F / ‖K(0)‖_F`` of the tangent kernel
-  (:mod:`gaugecli.core.analyses.tangent`) on the probes of :mod:`gaugecli.experiments.phase.kernel`
-  (population flow only: it needs the parameters at ``t_h``);
+* ``kernel-change``: ``‖K(t_h) − K(0)‖_F / ‖K(0)‖_F`` of the tangent kernel
+  (:mod:`gaugecli.core.analyses.tangent`) on the probes of :mod:`gaugecli.experiments.phase.kernel`:
+  its relative change, a growth in size counted as fully as a turn (population flow only: it needs
+  the parameters at ``t_h``);
+* ``kernel-distance-cos``: Kunin et al.'s ``S = 1 − ⟨K(t_h), K(0)⟩_F / (‖K(t_h)‖_F ‖K(0)‖_F)`` of the
+  same kernel on the same probes: how far it turned, whatever its size (0 lazy, towards 1 rich;
+  population flow only);
 * ``exponent`` and ``constant``: C4's ``T_spec(−D)/T_spec(+D) ≈ C·D^q`` (``q = 2`` for ReLU,
   ``1 + 1/p`` at degree ``p``), from the cell's ``±D`` pair run at each large strength
   ``D₁ < … < D_K`` of ``limit_strengths`` (:func:`limit_constants`): the exponent is the local slope
@@ -33,7 +37,7 @@ import numpy as np
 
 from gaugecli.core.analyses.observables import RunObservables
 from gaugecli.core.analyses.separation import local_slopes
-from gaugecli.core.analyses.tangent import kernel_distance
+from gaugecli.core.analyses.tangent import kernel_change, kernel_distance_cos
 from gaugecli.core.model.gauge import function_coordinates
 from gaugecli.core.model.metrics import (
     clock_free_gap,
@@ -103,7 +107,8 @@ class CellMetrics:
     outcome: int
     reaction_share: float | None
     final_loss: float
-    kernel_distance: float | None = None
+    kernel_change: float | None = None
+    kernel_distance_cos: float | None = None
     partner_t_spec: float | None = None
     gap: float | None = None
     limit_t_spec: list[list[float | None]] | None = None
@@ -167,11 +172,11 @@ def measure(seen: Observed, model: Model, eps_align: float, designated: int | No
     spent_r = float(log_time_integral(run.t[keep], run.reaction[keep]))
     spent_t = float(log_time_integral(run.t[keep], run.transport[keep]))
     total = spent_r + spent_t
-    distance = None
+    change = turn = None
     if seen.start is not None and seen.end is not None:
-        distance = kernel_distance(
-            Network(*seen.start), Network(*seen.end), probes(seen.start[1].shape[-1]), model.activation
-        )
+        start, end, X = Network(*seen.start), Network(*seen.end), probes(seen.start[1].shape[-1])
+        change = kernel_change(start, end, X, model.activation)
+        turn = kernel_distance_cos(start, end, X, model.activation)
     return CellMetrics(
         horizon=t_h,
         t_spec=t_spec,
@@ -185,7 +190,8 @@ def measure(seen: Observed, model: Model, eps_align: float, designated: int | No
         outcome=outcome,
         reaction_share=spent_r / total if total > 0 else None,
         final_loss=float(run.loss[i]),
-        kernel_distance=distance,
+        kernel_change=change,
+        kernel_distance_cos=turn,
     )
 
 

@@ -9,8 +9,9 @@ width, each with its stated cost on two cores.
 * ``sensitivity`` — C4's constant C and exponent over the initial function (c0, θ0), m = 1: the ±D
   pair at D = 16 and 64 (``limit_strengths``), beside ``T_spec``, the ratio and the gap at D = 4.
 * ``rich-lazy`` — Kunin et al.'s grid: the initial scale (here ``c0``, the initial function's size,
-  10^−1 … 10^0.3) × the imbalance δ ∈ [−1, 1] given to the neuron, 17 × 17, with the tangent
-  kernel's distance and ``T_spec``.
+  10^−1 … 10^0.3) × the imbalance δ ∈ [−1, 1] given to the neuron, 17 × 17, with Kunin et al.'s
+  cosine kernel distance (on Gaussian probes, in the population flow: not their setting), the
+  kernel's relative change and ``T_spec``.
 """
 
 from __future__ import annotations
@@ -62,7 +63,7 @@ PRESETS: dict[str, Preset] = {
         "simulate",
         "gauge=-1:1:17",
         f"c0=0.1:{10**0.3:.6g}:17:log",
-        ("kernel-distance", "t-spec", "reaction-share"),
+        ("kernel-distance-cos", "kernel-change", "t-spec", "reaction-share"),
         cost="289 runs of m = 1, 17 ensembles",
     ),
 }
