@@ -11,7 +11,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from gaugecli.core.defaults import C0, THETA0
+from gaugecli.core.defaults import C0, EPS_ALIGN, THETA0
+from gaugecli.core.integrate.tolerance import Tolerance
 from gaugecli.core.types import Progress
 from gaugecli.experiments.declare import require, require_finite
 
@@ -32,7 +33,7 @@ class HeavyBallPairConfig:
     d: int = 16
     c0: float = C0
     theta0: float = THETA0
-    eps_align: float = 0.01
+    eps_align: float = EPS_ALIGN
     rtol: float = HEAVY_BALL_RTOL
 
     def __post_init__(self) -> None:
@@ -73,6 +74,7 @@ def heavy_ball_pair(config: HeavyBallPairConfig, progress: Progress | None = Non
     from gaugecli.core.model.state import Network
 
     model = standard_model(config.d)
+    tolerance = Tolerance(config.rtol)
 
     def spec_time(delta: float, t_max: float) -> tuple[float, float]:
         for _ in range(HORIZON_DOUBLINGS + 1):
@@ -83,8 +85,8 @@ def heavy_ball_pair(config: HeavyBallPairConfig, progress: Progress | None = Non
                 config.gamma,
                 t_max,
                 eps_align=config.eps_align,
-                rtol=config.rtol,
-                atol=config.rtol * 1e-3,
+                rtol=tolerance.rtol,
+                atol=tolerance.atol,
             )
             t = float(flow.crossing_times[0])
             if np.isfinite(t):

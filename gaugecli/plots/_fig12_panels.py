@@ -27,7 +27,7 @@ LAW_COLORS = {"flow": style.THEORY, "heavy-ball": style.GREEN, "adam": style.ORA
 LAW_MARKERS = {"flow": "o", "heavy-ball": "^", "adam": "D"}
 LAW_SLOPES = {"flow": 2.0, "heavy-ball": 1.5, "adam": 1.0}
 """The separation laws (docs/theory.md §13): the flow's Θ(D²), heavy-ball's Θ(γD^{3/2}), Adam's Θ(D)."""
-LAW_LABELS = {"flow": "flow", "heavy-ball": r"heavy ball $\gamma=2$", "adam": "Adam"}
+LAW_LABELS = {"flow": "flow", "heavy-ball": "heavy ball", "adam": "Adam"}
 GUIDE_LABELS = {"flow": r"$D^2$", "heavy-ball": r"$D^{3/2}$", "adam": r"$D$"}
 
 
@@ -67,11 +67,11 @@ def panel_gauge(ax: Any, runs: dict[str, Any], layout: Layout) -> dict[str, Any]
         ylabel=r"imbalance $\delta = a^2 - \|w\|^2$",
     )
     handles = [style.line_handle(OPTIMIZER_COLORS[n], label=OPTIMIZER_LABELS[n]) for n in OPTIMIZERS]
-    ax.legend(handles=handles, loc="lower right", fontsize=layout.small, ncol=2, handlelength=1.2, columnspacing=0.8)
+    ax.legend(handles=handles, loc="lower right", fontsize=layout.small, handlelength=1.2)
     for sign in (1.0, -1.0):
         text = rf"$\delta(0)={sign * GAUGE_STRENGTH:+g}$"
         style.note(ax, text, (0.012, sign * GAUGE_STRENGTH), layout, offset=(0.0, 9.0 * sign), va="center", color=None)
-    ax.set_ylim(-2.7 * GAUGE_STRENGTH, 2.0 * GAUGE_STRENGTH)
+    ax.set_ylim(-3.2 * GAUGE_STRENGTH, 2.0 * GAUGE_STRENGTH)  # room below the curves for the legend
     return out
 
 
@@ -113,6 +113,8 @@ def panel_ratios(ax: Any, laws: dict[str, Any], layout: Layout) -> dict[str, Any
         out[law] = {**style.series(Ds, ratios), "guide": {**style.series(gx, gy), "slope": LAW_SLOPES[law]}}
     ax.set(xscale="log", yscale="log", xlabel=style.LABELS["D"], ylabel=style.LABELS["ratio"])
     ax.set_xlim(0.6, 1.6 * max(max(laws[law]["strengths"]) for law in LAWS))
+    top = max(max(laws[law]["ratios"]) for law in LAWS)
+    ax.set_ylim(top=top * 10.0 ** (0.25 * np.log10(top)))  # headroom: the legend sits above every point
     guides = ", ".join(GUIDE_LABELS[law] for law in LAWS)
     ax.legend(
         handles=[style.line_handle(style.GUIDE, ":", label=f"guides {guides}")], loc="upper left", fontsize=layout.small
@@ -132,11 +134,12 @@ def panel_slopes(ax: Any, laws: dict[str, Any], layout: Layout) -> dict[str, Any
     for law in LAWS:
         style.note(ax, GUIDE_LABELS[law], (right, LAW_SLOPES[law]), layout, offset=(0.0, 4.0), ha="right", va="bottom")
     handles = [style.line_handle(LAW_COLORS[law], "-", LAW_MARKERS[law], label=LAW_LABELS[law]) for law in LAWS]
-    ax.legend(handles=handles, loc="lower right", fontsize=layout.small, handlelength=1.5)
+    ax.legend(handles=handles, loc="lower right", fontsize=layout.small, handlelength=1.2)
     ax.set(
         xscale="log",
         xlim=(1.0, right),
-        ylim=(0.0, 2.3),
+        ylim=(-0.7, 2.3),  # room below the slopes (≥ 0.6) for the legend
+        yticks=[0.5, 1.0, 1.5, 2.0],
         xlabel=style.LABELS["D"],
         ylabel=r"local slope $\Delta\ln r/\Delta\ln D$",
     )
@@ -157,5 +160,5 @@ def panel_selection(ax: Any, fig: Any, result: Any, layout: Layout) -> dict[str,
         last[f"D{D:.4g}"] = float(etas[exclusive.max()]) if exclusive.size else None
     drawn["exclusive_eta_max"] = last
     drawn["classes"] = list(result.outcomes)
-    drawn["x"], drawn["y"] = list(result.x.values), list(result.y.values)
+    drawn["strengths"], drawn["etas"] = list(result.x.values), list(result.y.values)
     return drawn

@@ -7,7 +7,7 @@ from gaugecli.plots.readings import Reading
 
 READINGS = (
     Reading("GdDrift", "panels/key/gd_drift", ".1e", "(a) the larger relative drift of δ under GD (η = 1e-2, ±4)"),
-    Reading("MomentumDrift", "panels/key/momentum_drift", ".2f", "(a) the same under momentum (β = 0.9)"),
+    Reading("MomentumDrift", "panels/key/momentum_drift", ".2g", "(a) the same under momentum (β = 0.9)"),
     Reading(
         "AdamPlusDelta",
         "panels/key/adam_delta_at_t_spec/favorable",
@@ -39,7 +39,7 @@ READINGS = (
 CAPTION = (
     "**Under Adam the gauge is not kept and the ±D separation grows like D, under momentum like D^{{3/2}}, "
     "not like the flow's D²; the +D owner still wins at small learning rates.** ReLU, one feature, "
-    "u0 ⊥ v = e1, ε_align = 0.01. "
+    "u0 ⊥ v = e1. "
     "(a) δ(t) at ±4: GD keeps it (drift {GdDrift}); Adam moves +4 to {AdamPlusDelta} and −4 to "
     "{AdamMinusDelta} by alignment. "
     "(b, c) T_spec(−D)/T_spec(+D) and its local slopes: flow {FlowSlope}, heavy-ball flow (γ = 2) "
