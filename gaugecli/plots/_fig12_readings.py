@@ -27,6 +27,7 @@ READINGS = (
     ),
     Reading("AdamSlopeFirst", "panels/key/first_slope/adam", ".2f", "(c) Adam's local slope, D = 1→4"),
     Reading("AdamSlopeLast", "panels/key/last_slope/adam", ".2f", "(c) Adam's local slope, D = 256→1024"),
+    Reading("AdamPlusSteps", "panels/key/adam_plus_steps_min", ".2g", "(c) the fewest steps T(+D)/η of Adam's runs"),
     Reading("AdamRatioLast", "panels/key/ratios/adam/5", ".0f", "(b) Adam's T_spec(−D)/T_spec(+D) at D = 1024"),
     Reading(
         "ExclusiveEta",
@@ -57,7 +58,11 @@ READING = (
     "{AdamRatioLast} at D = 1024. (c) The local slopes Δ ln r/Δ ln D: the flow's stays at {FlowSlope}; "
     "the heavy ball's rises from {HeavySlopeFirst} to {HeavySlopeLast} (inertia-limited +D, overdamped −D); "
     "Adam's from {AdamSlopeFirst} to {AdamSlopeLast}, towards the sign-like limit's 1 (at η = 3e-3 T(+D) "
-    "is still ≥ 8 steps). (d) Outcome classes of phase --kind select under Adam at horizon t = 20; white "
-    "edges separate classes. Exclusive selection holds up to η = {ExclusiveEta} at D = 16."
+    "is still {AdamPlusSteps} steps at D = 1024). (d) Outcome classes of phase --kind select under Adam at "
+    "horizon t = 20; white "
+    "edges separate classes. Exclusive selection holds up to η = {ExclusiveEta} at D = 16; one step later the "
+    "non-owners are not pruned by the horizon, and at η ≈ 0.3 the classes scatter (no owner; no unique owner "
+    "among the tied −D duplicates, which the map calls a symmetric start; shared). At D = 1 no η of the map "
+    "selects exclusively by t = 20."
 )
 """The gallery's longer reading, collapsed under the caption: ``{Name}`` fields are :data:`READINGS`."""

@@ -16,6 +16,7 @@ from gaugecli.plots import style
 from gaugecli.plots._fig12_panels import panel_gauge, panel_ratios, panel_selection, panel_slopes, separations
 from gaugecli.plots._fig12_readings import CAPTION, READING, READINGS
 from gaugecli.plots._fig12_runs import (
+    ADAM_LR,
     GAUGES,
     HEAVY_BALL_STRENGTHS,
     OPTIMIZERS,
@@ -80,6 +81,7 @@ def _key(panels: dict[str, Any], laws: dict[str, Any]) -> dict[str, Any]:
         "strengths": {law: laws[law]["strengths"] for law in laws},
         "t_plus": {law: laws[law]["t_plus"] for law in laws},
         "t_minus": {law: laws[law]["t_minus"] for law in laws},
+        "adam_plus_steps_min": min(laws["adam"]["t_plus"]) / ADAM_LR,  # T(+D)/η at the largest D
     }
 
 
