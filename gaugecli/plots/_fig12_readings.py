@@ -61,8 +61,6 @@ READING = (
     "is still {AdamPlusSteps} steps at D = 1024). (d) Outcome classes of phase --kind select under Adam at "
     "horizon t = 20; white "
     "edges separate classes. Exclusive selection holds up to η = {ExclusiveEta} at D = 16; one step later the "
-    "non-owners are not pruned by the horizon, and at η ≈ 0.3 the classes scatter (no owner; no unique owner "
-    "among the tied −D duplicates, which the map calls a symmetric start; shared). At D = 1 no η of the map "
-    "selects exclusively by t = 20."
+    "non-owners are not pruned by the horizon (or no neuron owns)."
 )
 """The gallery's longer reading, collapsed under the caption: ``{Name}`` fields are :data:`READINGS`."""

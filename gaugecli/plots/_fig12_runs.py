@@ -41,10 +41,12 @@ FRICTION = 2.0
 EPS_ALIGN = 0.01
 """α ≥ 0.99 counts as aligned (the issue's prototype, verify's A-adam claims)."""
 SELECT_AXES = {
-    False: ("gauge-strength=1:256:5:log", "eta=3e-3:0.3:5:log"),
-    True: ("gauge-strength=1:16:3:log", "eta=1e-2:0.3:3:log"),
+    False: ("gauge-strength=1:256:5:log", "eta=3e-3:0.1:4:log"),
+    True: ("gauge-strength=1:16:3:log", "eta=1e-2:0.1:3:log"),
 }
-"""(d)'s map: D (owner +D, the others −D) against Adam's learning rate."""
+"""(d)'s map: D (owner +D, the others −D) against Adam's learning rate, up to η = 0.1: above it (η ≈ 0.3)
+the classes scatter between no owner, shared and a tie among the −D duplicates — outcomes of large,
+sign-like steps that a second arithmetic path need not reproduce cell for cell."""
 SELECT_HORIZON = 20.0
 """(d)'s horizon t = kη: the −D non-owners are pruned (P ≤ 1e-6) by it at η ≤ 3e-2, D ≥ 4."""
 
