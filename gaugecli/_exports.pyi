@@ -47,6 +47,8 @@ from gaugecli.core.samples.sample import empirical_objective as empirical_object
 from gaugecli.experiments.config import DynamicsConfig as DynamicsConfig
 from gaugecli.experiments.config import ModelConfig as ModelConfig
 from gaugecli.experiments.declare import ConfigError as ConfigError
+from gaugecli.experiments.heavy_ball_pair import HeavyBallPair as HeavyBallPair
+from gaugecli.experiments.heavy_ball_pair import HeavyBallPairConfig as HeavyBallPairConfig
 from gaugecli.experiments.limit_dissipation import LimitDissipation as LimitDissipation
 from gaugecli.experiments.limit_dissipation import LimitDissipationConfig as LimitDissipationConfig
 from gaugecli.experiments.limits import LimitConstants as LimitConstants

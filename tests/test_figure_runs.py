@@ -56,8 +56,9 @@ def _forbid_solvers(monkeypatch: pytest.MonkeyPatch) -> None:
     [
         (("fig1", "fig2", "fig3"), {"reduced-window", "limit-paths", "limit-constants", "ratio-slope", "speed-ratio"}),
         (("fig6", "fig8"), {"limit-dissipation", "limit-constants"}),
+        (("fig12",), {"heavy-ball-pair", "phase", "simulate"}),
     ],
-    ids=["fig1-fig3", "fig6-fig8"],
+    ids=["fig1-fig3", "fig6-fig8", "fig12"],
 )
 def test_a_warm_cache_draws_figures_without_integrating(
     figures: tuple[str, ...], kinds: set[str], tmp_path: Path, monkeypatch: pytest.MonkeyPatch

@@ -1,5 +1,5 @@
 """The specs of the runs only figures read: the reduced and ``D → ∞`` equations that fig1–fig3
-draw, each a cached kind of its own with no subcommand (``command=""``) and no API function."""
+draw and fig12's heavy-ball flow, each a cached kind of its own with no subcommand (``command=""``) and no API function."""
 
 from __future__ import annotations
 
@@ -69,5 +69,13 @@ SPECS = (
         "LimitDissipation",
         "limit_dissipation",
         "fig6: the D → ∞ reaction and transport totals of both gauges.",
+    ),
+    _figure_run(
+        "heavy-ball-pair",
+        "heavy_ball_pair",
+        "HeavyBallPairConfig",
+        "HeavyBallPair",
+        "heavy_ball_pair",
+        "fig12 (b): T_spec(±D) and their ratio's local slopes under the heavy-ball flow, momentum's ODE limit.",
     ),
 )

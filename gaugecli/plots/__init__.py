@@ -1,4 +1,4 @@
-"""Figures of the paper, one module per figure (``fig1`` … ``fig7``; ``fig8`` … ``fig11`` beyond it;
+"""Figures of the paper, one module per figure (``fig1`` … ``fig7``; ``fig8`` … ``fig12`` beyond it;
 and ``reln``, ``lockin``, ``lockin_nulls`` for related work), each declaring the runs it
 needs (``requirements``) and drawing them (``build``); :mod:`gaugecli.plots.render` resolves the
 runs through the pipeline and writes the files; :mod:`gaugecli.plots.sidecar` checks a
@@ -19,6 +19,7 @@ FIGURES = (
     "fig9",
     "fig10",
     "fig11",
+    "fig12",
     "reln",
     "lockin",
     "lockin_nulls",

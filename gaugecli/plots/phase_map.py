@@ -81,7 +81,8 @@ def _edges(values: np.ndarray, scale: str) -> np.ndarray:
     return np.exp(edges) if scale == "log" else edges
 
 
-def _panel(ax: Any, fig: Any, result: Any, metric: str, sizes: Layout) -> dict[str, Any]:
+def panel(ax: Any, fig: Any, result: Any, metric: str, sizes: Layout) -> dict[str, Any]:
+    """One heat map of ``metric`` on ``ax`` with its colour bar and boundaries (also fig12 (d)'s map)."""
     from matplotlib import colors
 
     xs, ys = np.asarray(result.x.values), np.asarray(result.y.values)
@@ -200,7 +201,7 @@ def build(result: Any, config: Any, sizes: Layout) -> tuple[Any, dict[str, Any]]
     flat = np.atleast_1d(axes).ravel()
     panels = {}
     for k, (ax, metric) in enumerate(zip(flat, metrics, strict=False)):
-        panels[chr(ord("a") + k)] = _panel(ax, fig, result, metric, sizes)
+        panels[chr(ord("a") + k)] = panel(ax, fig, result, metric, sizes)
         if len(metrics) > 1:
             style.panel_label(ax, chr(ord("a") + k))
     for ax in flat[len(metrics) :]:
