@@ -13,6 +13,13 @@ numpy is imported. This package is their one namespace: ``params.Simulate``, ``p
 
 from __future__ import annotations
 
+from gaugecli.experiments.params.laws import (
+    LAW_ACTIVATIONS,
+    MAX_LAW_LAYERS,
+    MAX_LAW_PARAMS,
+    MAX_LAW_PATHS,
+    Laws,
+)
 from gaugecli.experiments.params.lockin import (
     ASSIGNMENTS,
     Lockin,
@@ -130,6 +137,10 @@ __all__ = [
     "MAX_SUCCESS_HORIZON",
     "MAX_WEIGHT_DECAY",
     "MIN_EPS",
+    "LAW_ACTIVATIONS",
+    "MAX_LAW_LAYERS",
+    "MAX_LAW_PARAMS",
+    "MAX_LAW_PATHS",
     "MIN_PSI_STEP",
     "MIN_RTOL",
     "MODEL",
@@ -151,6 +162,7 @@ __all__ = [
     "WIDTHS",
     "Dynamics",
     "Initial",
+    "Laws",
     "Lockin",
     "Mode",
     "Model",
