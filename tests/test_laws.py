@@ -6,6 +6,7 @@ and the budget's refusal."""
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
 from pathlib import Path
 
 import numpy as np
@@ -61,7 +62,9 @@ def test_count_does_not_depend_on_the_points() -> None:
 
 
 @pytest.mark.parametrize(("activation", "linear"), [(torch.relu, False), (lambda z: z, True)])
-def test_known_laws_hold_along_the_flow_while_theta_moves(activation, linear: bool) -> None:  # type: ignore[no-untyped-def]
+def test_known_laws_hold_along_the_flow_while_theta_moves(
+    activation: Callable[[torch.Tensor], torch.Tensor], linear: bool
+) -> None:
     arch = Architecture((3, 4, 3, 1), bias=True, linear=linear)
     flow = law_drift(arch, activation, n_samples=64, t_max=2.0, rtol=FLOW_RTOL)
     # basis: the solver keeps θ's error at rtol·‖θ‖ per step; a quadratic law's error is ≲ 2‖θ‖ times it

@@ -58,7 +58,10 @@ def summary(outcome: Outcome, path: Path | None) -> None:
         f" {', '.join(map(str, r.level_ranks))}; gap σ_r/σ_r+1 = {fmt(r.gap, '.2e')}, tolerance"
         f" {fmt(r.rank_tolerance, '.0e')}·σ_max, {c.points} points)"
     )
-    out.print(f"known laws ({known}): {r.n_known}, {r.known_independent} independent; largest sine to the laws found {fmt(r.known_angle, '.1e')}")
+    out.print(
+        f"known laws ({known}): {r.n_known}, {r.known_independent} independent;"
+        f" largest sine to the laws found {fmt(r.known_angle, '.1e')}"
+    )
     out.print(
         "others: none — the count meets the known laws, so it is exact"
         if r.others == 0

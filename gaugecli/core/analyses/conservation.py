@@ -25,6 +25,7 @@ the levels so far is then closed under bracketing with the generators on a neigh
 
 from __future__ import annotations
 
+import itertools
 from collections.abc import Callable
 from dataclasses import dataclass
 
@@ -32,7 +33,6 @@ import numpy as np
 import torch
 from torch.func import jacfwd, jacrev, vmap
 
-from gaugecli.core.activations.base import Activation
 from gaugecli.core.integrate.saveat import SaveAt, integrate
 
 RANK_RTOL = 1e-8
@@ -102,7 +102,9 @@ class Architecture:
             paths = torch.cat([through, Wb[:, -1:]], dim=1) if self.bias else through
         return paths.reshape(-1)
 
-    def forward(self, theta: torch.Tensor, x: torch.Tensor, sigma: Callable[[torch.Tensor], torch.Tensor]) -> torch.Tensor:
+    def forward(
+        self, theta: torch.Tensor, x: torch.Tensor, sigma: Callable[[torch.Tensor], torch.Tensor]
+    ) -> torch.Tensor:
         """The network on inputs ``x`` (n, n_0): σ after every layer but the last."""
         h = x
         layers = self.layers(theta)
@@ -118,7 +120,7 @@ class Architecture:
         linear network every entry ``i ≤ j`` of ``[W_ℓ|b_ℓ][W_ℓ|b_ℓ]ᵀ − W_{ℓ+1}ᵀW_{ℓ+1}`` per hidden layer."""
         layers = self.layers(theta)
         laws = []
-        for Wb, after in zip(layers[:-1], layers[1:], strict=True):
+        for Wb, after in itertools.pairwise(layers):
             out = after[:, : after.shape[1] - int(self.bias)]
             if self.linear:
                 G = Wb @ Wb.T - out.T @ out
@@ -127,7 +129,6 @@ class Architecture:
             else:
                 laws.append((Wb**2).sum(dim=1) - (out**2).sum(dim=0))
         return torch.cat(laws)
-
 
 
 @dataclass
@@ -305,7 +306,7 @@ def law_drift(
         count[0] += 1
         return rhs(t, theta)
 
-    for t0, t1 in zip(times[:-1], times[1:], strict=True):
+    for t0, t1 in itertools.pairwise(times):
         if count[0] >= max_evaluations:
             break
         sol = integrate(counted, (t0, t1), states[-1], method="DOP853", rtol=rtol, atol=rtol * 1e-2, save=SaveAt())

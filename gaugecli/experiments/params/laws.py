@@ -33,9 +33,7 @@ class Laws(Fields):
         min_items=3,
         metavar="N0,N1,…",
     )
-    activation = Model.activation.but(
-        help="Activation of the hidden layers", choices=LAW_ACTIVATIONS, default="relu"
-    )
+    activation = Model.activation.but(help="Activation of the hidden layers", choices=LAW_ACTIVATIONS, default="relu")
     bias = Param("bias", "A bias in every layer (it adds to a hidden neuron's incoming norm)", MODEL, False, bool)
     points = Param(
         "points",
