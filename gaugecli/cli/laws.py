@@ -47,7 +47,7 @@ def summary(outcome: Outcome, path: Path | None) -> None:
     from gaugecli.cli.report import console, fmt, where
 
     r, c = outcome.result, outcome.config
-    known = "one per hidden neuron" if c.activation != "linear" else "n_i(n_i+1)/2 per hidden layer"
+    known = "n_i(n_i+1)/2 per hidden layer" if r.linear else "one per hidden neuron"
     out = console()
     out.print(
         f"gaugecli laws — {','.join(map(str, c.layer_widths))} {c.activation}{' with bias' if c.bias else ''}:"

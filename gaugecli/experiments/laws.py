@@ -66,12 +66,14 @@ class LawsConfig:
 
     @property
     def architecture(self) -> Architecture:
-        return Architecture(tuple(self.layer_widths), self.bias, self.activation == "linear")
+        # σ = α relu + β id with α = 0 is linear: the network is its end-to-end map
+        parts = activation(self.activation).parts()
+        return Architecture(tuple(self.layer_widths), self.bias, parts is not None and parts[1][0] == 0.0)
 
 
 @dataclass
 class LawsResult(Labelled):
-    """``n_laws`` = ``n_params − rank`` (the trace's rank at every point, singular values
+    """``n_laws`` = ``n_params − rank`` (``linear``: the network is its end-to-end map) (the trace's rank at every point, singular values
     ``singular_values`` (point, D), ``gap`` σ_r/σ_{r+1} at the worst point, ``rank_tolerance``
     relative to σ_max; the rank after each level of brackets ``level_ranks``); the known laws:
     ``n_known`` of them, ``known_independent`` independent, ``known_angle`` the largest sine
@@ -83,6 +85,7 @@ class LawsResult(Labelled):
     """The labelled view of this result (:mod:`gaugecli.core.frames`): its dimension names."""
 
     n_laws: int
+    linear: bool
     n_params: int
     n_paths: int
     rank: int
@@ -122,6 +125,7 @@ def laws(config: LawsConfig, progress: Progress | None = None) -> LawsResult:
     others = trace.laws - independent
     return LawsResult(
         n_laws=trace.laws,
+        linear=arch.linear,
         n_params=arch.n_params,
         n_paths=arch.n_paths,
         rank=trace.rank,
