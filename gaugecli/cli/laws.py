@@ -51,7 +51,7 @@ def summary(outcome: Outcome, path: Path | None) -> None:
     out = console()
     out.print(
         f"gaugecli laws — {','.join(map(str, c.layer_widths))} {c.activation}{' with bias' if c.bias else ''}:"
-        f" D = {r.n_params} parameters, N = {r.n_paths} paths"
+        f" D = {r.n_params} parameters, φ of length N = {r.n_paths}"
     )
     out.print(
         f"conservation laws: {r.n_laws} (D − rank {r.rank}; rank after each level of brackets"
