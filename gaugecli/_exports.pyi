@@ -3,6 +3,7 @@
 The lazy exports of :mod:`gaugecli` as type checkers see them."""
 
 from gaugecli.api import Artifact as Artifact
+from gaugecli.api import laws as laws
 from gaugecli.api import load as load
 from gaugecli.api import lockin as lockin
 from gaugecli.api import perturb as perturb
@@ -49,6 +50,8 @@ from gaugecli.experiments.config import ModelConfig as ModelConfig
 from gaugecli.experiments.declare import ConfigError as ConfigError
 from gaugecli.experiments.heavy_ball_pair import HeavyBallPair as HeavyBallPair
 from gaugecli.experiments.heavy_ball_pair import HeavyBallPairConfig as HeavyBallPairConfig
+from gaugecli.experiments.laws import LawsConfig as LawsConfig
+from gaugecli.experiments.laws import LawsResult as LawsResult
 from gaugecli.experiments.limit_dissipation import LimitDissipation as LimitDissipation
 from gaugecli.experiments.limit_dissipation import LimitDissipationConfig as LimitDissipationConfig
 from gaugecli.experiments.limits import LimitConstants as LimitConstants

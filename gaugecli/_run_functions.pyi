@@ -7,6 +7,7 @@ from pathlib import Path
 from typing import Literal, overload
 
 from gaugecli.core.analyses.observables import RunObservables
+from gaugecli.experiments.laws import LawsConfig, LawsResult
 from gaugecli.experiments.lockin.config import LockinConfig
 from gaugecli.experiments.lockin.result import LockinResult
 from gaugecli.experiments.params.shared import Mode
@@ -440,3 +441,15 @@ def predict(
     theta0: float = 1.5707963267948966,
     eps_align: float = 0.01,
 ) -> PredictResult: ...
+
+def laws(
+    config: LawsConfig | None = None,
+    /,
+    *,
+    cache_dir: Path | str | None = None,
+    progress: bool | Callable[[float], None] = False,
+    layer_widths: int | Sequence[int] = (3, 4, 3, 1),
+    activation: Literal["relu", "leaky-relu", "linear"] = "relu",
+    bias: bool = False,
+    points: int = 4,
+) -> LawsResult: ...

@@ -151,6 +151,7 @@ MODULES: list[str] = [
     "gaugecli.experiments.reln_spec",
     "gaugecli.experiments.phase_spec",
     "gaugecli.experiments.predict_spec",
+    "gaugecli.experiments.laws_spec",
     "gaugecli.experiments.figure_runs_spec",
 ]
 """The spec modules, in the order of ``gaugecli --help``: the registry (a test adds one for a toy command)."""

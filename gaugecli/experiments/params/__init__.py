@@ -13,6 +13,13 @@ numpy is imported. This package is their one namespace: ``params.Simulate``, ``p
 
 from __future__ import annotations
 
+from gaugecli.experiments.params.laws import (
+    LAW_ACTIVATIONS,
+    MAX_LAW_LAYERS,
+    MAX_LAW_PARAMS,
+    MAX_LAW_PATHS,
+    Laws,
+)
 from gaugecli.experiments.params.lockin import (
     ASSIGNMENTS,
     Lockin,
@@ -120,9 +127,13 @@ __all__ = [
     "GAUGE_STRENGTH",
     "HORIZON_RANGE",
     "INITS",
+    "LAW_ACTIVATIONS",
     "MAX_ADAM_LR",
     "MAX_AXIS_POINTS",
     "MAX_GAUGE_STRENGTH",
+    "MAX_LAW_LAYERS",
+    "MAX_LAW_PARAMS",
+    "MAX_LAW_PATHS",
     "MAX_PREDICT_FEATURES",
     "MAX_PREDICT_SAMPLES",
     "MAX_PREDICT_WIDTH",
@@ -151,6 +162,7 @@ __all__ = [
     "WIDTHS",
     "Dynamics",
     "Initial",
+    "Laws",
     "Lockin",
     "Mode",
     "Model",
