@@ -189,6 +189,12 @@ CASES = [
     (["verify", "--quick", "--report", "pipe"], RUNTIME, ["--report", "device or pipe"]),
     (["simulate", "--figure", "pipe.png"], RUNTIME, ["--figure", "device or pipe"]),
     (["validate", "pipe"], RUNTIME, ["pipe", "device or pipe"]),
+    # --- laws: widths out of range, too few layers, over the budget, an activation it has no φ for ---
+    (["laws", "--layer-widths", "3,0,1"], USAGE, ["--layer-widths", "[1, 64]", "got 0"]),
+    (["laws", "--layer-widths", "3"], USAGE, ["--layer-widths", "at least 3"]),
+    (["laws", "--layer-widths", "40,40,40,1"], USAGE, ["--layer-widths", "budget allows at most 60 parameters"]),
+    (["laws", "--layer-widths", "3,4,1", "--activation", "erf"], USAGE, ["--activation", "relu, leaky-relu, linear"]),
+    (["laws", "--layer-widths", "3,4,1", "--points", "0"], USAGE, ["--points", "[2, 16]"]),
     (["cache", "clear", "--kind", "nope", "--yes"], USAGE, ["--kind", "one of", "simulate"]),
     (["cache", "list", "--kind", "nope"], USAGE, ["--kind", "one of"]),
     (["cache", "clear", "--older-than", "-1", "--yes"], USAGE, ["--older-than", "≥ 0"]),

@@ -173,7 +173,8 @@ class Param:
         require(
             isinstance(value, (tuple, list)) and len(value) >= self.min_items,
             self.name,
-            f"give at least {self.min_items} value{'s' if self.min_items > 1 else ''} (got {_got(value)})",
+            f"give at least {self.min_items} value{'s' if self.min_items > 1 else ''} "
+            f"(got {len(value) if isinstance(value, (tuple, list)) else 1}: {_got(value)})",
         )
         for x in value:
             self._check_one(x)
