@@ -86,7 +86,9 @@ def test_initial_predictions_and_loss_are_the_same_in_every_gauge(built: Any) ->
     curves = []
     for gauge, delta in DELTAS.items():
         initial = panels["b"][f"initial-{gauge}"]
-        assert initial["t"] == 0.0 and initial["delta"] == pytest.approx(delta, abs=1e-12)
+        assert initial["t"] == 0.0 and initial["delta"] == pytest.approx(
+            delta, abs=1e-12
+        )  # exact by construction: the run's first declared time
         phi, y = np.array(initial["x"]), np.array(initial["y"])
         assert y == pytest.approx(C0 * np.maximum(np.cos(phi - THETA0), 0.0), abs=1e-15)
         curves.append(y)

@@ -195,7 +195,7 @@ def test_speed_ratio_starts_at_the_mobility_ratio_and_averages_to_the_measured_r
         s = d[f"speed-D{D:g}"]
         start = (D + math.sqrt(D**2 + 4 * C0**2)) ** 2 / (4 * C0**2) / D**2
         assert _y(s)[0] == pytest.approx(start, rel=1e-9)
-        assert s["x"][0] == 0.0 and s["x"][-1] == 1.0
+        assert s["x"][0] == 0.0 and s["x"][-1] == 1.0  # exact by construction: the grid's ends as declared
         # two independent integrations: the full flow at rtol 1e-10 and the paired reduced one at
         # 1e-12; an event time carries ~10·rtol, so their ratios agree far inside 1e-7
         assert s["time_average"] == pytest.approx(s["measured_ratio"], rel=1e-7)

@@ -92,7 +92,9 @@ def test_kernel_matches_monte_carlo_including_zero_and_pi() -> None:
     nonzero = kappa > 1e-3
     assert np.all(se[nonzero] < 5e-3 * kappa[nonzero])
     # φ = π: relu(w·x) relu(−λ w·x) vanishes identically
-    assert np.all(mean[5:] == 0.0)
+    assert np.all(
+        mean[5:] == 0.0
+    )  # exact by construction: one factor is relu of a non-positive number, exactly 0, in every sample
     np.testing.assert_allclose(kappa[5:], 0.0, atol=1e-15)
 
 

@@ -149,7 +149,9 @@ def test_nonowner_norm_closed_forms() -> None:
     U = np.stack([E[0], E[2], -E[2]])
     assert float(nonowner_norm(np.array([3.0, 0.6, 0.8]), U, 0)) == pytest.approx(np.sqrt(0.5), rel=1e-14)
     # m = 1: nothing but the owner
-    assert float(nonowner_norm(np.array([2.0]), E[:1], 0)) == 0.0
+    assert (
+        float(nonowner_norm(np.array([2.0]), E[:1], 0)) == 0.0
+    )  # exact by construction: the only neuron is the owner: an empty sum
 
 
 def test_group_norm_is_the_subsets_function_norm() -> None:
@@ -232,7 +234,9 @@ def test_clock_free_gap_hand_value_and_identity() -> None:
     loss, a1, a2 = _curves(t)
     # max_ℓ |ℓ − ℓ²| = 1/4 at ℓ = 1/2
     assert clock_free_gap(loss, a1, loss, a2) == pytest.approx(0.25, abs=1e-4)
-    assert clock_free_gap(loss, a1, loss, a1) == 0.0
+    assert (
+        clock_free_gap(loss, a1, loss, a1) == 0.0
+    )  # exact by construction: the same inputs twice: a difference of identical numbers
 
 
 def test_clock_free_gap_is_invariant_under_monotone_time_reparametrization() -> None:
@@ -325,7 +329,7 @@ def test_log_time_integral_two_clocks_against_closed_form() -> None:
     np.testing.assert_allclose(both, [exact, 2 * exact], rtol=1e-9)
     # two samples: the trapezoid; one sample: nothing
     assert log_time_integral(np.array([0.0, 2.0]), np.array([1.0, 3.0])) == 4.0
-    assert log_time_integral(np.array([0.0]), np.array([1.0])) == 0.0
+    assert log_time_integral(np.array([0.0]), np.array([1.0])) == 0.0  # exact by construction: one point: an empty sum
     with pytest.raises(ValueError, match="increase"):
         log_time_integral(np.array([0.0, 2.0, 1.0]), np.ones(3))
 
@@ -335,7 +339,9 @@ def test_cumulative_log_time_integral_against_closed_form() -> None:
     y, exact = _two_scale_rate(t)
     cumulative = cumulative_log_time_integral(t, y)
     closed = -np.expm1(-t / 1e-3) - 2.0 * np.expm1(-t / 1e2)  # ∫_0^t, at every sample
-    assert cumulative[0] == 0.0 and np.all(np.diff(cumulative) >= 0)
+    assert cumulative[0] == 0.0 and np.all(
+        np.diff(cumulative) >= 0
+    )  # exact by construction: a cumulative integral starts at 0 by definition
     assert cumulative[-1] == pytest.approx(exact, rel=1e-9)  # the end: spectral, as the Simpson total
     np.testing.assert_allclose(cumulative, closed, rtol=2e-3, atol=1e-12)  # in between: O(h²), h = 0.06
     np.testing.assert_allclose(cumulative_log_time_integral(t, np.stack([y, 3 * y]))[1], 3 * cumulative)

@@ -143,7 +143,9 @@ def test_adamw_decay_is_the_models_weight_decay() -> None:
     dyn = DynamicsConfig(mode="gd", eta=1e-3, optimizer="adamw")
     lam = ModelConfig(weight_decay=0.01).weight_decay
     assert dyn.update_rule(lam).decay == lam
-    assert DynamicsConfig(mode="gd", eta=1e-3, optimizer="adam").update_rule(lam).decay == 0.0
+    assert (
+        DynamicsConfig(mode="gd", eta=1e-3, optimizer="adam").update_rule(lam).decay == 0.0
+    )  # exact by construction: Adam's coupled decay leaves the decoupled one unset: a constant
 
 
 def _run(optimizer_name: str, basis: str | None, eta: float, **kw: object) -> tuple[np.ndarray, np.ndarray]:

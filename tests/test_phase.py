@@ -267,7 +267,9 @@ def test_tangent_kernel_is_j_jt_of_the_autograd_jacobian() -> None:
     theta = torch.as_tensor(np.concatenate([a, W.ravel()]))
     J = torch.autograd.functional.jacobian(f, theta).numpy()
     assert np.allclose(tangent_kernel(Network(a, W), X, sigma), J @ J.T, rtol=1e-12, atol=1e-12)
-    assert kernel_change(Network(a, W), Network(a, W), X, sigma) == 0.0
+    assert (
+        kernel_change(Network(a, W), Network(a, W), X, sigma) == 0.0
+    )  # exact by construction: K − K of one computed matrix: exactly 0
     a1 = a * 1.1
     K0, K1 = J @ J.T, tangent_kernel(Network(a1, W), X, sigma)
     assert kernel_change(Network(a, W), Network(a1, W), X, sigma) == pytest.approx(

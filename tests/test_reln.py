@@ -389,7 +389,9 @@ def test_run_reln_small(small_result) -> None:
     assert set(by) == {4.0, -4.0}
     assert by[4.0].t_spec_reln / by[4.0].t_spec_relu == pytest.approx(0.6077, abs=5e-4)
     assert by[-4.0].t_spec_race == by[4.0].t_spec_race
-    assert r.fits.race_symmetry_error == 0.0
+    assert (
+        r.fits.race_symmetry_error == 0.0
+    )  # exact by construction: the race is even in δ through δ², and (−4)² == 4² exactly in IEEE arithmetic
     assert by[4.0].t_spec_reln_initial is None
     assert by[4.0].loss_end_reln_initial == pytest.approx(by[4.0].floor_reln_initial, rel=1e-9)
     assert r.identity_error <= 1e-14
