@@ -37,15 +37,13 @@ def perturb(
     with errors():
         from gaugecli.experiments.keywords import build
         from gaugecli.experiments.perturb import PerturbConfig
+        from gaugecli.experiments.perturb_spec import read_kind
 
         if params["kind"] == "adversarial" and (clash := opt.given(ctx, "seeds")):
             raise bad_parameter(clash[0], "has no effect with --kind adversarial (deterministic); use --kind random")
         for sweep, flags in P.SWEEP_PARAMS.items():
             if sweep not in params["sweeps"] and (clash := opt.given(ctx, *flags)):
                 raise bad_parameter(clash[0], f"has no effect: the {sweep} sweep is not in --sweeps")
-        adversarial = params.pop("kind") == "adversarial"  # the config's field, as the Python API reads --kind
-        config = build(
-            PerturbConfig, "perturb", {**params, "adversarial": adversarial, "model": model, "dynamics": dynamics}
-        )
+        config = build(PerturbConfig, "perturb", {**read_kind(params), "model": model, "dynamics": dynamics})
         outcomes, paths = session.execute(ctx, "perturb", [config], outputs)
     session.summarize(outcomes, paths, report.perturb, outputs.json, quiet=outputs.quiet)

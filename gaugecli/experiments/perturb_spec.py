@@ -7,15 +7,22 @@ from typing import Any
 from gaugecli.experiments.spec import Experiment
 
 
-def api_configs(config: Any, params: dict[str, Any], build: Any) -> tuple[str, list[Any], bool]:
-    """``kind="random"`` or ``"adversarial"`` as on the command line (the config's ``adversarial``)."""
+def read_kind(params: dict[str, Any]) -> dict[str, Any]:
+    """``kind="random"`` or ``"adversarial"`` (the declaration's name, checked) as the config's bool
+    ``adversarial``: the one place the command line and the Python API turn one into the other."""
     from gaugecli.experiments import params as P
-    from gaugecli.experiments.perturb import PerturbConfig
 
     if "kind" in params:
         P.Perturb.kind.check(params["kind"])
         params["adversarial"] = params.pop("kind") == "adversarial"
-    return SPEC.name, [build(config, PerturbConfig, SPEC.api_name, params)], False
+    return params
+
+
+def api_configs(config: Any, params: dict[str, Any], build: Any) -> tuple[str, list[Any], bool]:
+    """``kind="random"`` or ``"adversarial"`` as on the command line (the config's ``adversarial``)."""
+    from gaugecli.experiments.perturb import PerturbConfig
+
+    return SPEC.name, [build(config, PerturbConfig, SPEC.api_name, read_kind(params))], False
 
 
 def rerun_options(config: Any) -> dict[str, Any]:
