@@ -124,3 +124,37 @@ def test_the_selection_boundary_is_read_off_the_classes(sidecar: dict[str, Any])
         assert d["exclusive_eta_max"][f"D{D:.4g}"] == expected
         if D >= 4:
             assert Z[0, ix] == 0, (D, Z[:, ix])
+
+
+@pytest.mark.parametrize("letter", ["e", "f"])
+def test_the_beta_maps_bounds_are_read_off_the_classes(sidecar: dict[str, Any], letter: str) -> None:
+    """(e, f)'s least and largest exclusive β per D are the lowest and the top exclusive rows of the plotted
+    class map (class 0); at D ≥ 4 momentum's map is exclusive on every row of the quick map (the heavy-ball
+    flow's separation still grows like D^{3/2}: the figure's finding, read here off the quick map)."""
+    panel = sidecar[letter]
+    Z = np.asarray(panel["values"], float)
+    for ix, D in enumerate(panel["strengths"]):
+        rows = np.flatnonzero(Z[:, ix] == 0)
+        assert panel["exclusive_min"][f"D{D:.4g}"] == (panel["rows"][rows.min()] if rows.size else None)
+        assert panel["exclusive_max"][f"D{D:.4g}"] == (panel["rows"][rows.max()] if rows.size else None)
+        if letter == "e" and D >= 4:
+            assert np.all(Z[:, ix] == 0), (D, Z[:, ix])
+
+
+def test_the_momentum_maps_beta_zero_row_is_plain_gd(sidecar: dict[str, Any]) -> None:
+    """(e)'s β = 0 row against ``select`` under the plain GD rule (``optimizer="sgd"``, another class than
+    the heavy ball's) at the same η and horizon: torch's momentum at β = 0 is ``θ ← θ − ηg``, so in every
+    cell the +D neuron owns and the cell is exclusive exactly when GD's non-owner norm P(t_h) is at most the
+    pruning level (its quick values sit decades from 1e-6: ~1e-10 pruned, ~1e-4 at D = 1/4)."""
+    from gaugecli.experiments.config import DynamicsConfig
+    from gaugecli.experiments.prune import PRUNED_LEVEL
+    from gaugecli.experiments.select import SelectConfig, select
+
+    panel = sidecar["e"]
+    assert panel["rows"][0] == 0.0  # the map's first row is the axis' declared start β = 0: exact
+    dynamics = DynamicsConfig(mode="gd", optimizer="sgd", eta=runs.BETA_STEP, t_max=runs.MOMENTUM_SELECT_HORIZON)  # type: ignore[arg-type]
+    for ix, D in enumerate(panel["strengths"]):
+        run = select(SelectConfig(dynamics=dynamics, strength=D)).runs[0]
+        assert run.owner == 0 and run.specialized, (D, run.owner)
+        exclusive = float(run.nonowner_norm[-1]) <= PRUNED_LEVEL
+        assert (panel["values"][0][ix] == 0) == exclusive, (D, run.nonowner_norm[-1], panel["values"][0][ix])

@@ -6,7 +6,8 @@ move it (docs/theory.md §13). (b) ``T_spec(−D)/T_spec(+D)`` against D under t
 heavy-ball flow and Adam, with the guides D², D^{3/2} and D through each law's largest D; (c) their
 local slopes ``Δ ln r/Δ ln D`` between neighbouring D, against the laws' 2, 3/2 and 1. (d) The outcome of
 selection (m = 5, owner +D, the others −D) under Adam over (D, η), the class edges drawn in white: the
-boundary where exclusive selection stops.
+boundary where exclusive selection stops; (e, f) the same over (D, β) under heavy-ball momentum and over
+(D, β1) under Adam, at one learning rate.
 """
 
 from __future__ import annotations
@@ -67,11 +68,12 @@ def panel_gauge(ax: Any, runs: dict[str, Any], layout: Layout) -> dict[str, Any]
         ylabel=r"imbalance $\delta = a^2 - \|w\|^2$",
     )
     handles = [style.line_handle(OPTIMIZER_COLORS[n], label=OPTIMIZER_LABELS[n]) for n in OPTIMIZERS]
-    ax.legend(handles=handles, loc="lower right", fontsize=layout.small, handlelength=1.2)
+    ax.legend(handles=handles, loc="lower right", fontsize=layout.small, handlelength=1.2, ncol=2, columnspacing=0.8)
     for sign in (1.0, -1.0):
         text = rf"$\delta(0)={sign * GAUGE_STRENGTH:+g}$"
         style.note(ax, text, (0.012, sign * GAUGE_STRENGTH), layout, offset=(0.0, 9.0 * sign), va="center", color=None)
     ax.set_ylim(-3.2 * GAUGE_STRENGTH, 2.0 * GAUGE_STRENGTH)  # room below the curves for the legend
+    ax.set_yticks([-GAUGE_STRENGTH, 0.0, GAUGE_STRENGTH])  # the starts ±D; no tick label in the legend's rows
     return out
 
 
@@ -149,16 +151,28 @@ def panel_slopes(ax: Any, laws: dict[str, Any], layout: Layout) -> dict[str, Any
 def panel_selection(ax: Any, fig: Any, result: Any, layout: Layout) -> dict[str, Any]:
     """(d): the outcome classes of the phase map (:mod:`gaugecli.plots.phase_map`), and per D the
     largest η at which selection is still exclusive."""
+    drawn = selection_map(ax, fig, result, layout)
+    drawn["exclusive_eta_max"] = drawn.pop("exclusive_max")
+    drawn["etas"] = drawn.pop("rows")
+    return drawn
+
+
+def selection_map(ax: Any, fig: Any, result: Any, layout: Layout) -> dict[str, Any]:
+    """(d, e, f): the outcome classes of a ``select`` phase map over (D, y), and per D the least and the
+    largest y at which selection is exclusive (class 0; ``None``: at none)."""
     from gaugecli.plots import phase_map
 
     drawn = phase_map.panel(ax, fig, result, "outcome", layout)
     Z = result.map("outcome")
-    etas = np.asarray(result.y.values, float)
-    last = {}
+    rows = np.asarray(result.y.values, float)
+    if result.y.scale == "linear":  # a β's rows end at 0.99: ticks on the rows, no cell edge read as β > 1
+        ax.set_yticks(rows, [f"{r:.3g}" for r in rows])
+    lowest, highest = {}, {}
     for ix, D in enumerate(result.x.values):
         exclusive = np.flatnonzero(Z[:, ix] == 0)
-        last[f"D{D:.4g}"] = float(etas[exclusive.max()]) if exclusive.size else None
-    drawn["exclusive_eta_max"] = last
+        lowest[f"D{D:.4g}"] = float(rows[exclusive.min()]) if exclusive.size else None
+        highest[f"D{D:.4g}"] = float(rows[exclusive.max()]) if exclusive.size else None
+    drawn["exclusive_min"], drawn["exclusive_max"] = lowest, highest
     drawn["classes"] = list(result.outcomes)
-    drawn["strengths"], drawn["etas"] = list(result.x.values), list(result.y.values)
+    drawn["strengths"], drawn["rows"] = list(result.x.values), list(result.y.values)
     return drawn

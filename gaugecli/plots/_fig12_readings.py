@@ -35,18 +35,42 @@ READINGS = (
         ".2g",
         "(d) the largest η of the map at which selection is exclusive, D = 16",
     ),
+    Reading(
+        "MomentumBetaUnit",
+        "panels/e/exclusive_max/D1",
+        ".2g",
+        "(e) the largest momentum β of the map at which selection is exclusive, D = 1",
+    ),
+    Reading(
+        "MomentumBetaFour",
+        "panels/e/exclusive_max/D4",
+        ".2g",
+        "(e) the same at D = 4 (the map's largest β: exclusive at every β of the map)",
+    ),
+    Reading(
+        "AdamBetaOneMin",
+        "panels/f/exclusive_min/D16",
+        ".2g",
+        "(f) the least Adam β1 of the map at which selection is exclusive, D = 16",
+    ),
+    Reading(
+        "AdamBetaOneMax",
+        "panels/f/exclusive_max/D16",
+        ".2g",
+        "(f) the largest Adam β1 of the map at which selection is exclusive, D = 16",
+    ),
 )
 """The numbers the caption and the reading quote (:mod:`gaugecli.plots.readings`)."""
 CAPTION = (
     "**Under Adam the gauge is not kept and the ±D separation grows like D, under momentum like D^{{3/2}}, "
-    "not like the flow's D²; the +D owner still wins at small learning rates.** ReLU, one feature, "
-    "u0 ⊥ v = e1. "
-    "(a) δ(t) at ±4: GD keeps it (drift {GdDrift}); Adam moves +4 to {AdamPlusDelta} and −4 to "
-    "{AdamMinusDelta} by alignment. "
-    "(b, c) T_spec(−D)/T_spec(+D) and its local slopes: flow {FlowSlope}, heavy-ball flow (γ = 2) "
-    "{HeavySlopeFirst} → {HeavySlopeLast}, Adam (η = 3e-3) {AdamSlopeFirst} → {AdamSlopeLast}. "
-    "(d) Selection under Adam (m = 5, owner +D, others −D, t = 20) over (D, η): exclusive up to "
-    "η = {ExclusiveEta} at D = 16; above, the non-owners stay unpruned."
+    "not like the flow's D²; the +D owner still wins under momentum, under Adam at moderate η and β1.** "
+    "(a) δ(t) at ±4: GD keeps it (drift {GdDrift}); Adam moves +4 to {AdamPlusDelta}, −4 to "
+    "{AdamMinusDelta}. "
+    "(b, c) T_spec(−D)/T_spec(+D), local slopes: flow {FlowSlope}, heavy ball "
+    "{HeavySlopeFirst} → {HeavySlopeLast}, Adam {AdamSlopeFirst} → {AdamSlopeLast}. "
+    "(d–f) Selection (m = 5, owner +D, others −D) under Adam is exclusive up to "
+    "η = {ExclusiveEta} at D = 16; at η = 1e-2, under momentum at D ≥ 4 up to β = {MomentumBetaFour}, "
+    "under Adam at D = 16 only for β1 from {AdamBetaOneMin} to {AdamBetaOneMax}."
 )
 """The gallery's caption: ``{Name}`` fields are :data:`READINGS`."""
 READING = (
@@ -61,6 +85,13 @@ READING = (
     "is still {AdamPlusSteps} steps at D = 1024). (d) Outcome classes of phase --kind select under Adam at "
     "horizon t = 20; white "
     "edges separate classes. Exclusive selection holds up to η = {ExclusiveEta} at D = 16; one step later the "
-    "non-owners are not pruned by the horizon (or no neuron owns)."
+    "non-owners are not pruned by the horizon (or no neuron owns). (e) The same map under heavy-ball momentum "
+    "at η = 1e-2 over (D, β), horizon t = 40 (β = 0 is GD; the effective step η/(1 − β) grows to 1): the owner "
+    "wins exclusively at every β up to {MomentumBetaFour} for D ≥ 4 — momentum is the heavy-ball flow, whose "
+    "separation still grows like D^{{3/2}}; at D = 1 exclusive up to β = {MomentumBetaUnit}, shared at the "
+    "weakly damped top row (friction γ = (1 − β)/√η ≪ 1), and at D = 1/4 the smaller β need longer than the horizon. (f) Under "
+    "Adam at η = 1e-2 over (D, β1), t = 20: D ≤ 1 is shared at every β1; at D = 16 exclusive for β1 from "
+    "{AdamBetaOneMin} to {AdamBetaOneMax}, unpruned by the horizon at β1 = 0 and "
+    "at the top row."
 )
 """The gallery's longer reading, collapsed under the caption: ``{Name}`` fields are :data:`READINGS`."""

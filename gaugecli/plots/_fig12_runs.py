@@ -2,7 +2,8 @@
 
 Every run is a cached pipeline kind: ``simulate`` runs of population GD under each update rule (as
 ``torch.optim`` steps it, in the stated basis ``v = e1``, ``u0 = e2``), ``simulate`` flow runs, the
-``heavy-ball-pair`` figure run (momentum's ODE limit), and one ``phase`` map of ``select`` under Adam.
+``heavy-ball-pair`` figure run (momentum's ODE limit), and three ``phase`` maps of ``select``: under Adam
+over (D, η), under momentum over (D, β) and under Adam over (D, β1).
 The learning rates are chosen so that every run stays short (the figure's cold cost is in
 tools/figure_costs.json): the separation under Adam at η = :data:`ADAM_LR`, where ``T(+D)`` is still
 ≥ 8 steps at D = 1024 (at η = 1e-2 it falls to 4 and the local slope flattens at 0.85).
@@ -49,6 +50,24 @@ the classes scatter between no owner, shared and a tie among the −D duplicates
 sign-like steps that a second arithmetic path need not reproduce cell for cell."""
 SELECT_HORIZON = 20.0
 """(d)'s horizon t = kη: the −D non-owners are pruned (P ≤ 1e-6) by it at η ≤ 3e-2, D ≥ 4."""
+BETA_STEP = 1e-2
+"""(e, f)'s learning rate η: momentum's and Adam's, so that β alone moves along the maps' rows (momentum's
+effective step η/(1 − β) runs from 1e-2 at β = 0 to 1 at β = 0.99; GD's stable step at D = 64 is 1.2e-2)."""
+MOMENTUM_SELECT_AXES = {
+    False: ("gauge-strength=0.25:64:5:log", "momentum=0:0.99:4"),
+    True: ("gauge-strength=0.25:16:4:log", "momentum=0:0.99:3"),
+}
+"""(e)'s map: D (owner +D, the others −D) against heavy-ball β at η = :data:`BETA_STEP`, β = 0 being GD."""
+MOMENTUM_SELECT_HORIZON = 40.0
+"""(e)'s horizon t = kη: GD (β = 0) prunes the −D non-owners by it at D ≥ 1 (D = 0.25 needs longer)."""
+ADAM_BETA_SELECT_AXES = {
+    False: ("gauge-strength=0.25:64:5:log", "beta1=0:0.99:4"),
+    True: ("gauge-strength=0.25:16:4:log", "beta1=0:0.99:3"),
+}
+"""(f)'s map: D against Adam's β1 (β2 = 0.999) at η = :data:`BETA_STEP`, β1 = 0 being RMSprop with bias
+correction."""
+ADAM_BETA_SELECT_HORIZON = SELECT_HORIZON
+"""(f)'s horizon t = kη, (d)'s."""
 
 
 def _model() -> Any:
@@ -103,13 +122,29 @@ def heavy_ball_config(quick: bool) -> Any:
 
 def select_config(quick: bool) -> Any:
     """(d): ``phase --kind select --mode gd --optimizer adam --t-max 20`` over (D, η), outcome and P."""
+    return _select_map("adam", STEP, SELECT_HORIZON, SELECT_AXES[quick])
+
+
+def momentum_select_config(quick: bool) -> Any:
+    """(e): ``phase --kind select --mode gd --optimizer momentum --eta 1e-2 --t-max 40`` over (D, β)."""
+    return _select_map("momentum", BETA_STEP, MOMENTUM_SELECT_HORIZON, MOMENTUM_SELECT_AXES[quick])
+
+
+def adam_beta_select_config(quick: bool) -> Any:
+    """(f): ``phase --kind select --mode gd --optimizer adam --eta 1e-2 --t-max 20`` over (D, β1)."""
+    return _select_map("adam", BETA_STEP, ADAM_BETA_SELECT_HORIZON, ADAM_BETA_SELECT_AXES[quick])
+
+
+def _select_map(optimizer: str, eta: float, horizon: float, axes: tuple[str, str]) -> Any:
+    """A ``phase`` map of ``select`` (m = 5, owner +D, the others −D) under ``optimizer`` at learning rate
+    ``eta`` to ``horizon``, over ``axes``; outcome and P."""
     from gaugecli.experiments.config import DynamicsConfig
     from gaugecli.experiments.phase.axes import parse_axis
     from gaugecli.experiments.phase.config import PhaseConfig
     from gaugecli.experiments.select import SelectConfig
 
-    x, y = SELECT_AXES[quick]
-    dynamics = DynamicsConfig(mode="gd", optimizer="adam", eta=STEP, t_max=SELECT_HORIZON)  # type: ignore[arg-type]
+    x, y = axes
+    dynamics = DynamicsConfig(mode="gd", optimizer=optimizer, eta=eta, t_max=horizon)  # type: ignore[arg-type]
     return PhaseConfig(
         kind="select",
         x=parse_axis(x, "select", "x"),

@@ -2,7 +2,8 @@
 
 (a) What becomes of δ under GD, momentum, Adam and AdamW; (b, c) the ±D separation against D under the
 population flow (Θ(D²)), the heavy-ball flow (Θ(D^{3/2})) and Adam (Θ(D)), and its local slopes; (d) the
-selection map under Adam over (D, η) with the boundary where exclusive selection stops. The runs are
+selection map under Adam over (D, η) with the boundary where exclusive selection stops; (e, f) the same
+over (D, β) under heavy-ball momentum and over (D, β1) under Adam. The runs are
 :mod:`gaugecli.plots._fig12_runs`, the panels :mod:`gaugecli.plots._fig12_panels`.
 """
 
@@ -13,7 +14,14 @@ from typing import Any
 import numpy as np
 
 from gaugecli.plots import style
-from gaugecli.plots._fig12_panels import panel_gauge, panel_ratios, panel_selection, panel_slopes, separations
+from gaugecli.plots._fig12_panels import (
+    panel_gauge,
+    panel_ratios,
+    panel_selection,
+    panel_slopes,
+    selection_map,
+    separations,
+)
 from gaugecli.plots._fig12_readings import CAPTION, READING, READINGS
 from gaugecli.plots._fig12_runs import (
     ADAM_LR,
@@ -21,10 +29,12 @@ from gaugecli.plots._fig12_runs import (
     HEAVY_BALL_STRENGTHS,
     OPTIMIZERS,
     STRENGTHS,
+    adam_beta_select_config,
     adam_config,
     flow_config,
     gauge_config,
     heavy_ball_config,
+    momentum_select_config,
     select_config,
 )
 from gaugecli.plots.render import Inputs, Need
@@ -37,15 +47,19 @@ CLAIM = "beyond: Adam keeps no gauge and separates ±D like D, momentum like D^{
 MAIN_PANELS: tuple[str, ...] = ("c", "d")
 """The main-text version: the separation's local slopes (the three laws) and the selection map with its
 boundary."""
-SIDECAR_TOLERANCES = (("d/values", 0.0, 0.0, "outcome classes (integers)"),)
+SIDECAR_TOLERANCES = (
+    ("d/values", 0.0, 0.0, "outcome classes (integers)"),
+    ("e/values", 0.0, 0.0, "outcome classes (integers)"),
+    ("f/values", 0.0, 0.0, "outcome classes (integers)"),
+)
 """Where a number is exact, and why (first match wins); the rest use the shared defaults."""
-LETTERS = "abcd"
+LETTERS = "abcdef"
 __all__ = ["CAPTION", "CLAIM", "MAIN_PANELS", "READING", "READINGS", "build", "needs"]
 
 
 def needs(quick: bool) -> dict[str, Need]:
     """(a) eight simulate runs; (b, c) the flow's and Adam's ±D simulate pairs and one heavy-ball pair;
-    (d) one phase map of select."""
+    (d, e, f) three phase maps of select."""
     out = {f"{o}-{g}": Need("simulate", gauge_config(o, g)) for o in OPTIMIZERS for g in GAUGES}
     for D in STRENGTHS[quick]:
         for g in GAUGES:
@@ -53,16 +67,18 @@ def needs(quick: bool) -> dict[str, Need]:
             out[f"adam-{g}-D{D:g}"] = Need("simulate", adam_config(g, D))
     out["heavy-ball"] = Need("heavy-ball-pair", heavy_ball_config(quick))
     out["select"] = Need("phase", select_config(quick))
+    out["select-momentum"] = Need("phase", momentum_select_config(quick))
+    out["select-adam-beta1"] = Need("phase", adam_beta_select_config(quick))
     return out
 
 
 def _axes(layout: Layout) -> tuple[Any, dict[str, Any]]:
-    """The full figure 2 × 2; the main version: its panels in one row."""
+    """The full figure 3 × 2; the main version: its panels in one row."""
     if layout.is_main:
         wanted = [p for p in LETTERS if layout.wants(p)]
         fig, axes = style.new_figure(layout.width, layout.height(0.42), nrows=1, ncols=len(wanted))
         return fig, dict(zip(wanted, np.atleast_1d(axes), strict=True))
-    fig, axes = style.new_figure(layout.width, layout.height(0.86), nrows=2, ncols=2)
+    fig, axes = style.new_figure(layout.width, layout.height(1.26), nrows=3, ncols=2)
     return fig, dict(zip(LETTERS, axes.ravel(), strict=True))
 
 
@@ -86,7 +102,7 @@ def _key(panels: dict[str, Any], laws: dict[str, Any]) -> dict[str, Any]:
 
 
 def build(inputs: Inputs, layout: Layout) -> tuple[Any, dict[str, Any]]:
-    """Four panels (2 × 2) at the layout's width (the main version: those of ``layout.panels``);
+    """Six panels (3 × 2) at the layout's width (the main version: those of ``layout.panels``);
     returns the figure and its sidecar panels (the full figure's, whichever are drawn)."""
     from matplotlib.backends.backend_agg import FigureCanvasAgg
     from matplotlib.figure import Figure
@@ -106,6 +122,8 @@ def build(inputs: Inputs, layout: Layout) -> tuple[Any, dict[str, Any]]:
         "b": panel_ratios(ax["b"], laws, layout),
         "c": panel_slopes(ax["c"], laws, layout),
         "d": panel_selection(ax["d"], fig if "d" in axes else spare, inputs["select"], layout),
+        "e": selection_map(ax["e"], fig if "e" in axes else spare, inputs["select-momentum"], layout),
+        "f": selection_map(ax["f"], fig if "f" in axes else spare, inputs["select-adam-beta1"], layout),
     }
     for letter in axes:
         style.panel_label(axes[letter], layout.label(letter))

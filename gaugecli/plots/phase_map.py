@@ -39,6 +39,9 @@ AXIS_LABELS = {
     "rtol": "solver rtol",
     "d": r"input dimension $d$",
     "k": r"teacher features $k$",
+    "momentum": r"momentum $\beta$",
+    "beta1": r"Adam's $\beta_1$",
+    "beta2": r"Adam's $\beta_2$",
 }
 """Axis labels in the paper's symbols (an axis not listed is labelled by its option name)."""
 METRIC_LABELS = {
