@@ -165,7 +165,7 @@ def selection_map(ax: Any, fig: Any, result: Any, layout: Layout) -> dict[str, A
     drawn = phase_map.panel(ax, fig, result, "outcome", layout)
     Z = result.map("outcome")
     rows = np.asarray(result.y.values, float)
-    if result.y.scale == "linear":  # a β's rows end at 0.99: ticks on the rows, no cell edge read as β > 1
+    if result.y.scale != "log":  # a β's rows end at 0.99: ticks on the rows, no cell edge read as β > 1
         ax.set_yticks(rows, [f"{r:.3g}" for r in rows])
     lowest, highest = {}, {}
     for ix, D in enumerate(result.x.values):

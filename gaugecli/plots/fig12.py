@@ -43,7 +43,7 @@ from gaugecli.plots.venue import Layout
 MIN_WIDTH = 5.0
 """Narrower than this (inches) the panels are illegible; ``plot --width`` refuses it."""
 
-CLAIM = "beyond: Adam keeps no gauge and separates ±D like D, momentum like D^{3/2}; the owner still wins at small η"
+CLAIM = "beyond: Adam keeps no gauge and separates ±D like D, momentum like D^{3/2}; the owner still wins under momentum, under Adam at small η"
 MAIN_PANELS: tuple[str, ...] = ("c", "d")
 """The main-text version: the separation's local slopes (the three laws) and the selection map with its
 boundary."""
