@@ -69,6 +69,7 @@ def simulate(
     basis: Literal["standard", "random"] | None = None,
     basis_seed: int | None = None,
     step_error: bool | None = None,
+    imbalance_every_step: bool | None = None,
 ) -> list[RunObservables]: ...
 
 @overload
@@ -116,6 +117,7 @@ def select(
     basis: Literal["standard", "random"] | None = None,
     basis_seed: int | None = None,
     step_error: bool | None = None,
+    imbalance_every_step: bool | None = None,
 ) -> SelectResult: ...
 
 @overload
@@ -164,6 +166,7 @@ def select(
     basis: Literal["standard", "random"] | None = None,
     basis_seed: int | None = None,
     step_error: bool | None = None,
+    imbalance_every_step: bool | None = None,
 ) -> OwnerSweepResult: ...
 
 def prune(
@@ -204,6 +207,7 @@ def prune(
     basis: Literal["standard", "random"] | None = None,
     basis_seed: int | None = None,
     step_error: bool | None = None,
+    imbalance_every_step: bool | None = None,
 ) -> PruneResult: ...
 
 def lockin(
@@ -259,6 +263,7 @@ def lockin(
     basis: Literal["standard", "random"] | None = None,
     basis_seed: int | None = None,
     step_error: bool | None = None,
+    imbalance_every_step: bool | None = None,
 ) -> LockinResult: ...
 
 def perturb(
@@ -310,6 +315,7 @@ def perturb(
     basis: Literal["standard", "random"] | None = None,
     basis_seed: int | None = None,
     step_error: bool | None = None,
+    imbalance_every_step: bool | None = None,
 ) -> PerturbResult: ...
 
 def reln(
@@ -352,6 +358,7 @@ def reln(
     basis: Literal["standard", "random"] | None = None,
     basis_seed: int | None = None,
     step_error: bool | None = None,
+    imbalance_every_step: bool | None = None,
 ) -> RelnResult: ...
 
 def phase(
@@ -405,6 +412,7 @@ def phase(
     basis: Literal["standard", "random"] | None = None,
     basis_seed: int | None = None,
     step_error: bool | None = None,
+    imbalance_every_step: bool | None = None,
     owner: int = 0,
 ) -> PhaseResult: ...
 

@@ -130,6 +130,12 @@ CASES = [
     (["select", "--seeds", "0,1"], USAGE, ["--seeds", "no effect"]),
     (["prune", "--no-sample", "--n-samples", "100"], USAGE, ["--n-samples", "no effect"]),
     (["simulate", "--d", "4", "--mode", "gd", "--eta", "100", "--out", "new/x.json"], USAGE, ["--eta below"]),
+    (["simulate", "--imbalance-every-step"], USAGE, ["--imbalance-every-step", "no effect", "gd"]),
+    (
+        ["simulate", "--mode", "gd", "--eta", "1e-4", "--t-max", "400", "--m", "5", "--imbalance-every-step"],
+        USAGE,
+        ["--imbalance-every-step", "153 MiB", "2^24", "--t-max"],
+    ),
     # --- select -------------------------------------------------------------------------------
     (["select", "--m", "5", "--owner", "5"], USAGE, ["--owner", "[0, 4]"]),
     (["select", "--m", "2", "--owner", "-1"], USAGE, ["--owner", "≥ 0"]),

@@ -209,6 +209,7 @@ CONTEXT: dict[tuple[type, str], dict[str, Any]] = {
     (DynamicsConfig, "basis"): {"mode": P.Mode.gd},
     (DynamicsConfig, "basis_seed"): {"mode": P.Mode.gd, "basis": "random"},
     (DynamicsConfig, "step_error"): {"mode": P.Mode.gd, "eta": 1e-3},
+    (DynamicsConfig, "imbalance_every_step"): {"mode": P.Mode.gd, "eta": 1e-3},
     (SimulateConfig, "seed"): {"dynamics": DynamicsConfig(mode=P.Mode.sample)},
     (SelectConfig, "seeds"): {"dynamics": DynamicsConfig(mode=P.Mode.sample)},
     (OwnerSweepConfig, "seeds"): {"dynamics": DynamicsConfig(mode=P.Mode.sample)},

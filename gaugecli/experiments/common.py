@@ -223,6 +223,9 @@ def integrate_ensemble(
             ),
             net.weight_decay,
         )
+    every_step = bool(dynamics.imbalance_every_step)
+    if every_step:
+        _check_imbalance_every_step(math.ceil(t_max / eta) + 1, members, m)
     traj = gradient_descent(
         Network(a0, W0),
         net,
@@ -234,6 +237,7 @@ def integrate_ensemble(
         method=("sgd" if mode is Mode.sgd else "gd") if rule.name == "sgd" else rule.name,
         progress=progress,
         optimizer=None if rule.is_gd else rule,
+        imbalance_every_step=every_step,
     )
     t_eta = None if mode is Mode.sgd else _first_crossings(traj.crossing_times)
     if choice is None and not (dynamics.step_error and (t_eta is None or np.any(np.isfinite(t_eta)))):
@@ -256,6 +260,19 @@ def integrate_ensemble(
         )
     traj.stats = replace(traj.stats, step_error=choice.step_error)
     return _in_basis(traj, space), full
+
+
+def _check_imbalance_every_step(steps: int, members: int, m: int) -> None:
+    """Refuse, before it starts, a run whose δ per step would exceed the budget (one line, naming the option)."""
+    from gaugecli.core.integrate.descent import IMBALANCE_PER_STEP_BUDGET
+
+    numbers = steps * members * m
+    require(
+        numbers <= IMBALANCE_PER_STEP_BUDGET,
+        "imbalance_every_step",
+        f"would keep {numbers:.3g} numbers ({steps} steps × {members} runs × {m} neurons, "
+        f"{8 * numbers / 2**20:.0f} MiB), above its budget of 2^24 (128 MiB); shorten `t_max` or raise `eta`",
+    )
 
 
 def _in_basis(traj: Trajectory, space: Subspace | None) -> Trajectory:

@@ -176,6 +176,7 @@ _APPLIES = {
     "rtol": ((Mode.flow, Mode.sample), "a fixed step, no tolerance"),
     "max_steps": ((Mode.gd, Mode.sample_gd, Mode.sgd), "a flow takes no fixed steps"),
     "step_error": ((Mode.gd, Mode.sample_gd, Mode.sgd), "a flow has no step"),
+    "imbalance_every_step": ((Mode.gd, Mode.sample_gd, Mode.sgd), "a flow has no step"),
     "device": ((Mode.sample, Mode.sample_gd, Mode.sgd), "population dynamics run in numpy"),
     **{
         name: ((Mode.gd, Mode.sample_gd, Mode.sgd), "a flow has no update rule")
@@ -210,7 +211,9 @@ class DynamicsConfig:
     ``weight_decay`` λ is the objective's ``+λθ`` in the gradient for sgd, momentum and adam (torch's
     coupled ``weight_decay``), and AdamW's decoupled decay ``θ ← (1 − ηλ)θ`` for adamw (whose gradient
     is then the loss's alone). ``basis`` random: the optimizer steps in the coordinates of a seeded
-    orthogonal ``Q`` (``basis_seed``); only Adam's per-coordinate rule sees it.
+    orthogonal ``Q`` (``basis_seed``); only Adam's per-coordinate rule sees it. ``imbalance_every_step``
+    (stepped modes): keep δ of every neuron at every step (``RunObservables.imbalance_per_step``), within
+    :data:`~gaugecli.core.integrate.descent.IMBALANCE_PER_STEP_BUDGET` numbers.
     """
 
     mode: Mode = Dynamics.mode.default
@@ -231,6 +234,9 @@ class DynamicsConfig:
     basis: str | None = field(default=Dynamics.basis.default, metadata={LATER_FIELD: True})
     basis_seed: int | None = field(default=Dynamics.basis_seed.default, metadata={LATER_FIELD: True})
     step_error: bool | None = field(default=Dynamics.step_error.default, metadata={LATER_FIELD: True})
+    imbalance_every_step: bool | None = field(
+        default=Dynamics.imbalance_every_step.default, metadata={LATER_FIELD: True}
+    )
 
     def __post_init__(self) -> None:
         try:

@@ -49,7 +49,8 @@ class RunObservables(Labelled):
     GD/SGD step and the estimated relative discretisation error of ``T_spec`` (``None`` for flows).
     ``imbalance_by_steps`` (GD and SGD at a degree p): δ propagated from δ(0) by GD's per-step
     identity ``δ_{k+1} = (1 − 2ηλ)δ_k + η²(g_a² − ‖g_w‖²/p)``, which is what breaks the flow's law
-    under a finite step; ``imbalance_step_residual`` = ``max_{t,j} |δ_j(t) − δ̂_j(t)| / max(1, |δ_j(0)|)``,
+    under a finite step; ``imbalance_per_step`` (stepped runs with ``imbalance_every_step``): δ ``(K + 1, m)``
+    of every iterate ``k = 0 … K`` at ``t = kη``, not only at the saved times; ``imbalance_step_residual`` = ``max_{t,j} |δ_j(t) − δ̂_j(t)| / max(1, |δ_j(0)|)``,
     round-off for a gradient of the model's objective (``None`` for flows).
 
     With ``k > 1`` teacher features (:mod:`gaugecli.core.analyses.ownership` defines each): ``ownership``
@@ -78,6 +79,7 @@ class RunObservables(Labelled):
                 ("t", "neuron"),
             ),
             "crossing_times": ("neuron",),
+            "imbalance_per_step": ("step", "neuron"),
             "ownership": ("t", "neuron", "feature"),
             "feature_nonowner_norm": ("t", "feature"),
             **dict.fromkeys(("owners", "computed_owners", "feature_specialized"), ("feature",)),
@@ -129,6 +131,7 @@ class RunObservables(Labelled):
     pruned: list[bool] | None = None
     feature_nonowner_norm: Array | None = None
     unaligned_norm: Array | None = field(default=None, metadata={LATER_FIELD: True})
+    imbalance_per_step: Array | None = field(default=None, metadata={LATER_FIELD: True})
 
     @property
     def final_loss(self) -> float:
@@ -274,6 +277,7 @@ def observe(trajectory: Trajectory, model: Model, member: tuple[int, ...] = ()) 
         imbalance_by_steps=by_steps,
         imbalance_step_residual=step_residual,
         unaligned_norm=unaligned_norm,
+        imbalance_per_step=None if trajectory.imbalance_per_step is None else trajectory.imbalance_per_step[member],
         **per_feature,
     )
 

@@ -64,6 +64,9 @@ def stable_step_bound(theta: Network, model: Model, objective: Objective | None 
     return float(2.0 / np.max(lam))
 
 
+IMBALANCE_PER_STEP_BUDGET = 2**24
+"""The most numbers (neurons × steps × members) a run keeps with ``imbalance_every_step``: 128 MiB of
+float64 in memory (and ~3× that as the artifact's JSON text); a run needing more is refused before it starts."""
 PROGRESS_EVERY = 1000
 """GD reports its progress every this many steps (the saved steps are log-spaced, too sparse late)."""
 
@@ -94,6 +97,7 @@ def gradient_descent(
     method: str = "gd",
     progress: Progress | None = None,
     optimizer: Optimizer | None = None,
+    imbalance_every_step: bool = False,
 ) -> Trajectory:
     """``θ ← θ − η g_k(θ)`` from ``θ0`` (one network or an ensemble); iterate ``k`` sits at time ``t = kη``.
 
@@ -118,6 +122,10 @@ def gradient_descent(
     ``optimizer``: another update rule than ``θ ← θ − η g`` (:mod:`gaugecli.core.integrate.optimizers`:
     momentum, Adam, AdamW as torch.optim steps them), with ``eta`` its learning rate; iterate ``k``
     still sits at ``t = kη``, and no per-step identity for δ is propagated (it is GD's).
+
+    ``imbalance_every_step``: also keep ``δ_j = a_j² − ‖w_j‖²/p`` of every iterate ``k = 0 … K`` (not only
+    the saved ones), as ``Trajectory.imbalance_per_step`` ``(..., K + 1, m)`` at ``t = kη``: 8 bytes per
+    neuron per step per member, held in memory (the caller bounds it: :data:`IMBALANCE_PER_STEP_BUDGET`).
     """
     objective_name, population = "population", True
     if isinstance(oracle, Objective):
@@ -142,6 +150,7 @@ def gradient_descent(
         imbalance(Network(a, W), p) if model.activation.homogeneous and (optimizer is None or optimizer.is_gd) else None
     )
     state = None if optimizer is None else optimizer.start()
+    per_step = np.empty((n_steps + 1,) + batch + (m,)) if imbalance_every_step else None
     converged = np.zeros(batch, bool)
     pending = np.isnan(crossing)  # neurons whose crossing is still to come
     limit = None
@@ -159,6 +168,8 @@ def gradient_descent(
                 message + ("" if optimizer is None else f" for GD; {optimizer.describe()} was stepping")
             )
         converged = gsq <= grad_tol**2
+        if per_step is not None:
+            per_step[k] = imbalance(Network(a, W), p)
         crossed = stop_at_crossing and not np.any(np.all(pending, axis=-1))
         done = k == n_steps or bool(np.all(converged)) or crossed
         if k in record_set or done:
@@ -198,4 +209,5 @@ def gradient_descent(
         converged=np.asarray(converged),
         empirical_loss=None if losses[0] is None else np.moveaxis(np.array(losses), 0, -1),
         imbalance_by_steps=None if law is None else np.moveaxis(np.array([s[4] for s in saved]), 0, -2),
+        imbalance_per_step=None if per_step is None else np.moveaxis(per_step[: k + 1], 0, -2),
     )

@@ -53,6 +53,9 @@ class Trajectory:
     by GD's per-step identity from δ(0) (:func:`gaugecli.core.integrate.descent.gradient_descent`); ``None``
     for flows.
 
+    ``imbalance_per_step`` (stepped runs asked for it): δ ``(..., K + 1, m)`` of every iterate ``k = 0 … K``
+    at ``t = kη``, not only of the saved ones; ``None`` otherwise.
+
     ``absorption_times`` (flows): ``(..., n, m)`` the first time each neuron came within the slaving
     level of ``w = 0`` (:mod:`gaugecli.core.integrate.absorption`; NaN: never), or ``None`` when none did.
     """
@@ -68,6 +71,7 @@ class Trajectory:
     basis: Array | None = None
     imbalance_by_steps: Array | None = None
     absorption_times: Array | None = None
+    imbalance_per_step: Array | None = None
 
     @property
     def theta(self) -> Network:

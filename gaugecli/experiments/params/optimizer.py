@@ -95,6 +95,15 @@ class Stepping(Fields):
     basis_seed = Param(
         "basis_seed", "Seed of the random basis Q (`basis` random)", DYNAMICS, None, int, low=0, default_text="0"
     )
+    imbalance_every_step = Param(
+        "imbalance_every_step",
+        "Record δ_j = a_j² − ‖w_j‖² of every neuron at every step (the run's imbalance_per_step), not only at "
+        "the saved iterates: 8 bytes per neuron per step, refused above 2^24 numbers (128 MiB)",
+        DYNAMICS,
+        None,
+        bool,
+        default_text="off",
+    )
 
 
 class Dynamics(shared.Dynamics, Stepping):
