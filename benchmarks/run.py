@@ -18,7 +18,7 @@ Rows (one function each):
     j  bench_scale.dimension         time and peak RSS against d (16…10⁵), this build vs previous
     k  bench_activations.activations population flow ±D per activation vs relu
     l  bench_fused.compiled          population gradient/Hessian: compiled loops vs numpy closed forms
-    m  bench_optimizers.optimizers   population-GD steps per optimizer (momentum, Adam, AdamW) vs plain GD
+    m  bench_optimizers.optimizers   population-GD steps per optimizer vs plain GD; the compiled momentum loop
     n  bench_gd_cost.gd_cost         `simulate --mode sample-gd --eta` on Kunin et al.'s cell vs its training alone
 
 Rows h–j also write scaling.png (their curves) and scaling.json (every point).
