@@ -378,3 +378,23 @@ def test_heavy_ball_claim_judges_the_three_halves_law_and_refuses_the_others() -
         assert not _heavy_ball_exponent(inputs(law(2.0), quick), quick).passed
     drifting = inputs(lambda D: D**1.5 * np.exp(0.01 * np.log(D) ** 2 / (2 * np.log(4.0) ** 2)), False)
     assert not _heavy_ball_exponent(drifting, False).passed
+
+
+def test_momentum_drift_claim_judges_order_eta_and_refuses_order_one() -> None:
+    """The verify claim passes per-step records whose drift is proportional to η and fails one whose drift
+    does not shrink with η (Adam's kind) or shrinks like η² (records built from those laws: the judge alone)."""
+    from types import SimpleNamespace
+
+    from gaugecli.pipeline import Inputs
+    from gaugecli.verify.optimizers import DRIFT_ETAS, _momentum_drift
+
+    def inputs(power: float) -> Inputs:
+        t = np.linspace(0.0, 2.0, 11)
+        runs = {
+            f"eta{eta:g}": SimpleNamespace(imbalance_per_step=(-4.0 + eta**power * t)[:, None]) for eta in DRIFT_ETAS
+        }
+        return Inputs(runs, {})
+
+    assert _momentum_drift(inputs(1.0), True).passed
+    assert not _momentum_drift(inputs(0.0), True).passed
+    assert not _momentum_drift(inputs(2.0), True).passed
