@@ -231,3 +231,21 @@ def test_the_marks_change_nothing_a_reader_sees() -> None:
         html = re.sub(r"^<!--[^\n]*?-->\n", "", md.render(text), flags=re.MULTILINE)  # a block of its own
         shown = comment.sub("", html)
         assert shown == md.render(bare), f"{page.relative_to(ROOT)}: a mark changes how the page renders"
+
+
+def test_the_marks_change_nothing_the_site_shows() -> None:
+    """The same through Python-Markdown with the site's extensions (mkdocs.yml; the docs extra), blank
+    lines aside: a comment block leaves one where the page without it has none."""
+    markdown = pytest.importorskip("markdown")
+    extensions = ["tables", "attr_list", "md_in_html", "footnotes", "admonition"]
+    comment = re.compile(r"<!--.*?-->", re.DOTALL)
+
+    def html(text: str) -> str:
+        shown = comment.sub("", markdown.Markdown(extensions=extensions).convert(text))
+        return "\n".join(line for line in shown.splitlines() if line.strip())
+
+    for page in T.pages():
+        text = page.read_text(encoding="utf-8")
+        if T.marked(text):
+            bare = comment.sub("", re.sub(r"^<!--[^\n]*?-->\n", "", text, flags=re.MULTILINE))
+            assert html(text) == html(bare), f"{page.relative_to(ROOT)}: a mark changes how the site renders it"
