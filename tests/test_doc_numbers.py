@@ -66,6 +66,35 @@ ALLOWED: dict[str, dict[str, str]] = {
 """Inputs the context rules do not see, per page: the value and why it is no measurement."""
 
 
+EXECUTED = [ROOT / "docs" / "tutorial.md", *sorted((ROOT / "docs" / "howto").glob("*.md"))]
+"""The pages whose ``pycon`` blocks run in the test suite, their outputs compared with the page's
+(tests/test_tutorial.py, tests/test_howtos.py): a number they print is the code's."""
+_FENCE = re.compile(r"^```(\w*)\n(.*?)^```$", re.MULTILINE | re.DOTALL)
+
+
+def _executed_outputs() -> set[str]:
+    """Every number an executed ``pycon`` block prints (its output lines, not its input)."""
+    out: set[str] = set()
+    for page in EXECUTED:
+        for language, body in _FENCE.findall(page.read_text(encoding="utf-8")):
+            if language == "pycon":
+                lines = [line for line in body.splitlines() if not line.startswith((">>>", "..."))]
+                out |= set(NUMBER.findall("\n".join(lines)))
+    return out
+
+
+def _comments(markdown: str) -> str:
+    """The comments of the page's shell and Python blocks (``# T_spec ≈ 0.436``): prose a reader reads
+    in code."""
+    return "\n".join(
+        line.split(" # ", 1)[1]
+        for language, body in _FENCE.findall(markdown)
+        if language in ("bash", "console", "sh", "python")
+        for line in body.splitlines()
+        if " # " in line
+    )
+
+
 def _unmarked(markdown: str) -> str:
     """The page with each generated number (a mark and its printed text) taken out."""
     return T.MARK.sub(" ", markdown)
@@ -78,9 +107,11 @@ def _inputs_removed(prose: str) -> str:
 
 
 def typed(markdown: str, printed: set[str], allowed: dict[str, str] | None = None) -> list[str]:
-    """The decimals of the page's prose that are neither generated, a printed reading, nor an input
-    (a percent written with a space, ``77 %``, read as ``77%``)."""
-    prose = _inputs_removed(re.sub(r"(\d) %", r"\1%", _prose(_unmarked(markdown))))
+    """The decimals of the page's prose and of its shell blocks' comments that are neither generated, a
+    printed reading (of a figure, or of an executed ``pycon`` block), nor an input (a percent written
+    with a space, ``77 %``, read as ``77%``)."""
+    text = _prose(_unmarked(markdown)) + "\n" + _comments(markdown)
+    prose = _inputs_removed(re.sub(r"(\d) %", r"\1%", text))
     return [
         t
         for t in NUMBER.findall(prose)
@@ -145,10 +176,12 @@ def test_the_check_recognises_inputs_and_flags_a_typed_measurement() -> None:
     )
     assert typed(text, {"1.9934"}) == ["0.436", "64%"]
     assert typed(text, {"1.9934"}, {"0.436": "why", "64%": "why"}) == []
+    shell = "```bash\ngaugecli simulate --mode sample  # T_spec ≈ 0.434 (n = 100000)\n```\n"
+    assert typed(shell, set()) == ["0.434"]
 
 
 def test_every_decimal_of_the_pages_is_generated_a_reading_or_an_input() -> None:
-    printed = _printed_readings()
+    printed = _printed_readings() | _executed_outputs()
     found = {}
     for page in _checked_pages():
         name = str(page.relative_to(ROOT))
