@@ -10,9 +10,10 @@ printed at, in an HTML comment just before the printed text::
 The region's opening line names the data (:func:`source`): ``figure:NAME``, a committed figure's
 sidecar (its readings by name, or a path in its ``result``: ``figure:fig10`` and ``CAlphaAtZero``);
 ``benchmarks``, ``benchmarks/results.json`` (a path from a row's id: ``f3/measured``); or ``NAME``,
-the artifact ``docs/data/NAME.json`` of a run that is no figure's, written by the one command
-``docs/data/sources.toml`` gives for it (``python tools/doc_numbers.py --run NAME`` runs it; the
-artifact holds its config and config hash, and ``--out`` writes the TOML that reruns it beside it). An
+``docs/data/NAME.json``, written by the one command ``docs/data/sources.toml`` gives for it
+(``python tools/doc_numbers.py --run NAME`` runs it): the artifact of a run that is no figure's (its
+config and config hash inside, and ``--out`` writes the TOML that reruns it beside it), or the
+``numbers`` a ``python tools/…`` script computes, with its command and provenance. An
 expression is a name of the source's view (a ``predict`` study's is :mod:`tools.doc_views`), a path
 ``a/b/0`` into it, or ``min(P, …)``/``max(P, …)`` over the names matching the patterns ``P``
 (``fnmatch``; ``!P`` leaves those out); ``EXPR@SOURCE`` reads another source than the region's. The format is :func:`gaugecli.plots.readings.printed`'s
@@ -55,7 +56,7 @@ from gaugecli.plots import readings as R  # noqa: E402 (the repository root firs
 
 # a printed number: what readings.printed writes (sign, digits, fraction, exponent, percent)
 PRINTED = r"-?\d+(?:\.\d+)?(?:e-?\d+)?%?"
-MARK = re.compile(r"<!--\{(?P<expr>[^{}:]+):(?P<format>[^{}]+)\}-->(?P<text>" + PRINTED + ")?")
+MARK = re.compile(r"<!--\{(?P<expr>[^{}]+):(?P<format>\.\d+[efg%])\}-->(?P<text>" + PRINTED + ")?")
 REGION = re.compile(r"<!-- numbers: (?P<source>\S+) -->(?P<body>.*?)<!-- /numbers -->", re.DOTALL)
 GENERATED = ("cli.md", "reference.md", "gallery.md")
 """Pages written whole by a generator, with their own checks (tests/test_docs.py, test_gallery.py)."""
@@ -128,6 +129,9 @@ def _data(name: str) -> View:
     if name not in sources():
         raise KeyError(f"{name}: not a data source of {SOURCES.relative_to(ROOT)}")
     path = DATA / f"{name}.json"
+    payload = json.loads(path.read_text(encoding="utf-8"))
+    if "schema" not in payload:  # a tool's numbers ({"command", "provenance", "numbers"}), not an artifact
+        return View(str(path.relative_to(ROOT)), payload["numbers"], payload["numbers"])
     artifact = load(path)  # schema, both hashes, and the config rebuilt to its hash
     views: dict[str, Callable[[Any], dict[str, float]]] = {}
     if artifact.kind == "predict":
@@ -135,8 +139,7 @@ def _data(name: str) -> View:
 
         views["predict"] = predict_view
     flat = views[artifact.kind](artifact) if artifact.kind in views else {}
-    tree = json.loads(path.read_text(encoding="utf-8"))["result"]
-    return View(str(path.relative_to(ROOT)), flat, tree)
+    return View(str(path.relative_to(ROOT)), flat, payload["result"])
 
 
 _VIEWS: dict[str, View] = {}
@@ -217,12 +220,16 @@ def stale() -> list[str]:
 
 
 def run(name: str) -> Path:
-    """Run the command ``sources.toml`` gives for ``name`` with ``--out docs/data/NAME.json`` (and its
-    rerun TOML beside it), the cache in ``runs/``: the one way a data file is written."""
+    """Run the command ``sources.toml`` gives for ``name``: a ``gaugecli`` command with ``--out
+    docs/data/NAME.json`` (and its rerun TOML beside it; the cache in ``runs/``), or a ``python tools/…``
+    script that writes that file itself: the one way a data file is written."""
     program, *words = shlex.split(sources()[name]["command"])
-    if program != "gaugecli":
-        raise ValueError(f"{name}: its command must start with gaugecli, not {program!r}")
     out = DATA / f"{name}.json"
+    if program == "python":  # a tool of tools/ that writes docs/data/NAME.json itself
+        subprocess.run([sys.executable, *words], check=True, cwd=ROOT)
+        return out
+    if program != "gaugecli":
+        raise ValueError(f"{name}: its command must start with gaugecli or python, not {program!r}")
     gaugecli = Path(sys.executable).with_name("gaugecli")  # this environment's
     subprocess.run([str(gaugecli), *words, "--out", str(out.relative_to(ROOT))], check=True, cwd=ROOT)
     return out

@@ -1,0 +1,118 @@
+"""docs/data/theory.json: the numbers of the theory page's tables that are computed, not derived by
+hand — the single neuron's specialization times from the reduced (c, θ) equations, their distance
+to the full flow, the asymptotic constants with their Richardson extrapolation, and the whole-run
+dissipation budget (docs/theory.md §6–§8; the page shows the code, this runs it).
+
+    python tools/theory_data.py    # writes docs/data/theory.json (tools/doc_numbers.py --run theory)
+
+Names (``tools/doc_numbers.py`` reads them flat): ``D{D}.plus``, ``D{D}.minus`` (T_spec(±D), the
+reduced equations at rtol 1e-13), ``D{D}.plus_scaled`` (D·T_spec(+D)), ``D{D}.minus_scaled``
+(T_spec(−D)/D), ``D{D}.ratio`` (T(−D)/(D² T(+D))), ``D{D}.flow_plus``, ``D{D}.flow_minus`` (relative
+distance of ``gradient_flow`` in d = 16 at rtol 1e-12 from them); ``favorable.limit``,
+``favorable.richardson``, ``favorable.order``, ``favorable.correction`` (D²(D·T(+D) − limit) at
+D = 1024), and the same for ``unfavorable``; ``ratio.limit``; §8's dissipation budget
+(:func:`budget`).
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+
+import numpy as np
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+OUT = ROOT / "docs" / "data" / "theory.json"
+COMMAND = "python tools/theory_data.py"
+TABLE = (1, 4, 16, 64, 256, 1024)
+RICHARDSON = tuple(2.0**k for k in range(5, 11))  # D = 32 … 1024, as the page's code
+BUDGET = (1, 4, 16, 64, 256)
+
+
+def _flow_tspec(delta: float, reduced: float) -> float:
+    """T_spec of one neuron by the package's flow in d = 16 at rtol 1e-12 (tests/test_reduced.py's),
+    run to twice the reduced equations' T_spec so that the crossing lies inside the horizon."""
+    from gaugecli.core.integrate.flow import FlowOptions, gradient_flow
+    from gaugecli.core.model.gauge import duplicate_initial_condition
+    from gaugecli.core.model.model import standard_model
+    from gaugecli.core.model.state import Network
+
+    teacher = standard_model(16)
+    a0, W0 = duplicate_initial_condition(teacher, np.array([delta]))
+    t_max = 2.0 * reduced
+    options = FlowOptions(rtol=1e-12, atol=1e-15)
+    return float(gradient_flow(Network(a0, W0), teacher, t_max=t_max, options=options).crossing_times[0])
+
+
+def numbers() -> dict[str, float]:
+    from gaugecli.core.reduced.limits import favorable_limit, fitted_order, richardson_limit, unfavorable_limit
+    from gaugecli.core.reduced.planar import reduced_specialization_time
+
+    out: dict[str, float] = {}
+    for D in TABLE:
+        plus, minus = reduced_specialization_time(D, rtol=1e-13), reduced_specialization_time(-D, rtol=1e-13)
+        out |= {
+            f"D{D}.plus": plus,
+            f"D{D}.minus": minus,
+            f"D{D}.plus_scaled": plus * D,
+            f"D{D}.minus_scaled": minus / D,
+            f"D{D}.ratio": minus / plus / D**2,
+            f"D{D}.flow_plus": abs(_flow_tspec(D, plus) - plus) / plus,
+            f"D{D}.flow_minus": abs(_flow_tspec(-D, minus) - minus) / minus,
+        }
+    Ds = np.array(RICHARDSON)
+    scaled = {
+        "favorable": (favorable_limit(), [reduced_specialization_time(D, rtol=1e-13) * D for D in Ds]),
+        "unfavorable": (unfavorable_limit(), [reduced_specialization_time(-D, rtol=1e-13) / D for D in Ds]),
+    }
+    for name, (limit, values) in scaled.items():
+        out[f"{name}.limit"] = limit
+        out[f"{name}.richardson"] = richardson_limit(Ds, np.array(values))[0]
+        out[f"{name}.order"] = fitted_order(Ds, np.array(values), limit)
+        out[f"{name}.correction"] = (values[-1] - limit) * Ds[-1] ** 2
+    out["ratio.limit"] = out["unfavorable.limit"] / out["favorable.limit"]
+    return out | budget()
+
+
+def budget() -> dict[str, float]:
+    """§8's whole-run dissipation: ``budget.{plus,minus}.D{D}.{reaction,transport,share,share0}`` —
+    ∫R dt, ∫T dt and the reaction share from ``solve_reduced`` run to ‖∇L‖ ≤ 1e-10, and the share at
+    t = 0 from the population's dissipation at the start; ``D{inf}`` from the limiting problems."""
+    from gaugecli.core.model.gauge import duplicate_initial_condition
+    from gaugecli.core.model.model import standard_model
+    from gaugecli.core.model.state import Network
+    from gaugecli.core.population.dynamics import dissipation
+    from gaugecli.core.reduced.limits import favorable_limit_dissipation, unfavorable_limit_dissipation
+    from gaugecli.core.reduced.planar import solve_reduced
+
+    teacher = standard_model(16)
+    out: dict[str, float] = {}
+    for sign, name in ((1.0, "plus"), (-1.0, "minus")):
+        for D in BUDGET:
+            run = solve_reduced(np.array([sign * D]), t_max=200.0 * (1 + D))
+            R, T = run.dissipated_reaction, run.dissipated_transport
+            at_start = dissipation(Network(*duplicate_initial_condition(teacher, np.array([sign * D]))), teacher)
+            key = f"budget.{name}.D{D}"
+            out |= {f"{key}.reaction": R, f"{key}.transport": T, f"{key}.share": R / (R + T)}
+            R0, T0 = np.asarray(at_start.reaction).item(), np.asarray(at_start.transport).item()
+            out[f"{key}.share0"] = R0 / (R0 + T0)
+        limit = favorable_limit_dissipation() if sign > 0 else unfavorable_limit_dissipation()
+        key = f"budget.{name}.Dinf"
+        out |= {f"{key}.reaction": limit.reaction, f"{key}.transport": limit.transport}
+        out[f"{key}.share"] = limit.reaction_share
+    return out
+
+
+def main() -> int:
+    from gaugecli.store.artifacts import stable_provenance
+
+    payload = {"command": COMMAND, "provenance": stable_provenance(), "numbers": numbers()}
+    OUT.write_text(json.dumps(payload, indent=1, allow_nan=False) + "\n", encoding="utf-8")
+    print(OUT.relative_to(ROOT))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
