@@ -322,3 +322,15 @@ def test_the_marks_change_nothing_the_site_shows() -> None:
         if T.marked(text):
             bare = comment.sub("", re.sub(r"^<!--[^\n]*?-->\n", "", text, flags=re.MULTILINE))
             assert html(text) == html(bare), f"{page.relative_to(ROOT)}: a mark changes how the site renders it"
+
+
+def test_the_benchmarks_and_figure_sources_read_their_files() -> None:
+    """``benchmarks`` walks benchmarks/results.json from a row's id; ``figure:NAME`` names its readings."""
+    results = json.loads((ROOT / "benchmarks" / "results.json").read_text(encoding="utf-8"))
+    row = results["rows"][0]
+    seconds = row["data"]["records"]["+D"][0]["gaugecli"]["seconds"]
+    assert T.source("benchmarks").value(f"{row['id']}/data/records/+D/0/gaugecli/seconds") == seconds
+    fig1 = json.loads((ROOT / "figures" / "fig1.json").read_text(encoding="utf-8"))
+    assert T.source("figure:fig1").value("FavorableTSpec") == fig1["result"]["panels"]["key"]["t_spec"]["favorable"]
+    with pytest.raises(KeyError, match="no number"):
+        T.source("figure:fig1").value("NoSuchReading")
