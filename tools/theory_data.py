@@ -1,7 +1,7 @@
 """docs/data/theory.json: the numbers of the theory page's tables that are computed, not derived by
 hand — the single neuron's specialization times from the reduced (c, θ) equations, their distance
 to the full flow, the asymptotic constants with their Richardson extrapolation, and the whole-run
-dissipation budget (docs/theory.md §6–§8; the page shows the code, this runs it).
+dissipation budget and an equal pair's separation exponent (docs/theory.md §6–§9; the page shows the code, this runs it).
 
     python tools/theory_data.py    # writes docs/data/theory.json (tools/doc_numbers.py --run theory)
 
@@ -11,7 +11,7 @@ reduced equations at rtol 1e-13), ``D{D}.plus_scaled`` (D·T_spec(+D)), ``D{D}.m
 distance of ``gradient_flow`` in d = 16 at rtol 1e-12 from them); ``favorable.limit``,
 ``favorable.richardson``, ``favorable.order``, ``favorable.correction`` (D²(D·T(+D) − limit) at
 D = 1024), and the same for ``unfavorable``; ``ratio.limit``; §8's dissipation budget
-(:func:`budget`).
+(:func:`budget`) and §9's separation exponents of equal pairs (:func:`pairs`).
 """
 
 from __future__ import annotations
@@ -29,6 +29,7 @@ COMMAND = "python tools/theory_data.py"
 TABLE = (1, 4, 16, 64, 256, 1024)
 RICHARDSON = tuple(2.0**k for k in range(5, 11))  # D = 32 … 1024, as the page's code
 BUDGET = (1, 4, 16, 64, 256)
+PAIRS_MINUS, PAIRS_PLUS = (4, 8), (4, 64)
 
 
 def _flow_tspec(delta: float, reduced: float) -> float:
@@ -73,7 +74,32 @@ def numbers() -> dict[str, float]:
         out[f"{name}.order"] = fitted_order(Ds, np.array(values), limit)
         out[f"{name}.correction"] = (values[-1] - limit) * Ds[-1] ** 2
     out["ratio.limit"] = out["unfavorable.limit"] / out["favorable.limit"]
-    return out | budget()
+    return out | budget() | pairs()
+
+
+def pairs() -> dict[str, float]:
+    """§9's separation exponent of an equal pair along its exact symmetric trajectory (the pair as one
+    neuron with 2δ, read back by ``planar_parameters``; tests/test_reduced.py's ``_pair_exponent``):
+    ``pair.minus.D{D}.at_tspec`` (Λ at T_spec) and ``pair.plus.D{D}.at_end`` (Λ at the run's end)."""
+    from gaugecli.core.analyses.symmetry import antisymmetric_rate, separation_exponent
+    from gaugecli.core.model.model import standard_model
+    from gaugecli.core.model.state import Network
+    from gaugecli.core.reduced.planar import planar_parameters, solve_reduced
+
+    def exponent(delta: float) -> tuple[float, float]:
+        run = solve_reduced(np.array([2 * delta]), t_max=200 * (1 + abs(delta)))
+        t = np.concatenate([[0.0], np.geomspace(1e-4 / abs(delta), run.t[-1], 1000)])
+        C, theta = run.dense(t)
+        a, W = planar_parameters(np.repeat(C / 2, 2, axis=1), np.repeat(theta, 2, axis=1), np.full(2, delta))
+        lam = separation_exponent(t, antisymmetric_rate(Network(a, W), standard_model(2), (0, 1)))
+        return float(np.interp(run.crossing_times[0], t, lam)), float(lam[-1])
+
+    out = {}
+    for D in PAIRS_MINUS:
+        at_tspec = exponent(-D)[0]
+        out |= {f"pair.minus.D{D}.at_tspec": at_tspec, f"pair.minus.D{D}.per_D": at_tspec / D}
+    out |= {f"pair.plus.D{D}.at_end": exponent(float(D))[1] for D in PAIRS_PLUS}
+    return out
 
 
 def budget() -> dict[str, float]:
