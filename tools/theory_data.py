@@ -8,7 +8,9 @@ dissipation budget and an equal pair's separation exponent (docs/theory.md §6�
 Names (``tools/doc_numbers.py`` reads them flat): ``D{D}.plus``, ``D{D}.minus`` (T_spec(±D), the
 reduced equations at rtol 1e-13), ``D{D}.plus_scaled`` (D·T_spec(+D)), ``D{D}.minus_scaled``
 (T_spec(−D)/D), ``D{D}.ratio`` (T(−D)/(D² T(+D))), ``D{D}.flow_plus``, ``D{D}.flow_minus`` (relative
-distance of ``gradient_flow`` in d = 16 at rtol 1e-12 from them); ``favorable.limit``,
+distance of ``gradient_flow`` in d = 16 at rtol 1e-12 from them), ``D{D}.flow_correction_plus``,
+``D{D}.flow_correction_minus`` (that flow's D²(D·T(+D) − limit), D²(T(−D)/D − limit)); ``favorable.limit``
+(``favorable.limit.c0_0.03`` at other c0),
 ``favorable.richardson``, ``favorable.order``, ``favorable.correction`` (D²(D·T(+D) − limit) at
 D = 1024), and the same for ``unfavorable``; ``ratio.limit``; §8's dissipation budget
 (:func:`budget`) and §9's separation exponents of equal pairs (:func:`pairs`).
@@ -54,14 +56,19 @@ def numbers() -> dict[str, float]:
     out: dict[str, float] = {}
     for D in TABLE:
         plus, minus = reduced_specialization_time(D, rtol=1e-13), reduced_specialization_time(-D, rtol=1e-13)
+        flow_plus, flow_minus = _flow_tspec(D, plus), _flow_tspec(-D, minus)
+        out |= {
+            f"D{D}.flow_correction_plus": (flow_plus * D - favorable_limit()) * D**2,
+            f"D{D}.flow_correction_minus": (flow_minus / D - unfavorable_limit()) * D**2,
+        }
         out |= {
             f"D{D}.plus": plus,
             f"D{D}.minus": minus,
             f"D{D}.plus_scaled": plus * D,
             f"D{D}.minus_scaled": minus / D,
             f"D{D}.ratio": minus / plus / D**2,
-            f"D{D}.flow_plus": abs(_flow_tspec(D, plus) - plus) / plus,
-            f"D{D}.flow_minus": abs(_flow_tspec(-D, minus) - minus) / minus,
+            f"D{D}.flow_plus": abs(flow_plus - plus) / plus,
+            f"D{D}.flow_minus": abs(flow_minus - minus) / minus,
         }
     Ds = np.array(RICHARDSON)
     scaled = {
@@ -74,6 +81,7 @@ def numbers() -> dict[str, float]:
         out[f"{name}.order"] = fitted_order(Ds, np.array(values), limit)
         out[f"{name}.correction"] = (values[-1] - limit) * Ds[-1] ** 2
     out["ratio.limit"] = out["unfavorable.limit"] / out["favorable.limit"]
+    out |= {f"favorable.limit.c0_{c0:g}": favorable_limit(c0=c0) for c0 in (0.03, 0.1, 0.3)}
     return out | budget() | pairs()
 
 
