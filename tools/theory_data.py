@@ -112,8 +112,9 @@ def pairs() -> dict[str, float]:
 
 def budget() -> dict[str, float]:
     """§8's whole-run dissipation: ``budget.{plus,minus}.D{D}.{reaction,transport,share,share0}`` —
-    ∫R dt, ∫T dt and the reaction share from ``solve_reduced`` run to ‖∇L‖ ≤ 1e-10, and the share at
-    t = 0 from the population's dissipation at the start; ``D{inf}`` from the limiting problems."""
+    ∫R dt, ∫T dt and the reaction share from ``solve_reduced`` run to ‖∇L‖ ≤ 1e-10, and the reaction
+    share at t = 0 from the population's dissipation at the start (``transport_share0``: the rest);
+    ``Dinf`` from the limiting problems (``transport_share``: the transport's)."""
     from gaugecli.core.model.gauge import duplicate_initial_condition
     from gaugecli.core.model.model import standard_model
     from gaugecli.core.model.state import Network
@@ -131,11 +132,11 @@ def budget() -> dict[str, float]:
             key = f"budget.{name}.D{D}"
             out |= {f"{key}.reaction": R, f"{key}.transport": T, f"{key}.share": R / (R + T)}
             R0, T0 = np.asarray(at_start.reaction).item(), np.asarray(at_start.transport).item()
-            out[f"{key}.share0"] = R0 / (R0 + T0)
+            out |= {f"{key}.share0": R0 / (R0 + T0), f"{key}.transport_share0": T0 / (R0 + T0)}
         limit = favorable_limit_dissipation() if sign > 0 else unfavorable_limit_dissipation()
         key = f"budget.{name}.Dinf"
         out |= {f"{key}.reaction": limit.reaction, f"{key}.transport": limit.transport}
-        out[f"{key}.share"] = limit.reaction_share
+        out |= {f"{key}.share": limit.reaction_share, f"{key}.transport_share": 1.0 - limit.reaction_share}
     return out
 
 
