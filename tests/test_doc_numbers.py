@@ -342,3 +342,14 @@ def test_the_benchmarks_and_figure_sources_read_their_files() -> None:
     assert T.source("figure:fig1").value("FavorableTSpec") == fig1["result"]["panels"]["key"]["t_spec"]["favorable"]
     with pytest.raises(KeyError, match="no number"):
         T.source("figure:fig1").value("NoSuchReading")
+
+
+def test_a_hand_edited_tool_data_file_is_refused(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A tool's numbers carry their hash: one edited by hand no longer matches it and is not quoted."""
+    payload = json.loads((T.DATA / "theory.json").read_text(encoding="utf-8"))
+    assert T.numbers_hash(payload["numbers"]) == payload["numbers_hash"]
+    payload["numbers"]["D4.plus"] = 0.4363
+    (tmp_path / "theory.json").write_text(json.dumps(payload), encoding="utf-8")
+    monkeypatch.setattr(T, "DATA", tmp_path)
+    with pytest.raises(ValueError, match="numbers_hash"):
+        T._data("theory")

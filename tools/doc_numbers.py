@@ -16,8 +16,9 @@ config and config hash inside, and ``--out`` writes the TOML that reruns it besi
 ``numbers`` a ``python tools/…`` script computes, with its command and provenance. An
 expression is a name of the source's view (a ``predict`` study's is :mod:`tools.doc_views`), a path
 ``a/b/0`` into it, or ``min(P, …)``/``max(P, …)`` over the names matching the patterns ``P``
-(``fnmatch``; ``!P`` leaves those out); ``EXPR@SOURCE`` reads another source than the region's. The format is :func:`gaugecli.plots.readings.printed`'s
-(``.2f``, ``.0%``, ``.3g``, ``.1e``): the one function every generated number goes through.
+(``fnmatch``; ``!P`` leaves those out); ``EXPR@SOURCE`` reads another source than the region's.
+The format is :func:`gaugecli.plots.readings.printed`'s (``.2f``, ``.0%``, ``.3g``, ``.1e``): the one
+function every generated number goes through.
 
 Why comments: GitHub and mkdocs both hide them, so the page reads as plain Markdown in either, the
 source keeps its prose where a writer edits it (no template beside the page to keep in step), and
@@ -130,9 +131,16 @@ def _data(name: str) -> View:
         raise KeyError(f"{name}: not a data source of {SOURCES.relative_to(ROOT)}")
     path = DATA / f"{name}.json"
     payload = json.loads(path.read_text(encoding="utf-8"))
-    if "schema" not in payload:  # a tool's numbers ({"command", "provenance", "numbers"}), not an artifact
+    if "schema" not in payload:  # a tool's numbers ({"command", "provenance", "numbers", "numbers_hash"})
+        if numbers_hash(payload["numbers"]) != payload.get("numbers_hash"):
+            raise ValueError(f"{path.relative_to(ROOT)}: its numbers_hash does not match (edited by hand?): rerun it")
         return View(str(path.relative_to(ROOT)), payload["numbers"], payload["numbers"])
-    artifact = load(path)  # schema, both hashes, and the config rebuilt to its hash
+    from gaugecli.store.errors import ArtifactError
+
+    try:
+        artifact = load(path)  # schema, both hashes, and the config rebuilt to its hash
+    except ArtifactError as error:  # e.g. the command's config changed since: the data is stale
+        raise ArtifactError(f"{error} (run `python tools/doc_numbers.py --run {name}`, then `make docs`)") from None
     views: dict[str, Callable[[Any], dict[str, float]]] = {}
     if artifact.kind == "predict":
         from doc_views import predict_view
@@ -140,6 +148,13 @@ def _data(name: str) -> View:
         views["predict"] = predict_view
     flat = views[artifact.kind](artifact) if artifact.kind in views else {}
     return View(str(path.relative_to(ROOT)), flat, payload["result"])
+
+
+def numbers_hash(numbers: Mapping[str, float]) -> str:
+    """SHA-256 of a tool's numbers as canonical JSON: a hand-edited data file is refused, as an artifact is."""
+    import hashlib
+
+    return hashlib.sha256(json.dumps(numbers, sort_keys=True, allow_nan=False).encode()).hexdigest()
 
 
 _VIEWS: dict[str, View] = {}

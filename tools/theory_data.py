@@ -26,6 +26,7 @@ import numpy as np
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
+sys.path.insert(0, str(ROOT / "tools"))
 OUT = ROOT / "docs" / "data" / "theory.json"
 COMMAND = "python tools/theory_data.py"
 TABLE = (1, 4, 16, 64, 256, 1024)
@@ -141,9 +142,17 @@ def budget() -> dict[str, float]:
 
 
 def main() -> int:
+    from doc_numbers import numbers_hash
+
     from gaugecli.store.artifacts import stable_provenance
 
-    payload = {"command": COMMAND, "provenance": stable_provenance(), "numbers": numbers()}
+    values = numbers()
+    payload = {
+        "command": COMMAND,
+        "provenance": stable_provenance(),
+        "numbers": values,
+        "numbers_hash": numbers_hash(values),
+    }
     OUT.write_text(json.dumps(payload, indent=1, allow_nan=False) + "\n", encoding="utf-8")
     print(OUT.relative_to(ROOT))
     return 0
