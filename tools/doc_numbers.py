@@ -133,7 +133,7 @@ def _data(name: str) -> View:
     payload = json.loads(path.read_text(encoding="utf-8"))
     if "schema" not in payload:  # a tool's numbers ({"command", "provenance", "numbers", "numbers_hash"})
         if numbers_hash(payload["numbers"]) != payload.get("numbers_hash"):
-            raise ValueError(f"{path.relative_to(ROOT)}: its numbers_hash does not match (edited by hand?): rerun it")
+            raise ValueError(f"{path}: its numbers_hash does not match (edited by hand?): rerun it")
         return View(str(path.relative_to(ROOT)), payload["numbers"], payload["numbers"])
     from gaugecli.store.errors import ArtifactError
 
