@@ -1,7 +1,8 @@
 """docs/data/theory.json: the numbers of the theory page's tables that are computed, not derived by
 hand — the single neuron's specialization times from the reduced (c, θ) equations, their distance
 to the full flow, the asymptotic constants with their Richardson extrapolation, and the whole-run
-dissipation budget and an equal pair's separation exponent (docs/theory.md §6–§9; the page shows the code, this runs it).
+dissipation budget, an equal pair's separation exponent and the linear and erf laws (docs/theory.md
+§6–§12; the page shows the code, this runs it).
 
     python tools/theory_data.py    # writes docs/data/theory.json (tools/doc_numbers.py --run theory)
 
@@ -13,7 +14,7 @@ distance of ``gradient_flow`` in d = 16 at rtol 1e-12 from them), ``D{D}.flow_co
 (``favorable.limit.c0_0.03`` at other c0),
 ``favorable.richardson``, ``favorable.order``, ``favorable.correction`` (D²(D·T(+D) − limit) at
 D = 1024), and the same for ``unfavorable``; ``ratio.limit``; §8's dissipation budget
-(:func:`budget`) and §9's separation exponents of equal pairs (:func:`pairs`).
+(:func:`budget`), §9's separation exponents of equal pairs (:func:`pairs`) and §12's laws (:func:`laws`).
 """
 
 from __future__ import annotations
@@ -33,6 +34,8 @@ TABLE = (1, 4, 16, 64, 256, 1024)
 RICHARDSON = tuple(2.0**k for k in range(5, 11))  # D = 32 … 1024, as the page's code
 BUDGET = (1, 4, 16, 64, 256)
 PAIRS_MINUS, PAIRS_PLUS = (4, 8), (4, 64)
+LINEAR = (16.0, 64.0, 256.0, 1024.0)  # fig8's D of the law
+ERF = (1024.0, 4096.0, 16384.0, 65536.0, 262144.0, 1e6)
 
 
 def _flow_tspec(delta: float, reduced: float) -> float:
@@ -83,7 +86,36 @@ def numbers() -> dict[str, float]:
         out[f"{name}.correction"] = (values[-1] - limit) * Ds[-1] ** 2
     out["ratio.limit"] = out["unfavorable.limit"] / out["favorable.limit"]
     out |= {f"favorable.limit.c0_{c0:g}": favorable_limit(c0=c0) for c0 in (0.03, 0.1, 0.3)}
-    return out | budget() | pairs()
+    return out | budget() | pairs() | laws()
+
+
+def laws() -> dict[str, float]:
+    """§12's logarithmic laws from ``simulate`` runs (m = 1, the paper's start): the linear network's
+    local slope of T(−D), ``linear.slope.D{a}_{b}`` = Δ ln T/Δ ln D between neighbouring D of fig8's
+    16 … 1024; erf's ``erf.plus_scaled.D1024`` (D·T(+D)); erf's increments of T(−D)/D per unit ln D,
+    ``erf.increment.D{a}_{b}``, for D = 1024 … 10⁶, and their excess over 3π²/4 times √D/ln D at the
+    midpoints, ``erf.excess.D{a}_{b}`` (tests/test_fig8.py's computation)."""
+    from gaugecli.experiments.config import ModelConfig
+    from gaugecli.experiments.simulate import SimulateConfig, simulate
+
+    def tspec(activation: str, gauge: str, D: float) -> float:
+        config = SimulateConfig(model=ModelConfig(activation=activation), gauge=gauge, strengths=(float(D),))
+        (run,) = simulate(config)
+        return float(run.t_spec)
+
+    out: dict[str, float] = {}
+    linear = np.array([tspec("linear", "unfavorable", D) for D in LINEAR])
+    slopes = np.diff(np.log(linear)) / np.diff(np.log(LINEAR))
+    out |= {f"linear.slope.D{a:g}_{b:g}": s for a, b, s in zip(LINEAR[:-1], LINEAR[1:], slopes, strict=True)}
+    out["erf.plus_scaled.D1024"] = tspec("erf", "favorable", 1024) * 1024
+    Ds = np.array(ERF)
+    scaled = np.array([tspec("erf", "unfavorable", D) for D in Ds]) / Ds
+    increments = np.diff(scaled) / np.diff(np.log(Ds))
+    mid = np.sqrt(Ds[1:] * Ds[:-1])
+    excess = (increments - 0.75 * np.pi**2) * np.sqrt(mid) / np.log(mid)
+    for a, b, inc, exc in zip(Ds[:-1], Ds[1:], increments, excess, strict=True):
+        out |= {f"erf.increment.D{a:g}_{b:g}": float(inc), f"erf.excess.D{a:g}_{b:g}": float(exc)}
+    return out
 
 
 def pairs() -> dict[str, float]:
