@@ -168,6 +168,10 @@ def budget() -> dict[str, float]:
             out |= {f"{key}.share0": R0 / (R0 + T0), f"{key}.transport_share0": T0 / (R0 + T0)}
         limit = favorable_limit_dissipation() if sign > 0 else unfavorable_limit_dissipation()
         key = f"budget.{name}.Dinf"
+        # the share at t = 0 as D → ∞: at D = 10⁶, where its O(1/D²) distance to the limit is ~1e-12
+        far = dissipation(Network(*duplicate_initial_condition(teacher, np.array([sign * 1e6]))), teacher)
+        R0, T0 = np.asarray(far.reaction).item(), np.asarray(far.transport).item()
+        out[f"{key}.share0"] = R0 / (R0 + T0)
         out |= {f"{key}.reaction": limit.reaction, f"{key}.transport": limit.transport}
         out |= {f"{key}.share": limit.reaction_share, f"{key}.transport_share": 1.0 - limit.reaction_share}
     return out
