@@ -70,13 +70,16 @@ lint: $(STAMP)
 # ARCHITECTURE.md's module list, generated from the module docstrings (tests/test_architecture.py), and the
 # figure gallery docs/gallery.md, generated from the committed sidecars (tests/test_gallery.py), the API
 # reference docs/reference.md and the run functions' type stubs gaugecli/*.pyi, generated from the
-# specs and parameter declarations (tests/test_api_types.py).
+# specs and parameter declarations (tests/test_api_types.py), and the numbers the other pages quote,
+# printed from their data (tools/doc_numbers.py: figures' sidecars, benchmarks/results.json, docs/data/*.json;
+# tests/test_doc_numbers.py).
 docs: $(STAMP)
 	$(BIN)/python tools/cli_docs.py > docs/cli.md
 	$(BIN)/python tools/architecture.py --write
 	$(BIN)/python tools/gallery.py --write
 	$(BIN)/python tools/api_reference.py --write
 	$(BIN)/python -m gaugecli.signatures
+	$(BIN)/python tools/doc_numbers.py
 
 # The documentation site (mkdocs.yml) into build/site, strictly: a warning fails the build. Its math is
 # typeset by KaTeX, taken from the npm registry at build time (tools/mkdocs_hooks.py); needs npm.

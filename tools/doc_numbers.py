@@ -1,0 +1,275 @@
+"""The numbers of the documentation pages, printed from data, never typed.
+
+A page marks every number it quotes with the expression that computes it and the precision it is
+printed at, in an HTML comment just before the printed text::
+
+    <!-- numbers: predict-one-feature -->
+    … argmax c·α names the owner in <!--{k1.m2.rho0.c-alpha:.0%}-->77% of runs …
+    <!-- /numbers -->
+
+The region's opening line names the data (:func:`source`): ``figure:NAME``, a committed figure's
+sidecar (its readings by name, or a path in its ``result``: ``figure:fig10`` and ``CAlphaAtZero``);
+``benchmarks``, ``benchmarks/results.json`` (a path from a row's id: ``f3/measured``); or ``NAME``,
+``docs/data/NAME.json``, written by the one command ``docs/data/sources.toml`` gives for it
+(``python tools/doc_numbers.py --run NAME`` runs it): the artifact of a run that is no figure's (its
+config and config hash inside, and ``--out`` writes the TOML that reruns it beside it), or the
+``numbers`` a ``python tools/…`` script computes, with its command and provenance. An
+expression is a name of the source's view (a ``predict`` study's is :mod:`tools.doc_views`), a path
+``a/b/0`` into it, or ``min(P, …)``/``max(P, …)`` over the names matching the patterns ``P``
+(``fnmatch``; ``!P`` leaves those out); ``EXPR@SOURCE`` reads another source than the region's.
+The format is :func:`gaugecli.plots.readings.printed`'s (``.2f``, ``.0%``, ``.3g``, ``.1e``): the one
+function every generated number goes through.
+
+Why comments: GitHub and mkdocs both hide them, so the page reads as plain Markdown in either, the
+source keeps its prose where a writer edits it (no template beside the page to keep in step), and
+each number carries its provenance where it stands. ``make docs`` rewrites the printed texts in place
+(:func:`render` is idempotent); ``tests/test_doc_numbers.py`` checks that every page is current and
+that every decimal of the pages' prose is generated, a reading, or an input it recognises.
+
+    python tools/doc_numbers.py            # rewrite the marked numbers of every page (`make docs`)
+    python tools/doc_numbers.py --check    # exit 1 naming each page whose numbers are stale
+    python tools/doc_numbers.py --run NAME # run NAME's command (docs/data/sources.toml) into docs/data/
+"""
+
+from __future__ import annotations
+
+import argparse
+import fnmatch
+import json
+import re
+import shlex
+import subprocess
+import sys
+import tomllib
+from collections.abc import Callable, Iterator, Mapping
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+sys.path.insert(0, str(ROOT / "tools"))  # doc_views, beside this file, also when a test loads it by path
+DOCS = ROOT / "docs"
+DATA = DOCS / "data"
+SOURCES = DATA / "sources.toml"
+
+from gaugecli.plots import readings as R  # noqa: E402 (the repository root first: run as a script)
+
+# a printed number: what readings.printed writes (sign, digits, fraction, exponent, percent)
+PRINTED = r"-?\d+(?:\.\d+)?(?:e-?\d+)?%?"
+MARK = re.compile(r"<!--\{(?P<expr>[^{}]+):(?P<format>\.\d+[efg%])\}-->(?P<text>" + PRINTED + ")?")
+REGION = re.compile(r"<!-- numbers: (?P<source>\S+) -->(?P<body>.*?)<!-- /numbers -->", re.DOTALL)
+GENERATED = ("cli.md", "reference.md", "gallery.md")
+"""Pages written whole by a generator, with their own checks (tests/test_docs.py, test_gallery.py)."""
+
+
+@dataclass(frozen=True)
+class View:
+    """A source's numbers: ``flat`` by name (what ``min``/``max`` patterns range over) and ``tree``,
+    the nested data a path walks; ``origin`` says where they were read."""
+
+    origin: str
+    flat: Mapping[str, float]
+    tree: Any
+
+    def value(self, expr: str) -> float:
+        """The number ``expr`` names: a name, a ``/`` path, or ``min(…)``/``max(…)`` of names."""
+        expr = expr.strip()
+        call = re.fullmatch(r"(min|max)\((.+)\)", expr)
+        if call:
+            names = self.matching([p.strip() for p in call[2].split(",")])
+            if not names:
+                raise KeyError(f"{self.origin}: no number matches {expr!r}")
+            values = [self.flat[n] for n in names]
+            return min(values) if call[1] == "min" else max(values)
+        if expr in self.flat:
+            return float(self.flat[expr])
+        node = self.tree
+        for key in expr.split("/"):
+            if isinstance(node, list) and key.lstrip("-").isdigit():
+                node = node[int(key)]
+            elif isinstance(node, dict) and key in node:
+                node = node[key]
+            else:
+                raise KeyError(f"{self.origin}: no number {expr!r}")
+        if isinstance(node, bool) or not isinstance(node, (int, float)):
+            raise KeyError(f"{self.origin}: {expr!r} is {node!r}, not a number")
+        return float(node)
+
+    def matching(self, patterns: list[str]) -> list[str]:
+        """The flat names that match a pattern and none of the ``!`` patterns, in order."""
+        take = [p for p in patterns if not p.startswith("!")]
+        drop = [p[1:] for p in patterns if p.startswith("!")]
+        return [
+            n
+            for n in self.flat
+            if any(fnmatch.fnmatchcase(n, p) for p in take) and not any(fnmatch.fnmatchcase(n, p) for p in drop)
+        ]
+
+
+def sources() -> dict[str, dict[str, Any]]:
+    """``docs/data/sources.toml``: each data file's name → its command (and what it is)."""
+    return tomllib.loads(SOURCES.read_text(encoding="utf-8")) if SOURCES.is_file() else {}
+
+
+def _figure(name: str) -> View:
+    path = ROOT / "figures" / f"{name}.json"
+    sidecar = json.loads(path.read_text(encoding="utf-8"))
+    flat = {q.reading.name: q.value for q in R.resolve(name, sidecar)}
+    return View(f"figures/{name}.json", flat, sidecar["result"])
+
+
+def _benchmarks() -> View:
+    results = json.loads((ROOT / "benchmarks" / "results.json").read_text(encoding="utf-8"))
+    return View("benchmarks/results.json", {}, {row["id"]: row for row in results["rows"]})
+
+
+def _data(name: str) -> View:
+    from gaugecli.api import load
+
+    if name not in sources():
+        raise KeyError(f"{name}: not a data source of {SOURCES.relative_to(ROOT)}")
+    path = DATA / f"{name}.json"
+    payload = json.loads(path.read_text(encoding="utf-8"))
+    if "schema" not in payload:  # a tool's numbers ({"command", "provenance", "numbers", "numbers_hash"})
+        if numbers_hash(payload["numbers"]) != payload.get("numbers_hash"):
+            raise ValueError(f"{path}: its numbers_hash does not match (edited by hand?): rerun it")
+        return View(str(path.relative_to(ROOT)), payload["numbers"], payload["numbers"])
+    from gaugecli.store.errors import ArtifactError
+
+    try:
+        artifact = load(path)  # schema, both hashes, and the config rebuilt to its hash
+    except ArtifactError as error:  # e.g. the command's config changed since: the data is stale
+        raise ArtifactError(f"{error} (run `python tools/doc_numbers.py --run {name}`, then `make docs`)") from None
+    views: dict[str, Callable[[Any], dict[str, float]]] = {}
+    if artifact.kind == "predict":
+        from doc_views import predict_view
+
+        views["predict"] = predict_view
+    flat = views[artifact.kind](artifact) if artifact.kind in views else {}
+    return View(str(path.relative_to(ROOT)), flat, payload["result"])
+
+
+def numbers_hash(numbers: Mapping[str, float]) -> str:
+    """SHA-256 of a tool's numbers as canonical JSON: a hand-edited data file is refused, as an artifact is."""
+    import hashlib
+
+    return hashlib.sha256(json.dumps(numbers, sort_keys=True, allow_nan=False).encode()).hexdigest()
+
+
+_VIEWS: dict[str, View] = {}
+
+
+def source(name: str) -> View:
+    """The view of a region's source (read once per process)."""
+    if name not in _VIEWS:
+        if name.startswith("figure:"):
+            _VIEWS[name] = _figure(name.removeprefix("figure:"))
+        elif name == "benchmarks":
+            _VIEWS[name] = _benchmarks()
+        else:
+            _VIEWS[name] = _data(name)
+    return _VIEWS[name]
+
+
+def regions(markdown: str) -> Iterator[re.Match[str]]:
+    """The page's ``<!-- numbers: … -->`` regions, in order."""
+    return REGION.finditer(markdown)
+
+
+CODE = re.compile(r"```.*?```|`[^`\n]+`", re.DOTALL)
+"""Code, fenced or inline: a mark shown there (as an example) is text, never printed into."""
+
+
+def render(markdown: str, lookup: Callable[[str], View] = source) -> str:
+    """The page with every marked number printed afresh from its region's source (code left as it
+    is); a mark outside a region, or a region left open, is an error naming it."""
+    code: list[str] = []
+
+    def hide(match: re.Match[str]) -> str:
+        code.append(match[0])
+        return f"\x00{len(code) - 1}\x00"
+
+    text = _render(CODE.sub(hide, markdown), lookup)
+    return re.sub("\x00(\\d+)\x00", lambda m: code[int(m[1])], text)
+
+
+def marked(markdown: str) -> bool:
+    """Whether the page marks a number outside code."""
+    return bool(MARK.search(CODE.sub("", markdown)))
+
+
+def _render(markdown: str, lookup: Callable[[str], View]) -> str:
+    stray = MARK.search(REGION.sub("", markdown))
+    if stray:
+        raise ValueError(f"the mark {stray[0][:60]!r} is in no <!-- numbers: … --> region")
+    if markdown.count("<!-- numbers: ") != markdown.count("<!-- /numbers -->"):
+        raise ValueError("a <!-- numbers: … --> region without its <!-- /numbers -->, or the reverse")
+
+    def region(match: re.Match[str]) -> str:
+        view = lookup(match["source"])
+
+        def number(mark: re.Match[str]) -> str:
+            expr, _, other = mark["expr"].partition("@")  # a number of another source: NAME@SOURCE
+            value = (lookup(other) if other else view).value(expr)
+            return f"<!--{{{mark['expr']}:{mark['format']}}}-->{R.printed(value, mark['format'])}"
+
+        body = MARK.sub(number, match["body"])
+        return f"<!-- numbers: {match['source']} -->{body}<!-- /numbers -->"
+
+    return REGION.sub(region, markdown)
+
+
+def pages() -> list[Path]:
+    """Every documentation page a writer writes: docs/**/*.md but the generated ones."""
+    return sorted(p for p in DOCS.rglob("*.md") if p.relative_to(DOCS).as_posix() not in GENERATED)
+
+
+def stale() -> list[str]:
+    """The pages whose marked numbers differ from a fresh rendering."""
+    return [
+        str(p.relative_to(ROOT))
+        for p in pages()
+        if marked(text := p.read_text(encoding="utf-8")) and render(text) != text
+    ]
+
+
+def run(name: str) -> Path:
+    """Run the command ``sources.toml`` gives for ``name``: a ``gaugecli`` command with ``--out
+    docs/data/NAME.json`` (and its rerun TOML beside it; the cache in ``runs/``), or a ``python tools/…``
+    script that writes that file itself: the one way a data file is written."""
+    program, *words = shlex.split(sources()[name]["command"])
+    out = DATA / f"{name}.json"
+    if program == "python":  # a tool of tools/ that writes docs/data/NAME.json itself
+        subprocess.run([sys.executable, *words], check=True, cwd=ROOT)
+        return out
+    if program != "gaugecli":
+        raise ValueError(f"{name}: its command must start with gaugecli or python, not {program!r}")
+    gaugecli = Path(sys.executable).with_name("gaugecli")  # this environment's
+    subprocess.run([str(gaugecli), *words, "--out", str(out.relative_to(ROOT))], check=True, cwd=ROOT)
+    return out
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--check", action="store_true", help="exit 1 if a page's numbers are stale")
+    parser.add_argument("--run", metavar="NAME", help="run NAME's command of docs/data/sources.toml into docs/data/")
+    args = parser.parse_args(argv)
+    if args.run:
+        print(run(args.run).relative_to(ROOT))
+        return 0
+    if args.check:
+        old = stale()
+        for page in old:
+            print(f"{page}: its generated numbers are stale: run `make docs`", file=sys.stderr)
+        return 1 if old else 0
+    for page in pages():
+        text = page.read_text(encoding="utf-8")
+        if marked(text) and (fresh := render(text)) != text:
+            page.write_text(fresh, encoding="utf-8")
+            print(f"wrote {page.relative_to(ROOT)}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
