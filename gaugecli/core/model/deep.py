@@ -130,6 +130,12 @@ def _newton(G: Callable[[Array], tuple[float, Array]], H: Callable[[Array], Arra
             return r
         step = np.linalg.solve(H(r), -grad)
         t = 1.0
+        # the Newton decrement −∇G·step below G's round-off: a line search on G cannot see the
+        # decrease, and the full step is quadratically convergent there
+        if -float(grad @ step) <= 1e3 * np.finfo(float).eps * (1.0 + abs(value)):
+            r = r + step
+            value, grad = G(r)
+            continue
         while True:
             trial, trial_grad = G(r + t * step)
             if trial <= value + 1e-4 * t * float(grad @ step) or t < 1e-12:
