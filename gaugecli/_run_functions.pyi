@@ -475,5 +475,6 @@ def deep(
     t_max: float = 1000.0,
     rtol: float = 1e-06,
     eta: float = 0.01,
+    separation: bool = True,
     contest: bool = False,
 ) -> DeepResult: ...

@@ -65,6 +65,7 @@ class DeepConfig:
     t_max: float = Deep.t_max.default
     rtol: float = Deep.rtol.default
     eta: float = Deep.eta.default
+    separation: bool = Deep.separation.default
     contest: bool = Deep.contest.default
 
     def __post_init__(self) -> None:
@@ -82,7 +83,8 @@ class DeepResult(Labelled):
     ``drift`` per layer against ``drift_tolerance`` (``holds``). The same start under GD with step
     ``gd_eta`` to ``t_stop``: ``gd_selected``, ``gd_drift`` per layer and the first step's exact
     ``gd_step_drift`` (η²(‖g_out‖² − ‖g_in‖²), largest |·|). The separation: ``strengths``,
-    ``t_spec_plus``/``t_spec_minus`` (nan: not reached), ``ratio`` and the local slopes of each. The
+    ``t_spec_plus``/``t_spec_minus`` (nan: not reached), ``ratio`` and the local slopes of each (empty
+    without ``separation``). The
     contest (empty without it): ``contest_alignment`` (layer 1), the output shares ``contest_share_1``
     (by layer-1 neuron) and ``contest_share_2`` (by layer-2 neuron), ``contest_owner`` (layer 1) and
     ``contest_carrier`` (layer 2, the largest share)."""
@@ -215,7 +217,7 @@ def _selection(config: DeepConfig, sample: DeepSample) -> dict[str, object]:
 
 
 def _separation(config: DeepConfig, sample: DeepSample, progress: Progress | None) -> dict[str, object]:
-    strengths = np.asarray(config.gauge_strength, float)
+    strengths = np.asarray(config.gauge_strength if config.separation else (), float)
     plus, minus = np.full(strengths.size, math.nan), np.full(strengths.size, math.nan)
     for i, D in enumerate(strengths):
         for sign, out in ((1.0, plus), (-1.0, minus)):

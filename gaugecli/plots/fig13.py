@@ -64,7 +64,7 @@ READING = (
     "points; it meets the known laws (a balance per hidden neuron; n(n+1)/2 per hidden layer for linear "
     "networks), so there are no others: ReLU 3–4–3–1 {ReluLaws}, linear 3–2–2–1 {LinearLaws}. "
     "(b) Two hidden layers, three duplicates in the first (+4, −4, −4), the second balanced; the flow on "
-    "a fixed Gaussian sample (RK45, rtol 1e-6) keeps every balance to {MaxDrift} against {DriftTolerance}. "
+    "a fixed Gaussian sample (RK45, rtol 1e-5) keeps every balance to {MaxDrift} against {DriftTolerance}. "
     "(c) One neuron at ±D: in layer 1 under a balanced layer 2 the favorable neuron's outgoing path a·W₂ "
     "carries (aW₂)² ≈ D², so T_spec(+D) falls with local slope {LayerOnePlus} and the ratio's slope climbs "
     "from {LayerOneFirst} to {LayerOneLast}, towards 3; in layer 2 above an input-heavy layer 1, "

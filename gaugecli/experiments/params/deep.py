@@ -74,6 +74,13 @@ class Deep(Fields):
     eta = Dynamics.eta.but(
         help="Step η of the selection's gradient-descent run", default=0.01, high=1.0, default_text=None
     )
+    separation = Param(
+        "separation",
+        "Also measure the separation T_spec(−D)/T_spec(+D) of one neuron at each `gauge_strength`",
+        EXPERIMENT,
+        True,
+        bool,
+    )
     contest = Param(
         "contest",
         "Also run the contest: duplicates in both hidden layers, +D to neuron `owner` of layer 1 and to the last of"
