@@ -96,3 +96,17 @@ def test_command_line_summary_and_json(tmp_path: object) -> None:
     assert out["result"]["owns"] is True
     res = runner.invoke(app, ["deep", "--m", "9", "--cache-dir", str(tmp_path)])
     assert res.exit_code == 2 and "--m" in res.output
+
+
+def test_the_layer_below_cannot_favor_one_exact_duplicate() -> None:
+    """docs/theory.md §14: rescaling layer-1 neuron j multiplies column j of W₂, the same in every duplicate
+    row, so with layer 2's own rescalings held (``free``) every layer-2 duplicate's balance moves alike —
+    equal to k·ε·‖θ‖² — while layer 1's balances reach their targets."""
+    from gaugecli.core.model.deep import with_balances
+
+    start = duplicates(2, 3, 3, 0.1)
+    moved = with_balances(start, [np.array([5.0, -3.0]), np.zeros(3)], free=[True, False])
+    np.testing.assert_allclose(moved.balances()[0], [5.0, -3.0], rtol=0, atol=1e-9 * (1 + moved.norm_sq()))
+    second = moved.balances()[1]
+    assert np.ptp(second) <= 1e3 * np.finfo(float).eps * moved.norm_sq()
+    assert abs(second[0] - start.balances()[1][0]) > 1.0  # moved, but all alike
