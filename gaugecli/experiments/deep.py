@@ -161,19 +161,7 @@ def _until_learnt(sample: DeepSample, start: DeepNetwork, config: DeepConfig) ->
         return sample.loss(net) - target
 
     times = np.concatenate([[0.0], np.geomspace(1e-3, config.t_max, TIME_POINTS - 1)])
-    run = deep_flow(sample, start, times, rtol=config.rtol, events=[learnt], terminal=True)
-    if run.t_events and run.t_events[0].size:  # the stop itself, as the last saved state
-        stop = float(run.t_events[0][0])
-        last = deep_flow(sample, run.network(-1), np.array([run.t[-1], stop]), rtol=config.rtol)
-        run = DeepTrajectory(
-            np.append(run.t, stop),
-            np.vstack([run.states, last.states[-1:]]),
-            run.widths,
-            np.append(run.loss, last.loss[-1]),
-            [np.vstack([b, lb[-1:]]) for b, lb in zip(run.balances, last.balances, strict=True)],
-            run.evaluations + last.evaluations,
-        )
-    return run
+    return deep_flow(sample, start, times, rtol=config.rtol, events=[learnt], terminal=True)
 
 
 def _selection(config: DeepConfig, sample: DeepSample) -> dict[str, object]:

@@ -78,7 +78,7 @@ def deep_flow(
     order crosses cheaply — measured 4–8× fewer gradients than DOP853, 5× fewer than LSODA, at
     rtol 1e-6 … 1e-8, n = 2000) at ``rtol`` (``atol`` default ``rtol · 1e-2``: a balance is a sum of squares of order ``‖θ‖²``).
     ``events``: functions of the network whose roots are located on the dense output (the first one
-    ends the solve when ``terminal``); their times are in ``t_events``."""
+    ends the solve when ``terminal``, its state then saved last); their times are in ``t_events``."""
     widths = start.widths
     count = [0]
 
@@ -103,7 +103,10 @@ def deep_flow(
         atol=rtol * 1e-2 if atol is None else atol,
         save=SaveAt(times=np.asarray(times, float), events=found),
     )
-    out = _recorded(sample, sol.t, sol.y.T, widths, count[0])
+    t, states = sol.t, sol.y.T
+    if terminal and found and sol.t_events[0].size:  # the terminal event's state, as the last saved one
+        t, states = np.append(t, sol.t_events[0][0]), np.vstack([states, sol.y_events[0][:1]])
+    out = _recorded(sample, t, states, widths, count[0])
     out.t_events = list(sol.t_events) if found else []
     return out
 
