@@ -89,11 +89,11 @@ def test_owner_beyond_m_is_refused() -> None:
 
 def test_command_line_summary_and_json(tmp_path: object) -> None:
     runner = CliRunner()
-    args = ["deep", "--d", "3", "--n-samples", "300", "--m", "2", "-D", "4,8", "--cache-dir", str(tmp_path)]
+    args = ["deep", "--d", "3", "--n-samples", "300", "--m", "2", "--no-separation", "--cache-dir", str(tmp_path)]
     res = runner.invoke(app, [*args, "--json"])
     assert res.exit_code == 0, res.output
     out = json.loads(res.stdout.splitlines()[-1])
-    assert out["result"]["owns"] is True
+    assert out["result"]["owns"] is True and out["config"]["separation"] is False
     res = runner.invoke(app, ["deep", "--m", "9", "--cache-dir", str(tmp_path)])
     assert res.exit_code == 2 and "--m" in res.output
 
