@@ -68,11 +68,12 @@ def summary(outcome: Outcome, path: Path | None) -> None:
         f"gradient descent (η = {fmt(r.gd_eta, 'g')}): owner {gd_owner}; balance drift"
         f" {', '.join(fmt(d, '.1e') for d in r.gd_drift)} (first step {fmt(r.gd_step_drift, '.1e')} = η²(‖g_out‖² − ‖g_in‖²))"
     )
-    slopes = ", ".join(fmt(s, ".2f") for s in r.ratio_slopes)
-    out.print(
-        f"separation (m = 1): D = {', '.join(fmt(D, 'g') for D in r.strengths)}:"
-        f" T_spec(−D)/T_spec(+D) = {', '.join(fmt(x, '.3g') for x in r.ratio)}; local slopes {slopes}"
-    )
+    if len(r.strengths):
+        slopes = ", ".join(fmt(s, ".2f") for s in r.ratio_slopes)
+        out.print(
+            f"separation (m = 1): D = {', '.join(fmt(D, 'g') for D in r.strengths)}:"
+            f" T_spec(−D)/T_spec(+D) = {', '.join(fmt(x, '.3g') for x in r.ratio)}; local slopes {slopes}"
+        )
     if r.contest_owner != -1 or r.contest_share_1.size:
         out.print(
             f"contest (duplicates in both layers; +D to neuron {c.owner} of layer 1 and to neuron {c.m - 1} of layer 2):"
