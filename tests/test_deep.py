@@ -66,7 +66,7 @@ def test_layer_1_separation_follows_the_mobility_laws(layer_1: DeepResult) -> No
 def test_contest_each_layer_gauge_picks_its_own_layer(contest: DeepResult, layer_1: DeepResult) -> None:
     """Duplicates in both layers (m = 3), +D to neuron 1 of layer 1 and to neuron 2 of layer 2: layer 1's
     gauge names the feature's owner, layer 2's the neuron that carries the output (share 1 ± 0.05;
-    measured 1.000 — at m = 2 the layer-2 shares stay near ½ each, docs/theory.md). Without the
+    measured 1.000 — at m = 2 the layer-2 shares stay near ½ each: docs/theory.md §14 says why). Without the
     contest its fields are empty."""
     r = contest
     assert r.contest_owner == 1 and r.contest_carrier == 2

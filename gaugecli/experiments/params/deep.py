@@ -84,7 +84,7 @@ class Deep(Fields):
     contest = Param(
         "contest",
         "Also run the contest: duplicates in both hidden layers, +D to neuron `owner` of layer 1 and to the last of"
-        " layer 2 (seconds at m = 3; stiff at m = 2: ~25 s)",
+        " layer 2 (seconds at m = 3; ~25 s at m = 2, where the shares stay even to the horizon)",
         EXPERIMENT,
         False,
         bool,
