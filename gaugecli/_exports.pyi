@@ -3,6 +3,7 @@
 The lazy exports of :mod:`gaugecli` as type checkers see them."""
 
 from gaugecli.api import Artifact as Artifact
+from gaugecli.api import deep as deep
 from gaugecli.api import laws as laws
 from gaugecli.api import load as load
 from gaugecli.api import lockin as lockin
@@ -48,6 +49,8 @@ from gaugecli.core.samples.sample import empirical_objective as empirical_object
 from gaugecli.experiments.config import DynamicsConfig as DynamicsConfig
 from gaugecli.experiments.config import ModelConfig as ModelConfig
 from gaugecli.experiments.declare import ConfigError as ConfigError
+from gaugecli.experiments.deep import DeepConfig as DeepConfig
+from gaugecli.experiments.deep import DeepResult as DeepResult
 from gaugecli.experiments.heavy_ball_pair import HeavyBallPair as HeavyBallPair
 from gaugecli.experiments.heavy_ball_pair import HeavyBallPairConfig as HeavyBallPairConfig
 from gaugecli.experiments.laws import LawsConfig as LawsConfig

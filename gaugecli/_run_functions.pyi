@@ -7,6 +7,7 @@ from pathlib import Path
 from typing import Literal, overload
 
 from gaugecli.core.analyses.observables import RunObservables
+from gaugecli.experiments.deep import DeepConfig, DeepResult
 from gaugecli.experiments.laws import LawsConfig, LawsResult
 from gaugecli.experiments.lockin.config import LockinConfig
 from gaugecli.experiments.lockin.result import LockinResult
@@ -461,3 +462,27 @@ def laws(
     bias: bool = False,
     points: int = 4,
 ) -> LawsResult: ...
+
+def deep(
+    config: DeepConfig | None = None,
+    /,
+    *,
+    cache_dir: Path | str | None = None,
+    progress: bool | Callable[[float], None] = False,
+    layer: int = 1,
+    m: int = 3,
+    owner: int = 0,
+    select_strength: float = 4.0,
+    other_gauge: float = 0.0,
+    gauge_strength: float | Sequence[float] = (1.0, 2.0, 4.0, 8.0),
+    d: int = 4,
+    c0: float = 0.1,
+    eps_align: float = 0.01,
+    n_samples: int = 1000,
+    sample_seed: int = 0,
+    t_max: float = 1000.0,
+    rtol: float = 1e-06,
+    eta: float = 0.01,
+    separation: bool = True,
+    contest: bool = False,
+) -> DeepResult: ...

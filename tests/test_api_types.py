@@ -45,7 +45,7 @@ def test_type_checkers_see_every_lazy_export_and_run_function() -> None:
     functions = ast.parse((ROOT / signatures.STUB_PATH).read_text(encoding="utf-8"))
     declared = {node.name for node in functions.body if isinstance(node, ast.FunctionDef)}
     assert declared == set(signatures.run_specs())
-    assert declared == {"simulate", "select", "prune", "perturb", "reln", "lockin", "phase", "predict", "laws"}
+    assert declared == {"simulate", "select", "prune", "perturb", "reln", "lockin", "phase", "predict", "laws", "deep"}
     for module, stub in (("__init__.py", "gaugecli._exports"), ("api.py", "gaugecli._run_functions")):
         text = (ROOT / "gaugecli" / module).read_text(encoding="utf-8")
         assert "if TYPE_CHECKING:" in text and f"    from {stub} import *" in text, module

@@ -201,6 +201,11 @@ CASES = [
     (["laws", "--layer-widths", "40,40,40,1"], USAGE, ["--layer-widths", "budget allows at most 60 parameters"]),
     (["laws", "--layer-widths", "3,4,1", "--activation", "erf"], USAGE, ["--activation", "relu, leaky-relu, linear"]),
     (["laws", "--layer-widths", "3,4,1", "--points", "0"], USAGE, ["--points", "[2, 16]"]),
+    # --- deep: the layer, the duplicates, an owner beyond them, a gauge strength beyond the budget ---
+    (["deep", "--layer", "3"], USAGE, ["--layer", "[1, 2]"]),
+    (["deep", "--m", "9"], USAGE, ["--m", "[2, 8]"]),
+    (["deep", "--m", "2", "--owner", "2"], USAGE, ["--owner", "below m = 2"]),
+    (["deep", "-D", "1,100"], USAGE, ["--gauge-strength", "64"]),
     (["cache", "clear", "--kind", "nope", "--yes"], USAGE, ["--kind", "one of", "simulate"]),
     (["cache", "list", "--kind", "nope"], USAGE, ["--kind", "one of"]),
     (["cache", "clear", "--older-than", "-1", "--yes"], USAGE, ["--older-than", "≥ 0"]),

@@ -153,6 +153,7 @@ MODULES: list[str] = [
     "gaugecli.experiments.predict_spec",
     "gaugecli.experiments.laws_spec",
     "gaugecli.experiments.figure_runs_spec",
+    "gaugecli.experiments.deep_spec",
 ]
 """The spec modules, in the order of ``gaugecli --help``: the registry (a test adds one for a toy command)."""
 

@@ -23,6 +23,7 @@ FIGURES = (
     "reln",
     "lockin",
     "lockin_nulls",
+    "fig13",
 )
 
 __all__ = ["FIGURES"]

@@ -23,12 +23,13 @@ from gaugecli.verify.paper import CLAIMS as PAPER_CLAIMS
 
 def all_claims() -> list[Claim]:
     """The paper's claims (C1–C8, docs/theory.md, the model), then the findings of the subcommands added
-    since, then the laws beyond the paper, then the gauge under the optimizers."""
+    since, then the laws beyond the paper, then the gauge under the optimizers, then one layer deeper."""
     from gaugecli.verify.beyond import CLAIMS as BEYOND
+    from gaugecli.verify.deep import CLAIMS as DEEP
     from gaugecli.verify.findings import CLAIMS as FINDINGS
     from gaugecli.verify.optimizers import CLAIMS as OPTIMIZERS
 
-    return [*PAPER_CLAIMS, *FINDINGS, *BEYOND, *OPTIMIZERS]
+    return [*PAPER_CLAIMS, *FINDINGS, *BEYOND, *OPTIMIZERS, *DEEP]
 
 
 @dataclass(frozen=True)

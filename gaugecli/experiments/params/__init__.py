@@ -13,6 +13,11 @@ numpy is imported. This package is their one namespace: ``params.Simulate``, ``p
 
 from __future__ import annotations
 
+from gaugecli.experiments.params.deep import (
+    MAX_DEEP_SAMPLES,
+    MAX_DEEP_STRENGTH,
+    Deep,
+)
 from gaugecli.experiments.params.laws import (
     LAW_ACTIVATIONS,
     MAX_LAW_LAYERS,
@@ -130,6 +135,8 @@ __all__ = [
     "LAW_ACTIVATIONS",
     "MAX_ADAM_LR",
     "MAX_AXIS_POINTS",
+    "MAX_DEEP_SAMPLES",
+    "MAX_DEEP_STRENGTH",
     "MAX_GAUGE_STRENGTH",
     "MAX_LAW_LAYERS",
     "MAX_LAW_PARAMS",
@@ -160,6 +167,7 @@ __all__ = [
     "STRENGTHS",
     "SWEEP_PARAMS",
     "WIDTHS",
+    "Deep",
     "Dynamics",
     "Initial",
     "Laws",
