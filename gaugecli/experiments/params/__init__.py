@@ -102,6 +102,10 @@ from gaugecli.experiments.params.shared import (
     Model,
 )
 from gaugecli.experiments.params.simulate import (
+    INPUTS,
+    MAX_KERNEL_SAMPLES,
+    PAIRED_SCALE_RANGE,
+    TEACHERS,
     Simulate,
 )
 
@@ -127,10 +131,12 @@ __all__ = [
     "GAUGE_STRENGTH",
     "HORIZON_RANGE",
     "INITS",
+    "INPUTS",
     "LAW_ACTIVATIONS",
     "MAX_ADAM_LR",
     "MAX_AXIS_POINTS",
     "MAX_GAUGE_STRENGTH",
+    "MAX_KERNEL_SAMPLES",
     "MAX_LAW_LAYERS",
     "MAX_LAW_PARAMS",
     "MAX_LAW_PATHS",
@@ -147,6 +153,7 @@ __all__ = [
     "NEURONS",
     "NUMERICS",
     "OWNER",
+    "PAIRED_SCALE_RANGE",
     "PERTURB_SWEEPS",
     "PHASE_KINDS",
     "PHASE_METRICS",
@@ -159,6 +166,7 @@ __all__ = [
     "SEEDS",
     "STRENGTHS",
     "SWEEP_PARAMS",
+    "TEACHERS",
     "WIDTHS",
     "Dynamics",
     "Initial",
