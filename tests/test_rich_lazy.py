@@ -171,8 +171,8 @@ def test_simulate_in_their_setting_is_their_gd_at_eta_twice_lr() -> None:
     assert obs.checkpoint_t == pytest.approx([k * eta for k in marks], rel=4 * EPS)
     net = config.network()
     X, y = draw_sample(net, 60, 3, sphere=True)
-    a0, W0 = paired_initial_condition(10, 8, 0.3, np.array([-0.5]), seed=4)
-    saved = _their_gd(W0[0], a0[0], X, y, eta / 2, marks)
+    start = config.start()
+    saved = _their_gd(start.W[0], start.a[0], X, y, eta / 2, marks)
     theta = Network(np.array([s[1] for s in saved]), np.array([s[0] for s in saved]))
     # the same iterates by another order of the sums: 300 steps of round-off, each ~ε relative
     # to an O(1) update, amplified at most by the step's contraction (< 1 below the stability bound)
@@ -186,6 +186,21 @@ def test_simulate_in_their_setting_is_their_gd_at_eta_twice_lr() -> None:
     # mean of 400 squared residuals has a relative standard error ≈ √(2/400) ≈ 0.07 (Gaussian residuals),
     # so rel 0.35 is 5 standard errors
     assert obs.loss[0] == pytest.approx(obs.test_loss[0], rel=0.35)
+
+
+def test_one_integer_seeds_independent_teacher_start_and_sample() -> None:
+    """--seeds 7 --teacher-seed 7 --init-seed 7: three streams, no draw shared (the teacher's directions
+    are not the sample's first inputs, the start's not the teacher's)."""
+    config = _kunin_config(seed=7, teacher_seed=7, init_seed=7)
+    net = config.network()
+    X, _ = draw_sample(net, 60, 7, sphere=True)
+    V, W = net.directions, config.start().W[0]
+    units = W / np.linalg.norm(W, axis=1, keepdims=True)
+    # two independent unit vectors in d = 8 have |cos| ≥ 1 − 1e-6 (a cap of angle 1.4e-3) with
+    # probability ~(1.4e-3)^7 ≈ 1e-20 per pair: a shared draw would give |cos| = 1 to round-off
+    assert np.max(np.abs(V @ X.T)) < 1 - 1e-6
+    assert np.max(np.abs(units @ V.T)) < 1 - 1e-6
+    assert np.max(np.abs(units @ X.T)) < 1 - 1e-6
 
 
 def test_on_unit_sphere_scales_loss_and_dissipation() -> None:

@@ -29,6 +29,20 @@ TEST_STREAM = 2
 """The held-out sample is drawn from the child ``TEST_STREAM`` of the run's seed sequence, so it never
 shares draws with the training sample (the seed itself) or SGD's batches (child 1)."""
 
+TEACHER_STREAM = 3
+"""``teacher`` random is drawn from the child ``TEACHER_STREAM`` of ``teacher_seed``'s seed sequence, and
+``init`` paired from the child :data:`START_STREAM` of ``init_seed``'s: with the same integer for every
+seed (``--seeds 7 --teacher-seed 7 --init-seed 7``) the teacher, the start and the sample are still
+independent draws (``default_rng(7)`` for all three would make the teacher's directions the first
+inputs of the sample, and the start's directions the same again)."""
+START_STREAM = 4
+
+
+def stream(seed: int | None, child: int) -> np.random.SeedSequence:
+    """The child ``child`` of the seed sequence of ``seed`` (0 when not given)."""
+    return np.random.SeedSequence(0 if seed is None else seed, spawn_key=(child,))
+
+
 DRAWN_STARTS = ("random", "gaussian", "paired")
 """The starts that do not place the neurons relative to the standard teacher's ``e_1``."""
 
@@ -165,8 +179,7 @@ def measure(config: Any, traj: Trajectory, net: Model, member: int, marks: tuple
     X, _ = draw_sample(net, n, config.run_seed, sphere)
     test = None
     if config.test_samples is not None:
-        stream = np.random.SeedSequence(config.run_seed, spawn_key=(TEST_STREAM,))
-        X_test, y_test = draw_sample(net, config.test_samples, stream, sphere)
+        X_test, y_test = draw_sample(net, config.test_samples, stream(config.run_seed, TEST_STREAM), sphere)
         test = half_mean_square(theta, X_test, y_test, net)
     return Measurements(
         t=np.asarray(traj.t)[idx],

@@ -20,7 +20,7 @@ from gaugecli.experiments.config import DynamicsConfig, ModelConfig, check_seeds
 from gaugecli.experiments.declare import ConfigError, require, require_finite
 from gaugecli.experiments.initial import check_initial, check_start_reads, initial_condition, natural_imbalances
 from gaugecli.experiments.params import Simulate
-from gaugecli.experiments.rich_lazy import check_kunin, measure
+from gaugecli.experiments.rich_lazy import START_STREAM, TEACHER_STREAM, check_kunin, measure, stream
 
 NATURAL = "natural"
 """The gauge word of ``init`` gaussian's own δ, ``a_j² − ‖w_j‖²/p`` of the draw."""
@@ -143,7 +143,7 @@ class SimulateConfig:
         """The model this run descends: the config's, with Kunin et al.'s random teacher where asked."""
         net = self.model.build()
         if self.teacher == "random":
-            teacher = random_teacher(self.model.d, self.model.k, 0 if self.teacher_seed is None else self.teacher_seed)
+            teacher = random_teacher(self.model.d, self.model.k, stream(self.teacher_seed, TEACHER_STREAM))
             net = replace(net, teacher=teacher)
         return net
 
@@ -151,7 +151,7 @@ class SimulateConfig:
         """The initial network of every run of this config (members differ in δ only)."""
         if self.init == "paired":
             tau = 1.0 if self.init_scale is None else self.init_scale
-            seed = 0 if self.init_seed is None else self.init_seed
+            seed = stream(self.init_seed, START_STREAM)
             return Network(*paired_initial_condition(self.m, self.model.d, tau, self.imbalances()[:, 0], seed))
         return Network(
             *initial_condition(

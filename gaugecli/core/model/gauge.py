@@ -187,7 +187,9 @@ def paired_scale_ratio(scale: float, delta: float) -> float:
     return float(np.sqrt(alpha_sq))
 
 
-def paired_initial_condition(m: int, d: int, scale: float, deltas: Array, seed: int = 0) -> tuple[Array, Array]:
+def paired_initial_condition(
+    m: int, d: int, scale: float, deltas: Array, seed: int | np.random.SeedSequence = 0
+) -> tuple[Array, Array]:
     """Kunin et al.'s start (their ``StudentNetwork(symmetrize=True)``): ``m/2`` directions ``û_i``
     uniformly random on the sphere and signs ``s_i = ±1`` from ``default_rng(seed)``, and the pairs
     ``(a, w) = (±s_i τ/α, τα û_i)``: neurons ``i`` and ``i + m/2`` share ``w`` and have opposite ``a``,

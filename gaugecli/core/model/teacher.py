@@ -64,7 +64,7 @@ def standard_teacher(d: int, k: int = 1, a_star: float = 1.0) -> Teacher:
     return Teacher(coefficients=np.full(k, float(a_star)), directions=directions)
 
 
-def random_teacher(d: int, k: int, seed: int) -> Teacher:
+def random_teacher(d: int, k: int, seed: int | np.random.SeedSequence) -> Teacher:
     """``k`` features as Kunin et al. (2024) and Chizat draw them: directions ``v_k`` uniformly random
     on the unit sphere (normalised Gaussians) and output weights ``a*_k = ±1`` with random signs, both
     from ``default_rng(seed)`` (directions first). Not the torch stream of their code: the same law,
