@@ -224,6 +224,7 @@ CONTEXT: dict[tuple[type, str], dict[str, Any]] = {
     (SimulateConfig, "teacher_seed"): {"init": "random", "teacher": "random"},
     (SimulateConfig, "inputs"): {"dynamics": DynamicsConfig(mode=P.Mode.sample)},
     (SimulateConfig, "test_samples"): {"dynamics": DynamicsConfig(mode=P.Mode.sample)},
+    (SimulateConfig, "eta_per_scale"): {"init": "paired", "m": 2, "dynamics": DynamicsConfig(mode=P.Mode.gd, eta=0.1)},
     (SimulateConfig, "checkpoints"): {"dynamics": DynamicsConfig(mode=P.Mode.sample, n_samples=100)},
     (SelectConfig, "mixed_signs"): {"init": "gaussian"},
     (PerturbConfig, "seeds"): {"adversarial": False},

@@ -240,3 +240,14 @@ def test_their_options_refuse_what_has_no_effect(changes: dict[str, object], par
     with pytest.raises(ConfigError) as err:
         _kunin_config(**changes)
     assert err.value.param == param
+
+
+def test_eta_per_scale_steps_their_lr_over_tau_squared() -> None:
+    """--eta-per-scale: `eta` is the step at τ = 1, the run steps eta/τ² (their lr = 5e-3/τ², η = 2·lr)."""
+    base = _kunin_config(checkpoints=(10.0,), test_samples=None)
+    scaled = replace(base, dynamics=replace(base.dynamics, eta=1e-2), eta_per_scale=True)
+    (obs,) = simulate(scaled)
+    assert obs.eta == pytest.approx(1e-2 / 0.3**2, rel=4 * EPS)
+    assert obs.checkpoint_t[-1] == pytest.approx(10 * 1e-2 / 0.3**2, rel=16 * EPS)
+    (same,) = simulate(base)  # the same step given directly: the same run
+    assert obs.kernel_distance == pytest.approx(same.kernel_distance, rel=1e-12, abs=1e3 * EPS)

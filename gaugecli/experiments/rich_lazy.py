@@ -61,6 +61,11 @@ def check_kunin(config: Any) -> None:
         require(config.deltas is None, "deltas", "would break `init` paired's pairs: give one δ by `gauge`")
         require(not config.natural, "gauge", "natural is the δ of a gaussian draw; `init` paired takes δ from `gauge`")
     require(
+        not config.eta_per_scale or (config.init == "paired" and dyn.eta is not None),
+        "eta_per_scale",
+        "scales a given `eta` by τ⁻² of `init` paired: it needs both",
+    )
+    require(
         config.teacher_seed is None or config.teacher == "random",
         "teacher_seed",
         "seeds `teacher` random; the standard teacher has nothing to draw",
@@ -173,7 +178,7 @@ def measure(config: Any, traj: Trajectory, net: Model, member: int, marks: tuple
     n = config.dynamics.sample_size
     assert n is not None and traj.basis is None  # a finite sample is integrated in all of R^d
     sphere = config.inputs == "sphere"
-    eta = config.dynamics.eta if config.dynamics.mode.stepped else None
+    eta = config.run_dynamics.eta if config.dynamics.mode.stepped else None
     idx = checkpoint_indices(traj, marks, eta)
     theta = traj.theta[member][idx]
     X, _ = draw_sample(net, n, config.run_seed, sphere)

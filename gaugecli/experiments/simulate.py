@@ -87,6 +87,7 @@ class SimulateConfig:
     inputs: str = field(default=Simulate.inputs.default, metadata={LATER_FIELD: True})
     test_samples: int | None = field(default=Simulate.test_samples.default, metadata={LATER_FIELD: True})
     checkpoints: tuple[float, ...] | None = field(default=Simulate.checkpoints.default, metadata={LATER_FIELD: True})
+    eta_per_scale: bool = field(default=Simulate.eta_per_scale.default, metadata={LATER_FIELD: True})
 
     def __post_init__(self) -> None:
         Simulate.check(self)
@@ -135,6 +136,18 @@ class SimulateConfig:
         return 0 if self.seed is None else self.seed
 
     @property
+    def scale(self) -> float:
+        """τ of ``init`` paired (1 when not given)."""
+        return 1.0 if self.init_scale is None else self.init_scale
+
+    @property
+    def run_dynamics(self) -> DynamicsConfig:
+        """The dynamics the run steps with: ``eta``/τ² with ``eta_per_scale``, else as given."""
+        if not self.eta_per_scale or self.dynamics.eta is None:
+            return self.dynamics
+        return replace(self.dynamics, eta=self.dynamics.eta / self.scale**2)
+
+    @property
     def measured(self) -> bool:
         """Kunin et al.'s measurements are taken (``checkpoints`` or ``test_samples`` given)."""
         return self.checkpoints is not None or self.test_samples is not None
@@ -150,9 +163,8 @@ class SimulateConfig:
     def start(self) -> Network:
         """The initial network of every run of this config (members differ in δ only)."""
         if self.init == "paired":
-            tau = 1.0 if self.init_scale is None else self.init_scale
             seed = stream(self.init_seed, START_STREAM)
-            return Network(*paired_initial_condition(self.m, self.model.d, tau, self.imbalances()[:, 0], seed))
+            return Network(*paired_initial_condition(self.m, self.model.d, self.scale, self.imbalances()[:, 0], seed))
         return Network(
             *initial_condition(
                 self.model, self.imbalances(), self.init, self.eps, self.init_seed, self.init_scales, self.mixed_signs
@@ -202,7 +214,7 @@ def simulate(config: SimulateConfig, progress: Progress | None = None) -> list[R
         marks = () if run.checkpoints is None else tuple(run.checkpoints)
         traj, net = integrate_ensemble(
             run.model,
-            run.dynamics,
+            run.run_dynamics,
             run.start(),
             seed=run.run_seed,
             times=tuple(run.times) + (() if stepped else marks),

@@ -46,6 +46,7 @@ from gaugecli.experiments.params.phase import (
     PHASE_KINDS,
     PHASE_METRICS,
     PHASE_PRESETS,
+    SIMULATE_ONLY,
     Phase,
 )
 from gaugecli.experiments.params.predict import (
@@ -164,6 +165,7 @@ __all__ = [
     "RTOL",
     "SAMPLE_RTOL",
     "SEEDS",
+    "SIMULATE_ONLY",
     "STRENGTHS",
     "SWEEP_PARAMS",
     "TEACHERS",

@@ -72,6 +72,14 @@ class Simulate(Initial):
         why_low="below it a weight barely moves in their step count",
         why_high="above it the start's weights are far outside the teacher's unit scale",
     )
+    eta_per_scale = Param(
+        "eta_per_scale",
+        "`eta` is the step at τ = 1: each run steps η = `eta`/τ² with τ = `init_scale` (`init` paired; Kunin et "
+        "al.'s lr = 5e-3/τ²: the tangent kernel grows as τ², so the step keeps its size in function space)",
+        DYNAMICS,
+        False,
+        bool,
+    )
     teacher = Param(
         "teacher",
         "The teacher: standard (k unit features e_1 … e_k, a* = 1) or random (Kunin et al.'s: k uniformly random "

@@ -247,6 +247,10 @@ def preset_config(name: str, variant: str | None = None, **given: Any) -> PhaseC
             options.update(dict(p.variants[0][1] if variant is None else dict(p.variants)[variant]))
         if options.get("init") == "adversarial":
             options.setdefault("eps", eps_of_axes(kind, given.get("x", p.x), given.get("y", p.y)))
+        if p.model:
+            options["model"] = replace(base.model, **dict(p.model))
+        if p.dynamics:
+            options["dynamics"] = replace(base.dynamics, **dict(p.dynamics))
         base = replace(base, **options)
     x = given.get("x", p.x)
     y = given.get("y", p.y)
@@ -257,5 +261,5 @@ def preset_config(name: str, variant: str | None = None, **given: Any) -> PhaseC
         metrics=tuple(given.get("metrics", p.metrics)),
         base=base,
         limit_strengths=tuple(given.get("limit_strengths", P.Phase.limit_strengths.default)),
-        seeds=given.get("seeds"),
+        seeds=given.get("seeds", p.seeds),
     )
