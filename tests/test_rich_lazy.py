@@ -251,4 +251,3 @@ def test_eta_per_scale_steps_their_lr_over_tau_squared() -> None:
     assert obs.checkpoint_t[-1] == pytest.approx(10 * 1e-2 / 0.3**2, rel=16 * EPS)
     (same,) = simulate(base)  # the same step given directly: the same run
     assert obs.kernel_distance == pytest.approx(same.kernel_distance, rel=1e-12, abs=1e3 * EPS)
-
