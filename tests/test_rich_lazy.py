@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import replace
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -251,3 +252,25 @@ def test_eta_per_scale_steps_their_lr_over_tau_squared() -> None:
     assert obs.checkpoint_t[-1] == pytest.approx(10 * 1e-2 / 0.3**2, rel=16 * EPS)
     (same,) = simulate(base)  # the same step given directly: the same run
     assert obs.kernel_distance == pytest.approx(same.kernel_distance, rel=1e-12, abs=1e3 * EPS)
+
+
+@pytest.mark.parametrize(
+    "argv, flag",
+    [
+        (["--checkpoints", "10"], "--checkpoints"),  # the population flow has no training set
+        (["--init", "paired", "--m", "3"], "--m"),  # pairs
+        (["--mode", "sample-gd", "--n-samples", "60", "--eta", "0.1", "--checkpoints", "2.5"], "--checkpoints"),
+        (["--init-scale", "0"], "--init-scale"),
+    ],
+)
+def test_their_options_refuse_bad_input_in_one_line_with_exit_code_2(
+    argv: list[str], flag: str, tmp_path: Path
+) -> None:
+    from typer.testing import CliRunner
+
+    from gaugecli.cli.app import app
+
+    result = CliRunner().invoke(app, ["simulate", *argv, "--cache-dir", str(tmp_path)])
+    assert result.exit_code == 2, result.output
+    assert flag in result.output and "Traceback" not in result.output
+    assert not any(tmp_path.iterdir())  # nothing written

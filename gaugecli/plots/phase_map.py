@@ -39,6 +39,7 @@ AXIS_LABELS = {
     "rtol": "solver rtol",
     "d": r"input dimension $d$",
     "k": r"teacher features $k$",
+    "init-scale": r"initial scale $\tau$ ($|a|\,\|w\| = \tau^2$)",
 }
 """Axis labels in the paper's symbols (an axis not listed is labelled by its option name)."""
 METRIC_LABELS = {
