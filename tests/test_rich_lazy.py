@@ -274,3 +274,21 @@ def test_their_options_refuse_bad_input_in_one_line_with_exit_code_2(
     assert result.exit_code == 2, result.output
     assert flag in result.output and "Traceback" not in result.output
     assert not any(tmp_path.iterdir())  # nothing written
+
+
+def test_the_howto_tables_are_rendered_from_the_committed_json() -> None:
+    """docs/howto/kunin.md's six-cell tables are tools/kunin_cells.py's rendering of
+    docs/data/kunin-cells.json (regenerate: python tools/kunin_cells.py --write-doc)."""
+    import importlib.util
+    import json
+    from pathlib import Path
+
+    root = Path(__file__).resolve().parents[1]
+    spec = importlib.util.spec_from_file_location("kunin_cells", root / "tools" / "kunin_cells.py")
+    assert spec is not None and spec.loader is not None
+    tool = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(tool)
+    data = json.loads((root / "docs" / "data" / "kunin-cells.json").read_text())
+    page = (root / "docs" / "howto" / "kunin.md").read_text(encoding="utf-8")
+    assert f"{tool.BEGIN}\n{tool.render(data)}\n{tool.END}" in page, "stale: python tools/kunin_cells.py --write-doc"
+    assert {(c["scale"], c["delta"]) for c in data["cells"]} == set(tool.CELLS)

@@ -165,13 +165,13 @@ def render(data: dict) -> str:
     ]
     for c in rows:
         o, t = c.get("ours"), c.get("theirs")
-        side = [f"{x['mean']:.3f} ± {x['sd']:.3f} ({x['n']})" if x else "—" for x in (o, t)]
+        side = [f"{x['mean']:.3g} ± {x['sd']:.2g} ({x['n']})" if x else "—" for x in (o, t)]
         welch = f"{c['welch']:.1f}" if "welch" in c else "—"
         calls = [x["call"] if x else "—" for x in (o, t)]
         lines.append(
             f"| {c['scale']:g} | {c['delta']:+g} | {side[0]} | {side[1]} | {welch} | {calls[0]} | {calls[1]} |"
         )
-    steps = next((c["ours"]["steps"] for c in rows if c.get("ours")), [])
+    steps = next((c["ours"]["steps"] for c in rows if c.get("ours")), [])[1:]  # S(0) = 0: the start itself
     lines += [
         "",
         "| τ | δ | code | " + " | ".join(f"S at {k}" for k in steps) + " |",
@@ -180,7 +180,7 @@ def render(data: dict) -> str:
     for c in rows:
         for name in ("ours", "theirs"):
             if c.get(name):
-                means = " | ".join(f"{v:.3g}" for v in c[name]["mean_by_step"])
+                means = " | ".join(f"{v:.3g}" for v in c[name]["mean_by_step"][1:])
                 lines.append(f"| {c['scale']:g} | {c['delta']:+g} | {name} | {means} |")
     cost = data.get("cpu_seconds_per_run")
     if cost is not None:
