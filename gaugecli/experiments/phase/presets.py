@@ -13,12 +13,13 @@ width, each with its stated cost on two cores.
   cosine kernel distance (on Gaussian probes, in the population flow: not their setting), the
   kernel's relative change and ``T_spec``.
 * ``kunin`` — Kunin et al.'s grid in their setting, cell for cell: τ ∈ [10^−1, 10^0.3] × δ ∈ [−1, 1],
-  17 × 17, on their figure 1(b)'s axes (τ across on a log scale, δ up), each cell ``simulate --init paired --teacher random --inputs sphere --mode sample-gd`` at
-  m = 50, n = 1000, d = 100, k = 3 for 10⁴ steps of η = 1e-2/τ² (their lr = 5e-3/τ²), with their
-  16 seeds 100 … 115 (4 624 runs): their kernel distance S on the training set at step 10⁴. About
-  12 CPU-s a run (tools/kunin_cells.py measures it), 15 CPU-hours in all: an opt-in run, cached cell by
-  cell and so resumable. ``kunin-quick`` is the same map small enough for CI (3 × 3 cells of m = 10,
-  n = 60, d = 8, k = 2, 100 steps, two seeds).
+  17 × 17, on their figure 1(b)'s axes (τ across on a log scale, δ up), each cell ``simulate --init
+  paired --teacher random --inputs sphere --mode sample-gd`` at m = 50, n = 1000, d = 100, k = 3 for
+  10⁴ steps of η = 1e-2/τ² (their lr = 5e-3/τ²), with their 16 seeds 100 … 115 (4 624 runs): their
+  kernel distance S on the training set at step 10⁴. Hours of CPU (one run's cost is measured by
+  ``tools/kunin_cells.py --cost``; docs/howto/kunin.md renders it with the grid's): an opt-in run,
+  cached cell by cell and so resumable. ``kunin-quick`` is the same map small enough for CI (3 × 3
+  cells of m = 10, n = 60, d = 8, k = 2, 100 steps, two seeds).
 """
 
 from __future__ import annotations
@@ -92,7 +93,7 @@ PRESETS: dict[str, Preset] = {
         "gauge=-1:1:17",
         ("kernel-distance-cos",),
         (("m", 50), *KUNIN_OPTIONS, ("checkpoints", (10.0, 100.0, 1e3, 1e4))),
-        cost="4 624 runs of m = 50 (289 cells × 16 seeds), 10⁴ GD steps each: ~15 CPU-hours",
+        cost="4 624 runs of m = 50 (289 cells × 16 seeds), 10⁴ GD steps each (CPU-hours: docs/howto/kunin.md)",
         model=(("d", 100), ("k", 3)),
         dynamics=(("mode", "sample-gd"), ("eta", KUNIN_BASE_ETA), ("n_samples", 1000)),
         seeds=tuple(range(100, 116)),
