@@ -749,3 +749,20 @@ def test_the_outcome_map_is_categorical_and_keys_only_classes_it_has() -> None:
     for a, b in combinations(phase_map.CLASS_COLORS.values(), 2):
         assert layout_check.colour_difference(a, b) >= layout_check.MIN_DELTA_E
     assert "gaugecli" not in fig.get_suptitle()
+
+
+def test_the_rich_lazy_readings_of_the_howto_are_rendered_from_the_committed_json() -> None:
+    """docs/howto/phase-maps.md's paragraph on the rich-lazy preset is tools/rich_lazy_readings.py's
+    rendering of docs/data/rich-lazy.json (regenerate: python tools/rich_lazy_readings.py)."""
+    import importlib.util
+    import json
+
+    root = Path(__file__).resolve().parents[1]
+    spec = importlib.util.spec_from_file_location("rich_lazy_readings", root / "tools" / "rich_lazy_readings.py")
+    assert spec is not None and spec.loader is not None
+    tool = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(tool)
+    data = json.loads((root / "docs" / "data" / "rich-lazy.json").read_text())
+    page = (root / "docs" / "howto" / "phase-maps.md").read_text(encoding="utf-8")
+    assert f"{tool.BEGIN}\n{tool.render(data)}\n{tool.END}" in page, "stale: python tools/rich_lazy_readings.py"
+    assert len(data["delta"]) == len(data["c0"]) == 17  # the preset's grid, Kunin et al.'s
