@@ -17,6 +17,7 @@ import pytest
 import torch
 from typer.testing import CliRunner
 
+import gaugecli
 from gaugecli.cli.app import app
 from gaugecli.core.analyses.tangent import kernel_change, kernel_distance_cos, tangent_kernel
 from gaugecli.core.model.metrics import clock_free_gap
@@ -85,6 +86,7 @@ def test_axis_names_are_the_numeric_options_of_the_declarations() -> None:
         for fields in (P.Model, P.Dynamics, own):
             for field, p in fields.params.items():
                 numeric = p.type in (int, float) and not p.choices and "seed" not in field and field != "deltas"
+                numeric &= field != "checkpoints"  # a list of steps or times, no coordinate
                 numeric |= field == "gauge"  # a word or a signed number: as an axis, the explicit δ
                 if field == "betas":  # Adam's pair: one axis per coordinate
                     assert {"beta1", "beta2"} <= names
@@ -459,8 +461,44 @@ def test_every_preset_builds_its_grid(name: str) -> None:
         assert config.kind == preset.kind and config.metrics == preset.metrics
         runs = config.x.num * config.y.num * (1 + int(config.pair) + 2 * len(config.limits))
         assert str(runs) in preset.cost
-        assert len(config.partition()) <= max(config.x.num, config.y.num)
+        if config.run_base.dynamics.mode is P.Mode.flow:  # a row (or column) per ensemble
+            assert len(config.partition()) <= max(config.x.num, config.y.num)
+        else:  # a finite sample or a step: every cell alone, as its command runs it
+            assert len(config.partition()) == config.x.num * config.y.num
     assert preset_config(name) == maps[0][1]
+
+
+def test_the_kunin_preset_is_simulate_in_their_setting_cell_for_cell(tmp_path: Path) -> None:
+    """``phase --preset kunin-quick`` (their setting, small): on their figure's axes (τ across, δ up),
+    each cell the mean over its seeds of Kunin et al.'s S that ``simulate`` itself measures at the
+    horizon; the Python API's ``preset`` keyword builds the same map."""
+    argv = [
+        "phase",
+        "--preset",
+        "kunin-quick",
+        "--cache-dir",
+        str(tmp_path / "runs"),
+        "--out",
+        str(tmp_path / "m.json"),
+    ]
+    result = CliRunner().invoke(app, argv)
+    assert result.exit_code == 0, result.output
+    maps = read_artifact(tmp_path / "m.json", "phase")["result"]["maps"]
+    config = preset_config("kunin-quick")
+    assert (config.x.name, config.y.name) == ("init-scale", "gauge") and config.seeds == (100, 101)
+    cell = config.cells()[0][2]  # τ = 1, δ = −1
+    assert (cell.init, cell.teacher, cell.inputs, cell.scale, cell.eta_per_scale) == (
+        "paired",
+        "random",
+        "sphere",
+        1.0,
+        True,
+    )
+    S = [simulate(run)[0].kernel_distance[-1] for run in config.runs(cell)]  # type: ignore[index]
+    # the same runs by the same code: equal up to the order of the mean's two additions
+    assert maps["kernel-distance-cos"][0][2] == pytest.approx(np.mean(S), rel=1e-14)
+    api = gaugecli.phase(preset="kunin-quick", cache_dir=str(tmp_path / "runs"))
+    assert api.map("kernel-distance-cos") == pytest.approx(np.asarray(maps["kernel-distance-cos"]), rel=1e-14)
 
 
 def test_the_robustness_preset_maps_the_random_and_the_adversarial_perturbation() -> None:
@@ -711,3 +749,20 @@ def test_the_outcome_map_is_categorical_and_keys_only_classes_it_has() -> None:
     for a, b in combinations(phase_map.CLASS_COLORS.values(), 2):
         assert layout_check.colour_difference(a, b) >= layout_check.MIN_DELTA_E
     assert "gaugecli" not in fig.get_suptitle()
+
+
+def test_the_rich_lazy_readings_of_the_howto_are_rendered_from_the_committed_json() -> None:
+    """docs/howto/phase-maps.md's paragraph on the rich-lazy preset is tools/rich_lazy_readings.py's
+    rendering of docs/data/rich-lazy.json (regenerate: python tools/rich_lazy_readings.py)."""
+    import importlib.util
+    import json
+
+    root = Path(__file__).resolve().parents[1]
+    spec = importlib.util.spec_from_file_location("rich_lazy_readings", root / "tools" / "rich_lazy_readings.py")
+    assert spec is not None and spec.loader is not None
+    tool = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(tool)
+    data = json.loads((root / "docs" / "data" / "rich-lazy.json").read_text())
+    page = (root / "docs" / "howto" / "phase-maps.md").read_text(encoding="utf-8")
+    assert f"{tool.BEGIN}\n{tool.render(data)}\n{tool.END}" in page, "stale: python tools/rich_lazy_readings.py"
+    assert len(data["delta"]) == len(data["c0"]) == 17  # the preset's grid, Kunin et al.'s

@@ -52,21 +52,23 @@ def phase(
     with errors():
         from gaugecli.experiments.phase import PRESETS, chunks
 
-        given = set(opt.given(ctx, "x", "y", "metric", "kind", "m", "init"))
+        given = set(opt.given(ctx, "x", "y", "metric", "kind", "m", "init", "seeds", *P.SIMULATE_ONLY))
         variants: list[tuple[str, dict[str, Any]]] = [("", {})]
         if params["preset"] is not None:  # what the preset sets, unless given
             p = PRESETS[params["preset"]]
-            preset = {"kind": p.kind, "x": p.x, "y": p.y, "metrics": p.metrics, "m": dict(p.options).get("m")}
+            preset = {"kind": p.kind, "x": p.x, "y": p.y, "metrics": p.metrics, "seeds": p.seeds, **dict(p.options)}
             flags = {field: P.Phase.params[field].option for field in preset}
-            params.update(
-                {k: v for k, v in preset.items() if flags[k] not in given and (k != "m" or isinstance(v, int))}
-            )
+            params.update({k: v for k, v in preset.items() if flags[k] not in given and v is not None})
+            model = replace(model, **{k: v for k, v in p.model if not opt.given(ctx, k)})
+            dynamics = replace(dynamics, **{k: v for k, v in p.dynamics if not opt.given(ctx, k)})
             if p.variants and "--init" not in given:  # --init picks one of the maps
                 variants = [(label, dict(options)) for label, options in p.variants]
         if params["kind"] == "select" and (clash := opt.given(ctx, "gauge")):
             raise bad_parameter(clash[0], "is simulate's: select gives +D to --owner and −D to the others")
         if params["kind"] == "simulate" and (clash := opt.given(ctx, "owner")):
             raise bad_parameter(clash[0], "is select's: use --kind select")
+        if params["kind"] == "select" and (clash := opt.given(ctx, *P.SIMULATE_ONLY)):
+            raise bad_parameter(clash[0], "is simulate's (Kunin et al.'s setting): use --kind simulate")
         configs = []
         for _, options in variants:
             init = str(options.get("init", params["init"]))
@@ -103,6 +105,8 @@ def _config(values: dict[str, Any], model: Any, dynamics: Any) -> PhaseConfig:
     kind = values["kind"]
     own = {f.name for f in dataclasses.fields(PhaseConfig)} | {"preset"}
     unread = {"owner" if kind == "simulate" else "gauge", *(["m"] if values["m"] is None else [])}
+    if kind == "select":
+        unread |= set(P.SIMULATE_ONLY)
     base = {P.Phase.params[f].name: v for f, v in values.items() if f not in own and f not in unread}
     # an adversarial start needs an ε before an eps axis sets each cell's
     if values["init"] == "adversarial" and values["eps"] is None:

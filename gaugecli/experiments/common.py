@@ -94,6 +94,11 @@ def run_ensemble(
     """Integrate the ensemble ``θ0`` (``a (B, m)``, ``W (B, m, d)``; :func:`integrate_ensemble`) and
     observe every member."""
     traj, full = integrate_ensemble(model, dynamics, theta0, seed=seed, times=times, progress=progress)
+    return observe_members(traj, full)
+
+
+def observe_members(traj: Trajectory, full: Model) -> list[RunObservables]:
+    """The observables of every member of an ensemble's trajectory."""
     return [observe(traj, full, (b,)) for b in range(traj.a.shape[0])]
 
 
@@ -105,6 +110,10 @@ def integrate_ensemble(
     seed: int | np.random.SeedSequence = 0,
     times: Sequence[float] = (),
     progress: Progress | None = None,
+    network: Model | None = None,
+    sphere: bool = False,
+    steps: int | None = None,
+    record_steps: tuple[int, ...] = (),
 ) -> tuple[Trajectory, Model]:
     """Integrate the ensemble ``θ0`` (``a (B, m)``, ``W (B, m, d)``; one network is an ensemble of one); returns its trajectory — in the invariant
     subspace's coordinates where the dynamics stay there (``trajectory.basis``) — and the model to
@@ -117,11 +126,17 @@ def integrate_ensemble(
     step is recorded in ``stats.step_error`` (for SGD: the full-batch discretisation error,
     without the minibatch noise) — at a given ``eta`` only with ``step_error``, else ``None``. ``times``: declared times the flow's states are stored at, in
     addition to its log grid (flow modes only: a stepped run stores its own steps).
+    ``network``: the model to run (default ``model.build()``: the standard teacher; simulate's
+    ``teacher`` random gives another); ``sphere``: the sample's inputs lie on the unit sphere;
+    ``steps``, ``record_steps``: a stepped run takes exactly ``steps`` steps and saves these iterates
+    too (:func:`~gaugecli.core.integrate.descent.gradient_descent`).
     """
-    full = net = model.build()
+    full = net = model.build() if network is None else network
     a0, W0 = np.atleast_2d(theta0.a), np.asarray(theta0.W, float).reshape((-1,) + np.shape(theta0.W)[-2:])
     deltas = imbalance(Network(a0, W0))
     t_max = dynamics.t_max or auto_horizon(deltas, model.c0)
+    if steps is not None and dynamics.eta is not None:  # a run of exactly `steps` steps: its horizon
+        t_max = steps * dynamics.eta
     mode = dynamics.mode
     rule = dynamics.update_rule(net.weight_decay) if mode.stepped else None
     space = None if dynamics.sample_size is not None or mode is Mode.sgd else invariant_subspace(net, W0)
@@ -155,7 +170,9 @@ def integrate_ensemble(
         # over it run in chunks of rows, so n = 10⁷ fits in a few GB
         # (resampled minibatches need random access to rows: always kept)
         store = True if dynamics.batch_source == "resampled" else None
-        sample = EmpiricalSample.draw(net, dynamics.sample_size, seed, device=dynamics.torch_device, store=store)
+        sample = EmpiricalSample.draw(
+            net, dynamics.sample_size, seed, device=dynamics.torch_device, store=store, sphere=sphere
+        )
         objective = sample.objective().with_weight_decay(net.weight_decay)
 
     if not mode.stepped:
@@ -234,6 +251,8 @@ def integrate_ensemble(
         oracle=oracle,
         eps_align=model.eps_align,
         grid_points=dynamics.grid_points,
+        steps=steps,
+        record_steps=record_steps,
         method=("sgd" if mode is Mode.sgd else "gd") if rule.name == "sgd" else rule.name,
         progress=progress,
         optimizer=None if rule.is_gd else rule,

@@ -1,6 +1,7 @@
 """The initial condition of ``simulate`` and ``select``: the duplicates of docs/theory.md (the model), the same made
 visibly different by ``ε`` (``--eps``, at random or ``--init adversarial``), random directions
-(``--init random``), or a practitioner's Gaussian draw (``--init gaussian``).
+(``--init random``), a practitioner's Gaussian draw (``--init gaussian``), or Kunin et al.'s pairs
+of opposite output weights sharing an input weight (``simulate --init paired``: f₀ ≡ 0).
 
 ``--init gaussian`` draws ``ã_j ~ N(0, σ_a²)``, ``w_j ~ N(0, σ_w² I/d)`` from
 ``default_rng(init_seed)`` in that order, with ``a_j = |ã_j|``, or ``ã_j`` itself with ``--mixed-signs``
@@ -47,7 +48,7 @@ def check_initial(
     ``scales`` (σ_a, σ_w) and ``mixed_signs`` only with ``init`` gaussian (their ranges are declared in
     :class:`~gaugecli.experiments.params.Initial`)."""
     require(
-        eps is None or init not in ("random", "gaussian"),
+        eps is None or init not in ("random", "gaussian", "paired"),
         "eps",
         f"perturbs the duplicates; `init` {init} has none (its directions are already distinct)",
     )
@@ -69,9 +70,9 @@ def check_initial(
                 f"of `init` adversarial turns the favorable neuron to θ0 + ε, so ε must be < π − θ0 = {limit:.4g}",
             )
     require(
-        init_seed is None or init in ("random", "gaussian") or eps is not None,
+        init_seed is None or init in ("random", "gaussian", "paired") or eps is not None,
         "init_seed",
-        "has no effect on exact duplicates; it seeds `init` random or gaussian, or the `eps` perturbation",
+        "has no effect on exact duplicates; it seeds `init` random, gaussian or paired, or the `eps` perturbation",
     )
 
 
@@ -89,6 +90,9 @@ def ignored_by_start(init: str, natural: bool = False) -> dict[str, str]:
         ignored["theta0"] = "has no effect with `init` gaussian: the draw sets each direction (w ~ N(0, σ_w² I/d))"
     elif init == "random":
         ignored["theta0"] = "has no effect with `init` random: the directions are drawn (`init_seed`)"
+    elif init == "paired":
+        ignored["c0"] = "has no effect with `init` paired: f0 ≡ 0, each neuron's scale is `init_scale` τ"
+        ignored["theta0"] = "has no effect with `init` paired: the directions are drawn (`init_seed`)"
     if natural:
         ignored["gauge_strength"] = "has no effect with `gauge` natural: δ is the draw's own, a_j² − ‖w_j‖²/p"
     return ignored

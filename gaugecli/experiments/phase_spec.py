@@ -34,6 +34,15 @@ def rerun_options(config: Any) -> dict[str, Any]:
     }
     if isinstance(base, SimulateConfig):
         out.update({"gauge": base.gauge, "gauge-strength": base.strengths[0]})
+        kunin = {  # Kunin et al.'s setting, where given (their defaults leave the key out)
+            "init-scale": base.init_scale,
+            "eta-per-scale": base.eta_per_scale or None,
+            "teacher": None if base.teacher == "standard" else base.teacher,
+            "teacher-seed": base.teacher_seed,
+            "inputs": None if base.inputs == "gaussian" else base.inputs,
+            "checkpoints": None if base.checkpoints is None else list(base.checkpoints),
+        }
+        out.update(kunin)
     else:
         out.update({"gauge-strength": base.strength, "owner": base.owner})
     return {k: v for k, v in out.items() if v is not None}
@@ -41,9 +50,24 @@ def rerun_options(config: Any) -> dict[str, Any]:
 
 def api_configs(config: Any, params: dict[str, Any], build: Any) -> tuple[str, list[Any], bool]:
     """Keywords ``kind``, ``x`` and ``y`` (``"NAME=START:STOP:NUM[:log]"``), ``metric`` (or
-    ``metrics``), and any parameter of the base run — or ``base=`` a config."""
-    from gaugecli.experiments.phase import PhaseConfig, parse_axis
+    ``metrics``), and any parameter of the base run — or ``base=`` a config; ``preset`` a map of
+    :data:`~gaugecli.experiments.phase.PRESETS` (its first map where it has two), each of whose settings
+    a keyword given overrides, as ``--preset`` on the command line."""
+    from gaugecli.experiments.phase import PRESETS, PhaseConfig, parse_axis
 
+    preset = params.pop("preset", None)
+    if preset is not None and config is None:
+        p = PRESETS[preset]
+        given_metrics = "metrics" in params or "metric" in params
+        settings: dict[str, Any] = {
+            "kind": p.kind,
+            "x": p.x,
+            "y": p.y,
+            **({} if given_metrics else {"metrics": p.metrics}),
+        }
+        settings |= {"seeds": p.seeds} if p.seeds is not None else {}
+        settings |= dict(p.options) | dict(p.variants[0][1] if p.variants else ()) | dict(p.model) | dict(p.dynamics)
+        params = {**settings, **params}
     if config is None:
         kind = params.pop("kind", "simulate")
         axes: dict[str, Any] = {
@@ -84,7 +108,8 @@ SPEC = Experiment(
     rerun_options=rerun_options,
     api_doc="""``gaugecli phase``: a map of simulate or select over two parameters. Keywords: ``kind``,
     ``x`` and ``y`` (``"NAME=START:STOP:NUM[:log]"``), ``metric`` (or ``metrics``), and any
-    parameter of the base run (``m``, ``d``, ``gauge``, ``rtol``, …) — or ``base=`` a config.""",
+    parameter of the base run (``m``, ``d``, ``gauge``, ``rtol``, …) — or ``base=`` a config; ``preset``
+    a map of the command line's ``--preset`` (keywords given override its settings).""",
     api_returns="PhaseResult",
     api_configs=api_configs,
 )

@@ -9,15 +9,18 @@ from typing import cast
 
 import numpy as np
 
-from gaugecli.core.analyses.observables import RunObservables
-from gaugecli.core.model.gauge import Gauge, gauge_imbalance
+from gaugecli.core.analyses.observables import RunObservables, on_unit_sphere
+from gaugecli.core.model.gauge import Gauge, gauge_imbalance, paired_initial_condition
+from gaugecli.core.model.model import Model
 from gaugecli.core.model.state import Network
+from gaugecli.core.model.teacher import random_teacher
 from gaugecli.core.types import LATER_FIELD, Progress
-from gaugecli.experiments.common import run_ensemble
+from gaugecli.experiments.common import integrate_ensemble, observe_members
 from gaugecli.experiments.config import DynamicsConfig, ModelConfig, check_seeds
 from gaugecli.experiments.declare import ConfigError, require, require_finite
 from gaugecli.experiments.initial import check_initial, check_start_reads, initial_condition, natural_imbalances
 from gaugecli.experiments.params import Simulate
+from gaugecli.experiments.rich_lazy import START_STREAM, TEACHER_STREAM, check_kunin, measure, stream
 
 NATURAL = "natural"
 """The gauge word of ``init`` gaussian's own δ, ``a_j² − ‖w_j‖²/p`` of the draw."""
@@ -56,7 +59,13 @@ class SimulateConfig:
     (:mod:`gaugecli.experiments.initial`); ``mixed_signs``: ``init`` gaussian keeps the drawn signs of
     the output weights. ``times``: declared times at which the states are also
     stored, from the solver's dense output (flow modes; e.g. a figure's snapshot of this run at
-    a time another run located)."""
+    a time another run located).
+
+    Kunin et al.'s setting (docs/howto/kunin.md): ``init`` paired with ``init_scale`` τ,
+    ``teacher`` random (``teacher_seed``), ``inputs`` sphere, and their measurements at
+    ``checkpoints`` (:mod:`gaugecli.experiments.rich_lazy`) with a held-out sample of
+    ``test_samples``. Their loss is ``(1/n) Σ (f − y)² = 2 L_n`` and their step ``θ ← θ − lr ∇(2 L_n)``,
+    so their learning rate ``lr`` is our ``eta`` = 2·lr (their ``lr = 5e-3/τ²`` is η = 1e-2/τ²)."""
 
     model: ModelConfig = field(default_factory=ModelConfig)
     dynamics: DynamicsConfig = field(default_factory=DynamicsConfig)
@@ -72,6 +81,13 @@ class SimulateConfig:
     init_scale_a: float | None = field(default=Simulate.init_scale_a.default, metadata={LATER_FIELD: True})
     init_scale_w: float | None = field(default=Simulate.init_scale_w.default, metadata={LATER_FIELD: True})
     mixed_signs: bool = field(default=Simulate.mixed_signs.default, metadata={LATER_FIELD: True})
+    init_scale: float | None = field(default=Simulate.init_scale.default, metadata={LATER_FIELD: True})
+    teacher: str = field(default=Simulate.teacher.default, metadata={LATER_FIELD: True})
+    teacher_seed: int | None = field(default=Simulate.teacher_seed.default, metadata={LATER_FIELD: True})
+    inputs: str = field(default=Simulate.inputs.default, metadata={LATER_FIELD: True})
+    test_samples: int | None = field(default=Simulate.test_samples.default, metadata={LATER_FIELD: True})
+    checkpoints: tuple[float, ...] | None = field(default=Simulate.checkpoints.default, metadata={LATER_FIELD: True})
+    eta_per_scale: bool = field(default=Simulate.eta_per_scale.default, metadata={LATER_FIELD: True})
 
     def __post_init__(self) -> None:
         Simulate.check(self)
@@ -102,6 +118,7 @@ class SimulateConfig:
             require(self.init == "gaussian", "gauge", "natural is the δ of a draw: it needs `init` gaussian")
             require(self.deltas is None, "deltas", "would replace the draw's own δ (`gauge` natural)")
         check_start_reads(self.model, self.init, self.natural, tuple(self.strengths))
+        check_kunin(self)
 
     @property
     def natural(self) -> bool:
@@ -117,6 +134,42 @@ class SimulateConfig:
     def run_seed(self) -> int:
         """The seed of the sample or batch stream (0 when not given)."""
         return 0 if self.seed is None else self.seed
+
+    @property
+    def scale(self) -> float:
+        """τ of ``init`` paired (1 when not given)."""
+        return 1.0 if self.init_scale is None else self.init_scale
+
+    @property
+    def run_dynamics(self) -> DynamicsConfig:
+        """The dynamics the run steps with: ``eta``/τ² with ``eta_per_scale``, else as given."""
+        if not self.eta_per_scale or self.dynamics.eta is None:
+            return self.dynamics
+        return replace(self.dynamics, eta=self.dynamics.eta / self.scale**2)
+
+    @property
+    def measured(self) -> bool:
+        """Kunin et al.'s measurements are taken (``checkpoints`` or ``test_samples`` given)."""
+        return self.checkpoints is not None or self.test_samples is not None
+
+    def network(self) -> Model:
+        """The model this run descends: the config's, with Kunin et al.'s random teacher where asked."""
+        net = self.model.build()
+        if self.teacher == "random":
+            teacher = random_teacher(self.model.d, self.model.k, stream(self.teacher_seed, TEACHER_STREAM))
+            net = replace(net, teacher=teacher)
+        return net
+
+    def start(self) -> Network:
+        """The initial network of every run of this config (members differ in δ only)."""
+        if self.init == "paired":
+            seed = stream(self.init_seed, START_STREAM)
+            return Network(*paired_initial_condition(self.m, self.model.d, self.scale, self.imbalances()[:, 0], seed))
+        return Network(
+            *initial_condition(
+                self.model, self.imbalances(), self.init, self.eps, self.init_seed, self.init_scales, self.mixed_signs
+            )
+        )
 
     def imbalances(self) -> np.ndarray:
         """δ per run and neuron, shape ``(len(strengths), m)`` (one row if ``deltas`` given)."""
@@ -157,10 +210,24 @@ def simulate(config: SimulateConfig, progress: Progress | None = None) -> list[R
     out: list[RunObservables] = []
     for i, run in enumerate(runs):
         sub = None if progress is None else (lambda f, i=i: progress((i + f) / len(runs)))
-        a0, W0 = initial_condition(
-            run.model, run.imbalances(), run.init, run.eps, run.init_seed, run.init_scales, run.mixed_signs
+        stepped = run.dynamics.mode.stepped
+        marks = () if run.checkpoints is None else tuple(run.checkpoints)
+        traj, net = integrate_ensemble(
+            run.model,
+            run.run_dynamics,
+            run.start(),
+            seed=run.run_seed,
+            times=tuple(run.times) + (() if stepped else marks),
+            progress=sub,
+            network=run.network(),
+            sphere=run.inputs == "sphere",
+            steps=int(max(marks)) if stepped and marks else None,
+            record_steps=tuple(int(k) for k in marks) if stepped else (),
         )
-        out.extend(
-            run_ensemble(run.model, run.dynamics, Network(a0, W0), seed=run.run_seed, times=run.times, progress=sub)
-        )
+        observed = observe_members(traj, net)
+        if run.inputs == "sphere":
+            observed = [on_unit_sphere(obs, net) for obs in observed]
+        if run.measured:
+            observed = [replace(obs, **measure(run, traj, net, b, marks).fields()) for b, obs in enumerate(observed)]
+        out.extend(observed)
     return out

@@ -42,6 +42,7 @@ AXIS_LABELS = {
     "momentum": r"momentum $\beta$",
     "beta1": r"Adam's $\beta_1$",
     "beta2": r"Adam's $\beta_2$",
+    "init-scale": r"initial scale $\tau$ ($|a|\,\|w\| = \tau^2$)",
 }
 """Axis labels in the paper's symbols (an axis not listed is labelled by its option name)."""
 METRIC_LABELS = {

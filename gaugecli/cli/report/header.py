@@ -58,8 +58,16 @@ def header(command: str, config: Any, runs: list[Any] | None = None, gauges: str
             parts.append(gauges)
         elif "gauge_strength" in ignored:
             parts.append("δ natural (the draw's own)")
+        elif gauge is not None and _explicit(gauge):  # an explicit δ reads no D
+            parts.append(f"δ = {gauge}")
         elif strengths[0] is not None:
             parts.append(("D = " + ",".join(number(float(s)) for s in strengths)) + (f" ({gauge})" if gauge else ""))
+    kunin = [  # Kunin et al.'s setting, where the run is in it
+        f"τ = {number(config.scale)}" if getattr(config, "init", None) == "paired" else "",
+        "teacher random" if getattr(config, "teacher", "standard") == "random" else "",
+        "x on the unit sphere" if getattr(config, "inputs", "gaussian") == "sphere" else "",
+    ]
+    parts += [k for k in kunin if k]
     if dynamics is not None:
         if dynamics.sample_size is not None:
             parts.append(f"n = {dynamics.sample_size}")
@@ -71,13 +79,26 @@ def header(command: str, config: Any, runs: list[Any] | None = None, gauges: str
             parts.append(
                 "η = " + ",".join(f"{e:.4g}" for e in etas) + ("" if dynamics.eta is not None else " (chosen)")
             )
-        horizon = "auto" if dynamics.t_max is None else number(dynamics.t_max)
-        parts.append(f"t_max = {horizon}")
+        marks = getattr(config, "checkpoints", None)
+        if dynamics.mode.stepped and marks:  # the last checkpoint is the horizon
+            parts.append(f"steps = {number(float(max(marks)))}")
+        else:
+            horizon = "auto" if dynamics.t_max is None else number(dynamics.t_max)
+            parts.append(f"t_max = {horizon}")
         if not dynamics.mode.stepped:
             parts.append(f"rtol = {number(dynamics.solver_rtol)}")
     elif hasattr(config, "rtol"):
         parts.append(f"rtol = {number(config.rtol)}")
     return " · ".join(parts)
+
+
+def _explicit(gauge: str) -> bool:
+    """``gauge`` is an explicit δ (a signed number), not a gauge word."""
+    try:
+        float(gauge)
+    except ValueError:
+        return False
+    return True
 
 
 def _ignored(config: Any) -> dict[str, str]:

@@ -52,8 +52,38 @@ def simulate(outcomes: list[Outcome], paths: list[Path | None]) -> None:
         [o.result for o in outcomes]
     ):
         out.print(line)
+    for outcome in outcomes:
+        _measurements(outcome)
     for outcome, path in zip(outcomes, paths, strict=True):
         out.print(where(outcome, path))
+
+
+def _measurements(outcome: Outcome) -> None:
+    """Kunin et al.'s measurements of a run (``--checkpoints``), one row per checkpoint."""
+    obs, config = outcome.result, outcome.config
+    if getattr(obs, "checkpoint_t", None) is None:
+        return
+    eta = obs.eta
+    stepped = eta is not None
+    tested = obs.test_loss is not None
+    columns = ("step" if stepped else "t", "kernel distance S", "Hamming", "‖θ − θ₀‖", *(("test L",) if tested else ()))
+    gauge = f"δ = {obs.imbalance[0][0]:+.4g}"
+    table = new_table(f"Kunin et al.'s measurements ({gauge}, on the n training inputs)", columns)
+    for i, t in enumerate(obs.checkpoint_t):
+        table.add_row(
+            f"{round(t / eta):d}" if stepped else fmt(float(t)),
+            fmt(float(obs.kernel_distance[i]), ".4g"),
+            fmt(float(obs.hamming_distance[i]), ".4g"),
+            fmt(float(obs.parameter_distance[i]), ".4g"),
+            *((fmt_loss(float(obs.test_loss[i])),) if tested else ()),
+        )
+    show(table)
+    console().print(
+        "S = 1 − ⟨K_t, K_0⟩/(‖K_t‖‖K_0‖) of the empirical NTK on the training set (0: lazy, → 1: rich); Hamming: "
+        "neurons whose ReLU pattern flipped, averaged over the inputs"
+        + ("; test L: ½·mean (f − y)² held out (theirs is twice it)" if tested else "")
+        + ("" if getattr(config, "inputs", "gaussian") == "gaussian" else "; L: on the unit sphere")
+    )
 
 
 def _last(series: Any) -> float | None:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass, field, replace
 from typing import Any, ClassVar
 
@@ -65,6 +66,12 @@ class RunObservables(Labelled):
     aligned with no feature (``α_j(t_end) < 1 − ε_align``; ``None`` when every neuron is aligned):
     the function they carry together. It tells pruning (each ``c_j → 0``) from cancellation (a
     pair of one direction and opposite ``c``, each ``|c|`` finite, whose sum carries nothing).
+
+    Kunin et al.'s measurements (``simulate --checkpoints``, :mod:`gaugecli.core.analyses.rich_lazy`;
+    ``None`` unless asked for), at the times ``checkpoint_t`` (the start, each checkpoint, the
+    horizon): ``kernel_distance`` S of the empirical NTK on the training set, ``hamming_distance`` of
+    the ReLU patterns, ``parameter_distance`` ‖θ_t − θ_0‖, and ``test_loss`` ½·mean (f − y)² on a
+    held-out sample (their test loss is twice it).
     """
 
     HEADLINE: ClassVar[tuple[str, ...]] = ("owner", "specialized", "t_spec", "converged")
@@ -85,6 +92,10 @@ class RunObservables(Labelled):
             **dict.fromkeys(("owners", "computed_owners", "feature_specialized"), ("feature",)),
             "coaligned": ("neuron", "feature"),
             "pruned": ("neuron",),
+            **dict.fromkeys(
+                ("checkpoint_t", "kernel_distance", "hamming_distance", "parameter_distance", "test_loss"),
+                ("checkpoint",),
+            ),
         },
         absorb=("stats",),
     )
@@ -132,10 +143,45 @@ class RunObservables(Labelled):
     feature_nonowner_norm: Array | None = None
     unaligned_norm: Array | None = field(default=None, metadata={LATER_FIELD: True})
     imbalance_per_step: Array | None = field(default=None, metadata={LATER_FIELD: True})
+    checkpoint_t: Array | None = field(default=None, metadata={LATER_FIELD: True})
+    kernel_distance: Array | None = field(default=None, metadata={LATER_FIELD: True})
+    hamming_distance: Array | None = field(default=None, metadata={LATER_FIELD: True})
+    parameter_distance: Array | None = field(default=None, metadata={LATER_FIELD: True})
+    test_loss: Array | None = field(default=None, metadata={LATER_FIELD: True})
 
     @property
     def final_loss(self) -> float:
         return float(self.loss[-1])
+
+
+def on_unit_sphere(obs: RunObservables, model: Model) -> RunObservables:
+    """The population observables of ``obs`` for inputs uniform on the unit sphere, from the Gaussian
+    ones (``simulate --inputs sphere``).
+
+    For σ and τ positively homogeneous of degree ``p``, ``(f − y)²`` is of degree ``2p`` in ``x``, and
+    ``x = ‖g‖ u`` with ``g ~ N(0, I_d)`` has ``‖g‖`` independent of ``u`` uniform on the sphere, so
+    ``E_g[(f − y)²] = E‖g‖^{2p} · E_u[(f − y)²]`` with ``E‖g‖^{2p} = d (d + 2) ⋯ (d + 2p − 2)``. Hence, at
+    every state, the sphere's loss is the Gaussian one times ``c = 1/E‖g‖^{2p}``, its gradient too, and
+    ``‖∇L‖²``, ``R``, ``T`` (quadratic in the gradient) ``c²`` times; the function norms (P, P_U) ``√c`` times."""
+    d, p = model.d, model.degree
+    c = 1.0 / math.prod(d + 2 * i for i in range(p))
+    root = math.sqrt(c)
+
+    def scaled(x: Array | None, factor: float) -> Array | None:
+        return None if x is None else np.asarray(x) * factor
+
+    return replace(
+        obs,
+        loss=obs.loss * c,
+        reaction=obs.reaction * c**2,
+        transport=obs.transport * c**2,
+        grad_norm_sq=obs.grad_norm_sq * c**2,
+        dissipated_reaction=obs.dissipated_reaction * c**2,
+        dissipated_transport=obs.dissipated_transport * c**2,
+        nonowner_norm=obs.nonowner_norm * root,
+        unaligned_norm=scaled(obs.unaligned_norm, root),
+        feature_nonowner_norm=scaled(obs.feature_nonowner_norm, root),
+    )
 
 
 RESOLVED_GRADIENT = 1e-5

@@ -94,6 +94,8 @@ def gradient_descent(
     grid_points: int = 400,
     stop_at_crossing: bool = False,
     record_every: int | None = None,
+    steps: int | None = None,
+    record_steps: tuple[int, ...] = (),
     method: str = "gd",
     progress: Progress | None = None,
     optimizer: Optimizer | None = None,
@@ -107,7 +109,9 @@ def gradient_descent(
     step — SGD, then ``method="sgd"`` labels it). ``stop_at_crossing``: stop once every member
     has a neuron at ``α ≥ 1 − ε`` (the pilot runs of :func:`choose_step` need no more).
     ``record_every``: save every this many steps (a uniform grid of iterates) instead of
-    ``grid_points`` log-spaced ones.
+    ``grid_points`` log-spaced ones. ``steps``: take exactly this many steps (the horizon
+    ``steps·η``, whatever ``t_max`` says: ``⌈t_max/η⌉`` could round one step more); ``record_steps``:
+    iterates saved beside the grid (checkpoints at exact steps).
     Divergence — a non-finite or exploding gradient — is a :class:`NumericalFault` naming the
     stable step bound.
 
@@ -135,11 +139,12 @@ def gradient_descent(
     oracle = oracle or population_oracle(model)
     a, W = np.array(theta0.a, float), np.array(theta0.W, float)
     batch, m = a.shape[:-1], a.shape[-1]
-    n_steps = max(1, math.ceil(t_max / eta))
+    n_steps = max(1, math.ceil(t_max / eta)) if steps is None else int(steps)
     if record_every is not None:
         record_set = set(range(0, n_steps + 1, max(1, int(record_every))))
     else:
         record_set = set(_record_steps(n_steps, grid_points).tolist())
+    record_set |= {int(k) for k in record_steps}
     thr = 1.0 - eps_align
     crossing = np.full(batch + (m,), np.nan)
     prev_align = alignment(W, model)[0]

@@ -176,6 +176,41 @@ def random_initial_condition(model: Model, deltas: Array, c0: float = C0, seed: 
     return parameters_from_function(np.full(deltas.shape, c0 / m), U, deltas, model.degree)
 
 
+def paired_scale_ratio(scale: float, delta: float) -> float:
+    """Kunin et al.'s ``α`` for scale ``τ`` and imbalance ``δ``: the neuron ``|a| = τ/α``, ``‖w‖ = τα``
+    has ``|a|‖w‖ = τ²`` and ``a² − ‖w‖² = τ²(α⁻² − α²) = δ``, i.e.
+    ``α² = (√(4 + r²) − r)/2`` with ``r = δ/τ²`` (their ``get_alpha``), written as ``2/(√(4 + r²) + r)``
+    for ``r > 0`` so that no difference of close numbers is taken."""
+    r = delta / scale**2
+    root = np.hypot(2.0, r)
+    alpha_sq = 2.0 / (root + r) if r > 0 else (root - r) / 2.0
+    return float(np.sqrt(alpha_sq))
+
+
+def paired_initial_condition(
+    m: int, d: int, scale: float, deltas: Array, seed: int | np.random.SeedSequence = 0
+) -> tuple[Array, Array]:
+    """Kunin et al.'s start (their ``StudentNetwork(symmetrize=True)``): ``m/2`` directions ``û_i``
+    uniformly random on the sphere and signs ``s_i = ±1`` from ``default_rng(seed)``, and the pairs
+    ``(a, w) = (±s_i τ/α, τα û_i)``: neurons ``i`` and ``i + m/2`` share ``w`` and have opposite ``a``,
+    so that ``f₀ ≡ 0``; each has ``|a|‖w‖ = τ²`` and ``a² − ‖w‖² = δ`` exactly
+    (:func:`paired_scale_ratio`). ``deltas (B,)``: one δ per member (members differ in δ only);
+    returns ``a (B, m)``, ``W (B, m, d)``."""
+    if m % 2:
+        raise ValueError(f"a paired start needs an even m (got {m})")
+    half = m // 2
+    rng = np.random.default_rng(seed)
+    U = rng.standard_normal((half, d))
+    U /= np.linalg.norm(U, axis=1, keepdims=True)
+    signs = np.where(rng.standard_normal(half) >= 0.0, 1.0, -1.0)
+    deltas = np.atleast_1d(np.asarray(deltas, dtype=np.float64))
+    alphas = np.array([paired_scale_ratio(scale, float(delta)) for delta in deltas])
+    a_half = signs[None, :] * (scale / alphas)[:, None]
+    a = np.concatenate([a_half, -a_half], axis=-1)
+    W = np.concatenate([U, U])[None] * (scale * alphas)[:, None, None]
+    return a, W
+
+
 def perturbed_duplicates(
     model: Model,
     deltas: Array,

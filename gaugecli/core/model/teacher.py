@@ -62,3 +62,15 @@ def standard_teacher(d: int, k: int = 1, a_star: float = 1.0) -> Teacher:
     directions = np.zeros((k, d))  # not np.eye(d)[:k]: that is d² numbers, 80 GB at d = 10⁵
     directions[np.arange(k), np.arange(k)] = 1.0
     return Teacher(coefficients=np.full(k, float(a_star)), directions=directions)
+
+
+def random_teacher(d: int, k: int, seed: int | np.random.SeedSequence) -> Teacher:
+    """``k`` features as Kunin et al. (2024) and Chizat draw them: directions ``v_k`` uniformly random
+    on the unit sphere (normalised Gaussians) and output weights ``a*_k = ±1`` with random signs, both
+    from ``default_rng(seed)`` (directions first). Not the torch stream of their code: the same law,
+    other draws (their runs and ours agree within seed-to-seed variation)."""
+    rng = np.random.default_rng(seed)
+    V = rng.standard_normal((k, d))
+    V /= np.linalg.norm(V, axis=1, keepdims=True)
+    signs = np.where(rng.standard_normal(k) >= 0.0, 1.0, -1.0)
+    return Teacher(coefficients=signs, directions=V)

@@ -55,8 +55,9 @@ def resolve_device(device: str) -> torch.device:
     return torch.device(device)
 
 
-def draw_sample(model: Model, n: int, seed: Seed) -> tuple[Array, Array]:
-    """``n`` inputs ``x ~ N(0, I_d)`` from ``numpy.random.default_rng(seed)`` and teacher labels.
+def draw_sample(model: Model, n: int, seed: Seed, sphere: bool = False) -> tuple[Array, Array]:
+    """``n`` inputs ``x ~ N(0, I_d)`` from ``numpy.random.default_rng(seed)`` and teacher labels;
+    ``sphere``: each input divided by its norm, uniform on the unit sphere (Kunin et al.'s inputs).
 
     Drawn in blocks of rows (the same numbers as one ``standard_normal((n, d))`` call), so that
     the labels' intermediates stay small."""
@@ -67,6 +68,8 @@ def draw_sample(model: Model, n: int, seed: Seed) -> tuple[Array, Array]:
     for start in range(0, n, rows):
         block = slice(start, min(start + rows, n))
         rng.standard_normal(out=X[block])
+        if sphere:
+            X[block] /= np.linalg.norm(X[block], axis=1, keepdims=True)
         y[block] = model(X[block])
     return X, y
 
@@ -89,6 +92,7 @@ class SampleRows:
     block (the same numbers as :func:`draw_sample`; memory ``O(chunk)``, time ~7× per pass).
     Each pass holds at most ``chunk_bytes`` per ``rows × columns`` intermediate. The student's
     activation is ``activation`` (default: the model's for a streamed sample, else ReLU).
+    ``sphere``: the inputs are the Gaussian draws divided by their norms (:func:`draw_sample`).
     """
 
     def __init__(
@@ -103,6 +107,7 @@ class SampleRows:
         device: torch.device | str = "cpu",
         chunk_bytes: int = DEFAULT_CHUNK_BYTES,
         activation: Activation | None = None,
+        sphere: bool = False,
     ) -> None:
         if (X is None) != (y is None) or (X is None and (model is None or seed is None)):
             raise ValueError("EmpiricalSample: give X and y (stored), or model and seed (streamed)")
@@ -112,6 +117,7 @@ class SampleRows:
         self.activation = activation or (model.activation if model is not None else ReLU())
         self.device = torch.device(device) if isinstance(device, str) else device
         self.chunk_bytes = int(chunk_bytes)
+        self.sphere = bool(sphere)
 
     # -- construction -----------------------------------------------------------------
 
@@ -143,6 +149,7 @@ class SampleRows:
         device: str = "cpu",
         store: bool | None = None,
         chunk_bytes: int = DEFAULT_CHUNK_BYTES,
+        sphere: bool = False,
     ) -> Self:
         """The sample of :func:`draw_sample` (same numbers), stored on ``device`` or streamed.
 
@@ -157,16 +164,16 @@ class SampleRows:
             if dev.type == "cuda":
                 store = store and size <= torch.cuda.mem_get_info(dev)[0] // 2
         if not store:
-            return cls(n, d, model=model, seed=seed, device=dev, chunk_bytes=chunk_bytes)
+            return cls(n, d, model=model, seed=seed, device=dev, chunk_bytes=chunk_bytes, sphere=sphere)
         act = model.activation
         if dev.type == "cpu":
-            X, y = draw_sample(model, n, seed)
+            X, y = draw_sample(model, n, seed, sphere)
             return cls(
                 n, d, X=torch.from_numpy(X), y=torch.from_numpy(y), device=dev, chunk_bytes=chunk_bytes, activation=act
             )
         Xt = torch.empty((n, d), dtype=torch.float64, device=dev)
         yt = torch.empty(n, dtype=torch.float64, device=dev)
-        streamed = cls(n, d, model=model, seed=seed, device=dev, chunk_bytes=chunk_bytes)
+        streamed = cls(n, d, model=model, seed=seed, device=dev, chunk_bytes=chunk_bytes, sphere=sphere)
         start = 0
         for Xc, yc in streamed.chunks(d + model.k):
             Xt[start : start + Xc.shape[0]] = Xc
@@ -202,6 +209,8 @@ class SampleRows:
         rng = np.random.default_rng(self.seed)
         for start in range(0, self.n, rows):
             Xc = rng.standard_normal((min(rows, self.n - start), self.d))
+            if self.sphere:
+                Xc /= np.linalg.norm(Xc, axis=1, keepdims=True)
             yc = self.model(Xc)
             yield torch.from_numpy(Xc).to(self.device), torch.from_numpy(yc).to(self.device)
 
@@ -210,7 +219,7 @@ class SampleRows:
         if self.X is not None and self.y is not None:
             return to_numpy(self.X), to_numpy(self.y)
         assert self.model is not None and self.seed is not None
-        return draw_sample(self.model, self.n, self.seed)
+        return draw_sample(self.model, self.n, self.seed, self.sphere)
 
     @classmethod
     def stack(

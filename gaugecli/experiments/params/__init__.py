@@ -51,6 +51,7 @@ from gaugecli.experiments.params.phase import (
     PHASE_KINDS,
     PHASE_METRICS,
     PHASE_PRESETS,
+    SIMULATE_ONLY,
     Phase,
 )
 from gaugecli.experiments.params.predict import (
@@ -107,6 +108,10 @@ from gaugecli.experiments.params.shared import (
     Model,
 )
 from gaugecli.experiments.params.simulate import (
+    INPUTS,
+    MAX_KERNEL_SAMPLES,
+    PAIRED_SCALE_RANGE,
+    TEACHERS,
     Simulate,
 )
 
@@ -132,12 +137,14 @@ __all__ = [
     "GAUGE_STRENGTH",
     "HORIZON_RANGE",
     "INITS",
+    "INPUTS",
     "LAW_ACTIVATIONS",
     "MAX_ADAM_LR",
     "MAX_AXIS_POINTS",
     "MAX_DEEP_SAMPLES",
     "MAX_DEEP_STRENGTH",
     "MAX_GAUGE_STRENGTH",
+    "MAX_KERNEL_SAMPLES",
     "MAX_LAW_LAYERS",
     "MAX_LAW_PARAMS",
     "MAX_LAW_PATHS",
@@ -154,6 +161,7 @@ __all__ = [
     "NEURONS",
     "NUMERICS",
     "OWNER",
+    "PAIRED_SCALE_RANGE",
     "PERTURB_SWEEPS",
     "PHASE_KINDS",
     "PHASE_METRICS",
@@ -164,8 +172,10 @@ __all__ = [
     "RTOL",
     "SAMPLE_RTOL",
     "SEEDS",
+    "SIMULATE_ONLY",
     "STRENGTHS",
     "SWEEP_PARAMS",
+    "TEACHERS",
     "WIDTHS",
     "Deep",
     "Dynamics",

@@ -30,7 +30,9 @@ PHASE_METRICS = (
     "owner-probability",
 )
 """The metrics of ``gaugecli phase`` (:mod:`gaugecli.experiments.phase.metrics` defines each)."""
-PHASE_PRESETS = ("outcomes", "robustness", "sensitivity", "rich-lazy")
+PHASE_PRESETS = ("outcomes", "robustness", "sensitivity", "rich-lazy", "kunin", "kunin-quick")
+SIMULATE_ONLY = ("init_scale", "eta_per_scale", "teacher", "teacher_seed", "inputs", "checkpoints")
+"""The base run's parameters that only ``simulate`` cells read (Kunin et al.'s setting)."""
 MAX_AXIS_POINTS = 129
 """The most values one axis of ``gaugecli phase`` takes (a 129 × 129 map is 16 641 runs)."""
 
@@ -82,9 +84,15 @@ class Phase(Fields):
     strength = GAUGE_STRENGTH
     m = NEURONS.but(default=None, default_text="1 (simulate), 5 (select)", help="Number of student neurons m")
     owner = Select.owner
-    init = Initial.init
+    init = Simulate.init
     eps = Initial.eps
     init_seed = Initial.init_seed
+    init_scale = Simulate.init_scale
+    eta_per_scale = Simulate.eta_per_scale
+    teacher = Simulate.teacher
+    teacher_seed = Simulate.teacher_seed
+    inputs = Simulate.inputs
+    checkpoints = Simulate.checkpoints
     limit_strengths = STRENGTHS.but(
         name="limit_strengths",
         flag="--limit-d",

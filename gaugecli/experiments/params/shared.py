@@ -232,7 +232,7 @@ class Dynamics(Fields):
     )
     eta = Param(
         "eta",
-        "GD/SGD step η",
+        "GD/SGD step η on L = ½·mean (f − y)² (a learning rate lr on mean (f − y)², Kunin et al.'s, is η = 2·lr)",
         DYNAMICS,
         None,
         low=0.0,

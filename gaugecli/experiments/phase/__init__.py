@@ -70,7 +70,9 @@ NOTES = {
     "drawn from probe_seed: its relative change, a growth in size counted as fully as a turn (not a rich/lazy "
     "measure)",
     "kernel-distance-cos": "Kunin et al.'s kernel distance S = 1 − ⟨K(t_h), K(0)⟩_F / (‖K(t_h)‖_F ‖K(0)‖_F) of "
-    "the same kernel on the same probes: how far it turned, whatever its size (0: lazy; towards 1: rich)",
+    "the same kernel on the same probes (population flow), or of the empirical NTK on the run's training set "
+    "(a finite-sample simulate with checkpoints, their setting): how far it turned, whatever its size (0: lazy; "
+    "towards 1: rich)",
     "exponent": "C4's exponent: the local slope ln(r_K/r_{K−1}) / ln(D_K/D_{K−1}) of r = T_spec(−D)/T_spec(+D) "
     "between the two largest limit_strengths",
     "constant": "C4's constant C = lim_{D→∞} r(D)/D^q (q = 1 + 1/p, 2 for ReLU), Richardson-extrapolated in 1/D "
@@ -247,6 +249,10 @@ def preset_config(name: str, variant: str | None = None, **given: Any) -> PhaseC
             options.update(dict(p.variants[0][1] if variant is None else dict(p.variants)[variant]))
         if options.get("init") == "adversarial":
             options.setdefault("eps", eps_of_axes(kind, given.get("x", p.x), given.get("y", p.y)))
+        if p.model:
+            options["model"] = replace(base.model, **dict(p.model))
+        if p.dynamics:
+            options["dynamics"] = replace(base.dynamics, **dict(p.dynamics))
         base = replace(base, **options)
     x = given.get("x", p.x)
     y = given.get("y", p.y)
@@ -257,5 +263,5 @@ def preset_config(name: str, variant: str | None = None, **given: Any) -> PhaseC
         metrics=tuple(given.get("metrics", p.metrics)),
         base=base,
         limit_strengths=tuple(given.get("limit_strengths", P.Phase.limit_strengths.default)),
-        seeds=given.get("seeds"),
+        seeds=given.get("seeds", p.seeds),
     )

@@ -31,6 +31,7 @@ NOT_AXES = {
     "seeds": "a seed",
     "init_seed": "a seed",
     "basis_seed": "a seed",
+    "teacher_seed": "a seed",
 }
 """Numeric declarations that are no axis, and why (``deltas``: see the axes ``gauge``,
 ``owner-delta`` and ``others-delta``)."""

@@ -27,7 +27,7 @@ from gaugecli.experiments.initial import initial_condition
 from gaugecli.experiments.params import Mode
 from gaugecli.experiments.phase.config import Base, designated, partner
 from gaugecli.experiments.phase.metrics import CellMetrics, Observed, measure, with_limits, with_partner
-from gaugecli.experiments.simulate import SimulateConfig
+from gaugecli.experiments.simulate import SimulateConfig, simulate
 
 
 @dataclass(frozen=True)
@@ -86,7 +86,12 @@ def _flow(runs: list[Base]) -> list[Observed]:
 
 
 def _alone(run: Base) -> Observed:
-    """One run by itself, as its command runs it (stepped and finite-sample modes)."""
+    """One run by itself, as its command runs it (stepped and finite-sample modes): a ``simulate``
+    cell through :func:`~gaugecli.experiments.simulate.simulate` itself (Kunin et al.'s start, teacher,
+    inputs and checkpoints included)."""
+    if isinstance(run, SimulateConfig):
+        (obs,) = simulate(run)
+        return Observed(obs, obs.t.size - 1, obs.crossing_times)
     a0, W0 = _start(run)
     (obs,) = run_ensemble(run.model, run.dynamics, Network(a0, W0), seed=_seed(run))
     return Observed(obs, obs.t.size - 1, obs.crossing_times)

@@ -148,19 +148,29 @@ class PhaseConfig:
 
         flow_only = [m for m in self.metrics if m in FLOW_METRICS]
         if flow_only:
-            modes = {cell.dynamics.mode for row in self.cells() for cell in row}
-            require(
-                modes == {Mode.flow},
-                "metric",
-                f"{flow_only[0]} needs the parameters at the horizon, kept by the population flow: `mode` flow",
-            )
+            cells = [cell for row in self.cells() for cell in row]
+            measured = all(isinstance(c, SimulateConfig) and c.checkpoints is not None for c in cells)
+            if flow_only != ["kernel-distance-cos"] or not measured:
+                require(
+                    {cell.dynamics.mode for cell in cells} == {Mode.flow},
+                    "metric",
+                    f"{flow_only[0]} needs the parameters at the horizon, kept by the population flow: `mode` flow"
+                    + (
+                        " (or, for kernel-distance-cos, a finite-sample simulate with `checkpoints`)"
+                        if flow_only[0] == "kernel-distance-cos"
+                        else ""
+                    ),
+                )
         else:
             self.cells()  # every cell checked now, before anything runs
         if self.seeds is not None:
             require(
-                base.init_seed is None and getattr(base, "seed", None) is None and getattr(base, "seeds", None) is None,
+                base.init_seed is None
+                and getattr(base, "seed", None) is None
+                and getattr(base, "seeds", None) is None
+                and getattr(base, "teacher_seed", None) is None,
                 "seeds",
-                "replace the base run's own seeds (`init_seed`, `seed`): give one or the other",
+                "replace the base run's own seeds (`init_seed`, `seed`, `teacher_seed`): give one or the other",
             )
             cell = self.cells()[0][0]
             require(
@@ -230,7 +240,11 @@ def designated(cell: Base) -> int | None:
 
 
 def _draws_start(cell: Base) -> bool:
-    return cell.init == "random" or (cell.eps is not None and cell.init == "duplicates")
+    return cell.init in ("random", "paired") or (cell.eps is not None and cell.init == "duplicates")
+
+
+def _draws_teacher(cell: Base) -> bool:
+    return isinstance(cell, SimulateConfig) and cell.teacher == "random"
 
 
 def _draws_dynamics(cell: Base) -> bool:
@@ -244,6 +258,8 @@ def seeded(cell: Base, seed: int) -> Base:
     changes: dict[str, Any] = {}
     if _draws_start(cell):
         changes["init_seed"] = seed
+    if _draws_teacher(cell):  # Kunin et al.'s one seed: teacher, start and sample (each its own stream of it)
+        changes["teacher_seed"] = seed
     if _draws_dynamics(cell):
         changes["seed" if isinstance(cell, SimulateConfig) else "seeds"] = (
             seed if isinstance(cell, SimulateConfig) else (seed,)

@@ -21,7 +21,8 @@ or located by root-finding before it — never off a solver step:
   the parameters at ``t_h``);
 * ``kernel-distance-cos``: Kunin et al.'s ``S = 1 − ⟨K(t_h), K(0)⟩_F / (‖K(t_h)‖_F ‖K(0)‖_F)`` of the
   same kernel on the same probes: how far it turned, whatever its size (0 lazy, towards 1 rich;
-  population flow only);
+  population flow); in a finite-sample run measured at ``checkpoints`` (``simulate --checkpoints``,
+  the ``kunin`` preset), their own: the empirical NTK on the run's training set at its horizon;
 * ``exponent`` and ``constant``: C4's ``T_spec(−D)/T_spec(+D) ≈ C·D^q`` (``q = 2`` for ReLU,
   ``1 + 1/p`` at degree ``p``), from the cell's ``±D`` pair run at each large strength
   ``D₁ < … < D_K`` of ``limit_strengths`` (:func:`limit_constants`): the exponent is the local slope
@@ -177,6 +178,8 @@ def measure(seen: Observed, model: Model, eps_align: float, designated: int | No
         start, end, X = Network(*seen.start), Network(*seen.end), probes(seen.start[1].shape[-1])
         change = kernel_change(start, end, X, model.activation)
         turn = kernel_distance_cos(start, end, X, model.activation)
+    elif run.kernel_distance is not None:  # a finite-sample run measured at checkpoints: S on its training set
+        turn = float(run.kernel_distance[-1])
     return CellMetrics(
         horizon=t_h,
         t_spec=t_spec,
