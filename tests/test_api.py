@@ -288,6 +288,20 @@ def test_a_runs_long_form_pivots_back_to_its_arrays(artifacts: dict[str, Path]) 
     assert df[df["variable"] == "t_spec"]["value"].item() == run.t_spec
 
 
+def test_several_features_keep_the_nearest_feature_apart_from_the_feature_dimension() -> None:
+    """With k > 1 a run has a ``feature`` dimension (owners per feature) and a per-neuron series of the
+    nearest feature: the series is ``nearest_feature`` in the view, so the long form builds."""
+    (run,) = gaugecli.simulate(k=2, m=2, d=6, t_max=5.0)  # one run per gauge strength
+    ds = run.to_xarray()
+    assert ds["nearest_feature"].dims == ("t", "neuron") and np.array_equal(ds["nearest_feature"].values, run.feature)
+    assert ds["owners"].dims == ("feature",)
+    df = run.to_dataframe()
+    owners = df[df["variable"] == "owners"]
+    # an index is an exact small integer, equal as stored; a feature without an owner is NaN
+    expected = np.array([np.nan if o is None else o for o in run.owners], dtype=float)
+    assert list(owners["feature"]) == [0, 1] and np.array_equal(owners["value"].values, expected, equal_nan=True)
+
+
 @pytest.mark.parametrize("kind", [*COMMANDS, "verify"])
 def test_every_long_form_holds_exactly_the_views_numbers(artifacts: dict[str, Path], kind: str) -> None:
     data = gaugecli.load(artifacts[kind]).to_xarray()

@@ -54,12 +54,14 @@ class View:
     ``records``: the dimension a list of records is stacked along, or that its child nodes stand
     for (default: the field's name); ``absorb``: nested results merged into this node under
     ``field.name`` instead of becoming a child; ``coords``: a dimension and the absorbed (dotted)
-    field that labels it."""
+    field that labels it; ``names``: a field's variable name in the view where its own would be a
+    dimension's (xarray would take a variable named after a dimension for that dimension's label)."""
 
     dims: Mapping[str, tuple[str, ...]] = field(default_factory=dict)
     records: Mapping[str, str] = field(default_factory=dict)
     absorb: tuple[str, ...] = ()
     coords: Mapping[str, str] = field(default_factory=dict)
+    names: Mapping[str, str] = field(default_factory=dict)
 
 
 _T = ("t",)
@@ -198,7 +200,7 @@ def _node(record: Any) -> _Node:
 def _fill(node: _Node, record: Any, view: View, prefix: str) -> None:
     dims = {**_DEFAULT_DIMS, **view.dims}
     for name, value in _items(record):
-        key = f"{prefix}{name}"
+        key = f"{prefix}{view.names.get(name, name)}"
         if isinstance(value, enum.Enum):
             value = value.value
         if isinstance(value, str):

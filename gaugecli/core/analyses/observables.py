@@ -98,6 +98,8 @@ class RunObservables(Labelled):
             ),
         },
         absorb=("stats",),
+        # the series of each neuron's nearest feature is not the `feature` dimension (k > 1)
+        names={"feature": "nearest_feature"},
     )
     """The labelled view of this result (:mod:`gaugecli.core.frames`): its dimension names."""
 

@@ -19,6 +19,7 @@ At the duplicate start (docs/theory.md, the model) (direction ``u0``, coefficien
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 
 import numpy as np
@@ -209,7 +210,7 @@ def symmetry_report(
         else:
             note = (
                 f"symmetric start: neurons {_span(g)} start identical on an unstable symmetric set "
-                f"(Λ = {lam:.3g} > {threshold:.3g}: round-off grows e^Λ ≈ {np.exp(lam):.1g}-fold) and end tied, "
+                f"(Λ = {lam:.3g} > {threshold:.3g}: round-off grows e^Λ ≈ 10^{lam / math.log(10):.0f}-fold) and end tied, "
                 f"no unique owner; {remedy}"
             )
     elif tied is not None:
