@@ -123,8 +123,8 @@ def _prose(markdown: str) -> str:
 
 
 def _unmarked(markdown: str) -> str:
-    """The page with each generated number (a mark and its printed text) taken out."""
-    return T.MARK.sub(" ", markdown)
+    """The page with each generated number (a mark and its printed text) and each generated table taken out."""
+    return T.MARK.sub(" ", T.TABLE.sub(" ", markdown))
 
 
 MATH = re.compile(r"\$\$.*?\$\$|\$[^$\n]+\$", re.DOTALL)
