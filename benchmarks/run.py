@@ -159,6 +159,7 @@ def main(argv: list[str] | None = None) -> int:
         parser.error(f"--only: unknown rows {''.join(sorted(unknown))}; choose from {''.join(suites)}")
 
     started = time.perf_counter()
+    load_before = os.getloadavg()[0]
     rows: list[Row] = []
     timings: dict[str, float] = {}
     for letter, suite in suites.items():
@@ -184,7 +185,12 @@ def main(argv: list[str] | None = None) -> int:
     suffix = "" if mode == "full" else "_quick"
     args.out_dir.mkdir(parents=True, exist_ok=True)
     path = args.out_dir / f"results{suffix}.json"
-    stamp_of = {"measured_at": stamp, "machine": _results.machine_line(env), "commit": _results.commit(REPO_ROOT)}
+    stamp_of = {
+        "measured_at": stamp,
+        "machine": _results.machine_line(env),
+        "commit": _results.commit(REPO_ROOT),
+        "load": [load_before, os.getloadavg()[0]],
+    }
     fresh = [
         {
             "id": r.id,
