@@ -112,8 +112,8 @@ def _span(ids: list[str]) -> str:
 
 
 def dates(rows: Sequence[Mapping[str, Any]]) -> str:
-    """Which run measured which rows, one sentence a run, newest first: its date, commit and machine, and
-    the machine's load where the run recorded it (on shared cores, what a timing is to be read against)."""
+    """Which run measured which rows, a bullet a run, newest first: its date, commit, machine, and the
+    machine's load where the run recorded it (on shared cores, what a timing is to be read against)."""
     runs: dict[tuple[str, str, str], list[str]] = {}
     loads: dict[tuple[str, str, str], list[float]] = {}
     for row in rows:
@@ -121,15 +121,15 @@ def dates(rows: Sequence[Mapping[str, Any]]) -> str:
         runs.setdefault(key, []).append(row["id"])
         if row.get("load"):
             loads[key] = row["load"]
-    sentences = []
+    lines = []
     for (when, machine, at), ids in sorted(runs.items(), key=lambda kv: kv[0][0], reverse=True):
         spans = [_span(list(group)) for _, group in groupby(ids, key=letter)]
-        noun = "Row" if len(ids) == 1 else "Rows"
-        where = f"commit {at}" if at != "unknown" else "a commit not recorded"
+        where = f"commit {at}" if at != "unknown" else "commit not recorded"
         load = loads.get((when, machine, at))
-        busy = f", load {load[0]:.1f} at the start and {load[1]:.1f} at the end (1-minute averages)" if load else ""
-        sentences.append(f"{noun} {', '.join(spans)}: {when}, {where}; {machine}{busy}.")
-    return " ".join(sentences)
+        busy = f"; load {load[0]:.1f} → {load[1]:.1f} (1-minute average, start → end)" if load else ""
+        noun = "row" if len(ids) == 1 else "rows"
+        lines.append(f"* {noun} {', '.join(spans)}: {when}, {where}; {machine}{busy}")
+    return "\n".join(lines)
 
 
 def block(rows: Sequence[Mapping[str, Any]]) -> str:

@@ -55,10 +55,12 @@ def test_a_file_without_row_stamps_gives_each_row_the_files_run() -> None:
 
 
 def test_the_dates_line_names_each_runs_rows_newest_first() -> None:
-    rows = [_row(i) for i in ("a1", "a2", "a3")] + [_row("e1", "2026-12-06 18:00 UTC", "def5678")]
+    rows = [_row(i) for i in ("a1", "a2", "a3")] + [
+        _row("e1", "2026-12-06 18:00 UTC", "def5678") | {"load": [8.62, 9.5]}
+    ]
     assert _results.dates(rows) == (
-        "Row e1: 2026-12-06 18:00 UTC, commit def5678; 2 CPUs, Python 3.11.7. "
-        "Rows a1–a3: 2026-12-01 10:00 UTC, commit abc1234; 2 CPUs, Python 3.11.7."
+        "* row e1: 2026-12-06 18:00 UTC, commit def5678; 2 CPUs, Python 3.11.7; load 8.6 → 9.5 (1-minute average, "
+        "start → end)\n* rows a1–a3: 2026-12-01 10:00 UTC, commit abc1234; 2 CPUs, Python 3.11.7"
     )
     table = _results.markdown_table(rows)
     assert table.splitlines()[2] == "| a1 | bench a1 | 1 s | — | n/a | a \\| b |"
