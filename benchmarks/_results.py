@@ -67,13 +67,16 @@ def letter(row_id: str) -> str:
 
 def legacy(payload: Mapping[str, Any]) -> list[dict[str, Any]]:
     """The rows of a results file, each stamped: a file written before rows carried their own stamp
-    gives each row the file's date and machine (commit unknown)."""
+    gives each row the date and machine of the run that measured it — its entry of the file's
+    ``reruns`` where it names the row, else the file's own (commit unknown)."""
+    runs = {row_id: rerun for rerun in payload.get("reruns", []) for row_id in rerun["rows"]}
     rows = []
     for row in payload.get("rows", []):
         row = dict(row)
         if "measured_at" not in row:
-            row["measured_at"] = payload["created"]
-            row["machine"] = machine_line(payload["environment"])
+            run = runs.get(row["id"], payload)
+            row["measured_at"] = run["created"]
+            row["machine"] = machine_line(run["environment"])
             row["commit"] = "unknown"
         rows.append(row)
     return rows

@@ -161,6 +161,7 @@ def main(argv: list[str] | None = None) -> int:
     started = time.perf_counter()
     load_before = os.getloadavg()[0]
     rows: list[Row] = []
+    failed: dict[str, str] = {}
     timings: dict[str, float] = {}
     for letter, suite in suites.items():
         if letter not in only:
@@ -171,6 +172,7 @@ def main(argv: list[str] | None = None) -> int:
             rows += suite(args.quick)
         except Exception as err:  # one broken row must not hide the others
             rows.append(Row(f"{letter}?", f"{suite.__module__}.{suite.__name__}", "error", "—", False, repr(err)))
+            failed[letter] = repr(err)
             traceback.print_exc()
         timings[letter] = time.perf_counter() - t0
         print(f"[{letter}] done in {timings[letter]:.1f} s", file=sys.stderr, flush=True)
@@ -204,9 +206,13 @@ def main(argv: list[str] | None = None) -> int:
             "data": r.data,
         }
         for r in rows
+        if _results.letter(r.id) not in failed
     ]
     previous = _results.load(path)
-    merged = _results.merge(_results.legacy(previous) if previous else [], fresh, only)
+    # a suite that failed keeps its previous rows in the file (the table printed above shows the error)
+    rerun = "".join(c for c in only if c not in failed)
+    merged = _results.merge(_results.legacy(previous) if previous else [], fresh, rerun)
+    errors = [{"suite": c, "error": e, "measured_at": stamp} for c, e in failed.items()]
     payload = {
         "schema": "gaugecli.benchmarks/2",
         "mode": mode,
@@ -215,6 +221,7 @@ def main(argv: list[str] | None = None) -> int:
         "suite_seconds": {**(previous or {}).get("suite_seconds", {}), **timings},
         "environment": env,
         "rows": merged,
+        "errors": errors,
     }
     text = json.dumps(_finite(payload), indent=1, default=_jsonable, allow_nan=False)
     tmp = path.with_suffix(".json.tmp")

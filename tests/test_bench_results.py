@@ -6,6 +6,8 @@ from __future__ import annotations
 import sys
 from pathlib import Path
 
+import pytest
+
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "benchmarks"))
 sys.path.insert(0, str(ROOT / "tools"))
@@ -52,6 +54,10 @@ def test_a_file_without_row_stamps_gives_each_row_the_files_run() -> None:
     (row,) = _results.legacy(payload)
     assert row["measured_at"] == "2026-11-30 09:17 UTC" and row["commit"] == "unknown"
     assert row["machine"] == "2 CPUs, Python 3.11.7, numpy 2, scipy 1, torch 2"
+    # a row named in the file's ``reruns`` takes that rerun's date and machine
+    rerun = {"rows": ["a1"], "created": "2026-12-04 03:04 UTC", "environment": {**payload["environment"], "cpus": 4}}
+    (row,) = _results.legacy(payload | {"reruns": [rerun]})
+    assert row["measured_at"] == "2026-12-04 03:04 UTC" and row["machine"].startswith("4 CPUs")
 
 
 def test_the_dates_line_names_each_runs_rows_newest_first() -> None:
@@ -72,3 +78,32 @@ def test_a_pages_table_block_is_rewritten_from_the_results() -> None:
     assert fresh == "# B\n\n<!-- table: benchmarks -->\n\nnew table\n\n<!-- /table -->\n\nafter\n"
     assert T.render(fresh, tables=lambda name: "\nnew table\n\n") == fresh
     assert T.marked(page)
+
+
+def test_run_only_merges_into_the_results_and_a_failed_suite_keeps_its_rows(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """``run.py --only ab`` against a results file holding rows a1, b1, c1: a's new row replaces a1 with
+    this run's stamp, b's suite raises and b1 stays as it was (the error recorded beside), c1 untouched."""
+    import json
+
+    import run
+    from _common import Row
+
+    def broken(quick: bool) -> list[Row]:
+        raise RuntimeError("timed out")
+
+    monkeypatch.setattr(run, "_suites", lambda: {"a": lambda q: [Row("a1", "new a", "2 s", "—", True)], "b": broken})
+    env = {"python": "3.11.7", "numpy": "2", "scipy": "1", "torch": "2", "cpus": 2, "blas_env": {}}
+    monkeypatch.setattr(run, "_environment", lambda: env)
+    old = {"created": "2026-11-30 09:17 UTC", "environment": env, "rows": [_row("a1"), _row("b1"), _row("c1")]}
+    (tmp_path / "results.json").write_text(json.dumps(old), encoding="utf-8")
+    assert run.main(["--only", "ab", "--out-dir", str(tmp_path)]) == 0
+    payload = json.loads((tmp_path / "results.json").read_text(encoding="utf-8"))
+    rows = {r["id"]: r for r in payload["rows"]}
+    assert list(rows) == ["a1", "b1", "c1"]
+    assert rows["a1"]["benchmark"] == "new a" and rows["a1"]["measured_at"] == payload["created"]
+    assert rows["a1"]["machine"] == _results.machine_line(env) and len(rows["a1"]["load"]) == 2
+    assert rows["b1"] == _row("b1") and rows["c1"] == _row("c1")
+    assert [e["suite"] for e in payload["errors"]] == ["b"] and "timed out" in payload["errors"][0]["error"]
+    assert "| a1 | new a | 2 s |" in (tmp_path / "results.md").read_text(encoding="utf-8")
