@@ -107,3 +107,17 @@ def test_run_only_merges_into_the_results_and_a_failed_suite_keeps_its_rows(
     assert rows["b1"] == _row("b1") and rows["c1"] == _row("c1")
     assert [e["suite"] for e in payload["errors"]] == ["b"] and "timed out" in payload["errors"][0]["error"]
     assert "| a1 | new a | 2 s |" in (tmp_path / "results.md").read_text(encoding="utf-8")
+
+
+def test_a_command_past_its_cap_is_reported_killed_with_the_workers_it_started() -> None:
+    """``run_command``'s cap kills the command's whole process group: a worker that inherited its output
+    pipes (as ``plot all``'s do) no longer keeps the launcher waiting until its outer timeout raises."""
+    from _common import run_command
+
+    spawner = (
+        "import subprocess, sys, time\n"
+        "subprocess.Popen([sys.executable, '-c', 'import time; time.sleep(120)'])\n"
+        "time.sleep(120)\n"
+    )
+    run = run_command([sys.executable, "-c", spawner], timeout_s=1.0)
+    assert run.timed_out and run.returncode != 0
