@@ -107,15 +107,20 @@ class CommandRun:
 # kills it above the limit (a run that would swap or exhaust a shared machine is stopped, and
 # reported as such, rather than measured to the end).
 _WRAPPER = """
-import json, resource, subprocess, sys, threading, time
+import json, os, resource, signal, subprocess, sys, threading, time
 out, timeout, rss_limit, argv = sys.argv[1], float(sys.argv[2]), int(sys.argv[3]), sys.argv[4:]
 killed = threading.Event()
 over = threading.Event()
 start = time.perf_counter()
-proc = subprocess.Popen(argv)
+proc = subprocess.Popen(argv, start_new_session=True)  # its own group: a kill reaches its workers too
+def kill_group():
+    try:
+        os.killpg(proc.pid, signal.SIGKILL)
+    except ProcessLookupError:
+        pass
 def kill():
     killed.set()
-    proc.kill()
+    kill_group()
 def rss_bytes():
     try:
         with open(f"/proc/{proc.pid}/status") as f:
@@ -129,14 +134,18 @@ def watch():
     while proc.poll() is None:
         if rss_bytes() > rss_limit:
             over.set()
-            proc.kill()
+            kill_group()
             return
         time.sleep(0.02)
 timer = threading.Timer(timeout, kill)
 timer.start()
 if rss_limit > 0:
     threading.Thread(target=watch, daemon=True).start()
-rc = proc.wait()
+try:
+    rc = proc.wait()
+except BaseException:  # interrupted: its own session gets no SIGINT from the terminal
+    kill_group()
+    raise
 seconds = time.perf_counter() - start
 timer.cancel()
 timed_out = killed.is_set()

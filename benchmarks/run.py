@@ -2,7 +2,7 @@
 
     python benchmarks/run.py            # full run (< 10 min): writes results.json, results.md
     python benchmarks/run.py --quick    # every row shrunk (< 1 min): writes results_quick.json/.md
-    python benchmarks/run.py --only a,b # a subset of rows (by letter)
+    python benchmarks/run.py --only ab  # a subset of rows (by letter), merged into the results file
 
 Rows (one function each):
 
@@ -22,6 +22,10 @@ Rows (one function each):
     n  bench_gd_cost.gd_cost         `simulate --mode sample-gd --eta` on Kunin et al.'s cell vs its training alone
 
 Rows h–j also write scaling.png (their curves) and scaling.json (every point).
+
+A run of some rows (``--only``) replaces those rows of results.json and keeps the others; every
+row carries the date, machine and commit of the run that measured it (``_results``), and
+docs/benchmarks.md prints its table from that file (``make docs``).
 
 Every ratio compares two measurements taken in this run, on this machine; absolute
 times are reported but never compared with fixed thresholds except where a row's
@@ -47,9 +51,9 @@ BENCH_DIR = Path(__file__).resolve().parent
 if str(BENCH_DIR) not in sys.path:  # `python benchmarks/run.py` already does this; `-m` does not
     sys.path.insert(0, str(BENCH_DIR))
 
-from _common import Row, blas_env  # noqa: E402
-
-COLUMNS = ("id", "benchmark", "measured", "goal", "met?", "note")
+import _results  # noqa: E402
+from _common import REPO_ROOT, Row, blas_env  # noqa: E402
+from _results import COLUMNS  # noqa: E402
 
 
 def _suites() -> dict[str, Callable[[bool], list[Row]]]:
@@ -88,12 +92,9 @@ def _cells(row: Row) -> list[str]:
 
 
 def markdown_table(rows: list[Row]) -> str:
-    def esc(text: str) -> str:
-        return text.replace("|", "\\|").replace("\n", " ")
-
-    lines = ["| " + " | ".join(COLUMNS) + " |", "|" + "|".join("---" for _ in COLUMNS) + "|"]
-    lines += ["| " + " | ".join(esc(c) for c in _cells(r)) + " |" for r in rows]
-    return "\n".join(lines)
+    return _results.markdown_table(
+        [dict(zip(COLUMNS, _cells(r), strict=True)) | {"met_label": r.met_label} for r in rows]
+    )
 
 
 def print_table(rows: list[Row], title: str) -> None:
@@ -140,7 +141,9 @@ def _environment() -> dict[str, object]:
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--quick", action="store_true", help="shrink every row so the suite runs in under a minute")
-    parser.add_argument("--only", default="abcdefghijkl", help="letters of the rows to run (default: all, a–l)")
+    parser.add_argument(
+        "--only", default=None, help="letters of the rows to run, merged into the results (default: all)"
+    )
     parser.add_argument("--out-dir", type=Path, default=BENCH_DIR, help="where results*.json/.md go")
     parser.add_argument("--blas-threads", type=int, default=None, help="cap BLAS/OpenMP threads (re-executes)")
     args = parser.parse_args(argv)
@@ -150,15 +153,18 @@ def main(argv: list[str] | None = None) -> int:
         os.execve(sys.executable, [sys.executable, str(Path(__file__).resolve()), *sys.argv[1:]], env)
 
     suites = _suites()
-    unknown = set(args.only) - set(suites)
+    only = "".join(suites) if args.only is None else args.only
+    unknown = set(only) - set(suites)
     if unknown:
         parser.error(f"--only: unknown rows {''.join(sorted(unknown))}; choose from {''.join(suites)}")
 
     started = time.perf_counter()
+    load_before = os.getloadavg()[0]
     rows: list[Row] = []
+    failed: dict[str, str] = {}
     timings: dict[str, float] = {}
     for letter, suite in suites.items():
-        if letter not in args.only:
+        if letter not in only:
             continue
         t0 = time.perf_counter()
         print(f"[{letter}] {suite.__module__}.{suite.__name__} ...", file=sys.stderr, flush=True)
@@ -166,6 +172,7 @@ def main(argv: list[str] | None = None) -> int:
             rows += suite(args.quick)
         except Exception as err:  # one broken row must not hide the others
             rows.append(Row(f"{letter}?", f"{suite.__module__}.{suite.__name__}", "error", "—", False, repr(err)))
+            failed[letter] = repr(err)
             traceback.print_exc()
         timings[letter] = time.perf_counter() - t0
         print(f"[{letter}] done in {timings[letter]:.1f} s", file=sys.stderr, flush=True)
@@ -179,34 +186,51 @@ def main(argv: list[str] | None = None) -> int:
 
     suffix = "" if mode == "full" else "_quick"
     args.out_dir.mkdir(parents=True, exist_ok=True)
+    path = args.out_dir / f"results{suffix}.json"
+    stamp_of = {
+        "measured_at": stamp,
+        "machine": _results.machine_line(env),
+        "commit": _results.commit(REPO_ROOT),
+        "load": [load_before, os.getloadavg()[0]],
+    }
+    fresh = [
+        {
+            "id": r.id,
+            "benchmark": r.benchmark,
+            "measured": r.measured,
+            "goal": r.goal,
+            "met": r.met,
+            "met_label": r.met_label,
+            "note": r.note,
+            **stamp_of,
+            "data": r.data,
+        }
+        for r in rows
+        if _results.letter(r.id) not in failed
+    ]
+    previous = _results.load(path)
+    # a suite that failed keeps its previous rows in the file (the table printed above shows the error)
+    rerun = "".join(c for c in only if c not in failed)
+    merged = _results.merge(_results.legacy(previous) if previous else [], fresh, rerun)
+    # the attempts that failed, until a later run of that suite succeeds
+    errors = [e for e in (previous or {}).get("errors", []) if e["suite"] not in rerun]
+    errors += [{"suite": c, "error": e, "measured_at": stamp} for c, e in failed.items()]
     payload = {
-        "schema": "gaugecli.benchmarks/1",
+        "schema": "gaugecli.benchmarks/2",
         "mode": mode,
         "created": stamp,
         "total_seconds": total,
-        "suite_seconds": timings,
+        "suite_seconds": {**(previous or {}).get("suite_seconds", {}), **timings},
         "environment": env,
-        "rows": [
-            {
-                "id": r.id,
-                "benchmark": r.benchmark,
-                "measured": r.measured,
-                "goal": r.goal,
-                "met": r.met,
-                "met_label": r.met_label,
-                "note": r.note,
-                "data": r.data,
-            }
-            for r in rows
-        ],
+        "rows": merged,
+        "errors": errors,
     }
     text = json.dumps(_finite(payload), indent=1, default=_jsonable, allow_nan=False)
-    (args.out_dir / f"results{suffix}.json").write_text(text + "\n")
-    header = (
-        f"Benchmarks ({mode} run, {stamp}; {env['cpus']} CPUs, Python {env['python']}, numpy {env['numpy']}, "
-        f"scipy {env['scipy']}, torch {env['torch']}; {total:.0f} s). Regenerate with `python benchmarks/run.py`."
-    )
-    (args.out_dir / f"results{suffix}.md").write_text(header + "\n\n" + markdown_table(rows) + "\n")
+    tmp = path.with_suffix(".json.tmp")
+    tmp.write_text(text + "\n")
+    tmp.replace(path)  # atomic: a run killed while writing leaves the previous results whole
+    header = f"Benchmarks ({mode}). Regenerate with `python benchmarks/run.py` (`--only X` reruns rows X)."
+    (args.out_dir / f"results{suffix}.md").write_text(header + "\n\n" + _results.block(merged) + "\n")
     import bench_scale
 
     for path in bench_scale.write_curves(rows, args.out_dir, suffix):

@@ -9,7 +9,8 @@ printed at, in an HTML comment just before the printed text::
 
 The region's opening line names the data (:func:`source`): ``figure:NAME``, a committed figure's
 sidecar (its readings by name, or a path in its ``result``: ``figure:fig10`` and ``CAlphaAtZero``);
-``benchmarks``, ``benchmarks/results.json`` (a path from a row's id: ``f3/measured``); or ``NAME``,
+``benchmarks``, ``benchmarks/results.json`` (a path from a row's id: ``f3/data/seconds``);
+``tool:NAME``, the JSON ``tools/NAME.py`` writes beside itself (``tool:momentum_exponent``); or ``NAME``,
 ``docs/data/NAME.json``, written by the one command ``docs/data/sources.toml`` gives for it
 (``python tools/doc_numbers.py --run NAME`` runs it): the artifact of a run that is no figure's (its
 config and config hash inside, and ``--out`` writes the TOML that reruns it beside it), or the
@@ -17,6 +18,10 @@ config and config hash inside, and ``--out`` writes the TOML that reruns it besi
 expression is a name of the source's view (a ``predict`` study's is :mod:`tools.doc_views`), a path
 ``a/b/0`` into it, or ``min(P, …)``/``max(P, …)`` over the names matching the patterns ``P``
 (``fnmatch``; ``!P`` leaves those out); ``EXPR@SOURCE`` reads another source than the region's.
+A table too long to mark number by number is printed whole: ``<!-- table: benchmarks -->`` …
+``<!-- /table -->`` holds the lines of which run measured which rows and the table of
+``benchmarks/results.json`` (:func:`_results.block`, what ``benchmarks/run.py`` writes into
+results.md), rewritten from the file on each rendering.
 The format is :func:`gaugecli.plots.readings.printed`'s (``.2f``, ``.0%``, ``.3g``, ``.1e``): the one
 function every generated number goes through.
 
@@ -59,6 +64,8 @@ from gaugecli.plots import readings as R  # noqa: E402 (the repository root firs
 PRINTED = r"-?\d+(?:\.\d+)?(?:e-?\d+)?%?"
 MARK = re.compile(r"<!--\{(?P<expr>[^{}]+):(?P<format>\.\d+[efg%])\}-->(?P<text>" + PRINTED + ")?")
 REGION = re.compile(r"<!-- numbers: (?P<source>\S+) -->(?P<body>.*?)<!-- /numbers -->", re.DOTALL)
+TABLE = re.compile(r"<!-- table: (?P<source>\S+) -->\n(?P<body>.*?)<!-- /table -->", re.DOTALL)
+"""A block written whole from its data (only ``benchmarks`` has one: its table of results)."""
 GENERATED = ("cli.md", "reference.md", "gallery.md")
 """Pages written whole by a generator, with their own checks (tests/test_docs.py, test_gallery.py)."""
 
@@ -124,6 +131,17 @@ def _benchmarks() -> View:
     return View("benchmarks/results.json", {}, {row["id"]: row for row in results["rows"]})
 
 
+def table(name: str) -> str:
+    """The text of a ``<!-- table: NAME -->`` block (between its two comment lines)."""
+    if name != "benchmarks":
+        raise KeyError(f"{name}: no table is printed from it (only benchmarks)")
+    sys.path.insert(0, str(ROOT / "benchmarks"))
+    import _results
+
+    results = json.loads((ROOT / "benchmarks" / "results.json").read_text(encoding="utf-8"))
+    return "\n" + _results.block(results["rows"]) + "\n\n"
+
+
 def _data(name: str) -> View:
     from gaugecli.api import load
 
@@ -167,6 +185,9 @@ def source(name: str) -> View:
             _VIEWS[name] = _figure(name.removeprefix("figure:"))
         elif name == "benchmarks":
             _VIEWS[name] = _benchmarks()
+        elif name.startswith("tool:"):  # the JSON a tool of tools/ writes beside itself, read by path
+            path = ROOT / "tools" / f"{name.removeprefix('tool:')}.json"
+            _VIEWS[name] = View(str(path.relative_to(ROOT)), {}, json.loads(path.read_text(encoding="utf-8")))
         else:
             _VIEWS[name] = _data(name)
     return _VIEWS[name]
@@ -181,9 +202,12 @@ CODE = re.compile(r"```.*?```|`[^`\n]+`", re.DOTALL)
 """Code, fenced or inline: a mark shown there (as an example) is text, never printed into."""
 
 
-def render(markdown: str, lookup: Callable[[str], View] = source) -> str:
+def render(markdown: str, lookup: Callable[[str], View] = source, tables: Callable[[str], str] | None = None) -> str:
     """The page with every marked number printed afresh from its region's source (code left as it
-    is); a mark outside a region, or a region left open, is an error naming it."""
+    is) and every ``<!-- table: … -->`` block rewritten whole (``tables``: its text by source name);
+    a mark outside a region, or a region left open, is an error naming it."""
+    printer = table if tables is None else tables
+    markdown = TABLE.sub(lambda m: f"<!-- table: {m['source']} -->\n{printer(m['source'])}<!-- /table -->", markdown)
     code: list[str] = []
 
     def hide(match: re.Match[str]) -> str:
@@ -195,8 +219,8 @@ def render(markdown: str, lookup: Callable[[str], View] = source) -> str:
 
 
 def marked(markdown: str) -> bool:
-    """Whether the page marks a number outside code."""
-    return bool(MARK.search(CODE.sub("", markdown)))
+    """Whether the page marks a number outside code, or holds a generated table."""
+    return bool(MARK.search(CODE.sub("", markdown))) or bool(TABLE.search(markdown))
 
 
 def _render(markdown: str, lookup: Callable[[str], View]) -> str:
