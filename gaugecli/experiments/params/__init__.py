@@ -24,6 +24,13 @@ from gaugecli.experiments.params.lockin import (
     ASSIGNMENTS,
     Lockin,
 )
+from gaugecli.experiments.params.lockin_task import (
+    SHARED_WITH_LOCKIN,
+    TASK_ACTIVATIONS,
+    TASK_OPTIMIZERS,
+    TASKS,
+    LockinTask,
+)
 from gaugecli.experiments.params.optimizer import (
     BASES,
     DEFAULT_ADAM_EPS,
@@ -157,13 +164,18 @@ __all__ = [
     "RTOL",
     "SAMPLE_RTOL",
     "SEEDS",
+    "SHARED_WITH_LOCKIN",
     "STRENGTHS",
     "SWEEP_PARAMS",
+    "TASKS",
+    "TASK_ACTIVATIONS",
+    "TASK_OPTIMIZERS",
     "WIDTHS",
     "Dynamics",
     "Initial",
     "Laws",
     "Lockin",
+    "LockinTask",
     "Mode",
     "Model",
     "OwnerSweep",
