@@ -3,7 +3,7 @@ control; with ``--task modular-addition`` the same detector on Tian's modular ad
 
 from __future__ import annotations
 
-from typing import Annotated, Any
+from typing import Any
 
 import typer
 
@@ -17,24 +17,6 @@ app = opt.command_app()
 QUICK: dict[str, Any] = {"modulus": 23, "hidden_units": 256, "epochs": 150, "seeds": (0,), "sign_every": 75}
 """``--quick``: the modular-addition study's size where not given (a few seconds on one core)."""
 
-Task = Annotated[
-    str,
-    typer.Option(
-        "--task",
-        help="What the diagnostics run on: gauge (the gauge model's duplicates) or modular-addition (Tian's task, "
-        "grokking runs against controls).",
-        rich_help_panel=P.EXPERIMENT,
-    ),
-]
-Quick = Annotated[
-    bool,
-    typer.Option(
-        "--quick",
-        help="With --task modular-addition: a study in seconds (--modulus 23 --hidden-units 256 --epochs 150 "
-        "--task-seeds 0 --sign-every 75 where not given).",
-        rich_help_panel=P.EXPERIMENT,
-    ),
-]
 GAUGE_ONLY = tuple(f for f in P.Lockin.params if f not in P.SHARED_WITH_LOCKIN)
 """lockin's parameters that only the gauge model reads (fields)."""
 MODEL_OPTIONS = ("rtol", *P.Model.params)
@@ -62,15 +44,13 @@ def _present(ctx: typer.Context, fields: Any, *more: str) -> list[str]:
 @signature.with_outputs(sweeps=True)
 @signature.with_model(features=False, network=False)
 @signature.with_dynamics("rtol")
-@signature.with_option("task", Task, "gauge")
-@signature.with_option("quick", Quick, False)
+@signature.with_params(P.LockinSwitch, into="switch")
 @signature.with_params(P.Lockin)
 @signature.with_params(P.LockinTask, exclude=P.SHARED_WITH_LOCKIN, into="task_params")
 def lockin(
     ctx: typer.Context,
     params: Any = None,
-    task: str = "gauge",
-    quick: bool = False,
+    switch: Any = None,
     task_params: Any = None,
     model: Any = None,
     dynamics: Any = None,
@@ -90,9 +70,8 @@ def lockin(
     with errors():
         from gaugecli.experiments.keywords import build
 
-        if task not in P.TASKS:
-            raise bad_parameter("--task", f"must be one of {', '.join(P.TASKS)} (got {task!r})")
-        on_task = task == "modular-addition"
+        quick = switch["quick"]
+        on_task = switch["task"] == "modular-addition"
         if on_task:
             if clash := opt.given(ctx, *_present(ctx, GAUGE_ONLY, *MODEL_OPTIONS)):
                 raise bad_parameter(clash[0], "has no effect with --task modular-addition (the gauge model's)")

@@ -21,8 +21,11 @@ from typing import NamedTuple
 import numpy as np
 import torch
 
-ACTIVATIONS = ("x2", "relu")
-"""σ of the hidden layer: ``x2`` (Tian's ``sqr``) or ``relu``."""
+from gaugecli.core.activations import activation as registered
+
+ACTIVATIONS = {"x2": "square", "relu": "relu"}
+"""σ of the hidden layer by the task's label (Tian's ``sqr`` is lockin's ``x2``), with the registry's
+activation (:mod:`gaugecli.core.activations`) that computes it."""
 
 
 class Split(NamedTuple):
@@ -86,12 +89,10 @@ def initial_params(M: int, K: int, seed: int, dtype: torch.dtype = torch.float32
 
 
 def activate(z: torch.Tensor, activation: str) -> torch.Tensor:
-    """``σ(z)``: ``z²`` or ``max(z, 0)``."""
-    if activation == "x2":
-        return z * z
-    if activation == "relu":
-        return torch.relu(z)
-    raise ValueError(f"unknown activation {activation!r}; one of {', '.join(ACTIVATIONS)}")
+    """``σ(z)`` of the task's ``activation`` (a key of :data:`ACTIVATIONS`), as the registry computes it."""
+    if activation not in ACTIVATIONS:
+        raise ValueError(f"unknown activation {activation!r}; one of {', '.join(ACTIVATIONS)}")
+    return registered(ACTIVATIONS[activation]).sigma_torch(z)
 
 
 def preactivations(W: torch.Tensor, x: torch.Tensor) -> torch.Tensor:

@@ -29,6 +29,7 @@ from gaugecli.experiments.params.lockin_task import (
     TASK_ACTIVATIONS,
     TASK_OPTIMIZERS,
     TASKS,
+    LockinSwitch,
     LockinTask,
 )
 from gaugecli.experiments.params.optimizer import (
@@ -175,6 +176,7 @@ __all__ = [
     "Initial",
     "Laws",
     "Lockin",
+    "LockinSwitch",
     "LockinTask",
     "Mode",
     "Model",

@@ -25,6 +25,28 @@ MAX_HIDDEN_UNITS = 65536
 """Largest K: the K × K feature Gram of the sign rule is 32 GB in float64 at K = 65536."""
 
 
+class LockinSwitch(Fields):
+    """What ``gaugecli lockin`` runs on, and the size of the modular-addition study (the command's own)."""
+
+    task = Param(
+        "task",
+        "What the diagnostics run on: gauge (the gauge model's duplicates) or modular-addition (Tian's task, "
+        "grokking runs against controls)",
+        EXPERIMENT,
+        "gauge",
+        str,
+        choices=TASKS,
+    )
+    quick = Param(
+        "quick",
+        "With --task modular-addition: a study in seconds (--modulus 23 --hidden-units 256 --epochs 150 "
+        "--task-seeds 0 --sign-every 75 where not given)",
+        EXPERIMENT,
+        False,
+        bool,
+    )
+
+
 class LockinTask(Fields):
     """:class:`~gaugecli.experiments.lockin_task.TaskLockinConfig`."""
 
@@ -68,7 +90,7 @@ class LockinTask(Fields):
     eta = Param("task_eta", "Modular addition: learning rate", EXPERIMENT, 1e-3, low=0.0, high=10.0, open_low=True)
     weight_decay = Param("weight_decay", "Modular addition: weight decay", EXPERIMENT, 1e-4, low=0.0, high=1.0)
     epochs = Param(
-        "epochs", "Modular addition: full-batch epochs (one step each)", EXPERIMENT, 800, int, low=1, high=10**6
+        "epochs", "Modular addition: full-batch epochs (one step each)", EXPERIMENT, 600, int, low=1, high=10**6
     )
     seeds = SEEDS.but(
         name="task_seeds",
@@ -87,7 +109,7 @@ class LockinTask(Fields):
         "test_pairs",
         "Modular addition: held-out pairs evaluated each epoch (a uniform subsample; more than there are: all)",
         EXPERIMENT,
-        1000,
+        500,
         int,
         low=1,
     )
@@ -101,7 +123,7 @@ class LockinTask(Fields):
         open_low=True,
     )
     sign_every = Param(
-        "sign_every", "Modular addition: epochs between evaluations of Tian's sign rule", EXPERIMENT, 400, int, low=1
+        "sign_every", "Modular addition: epochs between evaluations of Tian's sign rule", EXPERIMENT, 300, int, low=1
     )
     sign_pairs = Param(
         "sign_pairs", "Modular addition: most similar feature pairs of the sign rule", EXPERIMENT, 200, int, low=1

@@ -1,0 +1,293 @@
+"""Figure ``xu`` — Xu's lock-in detector and Tian's sign rule on the task they were made for.
+
+One ``gaugecli lockin --task modular-addition`` study (Tian's modular addition, M = 71, K = 2048, Adam;
+the choices: :mod:`gaugecli.experiments.lockin_task.config`): for σ = x² and ReLU, grokking runs
+(30 % of the pairs for training) against controls (10 %), one run per seed. x² in purple, ReLU in
+green; controls lighter and dashed.
+
+(a) Test accuracy against epoch, one line per run, the detector's firing epoch marked (▼) on it; the
+    grokking threshold dotted. (b) The detector's signal, the rolling eigengap λ2/λ3 of the last 20
+    updates ΔW (median over seeds, the interquartile band), with the detector's burn-in dotted.
+(c) Tian's sign rule on the 200 most similar pairs of zero-mean hidden features at its epochs: the
+    direct sign match (filled) and the share with B_jl < 0 (open), each run a point. (d) The counts:
+    runs that grok and runs whose detector fires (raw, floored, on the gradient), per activation and
+    condition.
+
+Outside ``plot all``'s budget (the study costs CPU-hours): ``plot xu`` reads the committed study
+(docs/gallery.md says how) or runs it.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from gaugecli.plots import style
+from gaugecli.plots.readings import Reading
+from gaugecli.plots.render import Inputs, Need
+from gaugecli.plots.venue import Layout
+
+MIN_WIDTH = 5.0
+"""Narrower than this (inches) the panels are illegible; ``plot --width`` refuses it."""
+STUDY_SEEDS = 15
+"""Seeds of the full study (each: x² and ReLU, grokking run and control)."""
+HEIGHT = 0.74
+"""Height over width: two rows of panels and the legend above them."""
+COLORS = {"x2": style.PURPLE, "relu": style.GREEN}
+NAMES = {"x2": r"$\sigma=x^2$", "relu": "ReLU"}
+CONDITION_STYLE = {False: ("-", 1.0), True: ("--", 0.55)}
+"""Line style and opacity: grokking runs solid, controls dashed and lighter."""
+COUNTS = {
+    "groks": ("o", True, "grok"),
+    "fires_raw": ("v", True, "fire"),
+    "fires_floored": ("v", False, "fire, floored"),
+    "fires_gradient_raw": ("X", True, "fire on ∇L"),
+}
+"""(d): what is counted, by marker (the colour is the activation's)."""
+TITLES = {
+    "a": "test accuracy; ▼ detector fires",
+    "b": r"eigengap $\lambda_2/\lambda_3$ of $\Delta W$",
+    "c": "Tian's sign rule, top-200 pairs",
+    "d": "runs that grok / fire",
+}
+
+CLAIM = (
+    "Related work on its own task (modular addition): Xu's detector fires in σ = x² grokking runs and in "
+    "their controls alike; what decides is the task's optimizer and training, not the detector"
+)
+READINGS = (
+    Reading("Seeds", "panels/key/seeds", ".0f", "seeds per activation and condition"),
+    Reading("XGrok", "panels/key/x2_grokking_groks", ".0f", "x² runs at 30 % that grok"),
+    Reading("XFire", "panels/key/x2_grokking_fires", ".0f", "x² runs at 30 % whose detector fires"),
+    Reading("XControlFire", "panels/key/x2_control_fires", ".0f", "x² controls whose detector fires"),
+    Reading("ReluGrok", "panels/key/relu_grokking_groks", ".0f", "ReLU runs at 30 % that grok"),
+    Reading("ReluFire", "panels/key/relu_grokking_fires", ".0f", "ReLU runs at 30 % whose detector fires"),
+    Reading("ReluControlFire", "panels/key/relu_control_fires", ".0f", "ReLU controls whose detector fires"),
+    Reading("XFireEpoch", "panels/key/x2_grokking_fire_median", ".0f", "x²: median firing epoch"),
+    Reading("XFireLow", "panels/key/x2_grokking_fire_q1", ".0f", "x²: firing epoch, first quartile"),
+    Reading("XFireHigh", "panels/key/x2_grokking_fire_q3", ".0f", "x²: firing epoch, third quartile"),
+    Reading("XGrokEpoch", "panels/key/x2_grokking_grok_median", ".0f", "x²: median grokking epoch"),
+    Reading("SignLow", "panels/key/sign_match_min", ".2f", "smallest sign match of any run and epoch"),
+    Reading("NegativeLow", "panels/key/sign_negative_min", ".2f", "smallest share of B_jl < 0 on the pairs"),
+    Reading("NegativeHigh", "panels/key/sign_negative_max", ".2f", "largest share of B_jl < 0"),
+)
+"""The numbers the caption and the reading quote (:mod:`gaugecli.plots.readings`)."""
+CAPTION = (
+    "**On modular addition, Xu's lock-in detector fires before grokking, and in the controls that never "
+    "grok too.** "
+    "Tian's task (M = 71, K = 2048, Adam), {Seeds} seeds per activation and condition. "
+    "(a) test accuracy, firing epochs marked: {XGrok} of {Seeds} σ = x² runs grok; the detector fires in "
+    "{XFire} of them and in {XControlFire} of {Seeds} x² controls; "
+    "(b) the eigengap λ2/λ3 of the updates it reads; "
+    "(c) Tian's sign rule: matched in ≥ {SignLow} of the pairs, B_jl < 0 in {NegativeLow}–{NegativeHigh}; "
+    "(d) the counts. ReLU: {ReluGrok} grok, {ReluFire} fire."
+)
+"""The gallery's caption: ``{Name}`` fields are :data:`READINGS`."""
+READING = (
+    "σ = x² at 30 % of the pairs: {XGrok} of {Seeds} runs grok (median epoch {XGrokEpoch}); the detector "
+    "fires in {XFire} (median epoch {XFireEpoch}, IQR {XFireLow}–{XFireHigh}) and in {XControlFire} of "
+    "{Seeds} controls at 10 %, which do not generalise. ReLU: {ReluGrok} of {Seeds} grok, the detector fires "
+    "in {ReluFire} runs and {ReluControlFire} controls. Tian's rule on the 200 most similar feature pairs: "
+    "the direct sign match is ≥ {SignLow} (an identity, 1 up to round-off), B_jl < 0 in "
+    "{NegativeLow}–{NegativeHigh} of the pairs, grokking or not."
+)
+"""The gallery's longer reading, collapsed under the caption: ``{Name}`` fields are :data:`READINGS`."""
+SIDECAR_TOLERANCES = (
+    ("*", float("inf"), 0.0, "float32 training in torch: its rounding moves every number with the BLAS path"),
+)
+"""Where a number moves more than the shared default across arithmetic paths, and why (first match wins):
+the whole study is float32 training, whose trajectories (and firing epochs) move with the arithmetic path."""
+
+
+def needs(quick: bool) -> dict[str, Need]:
+    """Full: the command's defaults over seeds 0…14 (CPU-hours; committed with the figure). Quick: M = 23,
+    K = 256, 150 epochs, one seed (a few seconds)."""
+    from gaugecli.experiments.lockin_task import TaskLockinConfig
+
+    if quick:
+        return {
+            "study": Need(
+                "lockin-task", TaskLockinConfig(modulus=23, hidden_units=256, epochs=150, seeds=(0,), sign_every=75)
+            )
+        }
+    return {"study": Need("lockin-task", TaskLockinConfig(seeds=tuple(range(STUDY_SEEDS))))}
+
+
+def _series(run: Any, key: str) -> np.ndarray:
+    return style.as_array(run.series[key])
+
+
+def _label(activation: str, control: bool) -> str:
+    return f"{activation}_{'control' if control else 'grokking'}"
+
+
+def _panel_accuracy(ax: Any, result: Any, config: Any) -> dict[str, Any]:
+    out: dict[str, Any] = {}
+    for run in result.runs:
+        ls, alpha = CONDITION_STYLE[run.control]
+        epoch, acc = _series(run, "epoch"), _series(run, "test_acc")
+        ax.plot(epoch, acc, color=COLORS[run.activation], ls=ls, lw=0.7, alpha=alpha)
+        name = f"{_label(run.activation, run.control)}_seed{run.seed}"
+        out[name] = style.series(epoch, acc, grok_epoch=run.grok_epoch, fire_epoch=run.fire_raw)
+        if run.fire_raw is not None:
+            at = float(np.interp(run.fire_raw, epoch, acc))
+            ax.plot([run.fire_raw], [at], marker="v", ms=3.5, color=COLORS[run.activation], alpha=alpha, ls="none")
+    style.threshold_line(ax, config.grok_threshold)
+    ax.set(xlim=(0, config.epochs), ylim=(0, 1.02), xlabel="epoch", ylabel="test accuracy")
+    return out
+
+
+def _panel_gap(ax: Any, result: Any, config: Any) -> dict[str, Any]:
+    out: dict[str, Any] = {}
+    for activation in COLORS:
+        for control in (False, True):
+            runs = [r for r in result.runs if r.activation == activation and r.control == control]
+            if not runs:
+                continue
+            epoch = _series(runs[0], "epoch")
+            gaps = np.array([_series(r, "gap") for r in runs])
+            with np.errstate(all="ignore"), _quiet_nan():
+                q1, med, q3 = np.nanpercentile(gaps, [25, 50, 75], axis=0)
+            ls, alpha = CONDITION_STYLE[control]
+            ax.plot(epoch, med, color=COLORS[activation], ls=ls, lw=1.1, alpha=max(alpha, 0.8))
+            ax.fill_between(epoch, q1, q3, color=COLORS[activation], alpha=0.25 * alpha, lw=0)
+            out[_label(activation, control)] = style.series(epoch, med, q1=q1, q3=q3)
+    style.threshold_line(ax, config.burn_in, axis="x")
+    ax.set(yscale="log", xlim=(0, config.epochs), xlabel="epoch", ylabel=r"$\lambda_2/\lambda_3$")
+    return out
+
+
+class _quiet_nan:
+    """All-NaN columns (incomplete windows) give NaN without a RuntimeWarning."""
+
+    def __enter__(self) -> None:
+        import warnings
+
+        self._catch = warnings.catch_warnings()
+        self._catch.__enter__()
+        warnings.simplefilter("ignore", RuntimeWarning)
+
+    def __exit__(self, *exc: object) -> None:
+        self._catch.__exit__(*exc)
+
+
+def _panel_signs(ax: Any, result: Any) -> dict[str, Any]:
+    out: dict[str, Any] = {}
+    order = [(a, c) for a in COLORS for c in (False, True)]
+    for i, (activation, control) in enumerate(order):
+        runs = [r for r in result.runs if r.activation == activation and r.control == control]
+        if not runs:
+            continue
+        match = np.concatenate([style.as_array(r.sign_match) for r in runs])
+        negative = np.concatenate([style.as_array(r.sign_negative) for r in runs])
+        spread = np.linspace(-0.18, 0.18, match.size) if match.size > 1 else np.zeros(1)
+        _, alpha = CONDITION_STYLE[control]
+        color = COLORS[activation]
+        ax.plot(i + spread, match, ls="none", marker="o", ms=2.5, color=color, alpha=alpha)
+        ax.plot(i + spread, negative, ls="none", marker="o", ms=2.5, mfc="white", color=color, alpha=alpha)
+        out[_label(activation, control)] = {
+            "match": style.series(i + spread, match),
+            "negative": style.series(i + spread, negative),
+        }
+    ax.set_xticks(range(len(order)), [f"{'x²' if a == 'x2' else a}\n{'ctrl' if c else 'grok'}" for a, c in order])
+    ax.set(xlim=(-0.6, len(order) - 0.4), ylim=(0.0, 1.05), ylabel="share of the 200 pairs")
+    ax.legend(
+        handles=[
+            style.line_handle("0.3", "none", "o", "sign match"),
+            style.line_handle("0.3", "none", "o", r"$B_{jl}<0$", mfc="white"),
+        ],
+        loc="lower left",
+    )
+    return out
+
+
+def _panel_counts(ax: Any, result: Any) -> dict[str, Any]:
+    """Each count a marker at its condition (colour: the activation; marker: what is counted)."""
+    out: dict[str, Any] = {}
+    order = [(a, c) for a in COLORS for c in ("grokking", "control")]
+    rows = {(r["activation"], r["condition"]): r for r in result.summary}
+    offsets = np.linspace(-0.27, 0.27, len(COUNTS))
+    for i, key in enumerate(order):
+        if key not in rows:
+            continue
+        row = rows[key]
+        alpha = CONDITION_STYLE[row["condition"] == "control"][1]
+        entry: dict[str, Any] = {"runs": row["runs"]}
+        for offset, (field, (marker, filled, _)) in zip(offsets, COUNTS.items(), strict=True):
+            color = COLORS[row["activation"]]
+            ax.plot(
+                [i + offset],
+                [row[field]],
+                ls="none",
+                marker=marker,
+                ms=4,
+                color=color,
+                alpha=alpha,
+                mfc=color if filled else "white",
+            )
+            entry[field] = style.series([i + offset], [row[field]])
+        out[_label(row["activation"], row["condition"] == "control")] = entry
+    runs = max((row["runs"] for row in rows.values()), default=1)
+    style.threshold_line(ax, runs, "all runs")
+    ax.set_xticks(
+        range(len(order)), [f"{'x²' if a == 'x2' else a}\n{'ctrl' if c == 'control' else 'grok'}" for a, c in order]
+    )
+    ax.set(xlim=(-0.6, len(order) - 0.4), ylim=(-0.05 * runs, runs * 1.75), ylabel="runs")
+    ax.legend(
+        handles=[
+            style.line_handle("0.3", "none", marker, label, mfc="0.3" if filled else "white")
+            for marker, filled, label in COUNTS.values()
+        ],
+        loc="upper center",
+        ncol=2,
+        columnspacing=0.8,
+        handletextpad=0.2,
+    )
+    return out
+
+
+def build(inputs: Inputs, layout: Layout) -> tuple[Any, dict[str, Any]]:
+    import matplotlib
+
+    result, config = inputs["study"], inputs.configs["study"]
+    fig, grid = style.new_figure(layout.width, layout.height(HEIGHT), nrows=2, ncols=2)
+    axes = dict(zip("abcd", grid.ravel(), strict=True))
+    with matplotlib.rc_context({"font.size": layout.small}):
+        panels = {
+            "a": _panel_accuracy(axes["a"], result, config),
+            "b": _panel_gap(axes["b"], result, config),
+            "c": _panel_signs(axes["c"], result),
+            "d": _panel_counts(axes["d"], result),
+        }
+    for letter, ax in axes.items():
+        style.panel_label(ax, layout.label(letter))
+        ax.set_title(TITLES[letter], loc="right", fontsize=layout.small, pad=3)
+    handles = [
+        style.line_handle(COLORS["x2"], "-", None, NAMES["x2"]),
+        style.line_handle(COLORS["relu"], "-", None, NAMES["relu"]),
+        style.line_handle("0.3", "-", None, f"{config.train_fraction:.0%} of pairs (grokking)"),
+        style.line_handle("0.3", "--", None, f"{config.control_fraction:.0%} (control)", alpha=0.55),
+    ]
+    fig.legend(handles=handles, loc="outside upper center", ncol=4, columnspacing=1.2, handlelength=2.4)
+    panels["legend"] = [h.get_label() for h in handles]
+    panels["key"] = _key_numbers(result)
+    return fig, panels
+
+
+def _key_numbers(result: Any) -> dict[str, Any]:
+    """The counts, epochs and ranges the gallery quotes (:data:`READINGS`), from the study's summary."""
+    out: dict[str, Any] = {"seeds": len({r.seed for r in result.runs})}
+    for row in result.summary:
+        name = f"{row['activation']}_{row['condition']}"
+        out[f"{name}_groks"] = row["groks"]
+        out[f"{name}_fires"] = row["fires_raw"]
+        out[f"{name}_fires_floored"] = row["fires_floored"]
+        out[f"{name}_fire_median"] = row["fire_epoch_median"]
+        out[f"{name}_fire_q1"] = row["fire_epoch_q1"]
+        out[f"{name}_fire_q3"] = row["fire_epoch_q3"]
+        out[f"{name}_grok_median"] = row["grok_epoch_median"]
+    for key in ("sign_match_min", "sign_negative_min", "sign_negative_max"):
+        values = [row[key] for row in result.summary if row[key] is not None]
+        out[key] = (min if key.endswith("min") else max)(values) if values else None
+    return out
