@@ -298,6 +298,8 @@ def lockin(
     sign_every: int = 300,
     sign_pairs: int = 200,
     late_fraction: float = 0.1,
+    gauge_seeds: int | Sequence[int] = (0, 1, 2),
+    gauge_epochs: int = 3000,
     device: str = "cpu",
     window: int = 20,
     lag: int = 25,

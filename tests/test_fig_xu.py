@@ -55,7 +55,10 @@ def test_accuracy_curves_and_firing_marks_are_the_runs(built: Any) -> None:
     counts = panels["d"]
     for row in result.summary:
         bars = counts[f"{row['activation']}_{'control' if row['condition'] == 'control' else 'grokking'}"]
-        assert bars["fires_raw"]["y"] == [row["fires_raw"]] and bars["runs"] == row["runs"]
+        assert bars["fires_raw"]["count"] == row["fires_raw"] and bars["runs"] == row["runs"]
+        assert bars["fires_raw"]["y"] == [row["fires_raw"] / row["runs"]]
+    gauge = [r for r in result.gauge_check if r.control]
+    assert counts["gauge_control"]["fires_raw"]["count"] == sum(r.fire_raw is not None for r in gauge)
 
 
 def test_every_sidecar_series_is_drawn(built: Any) -> None:

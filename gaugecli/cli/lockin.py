@@ -14,7 +14,15 @@ from gaugecli.experiments import params as P
 
 app = opt.command_app()
 
-QUICK: dict[str, Any] = {"modulus": 23, "hidden_units": 256, "epochs": 150, "seeds": (0,), "sign_every": 75}
+QUICK: dict[str, Any] = {
+    "modulus": 23,
+    "hidden_units": 256,
+    "epochs": 150,
+    "seeds": (0,),
+    "sign_every": 75,
+    "gauge_seeds": (0,),
+    "gauge_epochs": 300,
+}
 """``--quick``: the modular-addition study's size where not given (a few seconds on one core)."""
 
 GAUGE_ONLY = tuple(f for f in P.Lockin.params if f not in P.SHARED_WITH_LOCKIN)

@@ -38,8 +38,11 @@ COLORS = {"x2": style.PURPLE, "relu": style.GREEN}
 NAMES = {"x2": r"$\sigma=x^2$", "relu": "ReLU"}
 CONDITION_STYLE = {False: ("-", 1.0), True: ("--", 0.55)}
 """Line style and opacity: grokking runs solid, controls dashed and lighter."""
+GAUGE_COLOR = "0.35"
+"""(d): the gauge model's cross-check runs (grey: no activation of the task)."""
+TICKS = {"x2": "x²", "relu": "ReLU", "gauge": "gauge"}
 COUNTS = {
-    "groks": ("o", True, "grok"),
+    "groks": ("o", True, "grok (gauge: aligns)"),
     "fires_raw": ("v", True, "fire"),
     "fires_floored": ("v", False, "fire, floored"),
     "fires_gradient_raw": ("X", True, "fire on ∇L"),
@@ -49,7 +52,7 @@ TITLES = {
     "a": "test accuracy; ▼ detector fires",
     "b": r"eigengap $\lambda_2/\lambda_3$ of $\Delta W$",
     "c": "Tian's sign rule, top-200 pairs",
-    "d": "runs that grok / fire",
+    "d": "runs that grok / fire (share)",
 }
 
 CLAIM = (
@@ -108,7 +111,16 @@ def needs(quick: bool) -> dict[str, Need]:
     if quick:
         return {
             "study": Need(
-                "lockin-task", TaskLockinConfig(modulus=23, hidden_units=256, epochs=150, seeds=(0,), sign_every=75)
+                "lockin-task",
+                TaskLockinConfig(
+                    modulus=23,
+                    hidden_units=256,
+                    epochs=150,
+                    seeds=(0,),
+                    sign_every=75,
+                    gauge_seeds=(0,),
+                    gauge_epochs=300,
+                ),
             )
         }
     return {"study": Need("lockin-task", TaskLockinConfig(seeds=tuple(range(STUDY_SEEDS))))}
@@ -190,7 +202,7 @@ def _panel_signs(ax: Any, result: Any) -> dict[str, Any]:
             "match": style.series(i + spread, match),
             "negative": style.series(i + spread, negative),
         }
-    ax.set_xticks(range(len(order)), [f"{'x²' if a == 'x2' else a}\n{'ctrl' if c else 'grok'}" for a, c in order])
+    ax.set_xticks(range(len(order)), [f"{TICKS[a]}\n{'ctrl' if c else 'run'}" for a, c in order])
     ax.set(xlim=(-0.6, len(order) - 0.4), ylim=(0.0, 1.05), ylabel="share of the 200 pairs")
     ax.legend(
         handles=[
@@ -202,38 +214,46 @@ def _panel_signs(ax: Any, result: Any) -> dict[str, Any]:
     return out
 
 
+def _gauge_rows(result: Any) -> dict[tuple[str, str], dict[str, Any]]:
+    """The cross-check's counts in the summary's terms: the gauge model trained as the task is, select
+    ("groks": aligns with the teacher) and its aligned control."""
+    rows = {}
+    for control in (False, True):
+        runs = [r for r in result.gauge_check if r.control == control]
+        if runs:
+            rows[("gauge", "control" if control else "grokking")] = {
+                "activation": "gauge",
+                "condition": "control" if control else "grokking",
+                "runs": len(runs),
+                "groks": sum(r.align_epoch is not None and not control for r in runs),
+                "fires_raw": sum(r.fire_raw is not None for r in runs),
+                "fires_floored": sum(r.fire_floored is not None for r in runs),
+                "fires_gradient_raw": sum(r.fire_gradient_raw is not None for r in runs),
+            }
+    return rows
+
+
 def _panel_counts(ax: Any, result: Any) -> dict[str, Any]:
-    """Each count a marker at its condition (colour: the activation; marker: what is counted)."""
+    """Each count a marker at its condition (colour: the activation, grey the gauge model; marker: what is
+    counted), as a share of the condition's runs."""
     out: dict[str, Any] = {}
-    order = [(a, c) for a in COLORS for c in ("grokking", "control")]
-    rows = {(r["activation"], r["condition"]): r for r in result.summary}
+    rows = {(r["activation"], r["condition"]): r for r in result.summary} | _gauge_rows(result)
+    order = [(a, c) for a in (*COLORS, "gauge") for c in ("grokking", "control") if (a, c) in rows]
     offsets = np.linspace(-0.27, 0.27, len(COUNTS))
     for i, key in enumerate(order):
-        if key not in rows:
-            continue
         row = rows[key]
         alpha = CONDITION_STYLE[row["condition"] == "control"][1]
+        color = COLORS.get(row["activation"], GAUGE_COLOR)
         entry: dict[str, Any] = {"runs": row["runs"]}
         for offset, (field, (marker, filled, _)) in zip(offsets, COUNTS.items(), strict=True):
-            color = COLORS[row["activation"]]
-            ax.plot(
-                [i + offset],
-                [row[field]],
-                ls="none",
-                marker=marker,
-                ms=4,
-                color=color,
-                alpha=alpha,
-                mfc=color if filled else "white",
-            )
-            entry[field] = style.series([i + offset], [row[field]])
+            share = row[field] / row["runs"]
+            mfc = color if filled else "white"
+            ax.plot([i + offset], [share], ls="none", marker=marker, ms=4, color=color, alpha=alpha, mfc=mfc)
+            entry[field] = style.series([i + offset], [share], count=row[field])
         out[_label(row["activation"], row["condition"] == "control")] = entry
-    runs = max((row["runs"] for row in rows.values()), default=1)
-    style.threshold_line(ax, runs, "all runs")
-    ax.set_xticks(
-        range(len(order)), [f"{'x²' if a == 'x2' else a}\n{'ctrl' if c == 'control' else 'grok'}" for a, c in order]
-    )
-    ax.set(xlim=(-0.6, len(order) - 0.4), ylim=(-0.05 * runs, runs * 1.75), ylabel="runs")
+    style.threshold_line(ax, 1.0)
+    ax.set_xticks(range(len(order)), [f"{TICKS[a]}\n{'ctrl' if c == 'control' else 'run'}" for a, c in order])
+    ax.set(xlim=(-0.6, len(order) - 0.4), ylim=(-0.05, 1.6), ylabel="share of the runs")
     ax.legend(
         handles=[
             style.line_handle("0.3", "none", marker, label, mfc="0.3" if filled else "white")
@@ -287,6 +307,10 @@ def _key_numbers(result: Any) -> dict[str, Any]:
         out[f"{name}_fire_q1"] = row["fire_epoch_q1"]
         out[f"{name}_fire_q3"] = row["fire_epoch_q3"]
         out[f"{name}_grok_median"] = row["grok_epoch_median"]
+    for (_, condition), row in _gauge_rows(result).items():
+        out[f"gauge_{condition}_runs"] = row["runs"]
+        out[f"gauge_{condition}_fires"] = row["fires_raw"]
+        out[f"gauge_{condition}_fires_gradient"] = row["fires_gradient_raw"]
     for key in ("sign_match_min", "sign_negative_min", "sign_negative_max"):
         values = [row[key] for row in result.summary if row[key] is not None]
         out[key] = (min if key.endswith("min") else max)(values) if values else None

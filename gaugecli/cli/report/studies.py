@@ -263,6 +263,16 @@ def lockin_task(outcome: Outcome, path: Path | None) -> None:
         )
     out = console()
     show(table)
+    for control in (False, True):
+        runs = [r for r in result.gauge_check if r.control == control]
+        if runs:
+            fired = sum(r.fire_raw is not None for r in runs)
+            gradient = sum(r.fire_gradient_raw is not None for r in runs)
+            out.print(
+                f"gauge model trained as the task ({'aligned control' if control else 'select'}, Adam, "
+                f"{runs[0].epochs} steps): the detector fires in {fired}/{len(runs)} (on ΔW), "
+                f"{gradient}/{len(runs)} (on the gradient)"
+            )
     cost = result.cost
     out.print(
         f"cost: {cost['cpu_seconds_total']:.0f} CPU-s in all, {cost['cpu_seconds_per_epoch_median']:.3g} CPU-s per "

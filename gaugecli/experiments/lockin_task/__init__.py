@@ -22,10 +22,12 @@ from gaugecli.experiments import budget
 from gaugecli.experiments.budget import MemoryEstimate
 from gaugecli.experiments.common import run_serially
 from gaugecli.experiments.lockin_task.config import TaskLockinConfig, TaskPoint
+from gaugecli.experiments.lockin_task.gauge_check import GaugeAdamRun, gauge_adam_run
 from gaugecli.experiments.lockin_task.result import TaskLockinResult, TaskRun, TaskTrace, summarize
 from gaugecli.experiments.lockin_task.runs import read_run, train_point
 
 __all__ = [
+    "GaugeAdamRun",
     "TaskLockinConfig",
     "TaskLockinResult",
     "TaskPoint",
@@ -42,6 +44,10 @@ SECONDS_PER_MAC = 1.5e-10
 development machine (one thread, K = 2048, M = 71): the float32 step (3 products of n·K·M) 0.064 s
 for 660 M, the test pass 0.015 s for 145 M (≈ 1e-10 s each); the float64 sign rule (F̃ᵀF̃ and an
 inverse, n·K² + K³) 2.0 s for 15 G (1.4e-10 s); 1.5e-10 errs on the slow side."""
+GAUGE_SAMPLES = 10_000
+"""Sample size of the cross-check's gauge-model runs (lockin's own default n)."""
+GAUGE_STEP_SECONDS = 4e-4
+"""CPU seconds per Adam step of a cross-check run (m = 5, d = 16, n = 10⁴): measured 0.9–1.0 s for 3000."""
 BASE_BYTES = 450 * 2**20
 """Peak RSS of torch with the package loaded and a small run (measured ≈ 400 MB)."""
 
@@ -62,7 +68,7 @@ def cpu_seconds(config: TaskLockinConfig) -> float:
     total = 0.0
     for point in config.points():
         total += config.epochs * _macs_per_epoch(config, point.fraction)
-    return SECONDS_PER_MAC * total
+    return SECONDS_PER_MAC * total + GAUGE_STEP_SECONDS * config.gauge_epochs * 2 * len(config.gauge_seeds)
 
 
 def memory_estimate(config: TaskLockinConfig, hidden_units: int | None = None) -> MemoryEstimate:
@@ -117,9 +123,27 @@ def lockin_task(
         if config.control_fraction
         else []
     )
+    check = [
+        gauge_adam_run(
+            control,
+            seed,
+            eta=config.eta,
+            weight_decay=config.weight_decay,
+            epochs=config.gauge_epochs,
+            n_samples=GAUGE_SAMPLES,
+            window=config.window,
+            lag=config.lag,
+            threshold=config.threshold,
+            burn_in=config.burn_in,
+            floor=config.floor,
+        )
+        for seed in config.gauge_seeds
+        for control in (False, True)
+    ]
     return TaskLockinResult(
         runs=runs,
         summary=summarize(runs),
+        gauge_check=check,
         cost={
             "cpu_seconds_total": float(sum(r.seconds for r in runs)),
             "cpu_seconds_per_epoch_median": float(np.median(per_epoch)) if per_epoch else float("nan"),

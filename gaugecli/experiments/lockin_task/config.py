@@ -25,6 +25,9 @@ Every choice, and where it comes from (Tian's released code, ``modular_addition_
 * ΔW: the first layer's update per epoch (the only layer the published detector reads);
   the detector: lockin's window 20, lag 25, threshold 0.04, burn-in 100 (Xu's released defaults),
   raw (|λ3|) and floored (λ3 ≥ ``floor`` · λ1);
+* the cross-check (:mod:`.gauge_check`): the gauge model's ``select`` start and aligned control
+  (lockin's defaults, n = 10⁴ samples per ``gauge_seeds`` seed) trained as this task is, Adam with
+  its lr and weight decay for ``gauge_epochs`` = 3000 steps, the detector on ΔW every step;
 * Tian's sign rule: the ``sign_pairs`` = 200 most similar pairs (cosine) of the zero-mean hidden
   activations of the training set, ridge ``η = ridge · tr G/K`` (lockin's), every ``sign_every`` = 300
   epochs and at the last, i.e. at 0, 300 and 599 (each evaluation costs ≈ 2 CPU-s at K = 2048: a K × K
@@ -60,6 +63,8 @@ class TaskLockinConfig:
     sign_every: int = LockinTask.sign_every.default
     sign_pairs: int = LockinTask.sign_pairs.default
     late_fraction: float = LockinTask.late_fraction.default
+    gauge_seeds: tuple[int, ...] = LockinTask.gauge_seeds.default
+    gauge_epochs: int = LockinTask.gauge_epochs.default
     device: str = LockinTask.device.default
     window: int = LockinTask.window.default
     lag: int = LockinTask.lag.default

@@ -11,6 +11,7 @@ import numpy as np
 
 from gaugecli.core.frames import Labelled, View
 from gaugecli.core.types import Array
+from gaugecli.experiments.lockin_task.gauge_check import GaugeAdamRun
 
 
 @dataclass
@@ -79,13 +80,15 @@ class TaskRun:
 @dataclass
 class TaskLockinResult(Labelled):
     """Every run and the summary per activation and condition (grokking runs at ``train_fraction``,
-    controls at ``control_fraction``); ``cost``: CPU seconds per run and epoch, measured."""
+    controls at ``control_fraction``); ``gauge_check``: the gauge model trained as the task is
+    (:mod:`.gauge_check`); ``cost``: CPU seconds per run and epoch, measured."""
 
     VIEW: ClassVar[View] = View(records={"runs": "run"})
     """The labelled view of this result (:mod:`gaugecli.core.frames`): its dimension names."""
 
     runs: list[TaskRun]
     summary: list[dict[str, Any]]
+    gauge_check: list[GaugeAdamRun]
     cost: dict[str, float]
     notes: list[str]
 

@@ -40,7 +40,7 @@ class LockinSwitch(Fields):
     quick = Param(
         "quick",
         "With --task modular-addition: a study in seconds (--modulus 23 --hidden-units 256 --epochs 150 "
-        "--task-seeds 0 --sign-every 75 where not given)",
+        "--task-seeds 0 --sign-every 75 --gauge-seeds 0 --gauge-epochs 300 where not given)",
         EXPERIMENT,
         False,
         bool,
@@ -136,6 +136,24 @@ class LockinTask(Fields):
         low=0.0,
         high=1.0,
         open_low=True,
+    )
+    gauge_seeds = SEEDS.but(
+        name="gauge_seeds",
+        default=(0, 1, 2),
+        panel=EXPERIMENT,
+        min_items=0,
+        metavar="S1,S2,…|none",
+        help="Modular addition's cross-check: seeds of the gauge model's select start and aligned control trained "
+        "as the task is (Adam, one step an epoch; none: skip)",
+    )
+    gauge_epochs = Param(
+        "gauge_epochs",
+        "Modular addition's cross-check: Adam steps of each gauge-model run",
+        EXPERIMENT,
+        3000,
+        int,
+        low=1,
+        high=10**6,
     )
     device = Dynamics.device.but(
         default="cpu",
