@@ -112,6 +112,8 @@ def test_every_run_a_figure_reads_has_a_rerun_file_of_its_commands_options(fig_i
         keys = {key_of(p) for p in command.params}
         values = rerun.options(need.kind, need.config)
         assert set(values) <= keys, (fig_id, need.kind, set(values) - keys)
+        if need.kind != "phase" and not hasattr(need.config, "model"):
+            continue  # a kind without the gauge model (lockin-task: modular addition) has no d nor D
         model = need.config.run_base.model if need.kind == "phase" else need.config.model  # phase: its base run's
         assert values["d"] == model.d
         spec = experiment(need.kind)

@@ -19,6 +19,7 @@ Outside ``plot all``'s budget (the study costs CPU-hours): ``plot xu`` reads the
 
 from __future__ import annotations
 
+import warnings
 from typing import Any
 
 import numpy as np
@@ -28,6 +29,9 @@ from gaugecli.plots.readings import Reading
 from gaugecli.plots.render import Inputs, Need
 from gaugecli.plots.venue import Layout
 
+REGENERATE = "gaugecli plot xu --cache-dir figures/data/xu --out-dir figures"
+"""Redraws the figure from its committed study (figures/data/xu: the lockin-task artifact) in seconds;
+with an empty cache the same command reruns the study (CPU-hours: docs/gallery.md gives the measured cost)."""
 MIN_WIDTH = 5.0
 """Narrower than this (inches) the panels are illegible; ``plot --width`` refuses it."""
 STUDY_SEEDS = 15
@@ -40,7 +44,7 @@ CONDITION_STYLE = {False: ("-", 1.0), True: ("--", 0.55)}
 """Line style and opacity: grokking runs solid, controls dashed and lighter."""
 GAUGE_COLOR = "0.35"
 """(d): the gauge model's cross-check runs (grey: no activation of the task)."""
-TICKS = {"x2": "x²", "relu": "ReLU", "gauge": "gauge"}
+TICKS = {"x2": "x²", "relu": "ReLU", "gauge": "gauge model"}
 COUNTS = {
     "groks": ("o", True, "grok (gauge: aligns)"),
     "fires_raw": ("v", True, "fire"),
@@ -159,7 +163,8 @@ def _panel_gap(ax: Any, result: Any, config: Any) -> dict[str, Any]:
                 continue
             epoch = _series(runs[0], "epoch")
             gaps = np.array([_series(r, "gap") for r in runs])
-            with np.errstate(all="ignore"), _quiet_nan():
+            with warnings.catch_warnings():  # all-NaN columns (incomplete windows) give NaN, quietly
+                warnings.simplefilter("ignore", RuntimeWarning)
                 q1, med, q3 = np.nanpercentile(gaps, [25, 50, 75], axis=0)
             ls, alpha = CONDITION_STYLE[control]
             ax.plot(epoch, med, color=COLORS[activation], ls=ls, lw=1.1, alpha=max(alpha, 0.8))
@@ -167,21 +172,25 @@ def _panel_gap(ax: Any, result: Any, config: Any) -> dict[str, Any]:
             out[_label(activation, control)] = style.series(epoch, med, q1=q1, q3=q3)
     style.threshold_line(ax, config.burn_in, axis="x")
     ax.set(yscale="log", xlim=(0, config.epochs), xlabel="epoch", ylabel=r"$\lambda_2/\lambda_3$")
+    style.tidy_log_axis(ax, "y")
     return out
 
 
-class _quiet_nan:
-    """All-NaN columns (incomplete windows) give NaN without a RuntimeWarning."""
-
-    def __enter__(self) -> None:
-        import warnings
-
-        self._catch = warnings.catch_warnings()
-        self._catch.__enter__()
-        warnings.simplefilter("ignore", RuntimeWarning)
-
-    def __exit__(self, *exc: object) -> None:
-        self._catch.__exit__(*exc)
+def _grouped_ticks(ax: Any, order: list[tuple[str, str]]) -> None:
+    """Ticks ``run`` / ``ctrl`` at each condition, and the activation (or the gauge model) once under
+    each pair: a two-word tick per slot collides at a column's width."""
+    ax.set_xticks(range(len(order)), ["ctrl" if c == "control" else "run" for _, c in order])
+    for group in dict.fromkeys(a for a, _ in order):
+        slots = [i for i, (a, _) in enumerate(order) if a == group]
+        ax.annotate(
+            TICKS[group],
+            (float(np.mean(slots)), 0.0),
+            xycoords=("data", "axes fraction"),
+            xytext=(0, -20),
+            textcoords="offset points",
+            ha="center",
+            va="top",
+        )
 
 
 def _panel_signs(ax: Any, result: Any) -> dict[str, Any]:
@@ -202,7 +211,7 @@ def _panel_signs(ax: Any, result: Any) -> dict[str, Any]:
             "match": style.series(i + spread, match),
             "negative": style.series(i + spread, negative),
         }
-    ax.set_xticks(range(len(order)), [f"{TICKS[a]}\n{'ctrl' if c else 'run'}" for a, c in order])
+    _grouped_ticks(ax, [(a, "control" if c else "grokking") for a, c in order])
     ax.set(xlim=(-0.6, len(order) - 0.4), ylim=(0.0, 1.05), ylabel="share of the 200 pairs")
     ax.legend(
         handles=[
@@ -252,7 +261,7 @@ def _panel_counts(ax: Any, result: Any) -> dict[str, Any]:
             entry[field] = style.series([i + offset], [share], count=row[field])
         out[_label(row["activation"], row["condition"] == "control")] = entry
     style.threshold_line(ax, 1.0)
-    ax.set_xticks(range(len(order)), [f"{TICKS[a]}\n{'ctrl' if c == 'control' else 'run'}" for a, c in order])
+    _grouped_ticks(ax, order)
     ax.set(xlim=(-0.6, len(order) - 0.4), ylim=(-0.05, 1.6), ylabel="share of the runs")
     ax.legend(
         handles=[
@@ -290,7 +299,7 @@ def build(inputs: Inputs, layout: Layout) -> tuple[Any, dict[str, Any]]:
         style.line_handle("0.3", "--", None, f"{config.control_fraction:.0%} (control)", alpha=0.55),
     ]
     fig.legend(handles=handles, loc="outside upper center", ncol=4, columnspacing=1.2, handlelength=2.4)
-    panels["legend"] = [h.get_label() for h in handles]
+    panels["legend"] = {"labels": [h.get_label() for h in handles]}
     panels["key"] = _key_numbers(result)
     return fig, panels
 

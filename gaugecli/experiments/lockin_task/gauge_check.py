@@ -20,6 +20,7 @@ from gaugecli.core.integrate.optimizers.adam import Adam
 from gaugecli.core.model.metrics import alignment
 from gaugecli.core.samples.sample import empirical_oracle
 from gaugecli.core.samples.sample_draw import draw_sample
+from gaugecli.core.types import Array
 from gaugecli.experiments.lockin.config import LockinConfig, condition_model, start_state
 
 
@@ -65,7 +66,7 @@ def gauge_adam_run(
         if align is None and np.max(alignment(W, net)[0]) >= 1 - model.eps_align:
             align = k
         grad_a, grad_W, _ = oracle(a, W)
-        grads = [np.asarray(grad_a) + weight_decay * a, np.asarray(grad_W) + weight_decay * W]
+        grads: list[Array] = [np.asarray(grad_a) + weight_decay * a, np.asarray(grad_W) + weight_decay * W]
         new_a, new_W = adam.step(state, [a, W], grads, eta)
         lam[k] = updates.push(new_W - W)[:3]
         glam[k] = gradients.push(-np.asarray(grad_W))[:3]
