@@ -188,7 +188,8 @@ def test_quick_study_end_to_end(tmp_path: Path) -> None:
     the estimate printed before."""
     out = tmp_path / "xu.json"
     result = CliRunner().invoke(
-        app, ["lockin", "--task", "modular-addition", "--quick", "--cache-dir", str(tmp_path / "runs"), "--out", str(out)]
+        app,
+        ["lockin", "--task", "modular-addition", "--quick", "--cache-dir", str(tmp_path / "runs"), "--out", str(out)],
     )
     assert result.exit_code == 0, result.output
     assert "of CPU (estimated)" in result.output and "x² grokking (0.3)" in result.output
@@ -240,3 +241,19 @@ def test_memory_estimate_grows_with_the_sign_rules_gram() -> None:
     assert big.what == "the sign rule's K × K matrices"
     assert big.largest == pytest.approx(8 * (4 * 32768**2 + round(0.3 * 71**2) * 32768), rel=1e-12)
     assert memory_estimate(config).total < big.total
+
+
+def test_gauge_model_trained_as_the_task(one_torch_thread) -> None:
+    """The cross-check's gauge-model runs: the aligned control is aligned at epoch 0, the select start
+    (u0 ⊥ v) is not; every firing is at or after the burn-in; the ΔW windows are Adam's steps, the
+    gradient's those of −∂L/∂W (two streams: they need not fire together)."""
+    from gaugecli.experiments.lockin_task.gauge_check import gauge_adam_run
+
+    settings = {"eta": 1e-3, "weight_decay": 1e-4, "epochs": 150, "n_samples": 400, "window": 20, "lag": 25,
+                "threshold": 0.04, "burn_in": 100, "floor": 1e-10}  # fmt: skip
+    control = gauge_adam_run(True, 0, **settings)
+    select = gauge_adam_run(False, 0, **settings)
+    assert control.align_epoch == 0 and select.align_epoch != 0
+    for run in (control, select):
+        fires = (run.fire_raw, run.fire_floored, run.fire_gradient_raw, run.fire_gradient_floored)
+        assert all(f is None or 100 <= f < 150 for f in fires)
