@@ -39,11 +39,12 @@ __all__ = [
     "memory_estimate",
 ]
 
-SECONDS_PER_MAC = 1.5e-10
+SECONDS_PER_MAC = 1.0e-10
 """CPU seconds per multiply-add of the run's products, for the time estimate. Measured on the
 development machine (one thread, K = 2048, M = 71): the float32 step (3 products of n·K·M) 0.064 s
 for 660 M, the test pass 0.015 s for 145 M (≈ 1e-10 s each); the float64 sign rule (F̃ᵀF̃ and an
-inverse, n·K² + K³) 2.0 s for 15 G (1.4e-10 s); 1.5e-10 errs on the slow side."""
+inverse, n·K² + K³) 2.0 s for 15 G (1.4e-10 s). Against the study: 393 CPU-s measured for its first
+12 runs and the cross-check, 709 estimated at 1.5e-10; 1e-10 still errs on the slow side (≈ 480)."""
 GAUGE_SAMPLES = 10_000
 """Sample size of the cross-check's gauge-model runs (lockin's own default n)."""
 GAUGE_STEP_SECONDS = 4e-4
