@@ -178,7 +178,9 @@ def test_study_is_cached_per_seed_and_resumes(tmp_path: Path, one_torch_thread) 
         assert run.train_pairs == round((0.1 if run.control else 0.3) * 121)
         assert len(run.series["epoch"]) == len(run.series["test_acc"]) == 15  # every 4th of 60 epochs
         assert run.sign_epochs == [0.0, 30.0, 59.0]
-        assert run.sign_match_min == 1.0  # the identity holds to round-off at ridge 1e-3 on these features
+        # the direct sign is an identity's: a pair loses it only where |η² B_jl| sinks to round-off
+        # (~ε · cond(G + ηI) · ‖G‖, cond ≤ ~1e3 at ridge 1e-3): measured 1.0 here, a few such pairs allowed
+        assert run.sign_match_min >= 0.9
     rows = {(r["activation"], r["condition"]): r for r in second.summary}
     assert rows[("x2", "grokking")]["runs"] == 2 and rows[("relu", "control")]["fraction"] == 0.1
 
