@@ -134,10 +134,11 @@ RELATED_WORK = (
     "{ReluControlGradient} of {Seeds} controls (x²: {XGradient} and {XControlGradient}), which is the gauge "
     "model's ReLU finding. Run with the task's settings — Adam, one step an epoch — the (ReLU) gauge "
     "model fires in {GaugeFire} of {GaugeRuns} select runs and {GaugeControlFire} of {GaugeRuns} aligned controls. "
-    "So the detector's code is not what differs. For ReLU, the update it reads decides: Adam's normalised "
-    "step over the task's 2M·K first-layer weights shows no growing gap, the gradient does. For x², the "
-    "control decides: the gauge model's aligned control has nothing to learn and stays silent under GD "
-    "(figure lockin_nulls), while the task's controls still learn — they memorise their pairs — and fire."
+    "So the detector's code is not what differs. For ReLU, the update it reads decides, with the task: on "
+    "the task's 2M·K first-layer weights Adam's normalised step shows no growing gap and the gradient does, "
+    "while on the gauge model's few weights Adam's step fires as well. For x², the control decides: the gauge "
+    "model's aligned control has nothing to learn and stays silent under GD (figure lockin_nulls), while the "
+    "task's controls still learn — they memorise their pairs — and fire."
 )
 """docs/related-work.md's block on this study (tools/gallery.py renders it): ``{Name}`` fields are :data:`READINGS`."""
 SIDECAR_TOLERANCES = (
