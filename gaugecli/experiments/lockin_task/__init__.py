@@ -45,6 +45,9 @@ development machine (one thread, K = 2048, M = 71): the float32 step (3 products
 for 660 M, the test pass 0.015 s for 145 M (≈ 1e-10 s each); the float64 sign rule (F̃ᵀF̃ and an
 inverse, n·K² + K³) 2.0 s for 15 G (1.4e-10 s). Against the study: 393 CPU-s measured for its first
 12 runs and the cross-check, 709 estimated at 1.5e-10; 1e-10 still errs on the slow side (≈ 480)."""
+EPOCH_OVERHEAD_SECONDS = 3e-3
+"""CPU seconds an epoch costs beyond its products (the Python loop, torch's dispatch, the small
+eigenproblems): the quick profile (M = 23, K = 256) measured 2.5 CPU-s for 600 epochs, 0.6 of them products."""
 GAUGE_SAMPLES = 10_000
 """Sample size of the cross-check's gauge-model runs (lockin's own default n)."""
 GAUGE_STEP_SECONDS = 4e-4
@@ -68,7 +71,7 @@ def cpu_seconds(config: TaskLockinConfig) -> float:
     """Estimated CPU seconds of the whole study on the CPU (:data:`SECONDS_PER_MAC`)."""
     total = 0.0
     for point in config.points():
-        total += config.epochs * _macs_per_epoch(config, point.fraction)
+        total += config.epochs * (_macs_per_epoch(config, point.fraction) + EPOCH_OVERHEAD_SECONDS / SECONDS_PER_MAC)
     return SECONDS_PER_MAC * total + GAUGE_STEP_SECONDS * config.gauge_epochs * 2 * len(config.gauge_seeds)
 
 
