@@ -78,7 +78,7 @@ def lockin(
     with errors():
         from gaugecli.experiments.keywords import build
 
-        quick = switch["quick"]
+        quick = switch["small"]
         on_task = switch["task"] == "modular-addition"
         if on_task:
             if clash := opt.given(ctx, *_present(ctx, GAUGE_ONLY, *MODEL_OPTIONS)):

@@ -37,13 +37,14 @@ class LockinSwitch(Fields):
         str,
         choices=TASKS,
     )
-    quick = Param(
-        "quick",
+    small = Param(
+        "quick_study",
         "With --task modular-addition: a study in seconds (--modulus 23 --hidden-units 256 --epochs 150 "
         "--task-seeds 0 --sign-every 75 --gauge-seeds 0 --gauge-epochs 300 where not given)",
         EXPERIMENT,
         False,
         bool,
+        flag="--quick",
     )
 
 
