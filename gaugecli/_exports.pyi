@@ -63,6 +63,8 @@ from gaugecli.experiments.limits import LimitPaths as LimitPaths
 from gaugecli.experiments.limits import LimitPathsConfig as LimitPathsConfig
 from gaugecli.experiments.lockin import LockinConfig as LockinConfig
 from gaugecli.experiments.lockin import LockinResult as LockinResult
+from gaugecli.experiments.lockin_task import TaskLockinConfig as TaskLockinConfig
+from gaugecli.experiments.lockin_task import TaskLockinResult as TaskLockinResult
 from gaugecli.experiments.params import Mode as Mode
 from gaugecli.experiments.perturb import PerturbConfig as PerturbConfig
 from gaugecli.experiments.perturb import PerturbResult as PerturbResult

@@ -11,6 +11,8 @@ from gaugecli.experiments.deep import DeepConfig, DeepResult
 from gaugecli.experiments.laws import LawsConfig, LawsResult
 from gaugecli.experiments.lockin.config import LockinConfig
 from gaugecli.experiments.lockin.result import LockinResult
+from gaugecli.experiments.lockin_task.config import TaskLockinConfig
+from gaugecli.experiments.lockin_task.result import TaskLockinResult
 from gaugecli.experiments.params.shared import Mode
 from gaugecli.experiments.perturb import PerturbResult
 from gaugecli.experiments.perturb.config import PerturbConfig
@@ -218,12 +220,14 @@ def prune(
     imbalance_every_step: bool | None = None,
 ) -> PruneResult: ...
 
+@overload
 def lockin(
     config: LockinConfig | None = None,
     /,
     *,
     cache_dir: Path | str | None = None,
     progress: bool | Callable[[float], None] = False,
+    task: Literal[False] = False,
     gauge_strength: float | Sequence[float] = (4.0, 16.0),
     m: int = 5,
     owner: int = 0,
@@ -273,6 +277,51 @@ def lockin(
     step_error: bool | None = None,
     imbalance_every_step: bool | None = None,
 ) -> LockinResult: ...
+
+@overload
+def lockin(
+    config: TaskLockinConfig,
+    /,
+    *,
+    cache_dir: Path | str | None = None,
+    progress: bool | Callable[[float], None] = False,
+) -> TaskLockinResult: ...
+
+@overload
+def lockin(
+    config: None = None,
+    /,
+    *,
+    cache_dir: Path | str | None = None,
+    progress: bool | Callable[[float], None] = False,
+    task: Literal["modular-addition"],
+    modulus: int = 71,
+    hidden_units: int = 2048,
+    activations: str | Sequence[str] = ("x2", "relu"),
+    train_fraction: float = 0.3,
+    control_fraction: float = 0.1,
+    optimizer: str = "adam",
+    eta: float = 0.001,
+    weight_decay: float = 0.0001,
+    epochs: int = 600,
+    seeds: int | Sequence[int] = (0, 1, 2),
+    refit: float = 0.0,
+    test_pairs: int = 500,
+    grok_threshold: float = 0.9,
+    sign_every: int = 300,
+    sign_pairs: int = 200,
+    late_fraction: float = 0.1,
+    gauge_seeds: int | Sequence[int] = (0, 1, 2),
+    gauge_epochs: int = 3000,
+    device: str = "cpu",
+    window: int = 20,
+    lag: int = 25,
+    threshold: float = 0.04,
+    burn_in: int = 100,
+    floor: float = 1e-10,
+    ridge: float = 0.001,
+    store_every: int = 4,
+) -> TaskLockinResult: ...
 
 def perturb(
     config: PerturbConfig | None = None,

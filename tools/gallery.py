@@ -11,7 +11,11 @@ declares no readings gets the plain section (picture, claim, commands).
     python tools/gallery.py --write    # write docs/gallery.md (`make docs` runs this)
     python tools/gallery.py --check    # exit 1 if docs/gallery.md is stale
 
-Every number on the page is printed from a sidecar (tests/test_gallery.py checks it).
+Every number on the page is printed from a sidecar (tests/test_gallery.py checks it). A figure whose
+module declares ``RELATED_WORK`` (a template of its readings, like ``READING``) also fills the block
+``<!-- <figure>:numbers -->`` … ``<!-- /<figure>:numbers -->`` of docs/related-work.md from its sidecar;
+one whose module declares ``REGENERATE`` (a figure outside ``plot all``, drawn from committed data) gets
+that command too.
 """
 
 from __future__ import annotations
@@ -25,6 +29,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 FIGURES_DIR = ROOT / "figures"
 PAGE = ROOT / "docs" / "gallery.md"
+RELATED = ROOT / "docs" / "related-work.md"
 COSTS = ROOT / "tools" / "figure_costs.json"
 
 from gaugecli.plots import FIGURES  # noqa: E402 (the repository root first: run as a script)
@@ -65,6 +70,34 @@ def _cost(figure: str, measured: dict) -> str:
         f" · from an empty cache: about {round(row['wall'])} s ({round(row['cpu'])} CPU-s) on "
         f"{measured['machine']}, {measured['date']}"
     )
+
+
+def _redraw(figure: str) -> str | None:
+    """The command that redraws a figure kept outside ``plot all`` from its committed data (its
+    module's ``REGENERATE``), or None."""
+    from importlib import import_module
+
+    return getattr(import_module(f"gaugecli.plots.{figure}"), "REGENERATE", None)
+
+
+def related_work(page: str, figures_dir: Path = FIGURES_DIR) -> str:
+    """``page`` (docs/related-work.md) with each figure's numbers block rendered from its sidecar: the
+    module's ``RELATED_WORK`` template with its readings printed (a figure not committed leaves its block)."""
+    import re
+    from importlib import import_module
+
+    for figure in FIGURES:
+        template = getattr(import_module(f"gaugecli.plots.{figure}"), "RELATED_WORK", None)
+        path = figures_dir / f"{figure}.json"
+        if template is None or not path.is_file():
+            continue
+        quoted = R.resolve(figure, json.loads(path.read_text(encoding="utf-8")))
+        text = template.format_map({q.reading.name: q.text for q in quoted})
+        begin, end = f"<!-- {figure}:numbers -->", f"<!-- /{figure}:numbers -->"
+        pattern = re.compile(re.escape(begin) + r".*?" + re.escape(end), re.DOTALL)
+        block = f"{begin}\n{text}\n{end}"
+        page = pattern.sub(lambda _, block=block: block, page)
+    return page
 
 
 def _cell(text: str) -> str:
@@ -124,6 +157,8 @@ def section(figure: str, sidecar: dict | None, checks: list[str], measured: dict
         + (f" · its numbers: `gaugecli numbers {figure} --format tex`" if quoted else ""),
         "",
     ]
+    if (redraw := _redraw(figure)) is not None:
+        lines += [f"Outside `plot all`; redraw it from its committed study in seconds: `{redraw}`", ""]
     return lines
 
 
@@ -153,16 +188,18 @@ def main(argv: list[str] | None = None) -> int:
     group.add_argument("--check", action="store_true", help="exit 1 if docs/gallery.md is stale")
     args = parser.parse_args(argv)
     page = gallery_markdown()
+    related = RELATED.read_text(encoding="utf-8")
     if args.check:
         current = PAGE.read_text(encoding="utf-8") if PAGE.is_file() else ""
-        if current != page:
-            print("docs/gallery.md is stale: run `make docs`", file=sys.stderr)
+        if current != page or related_work(related) != related:
+            print("docs/gallery.md or docs/related-work.md is stale: run `make docs`", file=sys.stderr)
             return 1
         return 0
     if args.write:
-        tmp = PAGE.with_suffix(".md.tmp")
-        tmp.write_text(page, encoding="utf-8")
-        tmp.replace(PAGE)  # atomic: a reader never sees half a page
+        for target, text in ((PAGE, page), (RELATED, related_work(related))):
+            tmp = target.with_suffix(".md.tmp")
+            tmp.write_text(text, encoding="utf-8")
+            tmp.replace(target)  # atomic: a reader never sees half a page
         return 0
     sys.stdout.write(page)
     return 0

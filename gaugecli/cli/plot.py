@@ -12,7 +12,7 @@ import typer
 from gaugecli.cli import options as opt
 from gaugecli.cli import session
 from gaugecli.cli.errors import Failure, bad_parameter, errors
-from gaugecli.plots import FIGURES
+from gaugecli.plots import FIGURES, OUTSIDE_ALL
 
 if TYPE_CHECKING:
     from gaugecli.plots.render import Rendered
@@ -28,7 +28,7 @@ app = opt.command_app()
     ),
 )
 def plot(
-    figure: Annotated[str, typer.Argument(help=f"{', '.join(FIGURES)}, or all.")],
+    figure: Annotated[str, typer.Argument(help=f"{', '.join(FIGURES)}, or all (all but {', '.join(OUTSIDE_ALL)}).")],
     cache_dir: opt.CacheDir = opt.DEFAULT_CACHE,
     cache: opt.UseCache = True,
     out_dir: Annotated[Path, typer.Option("--out-dir", help="Where figures are written.")] = Path("figures"),
@@ -78,7 +78,7 @@ def plot(
     """Render publication figures (computing and caching any run they need)."""
     from gaugecli.cli.report import console, escape
 
-    ids = list(FIGURES) if figure == "all" else [figure]
+    ids = [f for f in FIGURES if f not in OUTSIDE_ALL] if figure == "all" else [figure]
     if any(i not in FIGURES for i in ids):
         raise bad_parameter("FIGURE", f"unknown figure {figure!r}; valid: {', '.join(FIGURES)}, all")
     formats = tuple(f.strip().lower() for f in format.split(",") if f.strip())

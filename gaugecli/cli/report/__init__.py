@@ -15,6 +15,7 @@ from gaugecli.cli.report.runs import prune as prune
 from gaugecli.cli.report.runs import select as select
 from gaugecli.cli.report.runs import simulate as simulate
 from gaugecli.cli.report.studies import lockin as lockin
+from gaugecli.cli.report.studies import lockin_task as lockin_task
 from gaugecli.cli.report.studies import predict as predict
 from gaugecli.cli.report.studies import reln as reln
 from gaugecli.cli.report.studies import verify as verify

@@ -228,3 +228,56 @@ def _stepped(config: Any) -> str:
         return ""
     eta = "chosen" if config.eta is None else f"{config.eta:g}"
     return f"; population cells by {config.optimizer}, η = {eta}"
+
+
+def lockin_task(outcome: Outcome, path: Path | None) -> None:
+    """Grokking runs vs controls per activation on modular addition: how many grok, how many fire
+    (Xu's detector on ΔW raw and floored, on the gradient), when, and Tian's sign rule."""
+    from rich import box
+
+    result = outcome.result
+    table = new_table(
+        "gaugecli lockin --task modular-addition — Xu's detector on ΔW (runs that fired; firing epoch median "
+        "[IQR]), grokking, Tian's sign rule on the 200 most similar pairs",
+        ("runs", "grok", "fires", "floored", "∇L", "epoch", "fire−grok", "rank", "sign", "B<0"),
+    )
+    table.box, table.show_edge, table.pad_edge = box.SIMPLE_HEAD, False, False
+    table.columns[0].justify = "left"
+    for row in result.summary:
+        n = row["runs"]
+        epoch = "—"
+        if row["fire_epoch_median"] is not None:
+            epoch = f"{row['fire_epoch_median']:.0f} [{row['fire_epoch_q1']:.0f}, {row['fire_epoch_q3']:.0f}]"
+        label = f"{'x²' if row['activation'] == 'x2' else row['activation']} {row['condition']} ({row['fraction']:g})"
+        table.add_row(
+            label,
+            f"{row['groks']}/{n}",
+            f"{row['fires_raw']}/{n}",
+            f"{row['fires_floored']}/{n}",
+            f"{row['fires_gradient_raw']}/{n}",
+            epoch,
+            fmt(row["fire_minus_grok_median"], ".0f"),
+            fmt(row["effective_rank_late_median"], ".3g"),
+            f"{fmt(row['sign_match_min'], '.2f')}–{fmt(row['sign_match_max'], '.2f')}",
+            f"{fmt(row['sign_negative_min'], '.2f')}–{fmt(row['sign_negative_max'], '.2f')}",
+        )
+    out = console()
+    show(table)
+    for control in (False, True):
+        runs = [r for r in result.gauge_check if r.control == control]
+        if runs:
+            fired = sum(r.fire_raw is not None for r in runs)
+            gradient = sum(r.fire_gradient_raw is not None for r in runs)
+            out.print(
+                f"gauge model trained as the task ({'aligned control' if control else 'select'}, Adam, "
+                f"{runs[0].epochs} steps): the detector fires in {fired}/{len(runs)} (on ΔW), "
+                f"{gradient}/{len(runs)} (on the gradient)"
+            )
+    cost = result.cost
+    out.print(
+        f"cost: {cost['cpu_seconds_total']:.0f} CPU-s in all, {cost['cpu_seconds_per_epoch_median']:.3g} CPU-s per "
+        f"epoch (median; estimated {cost['estimated_cpu_seconds']:.0f} CPU-s before the run)"
+    )
+    for note in result.notes:
+        out.print(f"note: {escape(note)}")
+    out.print(where(outcome, path))

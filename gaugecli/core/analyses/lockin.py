@@ -160,6 +160,55 @@ def xu_detector(gap: Array, lag: int, threshold: float, burn_in: int) -> XuDetec
     return XuDetection(gap, slope, int(fires[0]) if fires.size else None)
 
 
+def xu_lockin(eigenvalues: Array, lag: int, threshold: float, burn_in: int, floor: float | None = None) -> XuDetection:
+    """Xu's detector on the windowed-Gram eigenvalues ``(n_epochs, ≥ 3)``: the gap
+    (:func:`eigengap`, raw or floored) and its slope test (:func:`xu_detector`). The one
+    implementation every lock-in study calls (the gauge model's runs and the modular-addition task)."""
+    return xu_detector(eigengap(eigenvalues, floor), lag, threshold, burn_in)
+
+
+class RollingGram:
+    """The eigenvalues of :func:`window_gram_eigenvalues` as a stream: :meth:`push` one flattened
+    update per epoch and get the eigenvalues (descending) of the Gram matrix of the last ``window``
+    updates (NaN until ``window`` have been pushed). Each push forms one new row of the Gram matrix
+    (``window`` dot products) instead of holding every update, so a long run of large updates
+    (2048 × 142 floats an epoch on the modular-addition task) needs ``window`` of them in memory.
+    The Gram matrix is kept in the order of arrival modulo ``window``: a permutation of the window's
+    own, with the same eigenvalues."""
+
+    def __init__(self, window: int) -> None:
+        self.window = window
+        self.count = 0
+        self.buffer: Array | None = None
+        self.gram = np.zeros((window, window))
+
+    def push(self, update: Array) -> Array:
+        """Add one flattened update; the current window's eigenvalues (descending), NaN while incomplete."""
+        u = np.asarray(update, float).ravel()
+        if self.buffer is None:
+            self.buffer = np.zeros((self.window, u.size))
+        slot = self.count % self.window
+        self.buffer[slot] = u
+        row = self.buffer @ u
+        self.gram[slot, :] = row
+        self.gram[:, slot] = row
+        self.count += 1
+        if self.count < self.window:
+            return np.full(self.window, np.nan)
+        return np.linalg.eigvalsh(self.gram)[::-1]
+
+
+def effective_rank(sv: Array) -> float:
+    """Roy & Vetterli's effective rank ``exp(−Σ p_k ln p_k)``, ``p_k = σ_k/Σσ`` (1 for a rank-one
+    matrix, r for r equal singular values; NaN for a zero matrix)."""
+    s = np.asarray(sv, float)
+    total = float(np.sum(s))
+    if total <= 0:
+        return float("nan")
+    p = s[s > 0] / total
+    return float(np.exp(-np.sum(p * np.log(p))))
+
+
 def roundoff_fraction(eigenvalues: Array, level: float = ROUNDOFF_LEVEL) -> float:
     """Fraction of complete windows whose ``|λ3| ≤ level · λ1`` (λ3 is round-off there)."""
     lam = np.asarray(eigenvalues, float)
@@ -275,3 +324,43 @@ def duplicate_instability(t: Array, theta: Network, model: Model, group: list[in
     W[..., i, :] = W[..., j, :] = W_mean
     rate = antisymmetric_rate(Network(a, W), model, (i, j))
     return rate, separation_exponent(t, rate)
+
+
+def similar_pairs(S: Array, count: int) -> tuple[Indices, Indices]:
+    """The ``count`` pairs ``j < l`` of largest similarity ``S_jl`` (fewer if there are fewer pairs),
+    most similar first."""
+    m = S.shape[-1]
+    iu = _offdiag(m)
+    values = S[iu]
+    count = min(count, values.size)
+    top = np.argpartition(-values, count - 1)[:count] if count < values.size else np.arange(values.size)
+    top = top[np.argsort(-values[top], kind="stable")]
+    return iu[0][top], iu[1][top]
+
+
+class PairSigns(NamedTuple):
+    """Tian's sign rule on the most similar pairs of features: ``match`` = frac(sign B_jl =
+    −sign(f̃_jᵀP_ηf̃_l) evaluated directly), ``negative`` = frac(B_jl < 0), ``similarity`` = the
+    pairs' mean cosine similarity."""
+
+    match: float
+    negative: float
+    similarity: float
+
+
+def pair_sign_rule(F: Array, count: int, ridge: float) -> PairSigns:
+    """Xu's test of Tian's rule on activations ``F (n × m)``: centre over the samples, ``G = F̃ᵀF̃/n``,
+    ``η = ridge · tr G/m`` (:func:`ridge_from_gram`), ``B = (G + ηI)⁻¹``; on the ``count`` most similar
+    pairs (cosine of the centred features) the fraction whose directly evaluated
+    ``f̃_jᵀP_ηf̃_l = (G − GBG)_jl`` has the sign opposite to ``B_jl``, and the fraction with ``B_jl < 0``.
+    (``G − GBG = ηI − η²B`` exactly, so the first fraction is 1 up to round-off: see the module's docstring.)"""
+    G = sample_feature_gram(F)
+    tb = tian_b(G, ridge_from_gram(G, ridge))
+    S = feature_similarity(G)
+    first, second = similar_pairs(S, count)
+    B = tb.B[first, second]
+    return PairSigns(
+        float(np.mean(np.sign(B) == -np.sign(tb.projected[first, second]))),
+        float(np.mean(B < 0)),
+        float(np.mean(S[first, second])),
+    )

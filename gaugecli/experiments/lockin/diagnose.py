@@ -118,8 +118,8 @@ def diagnose(
     share = lk.rank2_share(sv)
     peak = lk.sampled_peak(x, share)
     lam = lk.window_gram_eigenvalues(run.dW, config.window)
-    raw = lk.xu_detector(lk.eigengap(lam), config.lag, config.threshold, config.burn_in)
-    floored = lk.xu_detector(lk.eigengap(lam, config.floor), config.lag, config.threshold, config.burn_in)
+    raw = lk.xu_lockin(lam, config.lag, config.threshold, config.burn_in)
+    floored = lk.xu_lockin(lam, config.lag, config.threshold, config.burn_in, config.floor)
 
     keep = np.arange(0, run.times.size, config.store_every)
     G = gram_series(condition.activation, run.W[keep], run.X)

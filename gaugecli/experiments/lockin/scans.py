@@ -68,8 +68,8 @@ def resolution_scan(config: LockinConfig, t_unit: float) -> list[dict[str, Any]]
             times = np.arange(round(config.span * per) + 1) * (t_unit / per)
             flow = population_flow_on_grid(Network(a0, W0), net, model.eps_align, times=times, rtol=config.rtol)
             lam = lk.window_gram_eigenvalues(-population_gradient(flow.theta, net).W, config.window)
-            raw = lk.xu_detector(lk.eigengap(lam), config.lag, config.threshold, config.burn_in)
-            fl = lk.xu_detector(lk.eigengap(lam, config.floor), config.lag, config.threshold, config.burn_in)
+            raw = lk.xu_lockin(lam, config.lag, config.threshold, config.burn_in)
+            fl = lk.xu_lockin(lam, config.lag, config.threshold, config.burn_in, config.floor)
             out.append(
                 {
                     "control": control,

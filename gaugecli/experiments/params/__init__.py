@@ -29,6 +29,14 @@ from gaugecli.experiments.params.lockin import (
     ASSIGNMENTS,
     Lockin,
 )
+from gaugecli.experiments.params.lockin_task import (
+    SHARED_WITH_LOCKIN,
+    TASK_ACTIVATIONS,
+    TASK_OPTIMIZERS,
+    TASKS,
+    LockinSwitch,
+    LockinTask,
+)
 from gaugecli.experiments.params.optimizer import (
     BASES,
     DEFAULT_ADAM_EPS,
@@ -172,9 +180,13 @@ __all__ = [
     "RTOL",
     "SAMPLE_RTOL",
     "SEEDS",
+    "SHARED_WITH_LOCKIN",
     "SIMULATE_ONLY",
     "STRENGTHS",
     "SWEEP_PARAMS",
+    "TASKS",
+    "TASK_ACTIVATIONS",
+    "TASK_OPTIMIZERS",
     "TEACHERS",
     "WIDTHS",
     "Deep",
@@ -182,6 +194,8 @@ __all__ = [
     "Initial",
     "Laws",
     "Lockin",
+    "LockinSwitch",
+    "LockinTask",
     "Mode",
     "Model",
     "OwnerSweep",
