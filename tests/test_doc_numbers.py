@@ -37,7 +37,9 @@ PENDING: dict[str, tuple[int | None, str]] = {
     "docs/theory.md": (12, "measurements of tests and runs kept in no data file yet"),
     # its rich-lazy paragraph is generated (docs/data/rich-lazy.json); left: the other presets' readings
     "docs/howto/phase-maps.md": (16, "the other presets' readings, from maps kept in no data file yet"),
-    "docs/related-work.md": (None, "another branch edits it this session; the lead extends the check after merging"),
+    # its modular-addition study is printed from figure xu's sidecar; left: the gauge-model readings of the
+    # earlier sections and the study's training fractions (inputs written as percentages)
+    "docs/related-work.md": (24, "the earlier sections' readings, from runs kept in no data file yet"),
 }
 """The pages not yet converted, the one list of exclusions: each with the most typed decimals it may
 still hold (a ratchet: converting lowers it; ``None``, not counted) and why."""
