@@ -212,7 +212,8 @@ def build(result: Any, config: Any, sizes: Layout) -> tuple[Any, dict[str, Any]]
         ax.set_visible(False)
     t = result.thresholds
     start = ", adversarial start" if config.run_base.init == "adversarial" else ""
-    seeds = f", means over {len(result.seeds)} seeds" if getattr(result, "seeds", None) else ""
+    n_seeds = len(getattr(result, "seeds", None) or ())
+    seeds = "" if not n_seeds else ", one seed" if n_seeds == 1 else f", means over {n_seeds} seeds"
     fig.suptitle(
         f"{config.kind}{start}{seeds}, read at each cell's horizon\n"
         f"aligned: α ≥ 1 − {t['eps_align']:g}; pruned: P ≤ {t['pruned_level']:g}; grey: undefined",
