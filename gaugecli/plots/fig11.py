@@ -13,8 +13,6 @@ from __future__ import annotations
 
 from typing import Any
 
-import numpy as np
-
 from gaugecli.plots import style
 from gaugecli.plots._fig11_samples import (
     DIMENSIONS,
@@ -26,6 +24,7 @@ from gaugecli.plots._fig11_samples import (
     sampled_config,
     sampled_reading,
 )
+from gaugecli.plots.grid import panel_axes
 from gaugecli.plots.readings import Reading
 from gaugecli.plots.render import Inputs, Need
 from gaugecli.plots.venue import Layout
@@ -88,12 +87,7 @@ def needs(quick: bool) -> dict[str, Need]:
 
 def _axes(layout: Layout) -> tuple[Any, dict[str, Any]]:
     """The full figure 2 × 2; the main version: its panels in one row."""
-    if layout.is_main:
-        wanted = [p for p in LETTERS if layout.wants(p)]
-        fig, axes = style.new_figure(layout.width, layout.height(0.45), nrows=1, ncols=len(wanted))
-        return fig, dict(zip(wanted, np.atleast_1d(axes), strict=True))
-    fig, axes = style.new_figure(layout.width, layout.height(0.86), nrows=2, ncols=2)
-    return fig, dict(zip(LETTERS, axes.ravel(), strict=True))
+    return panel_axes(layout, LETTERS, full=0.86, main=0.45)
 
 
 def build(inputs: Inputs, layout: Layout) -> tuple[Any, dict[str, Any]]:

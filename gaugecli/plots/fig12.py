@@ -11,8 +11,6 @@ from __future__ import annotations
 
 from typing import Any
 
-import numpy as np
-
 from gaugecli.plots import style
 from gaugecli.plots._fig12_panels import (
     panel_gauge,
@@ -37,6 +35,7 @@ from gaugecli.plots._fig12_runs import (
     momentum_select_config,
     select_config,
 )
+from gaugecli.plots.grid import panel_axes
 from gaugecli.plots.render import Inputs, Need
 from gaugecli.plots.venue import Layout
 
@@ -74,12 +73,7 @@ def needs(quick: bool) -> dict[str, Need]:
 
 def _axes(layout: Layout) -> tuple[Any, dict[str, Any]]:
     """The full figure 3 × 2; the main version: its panels in one row."""
-    if layout.is_main:
-        wanted = [p for p in LETTERS if layout.wants(p)]
-        fig, axes = style.new_figure(layout.width, layout.height(0.42), nrows=1, ncols=len(wanted))
-        return fig, dict(zip(wanted, np.atleast_1d(axes), strict=True))
-    fig, axes = style.new_figure(layout.width, layout.height(1.26), nrows=3, ncols=2)
-    return fig, dict(zip(LETTERS, axes.ravel(), strict=True))
+    return panel_axes(layout, LETTERS, full=1.26, main=0.42)
 
 
 def _key(panels: dict[str, Any], laws: dict[str, Any]) -> dict[str, Any]:

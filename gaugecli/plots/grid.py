@@ -29,3 +29,15 @@ def main_axes(layout: Layout, letters: str, *, height: float = 0.72, row: bool =
     out = {first: fig.add_subplot(grid[:, 0])}
     out.update({letter: fig.add_subplot(grid[i, 1]) for i, letter in enumerate(rest)})
     return fig, out
+
+
+def panel_axes(layout: Layout, letters: str, *, full: float, main: float, ncols: int = 2) -> tuple[Any, dict[str, Any]]:
+    """A figure and its panels' axes by letter: the full figure's ``letters`` in rows of ``ncols``
+    (``full`` × width high), or the main-text version's wanted panels in one row (``main`` × width)."""
+    if layout.is_main:
+        wanted = [p for p in letters if layout.wants(p)]
+        fig, axes = style.new_figure(layout.width, layout.height(main), nrows=1, ncols=len(wanted), squeeze=False)
+        return fig, dict(zip(wanted, axes[0], strict=True))
+    nrows = -(-len(letters) // ncols)
+    fig, axes = style.new_figure(layout.width, layout.height(full), nrows=nrows, ncols=ncols, squeeze=False)
+    return fig, dict(zip(letters, axes.ravel(), strict=True))
