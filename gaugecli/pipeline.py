@@ -291,10 +291,11 @@ def warm_worker() -> None:
     the imports every run needs (each experiment's compute module: numpy, scipy, torch) and numba's
     compiled loops. The loops are compiled under a lock, so that on a cold numba cache (a fresh
     clone, CI) one worker compiles them (~3 s) while the others wait and then load them from the
-    cache (~0.2 s), instead of each compiling the same code at once."""
-    import contextlib
+    cache (~0.2 s), instead of each compiling the same code at once. Without POSIX locks (Windows)
+    or a writable temporary folder, each worker compiles them, as it would in its first run."""
     import hashlib
     import tempfile
+    from contextlib import ExitStack
 
     from gaugecli.core.population import fused, route
 
@@ -302,21 +303,16 @@ def warm_worker() -> None:
         resolve_ref(spec.compute)
     if not route.fused_enabled():
         return
-    where = hashlib.sha256(fused.__file__.encode()).hexdigest()[:16]  # one lock per installed copy
-    lock = Path(tempfile.gettempdir()) / f"gaugecli-compile-{where}.lock"
-    with open(lock, "a+b") as handle:
+    with ExitStack() as held:
         try:
             import fcntl
-        except ImportError:  # no POSIX locks (Windows): each worker compiles, as without this task
-            fcntl = None  # type: ignore[assignment]
-        if fcntl is not None:
-            fcntl.flock(handle, fcntl.LOCK_EX)
-        try:
-            fused.compile_loops()
-        finally:
-            if fcntl is not None:
-                with contextlib.suppress(OSError):
-                    fcntl.flock(handle, fcntl.LOCK_UN)
+
+            where = hashlib.sha256(fused.__file__.encode()).hexdigest()[:16]  # one lock per installed copy
+            handle = held.enter_context(open(Path(tempfile.gettempdir()) / f"gaugecli-compile-{where}.lock", "a+b"))
+            fcntl.flock(handle, fcntl.LOCK_EX)  # released when the file closes (or the process ends)
+        except (ImportError, OSError):
+            pass
+        fused.compile_loops()
 
 
 @dataclass(frozen=True)
