@@ -167,3 +167,17 @@ def test_flows_agree_with_the_numpy_route(strength: float, monkeypatch: pytest.M
         slow = gradient_flow(Network(a0, W0), model, 3.0 * 12.0 * abs(strength), options=options)
     np.testing.assert_allclose(fast.crossing_times, slow.crossing_times, rtol=1e-8)
     np.testing.assert_allclose(fast.a[..., -1, :], slow.a[..., -1, :], rtol=1e-6, atol=1e-9)
+
+
+def test_compile_loops_covers_the_types_the_flows_pass() -> None:
+    """``compile_loops`` (a ``plot`` worker's first task) compiles every signature a flow then calls: a
+    stiff ±D flow (C- and Fortran-ordered packed states, the Hessian as the solver's Jacobian) adds none,
+    so a worker beside the one that compiled loads them all from numba's cache instead of compiling."""
+    fused.compile_loops()
+    compiled = {loop: set(loop.signatures) for loop in (fused._gradient, fused._hessian)}
+    model = standard_model(2)
+    for strength in (4.0, -4.0):
+        a0, W0 = duplicate_initial_condition(model, np.array([strength, -strength]))
+        gradient_flow(Network(a0, W0), model, 3.0 * 12.0 * abs(strength), options=FlowOptions(rtol=1e-10, atol=1e-13))
+    assert {loop: set(loop.signatures) for loop in compiled} == compiled
+    assert {sig[0].layout for sig in compiled[fused._gradient]} >= {"C", "F"}

@@ -163,13 +163,17 @@ class _DoneAtOnce:
     def __exit__(self, *_: object) -> None:
         pass
 
-    def submit(self, fn, fig_id, cache_dir, out_dir, *rest):  # type: ignore[no-untyped-def]
+    def submit(self, fn, *args):  # type: ignore[no-untyped-def]
         from concurrent.futures import Future
         from pathlib import Path
 
         from gaugecli.plots.render import Rendered
 
         handle: Future = Future()
+        if not args:  # a worker's warm-up (gaugecli.pipeline.warm_worker): nothing to draw
+            handle.set_result(None)
+            return handle
+        fig_id, _, out_dir = args[:3]
         handle.set_result(Rendered([Path(out_dir) / f"{fig_id}.pdf"], kept=False))
         self.drawn.append(fig_id)
         return handle

@@ -134,15 +134,19 @@ def plot(
             # the runs of every figure on `jobs` processes, `jobs` runs at a time; each figure is drawn
             # (≈ 2 s, mostly matplotlib's text layout) on the same processes as soon as its runs are
             # cached, before the runs not yet started
+            from gaugecli.pipeline import warm_worker
             from gaugecli.plots.render import render_from_cache
             from gaugecli.store.artifacts import config_hash
 
-            needs = {i: list(figure_module(i).needs(quick).values()) for i in ids}
-            needed = {i: {(n.kind, config_hash(n.config)) for n in ns} for i, ns in needs.items()}
-            waiting = {i: set(keys) for i, keys in needed.items()}
             fresh: set[tuple[str, str]] = set()  # computed by this command: drawn without re-verifying
             drawing: dict[Any, str] = {}
             with make_executor(None, jobs) as executor:
+                # the workers start (and import, and compile numba's loops) while this process
+                # declares the runs (~2.5 CPU-s): before, they started only after it
+                warming = [executor.submit(warm_worker) for _ in range(jobs)]
+                needs = {i: list(figure_module(i).needs(quick).values()) for i in ids}
+                needed = {i: {(n.kind, config_hash(n.config)) for n in ns} for i, ns in needs.items()}
+                waiting = {i: set(keys) for i, keys in needed.items()}
                 reported: set[Any] = set()
 
                 def drawn() -> None:
@@ -168,6 +172,8 @@ def plot(
                 try:
                     with session.progress("runs") as bar:
                         pipe.prefetch([n for ns in needs.values() for n in ns], executor, bar, cached, window=jobs)
+                    for handle in warming:  # long done; a failure to import or compile is raised here
+                        handle.result()
                     for handle in executor.as_completed(list(drawing)):
                         if handle not in reported:
                             reported.add(handle)
