@@ -258,7 +258,7 @@ def panel_sizes(ax: Any, sweeps: dict[int, Any], layout: Layout, quick: bool) ->
             grid = np.geomspace(dims[0] / 1.2, dims[-1] * 1.2, 50)
             ax.plot(grid, law.prefactor * grid**law.slope, color=color, lw=0.9, label=f"{label} $\\propto d^{{{law.slope:.2f}}}$, [{low:.2f}, {high:.2f}]")  # fmt: skip
             local = np.diff(np.log(size)) / np.diff(np.log(dims))
-            entry.update(slope=law.slope, interval=[low, high], prefactor=law.prefactor, chi2_dof=law.chi2_dof, local_slopes=style.tolist(local))  # fmt: skip
+            entry.update(slope=law.slope, interval=[low, high], prefactor=law.prefactor, chi2_dof=style.tolist(law.chi2_dof), local_slopes=style.tolist(local))  # fmt: skip
         out[key] = entry
     if boot is not None:
         out["bootstrap"] = {"replicates": boot.replicates, "kept": boot.kept, "confidence": boot.confidence, "seed": boot.seed}  # fmt: skip

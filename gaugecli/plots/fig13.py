@@ -82,6 +82,11 @@ SIDECAR_TOLERANCES = (
     ("a/*/others", 0.0, 0.0, "counts (integers)"),
     ("d/*/selected", 0.0, 0.0, "neuron indices"),
     ("d/*/gd_selected", 0.0, 0.0, "neuron indices"),
+    # the ±D flows run at RTOL = 1e-5 on L_n, across the sample's ReLU kinks, where RK45's local error does
+    # not bound the global one: T_spec agrees with rtol 1e-6 to three digits (measured), and a second
+    # arithmetic path moved T_spec(−D) by 3e-4 relative; a local slope, a difference of two logs over
+    # ln 2, moves by ~3× that
+    ("c/*", 3e-3, 0.0, "T_spec of flows at rtol 1e-5 across ReLU kinks: three digits, and the slopes from them"),
 )
 """Where a number is exact, and why (first match wins); the rest use the shared defaults."""
 LETTERS = "abcd"
