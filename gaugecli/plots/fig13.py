@@ -31,7 +31,7 @@ from gaugecli.plots.venue import Layout
 MIN_WIDTH = 5.0
 """Narrower than this (inches) the table and the panels are illegible; ``plot --width`` refuses it."""
 
-CLAIM = "beyond: one layer deeper the favorable gauge still selects, and the ±D separation grows like D³ in layer 1"
+CLAIM = "beyond: one layer deeper the favorable gauge still selects; the ±D separation's local slopes rise toward 3 in layer 1"
 READINGS = (
     Reading("ReluLaws", "panels/a/relu_3_4_3_1/n_laws", ".0f", "(a) laws found for ReLU 3–4–3–1 (7 hidden neurons)"),
     Reading("LinearLaws", "panels/a/linear_3_2_2_1/n_laws", ".0f", "(a) laws found for linear 3–2–2–1 (2·3/2·2)"),
@@ -49,8 +49,9 @@ READINGS = (
 )
 """The numbers the caption and the reading quote (:mod:`gaugecli.plots.readings`)."""
 CAPTION = (
-    "**One layer deeper the favorable gauge still selects; the ±D separation grows like D³ in the first "
-    "layer and like D² in the second.** (a) Conservation laws found by `gaugecli laws`: ReLU 3–4–3–1 "
+    "**One layer deeper the favorable gauge still selects; the ±D separation's local slopes rise toward 3 "
+    "(the derived D³) in the first layer and fall toward 2 in the second.** (a) Conservation laws found "
+    "by `gaugecli laws`: ReLU 3–4–3–1 "
     "{ReluLaws}, linear 3–2–2–1 {LinearLaws}, the known ones and no others. (b) Balances of both layers "
     "along the flow on n = 500 samples: drift {MaxDrift} (tolerance {DriftTolerance}). (c) Local slopes of "
     "T_spec(−D)/T_spec(+D): layer 1 {LayerOneFirst} → {LayerOneLast}, layer 2 (layer 1 at −4) "

@@ -39,7 +39,7 @@ def train_point(point: TaskPoint) -> TaskTrace:
     """Train one run and keep its per-epoch record (module-level: the sweep runner caches it by point)."""
     start = time.process_time()
     t = train(point.modulus, point.hidden_units, point.activation, point.fraction, point.seed, recipe(point))
-    return TaskTrace(*t, seconds=time.process_time() - start)
+    return TaskTrace(**t._asdict(), seconds=time.process_time() - start)  # by name: the two field lists must agree
 
 
 def first_epoch(values: Array, threshold: float) -> int | None:
