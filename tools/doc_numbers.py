@@ -17,7 +17,8 @@ config and config hash inside, and ``--out`` writes the TOML that reruns it besi
 ``numbers`` a ``python tools/…`` script computes, with its command and provenance. An
 expression is a name of the source's view (a ``predict`` study's is :mod:`tools.doc_views`), a path
 ``a/b/0`` into it, or ``min(P, …)``/``max(P, …)`` over the names matching the patterns ``P``
-(``fnmatch``; ``!P`` leaves those out); ``EXPR@SOURCE`` reads another source than the region's.
+(``fnmatch``; ``!P`` leaves those out) or, where no name matches, over the numbers at the paths ``P``
+(a list's elements each, its nulls left out); ``EXPR@SOURCE`` reads another source than the region's.
 A table too long to mark number by number is printed whole: ``<!-- table: benchmarks -->`` …
 ``<!-- /table -->`` holds the lines of which run measured which rows and the table of
 ``benchmarks/results.json`` (:func:`_results.block`, what ``benchmarks/run.py`` writes into
@@ -84,24 +85,36 @@ class View:
         expr = expr.strip()
         call = re.fullmatch(r"(min|max)\((.+)\)", expr)
         if call:
-            names = self.matching([p.strip() for p in call[2].split(",")])
-            if not names:
+            patterns = [p.strip() for p in call[2].split(",")]
+            names = self.matching(patterns)
+            values = [float(self.flat[n]) for n in names] if names else self._listed(patterns)
+            if not values:
                 raise KeyError(f"{self.origin}: no number matches {expr!r}")
-            values = [self.flat[n] for n in names]
             return min(values) if call[1] == "min" else max(values)
         if expr in self.flat:
             return float(self.flat[expr])
+        node = self._node(expr)
+        if not _is_number(node):
+            raise KeyError(f"{self.origin}: {expr!r} is {node!r}, not a number")
+        return float(node)
+
+    def _node(self, path: str) -> Any:
         node = self.tree
-        for key in expr.split("/"):
+        for key in path.split("/"):
             if isinstance(node, list) and key.lstrip("-").isdigit():
                 node = node[int(key)]
             elif isinstance(node, dict) and key in node:
                 node = node[key]
             else:
-                raise KeyError(f"{self.origin}: no number {expr!r}")
-        if isinstance(node, bool) or not isinstance(node, (int, float)):
-            raise KeyError(f"{self.origin}: {expr!r} is {node!r}, not a number")
-        return float(node)
+                raise KeyError(f"{self.origin}: no number {path!r}")
+        return node
+
+    def _listed(self, paths: list[str]) -> list[float]:
+        """The numbers at ``paths`` in the tree, a list's numbers each (its nulls left out): what
+        ``min``/``max`` range over when no flat name matches (``min(panels/b/runs/roundoff)``)."""
+        nodes = [self._node(p) for p in paths if not p.startswith("!")]
+        items = [x for n in nodes for x in (n if isinstance(n, list) else [n])]
+        return [float(x) for x in items if _is_number(x)]
 
     def matching(self, patterns: list[str]) -> list[str]:
         """The flat names that match a pattern and none of the ``!`` patterns, in order."""
@@ -112,6 +125,10 @@ class View:
             for n in self.flat
             if any(fnmatch.fnmatchcase(n, p) for p in take) and not any(fnmatch.fnmatchcase(n, p) for p in drop)
         ]
+
+
+def _is_number(node: Any) -> bool:
+    return not isinstance(node, bool) and isinstance(node, (int, float))
 
 
 def sources() -> dict[str, dict[str, Any]]:
