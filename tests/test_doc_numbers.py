@@ -32,9 +32,6 @@ def _tool() -> ModuleType:
 T = _tool()
 
 PENDING: dict[str, tuple[int | None, str]] = {
-    # its tables of §6–§9, §12's laws and fig8's and reln's numbers are generated; left: measurements of tests or
-    # runs kept in no data file (tests' residuals, fig9's collapse, §9's perturbed duplicates)
-    "docs/theory.md": (12, "measurements of tests and runs kept in no data file yet"),
     # its rich-lazy paragraph is generated (docs/data/rich-lazy.json); left: the other presets' readings
     "docs/howto/phase-maps.md": (16, "the other presets' readings, from maps kept in no data file yet"),
 }
