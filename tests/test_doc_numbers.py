@@ -31,12 +31,11 @@ def _tool() -> ModuleType:
 
 T = _tool()
 
-PENDING: dict[str, tuple[int | None, str]] = {
-    # its rich-lazy paragraph is generated (docs/data/rich-lazy.json); left: the other presets' readings
-    "docs/howto/phase-maps.md": (16, "the other presets' readings, from maps kept in no data file yet"),
-}
+PENDING: dict[str, tuple[int | None, str]] = {}
 """The pages not yet converted, the one list of exclusions: each with the most typed decimals it may
-still hold (a ratchet: converting lowers it; ``None``, not counted) and why."""
+still hold (a ratchet: converting lowers it; ``None``, not counted) and why. Empty: every page is converted
+(theory, the phase-maps how-to and related work last, from docs/data/theory.json and phase-presets.json
+and the figures' sidecars)."""
 
 SYMBOLS = r"d|m|k|D|n|B|σ|σ_a|σ_w|ε|η|λ|β|ρ|θ_0|c_0|a\*|α|rtol|\\alpha|\\varepsilon|\\sigma|\\eta|\\lambda|\\beta|\\rho|c_0|\\theta_0"
 """The parameters a sentence sets (plain and in TeX): ``d = 16``, ``α ≥ 0.99``, ``$\\varepsilon=0.01$``."""
@@ -309,6 +308,16 @@ def test_a_moved_value_of_the_committed_data_makes_its_page_stale() -> None:
     assert T.render(T.render(page, lookup)) == page
 
 
+MARKUP = re.compile(r"<!-- numbers: \S+ -->|<!-- /numbers -->|<!--\{[^{}]+\}-->")
+"""A region's two comments and a number's mark: what tools/doc_numbers.py adds to a page (its other
+comments, a tool's block, are the page's own and stay in both renderings compared below)."""
+MARKUP_LINE = re.compile(r"^(?:<!-- numbers: \S+ -->|<!-- /numbers -->)\n", re.MULTILINE)
+
+
+def _unmarked_page(text: str) -> str:
+    return MARKUP.sub("", MARKUP_LINE.sub("", text))
+
+
 def test_the_marks_change_nothing_a_reader_sees() -> None:
     """Rendered as CommonMark (markdown-it-py; GitHub's dialect, with tables), each page reads as it
     would without its marks: a comment alone on a line is its own HTML block, but one inside a paragraph
@@ -316,15 +325,14 @@ def test_the_marks_change_nothing_a_reader_sees() -> None:
     from markdown_it import MarkdownIt
 
     md = MarkdownIt("commonmark").enable("table")
-    comment = re.compile(r"<!--.*?-->", re.DOTALL)
     for page in T.pages():
         text = page.read_text(encoding="utf-8")
         if not T.marked(text):
             continue
-        bare = comment.sub("", re.sub(r"^<!--[^\n]*?-->\n", "", text, flags=re.MULTILINE))
-        html = re.sub(r"^<!--[^\n]*?-->\n", "", md.render(text), flags=re.MULTILINE)  # a block of its own
-        shown = comment.sub("", html)
-        assert shown == md.render(bare), f"{page.relative_to(ROOT)}: a mark changes how the page renders"
+        shown = _unmarked_page(md.render(text))  # a region's comment alone on a line: a block of its own
+        assert shown == md.render(_unmarked_page(text)), (
+            f"{page.relative_to(ROOT)}: a mark changes how the page renders"
+        )
 
 
 def test_the_marks_change_nothing_the_site_shows() -> None:
@@ -341,12 +349,14 @@ def test_the_marks_change_nothing_the_site_shows() -> None:
     for page in T.pages():
         text = page.read_text(encoding="utf-8")
         if T.marked(text):
-            bare = comment.sub("", re.sub(r"^<!--[^\n]*?-->\n", "", text, flags=re.MULTILINE))
-            assert html(text) == html(bare), f"{page.relative_to(ROOT)}: a mark changes how the site renders it"
+            assert html(text) == html(_unmarked_page(text)), (
+                f"{page.relative_to(ROOT)}: a mark changes how the site renders it"
+            )
 
 
 def test_the_benchmarks_and_figure_sources_read_their_files() -> None:
-    """``benchmarks`` walks benchmarks/results.json from a row's id; ``figure:NAME`` names its readings."""
+    """``benchmarks`` walks benchmarks/results.json from a row's id, ``benchmarks:NAME`` benchmarks/NAME.json;
+    ``figure:NAME`` names its readings."""
     results = json.loads((ROOT / "benchmarks" / "results.json").read_text(encoding="utf-8"))
     row = results["rows"][0]
     seconds = row["data"]["records"]["+D"][0]["gaugecli"]["seconds"]
@@ -355,6 +365,9 @@ def test_the_benchmarks_and_figure_sources_read_their_files() -> None:
     assert T.source("figure:fig1").value("FavorableTSpec") == fig1["result"]["panels"]["key"]["t_spec"]["favorable"]
     with pytest.raises(KeyError, match="no number"):
         T.source("figure:fig1").value("NoSuchReading")
+    scaling = json.loads((ROOT / "benchmarks" / "phase_scaling.json").read_text(encoding="utf-8"))
+    slope = scaling["families"]["n × n"]["slope"]
+    assert T.source("benchmarks:phase_scaling").value("families/n × n/slope") == slope
 
 
 def test_a_hand_edited_tool_data_file_is_refused(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:

@@ -10,7 +10,8 @@ printed at, in an HTML comment just before the printed text::
 The region's opening line names the data (:func:`source`): ``figure:NAME``, a committed figure's
 sidecar (its readings by name, or a path in its ``result``: ``figure:fig10`` and ``CAlphaAtZero``);
 ``benchmarks``, ``benchmarks/results.json`` (a path from a row's id: ``f3/data/seconds``);
-``tool:NAME``, the JSON ``tools/NAME.py`` writes beside itself (``tool:momentum_exponent``); or ``NAME``,
+``tool:NAME``, the JSON ``tools/NAME.py`` writes beside itself (``tool:momentum_exponent``);
+``benchmarks:NAME``, a JSON a benchmark writes into benchmarks/ (``benchmarks:phase_scaling``); or ``NAME``,
 ``docs/data/NAME.json``, written by the one command ``docs/data/sources.toml`` gives for it
 (``python tools/doc_numbers.py --run NAME`` runs it): the artifact of a run that is no figure's (its
 config and config hash inside, and ``--out`` writes the TOML that reruns it beside it), or the
@@ -202,8 +203,9 @@ def source(name: str) -> View:
             _VIEWS[name] = _figure(name.removeprefix("figure:"))
         elif name == "benchmarks":
             _VIEWS[name] = _benchmarks()
-        elif name.startswith("tool:"):  # the JSON a tool of tools/ writes beside itself, read by path
-            path = ROOT / "tools" / f"{name.removeprefix('tool:')}.json"
+        elif name.startswith(("tool:", "benchmarks:")):  # the JSON a script writes beside itself, read by path
+            folder, _, stem = name.partition(":")
+            path = ROOT / ("tools" if folder == "tool" else "benchmarks") / f"{stem}.json"
             _VIEWS[name] = View(str(path.relative_to(ROOT)), {}, json.loads(path.read_text(encoding="utf-8")))
         else:
             _VIEWS[name] = _data(name)
