@@ -14,13 +14,13 @@ exponent and the constant of C4).
 
 from __future__ import annotations
 
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 
 import numpy as np
 
 from gaugecli.core.analyses.observables import observe
 from gaugecli.core.model.state import Network
-from gaugecli.core.types import Array
+from gaugecli.core.types import LATER_FIELD, Array
 from gaugecli.experiments.common import integrate_ensemble, run_ensemble
 from gaugecli.experiments.config import auto_horizon
 from gaugecli.experiments.initial import initial_condition
@@ -33,11 +33,14 @@ from gaugecli.experiments.simulate import SimulateConfig, simulate
 @dataclass(frozen=True)
 class PhaseChunk:
     """Runs of cells integrated together (``pair``: each with its opposite gauge's run beside it;
-    ``limits``: and its ``+D`` and ``−D`` runs at each of these D)."""
+    ``limits``: and its ``+D`` and ``−D`` runs at each of these D; ``kernels``: the tangent kernels'
+    metrics measured, else left ``None``). ``kernels`` is left out of the cache key while true, so
+    the chunks cached before it existed, which measured them, keep their keys."""
 
     cells: tuple[Base, ...]
     pair: bool = False
     limits: tuple[float, ...] = ()
+    kernels: bool = field(default=True, metadata={LATER_FIELD: True})
 
 
 @dataclass
@@ -122,15 +125,16 @@ def phase_chunk(job: PhaseChunk) -> ChunkResult:
     for k, cell in enumerate(job.cells):
         at = step * k
         mine = seen[at]
-        metrics = measure(mine, model, eps, designated(cell))
+        metrics = measure(mine, model, eps, designated(cell), kernels=job.kernels)
         if job.pair:
             other = seen[at + 1]
-            theirs = measure(other, model, eps, designated(partner(cell)))  # type: ignore[arg-type]
+            theirs = measure(other, model, eps, designated(partner(cell)), kernels=False)  # type: ignore[arg-type]
             metrics = with_partner(metrics, mine, other, theirs)
         if job.limits:
             first = at + 1 + int(job.pair)
             times = [
-                measure(replace(seen[first + i], start=None), model, eps, 0).t_spec for i in range(2 * len(job.limits))
+                measure(replace(seen[first + i], start=None), model, eps, 0, kernels=False).t_spec
+                for i in range(2 * len(job.limits))
             ]
             metrics = with_limits(metrics, job.limits, times[0::2], times[1::2], model)
         out.append(metrics)
