@@ -29,6 +29,12 @@ from gaugecli.experiments.phase.config import Base, designated, partner
 from gaugecli.experiments.phase.metrics import CellMetrics, Observed, measure, with_limits, with_partner
 from gaugecli.experiments.simulate import SimulateConfig, simulate
 
+FLOW_METHOD = "odeint"
+"""The cells' population flows: LSODA over each chunk as the default path, called once per chunk by
+``odeint`` with the compiled right-hand side (:mod:`gaugecli.core.integrate.odeint_flow`; where it does not
+apply, the default path). Measured side by side (benchmarks row o, docs/design.md): a cold 33 × 33
+T_spec map ×1.04–1.4 faster end to end, T_spec within 6e-10 relative of the default path's."""
+
 
 @dataclass(frozen=True)
 class PhaseChunk:
@@ -77,6 +83,7 @@ def _flow(runs: list[Base]) -> list[Observed]:
         replace(dynamics, t_max=t_max),
         Network(a0, W0),
         times=tuple(horizons[horizons < t_max]),  # the grid ends at t_max (to round-off) already
+        flow_method=FLOW_METHOD,
     )
     W = traj.input_weights()
     out = []
