@@ -3,10 +3,10 @@ side: :mod:`gaugecli.core.integrate.odeint_flow`) against the default path's ``s
 side by side in one run, alternating the two (issue 52).
 
 * o1, o2 — a cold ``phase`` map of T_spec over (D = 1…64, c0 = 0.01…1), 33 × 33, m = 1, one gauge each,
-  from an empty cache on one worker, end to end (flows, observables, metrics, artifact): the command
-  (its chunks on ``odeint``, :data:`gaugecli.experiments.phase.chunk.FLOW_METHOD`) against the same map with
-  the chunks on ``solve_ivp``'s LSODA; best of :data:`REPEATS`, and the largest relative difference of
-  their T_spec maps;
+  from an empty cache on one worker, end to end (flows, observables, metrics, artifact): every chunk on
+  ``odeint`` (the command takes it for chunks with a neuron at δ < 0:
+  :func:`gaugecli.experiments.phase.chunk.flow_method`) against the same map with the chunks on
+  ``solve_ivp``'s LSODA; best of :data:`REPEATS`, and the largest relative difference of their T_spec maps;
 * o3 — the flows alone of the same maps (``integrate_ensemble`` per row of cells, as a chunk calls it):
   ``solve_ivp`` rows, ``odeint`` rows, and ``odeint`` on each cell alone (its own steps, one call per cell);
 * o4 — where a cold map's time goes (cProfile, ms per cell), before (solve_ivp rows, the tangent
@@ -60,13 +60,14 @@ def grid(n: int, gauge: str) -> PhaseConfig:
 
 @contextlib.contextmanager
 def chunk_method(method: str) -> Iterator[None]:
-    """The phase chunks' population flows on ``method`` (``"auto"``: solve_ivp's LSODA rows)."""
-    saved = chunk.FLOW_METHOD
-    chunk.FLOW_METHOD = method
+    """Every phase chunk's population flows on ``method`` (``"auto"``: solve_ivp's LSODA rows), whatever
+    the sign of its imbalances (the command takes ``odeint`` where one is negative: ``chunk.STIFF_ONLY``)."""
+    saved = chunk.FLOW_METHOD, chunk.STIFF_ONLY
+    chunk.FLOW_METHOD, chunk.STIFF_ONLY = method, False
     try:
         yield
     finally:
-        chunk.FLOW_METHOD = saved
+        chunk.FLOW_METHOD, chunk.STIFF_ONLY = saved
 
 
 @contextlib.contextmanager
@@ -134,7 +135,7 @@ def odeint_rows(quick: bool) -> list[Row]:
             Row(
                 f"o{k + 1}",
                 f"cold `phase` T_spec map {n}×{n} over D = 1…64, c0 = 0.01…1, {gauge} gauge (m = 1, one worker): "
-                "chunks on odeint (the command) vs solve_ivp's LSODA rows",
+                "chunks on odeint vs solve_ivp's LSODA rows",
                 f"{fmt_seconds(t_new)} vs {fmt_seconds(t_base)} CPU: {fmt_ratio(ratio)}",
                 f"≥ ×{GOAL_RATIO:g}; T_spec within {GOAL_AGREE:g} relative",
                 ratio >= GOAL_RATIO and worst <= GOAL_AGREE and unmatched == 0,
@@ -261,7 +262,7 @@ def profile_rows(quick: bool) -> list[Row]:
         Row(
             "o4",
             f"where a cold {n}×{n} T_spec map's time goes (cProfile, ms per cell, one worker): solve_ivp rows with "
-            "the tangent kernels always measured (before) vs the command (odeint rows, kernels only when asked)",
+            "the tangent kernels always measured (before) vs odeint rows, kernels only when asked (now)",
             text,
             "",
             None,

@@ -19,6 +19,7 @@ from dataclasses import dataclass, field, replace
 import numpy as np
 
 from gaugecli.core.analyses.observables import observe
+from gaugecli.core.model.gauge import imbalance
 from gaugecli.core.model.state import Network
 from gaugecli.core.types import LATER_FIELD, Array
 from gaugecli.experiments.common import integrate_ensemble, run_ensemble
@@ -30,10 +31,22 @@ from gaugecli.experiments.phase.metrics import CellMetrics, Observed, measure, w
 from gaugecli.experiments.simulate import SimulateConfig, simulate
 
 FLOW_METHOD = "odeint"
-"""The cells' population flows: LSODA over each chunk as the default path, called once per chunk by
-``odeint`` with the compiled right-hand side (:mod:`gaugecli.core.integrate.odeint_flow`; where it does not
-apply, the default path). Measured side by side (benchmarks row o, docs/design.md): a cold 33 × 33
-T_spec map ×1.04–1.4 faster end to end, T_spec within 6e-10 relative of the default path's."""
+"""The cells' population flows where :func:`flow_method` picks it: LSODA over each chunk as the default
+path, called once per chunk by ``odeint`` with a compiled right-hand side
+(:mod:`gaugecli.core.integrate.odeint_flow`; where it does not apply, the default path). Measured side by
+side (benchmarks rows o1–o3, docs/design.md): T_spec within 6e-10 relative of the default path's; the
+flows ×1.6–1.8 faster where a neuron starts with δ < 0 (stiff), a cold 33 × 33 −D map ×1.3 end to end."""
+STIFF_ONLY = True
+"""``odeint`` only for a chunk with a neuron that starts with ``δ < 0``: on the +D maps, whose flows take
+few steps, it was no faster end to end (×0.93 and ×1.10 in two runs: the fine grid's cost ate the
+steps' gain), so those chunks keep the default path, bit for bit."""
+
+
+def flow_method(theta0: Network) -> str:
+    """The method of the population flow of a chunk starting at ``θ0`` (:data:`FLOW_METHOD`, :data:`STIFF_ONLY`)."""
+    if STIFF_ONLY and not bool(np.any(imbalance(theta0) < 0.0)):
+        return "auto"
+    return FLOW_METHOD
 
 
 @dataclass(frozen=True)
@@ -83,7 +96,7 @@ def _flow(runs: list[Base]) -> list[Observed]:
         replace(dynamics, t_max=t_max),
         Network(a0, W0),
         times=tuple(horizons[horizons < t_max]),  # the grid ends at t_max (to round-off) already
-        flow_method=FLOW_METHOD,
+        flow_method=flow_method(Network(a0, W0)),
     )
     W = traj.input_weights()
     out = []
