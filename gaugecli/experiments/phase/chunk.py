@@ -35,11 +35,11 @@ FLOW_METHOD = "odeint"
 path, called once per chunk by ``odeint`` with a compiled right-hand side
 (:mod:`gaugecli.core.integrate.odeint_flow`; where it does not apply, the default path). Measured side by
 side (benchmarks rows o1–o3, docs/design.md): T_spec within 6e-10 relative of the default path's; the
-flows ×1.6–1.8 faster where a neuron starts with δ < 0 (stiff), a cold 33 × 33 −D map ×1.3 end to end."""
+flows ×1.5–1.8 faster where a neuron starts with δ < 0 (stiff), a cold 33 × 33 −D map ×1.3–1.4 end to end."""
 STIFF_ONLY = True
 """``odeint`` only for a chunk with a neuron that starts with ``δ < 0``: on the +D maps, whose flows take
-few steps, it was no faster end to end (×0.93 and ×1.10 in two runs: the fine grid's cost ate the
-steps' gain), so those chunks keep the default path, bit for bit."""
+few steps, it was no faster end to end (×1.10, ×0.93 and ×1.04 in three runs; the flows alone ×1.03–1.2:
+the fine grid's cost ate the steps' gain), so those chunks keep the default path, bit for bit."""
 
 
 def flow_method(theta0: Network) -> str:
