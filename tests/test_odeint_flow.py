@@ -89,3 +89,12 @@ def test_a_phase_chunk_takes_odeint_only_where_a_neuron_starts_below_zero() -> N
     favorable = Network(start.a[DELTAS > 0], start.W[DELTAS > 0])
     assert flow_method(favorable) == "auto"
     assert flow_method(start) == FLOW_METHOD == "odeint"
+
+
+def test_compile_loops_covers_the_types_odeint_passes() -> None:
+    """``compile_loops`` (a ``plot`` worker's warm-up) compiles the one signature the flows call, so a
+    worker beside the one that compiled loads it from numba's cache instead of compiling it again."""
+    odeint_flow.compile_loops()
+    before = set(odeint_flow._velocity.signatures)
+    gradient_flow(_ensemble(), MODEL, 10.0, options=FlowOptions(method="odeint"))
+    assert set(odeint_flow._velocity.signatures) == before and len(before) == 1
