@@ -64,6 +64,7 @@ def _suites() -> dict[str, Callable[[bool], list[Row]]]:
     import bench_flow
     import bench_fused
     import bench_gd_cost
+    import bench_odeint
     import bench_optimizers
     import bench_sample
     import bench_scale
@@ -84,6 +85,7 @@ def _suites() -> dict[str, Callable[[bool], list[Row]]]:
         "l": bench_fused.compiled,
         "m": bench_optimizers.optimizers,
         "n": bench_gd_cost.gd_cost,
+        "o": bench_odeint.odeint_rows,
     }
 
 

@@ -19,7 +19,7 @@ from typer.testing import CliRunner
 
 import gaugecli
 from gaugecli.cli.app import app
-from gaugecli.core.analyses.tangent import kernel_change, kernel_distance_cos, tangent_kernel
+from gaugecli.core.analyses.tangent import kernel_change, kernel_distance_cos, kernel_measures, tangent_kernel
 from gaugecli.core.model.metrics import clock_free_gap
 from gaugecli.core.model.state import Network
 from gaugecli.experiments import params as P
@@ -46,6 +46,7 @@ from gaugecli.pipeline import Pipeline
 from gaugecli.run.executors import SerialExecutor
 from gaugecli.run.sweep import make_runner, point_key
 from gaugecli.store.artifacts import read_artifact
+from gaugecli.store.codec import to_jsonable
 from gaugecli.store.schemas import validate
 
 RTOL = 1e-8
@@ -319,6 +320,33 @@ def test_a_kernel_that_only_grows_has_kernel_change_but_no_cosine_distance() -> 
     start, grown = Network(a, W), Network(c * a, c * W)
     assert kernel_change(start, grown, X, sigma) == pytest.approx(c**2 - 1, rel=1e-12)
     assert abs(kernel_distance_cos(start, grown, X, sigma)) < 1e-12
+
+
+def test_kernel_measures_are_the_two_measures_from_one_pair_of_kernels() -> None:
+    """One pair of kernels for both measures: the same arithmetic as the two functions, each of which
+    builds its own pair (rel 1e-15: a few ε of the same sums in the same order; measured equal)."""
+    rng = np.random.default_rng(7)
+    a0, W0 = rng.standard_normal(3), rng.standard_normal((3, 4))
+    a1, W1 = a0 + 0.3 * rng.standard_normal(3), W0 + 0.3 * rng.standard_normal((3, 4))
+    X, sigma = probes(4, 64), ModelConfig().sigma()
+    start, end = Network(a0, W0), Network(a1, W1)
+    change, turn = kernel_measures(start, end, X, sigma)
+    assert change == pytest.approx(kernel_change(start, end, X, sigma), rel=1e-15)
+    assert turn == pytest.approx(kernel_distance_cos(start, end, X, sigma), rel=1e-15)
+
+
+def test_a_map_measures_the_tangent_kernels_only_when_a_metric_asks() -> None:
+    """A T_spec map leaves the kernels unmeasured (they were ~20 % of its cost) under another chunk key;
+    a chunk that measures them keeps the key it had before the flag existed (the flag left out)."""
+    base = SimulateConfig(dynamics=replace(FLOW, t_max=1.0))  # a short flow: only the kernels are asked about
+    axes = (parse_axis("gauge=-0.5:0.5:2", "simulate"), parse_axis("c0=0.1:0.2:2", "simulate", "y"))
+    plain = PhaseConfig("simulate", *axes, ("t-spec",), base)
+    kernel = PhaseConfig("simulate", *axes, ("t-spec", "kernel-change"), base)
+    job, measured = chunks(plain)[0][0], chunks(kernel)[0][0]
+    assert not job.kernels and measured.kernels
+    assert "kernels" not in to_jsonable(measured) and to_jsonable(job)["kernels"] is False
+    assert all(c.kernel_change is None and c.kernel_distance_cos is None for c in phase_chunk(job).cells)
+    assert all(c.kernel_change is not None and c.kernel_change > 0.0 for c in phase_chunk(measured).cells)
 
 
 def test_kernel_metrics_are_zero_without_motion_and_of_the_final_parameters() -> None:

@@ -114,6 +114,7 @@ def integrate_ensemble(
     sphere: bool = False,
     steps: int | None = None,
     record_steps: tuple[int, ...] = (),
+    flow_method: str = "auto",
 ) -> tuple[Trajectory, Model]:
     """Integrate the ensemble ``θ0`` (``a (B, m)``, ``W (B, m, d)``; one network is an ensemble of one); returns its trajectory — in the invariant
     subspace's coordinates where the dynamics stay there (``trajectory.basis``) — and the model to
@@ -129,7 +130,9 @@ def integrate_ensemble(
     ``network``: the model to run (default ``model.build()``: the standard teacher; simulate's
     ``teacher`` random gives another); ``sphere``: the sample's inputs lie on the unit sphere;
     ``steps``, ``record_steps``: a stepped run takes exactly ``steps`` steps and saves these iterates
-    too (:func:`~gaugecli.core.integrate.descent.gradient_descent`).
+    too (:func:`~gaugecli.core.integrate.descent.gradient_descent`). ``flow_method``: the population
+    flow's :attr:`FlowOptions.method <gaugecli.core.integrate.flow_options.FlowOptions.method>` (``"odeint"``:
+    the same LSODA called once per chunk, :mod:`gaugecli.core.integrate.odeint_flow`; the phase maps' cells).
     """
     full = net = model.build() if network is None else network
     a0, W0 = np.atleast_2d(theta0.a), np.asarray(theta0.W, float).reshape((-1,) + np.shape(theta0.W)[-2:])
@@ -197,7 +200,7 @@ def integrate_ensemble(
         )
         check_flow(np.shape(W0), options.grid_points)  # the flow's own Jacobian, beside the run's estimate
         if mode is Mode.flow:
-            traj = flow(options=options)
+            traj = flow(options=replace(options, method=flow_method) if flow_method != "auto" else options)
         else:
             try:
                 traj = flow(options=replace(options, max_gradient_evals=SAMPLE_LSODA_BUDGET))

@@ -42,19 +42,30 @@ def tangent_kernel(theta: Network, X: Array, activation: Activation) -> Array:
     return S @ S.T + ((G * a**2) @ G.T) * (X @ X.T)
 
 
+def _change(K0: Array, K1: Array) -> float:
+    return float(np.linalg.norm(K1 - K0) / np.linalg.norm(K0))
+
+
+def _distance_cos(K0: Array, K1: Array) -> float:
+    cosine = np.vdot(K1, K0) / (np.linalg.norm(K1) * np.linalg.norm(K0))
+    return float(1.0 - cosine)
+
+
 def kernel_change(theta0: Network, theta1: Network, X: Array, activation: Activation) -> float:
     """``‖K(θ₁) − K(θ₀)‖_F / ‖K(θ₀)‖_F`` on the probes ``X``, ``θ = (a (m,), W (m, d))``: the
     kernel's relative change, its growth in size included."""
-    K0 = tangent_kernel(theta0, X, activation)
-    K1 = tangent_kernel(theta1, X, activation)
-    return float(np.linalg.norm(K1 - K0) / np.linalg.norm(K0))
+    return _change(tangent_kernel(theta0, X, activation), tangent_kernel(theta1, X, activation))
 
 
 def kernel_distance_cos(theta0: Network, theta1: Network, X: Array, activation: Activation) -> float:
     """Kunin et al.'s ``S = 1 − ⟨K(θ₁), K(θ₀)⟩_F / (‖K(θ₁)‖_F ‖K(θ₀)‖_F)`` on the inputs ``X``
     (their training set, or probes), ``θ = (a (m,), W (m, d))``: how far the kernel turned,
     whatever its size."""
-    K0 = tangent_kernel(theta0, X, activation)
-    K1 = tangent_kernel(theta1, X, activation)
-    cosine = np.vdot(K1, K0) / (np.linalg.norm(K1) * np.linalg.norm(K0))
-    return float(1.0 - cosine)
+    return _distance_cos(tangent_kernel(theta0, X, activation), tangent_kernel(theta1, X, activation))
+
+
+def kernel_measures(theta0: Network, theta1: Network, X: Array, activation: Activation) -> tuple[float, float]:
+    """``(kernel_change, kernel_distance_cos)`` of the same two kernels, each computed once (the same
+    arithmetic as the two functions, half the kernels)."""
+    K0, K1 = tangent_kernel(theta0, X, activation), tangent_kernel(theta1, X, activation)
+    return _change(K0, K1), _distance_cos(K0, K1)

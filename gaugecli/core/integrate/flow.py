@@ -23,6 +23,7 @@ import numpy as np
 from scipy import sparse
 
 from gaugecli.core.defaults import EPS_ALIGN
+from gaugecli.core.integrate import odeint_flow
 from gaugecli.core.integrate.absorption import NearZero, can_be_absorbed
 from gaugecli.core.integrate.crossings import declared_grid, first_crossings
 from gaugecli.core.integrate.flow_options import ENSEMBLE_CHUNK_STATES, FlowOptions, flow_progress
@@ -229,15 +230,17 @@ def gradient_flow(
     # A member whose neurons can reach w = 0 runs alone, with the extra states of the neurons held
     # there (gaugecli.core.integrate.absorption.NearZero); the others as one system, or chunks of one.
     alone = np.any(can_be_absorbed(members, model), axis=-1) & objective.population
-    if options.method != "auto":
-        method = options.method
-        shared = np.flatnonzero(~alone)
-        size = max(1, shared.size)
-    else:
-        method = "LSODA"
+    # odeint: the same LSODA over the same chunks, called once per chunk (gaugecli.core.integrate.odeint_flow)
+    compiled = options.method == "odeint" and odeint_flow.applies(model, objective)
+    if options.method in ("auto", "odeint"):
+        method = "odeint" if compiled else "LSODA"
         size = max(1, ENSEMBLE_CHUNK_STATES // P)
         order = _similarity_order(members)
         shared = order[~alone[order]]
+    else:
+        method = options.method
+        shared = np.flatnonzero(~alone)
+        size = max(1, shared.size)
     chunks = [shared[i : i + size] for i in range(0, shared.size, size)] + [
         np.array([i]) for i in np.flatnonzero(alone)
     ]
@@ -248,9 +251,11 @@ def gradient_flow(
     with one_blas_thread():
         for k, idx in enumerate(chunks):
             sub = None if progress is None else (lambda f, k=k: progress((k + f) / len(chunks)))
-            solved.append(
-                _solve(members[idx], model, objective.restricted(idx), t_max, eps_align, options, method, sub)
-            )
+            if compiled and not alone[idx[0]]:
+                solved.append(odeint_flow.solve_members(members[idx], model, t_max, eps_align, options, extra_times))
+                continue
+            way = "LSODA" if compiled else method
+            solved.append(_solve(members[idx], model, objective.restricted(idx), t_max, eps_align, options, way, sub))
 
     crossing = np.empty((n_members, m))
     absorbed_at = np.empty((n_members, m))

@@ -93,13 +93,21 @@ def chunk_key(chunk: PhaseChunk) -> dict[str, Any]:
     return {"job": f"{phase_chunk.__module__}.{phase_chunk.__qualname__}", "point": chunk}
 
 
-def chunks(config: PhaseConfig) -> tuple[list[PhaseChunk], list[list[tuple[int, int]]]]:
+def chunks(
+    config: PhaseConfig, cells: list[list[Any]] | None = None
+) -> tuple[list[PhaseChunk], list[list[tuple[int, int]]]]:
     """The chunks of ``config``'s grid and, for each, the ``(iy, ix)`` of its cells (a chunk holds
-    every run of each of its cells, one per seed, in that order)."""
-    cells = config.cells()
+    every run of each of its cells, one per seed, in that order); ``cells``: ``config.cells()``,
+    where the caller has them already (each is rebuilt and checked: ~0.8 ms a cell)."""
+    cells = config.cells() if cells is None else cells
     parts = config.partition()
     jobs = [
-        PhaseChunk(tuple(run for iy, ix in part for run in config.runs(cells[iy][ix])), config.pair, config.limits)
+        PhaseChunk(
+            tuple(run for iy, ix in part for run in config.runs(cells[iy][ix])),
+            config.pair,
+            config.limits,
+            config.kernels,
+        )
         for part in parts
     ]
     return jobs, parts
@@ -137,7 +145,8 @@ def phase(
     """The maps of ``config``: its chunks run through ``runner`` (each cached as it finishes, when the
     runner caches), assembled into one :class:`PhaseResult`; ``key`` hashes configurations (the
     cells' and the chunks' hashes are empty without it)."""
-    jobs, parts = chunks(config)
+    cells = config.cells()
+    jobs, parts = chunks(config, cells)
     results: list[ChunkResult] = runner(phase_chunk, jobs, progress)
     ny, nx = config.shape
     n = config.replicates
@@ -154,7 +163,6 @@ def phase(
         bounds = np.array([[wilson_interval(k, n, CONFIDENCE) for k in row] for row in owning])
         maps["owner-probability-low"], maps["owner-probability-high"] = bounds[..., 0], bounds[..., 1]
     horizon = np.array([[runs[0].horizon for runs in row] for row in grid])
-    cells = config.cells()
     from gaugecli.experiments.phase.kernel import PROBE_SEED, PROBES
 
     thresholds = {

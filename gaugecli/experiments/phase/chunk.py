@@ -14,13 +14,14 @@ exponent and the constant of C4).
 
 from __future__ import annotations
 
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 
 import numpy as np
 
 from gaugecli.core.analyses.observables import observe
+from gaugecli.core.model.gauge import imbalance
 from gaugecli.core.model.state import Network
-from gaugecli.core.types import Array
+from gaugecli.core.types import LATER_FIELD, Array
 from gaugecli.experiments.common import integrate_ensemble, run_ensemble
 from gaugecli.experiments.config import auto_horizon
 from gaugecli.experiments.initial import initial_condition
@@ -29,15 +30,36 @@ from gaugecli.experiments.phase.config import Base, designated, partner
 from gaugecli.experiments.phase.metrics import CellMetrics, Observed, measure, with_limits, with_partner
 from gaugecli.experiments.simulate import SimulateConfig, simulate
 
+FLOW_METHOD = "odeint"
+"""The cells' population flows where :func:`flow_method` picks it: LSODA over each chunk as the default
+path, called once per chunk by ``odeint`` with a compiled right-hand side
+(:mod:`gaugecli.core.integrate.odeint_flow`; where it does not apply, the default path). Measured side by
+side (benchmarks rows o1–o3, docs/design.md): T_spec within 6e-10 relative of the default path's; the
+flows ×1.5–1.8 faster where a neuron starts with δ < 0 (stiff), a cold 33 × 33 −D map ×1.3–1.4 end to end."""
+STIFF_ONLY = True
+"""``odeint`` only for a chunk with a neuron that starts with ``δ < 0``: on the +D maps, whose flows take
+few steps, it was no faster end to end (×1.10, ×0.93 and ×1.04 in three runs; the flows alone ×1.03–1.2:
+the fine grid's cost ate the steps' gain), so those chunks keep the default path, bit for bit."""
+
+
+def flow_method(theta0: Network) -> str:
+    """The method of the population flow of a chunk starting at ``θ0`` (:data:`FLOW_METHOD`, :data:`STIFF_ONLY`)."""
+    if STIFF_ONLY and not bool(np.any(imbalance(theta0) < 0.0)):
+        return "auto"
+    return FLOW_METHOD
+
 
 @dataclass(frozen=True)
 class PhaseChunk:
     """Runs of cells integrated together (``pair``: each with its opposite gauge's run beside it;
-    ``limits``: and its ``+D`` and ``−D`` runs at each of these D)."""
+    ``limits``: and its ``+D`` and ``−D`` runs at each of these D; ``kernels``: the tangent kernels'
+    metrics measured, else left ``None``). ``kernels`` is left out of the cache key while true, so
+    the chunks cached before it existed, which measured them, keep their keys."""
 
     cells: tuple[Base, ...]
     pair: bool = False
     limits: tuple[float, ...] = ()
+    kernels: bool = field(default=True, metadata={LATER_FIELD: True})
 
 
 @dataclass
@@ -74,6 +96,7 @@ def _flow(runs: list[Base]) -> list[Observed]:
         replace(dynamics, t_max=t_max),
         Network(a0, W0),
         times=tuple(horizons[horizons < t_max]),  # the grid ends at t_max (to round-off) already
+        flow_method=flow_method(Network(a0, W0)),
     )
     W = traj.input_weights()
     out = []
@@ -122,15 +145,16 @@ def phase_chunk(job: PhaseChunk) -> ChunkResult:
     for k, cell in enumerate(job.cells):
         at = step * k
         mine = seen[at]
-        metrics = measure(mine, model, eps, designated(cell))
+        metrics = measure(mine, model, eps, designated(cell), kernels=job.kernels)
         if job.pair:
             other = seen[at + 1]
-            theirs = measure(other, model, eps, designated(partner(cell)))  # type: ignore[arg-type]
+            theirs = measure(other, model, eps, designated(partner(cell)), kernels=False)  # type: ignore[arg-type]
             metrics = with_partner(metrics, mine, other, theirs)
         if job.limits:
             first = at + 1 + int(job.pair)
             times = [
-                measure(replace(seen[first + i], start=None), model, eps, 0).t_spec for i in range(2 * len(job.limits))
+                measure(replace(seen[first + i], start=None), model, eps, 0, kernels=False).t_spec
+                for i in range(2 * len(job.limits))
             ]
             metrics = with_limits(metrics, job.limits, times[0::2], times[1::2], model)
         out.append(metrics)

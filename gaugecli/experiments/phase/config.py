@@ -196,6 +196,12 @@ class PhaseConfig:
         return tuple(self.limit_strengths) if any(m in LIMIT_METRICS for m in self.metrics) else ()
 
     @property
+    def kernels(self) -> bool:
+        """Each run's tangent kernels on the probes are measured (a metric of :data:`FLOW_METRICS` was
+        asked for): 256 × 256 kernels at the start and the horizon, otherwise ~20 % of a map's cost."""
+        return any(m in FLOW_METRICS for m in self.metrics)
+
+    @property
     def replicates(self) -> int:
         """Runs per cell: one per seed (1 without ``seeds``)."""
         return 1 if self.seeds is None else len(self.seeds)

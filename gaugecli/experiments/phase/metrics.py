@@ -38,7 +38,7 @@ import numpy as np
 
 from gaugecli.core.analyses.observables import RunObservables
 from gaugecli.core.analyses.separation import local_slopes
-from gaugecli.core.analyses.tangent import kernel_change, kernel_distance_cos
+from gaugecli.core.analyses.tangent import kernel_measures
 from gaugecli.core.model.gauge import function_coordinates
 from gaugecli.core.model.metrics import (
     clock_free_gap,
@@ -131,8 +131,11 @@ class Observed:
     end: tuple[Array, Array] | None = None
 
 
-def measure(seen: Observed, model: Model, eps_align: float, designated: int | None) -> CellMetrics:
-    """The metrics of one run at its horizon (the pair's are added by :func:`with_partner`)."""
+def measure(
+    seen: Observed, model: Model, eps_align: float, designated: int | None, *, kernels: bool = True
+) -> CellMetrics:
+    """The metrics of one run at its horizon (the pair's are added by :func:`with_partner`);
+    ``kernels``: the tangent kernel's change and distance too (else ``None``: no map asked for them)."""
     run, i = seen.run, seen.at
     t_h = float(run.t[i])
     c, alpha = run.coefficient[i], run.alignment[i]
@@ -174,10 +177,11 @@ def measure(seen: Observed, model: Model, eps_align: float, designated: int | No
     spent_t = float(log_time_integral(run.t[keep], run.transport[keep]))
     total = spent_r + spent_t
     change = turn = None
-    if seen.start is not None and seen.end is not None:
+    if not kernels:
+        pass
+    elif seen.start is not None and seen.end is not None:
         start, end, X = Network(*seen.start), Network(*seen.end), probes(seen.start[1].shape[-1])
-        change = kernel_change(start, end, X, model.activation)
-        turn = kernel_distance_cos(start, end, X, model.activation)
+        change, turn = kernel_measures(start, end, X, model.activation)
     elif run.kernel_distance is not None:  # a finite-sample run measured at checkpoints: S on its training set
         turn = float(run.kernel_distance[-1])
     return CellMetrics(
