@@ -162,7 +162,7 @@ def _panel_mean(ax: Any, fig: Any, taus: np.ndarray, deltas: np.ndarray, S: np.n
 
     mean = S.mean(axis=0)
     norm = colors.LogNorm(vmin=float(np.nanmin(mean)), vmax=float(np.nanmax(mean)))
-    _heat_map(ax, fig, taus, deltas, mean, norm, "mean of $S$ over the seeds")
+    _heat_map(ax, fig, taus, deltas, mean, norm, "mean $S$")
     drawn = [v for v in (LAZY, RICH) if np.nanmin(mean) < v < np.nanmax(mean)]
     if drawn:  # lazy dashed, rich solid, as the guides of (c) and (d)
         ax.contour(taus, deltas, mean, levels=drawn, colors="white", linewidths=0.9,
@@ -235,7 +235,7 @@ def _panel_along_delta(ax: Any, taus: np.ndarray, deltas: np.ndarray, S: np.ndar
     columns = [ix for ix in dict.fromkeys(columns) if any(abs(taus[ix] / t - 1.0) <= CELL_RTOL for t, _ in CELLS)]
     out = {}
     for ix, color in zip(columns, style.sequential_colors(len(columns)), strict=True):
-        out[f"tau{taus[ix]:.3g}"] = _band(ax, deltas, S[:, :, ix], color, rf"$\tau={taus[ix]:.3g}$")
+        out[f"tau{taus[ix]:.4g}"] = _band(ax, deltas, S[:, :, ix], color, rf"$\tau={taus[ix]:.4g}$")
     _calls(ax)
     ax.set(yscale="log", xlabel=r"imbalance $\delta$", ylabel="$S$")
     return out
