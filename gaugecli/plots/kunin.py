@@ -63,10 +63,11 @@ TITLES = {"a": "mean", "b": "spread", "c": r"along $\tau$", "d": r"along $\delta
 
 CLAIM = (
     "Kunin et al.'s grid from our command line: the kernel turns (rich) at small τ for every δ and stays "
-    "lazy at large τ; at the smallest τ it turns most at δ just below 0"
+    "lazy at large τ; at the smallest τ it turns most at negative δ"
 )
 READINGS = (
     Reading("Seeds", "panels/key/seeds", ".0f", "seeds per cell"),
+    Reading("TheirSeeds", "panels/key/their_seeds", ".0f", "seeds per cell of their grid (the kunin preset's)"),
     Reading("Cells", "panels/key/cells", ".0f", "cells of the grid"),
     Reading("Steps", "panels/key/steps", ".0f", "GD steps at which S is read"),
     Reading("Rich", "panels/key/rich", ".1f", "the rich call: S at least this"),
@@ -81,12 +82,13 @@ READINGS = (
     Reading("LargeS", "panels/key/large_tau_max", ".1e", "the largest mean S at the largest τ"),
     Reading("SpreadMedian", "panels/key/spread_median", ".2f", "median over the cells of the spread sd/mean"),
     Reading("SpreadMax", "panels/key/spread_max", ".2f", "the largest spread sd/mean of any cell"),
+    Reading("CallsAgree", "panels/key/calls_agree", ".0%", "cells whose call (rich, between, lazy) no seed changes"),
 )
 """The numbers the caption and the reading quote (:mod:`gaugecli.plots.readings`)."""
 CAPTION = (
     "**On Kunin et al.'s grid, run from our command line in their setting, the kernel turns at small τ "
     "and stays lazy at large τ, at every δ.** Their kernel distance S at step {Steps}, {Cells} cells "
-    "(τ across, δ up: their figure 1(b)'s axes), the mean of {Seeds} seeds per cell. "
+    "(τ across, δ up: their figure 1(b)'s axes), the mean of {Seeds} seeds per cell (theirs: {TheirSeeds}). "
     "(a) S: rich (S ≥ {Rich}) at every δ up to τ = {RichTo}, lazy (S < {Lazy}) at every δ from "
     "τ = {LazyFrom} on; the largest, {PeakS}, at τ = {PeakTau}, δ = {PeakDelta}; circles: the six cells "
     "run against their code; (b) the spread sd/mean over the seeds; (c), (d) S along the six cells' "
@@ -169,6 +171,11 @@ def _panel_mean(ax: Any, fig: Any, taus: np.ndarray, deltas: np.ndarray, S: np.n
                    linestyles=["--" if v == LAZY else "-" for v in drawn])  # fmt: skip
     return {"tau": taus.tolist(), "delta": deltas.tolist(), "mean": style.tolist(mean), "contours": drawn,
             "cells": _cells(ax, taus, deltas, cells, mean)}  # fmt: skip
+
+
+def calls_of(S: np.ndarray) -> np.ndarray:
+    """The call of each value of ``S``: 2 rich (S ≥ :data:`RICH`), 0 lazy (S < :data:`LAZY`), 1 between."""
+    return np.where(S >= RICH, 2, np.where(S < LAZY, 0, 1))
 
 
 def spread(S: np.ndarray) -> np.ndarray:
@@ -272,7 +279,10 @@ def build(inputs: Inputs, layout: Layout) -> tuple[Any, dict[str, Any]]:
 def key_numbers(taus: np.ndarray, deltas: np.ndarray, S: np.ndarray, configs: list[Any]) -> dict[str, Any]:
     """The numbers the gallery quotes (:data:`READINGS`), from the seeds' maps ``S[s, iy, ix]`` and their
     ``configs`` (one per seed)."""
+    from gaugecli.experiments.phase import PRESETS
+
     mean, rel = S.mean(axis=0), spread(S)
+    calls = calls_of(S)
     rich_at = np.all(mean >= RICH, axis=0)  # per τ: rich at every δ
     lazy_at = np.all(mean < LAZY, axis=0)
     iy, ix = np.unravel_index(int(np.nanargmax(mean)), mean.shape)
@@ -280,6 +290,8 @@ def key_numbers(taus: np.ndarray, deltas: np.ndarray, S: np.ndarray, configs: li
     checkpoints = configs[0].base.checkpoints
     return {
         "seeds": int(S.shape[0]),
+        "their_seeds": len(PRESETS["kunin"].seeds or ()),
+        "calls_agree": float(np.mean(np.all(calls == calls[0], axis=0))),
         "cells": int(mean.size),
         "steps": None if not checkpoints else float(max(checkpoints)),
         "rich": RICH,
