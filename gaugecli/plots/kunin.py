@@ -100,9 +100,9 @@ READING = (
     "δ < 0, {SmallPositive} over δ > 0): a neuron heavier in its input weights than in its output weight "
     "(their 'upstream' initialisation) moves the kernel most, and the largest S of the grid is at "
     "δ = {PeakDelta}. Along τ every δ crosses from rich to lazy between τ = {RichTo} and τ = {LazyFrom}; "
-    "at the largest τ no cell exceeds S = {LargeS}. The seed-to-seed spread sd/mean has median {SpreadMedian} "
-    "over the cells and reaches {SpreadMax}, so single cells move with the seed while the rich and lazy "
-    "regions do not."
+    "at the largest τ no cell exceeds S = {LargeS}. The seed-to-seed spread sd/mean has median "
+    "{SpreadMedian} over the cells and reaches {SpreadMax}; the call (rich, between, lazy) is the same for "
+    "every seed in {CallsAgree} of the cells."
 )
 """The gallery's longer reading, collapsed under the caption: ``{Name}`` fields are :data:`READINGS`."""
 
