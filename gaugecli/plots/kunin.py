@@ -13,8 +13,8 @@ NTK on the training set (:mod:`gaugecli.core.analyses.rich_lazy`).
     spread: the sample standard deviation of S over the seeds over its mean. (c) S against τ along the
     cells' three imbalances, the seeds' range shaded. (d) S against δ at the cells' three scales.
 
-Outside ``plot all``'s budget (each seed's 81 runs cost about twenty CPU-minutes): ``plot kunin`` reads
-the committed runs (figures/data/kunin) or runs them.
+Outside ``plot all``'s budget (each seed's 81 runs cost a quarter of a CPU-hour: tools/figure_costs.json):
+``plot kunin`` reads the committed runs (figures/data/kunin) or runs them.
 """
 
 from __future__ import annotations
