@@ -77,7 +77,7 @@ UNDEFINED = "0.85"
 """The colour of cells where a metric is undefined (no T_spec by the horizon, say)."""
 
 
-def _edges(values: np.ndarray, scale: str) -> np.ndarray:
+def cell_edges(values: np.ndarray, scale: str) -> np.ndarray:
     """Cell edges around the values (midpoints; geometric on a log axis)."""
     v = np.log(values) if scale == "log" else np.asarray(values, float)
     mid = 0.5 * (v[1:] + v[:-1])
@@ -93,7 +93,7 @@ def panel(ax: Any, fig: Any, result: Any, metric: str, sizes: Layout) -> dict[st
     Z = result.map(metric)
     cmap = style_cmap()
     ax.set_facecolor(UNDEFINED)
-    X, Y = _edges(xs, result.x.scale), _edges(ys, result.y.scale)
+    X, Y = cell_edges(xs, result.x.scale), cell_edges(ys, result.y.scale)
     contours: dict[str, Any] = {}
     norm: Any
     if metric == "outcome":
