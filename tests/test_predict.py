@@ -287,3 +287,31 @@ def test_mixed_signs_is_part_of_each_chunks_identity(tmp_path, monkeypatch):
     assert n == len(chunks(plain)[0]) and not any(calls)
     run(mixed)
     assert calls[n:] == [True] * len(chunks(mixed)[0])
+
+
+def test_the_cells_of_one_seed_range_share_their_predictions(monkeypatch):
+    # the predictors read the start alone: a chunk on L_n (or by SGD) names the neurons its
+    # population twin names, from one evaluation of the rules per process (the race times are the cost)
+    import dataclasses
+
+    import gaugecli.experiments.predict.chunk as chunk_module
+    from gaugecli.experiments.config import ModelConfig
+    from gaugecli.experiments.predict.predictors import predictions
+
+    calls = []
+
+    @functools.wraps(predictions)
+    def counted(*args, **kwargs):
+        calls.append(1)
+        return predictions(*args, **kwargs)
+
+    monkeypatch.setattr(chunk_module, "predictions", counted)
+    chunk_module._start_picks.cache_clear()
+    job = chunks(PredictConfig(ks=(1,), widths=(2,), spreads=(1.0,), natural=False, runs=4))[0][0]
+    results = [predict_chunk(j) for j in (job, dataclasses.replace(job, n=64))]
+    assert len(calls) == 1
+    a0, W0, _ = draw(list(job.seeds), job.k, job.m, job.d, job.scale_a, job.scale_w, job.spread, job.mixed_signs)
+    net = ModelConfig(d=W0.shape[-1], k=1).build()  # the population's invariant coordinates, as the chunk draws them
+    direct = predictions(Network(a0, W0), net, job.eps_align, job.rtol, job.t_max)
+    for result in results:
+        assert result.picks == {name: direct[name].tolist() for name in job.rules}

@@ -18,7 +18,8 @@ The predictors read the start alone, so they name the same neurons as on the pop
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+import functools
+from dataclasses import dataclass, field, replace
 
 import numpy as np
 
@@ -198,6 +199,20 @@ def _sample_final_state(job: PredictChunk) -> tuple[np.ndarray, np.ndarray, np.n
     return c_end, alpha_end, failed, evals
 
 
+@functools.lru_cache(maxsize=8)
+def _start_picks(start: PredictChunk) -> dict[str, tuple[tuple[int, ...], ...]]:
+    """Each predictor's picks for the starts of ``start`` (a chunk with its training fields cleared:
+    the predictors read the start alone). Kept for the chunks that follow in this process: the cells
+    of one seed range at several ``n`` (and by SGD) share their starts, and recomputing the race
+    times for each was 8 of fig11's 9 predictor evaluations (≈ 1 CPU-s)."""
+    a0, W0, _ = draw(
+        list(start.seeds), start.k, start.m, start.d, start.scale_a, start.scale_w, start.spread, start.mixed_signs
+    )
+    net = ModelConfig(d=W0.shape[-1], k=start.k, eps_align=start.eps_align).build()
+    picks = predictions(Network(a0, W0), net, start.eps_align, start.rtol, start.t_max)
+    return {name: tuple(tuple(row) for row in picks[name].tolist()) for name in start.rules}
+
+
 def predict_chunk(job: PredictChunk) -> ChunkResult:
     """Draw, integrate and read the chunk's runs (module docstring)."""
     seeds = list(job.seeds)
@@ -213,13 +228,13 @@ def predict_chunk(job: PredictChunk) -> ChunkResult:
         end = feature_owners(c_end[b], alpha_end[b], job.eps_align, equal_groups(Network(a0[b], W0[b])))
         owners.append([NONE if o is None else o for o in end.owners])
         tied.append(list(end.tied))
-    picks = predictions(Network(a0, W0), net, job.eps_align, job.rtol, job.t_max)
+    picks = _start_picks(replace(job, n=None, batch=None, eta=None, optimizer=None))
     c0, _ = function_coordinates(Network(a0, W0))
     visible = c0[..., None] * feature_alignment(W0, net)
     return ChunkResult(
         owners=owners,
         tied=tied,
-        picks={name: picks[name].tolist() for name in job.rules},
+        picks={name: [list(row) for row in picks[name]] for name in job.rules},
         delta_moments=_moments(delta),
         visible_moments=_moments(visible),
         gradient_evals=evals,
