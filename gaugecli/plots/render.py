@@ -313,7 +313,7 @@ def freeze_layout(fig: Any) -> None:
     The layout is what ``Figure.draw`` does before it draws anything — fixed aspects applied, then
     the engine run — without the draw that follows it in ``draw_without_rendering`` (a quarter of its
     time, redone by every save anyway): the files are byte for byte those of the full draw
-    (``tests/test_render.py``). The engine is removed, not replaced by ``"none"``'s placeholder:
+    (``tests/test_freeze_layout.py``). The engine is removed, not replaced by ``"none"``'s placeholder:
     ``savefig`` lays text out once more before each save whenever an engine is set (a third of a
     PDF's time). ``set_layout_engine(None)`` removes it because the house style turns
     ``figure.constrained_layout.use`` off (otherwise it would install a new constrained engine, and
