@@ -5,3 +5,13 @@ import os
 
 for _var in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS"):
     os.environ.setdefault(_var, "1")
+
+import pytest  # noqa: E402  (after the thread counts: pytest's plugins may import numpy)
+from _quick_runs import QuickRuns, session_root  # noqa: E402
+
+
+@pytest.fixture(scope="session")
+def quick_runs(tmp_path_factory: pytest.TempPathFactory) -> QuickRuns:
+    """Each figure's quick-profile runs, computed once per session for every file and worker
+    (tests/_quick_runs.py)."""
+    return QuickRuns(session_root(tmp_path_factory))
