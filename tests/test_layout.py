@@ -194,13 +194,16 @@ def _plot(*args: str) -> Any:
 
 def test_layout_main_writes_the_main_version_beside_the_sidecar(tmp_path: Path, quick_runs: QuickRuns) -> None:
     out, cache = tmp_path / "out", str(quick_runs.copy("lockin", tmp_path / "runs"))
-    result = _plot("lockin", "--quick", "--cache-dir", cache, "--out-dir", str(out), "--layout", "main")
+    # its runs cached: drawn in this process (a pool of workers would only import and start, ~7 s a call)
+    result = _plot(
+        "lockin", "--quick", "--cache-dir", cache, "--out-dir", str(out), "--layout", "main", "--workers", "1"
+    )
     assert result.exit_code == 0, result.output
     assert sorted(p.name for p in out.iterdir()) == ["lockin.json", "lockin_main.pdf", "lockin_main.png"]
     # the sidecar is the full figure's: every panel's numbers, though only (a) and (c) are drawn
     panels = json.loads((out / "lockin.json").read_text())["result"]["panels"]
     assert set("abcd") <= set(panels)
-    result = _plot("lockin", "--quick", "--cache-dir", cache, "--out-dir", str(out))  # default: the full one
+    result = _plot("lockin", "--quick", "--cache-dir", cache, "--out-dir", str(out), "--workers", "1")  # the full one
     assert result.exit_code == 0, result.output
     assert {"lockin.pdf", "lockin.png", "lockin_main.pdf"} <= {p.name for p in out.iterdir()}
 
@@ -261,7 +264,8 @@ def test_check_layout_passes_a_clean_figure_and_fails_naming_each_offence(
     from gaugecli.plots.render import figure_module
 
     cache, out = str(quick_runs.copy("lockin", tmp_path / "runs")), tmp_path / "out"
-    args = ("lockin", "--quick", "--cache-dir", cache, "--out-dir", str(out), "--check-layout")
+    # its runs cached: drawn in this process (a pool of workers would only import and start, ~7 s a call)
+    args = ("lockin", "--quick", "--cache-dir", cache, "--out-dir", str(out), "--check-layout", "--workers", "1")
     clean = _plot(*args)
     assert clean.exit_code == 0, clean.output
     assert "every figure drawn passes the layout check" in clean.output
