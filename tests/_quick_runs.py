@@ -43,6 +43,20 @@ class QuickRuns:
                 fcntl.flock(handle, fcntl.LOCK_EX)
             yield Pipeline(self.root / fig_id)
 
+    @contextlib.contextmanager
+    def publishing(self, fig_ids: tuple[str, ...], cache: Path) -> Iterator[None]:
+        """Hold the locks of ``fig_ids`` (in sorted order: a test holding one lock never waits for
+        another, so no two can deadlock) while the caller computes these figures' runs afresh into
+        ``cache``; then hand ``cache`` over as each one's shared cache where none is filled yet, so
+        the files that ask for them next read these (tests/test_figure_runs.py runs first for it)."""
+        with contextlib.ExitStack() as held:
+            for fig_id in sorted(fig_ids):
+                held.enter_context(self.locked(fig_id))
+            yield
+            for fig_id in fig_ids:
+                if not (self.root / fig_id).exists():
+                    shutil.copytree(cache, self.root / fig_id)
+
     def inputs(self, fig_id: str) -> tuple[Any, dict[str, str]]:
         """``figure_inputs`` of ``fig_id`` on the quick profile (needs, then followups), from its cache."""
         from gaugecli.plots.render import figure_inputs, figure_module

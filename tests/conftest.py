@@ -15,3 +15,13 @@ def quick_runs(tmp_path_factory: pytest.TempPathFactory) -> QuickRuns:
     """Each figure's quick-profile runs, computed once per session for every file and worker
     (tests/_quick_runs.py)."""
     return QuickRuns(session_root(tmp_path_factory))
+
+
+FIRST = ("tests/test_figure_runs.py::test_a_warm_cache_draws_figures_without_integrating",)
+"""Collected first: they compute figures' quick runs afresh and hand them to ``quick_runs`` (each
+test_figN.py and test_layout.py then reads them), and, long, they are better begun than left for
+last on one ``pytest -n`` worker while the other idles."""
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    items.sort(key=lambda item: not item.nodeid.startswith(FIRST))  # stable: the rest keep their order
