@@ -12,11 +12,10 @@ from typing import Any
 
 import numpy as np
 import pytest
+from _quick_runs import QuickRuns
 
 from gaugecli.core.reduced.planar import solve_reduced
-from gaugecli.pipeline import Pipeline
 from gaugecli.plots import fig1, style
-from gaugecli.plots.render import figure_inputs
 from gaugecli.plots.venue import MIN_TEXT_PT, layout
 
 C0, A_STAR, THETA0, D = 0.1, 1.0, math.pi / 2, fig1.STRENGTH
@@ -29,8 +28,8 @@ def _g(phi: float) -> float:
 
 
 @pytest.fixture(scope="module")
-def inputs(tmp_path_factory: pytest.TempPathFactory) -> Any:
-    return figure_inputs(fig1, True, Pipeline(tmp_path_factory.mktemp("fig1-cache")))[0]
+def inputs(quick_runs: QuickRuns) -> Any:
+    return quick_runs.inputs("fig1")[0]
 
 
 def _build(inputs: Any, width: float | None = None) -> tuple[Any, dict[str, Any]]:

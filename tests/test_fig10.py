@@ -7,21 +7,20 @@ the δ rules left out at ρ = 0 (where every δ ties), and the main-text version
 from __future__ import annotations
 
 from dataclasses import replace
-from pathlib import Path
 from typing import Any
 
 import numpy as np
 import pytest
+from _quick_runs import QuickRuns
 
-from gaugecli.pipeline import Pipeline
 from gaugecli.plots import fig10, render, style
 from gaugecli.plots.venue import layout
 
 
 @pytest.fixture(scope="module")
-def built(tmp_path_factory: pytest.TempPathFactory) -> Any:
-    pipeline = Pipeline(Path(tmp_path_factory.mktemp("fig10-cache")))
-    inputs, _ = render.resolve(fig10.needs(True), pipeline)
+def built(quick_runs: QuickRuns) -> Any:
+    with quick_runs.locked("fig10") as pipeline:
+        inputs, _ = render.resolve(fig10.needs(True), pipeline)
     venue = layout()
     with style.context(venue):
         fig, panels = fig10.build(inputs, venue)

@@ -10,16 +10,15 @@ samples against each other (no two share a draw)."""
 from __future__ import annotations
 
 from dataclasses import replace
-from pathlib import Path
 from typing import Any
 
 import numpy as np
 import pytest
+from _quick_runs import QuickRuns
 from scipy import special
 
 from gaugecli.core.model.state import Network
 from gaugecli.experiments.perturb.fits import fit_logistic, power_law_through
-from gaugecli.pipeline import Pipeline
 from gaugecli.plots import _fig11_samples as fig11_samples
 from gaugecli.plots import fig11, render, style
 from gaugecli.plots.venue import layout
@@ -128,9 +127,9 @@ def test_power_law_through_points_recovers_an_exact_law() -> None:
 
 
 @pytest.fixture(scope="module")
-def built(tmp_path_factory: pytest.TempPathFactory) -> Any:
-    pipeline = Pipeline(Path(tmp_path_factory.mktemp("fig11-cache")))
-    inputs, _ = render.resolve(fig11.needs(True), pipeline)
+def built(quick_runs: QuickRuns) -> Any:
+    with quick_runs.locked("fig11") as pipeline:
+        inputs, _ = render.resolve(fig11.needs(True), pipeline)
     venue = layout()
     with style.context(venue):
         fig, panels = fig11.build(inputs, venue)

@@ -15,16 +15,17 @@ from typing import Any
 import numpy as np
 import pytest
 import torch
+from _quick_runs import QuickRuns
 
-from gaugecli.pipeline import Pipeline
 from gaugecli.plots import _fig12_runs as runs
 from gaugecli.plots import render
 
 
 @pytest.fixture(scope="module")
-def sidecar(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
+def sidecar(tmp_path_factory: pytest.TempPathFactory, quick_runs: QuickRuns) -> dict[str, Any]:
     out = tmp_path_factory.mktemp("fig12")
-    render.render("fig12", Pipeline(out / "runs"), out, formats=("png",), quick=True)
+    with quick_runs.locked("fig12") as pipeline:
+        render.render("fig12", pipeline, out, formats=("png",), quick=True)
     return json.loads((out / "fig12.json").read_text())["result"]["panels"]
 
 

@@ -13,8 +13,8 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from _quick_runs import QuickRuns
 
-from gaugecli.pipeline import Pipeline
 from gaugecli.plots import render
 
 SLOPE = 0.1
@@ -23,9 +23,10 @@ mobility's next term), measured within 0.05 of the law there."""
 
 
 @pytest.fixture(scope="module")
-def rendered(tmp_path_factory: pytest.TempPathFactory) -> Path:
+def rendered(tmp_path_factory: pytest.TempPathFactory, quick_runs: QuickRuns) -> Path:
     out = tmp_path_factory.mktemp("fig13")
-    render.render("fig13", Pipeline(out / "runs"), out, formats=("png",), quick=True)
+    with quick_runs.locked("fig13") as pipeline:
+        render.render("fig13", pipeline, out, formats=("png",), quick=True)
     return out
 
 
@@ -63,12 +64,13 @@ def test_selection_and_its_boundary(sidecar: dict[str, Any]) -> None:
     assert d["boundary"]["selected"] == -1 and max(d["boundary"]["alignment"]) < 0.9
 
 
-def test_verify_claims_pass_on_the_figures_runs(rendered: Path) -> None:
+def test_verify_claims_pass_on_the_figures_runs(rendered: Path, quick_runs: QuickRuns) -> None:
     """verify's claims of issue 51 read fig13's runs (cached by the render: no run of their own)."""
     from gaugecli.verify import VerifyConfig, verify
 
     only = ("D-law-counts", "D-balances", "D-selection", "D-mobility")
-    result = verify(VerifyConfig(quick=True, only=only), Pipeline(rendered / "runs"))
+    with quick_runs.locked("fig13") as pipeline:  # the render's cache
+        result = verify(VerifyConfig(quick=True, only=only), pipeline)
     ran = {c.id: c for c in result.claims if c.passed is not None}
     assert set(ran) == set(only)
     assert all(c.passed for c in ran.values()), [(c.id, c.measured) for c in ran.values() if not c.passed]

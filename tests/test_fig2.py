@@ -9,16 +9,15 @@ from __future__ import annotations
 
 import functools
 import math
-from pathlib import Path
 from typing import Any
 
 import numpy as np
 import pytest
+from _quick_runs import QuickRuns
 
 from gaugecli.core.kernels.arccos import angular_profile
 from gaugecli.core.model.metrics import clock_free_gap
 from gaugecli.core.reduced.planar import planar_loss, solve_reduced
-from gaugecli.pipeline import Pipeline
 from gaugecli.plots import fig2, fig3, render, style
 from gaugecli.plots.venue import MIN_TEXT_PT, layout
 from gaugecli.store.artifacts import config_hash
@@ -28,9 +27,9 @@ LOSS0 = C0**2 / 4 - C0 * (1 / (2 * math.pi)) + 0.25  # L(c0, θ0) = c0²/4 − c
 
 
 @pytest.fixture(scope="module")
-def built(tmp_path_factory: pytest.TempPathFactory) -> Any:
-    pipeline = Pipeline(Path(tmp_path_factory.mktemp("fig2-cache")))
-    inputs, _ = render.resolve(fig2.needs(True), pipeline)
+def built(quick_runs: QuickRuns) -> Any:
+    with quick_runs.locked("fig2") as pipeline:
+        inputs, _ = render.resolve(fig2.needs(True), pipeline)
     venue = layout()
     with style.context(venue):
         fig, panels = fig2.build(inputs, venue)

@@ -6,25 +6,23 @@ T_spec at large D, closed forms (mobility ratio, slow manifold c = 2a*g(θ)), th
 from __future__ import annotations
 
 import math
-from pathlib import Path
 from typing import Any
 
 import numpy as np
 import pytest
+from _quick_runs import QuickRuns
 
 from gaugecli.core.reduced import limits
 from gaugecli.core.reduced import planar as reduced
-from gaugecli.pipeline import Pipeline
-from gaugecli.plots import fig3, render, style
+from gaugecli.plots import fig3, style
 from gaugecli.plots.venue import MIN_TEXT_PT, layout
 
 C0, THETA_EPS = 0.1, math.acos(0.99)  # SPEC defaults: c0 and the angle at α = 1 − ε_align
 
 
 @pytest.fixture(scope="module")
-def built(tmp_path_factory: pytest.TempPathFactory) -> Any:
-    pipeline = Pipeline(Path(tmp_path_factory.mktemp("fig3-cache")))
-    inputs, _ = render.figure_inputs(fig3, True, pipeline)  # needs, then (d)'s speed-ratio followups
+def built(quick_runs: QuickRuns) -> Any:
+    inputs, _ = quick_runs.inputs("fig3")  # needs, then (d)'s speed-ratio followups
     venue = layout()
     with style.context(venue):
         fig, panels = fig3.build(inputs, venue)

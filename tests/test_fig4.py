@@ -9,20 +9,20 @@ from typing import Any
 
 import numpy as np
 import pytest
+from _quick_runs import QuickRuns
 
 from gaugecli.core.reduced.planar import solve_reduced
-from gaugecli.pipeline import Pipeline
 from gaugecli.plots import fig4, style
 from gaugecli.plots.render import resolve
 from gaugecli.plots.venue import MIN_TEXT_PT, layout
 
 
 @pytest.fixture(scope="module")
-def built(tmp_path_factory: pytest.TempPathFactory) -> tuple[Any, dict[str, Any], Any]:
+def built(quick_runs: QuickRuns) -> tuple[Any, dict[str, Any], Any]:
     """The quick profile: the select and mixed-δ runs, the gap sweep at g ∈ {0, 0.1} for the three
     families and the owner sweep at m = 2, 3, 5 — the smallest runs that carry every panel."""
-    pipeline = Pipeline(tmp_path_factory.mktemp("fig4-cache"))
-    inputs, _ = resolve(fig4.needs(True), pipeline)
+    with quick_runs.locked("fig4") as pipeline:
+        inputs, _ = resolve(fig4.needs(True), pipeline)
     page = layout()
     with style.context(page):
         fig, panels = fig4.build(inputs, page)

@@ -8,17 +8,17 @@ from typing import Any
 
 import numpy as np
 import pytest
+from _quick_runs import QuickRuns
 
 from gaugecli.core.analyses.pruning import pruning_rate_limit
 from gaugecli.experiments.prune import PRUNED_LEVEL, RESOLUTION
-from gaugecli.pipeline import Pipeline
 from gaugecli.plots import fig5, style
 from gaugecli.plots.render import resolve
 from gaugecli.plots.venue import MIN_TEXT_PT, layout
 
 
 @pytest.fixture(scope="module")
-def built(tmp_path_factory: pytest.TempPathFactory) -> tuple[Any, dict[str, Any], Any]:
+def built(quick_runs: QuickRuns) -> tuple[Any, dict[str, Any], Any]:
     """The quick profile (~2 s on an idle core: one flow ensemble, three n = 1000 finite-sample
     flows, the m = 3 contrast and an 8-member δ sweep). torch at one thread, restored after."""
     import torch
@@ -26,7 +26,8 @@ def built(tmp_path_factory: pytest.TempPathFactory) -> tuple[Any, dict[str, Any]
     before = torch.get_num_threads()
     torch.set_num_threads(1)
     try:
-        inputs, _ = resolve(fig5.needs(True), Pipeline(tmp_path_factory.mktemp("fig5-cache")))
+        with quick_runs.locked("fig5") as pipeline:
+            inputs, _ = resolve(fig5.needs(True), pipeline)
     finally:
         torch.set_num_threads(before)
     page = layout()

@@ -8,11 +8,11 @@ from typing import Any
 
 import numpy as np
 import pytest
+from _quick_runs import QuickRuns
 
 from gaugecli.core.analyses.observables import DISSIPATION_IDENTITY_RTOL
 from gaugecli.core.reduced.limits import favorable_limit_dissipation, unfavorable_limit_dissipation
 from gaugecli.core.reduced.planar import solve_reduced
-from gaugecli.pipeline import Pipeline
 from gaugecli.plots import _fig6_checks as checks6
 from gaugecli.plots import fig6, style
 from gaugecli.plots.render import resolve
@@ -22,9 +22,9 @@ GAUGES = {"favorable": 1.0, "unfavorable": -1.0}
 
 
 @pytest.fixture(scope="module")
-def built(tmp_path_factory: pytest.TempPathFactory) -> tuple[Any, dict[str, Any], Any]:
-    pipeline = Pipeline(tmp_path_factory.mktemp("fig6-cache"))
-    inputs, _ = resolve(fig6.needs(True), pipeline)
+def built(quick_runs: QuickRuns) -> tuple[Any, dict[str, Any], Any]:
+    with quick_runs.locked("fig6") as pipeline:
+        inputs, _ = resolve(fig6.needs(True), pipeline)
     page = layout()
     with style.context(page):
         fig, panels = fig6.build(inputs, page)

@@ -11,12 +11,12 @@ flows, 2 × 3 selection runs): ~5 s on one core, the price of checking each caus
 from __future__ import annotations
 
 import math
-from pathlib import Path
 from typing import Any
 
 import numpy as np
 import pytest
 import torch
+from _quick_runs import QuickRuns
 
 from gaugecli.core.model.gauge import owner_imbalances
 from gaugecli.core.model.state import Network
@@ -25,7 +25,6 @@ from gaugecli.experiments.common import duplicates
 from gaugecli.experiments.config import DynamicsConfig, ModelConfig
 from gaugecli.experiments.perturb import PerturbConfig, StepJob, VisibleRowJob, step_job, visible_row
 from gaugecli.experiments.select import SelectConfig, select
-from gaugecli.pipeline import Pipeline
 from gaugecli.plots import fig7, render, style
 from gaugecli.plots.sidecar import tolerance_for
 from gaugecli.plots.venue import MIN_TEXT_PT, layout
@@ -35,11 +34,12 @@ Z95 = 1.959963984540054  # the two-sided 95 % normal quantile
 
 
 @pytest.fixture(scope="module")
-def built(tmp_path_factory: pytest.TempPathFactory) -> Any:
+def built(quick_runs: QuickRuns) -> Any:
     threads = torch.get_num_threads()
     torch.set_num_threads(1)  # hundreds of tiny matmuls per flow on L_n: threads only contend
     try:
-        inputs, _ = render.resolve(fig7.needs(True), Pipeline(Path(tmp_path_factory.mktemp("fig7-cache"))))
+        with quick_runs.locked("fig7") as pipeline:
+            inputs, _ = render.resolve(fig7.needs(True), pipeline)
     finally:
         torch.set_num_threads(threads)
     page = layout()

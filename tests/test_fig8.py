@@ -9,26 +9,25 @@ from __future__ import annotations
 
 import dataclasses
 import math
-from pathlib import Path
 from typing import Any
 
 import numpy as np
 import pytest
 from _figure_checks import assert_legend_clear, panel_axes
+from _quick_runs import QuickRuns
 
 from gaugecli.core.activations import activation_class
 from gaugecli.core.model.state import Network
 from gaugecli.experiments.config import ModelConfig
 from gaugecli.experiments.simulate import SimulateConfig, simulate
-from gaugecli.pipeline import Pipeline
 from gaugecli.plots import fig8, render, style
 from gaugecli.plots.venue import MIN_TEXT_PT, layout
 
 
 @pytest.fixture(scope="module")
-def inputs(tmp_path_factory: pytest.TempPathFactory) -> Any:
-    pipeline = Pipeline(Path(tmp_path_factory.mktemp("fig8-cache")))
-    return render.resolve(fig8.needs(True), pipeline)[0]
+def inputs(quick_runs: QuickRuns) -> Any:
+    with quick_runs.locked("fig8") as pipeline:
+        return render.resolve(fig8.needs(True), pipeline)[0]
 
 
 @pytest.fixture(scope="module")

@@ -5,22 +5,21 @@ exclusivity boundary checked by an independent run at the located λ*."""
 
 from __future__ import annotations
 
-from pathlib import Path
 from typing import Any
 
 import numpy as np
 import pytest
+from _quick_runs import QuickRuns
 
 from gaugecli.experiments.simulate import SimulateConfig, simulate
-from gaugecli.pipeline import Pipeline
 from gaugecli.plots import fig9, render, style
 from gaugecli.plots.venue import MIN_TEXT_PT, layout
 
 
 @pytest.fixture(scope="module")
-def built(tmp_path_factory: pytest.TempPathFactory) -> Any:
-    pipeline = Pipeline(Path(tmp_path_factory.mktemp("fig9-cache")))
-    inputs, _ = render.resolve(fig9.needs(True), pipeline)
+def built(quick_runs: QuickRuns) -> Any:
+    with quick_runs.locked("fig9") as pipeline:
+        inputs, _ = render.resolve(fig9.needs(True), pipeline)
     venue = layout()
     with style.context(venue):
         fig, panels = fig9.build(inputs, venue)

@@ -13,8 +13,8 @@ from typing import Any
 import _figure_checks as checks
 import numpy as np
 import pytest
+from _quick_runs import QuickRuns
 
-from gaugecli.pipeline import Pipeline
 from gaugecli.plots import FIGURES, lockin, style
 from gaugecli.plots.render import resolve
 from gaugecli.plots.venue import layout
@@ -25,9 +25,10 @@ MAX_HEIGHT_IN = 4.5
 
 
 @pytest.fixture(scope="module")
-def built(tmp_path_factory: pytest.TempPathFactory) -> tuple[Any, dict[str, Any], Any]:
+def built(quick_runs: QuickRuns) -> tuple[Any, dict[str, Any], Any]:
     """The quick profile computed once (≈ 4 s on one core: 5 flows, 2 ReLU and 2 x² finite-sample runs, tiny scans)."""
-    inputs, _ = resolve(lockin.needs(True), Pipeline(tmp_path_factory.mktemp("lockin-cache")))
+    with quick_runs.locked("lockin") as pipeline:
+        inputs, _ = resolve(lockin.needs(True), pipeline)
     sizes = layout()
     with style.context(sizes):
         fig, panels = lockin.build(inputs, sizes)

@@ -12,10 +12,10 @@ from typing import Any
 import _figure_checks as checks
 import numpy as np
 import pytest
+from _quick_runs import QuickRuns
 from typer.testing import CliRunner
 
 from gaugecli.core.analyses.lockin import ROUNDOFF_LEVEL
-from gaugecli.pipeline import Pipeline
 from gaugecli.plots import FIGURES, lockin, lockin_nulls, style
 from gaugecli.plots.render import resolve
 from gaugecli.plots.venue import layout
@@ -27,9 +27,10 @@ MAX_HEIGHT_IN = 4.5
 
 
 @pytest.fixture(scope="module")
-def built(tmp_path_factory: pytest.TempPathFactory) -> tuple[Any, dict[str, Any], Any]:
+def built(quick_runs: QuickRuns) -> tuple[Any, dict[str, Any], Any]:
     """The quick profile computed once (≈ 4 s on one core), as for test_fig_lockin.py."""
-    inputs, _ = resolve(lockin_nulls.needs(True), Pipeline(tmp_path_factory.mktemp("lockin-cache")))
+    with quick_runs.locked("lockin_nulls") as pipeline:
+        inputs, _ = resolve(lockin_nulls.needs(True), pipeline)
     sizes = layout()
     with style.context(sizes):
         fig, panels = lockin_nulls.build(inputs, sizes)

@@ -11,11 +11,11 @@ from typing import Any
 
 import numpy as np
 import pytest
+from _quick_runs import QuickRuns
 from matplotlib.text import Text
 from scipy.integrate import solve_ivp
 
 from gaugecli.core.reduced.planar import reduced_specialization_time
-from gaugecli.pipeline import Pipeline
 from gaugecli.plots import reln as fig_reln
 from gaugecli.plots import render, style
 from gaugecli.plots.venue import MIN_TEXT_PT, layout
@@ -24,11 +24,12 @@ C0, EPS = 0.1, 0.01  # the quick profile's model: c0, ε (θ0 = π/2, a* = ‖v�
 
 
 @pytest.fixture(scope="module")
-def built(tmp_path_factory: pytest.TempPathFactory) -> tuple[Any, dict[str, Any], Path]:
+def built(tmp_path_factory: pytest.TempPathFactory, quick_runs: QuickRuns) -> tuple[Any, dict[str, Any], Path]:
     """The quick figure built once, laid out, and its sidecar written (and schema-checked) as
     ``render`` writes it — without saving a PDF, which would triple the cost."""
     root = tmp_path_factory.mktemp("fig-reln")
-    inputs, hashes = render.resolve(fig_reln.needs(True), Pipeline(root / "cache"))
+    with quick_runs.locked("reln") as pipeline:
+        inputs, hashes = render.resolve(fig_reln.needs(True), pipeline)
     sizes = layout()
     with style.context(sizes):
         fig, panels = fig_reln.build(inputs, sizes)

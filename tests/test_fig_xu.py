@@ -9,8 +9,8 @@ from typing import Any
 
 import _figure_checks as checks
 import pytest
+from _quick_runs import QuickRuns
 
-from gaugecli.pipeline import Pipeline
 from gaugecli.plots import FIGURES, OUTSIDE_ALL, style, xu
 from gaugecli.plots.render import resolve
 from gaugecli.plots.venue import layout
@@ -19,9 +19,10 @@ MAX_HEIGHT_IN = 4.5
 
 
 @pytest.fixture(scope="module")
-def built(tmp_path_factory: pytest.TempPathFactory) -> tuple[Any, dict[str, Any], Any]:
+def built(quick_runs: QuickRuns) -> tuple[Any, dict[str, Any], Any]:
     """The quick study computed once (≈ 2 CPU-s: four runs of 150 epochs at M = 23, K = 256)."""
-    inputs, _ = resolve(xu.needs(True), Pipeline(tmp_path_factory.mktemp("xu-cache")))
+    with quick_runs.locked("xu") as pipeline:
+        inputs, _ = resolve(xu.needs(True), pipeline)
     sizes = layout()
     with style.context(sizes):
         fig, panels = xu.build(inputs, sizes)

@@ -9,6 +9,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from _quick_runs import QuickRuns
 
 from gaugecli.core.defaults import C0, THETA0
 from gaugecli.core.kernels import arccos as kernels
@@ -61,14 +62,17 @@ def _forbid_solvers(monkeypatch: pytest.MonkeyPatch) -> None:
     ids=["fig1-fig3", "fig6-fig8", "fig12"],
 )
 def test_a_warm_cache_draws_figures_without_integrating(
-    figures: tuple[str, ...], kinds: set[str], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+    figures: tuple[str, ...], kinds: set[str], tmp_path: Path, monkeypatch: pytest.MonkeyPatch, quick_runs: QuickRuns
 ) -> None:
     """``plot`` from a cache that holds a figure's runs computes nothing: with every solver made to
-    raise, the figures (quick profile) draw again and their sidecars match the first drawing."""
+    raise, the figures (quick profile) draw again and their sidecars match the first drawing. The
+    runs, computed here in a cold cache of this test's own, then serve the session's other tests of
+    these figures (``quick_runs``; this test is collected first for it: conftest.py)."""
     cache = tmp_path / "runs"
     warm = Pipeline(cache)
-    for fig_id in figures:
-        R.render(fig_id, warm, tmp_path / "warm", formats=("png",), quick=True)
+    with quick_runs.publishing(figures, cache):
+        for fig_id in figures:
+            R.render(fig_id, warm, tmp_path / "warm", formats=("png",), quick=True)
     _forbid_solvers(monkeypatch)
     with pytest.raises(Integrated):  # the patches bite: a run not in the cache is computed, and refused
         from gaugecli.experiments.reduced_window import ReducedWindowConfig

@@ -12,11 +12,12 @@ from typing import Any
 
 import numpy as np
 import pytest
+from _quick_runs import QuickRuns
 
 from gaugecli.pipeline import Pipeline
 from gaugecli.plots import FIGURES, style
 from gaugecli.plots import layout_check as L
-from gaugecli.plots.render import figure_inputs, figure_module, main_panels
+from gaugecli.plots.render import figure_module, main_panels
 from gaugecli.plots.venue import VENUES, layout
 
 # Sharma, Wu & Dalal (2005), Table 1: pairs of CIELAB colours and their CIEDE2000 difference, printed
@@ -117,11 +118,6 @@ def _layouts() -> list[Any]:
     return list(seen.values())
 
 
-@pytest.fixture(scope="module")
-def pipeline(tmp_path_factory: pytest.TempPathFactory) -> Pipeline:
-    return Pipeline(Path(tmp_path_factory.mktemp("layout-cache")))
-
-
 def _drawn(fig: Any) -> list[tuple[np.ndarray, np.ndarray]]:
     from matplotlib.lines import Line2D
 
@@ -164,11 +160,11 @@ def _check_main(fig: Any, panels: dict[str, Any], full: dict[str, Any], letters:
 
 
 @pytest.mark.parametrize("fig_id", FIGURES)
-def test_no_figure_clips_or_collides_at_any_venue(fig_id: str, pipeline: Pipeline) -> None:
+def test_no_figure_clips_or_collides_at_any_venue(fig_id: str, quick_runs: QuickRuns) -> None:
     """Every version at every venue's width passes the layout check; the main version (at the first
-    venue) draws the full figure's numbers."""
+    venue) draws the full figure's numbers (its quick runs: the session's, shared with test_figN.py)."""
     module = figure_module(fig_id)
-    inputs, _ = figure_inputs(module, True, pipeline)
+    inputs, _ = quick_runs.inputs(fig_id)
     found: list[str] = []
     for k, sizes in enumerate(_layouts()):
         versions = {"full": sizes}
@@ -196,15 +192,18 @@ def _plot(*args: str) -> Any:
     return CliRunner().invoke(app, ["plot", *args], terminal_width=200)
 
 
-def test_layout_main_writes_the_main_version_beside_the_sidecar(tmp_path: Path) -> None:
-    out, cache = tmp_path / "out", str(tmp_path / "runs")
-    result = _plot("lockin", "--quick", "--cache-dir", cache, "--out-dir", str(out), "--layout", "main")
+def test_layout_main_writes_the_main_version_beside_the_sidecar(tmp_path: Path, quick_runs: QuickRuns) -> None:
+    out, cache = tmp_path / "out", str(quick_runs.copy("lockin", tmp_path / "runs"))
+    # its runs cached: drawn in this process (a pool of workers would only import and start, ~7 s a call)
+    result = _plot(
+        "lockin", "--quick", "--cache-dir", cache, "--out-dir", str(out), "--layout", "main", "--workers", "1"
+    )
     assert result.exit_code == 0, result.output
     assert sorted(p.name for p in out.iterdir()) == ["lockin.json", "lockin_main.pdf", "lockin_main.png"]
     # the sidecar is the full figure's: every panel's numbers, though only (a) and (c) are drawn
     panels = json.loads((out / "lockin.json").read_text())["result"]["panels"]
     assert set("abcd") <= set(panels)
-    result = _plot("lockin", "--quick", "--cache-dir", cache, "--out-dir", str(out))  # default: the full one
+    result = _plot("lockin", "--quick", "--cache-dir", cache, "--out-dir", str(out), "--workers", "1")  # the full one
     assert result.exit_code == 0, result.output
     assert {"lockin.pdf", "lockin.png", "lockin_main.pdf"} <= {p.name for p in out.iterdir()}
 
@@ -239,12 +238,12 @@ def test_plot_all_draws_both_versions_where_a_figure_has_a_main_one() -> None:
     assert all(v == ("full",) for v in _versions(ids, True, "full").values())
 
 
-def test_a_main_version_is_kept_exactly_when_the_full_figure_is(tmp_path: Path) -> None:
+def test_a_main_version_is_kept_exactly_when_the_full_figure_is(tmp_path: Path, quick_runs: QuickRuns) -> None:
     """``keep_unchanged``: the main version draws the full figure's numbers, so its files are kept
     byte for byte with the full figure's (every number within tolerance) and redrawn with them."""
     from gaugecli.plots.render import render
 
-    cache, out = Pipeline(tmp_path / "runs"), tmp_path / "out"
+    cache, out = Pipeline(quick_runs.copy("lockin", tmp_path / "runs")), tmp_path / "out"
     both = ("full", "main")
     first = render("lockin", cache, out, formats=("png",), quick=True, versions=both)
     assert [p.name for p in first] == ["lockin.png", "lockin_main.png", "lockin.json"] and not first.kept
@@ -258,14 +257,15 @@ def test_a_main_version_is_kept_exactly_when_the_full_figure_is(tmp_path: Path) 
 
 
 def test_check_layout_passes_a_clean_figure_and_fails_naming_each_offence(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, quick_runs: QuickRuns
 ) -> None:
     """``plot --check-layout`` holds what it draws to the check: a clean figure passes; a text pushed
     past the figure's edge fails the command (exit 1), the offence named, in one line."""
     from gaugecli.plots.render import figure_module
 
-    cache, out = str(tmp_path / "runs"), tmp_path / "out"
-    args = ("lockin", "--quick", "--cache-dir", cache, "--out-dir", str(out), "--check-layout")
+    cache, out = str(quick_runs.copy("lockin", tmp_path / "runs")), tmp_path / "out"
+    # its runs cached: drawn in this process (a pool of workers would only import and start, ~7 s a call)
+    args = ("lockin", "--quick", "--cache-dir", cache, "--out-dir", str(out), "--check-layout", "--workers", "1")
     clean = _plot(*args)
     assert clean.exit_code == 0, clean.output
     assert "every figure drawn passes the layout check" in clean.output
