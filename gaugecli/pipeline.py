@@ -241,6 +241,15 @@ class Pipeline:
                 on_cached(set(keys[i]), True)
         return len(tasks)
 
+    def missing(self, needs: Sequence[Need]) -> list[Need]:
+        """The needs a run of this pipeline would compute: all of them without a cache or with
+        ``reuse=False``, else those whose artifact file is absent. By file only — :meth:`ensure` still
+        verifies what it reads and recomputes a damaged artifact — so that asking costs no parsing."""
+        if self.cache is None or not self.reuse:
+            return list(needs)
+        cache = self.cache
+        return [need for need in needs if not cache.path(need.kind, need.config).exists()]
+
     def _check_writable(self, kind_name: str) -> None:
         """The folders a computation of ``kind_name`` writes to (its own, and the sweep points' where a
         runner caches them) can take files: checked only when something is to be computed."""

@@ -47,7 +47,34 @@ def test_simulate_then_plot_fig3_computes_nothing_twice(
     result = runner.invoke(app, ["plot", "fig3", "--quick", "--format", "png"])
     assert result.exit_code == 0, result.output
     assert len(counted) == 8, "plot fig3 recomputed runs that simulate had cached"
+    import gaugecli.run.executors as executors
+
+    pools: list[int] = []  # processes started (the pipeline's in-process executor of 1 is not a pool)
+    original = executors.make_executor
+
+    def recording(scheduler: Any, workers: int) -> Any:
+        if workers > 1:
+            pools.append(workers)
+        return original(scheduler, workers)
+
+    monkeypatch.setattr(executors, "make_executor", recording)
+    args = ["plot", "fig3", "--quick", "--format", "png", "--workers", "2", "--rewrite"]
+    result = runner.invoke(app, args)
+    assert result.exit_code == 0, result.output
+    assert pools == [], "a pool was started for one figure whose runs were all cached"
     assert len(list((tmp_path / "runs" / "simulate").glob("*.json"))) == 8
+
+
+def test_missing_names_the_needs_without_an_artifact(tmp_path: Path) -> None:
+    from gaugecli.pipeline import Need
+
+    other = SimulateConfig(gauge="unfavorable").runs()[0]
+    needs = [Need("simulate", FAST), Need("simulate", other)]
+    assert Pipeline(tmp_path).missing(needs) == needs
+    Pipeline(tmp_path).ensure("simulate", FAST)
+    assert Pipeline(tmp_path).missing(needs) == [needs[1]]
+    assert Pipeline(tmp_path, reuse=False).missing(needs) == needs  # --recompute: all of them run again
+    assert Pipeline(None).missing(needs) == needs
 
 
 def test_ensure_reuses_and_recompute_overwrites(tmp_path: Path, counted) -> None:
