@@ -193,6 +193,21 @@ def numbers_hash(numbers: Mapping[str, float]) -> str:
     return hashlib.sha256(json.dumps(numbers, sort_keys=True, allow_nan=False).encode()).hexdigest()
 
 
+def write_tool_numbers(path: Path, command: str, numbers: Mapping[str, float]) -> None:
+    """Write a tool's numbers as the file :func:`source` reads back (``{"command", "provenance",
+    "numbers", "numbers_hash"}``), whole or not at all."""
+    from gaugecli.store.artifacts import stable_provenance
+    from gaugecli.store.atomic import atomic_write_text
+
+    payload = {
+        "command": command,
+        "provenance": stable_provenance(),
+        "numbers": dict(numbers),
+        "numbers_hash": numbers_hash(numbers),
+    }
+    atomic_write_text(path, json.dumps(payload, indent=1, allow_nan=False) + "\n")
+
+
 _VIEWS: dict[str, View] = {}
 
 

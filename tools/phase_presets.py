@@ -29,7 +29,6 @@ Names (``tools/doc_numbers.py`` reads them flat; an outcome class by its name, `
 
 from __future__ import annotations
 
-import json
 import sys
 import time
 from pathlib import Path
@@ -171,18 +170,9 @@ def sensitivity() -> dict[str, float]:
 
 
 def main() -> int:
-    from doc_numbers import numbers_hash
+    from doc_numbers import write_tool_numbers
 
-    from gaugecli.store.artifacts import stable_provenance
-
-    values = outcomes() | robustness() | sensitivity()
-    payload = {
-        "command": COMMAND,
-        "provenance": stable_provenance(),
-        "numbers": values,
-        "numbers_hash": numbers_hash(values),
-    }
-    OUT.write_text(json.dumps(payload, indent=1, allow_nan=False) + "\n", encoding="utf-8")
+    write_tool_numbers(OUT, COMMAND, outcomes() | robustness() | sensitivity())
     print(OUT.relative_to(ROOT))
     return 0
 

@@ -19,7 +19,6 @@ D = 1024), and the same for ``unfavorable``; ``ratio.limit``; §8's dissipation 
 
 from __future__ import annotations
 
-import json
 import sys
 from pathlib import Path
 
@@ -178,18 +177,9 @@ def budget() -> dict[str, float]:
 
 
 def main() -> int:
-    from doc_numbers import numbers_hash
+    from doc_numbers import write_tool_numbers
 
-    from gaugecli.store.artifacts import stable_provenance
-
-    values = numbers()
-    payload = {
-        "command": COMMAND,
-        "provenance": stable_provenance(),
-        "numbers": values,
-        "numbers_hash": numbers_hash(values),
-    }
-    OUT.write_text(json.dumps(payload, indent=1, allow_nan=False) + "\n", encoding="utf-8")
+    write_tool_numbers(OUT, COMMAND, numbers())
     print(OUT.relative_to(ROOT))
     return 0
 
