@@ -149,3 +149,32 @@ def test_every_series_drawn_no_offence_text_and_height(built: Any) -> None:
     checks.assert_every_series_drawn(fig, panels, "abcd")
     checks.assert_text_and_height(fig, MAX_HEIGHT_IN)
     assert L.offences(fig) == []
+
+
+def test_plot_without_the_committed_runs_says_where_they_are(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A new user's ``plot kunin`` into an empty cache is told, before the study starts, the command that
+    redraws it from the committed runs in seconds (the study itself is stopped here at its first step)."""
+    from typer.testing import CliRunner
+
+    from gaugecli.cli import app
+
+    def stop(*args: Any, **kwargs: Any) -> None:
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(Pipeline, "prefetch", stop)
+    monkeypatch.setattr(Pipeline, "ensure_all", stop)
+    args = [
+        "plot",
+        "kunin",
+        "--workers",
+        "1",
+        "--cache-dir",
+        str(tmp_path / "runs"),
+        "--out-dir",
+        str(tmp_path / "out"),
+    ]
+    result = CliRunner().invoke(app, args)
+    assert result.exit_code != 0
+    assert f"runs it reads are not in {tmp_path / 'runs'}" in result.stderr
+    assert kunin.REGENERATE in result.stderr.replace("\n", " ")
+    assert not (tmp_path / "out").exists() or not any((tmp_path / "out").iterdir())

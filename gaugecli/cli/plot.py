@@ -130,6 +130,16 @@ def plot(
             offences.extend(f"{fig_id} {line}" for line in paths.offences)
             _write_reruns(fig_id, cache_dir, quick)
 
+        for fig_id in ids:  # a study with committed runs: say where they are before computing it anew
+            regenerate = getattr(figure_module(fig_id), "REGENERATE", None)
+            if regenerate and not quick:
+                study = list(figure_module(fig_id).needs(quick).values())
+                if absent := pipe.missing(study):
+                    session.warn(
+                        f"{fig_id}: {len(absent)} of the {len(study)} runs it reads are not in {cache_dir}; computing "
+                        f"them is its whole study, which takes long (--quick: a small one); its committed runs "
+                        f"redraw it in seconds: {regenerate}"
+                    )
         # one figure whose runs are all cached is drawn here: a pool would only start (and import)
         # its workers for it, ≈ 3× the draw (22 s against 8 s for a test's figure, 2026-12-06)
         pool = jobs > 1 and (len(ids) > 1 or bool(pipe.missing(list(figure_module(ids[0]).needs(quick).values()))))
