@@ -208,6 +208,17 @@ def write_tool_numbers(path: Path, command: str, numbers: Mapping[str, float]) -
     atomic_write_text(path, json.dumps(payload, indent=1, allow_nan=False) + "\n")
 
 
+def replace_block(page: Path, begin: str, end: str, body: str) -> None:
+    """Put ``body`` between the marker lines ``begin`` and ``end`` of ``page`` (a tool's generated
+    block, :data:`tests.test_doc_numbers.TOOL_BLOCKS`), the rest of the page as it was; atomically."""
+    from gaugecli.store.atomic import atomic_write_text
+
+    text = page.read_text(encoding="utf-8")
+    head, rest = text.split(begin, 1)
+    _, tail = rest.split(end, 1)
+    atomic_write_text(page, f"{head}{begin}\n{body}\n{end}{tail}")
+
+
 _VIEWS: dict[str, View] = {}
 
 

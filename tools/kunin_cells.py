@@ -195,10 +195,9 @@ def render(data: dict) -> str:
 
 def write_doc(data: dict, page: Path = HOWTO) -> None:
     """Replace the generated block of ``page`` by :func:`render` of ``data``."""
-    text = page.read_text(encoding="utf-8")
-    head, rest = text.split(BEGIN, 1)
-    _, tail = rest.split(END, 1)
-    page.write_text(f"{head}{BEGIN}\n{render(data)}\n{END}{tail}", encoding="utf-8")
+    from doc_numbers import replace_block
+
+    replace_block(page, BEGIN, END, render(data))
 
 
 def main(argv: list[str] | None = None) -> None:

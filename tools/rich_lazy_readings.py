@@ -86,10 +86,9 @@ def minus(x: float) -> str:
 
 def write_doc(r: dict, page: Path = PAGE) -> None:
     """Replace the page's generated block by :func:`render` of ``r``."""
-    text = page.read_text(encoding="utf-8")
-    head, rest = text.split(BEGIN, 1)
-    _, tail = rest.split(END, 1)
-    page.write_text(f"{head}{BEGIN}\n{render(r)}\n{END}{tail}", encoding="utf-8")
+    from doc_numbers import replace_block
+
+    replace_block(page, BEGIN, END, render(r))
 
 
 def main(argv: list[str] | None = None) -> None:
