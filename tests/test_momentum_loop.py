@@ -52,7 +52,8 @@ def test_the_howtos_table_is_the_jsons() -> None:
     tool = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(tool)
     data = json.loads(tool.JSON.read_text(encoding="utf-8"))
-    assert tool.render(data) in tool.DOC.read_text(encoding="utf-8")
+    block = f"{tool.BEGIN}\n{tool.render(data)}\n{tool.END}"
+    assert block in tool.DOC.read_text(encoding="utf-8"), "stale: python tools/momentum_exponent.py --write"
     flow = np.asarray(data["heavy_ball_flow"]["local_slopes"])
     for series in data["series"][:-1]:
         assert np.all(np.abs(np.asarray(series["local_slopes"]) - flow) <= 0.01), series["name"]

@@ -128,13 +128,14 @@ def render(data: dict) -> str:
         f"measured by `python tools/momentum_exponent.py` ({data['cpu_seconds_total']:g} CPU-s, "
         f"{data['cpu_seconds_loops']:g} of them in the compiled momentum loops)."
     )
-    return "\n".join([BEGIN, "", *lines, "", note, "", END])
+    # the block's body: a blank line on each side of the table and of the note, as Markdown wants
+    return "\n".join(["", *lines, "", note, ""])
 
 
-def _write(block: str) -> None:
-    text = DOC.read_text(encoding="utf-8")
-    start, stop = text.index(BEGIN), text.index(END) + len(END)
-    DOC.write_text(text[:start] + block + text[stop:], encoding="utf-8")
+def _write(body: str) -> None:
+    from doc_numbers import replace_block  # beside this script: on sys.path when it runs
+
+    replace_block(DOC, BEGIN, END, body)
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -144,14 +145,16 @@ def main(argv: list[str] | None = None) -> int:
     mode.add_argument("--write", action="store_true", help=f"replace the table in {DOC.name} from the JSON")
     args = parser.parse_args(argv)
     if args.render or args.write:
-        block = render(json.loads(JSON.read_text(encoding="utf-8")))
+        body = render(json.loads(JSON.read_text(encoding="utf-8")))
         if args.write:
-            _write(block)
+            _write(body)
         else:
-            print(block)
+            print(body)
         return 0
     data = measure()
-    JSON.write_text(json.dumps(data, indent=2) + "\n", encoding="utf-8")
+    from gaugecli.store.atomic import atomic_write_text
+
+    atomic_write_text(JSON, json.dumps(data, indent=2) + "\n")
     print(render(data))
     return 0
 
