@@ -26,6 +26,7 @@ from gaugecli.experiments.common import integrate_ensemble, run_ensemble
 from gaugecli.experiments.config import auto_horizon
 from gaugecli.experiments.initial import initial_condition
 from gaugecli.experiments.params import Mode
+from gaugecli.experiments.phase import lean
 from gaugecli.experiments.phase.config import Base, designated, partner
 from gaugecli.experiments.phase.metrics import CellMetrics, Observed, measure, with_limits, with_partner
 from gaugecli.experiments.simulate import SimulateConfig, simulate
@@ -99,12 +100,15 @@ def _flow(runs: list[Base]) -> list[Observed]:
         flow_method=flow_method(Network(a0, W0)),
     )
     W = traj.input_weights()
+    # one-neuron runs: what the metrics read, for the whole row at once (lean.py: observe's numbers)
+    row = lean.observe_row(traj, full) if lean.applies(traj) else None
     out = []
     for b, h in enumerate(horizons):
         at = int(np.argmin(np.abs(traj.t - h)))  # h itself, or the grid's end at t_max (geomspace's, to 1 ulp)
         others = horizons[(horizons != h) & (horizons < t_max)]
         inserted = np.concatenate([traj.crossing_times.ravel(), others])
-        out.append(Observed(observe(traj, full, (b,)), at, inserted, (a0[b], W0[b]), (traj.a[b, at], W[b, at])))
+        seen = observe(traj, full, (b,)) if row is None else row[b]
+        out.append(Observed(seen, at, inserted, (a0[b], W0[b]), (traj.a[b, at], W[b, at])))
     return out
 
 
