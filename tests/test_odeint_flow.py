@@ -14,7 +14,7 @@ from gaugecli.core.integrate.flow import FlowOptions, gradient_flow
 from gaugecli.core.model.gauge import duplicate_initial_condition
 from gaugecli.core.model.model import standard_model
 from gaugecli.core.model.state import Network
-from gaugecli.experiments.phase.chunk import FLOW_METHOD, flow_method
+from gaugecli.experiments.phase.chunk import FLOW_METHOD, SMOOTH_METHOD, flow_method
 
 MODEL = standard_model(2)
 DELTAS = np.array([2.0, -2.0, 8.0, -8.0, 32.0, -32.0])
@@ -84,10 +84,11 @@ def test_odeint_falls_back_to_lsoda_where_the_compiled_forms_do_not_apply() -> N
 
 
 def test_a_phase_chunk_takes_odeint_only_where_a_neuron_starts_below_zero() -> None:
-    """+D chunks were no faster end to end on odeint (benchmark row o1), so they keep solve_ivp."""
+    """+D chunks were no faster end to end on odeint (benchmark row o1): they take each cell on its own
+    Rodas5P steps (rodas_flow, benchmark rows r1–r3), and a chunk with a neuron at δ < 0 odeint's rows."""
     start = _ensemble()
     favorable = Network(start.a[DELTAS > 0], start.W[DELTAS > 0])
-    assert flow_method(favorable) == "auto"
+    assert flow_method(favorable) == SMOOTH_METHOD == "rodas"
     assert flow_method(start) == FLOW_METHOD == "odeint"
 
 

@@ -32,21 +32,29 @@ from gaugecli.experiments.phase.metrics import CellMetrics, Observed, measure, w
 from gaugecli.experiments.simulate import SimulateConfig, simulate
 
 FLOW_METHOD = "odeint"
-"""The cells' population flows where :func:`flow_method` picks it: LSODA over each chunk as the default
-path, called once per chunk by ``odeint`` with a compiled right-hand side
-(:mod:`gaugecli.core.integrate.odeint_flow`; where it does not apply, the default path). Measured side by
-side (benchmarks rows o1–o3, docs/design.md): T_spec within 6e-10 relative of the default path's; the
-flows ×1.5–1.8 faster where a neuron starts with δ < 0 (stiff), a cold 33 × 33 −D map ×1.3–1.4 end to end."""
+"""The population flows of a chunk with a neuron that starts with ``δ < 0`` (stiff) where :func:`flow_method`
+picks it: LSODA over each chunk as the default path, called once per chunk by ``odeint`` with a compiled
+right-hand side (:mod:`gaugecli.core.integrate.odeint_flow`; where it does not apply, the default path).
+Measured side by side (benchmarks rows o1–o3, docs/design.md): T_spec within 6e-10 relative of the default
+path's; the flows ×1.5–1.8 faster, a cold 33 × 33 −D map ×1.3–1.4 end to end. Each cell on its own compiled
+Rodas5P steps (:data:`SMOOTH_METHOD`) was slower here (4.85 s against 3.37 s for that map): on the −D
+slow manifold the Rosenbrock steps lose order (the fast coefficient's local error ∝ h³, measured), so a cell
+takes ~1000–1600 steps of 8 gradients each."""
+SMOOTH_METHOD = "rodas"
+"""The population flows of a chunk whose neurons all start with ``δ ≥ 0``: each cell on its own compiled
+Rodas5P steps (:mod:`gaugecli.core.integrate.rodas_flow`; where it does not apply, the default path).
+Measured side by side on a cold 33 × 33 +D map (benchmarks rows r1–r3): T_spec within 5.3e-10 relative of
+the default path's, 2.05 s against 2.67 s (solve_ivp's LSODA rows) and 2.40 s (``odeint`` rows)."""
 STIFF_ONLY = True
-"""``odeint`` only for a chunk with a neuron that starts with ``δ < 0``: on the +D maps, whose flows take
-few steps, it was no faster end to end (×1.10, ×0.93 and ×1.04 in three runs; the flows alone ×1.03–1.2:
-the fine grid's cost ate the steps' gain), so those chunks keep the default path, bit for bit."""
+"""Kept for the benchmarks, which force one method on every chunk by setting this false (``FLOW_METHOD``
+then serves them all)."""
 
 
 def flow_method(theta0: Network) -> str:
-    """The method of the population flow of a chunk starting at ``θ0`` (:data:`FLOW_METHOD`, :data:`STIFF_ONLY`)."""
+    """The method of the population flow of a chunk starting at ``θ0`` (:data:`FLOW_METHOD`,
+    :data:`SMOOTH_METHOD`, :data:`STIFF_ONLY`)."""
     if STIFF_ONLY and not bool(np.any(imbalance(theta0) < 0.0)):
-        return "auto"
+        return SMOOTH_METHOD
     return FLOW_METHOD
 
 
