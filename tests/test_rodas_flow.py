@@ -68,11 +68,12 @@ def test_rodas_steps_are_of_order_five_on_the_flow() -> None:
     theta0 = _ensemble()
     y = theta0.flatten().reshape(len(DELTAS), -1)[0]  # +D, D = 2: no stiffness, the classical order
     b, V = MODEL.coefficients, MODEL.directions
-    P, wk = y.size, rodas_flow._work(1, 1, V.shape[1])
+    P = y.size
+    work = rodas_flow.step_work(P)
     K, u, f, Wm, piv = np.empty((8, P)), np.empty(P), np.empty(P), np.empty((P, P)), np.empty(P, np.int64)
 
     def step(y0: np.ndarray, h: float) -> np.ndarray:
-        rodas_flow._step(y0, h, 1, b, V, 1.0, 0.0, rodas_flow._A, rodas_flow._C, K, u, f, Wm, piv, wk)
+        rodas_flow._step(y0, h, 1, b, V, 1.0, 0.0, rodas_flow._A, rodas_flow._C, K, u, f, Wm, piv, *work)
         return u.copy()
 
     errors = []

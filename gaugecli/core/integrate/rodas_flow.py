@@ -45,7 +45,7 @@ from gaugecli.core.model.model import Model
 from gaugecli.core.model.state import Network
 from gaugecli.core.population import fused
 from gaugecli.core.population.dynamics import _fused_weights
-from gaugecli.core.types import Array
+from gaugecli.core.types import Array, Indices
 
 __all__ = ["applies", "compile_loops", "solve_members"]
 
@@ -99,21 +99,18 @@ growth on the step after a rejected one."""
 
 
 @_jit
-def _work(m, k, r):
-    """The work arrays of :func:`_velocity` and :func:`_step` (``fused``'s, allocated once per chunk)."""
-    n, P = m + k, m * (r + 1)
-    return (np.empty((1, P)), np.empty((1, P)), np.empty((1, P, P)), np.empty((n, r)), np.empty(n), np.empty(n),
-            np.empty((n, r)), np.empty(r), np.empty(r), np.empty((m, r)), np.empty((r, r)), np.empty(r), np.empty(r))  # fmt: skip
-
-
-@_jit
-def _velocity(y, m, b, V, A, B, out, wk):
-    """``out = f(y) = −∇L(y)`` for one member's packed state ``y (P,)`` (``wk``: :func:`_work`)."""
-    Yb, Gb, _, U, nrm, c, X, h, h_lin = wk[0], wk[1], wk[2], wk[3], wk[4], wk[5], wk[6], wk[7], wk[8]
-    Yb[0, :] = y
-    fused._gradient_row(Yb, 0, m, b, V, A, B, Gb, U, nrm, c, X, h, h_lin)
+def _velocity(y, m, b, V, A, B, out, Yb, Gb):
+    """``out = f(y) = −∇L(y)`` for one member's packed state ``y (P,)`` (``Yb``, ``Gb``: (1, P) work rows)."""
+    for x in range(y.size):
+        Yb[0, x] = y[x]
+    fused._gradient(Yb, m, b, V, A, B, Gb)
     for x in range(y.size):
         out[x] = -Gb[0, x]
+
+
+def step_work(P: int) -> tuple[Array, Array, Array]:
+    """The work arrays :func:`_step` takes after ``piv``, for ``P`` unknowns."""
+    return np.empty((1, P)), np.empty((1, P)), np.empty((1, P, P))
 
 
 @_jit
@@ -153,14 +150,15 @@ def _lu_solve(M, piv, x):
 
 
 @_jit
-def _step(y, h, m, b, V, A, B, coef_a, coef_c, K, u, f, Wm, piv, wk):
+def _step(y, h, m, b, V, A, B, coef_a, coef_c, K, u, f, Wm, piv, Yb, Gb, Hb):
     """One Rodas5 step of size ``h`` from ``y``: the stages into ``K (8, P)``; returns nothing, the new
     state is ``u`` (``y + Σ a_8j k_j + k_8``) and the error estimate ``K[7]``."""
     P = y.size
-    Yb, Hb = wk[0], wk[2]
-    Yb[0, :] = y
-    Hb[0, :, :] = 0.0
-    fused._hessian_row(Yb, 0, m, b, V, A, B, Hb[0], wk[3], wk[4], wk[5], wk[6], wk[9], wk[10], wk[11], wk[12])
+    for x in range(P):
+        Yb[0, x] = y[x]
+        for z in range(P):
+            Hb[0, x, z] = 0.0
+    fused._hessian(Yb, m, b, V, A, B, Hb)
     inv = 1.0 / (h * _GAMMA)
     for i in range(P):
         for j in range(P):
@@ -170,7 +168,8 @@ def _step(y, h, m, b, V, A, B, coef_a, coef_c, K, u, f, Wm, piv, wk):
     for s in range(STAGES):
         # the stage's state: y + Σ a_sj k_j (stages 7 and 8 add k_6, then k_7, to stage 6's)
         if s == 0:
-            u[:] = y
+            for x in range(P):
+                u[x] = y[x]
         elif s <= 5:
             for x in range(P):
                 acc = y[x]
@@ -180,7 +179,7 @@ def _step(y, h, m, b, V, A, B, coef_a, coef_c, K, u, f, Wm, piv, wk):
         else:
             for x in range(P):
                 u[x] += K[s - 1, x]
-        _velocity(u, m, b, V, A, B, f, wk)
+        _velocity(u, m, b, V, A, B, f, Yb, Gb)
         for x in range(P):
             acc = f[x]
             for j in range(s):
@@ -189,6 +188,19 @@ def _step(y, h, m, b, V, A, B, coef_a, coef_c, K, u, f, Wm, piv, wk):
         _lu_solve(Wm, piv, K[s])
     for x in range(P):
         u[x] += K[STAGES - 1, x]
+
+
+@_jit
+def _grown(T, Y, D, rows):
+    """``T``, ``Y``, ``D`` in arrays twice their length, their first ``rows`` copied."""
+    T2, Y2, D2 = np.empty(2 * T.size), np.empty((2 * T.size, Y.shape[1])), np.zeros((2 * T.size, 3, Y.shape[1]))
+    for i in range(rows):
+        T2[i] = T[i]
+        for x in range(Y.shape[1]):
+            Y2[i, x] = Y[i, x]
+            for j in range(3):
+                D2[i, j, x] = D[i, j, x]
+    return T2, Y2, D2
 
 
 @_jit
@@ -204,14 +216,15 @@ def _solve(Y0, t_end, rtol, atol, m, b, V, A, B, coef_a, coef_c, coef_h, budget)
     stats = np.zeros((n, 4), np.int64)
     K, u, f, y, f0 = np.empty((STAGES, P)), np.empty(P), np.empty(P), np.empty(P), np.empty(P)
     Wm, piv = np.empty((P, P)), np.empty(P, np.int64)
-    wk = _work(m, V.shape[0], V.shape[1])
+    Yb, Gb, Hb = np.empty((1, P)), np.empty((1, P)), np.empty((1, P, P))
     row = 0
     for e in range(n):
         start[e] = row
-        y[:] = Y0[e]
+        for x in range(P):
+            y[x] = Y0[e, x]
         t = 0.0
         # the first step: 1 % of the state over its velocity (scipy's first guess), within the span
-        _velocity(y, m, b, V, A, B, f0, wk)
+        _velocity(y, m, b, V, A, B, f0, Yb, Gb)
         d0, d1 = 0.0, 0.0
         for x in range(P):
             sc = atol + rtol * abs(y[x])
@@ -224,11 +237,10 @@ def _solve(Y0, t_end, rtol, atol, m, b, V, A, B, coef_a, coef_c, coef_h, budget)
         evals, hessians, steps = 1, 0, 0
         while True:
             if row + 1 >= T.size:  # room for this state and the next
-                T2, Y2, D2 = np.empty(2 * T.size), np.empty((2 * T.size, P)), np.zeros((2 * T.size, 3, P))
-                T2[:row], Y2[:row], D2[:row] = T[:row], Y[:row], D[:row]
-                T, Y, D = T2, Y2, D2
+                T, Y, D = _grown(T, Y, D, row)
             T[row] = t
-            Y[row] = y
+            for x in range(P):
+                Y[row, x] = y[x]
             if t >= t_end:
                 row += 1
                 break
@@ -238,7 +250,7 @@ def _solve(Y0, t_end, rtol, atol, m, b, V, A, B, coef_a, coef_c, coef_h, budget)
                 break
             last = t + h >= t_end
             step = t_end - t if last else h
-            _step(y, step, m, b, V, A, B, coef_a, coef_c, K, u, f, Wm, piv, wk)
+            _step(y, step, m, b, V, A, B, coef_a, coef_c, K, u, f, Wm, piv, Yb, Gb, Hb)
             evals += STAGES
             hessians += 1
             err = 0.0
@@ -264,7 +276,8 @@ def _solve(Y0, t_end, rtol, atol, m, b, V, A, B, coef_a, coef_c, coef_h, budget)
             row += 1
             steps += 1
             t = t_end if last else t + step
-            y[:] = u
+            for x in range(P):
+                y[x] = u[x]
             h = step * (min(1.0, factor) if rejected else factor)
             rejected = False
         stats[e, 0], stats[e, 1], stats[e, 2] = steps, evals, hessians
@@ -278,11 +291,10 @@ def _dense(T, Y, D, start, members, times, out):
     for q in range(members.size):
         e, t = members[q], times[q]
         lo, hi = start[e], start[e + 1] - 1  # the member's first and last stored state
-        if t >= T[hi]:
-            out[q] = Y[hi]
-            continue
-        if t <= T[lo]:
-            out[q] = Y[lo]
+        if t >= T[hi] or t <= T[lo]:
+            at = hi if t >= T[hi] else lo
+            for x in range(Y.shape[1]):
+                out[q, x] = Y[at, x]
             continue
         while hi - lo > 1:  # T[lo] ≤ t < T[hi]
             mid = (lo + hi) // 2
@@ -369,7 +381,7 @@ def solve_members(
     if lo:
         members, neurons = np.concatenate(who), np.concatenate(which)
 
-        def gaps(t: Array, k: Array) -> Array:
+        def gaps(t: Array, k: Indices) -> Array:
             return aligned_at(t, members[k], neurons[k]) - threshold
 
         crossing[members, neurons] = locate_crossings(gaps, np.concatenate(lo), np.concatenate(hi))

@@ -82,44 +82,35 @@ def _gradient(Y, m, b, V, A, B, G):
     kernel ``K = A κ + B w·w'``."""
     k, r = V.shape
     n = m + k
+    two_pi = 2.0 * math.pi
     U, nrm, c, X = np.empty((n, r)), np.empty(n), np.empty(n), np.empty((n, r))
     h, h_lin = np.empty(r), np.empty(r)
-    for e in range(Y.shape[0]):
-        _gradient_row(Y, e, m, b, V, A, B, G, U, nrm, c, X, h, h_lin)
-
-
-@_jit
-def _gradient_row(Y, e, m, b, V, A, B, G, U, nrm, c, X, h, h_lin):
-    """Row ``e`` of :func:`_gradient`, in the work arrays given (``U``, ``X`` ``(m + k, r)``, ``nrm``, ``c``
-    ``(m + k,)``, ``h``, ``h_lin`` ``(r,)``): a caller that evaluates one state many times allocates them once."""
-    k, r = V.shape
-    n = m + k
-    two_pi = 2.0 * math.pi
     arc = A != 0.0  # a linear network (A = 0) has no angles, and neurons at w = 0 are allowed
-    _table(Y, e, m, b, V, U, nrm, c, X)
-    for i in range(m):
-        g_a, radial, g_lin = 0.0, 0.0, 0.0
-        for x in range(r):
-            h[x] = 0.0
-            h_lin[x] = 0.0
-        for j in range(n):
-            if arc:
-                rho, sn, phi = _angle(U, i, j)
-                g_a += c[j] * (nrm[i] * nrm[j] * (sn + (math.pi - phi) * rho))
-                radial += c[j] * (sn * nrm[j])
-                turn = (math.pi - phi) * c[j]
-                for x in range(r):
-                    h[x] += turn * X[j, x]
-            if B != 0.0:
-                dot = 0.0
-                for x in range(r):
-                    dot += X[i, x] * X[j, x]
-                    h_lin[x] += c[j] * X[j, x]
-                g_lin += c[j] * dot
-        G[e, i] = A * (g_a / two_pi) + B * g_lin
-        for x in range(r):
-            kernel_part = A * ((h[x] + radial * U[i, x]) / two_pi) if arc else 0.0
-            G[e, m + i * r + x] = c[i] * (kernel_part + B * h_lin[x])
+    for e in range(Y.shape[0]):
+        _table(Y, e, m, b, V, U, nrm, c, X)
+        for i in range(m):
+            g_a, radial, g_lin = 0.0, 0.0, 0.0
+            for x in range(r):
+                h[x] = 0.0
+                h_lin[x] = 0.0
+            for j in range(n):
+                if arc:
+                    rho, sn, phi = _angle(U, i, j)
+                    g_a += c[j] * (nrm[i] * nrm[j] * (sn + (math.pi - phi) * rho))
+                    radial += c[j] * (sn * nrm[j])
+                    turn = (math.pi - phi) * c[j]
+                    for x in range(r):
+                        h[x] += turn * X[j, x]
+                if B != 0.0:
+                    dot = 0.0
+                    for x in range(r):
+                        dot += X[i, x] * X[j, x]
+                        h_lin[x] += c[j] * X[j, x]
+                    g_lin += c[j] * dot
+            G[e, i] = A * (g_a / two_pi) + B * g_lin
+            for x in range(r):
+                kernel_part = A * ((h[x] + radial * U[i, x]) / two_pi) if arc else 0.0
+                G[e, m + i * r + x] = c[i] * (kernel_part + B * h_lin[x])
 
 
 @_jit
@@ -128,88 +119,80 @@ def _hessian(Y, m, b, V, A, B, H):
     kernel ``K = A κ + B w·w'`` (``∂²K/∂w² = A ∂²κ/∂w²``, ``∂²K/∂w∂w' = A ∂²κ/∂w∂w' + B I``)."""
     k, r = V.shape
     n = m + k
+    two_pi = 2.0 * math.pi
     U, nrm, c, X = np.empty((n, r)), np.empty(n), np.empty(n), np.empty((n, r))
     h = np.empty((m, r))
     curv = np.empty((r, r))
     q, qp = np.empty(r), np.empty(r)
-    for e in range(Y.shape[0]):
-        _hessian_row(Y, e, m, b, V, A, B, H[e], U, nrm, c, X, h, curv, q, qp)
-
-
-@_jit
-def _hessian_row(Y, e, m, b, V, A, B, He, U, nrm, c, X, h, curv, q, qp):
-    """Row ``e`` of :func:`_hessian` into ``He (P, P)``, in the work arrays given (as :func:`_gradient_row`;
-    ``h (m, r)``, ``curv (r, r)``, ``q``, ``qp`` ``(r,)``)."""
-    k, r = V.shape
-    n = m + k
-    two_pi = 2.0 * math.pi
     arc = A != 0.0
-    _table(Y, e, m, b, V, U, nrm, c, X)
-    for j in range(m):
-        # h_j = Σ_l c_l ∂₁K(w_j, x_l) and the curvature A Σ_l c_l ∂²₁₁κ(w_j, x_l)
-        radial = 0.0
-        for x in range(r):
-            h[j, x] = 0.0
-            for y in range(r):
-                curv[x, y] = 0.0
-        for col in range(n):
-            if not arc:
-                continue
-            rho, sn, phi = _angle(U, j, col)
-            radial += c[col] * (sn * nrm[col])
-            for x in range(r):
-                h[j, x] += (math.pi - phi) * c[col] * X[col, x]
-            scale = c[col] * ((nrm[col] / nrm[j]) / two_pi)
-            inv = 1.0 / sn if sn > _SIN_FLOOR else 0.0
-            for x in range(r):
-                q[x] = U[col, x] - rho * U[j, x]
-            for x in range(r):
-                for y in range(r):
-                    proj = (1.0 if x == y else 0.0) - U[j, x] * U[j, y]
-                    curv[x, y] += scale * (sn * proj + q[x] * q[y] * inv)
-        for x in range(r):
-            lin = 0.0
-            for col in range(n):
-                lin += c[col] * X[col, x]
-            kernel_part = A * ((h[j, x] + radial * U[j, x]) / two_pi) if arc else 0.0
-            h[j, x] = kernel_part + B * lin
-        for x in range(r):
-            for y in range(r):
-                He[m + j * r + x, m + j * r + y] = c[j] * (A * curv[x, y])
-    for i in range(m):
+    for e in range(Y.shape[0]):
+        _table(Y, e, m, b, V, U, nrm, c, X)
+        He = H[e]
         for j in range(m):
-            dot = 0.0
+            # h_j = Σ_l c_l ∂₁K(w_j, x_l) and the curvature A Σ_l c_l ∂²₁₁κ(w_j, x_l)
+            radial = 0.0
             for x in range(r):
-                dot += X[j, x] * X[i, x]
-            if arc:
-                rho, sn, phi = _angle(U, j, i)  # the pair (w_j, w_i), as the numpy blocks
-            else:
-                rho, sn, phi = 1.0, 0.0, 0.0
-            kappa = nrm[j] * nrm[i] * (sn + (math.pi - phi) * rho) / two_pi if arc else 0.0
-            He[i, j] = A * kappa + B * dot
-            # ∂²L/∂a_i∂w_j = δ_ij h_j + a_j ∂₁K(w_j, w_i)
+                h[j, x] = 0.0
+                for y in range(r):
+                    curv[x, y] = 0.0
+            for col in range(n):
+                if not arc:
+                    continue
+                rho, sn, phi = _angle(U, j, col)
+                radial += c[col] * (sn * nrm[col])
+                for x in range(r):
+                    h[j, x] += (math.pi - phi) * c[col] * X[col, x]
+                scale = c[col] * ((nrm[col] / nrm[j]) / two_pi)
+                inv = 1.0 / sn if sn > _SIN_FLOOR else 0.0
+                for x in range(r):
+                    q[x] = U[col, x] - rho * U[j, x]
+                for x in range(r):
+                    for y in range(r):
+                        proj = (1.0 if x == y else 0.0) - U[j, x] * U[j, y]
+                        curv[x, y] += scale * (sn * proj + q[x] * q[y] * inv)
             for x in range(r):
-                g = ((math.pi - phi) * X[i, x] + sn * nrm[i] * U[j, x]) / two_pi if arc else 0.0
-                v = c[j] * (A * g + B * X[i, x]) + (h[j, x] if i == j else 0.0)
-                He[i, m + j * r + x] = v
-                He[m + j * r + x, i] = v
-            # a_j a_i ∂²₁₂K(w_j, w_i), with A ∂²₁₂κ = A ((π − φ) I + q q'ᵀ / sin φ + sin φ ŵ_j ŵ_iᵀ) / 2π,
-            # added to the curvature already on the diagonal block
-            inv = 1.0 / sn if sn > _SIN_FLOOR else 0.0
-            for x in range(r):
-                q[x] = U[i, x] - rho * U[j, x] if arc else 0.0
-                qp[x] = U[j, x] - rho * U[i, x] if arc else 0.0
-            coef = c[j] * c[i]
+                lin = 0.0
+                for col in range(n):
+                    lin += c[col] * X[col, x]
+                kernel_part = A * ((h[j, x] + radial * U[j, x]) / two_pi) if arc else 0.0
+                h[j, x] = kernel_part + B * lin
             for x in range(r):
                 for y in range(r):
-                    t = q[x] * qp[y] * inv + sn * U[j, x] * U[i, y] if arc else 0.0
-                    if x == y and arc:
-                        t += math.pi - phi
-                    block = coef * (A * (t / two_pi) + (B if x == y else 0.0))
-                    if i == j:
-                        He[m + j * r + x, m + i * r + y] += block
-                    else:
-                        He[m + j * r + x, m + i * r + y] = block
+                    He[m + j * r + x, m + j * r + y] = c[j] * (A * curv[x, y])
+        for i in range(m):
+            for j in range(m):
+                dot = 0.0
+                for x in range(r):
+                    dot += X[j, x] * X[i, x]
+                if arc:
+                    rho, sn, phi = _angle(U, j, i)  # the pair (w_j, w_i), as the numpy blocks
+                else:
+                    rho, sn, phi = 1.0, 0.0, 0.0
+                kappa = nrm[j] * nrm[i] * (sn + (math.pi - phi) * rho) / two_pi if arc else 0.0
+                He[i, j] = A * kappa + B * dot
+                # ∂²L/∂a_i∂w_j = δ_ij h_j + a_j ∂₁K(w_j, w_i)
+                for x in range(r):
+                    g = ((math.pi - phi) * X[i, x] + sn * nrm[i] * U[j, x]) / two_pi if arc else 0.0
+                    v = c[j] * (A * g + B * X[i, x]) + (h[j, x] if i == j else 0.0)
+                    He[i, m + j * r + x] = v
+                    He[m + j * r + x, i] = v
+                # a_j a_i ∂²₁₂K(w_j, w_i), with A ∂²₁₂κ = A ((π − φ) I + q q'ᵀ / sin φ + sin φ ŵ_j ŵ_iᵀ) / 2π,
+                # added to the curvature already on the diagonal block
+                inv = 1.0 / sn if sn > _SIN_FLOOR else 0.0
+                for x in range(r):
+                    q[x] = U[i, x] - rho * U[j, x] if arc else 0.0
+                    qp[x] = U[j, x] - rho * U[i, x] if arc else 0.0
+                coef = c[j] * c[i]
+                for x in range(r):
+                    for y in range(r):
+                        t = q[x] * qp[y] * inv + sn * U[j, x] * U[i, y] if arc else 0.0
+                        if x == y and arc:
+                            t += math.pi - phi
+                        block = coef * (A * (t / two_pi) + (B if x == y else 0.0))
+                        if i == j:
+                            He[m + j * r + x, m + i * r + y] += block
+                        else:
+                            He[m + j * r + x, m + i * r + y] = block
 
 
 def pack(a: Array, W: Array) -> Array:
