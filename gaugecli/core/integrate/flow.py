@@ -43,7 +43,7 @@ __all__ = ["FlowOptions", "FlowSamples", "gradient_flow", "population_flow_on_gr
 
 COMPILED = {"odeint": odeint_flow, "rodas": rodas_flow}
 """The population flows solved by compiled code where they apply (``FlowOptions.method``): ``odeint``,
-LSODA once per chunk; ``rodas``, each member on its own Rodas5 steps."""
+LSODA once per chunk; ``rodas``, each member on its own Rodas5P steps."""
 
 
 def _solve(
@@ -235,7 +235,7 @@ def gradient_flow(
     # there (gaugecli.core.integrate.absorption.NearZero); the others as one system, or chunks of one.
     alone = np.any(can_be_absorbed(members, model), axis=-1) & objective.population
     # odeint: the same LSODA over the same chunks, called once per chunk (gaugecli.core.integrate.odeint_flow);
-    # rodas: each member on its own compiled Rodas5 steps (gaugecli.core.integrate.rodas_flow)
+    # rodas: each member on its own compiled Rodas5P steps (gaugecli.core.integrate.rodas_flow)
     compiled = options.method in COMPILED and odeint_flow.applies(model, objective)
     if options.method in ("auto", *COMPILED):
         method = options.method if compiled else "LSODA"

@@ -1,7 +1,7 @@
 """The population flow of many small members, each on its own adaptive steps of a compiled stiff
-solver (``FlowOptions(method="rodas")``): Hairer and Wanner's Rodas5, a Rosenbrock method of order 5
-(embedded order 4, stiffly accurate, L-stable), with the closed-form Hessian as its Jacobian, the whole
-chunk in one compiled call.
+solver (``FlowOptions(method="rodas")``): Rodas5P (Steinebach 2023), a Rosenbrock method of order 5
+(embedded order 4, stiffly accurate, L-stable) of Hairer and Wanner's Rodas5 form, with the closed-form
+Hessian as its Jacobian, the whole chunk in one compiled call.
 
 Why a solver of our own: a phase map is ~1000 flows of 2–3 unknowns; LSODA on shared steps (the default
 path, and ``odeint``'s rows) makes every cell of a row take the steps of its stiffest one, and LSODA per
@@ -17,11 +17,16 @@ The method, per member (autonomous ``ẏ = f(y) = −∇L(y)``, ``J = −∇²L`
 eight stages ``W k_i = f(y + Σ_{j<i} a_ij k_j) + Σ_{j<i} (C_ij/h) k_j``; the new state is
 ``y + Σ_{j≤7} a_8j k_j + k_8`` (stiffly accurate) and ``k_8`` the local error estimate, judged as
 ``solve_ivp`` does: the RMS of ``k_8 / (atol + rtol·max(|y|, |y_new|))`` ≤ 1. The coefficients are
-Rodas5's in Hairer and Wanner's W-transformed form (Di Marzo 1993; the values OrdinaryDiffEq.jl's
-Rodas5 tableau states). Its dense output is Rodas5's continuous extension of order 4,
-``y(t_k + θh) = (1 − θ) y_k + θ (y_{k+1} + (1 − θ)(d_1 + θ (d_2 + θ d_3)))``, ``d_i`` fixed combinations
-of the stages; the crossings ``α_j = 1 − ε`` are located on it as every flow's are
+Rodas5P's in the W-transformed form (the values OrdinaryDiffEq.jl's tableau states; Rodas5's own lost
+more steps to the stiff −D flows, measured). Its dense output is the method's continuous extension of
+order 4, ``y(t_k + θh) = (1 − θ) y_k + θ (y_{k+1} + (1 − θ)(d_1 + θ (d_2 + θ d_3)))``, ``d_i`` fixed
+combinations of the stages; the crossings ``α_j = 1 − ε`` are located on it as every flow's are
 (:func:`~gaugecli.core.integrate.crossings.locate_crossings`).
+
+Where it loses: on the −D flows' slow manifold (the coefficient slaved at rate ~D to a direction turning
+at rate ~c/D) a Rosenbrock step loses order — the fast coefficient's local error fell as ~h³, not h⁶,
+measured on a D = 64 state — so a −D cell takes 1000–1600 steps of 8 gradients each, and LSODA's BDF on
+shared rows stays faster there (benchmarks rows r1, r2).
 
 It applies (:func:`applies`) where :mod:`gaugecli.core.integrate.odeint_flow` does: population flows of the
 ReLU family's compiled closed forms (:mod:`gaugecli.core.population.fused`) without weight decay, and
@@ -151,7 +156,7 @@ def _lu_solve(M, piv, x):
 
 @_jit
 def _step(y, h, m, b, V, A, B, coef_a, coef_c, K, u, f, Wm, piv, Yb, Gb, Hb):
-    """One Rodas5 step of size ``h`` from ``y``: the stages into ``K (8, P)``; returns nothing, the new
+    """One Rodas5P step of size ``h`` from ``y``: the stages into ``K (8, P)``; returns nothing, the new
     state is ``u`` (``y + Σ a_8j k_j + k_8``) and the error estimate ``K[7]``."""
     P = y.size
     for x in range(P):
@@ -331,7 +336,7 @@ def compile_loops() -> None:
 def solve_members(
     theta0: Network, model: Model, t_max: float, eps_align: float, options: FlowOptions, extra_times: Array | None
 ) -> Solved:
-    """The flows of the ``n`` members of ``θ0`` (``a (n, m)``, ``W (n, m, d)``), each on its own Rodas5
+    """The flows of the ``n`` members of ``θ0`` (``a (n, m)``, ``W (n, m, d)``), each on its own Rodas5P
     steps at ``options``' tolerances, as one :class:`Solved` (module docstring); ``extra_times`` are not
     needed (the dense output serves any time)."""
     del extra_times
@@ -402,5 +407,5 @@ def solve_members(
         int(stats[:, 1].sum()),
         int(stats[:, 2].sum()),
         "rodas",
-        "rodas: Rodas5 per member",
+        "rodas: Rodas5P per member",
     )
