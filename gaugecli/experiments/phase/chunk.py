@@ -43,8 +43,9 @@ takes ~1000–1600 steps of 8 gradients each."""
 SMOOTH_METHOD = "rodas"
 """The population flows of a chunk whose neurons all start with ``δ ≥ 0``: each cell on its own compiled
 Rodas5P steps (:mod:`gaugecli.core.integrate.rodas_flow`; where it does not apply, the default path).
-Measured side by side on a cold 33 × 33 +D map (benchmarks rows r1–r3): T_spec within 5.3e-10 relative of
-the default path's, 2.05 s against 2.67 s (solve_ivp's LSODA rows) and 2.40 s (``odeint`` rows)."""
+Measured side by side on a cold 33 × 33 +D map, the rows observed at once in all three: 2.05 s against
+2.67 s (solve_ivp's LSODA rows) and 2.40 s (``odeint`` rows) of CPU, T_spec within 5.3e-10 relative of the
+LSODA rows' (benchmarks rows r1–r3 measure the command end to end)."""
 STIFF_ONLY = True
 """Kept for the benchmarks, which force one method on every chunk by setting this false (``FLOW_METHOD``
 then serves them all)."""
