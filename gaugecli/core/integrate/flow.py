@@ -23,7 +23,7 @@ import numpy as np
 from scipy import sparse
 
 from gaugecli.core.defaults import EPS_ALIGN
-from gaugecli.core.integrate import odeint_flow, rodas_flow
+from gaugecli.core.integrate import bdf_flow, odeint_flow
 from gaugecli.core.integrate.absorption import NearZero, can_be_absorbed
 from gaugecli.core.integrate.crossings import declared_grid, first_crossings
 from gaugecli.core.integrate.flow_options import ENSEMBLE_CHUNK_STATES, FlowOptions, flow_progress
@@ -41,9 +41,9 @@ from gaugecli.core.types import Array, Indices, Progress
 
 __all__ = ["FlowOptions", "FlowSamples", "gradient_flow", "population_flow_on_grid"]
 
-COMPILED = {"odeint": odeint_flow, "rodas": rodas_flow}
+COMPILED = {"odeint": odeint_flow, "bdf": bdf_flow}
 """The population flows solved by compiled code where they apply (``FlowOptions.method``): ``odeint``,
-LSODA once per chunk; ``rodas``, each member on its own Rodas5P steps."""
+LSODA once per chunk; ``bdf``, each member on its own BDF steps."""
 
 
 def _solve(
@@ -235,7 +235,7 @@ def gradient_flow(
     # there (gaugecli.core.integrate.absorption.NearZero); the others as one system, or chunks of one.
     alone = np.any(can_be_absorbed(members, model), axis=-1) & objective.population
     # odeint: the same LSODA over the same chunks, called once per chunk (gaugecli.core.integrate.odeint_flow);
-    # rodas: each member on its own compiled Rodas5P steps (gaugecli.core.integrate.rodas_flow)
+    # bdf: each member on its own compiled BDF steps (gaugecli.core.integrate.bdf_flow)
     compiled = options.method in COMPILED and odeint_flow.applies(model, objective)
     if options.method in ("auto", *COMPILED):
         method = options.method if compiled else "LSODA"

@@ -19,7 +19,6 @@ from dataclasses import dataclass, field, replace
 import numpy as np
 
 from gaugecli.core.analyses.observables import observe
-from gaugecli.core.model.gauge import imbalance
 from gaugecli.core.model.state import Network
 from gaugecli.core.types import LATER_FIELD, Array
 from gaugecli.experiments.common import integrate_ensemble, run_ensemble
@@ -31,31 +30,19 @@ from gaugecli.experiments.phase.config import Base, designated, partner
 from gaugecli.experiments.phase.metrics import CellMetrics, Observed, measure, with_limits, with_partner
 from gaugecli.experiments.simulate import SimulateConfig, simulate
 
-FLOW_METHOD = "odeint"
-"""The population flows of a chunk with a neuron that starts with ``δ < 0`` (stiff) where :func:`flow_method`
-picks it: LSODA over each chunk as the default path, called once per chunk by ``odeint`` with a compiled
-right-hand side (:mod:`gaugecli.core.integrate.odeint_flow`; where it does not apply, the default path).
-Measured side by side (benchmarks rows o1–o3, docs/design.md): T_spec within 6e-10 relative of the default
-path's; the flows ×1.5–1.8 faster, a cold 33 × 33 −D map ×1.3–1.4 end to end. Each cell on its own compiled
-Rodas5P steps (:data:`SMOOTH_METHOD`) was slower here (4.85 s against 3.37 s for that map): on the −D
-slow manifold the Rosenbrock steps lose order (the fast coefficient's local error ∝ h³, measured), so a cell
-takes ~1000–1600 steps of 8 gradients each."""
-SMOOTH_METHOD = "rodas"
-"""The population flows of a chunk whose neurons all start with ``δ ≥ 0``: each cell on its own compiled
-Rodas5P steps (:mod:`gaugecli.core.integrate.rodas_flow`; where it does not apply, the default path).
-Measured side by side on a cold 33 × 33 +D map, the rows observed at once in all three: 2.05 s against
-2.67 s (solve_ivp's LSODA rows) and 2.40 s (``odeint`` rows) of CPU, T_spec within 5.3e-10 relative of the
-LSODA rows' (benchmarks rows r1–r3 measure the command end to end)."""
-STIFF_ONLY = True
-"""Kept for the benchmarks, which force one method on every chunk by setting this false (``FLOW_METHOD``
-then serves them all)."""
+FLOW_METHOD = "bdf"
+"""The population flows of a chunk's cells where :func:`flow_method` picks it: each cell on its own steps of
+a compiled variable-order BDF (:mod:`gaugecli.core.integrate.bdf_flow`; where it does not apply, the default
+path, LSODA on shared rows). Measured side by side on cold 33 × 33 T_spec maps, the rows observed at once
+in all: +D 1.73–1.82 s against 2.32 s (solve_ivp's LSODA rows), 2.17 s (``odeint`` rows) and 2.02 s (a compiled
+Rodas5P per cell, since removed); −D 2.20–2.41 s against 4.28, 3.44 and 4.87 s; T_spec within 3.4e-9 (+D) and 1.4e-9 (−D) relative
+of the LSODA rows (benchmarks rows r1–r3 measure the command end to end)."""
 
 
 def flow_method(theta0: Network) -> str:
-    """The method of the population flow of a chunk starting at ``θ0`` (:data:`FLOW_METHOD`,
-    :data:`SMOOTH_METHOD`, :data:`STIFF_ONLY`)."""
-    if STIFF_ONLY and not bool(np.any(imbalance(theta0) < 0.0)):
-        return SMOOTH_METHOD
+    """The method of the population flow of a chunk starting at ``θ0`` (:data:`FLOW_METHOD`, whatever the
+    signs of its imbalances: BDF per cell was the fastest of the four on both gauges)."""
+    del theta0
     return FLOW_METHOD
 
 
