@@ -14,7 +14,7 @@ from gaugecli.core.integrate.trajectory import NumericalFault
 from gaugecli.core.model.gauge import duplicate_initial_condition
 from gaugecli.core.model.model import standard_model
 from gaugecli.core.model.state import Network
-from gaugecli.experiments.phase.chunk import FLOW_METHOD, flow_method
+from gaugecli.experiments.phase.chunk import FLOW_METHOD, WIDE_METHOD, flow_method
 
 MODEL = standard_model(2)
 DELTAS = np.array([2.0, -2.0, 32.0, -32.0, 1024.0, -1024.0])
@@ -74,11 +74,16 @@ def test_bdf_falls_back_to_lsoda_where_the_compiled_forms_do_not_apply() -> None
     assert traj.stats.method == "LSODA"
 
 
-def test_every_phase_chunk_takes_bdf() -> None:
-    """Per cell, BDF was the fastest of LSODA rows, odeint rows, a compiled Rodas5P and BDF on both gauges (benchmarks r)."""
+def test_a_phase_chunk_of_one_neuron_runs_takes_bdf() -> None:
+    """Per cell, BDF was the fastest of LSODA rows, odeint rows, a compiled Rodas5P and BDF on both gauges
+    (benchmarks r); runs of several neurons keep main's methods (a symmetric start's outcome is round-off's)."""
     start = _ensemble()
     favorable = Network(start.a[DELTAS > 0], start.W[DELTAS > 0])
     assert flow_method(favorable) == flow_method(start) == FLOW_METHOD == "bdf"
+    wide = [duplicate_initial_condition(MODEL, np.array([delta, 1.0])) for delta in (2.0, -2.0)]
+    both = Network(np.stack([w[0] for w in wide]), np.stack([w[1] for w in wide]))
+    assert flow_method(both) == WIDE_METHOD == "odeint"
+    assert flow_method(Network(both.a[:1], both.W[:1])) == "auto"
 
 
 def test_the_small_lu_solves_as_numpy_does() -> None:

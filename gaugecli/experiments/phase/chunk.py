@@ -19,6 +19,7 @@ from dataclasses import dataclass, field, replace
 import numpy as np
 
 from gaugecli.core.analyses.observables import observe
+from gaugecli.core.model.gauge import imbalance
 from gaugecli.core.model.state import Network
 from gaugecli.core.types import LATER_FIELD, Array
 from gaugecli.experiments.common import integrate_ensemble, run_ensemble
@@ -31,7 +32,7 @@ from gaugecli.experiments.phase.metrics import CellMetrics, Observed, measure, w
 from gaugecli.experiments.simulate import SimulateConfig, simulate
 
 FLOW_METHOD = "bdf"
-"""The population flows of a chunk's cells where :func:`flow_method` picks it: each cell on its own steps of
+"""The population flows of a chunk of one-neuron runs (:func:`flow_method`): each cell on its own steps of
 a compiled variable-order BDF (:mod:`gaugecli.core.integrate.bdf_flow`; where it does not apply, the default
 path, LSODA on shared rows). Measured side by side on cold 33 × 33 T_spec maps, the rows observed at once
 in all: +D 1.73–1.82 s against 2.32 s (solve_ivp's LSODA rows), 2.17 s (``odeint`` rows) and 2.02 s (a compiled
@@ -39,11 +40,20 @@ Rodas5P per cell, since removed); −D 2.20–2.41 s against 4.28, 3.44 and 4.87
 of the LSODA rows (benchmarks rows r1–r3 measure the command end to end)."""
 
 
+WIDE_METHOD = "odeint"
+"""The population flows of a chunk of runs of several neurons with one starting at ``δ < 0``: LSODA over the
+chunk, called once by ``odeint`` with a compiled right-hand side (:mod:`gaugecli.core.integrate.odeint_flow`;
+benchmarks rows o1–o3: the flows ×1.5–1.8 faster than solve_ivp's, T_spec within 6e-10); such a chunk without
+one keeps the default path. Runs of several neurons keep these, as on main, bit for bit: a symmetric start's
+outcome is decided by round-off (docs/design.md, "Symmetric starts"), which a change of solver would move."""
+
+
 def flow_method(theta0: Network) -> str:
-    """The method of the population flow of a chunk starting at ``θ0`` (:data:`FLOW_METHOD`, whatever the
-    signs of its imbalances: BDF per cell was the fastest of the four on both gauges)."""
-    del theta0
-    return FLOW_METHOD
+    """The method of the population flow of a chunk starting at ``θ0`` (``a (n, m)``, ``W (n, m, d)``):
+    :data:`FLOW_METHOD` for runs of one neuron, else :data:`WIDE_METHOD` where a neuron starts at δ < 0."""
+    if theta0.W.shape[-2] == 1:
+        return FLOW_METHOD
+    return WIDE_METHOD if bool(np.any(imbalance(theta0) < 0.0)) else "auto"
 
 
 @dataclass(frozen=True)
