@@ -76,6 +76,20 @@ def _velocity(y, m, b, V, A, B, out, Yb, Gb):
 
 
 @_jit
+def _jacobian(y, m, b, V, A, B, J, Yb, Hb):
+    """``J = ∂f/∂y = −∇²L(y)`` for one member's packed state ``y (P,)`` (``Yb``, ``Hb``: work arrays)."""
+    P = y.size
+    for x in range(P):
+        Yb[0, x] = y[x]
+        for z in range(P):
+            Hb[0, x, z] = 0.0
+    fused._hessian(Yb, m, b, V, A, B, Hb)
+    for i in range(P):
+        for j in range(P):
+            J[i, j] = -Hb[0, i, j]
+
+
+@_jit
 def _rms(v, scale):
     s = 0.0
     for x in range(v.size):
@@ -166,12 +180,7 @@ def _solve(Y0, t_end, rtol, atol, m, b, V, A, B, budget):
             D[1, x] = f[x] * h_abs
         order, n_equal = 1, 0
         # the Jacobian at the start; the LU of I − cJ is made when needed
-        Yb[0, :] = y
-        Hb[0, :, :] = 0.0
-        fused._hessian(Yb, m, b, V, A, B, Hb)
-        for i in range(P):
-            for j in range(P):
-                J[i, j] = -Hb[0, i, j]
+        _jacobian(y, m, b, V, A, B, J, Yb, Hb)
         jacs += 1
         have_lu = False
         T[row] = 0.0
@@ -216,12 +225,7 @@ def _solve(Y0, t_end, rtol, atol, m, b, V, A, B, budget):
                 while not converged:
                     if not have_lu:  # scipy keeps the LU after a rejected step's error (a simplified Newton)
                         if FRESH_JACOBIAN and not current_jac:  # the Hessian is cheap: at every new LU
-                            Yb[0, :] = yp
-                            Hb[0, :, :] = 0.0
-                            fused._hessian(Yb, m, b, V, A, B, Hb)
-                            for i in range(P):
-                                for j in range(P):
-                                    J[i, j] = -Hb[0, i, j]
+                            _jacobian(yp, m, b, V, A, B, J, Yb, Hb)
                             jacs += 1
                             current_jac = True
                         for i in range(P):
@@ -265,12 +269,7 @@ def _solve(Y0, t_end, rtol, atol, m, b, V, A, B, budget):
                     if not converged:
                         if current_jac:
                             break
-                        Yb[0, :] = yp
-                        Hb[0, :, :] = 0.0
-                        fused._hessian(Yb, m, b, V, A, B, Hb)
-                        for i in range(P):
-                            for j in range(P):
-                                J[i, j] = -Hb[0, i, j]
+                        _jacobian(yp, m, b, V, A, B, J, Yb, Hb)
                         jacs += 1
                         have_lu = False
                         current_jac = True
