@@ -133,6 +133,61 @@ def _change_D(D, order, factor, R, U, RU, tmp):
 
 
 @_jit
+def _newton(yp, c, psi, scale, newton_tol, m, b, V, A, B, Wm, piv, ynew, d, f, dy, Yb, Gb):
+    """scipy's ``solve_bdf_system``: simplified Newton iterations on ``y = y_p + d`` with the LU of
+    ``I − cJ`` in ``Wm``, ``piv``; returns ``(converged, iterations)`` (each iteration one gradient), the
+    state in ``ynew`` and its correction in ``d``."""
+    P = yp.size
+    for x in range(P):
+        ynew[x] = yp[x]
+        d[x] = 0.0
+    dy_norm_old = -1.0
+    for k in range(NEWTON_MAXITER):
+        _velocity(ynew, m, b, V, A, B, f, Yb, Gb)
+        for x in range(P):
+            if not math.isfinite(f[x]):
+                return False, k + 1
+        for x in range(P):
+            dy[x] = c * f[x] - psi[x] - d[x]
+        lu_solve(Wm, piv, dy)
+        dy_norm = _rms(dy, scale)
+        rate = -1.0 if dy_norm_old < 0.0 else dy_norm / dy_norm_old
+        if rate >= 0.0 and (rate >= 1.0 or rate ** (NEWTON_MAXITER - k) / (1.0 - rate) * dy_norm > newton_tol):
+            return False, k + 1
+        for x in range(P):
+            ynew[x] += dy[x]
+            d[x] += dy[x]
+        if dy_norm == 0.0 or (rate >= 0.0 and rate / (1.0 - rate) * dy_norm < newton_tol):
+            return True, k + 1
+        dy_norm_old = dy_norm
+    return False, NEWTON_MAXITER
+
+
+@_jit
+def _next_order(D, order, error_norm, safety, scale, work):
+    """scipy's choice of the next order (one down, the same, one up: the largest step each allows, from the
+    error estimates of the differences ``D``) and the step's factor; ``work``: a (P,) array."""
+    P = D.shape[1]
+    error_m_norm = np.inf
+    error_p_norm = np.inf
+    if order > 1:
+        for x in range(P):
+            work[x] = _ERROR_CONST[order - 1] * D[order, x]
+        error_m_norm = _rms(work, scale)
+    if order < MAX_ORDER:
+        for x in range(P):
+            work[x] = _ERROR_CONST[order + 1] * D[order + 2, x]
+        error_p_norm = _rms(work, scale)
+    best, delta = -1.0, 0
+    for which in range(3):
+        norm_ = error_m_norm if which == 0 else (error_norm if which == 1 else error_p_norm)
+        fac = np.inf if norm_ == 0.0 else norm_ ** (-1.0 / (order + which))
+        if fac > best:
+            best, delta = fac, which - 1
+    return min(MAX_ORDER, max(1, order + delta)), min(MAX_FACTOR, safety * best)
+
+
+@_jit
 def _solve(Y0, t_end, rtol, atol, m, b, V, A, B, budget):
     """Each member of ``Y0 (n, P)`` from ``t = 0`` to ``t_end`` on its own BDF steps. Returns the accepted
     steps of all members one after the other — times ``T (N,)``, states ``Y (N, P)``, and for the step
@@ -233,39 +288,10 @@ def _solve(Y0, t_end, rtol, atol, m, b, V, A, B, budget):
                                 Wm[i, j] = (1.0 if i == j else 0.0) - c * J[i, j]
                         lu_factor(Wm, piv)
                         have_lu = True
-                    # solve_bdf_system
-                    for x in range(P):
-                        ynew[x] = yp[x]
-                        d[x] = 0.0
-                    dy_norm_old = -1.0
-                    converged = False
-                    k = 0
-                    for k in range(NEWTON_MAXITER):
-                        _velocity(ynew, m, b, V, A, B, f, Yb, Gb)
-                        evals += 1
-                        finite = True
-                        for x in range(P):
-                            if not math.isfinite(f[x]):
-                                finite = False
-                        if not finite:
-                            break
-                        for x in range(P):
-                            dy[x] = c * f[x] - psi[x] - d[x]
-                        lu_solve(Wm, piv, dy)
-                        dy_norm = _rms(dy, scale)
-                        rate = -1.0 if dy_norm_old < 0.0 else dy_norm / dy_norm_old
-                        if rate >= 0.0 and (
-                            rate >= 1.0 or rate ** (NEWTON_MAXITER - k) / (1.0 - rate) * dy_norm > newton_tol
-                        ):
-                            break
-                        for x in range(P):
-                            ynew[x] += dy[x]
-                            d[x] += dy[x]
-                        if dy_norm == 0.0 or (rate >= 0.0 and rate / (1.0 - rate) * dy_norm < newton_tol):
-                            converged = True
-                            break
-                        dy_norm_old = dy_norm
-                    n_iter = k + 1
+                    converged, n_iter = _newton(
+                        yp, c, psi, scale, newton_tol, m, b, V, A, B, Wm, piv, ynew, d, f, dy, Yb, Gb
+                    )
+                    evals += n_iter
                     if not converged:
                         if current_jac:
                             break
@@ -303,24 +329,7 @@ def _solve(Y0, t_end, rtol, atol, m, b, V, A, B, budget):
                 for x in range(P):
                     D[i, x] += D[i + 1, x]
             if n_equal >= order + 1:
-                error_m_norm = np.inf
-                error_p_norm = np.inf
-                if order > 1:
-                    for x in range(P):
-                        dy[x] = _ERROR_CONST[order - 1] * D[order, x]
-                    error_m_norm = _rms(dy, scale)
-                if order < MAX_ORDER:
-                    for x in range(P):
-                        dy[x] = _ERROR_CONST[order + 1] * D[order + 2, x]
-                    error_p_norm = _rms(dy, scale)
-                best, delta = -1.0, 0
-                for which in range(3):
-                    norm_ = error_m_norm if which == 0 else (error_norm if which == 1 else error_p_norm)
-                    fac = np.inf if norm_ == 0.0 else norm_ ** (-1.0 / (order + which))
-                    if fac > best:
-                        best, delta = fac, which - 1
-                order = min(MAX_ORDER, max(1, order + delta))  # (a NaN norm never moves it out of 1 … 5)
-                factor = min(MAX_FACTOR, safety * best)
+                order, factor = _next_order(D, order, error_norm, safety, scale, dy)
                 h_abs *= factor
                 _change_D(D, order, factor, R, U, RU, tmp)
                 n_equal = 0
