@@ -61,13 +61,13 @@ def grid(n: int, gauge: str) -> PhaseConfig:
 @contextlib.contextmanager
 def chunk_method(method: str) -> Iterator[None]:
     """Every phase chunk's population flows on ``method`` (``"auto"``: solve_ivp's LSODA rows), whatever
-    the sign of its imbalances (the command takes ``odeint`` where one is negative: ``chunk.STIFF_ONLY``)."""
-    saved = chunk.FLOW_METHOD, chunk.STIFF_ONLY
-    chunk.FLOW_METHOD, chunk.STIFF_ONLY = method, False
+    the sign of its imbalances (:data:`gaugecli.experiments.phase.chunk.FLOW_METHOD`)."""
+    saved = chunk.FLOW_METHOD
+    chunk.FLOW_METHOD = method
     try:
         yield
     finally:
-        chunk.FLOW_METHOD, chunk.STIFF_ONLY = saved
+        chunk.FLOW_METHOD = saved
 
 
 @contextlib.contextmanager

@@ -20,6 +20,7 @@ Rows (one function each):
     l  bench_fused.compiled          population gradient/Hessian: compiled loops vs numpy closed forms
     m  bench_optimizers.optimizers   population-GD steps per optimizer vs plain GD; the compiled momentum loop
     n  bench_gd_cost.gd_cost         `simulate --mode sample-gd --eta` on Kunin et al.'s cell vs its training alone
+    r  bench_percell.percell_rows    phase maps on per-cell compiled BDF vs LSODA rows; 129×129; compile cost
 
 Rows h–j also write scaling.png (their curves) and scaling.json (every point).
 
@@ -66,6 +67,7 @@ def _suites() -> dict[str, Callable[[bool], list[Row]]]:
     import bench_gd_cost
     import bench_odeint
     import bench_optimizers
+    import bench_percell
     import bench_sample
     import bench_scale
     import bench_selection
@@ -86,6 +88,7 @@ def _suites() -> dict[str, Callable[[bool], list[Row]]]:
         "m": bench_optimizers.optimizers,
         "n": bench_gd_cost.gd_cost,
         "o": bench_odeint.odeint_rows,
+        "r": bench_percell.percell_rows,
     }
 
 

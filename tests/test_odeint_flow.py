@@ -1,7 +1,7 @@
 """The flow on ``odeint`` (:mod:`gaugecli.core.integrate.odeint_flow`: the same LSODA called once per chunk
 from C) against the default path's ``solve_ivp`` LSODA: the crossings and the stored states of an
 ensemble of both gauges, the Hermite interpolant between the fine grid's states, and the fall-back where
-the compiled closed forms do not apply, and which phase chunks take it."""
+the compiled closed forms do not apply."""
 
 from __future__ import annotations
 
@@ -14,7 +14,6 @@ from gaugecli.core.integrate.flow import FlowOptions, gradient_flow
 from gaugecli.core.model.gauge import duplicate_initial_condition
 from gaugecli.core.model.model import standard_model
 from gaugecli.core.model.state import Network
-from gaugecli.experiments.phase.chunk import FLOW_METHOD, flow_method
 
 MODEL = standard_model(2)
 DELTAS = np.array([2.0, -2.0, 8.0, -8.0, 32.0, -32.0])
@@ -81,14 +80,6 @@ def test_odeint_falls_back_to_lsoda_where_the_compiled_forms_do_not_apply() -> N
     a0, W0 = duplicate_initial_condition(model, np.array([4.0]))
     traj = gradient_flow(Network(a0, W0), model, 5.0, options=FlowOptions(method="odeint"))
     assert traj.stats.method == "LSODA"
-
-
-def test_a_phase_chunk_takes_odeint_only_where_a_neuron_starts_below_zero() -> None:
-    """+D chunks were no faster end to end on odeint (benchmark row o1), so they keep solve_ivp."""
-    start = _ensemble()
-    favorable = Network(start.a[DELTAS > 0], start.W[DELTAS > 0])
-    assert flow_method(favorable) == "auto"
-    assert flow_method(start) == FLOW_METHOD == "odeint"
 
 
 def test_compile_loops_covers_the_types_odeint_passes() -> None:

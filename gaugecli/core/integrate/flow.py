@@ -23,7 +23,7 @@ import numpy as np
 from scipy import sparse
 
 from gaugecli.core.defaults import EPS_ALIGN
-from gaugecli.core.integrate import odeint_flow
+from gaugecli.core.integrate import bdf_flow, odeint_flow
 from gaugecli.core.integrate.absorption import NearZero, can_be_absorbed
 from gaugecli.core.integrate.crossings import declared_grid, first_crossings
 from gaugecli.core.integrate.flow_options import ENSEMBLE_CHUNK_STATES, FlowOptions, flow_progress
@@ -40,6 +40,10 @@ from gaugecli.core.population.objective import Objective, population_objective
 from gaugecli.core.types import Array, Indices, Progress
 
 __all__ = ["FlowOptions", "FlowSamples", "gradient_flow", "population_flow_on_grid"]
+
+COMPILED = {"odeint": odeint_flow, "bdf": bdf_flow}
+"""The population flows solved by compiled code where they apply (``FlowOptions.method``): ``odeint``,
+LSODA once per chunk; ``bdf``, each member on its own BDF steps."""
 
 
 def _solve(
@@ -230,10 +234,11 @@ def gradient_flow(
     # A member whose neurons can reach w = 0 runs alone, with the extra states of the neurons held
     # there (gaugecli.core.integrate.absorption.NearZero); the others as one system, or chunks of one.
     alone = np.any(can_be_absorbed(members, model), axis=-1) & objective.population
-    # odeint: the same LSODA over the same chunks, called once per chunk (gaugecli.core.integrate.odeint_flow)
-    compiled = options.method == "odeint" and odeint_flow.applies(model, objective)
-    if options.method in ("auto", "odeint"):
-        method = "odeint" if compiled else "LSODA"
+    # odeint: the same LSODA over the same chunks, called once per chunk (gaugecli.core.integrate.odeint_flow);
+    # bdf: each member on its own compiled BDF steps (gaugecli.core.integrate.bdf_flow)
+    compiled = options.method in COMPILED and odeint_flow.applies(model, objective)
+    if options.method in ("auto", *COMPILED):
+        method = options.method if compiled else "LSODA"
         size = max(1, ENSEMBLE_CHUNK_STATES // P)
         order = _similarity_order(members)
         shared = order[~alone[order]]
@@ -252,7 +257,8 @@ def gradient_flow(
         for k, idx in enumerate(chunks):
             sub = None if progress is None else (lambda f, k=k: progress((k + f) / len(chunks)))
             if compiled and not alone[idx[0]]:
-                solved.append(odeint_flow.solve_members(members[idx], model, t_max, eps_align, options, extra_times))
+                solver = COMPILED[options.method].solve_members
+                solved.append(solver(members[idx], model, t_max, eps_align, options, extra_times))
                 continue
             way = "LSODA" if compiled else method
             solved.append(_solve(members[idx], model, objective.restricted(idx), t_max, eps_align, options, way, sub))

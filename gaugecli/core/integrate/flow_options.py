@@ -27,7 +27,10 @@ class FlowOptions:
     ``method``: a :func:`scipy.integrate.solve_ivp` method, or ``"auto"``: LSODA, which
     switches between Adams and BDF as the flow turns stiff, with the closed-form Hessian
     as Jacobian (banded for ensembles, whose Jacobian is block-diagonal); ensembles beyond
-    :data:`ENSEMBLE_CHUNK_STATES` unknowns run as chunks of similar members.
+    :data:`ENSEMBLE_CHUNK_STATES` unknowns run as chunks of similar members; ``"odeint"``: the same
+    LSODA called once per chunk from compiled code (:mod:`gaugecli.core.integrate.odeint_flow`); ``"bdf"``:
+    each member on its own compiled BDF steps (:mod:`gaugecli.core.integrate.bdf_flow`) — both where
+    the compiled closed forms apply, else ``"auto"``.
     ``stop_at_convergence``: end the solve at the convergence event and hold the final state
     after it (cheaper, but the stored tail then depends on when the event fired); by default the
     flow is integrated over its whole declared horizon, so each stored state is the flow's own.

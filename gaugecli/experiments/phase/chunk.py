@@ -26,27 +26,34 @@ from gaugecli.experiments.common import integrate_ensemble, run_ensemble
 from gaugecli.experiments.config import auto_horizon
 from gaugecli.experiments.initial import initial_condition
 from gaugecli.experiments.params import Mode
+from gaugecli.experiments.phase import lean
 from gaugecli.experiments.phase.config import Base, designated, partner
 from gaugecli.experiments.phase.metrics import CellMetrics, Observed, measure, with_limits, with_partner
 from gaugecli.experiments.simulate import SimulateConfig, simulate
 
-FLOW_METHOD = "odeint"
-"""The cells' population flows where :func:`flow_method` picks it: LSODA over each chunk as the default
-path, called once per chunk by ``odeint`` with a compiled right-hand side
-(:mod:`gaugecli.core.integrate.odeint_flow`; where it does not apply, the default path). Measured side by
-side (benchmarks rows o1–o3, docs/design.md): T_spec within 6e-10 relative of the default path's; the
-flows ×1.5–1.8 faster where a neuron starts with δ < 0 (stiff), a cold 33 × 33 −D map ×1.3–1.4 end to end."""
-STIFF_ONLY = True
-"""``odeint`` only for a chunk with a neuron that starts with ``δ < 0``: on the +D maps, whose flows take
-few steps, it was no faster end to end (×1.10, ×0.93 and ×1.04 in three runs; the flows alone ×1.03–1.2:
-the fine grid's cost ate the steps' gain), so those chunks keep the default path, bit for bit."""
+FLOW_METHOD = "bdf"
+"""The population flows of a chunk of one-neuron runs (:func:`flow_method`): each cell on its own steps of
+a compiled variable-order BDF (:mod:`gaugecli.core.integrate.bdf_flow`; where it does not apply, the default
+path, LSODA on shared rows). Measured side by side on cold 33 × 33 T_spec maps, the rows observed at once
+in all: +D 1.73–1.82 s against 2.32 s (solve_ivp's LSODA rows), 2.17 s (``odeint`` rows) and 2.02 s (a compiled
+Rodas5P per cell, since removed); −D 2.20–2.41 s against 4.28, 3.44 and 4.87 s; T_spec within 3.4e-9 (+D) and 1.4e-9 (−D) relative
+of the LSODA rows (benchmarks rows r1–r3 measure the command end to end)."""
+
+
+WIDE_METHOD = "odeint"
+"""The population flows of a chunk of runs of several neurons with one starting at ``δ < 0``: LSODA over the
+chunk, called once by ``odeint`` with a compiled right-hand side (:mod:`gaugecli.core.integrate.odeint_flow`;
+benchmarks rows o1–o3: the flows ×1.5–1.8 faster than solve_ivp's, T_spec within 6e-10); such a chunk without
+one keeps the default path. Runs of several neurons keep these, as on main, bit for bit: a symmetric start's
+outcome is decided by round-off (docs/design.md, "Symmetric starts"), which a change of solver would move."""
 
 
 def flow_method(theta0: Network) -> str:
-    """The method of the population flow of a chunk starting at ``θ0`` (:data:`FLOW_METHOD`, :data:`STIFF_ONLY`)."""
-    if STIFF_ONLY and not bool(np.any(imbalance(theta0) < 0.0)):
-        return "auto"
-    return FLOW_METHOD
+    """The method of the population flow of a chunk starting at ``θ0`` (``a (n, m)``, ``W (n, m, d)``):
+    :data:`FLOW_METHOD` for runs of one neuron, else :data:`WIDE_METHOD` where a neuron starts at δ < 0."""
+    if theta0.W.shape[-2] == 1:
+        return FLOW_METHOD
+    return WIDE_METHOD if bool(np.any(imbalance(theta0) < 0.0)) else "auto"
 
 
 @dataclass(frozen=True)
@@ -99,12 +106,15 @@ def _flow(runs: list[Base]) -> list[Observed]:
         flow_method=flow_method(Network(a0, W0)),
     )
     W = traj.input_weights()
+    # one-neuron runs: what the metrics read, for the whole row at once (lean.py: observe's numbers)
+    row = lean.observe_row(traj, full) if lean.applies(traj) else None
     out = []
     for b, h in enumerate(horizons):
         at = int(np.argmin(np.abs(traj.t - h)))  # h itself, or the grid's end at t_max (geomspace's, to 1 ulp)
         others = horizons[(horizons != h) & (horizons < t_max)]
         inserted = np.concatenate([traj.crossing_times.ravel(), others])
-        out.append(Observed(observe(traj, full, (b,)), at, inserted, (a0[b], W0[b]), (traj.a[b, at], W[b, at])))
+        seen = observe(traj, full, (b,)) if row is None else row[b]
+        out.append(Observed(seen, at, inserted, (a0[b], W0[b]), (traj.a[b, at], W[b, at])))
     return out
 
 

@@ -52,6 +52,7 @@ from gaugecli.core.model.state import Network
 from gaugecli.core.reduced.limits import richardson_limit
 from gaugecli.core.types import Array
 from gaugecli.experiments.phase.kernel import probes
+from gaugecli.experiments.phase.lean import Seen
 from gaugecli.experiments.prune import PRUNED_LEVEL
 
 OUTCOMES = ("exclusive", "shared", "unpruned", "lost", "no owner", "symmetric start")
@@ -124,7 +125,7 @@ class Observed:
     other runs' horizons, left out of the Simpson nodes), and — population flow — its parameters
     at ``t = 0`` and at the horizon (``(a (m,), W (m, d))``, input weights in ``R^d``)."""
 
-    run: RunObservables
+    run: RunObservables | Seen
     at: int
     inserted: Array
     start: tuple[Array, Array] | None = None

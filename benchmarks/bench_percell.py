@@ -1,0 +1,187 @@
+"""(r) A phase map's cells each on its own compiled BDF steps (:mod:`gaugecli.core.integrate.bdf_flow`), the
+rows of one-neuron cells observed at once (:mod:`gaugecli.experiments.phase.lean`), against today's LSODA rows
+and main's path, side by side in one run, alternating (issue 52).
+
+* r1, r2 — a cold ``phase`` map of T_spec over (D = 1…64, c0 = 0.01…1), 33 × 33, m = 1, one gauge each, from an
+  empty cache on one worker, end to end: the command as it is now (every chunk on ``bdf``:
+  :func:`gaugecli.experiments.phase.chunk.flow_method`; each row observed at once) against
+  every chunk on ``solve_ivp``'s LSODA rows with each cell observed alone (issue 52's "today's LSODA rows")
+  and main's path (+D on LSODA rows, −D on ``odeint`` rows, each cell observed alone); and every chunk on
+  ``odeint`` rows (observed at once). Best of :data:`REPEATS`, and the largest relative difference of the
+  T_spec maps;
+* r3 — the same maps at 129 × 129 (the command as it is now): time, and cost per cell against r1/r2's;
+* r4 — the compiled solver's cold compile: a fresh process with an empty numba cache compiling
+  ``bdf_flow.compile_loops`` (after ``fused``'s), and loading it from the cache after.
+
+``--quick`` shrinks the maps to 9 × 9 and 17 × 17. Times are this process's CPU seconds (every solve here
+runs on one thread), the machine being shared; the wall seconds are in each row's data.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import subprocess
+import sys
+import tempfile
+import time
+from collections.abc import Iterator
+
+import numpy as np
+from _common import REPO_ROOT, Row, fmt_ratio, fmt_seconds
+from bench_odeint import GOAL_AGREE, GOAL_RATIO, _agreement, chunk_method, grid
+
+import gaugecli.experiments.phase.chunk as chunk
+import gaugecli.experiments.phase.lean as lean
+from gaugecli.core.model.gauge import imbalance
+from gaugecli.core.model.state import Network
+from gaugecli.experiments.phase import PhaseConfig
+from gaugecli.pipeline import Pipeline
+
+REPEATS = 2
+GOAL_CELLS = 15.0
+"""Issue 52: a 129 × 129 map in under 15 s."""
+
+
+@contextlib.contextmanager
+def each_cell_observed() -> Iterator[None]:
+    """Every run observed alone by ``observe`` (main's path before the rows were observed at once)."""
+    saved = lean.applies
+    lean.applies = lambda trajectory: False  # type: ignore[assignment]
+    try:
+        yield
+    finally:
+        lean.applies = saved  # type: ignore[assignment]
+
+
+@contextlib.contextmanager
+def main_methods() -> Iterator[None]:
+    """main's choice of method: +D chunks on solve_ivp's LSODA rows, −D chunks on odeint rows."""
+    saved = chunk.flow_method
+
+    def main(theta0: Network) -> str:
+        return "odeint" if bool(np.any(imbalance(theta0) < 0.0)) else "auto"
+
+    chunk.flow_method = main  # type: ignore[assignment]
+    try:
+        yield
+    finally:
+        chunk.flow_method = saved  # type: ignore[assignment]
+
+
+VARIANTS = {
+    "now": contextlib.nullcontext,
+    "lsoda_rows": lambda: _both(chunk_method("auto"), each_cell_observed()),
+    "main": lambda: _both(main_methods(), each_cell_observed()),
+    "odeint_all": lambda: chunk_method("odeint"),
+}
+"""The maps timed side by side: the command now (every chunk on bdf); today's LSODA rows (issue 52's base);
+main's path; every chunk on odeint's rows (with the rows observed at once)."""
+
+
+@contextlib.contextmanager
+def _both(first: contextlib.AbstractContextManager, second: contextlib.AbstractContextManager) -> Iterator[None]:
+    with first, second:
+        yield
+
+
+def cold(config: PhaseConfig, variant: str) -> tuple[float, float, np.ndarray]:
+    """CPU and wall seconds of ``config``'s map from an empty cache (one worker) under ``variant``, and
+    its T_spec map."""
+    with tempfile.TemporaryDirectory() as cache, VARIANTS[variant]():
+        cpu, wall = time.process_time(), time.perf_counter()
+        outcome = Pipeline(cache).ensure("phase", config)
+        return time.process_time() - cpu, time.perf_counter() - wall, outcome.result.map("t-spec")
+
+
+def compile_cost() -> dict[str, float]:
+    """Seconds (CPU of the child) to compile ``fused`` and ``bdf_flow`` into an empty numba cache, and to
+    load them from it after."""
+    code = (
+        "import time; t = time.process_time(); from gaugecli.core.population import fused; fused.compile_loops(); "
+        "u = time.process_time(); from gaugecli.core.integrate import bdf_flow; bdf_flow.compile_loops(); "
+        "print(u - t, time.process_time() - u)"
+    )
+    out = {}
+    with tempfile.TemporaryDirectory() as cache:
+        env = os.environ | {"NUMBA_CACHE_DIR": cache}
+        for label in ("cold", "cached"):
+            fused_s, bdf_s = subprocess.run(
+                [sys.executable, "-c", code], env=env, cwd=REPO_ROOT, capture_output=True, text=True, check=True
+            ).stdout.split()
+            out |= {f"{label}_fused": float(fused_s), f"{label}_bdf": float(bdf_s)}
+    return out
+
+
+def percell_rows(quick: bool) -> list[Row]:
+    n, big = (9, 17) if quick else (33, 129)
+    rows: list[Row] = []
+    for variant in VARIANTS:  # numba's compiled functions loaded (or compiled) outside every timing
+        cold(grid(3, "favorable"), variant)
+        cold(grid(3, "unfavorable"), variant)
+    per_cell: dict[str, float] = {}
+    for k, gauge in enumerate(("favorable", "unfavorable")):
+        config = grid(n, gauge)
+        runs: dict[str, list[tuple[float, float, np.ndarray]]] = {v: [] for v in VARIANTS}
+        for _ in range(REPEATS):  # alternating, so that a change of the machine's load hits every variant
+            for variant in VARIANTS:
+                runs[variant].append(cold(config, variant))
+        best = {v: min(r, key=lambda x: x[0]) for v, r in runs.items()}
+        t = {v: b[0] for v, b in best.items()}
+        worst, unmatched = _agreement(best["now"][2], best["lsoda_rows"][2])
+        worst_odeint, unmatched_odeint = _agreement(best["odeint_all"][2], best["lsoda_rows"][2])
+        ratio = t["lsoda_rows"] / t["now"]
+        per_cell[gauge] = t["now"] / (n * n)
+        rows.append(
+            Row(
+                f"r{k + 1}",
+                f"cold `phase` T_spec map {n}×{n} over D = 1…64, c0 = 0.01…1, {gauge} gauge (m = 1, one worker): "
+                "the command now (bdf per cell) vs today's LSODA rows, main's path, and all on odeint rows",
+                f"{fmt_seconds(t['now'])} vs {fmt_seconds(t['lsoda_rows'])} CPU: {fmt_ratio(ratio)} "
+                f"(vs main {fmt_seconds(t['main'])}: {fmt_ratio(t['main'] / t['now'])}; all on odeint rows "
+                f"{fmt_seconds(t['odeint_all'])})",
+                f"≥ ×{GOAL_RATIO:g}; T_spec within {GOAL_AGREE:g} relative",
+                ratio >= GOAL_RATIO and worst <= GOAL_AGREE and unmatched == 0,
+                f"max relative T_spec difference from the LSODA rows {worst:.1e} (all on odeint rows {worst_odeint:.1e}; "
+                f"{unmatched + unmatched_odeint} cells crossing in one map only); best of {REPEATS}, alternating; "
+                "end to end (flows, observables, metrics, configs, hashes, artifact)",
+                {f"cpu_seconds_{v}": s for v, s in t.items()}
+                | {f"wall_seconds_{v}": b[1] for v, b in best.items()}
+                | {"max_rel_t_spec": worst, "max_rel_t_spec_odeint_all": worst_odeint, "cells": n * n},
+            )
+        )
+    data: dict[str, float] = {}
+    for gauge in ("favorable", "unfavorable"):
+        cpu, wall, _ = cold(grid(big, gauge), "now")
+        data |= {f"{gauge}_cpu_seconds": cpu, f"{gauge}_wall_seconds": wall}
+        data[f"{gauge}_per_cell_ratio"] = cpu / (big * big) / per_cell[gauge]
+    rows.append(
+        Row(
+            "r3",
+            f"cold `phase` T_spec map {big}×{big} (as r1, r2; the command now), per gauge: time, and its cost per "
+            f"cell against the {n}×{n} map's",
+            "; ".join(
+                f"{g}: {fmt_seconds(data[f'{g}_cpu_seconds'])} CPU, per cell ×{data[f'{g}_per_cell_ratio']:.2f}"
+                for g in ("favorable", "unfavorable")
+            ),
+            f"< {GOAL_CELLS:g} s",
+            all(data[f"{g}_cpu_seconds"] < GOAL_CELLS for g in ("favorable", "unfavorable")),
+            "cost per cell flat in the number of cells when the ratio is ≈ 1",
+            data,
+        )
+    )
+    costs = compile_cost()
+    rows.append(
+        Row(
+            "r4",
+            "the compiled solver's cold compile: a fresh process, empty numba cache (fused's loops, then bdf_flow's "
+            "solver), and the same loaded from the cache",
+            f"bdf_flow {fmt_seconds(costs['cold_bdf'])} cold, {fmt_seconds(costs['cached_bdf'])} cached (fused "
+            f"{fmt_seconds(costs['cold_fused'])}, {fmt_seconds(costs['cached_fused'])})",
+            "",
+            None,
+            "CPU seconds of the child process; once per machine (numba's cache=True, as fused's loops)",
+            costs,
+        )
+    )
+    return rows

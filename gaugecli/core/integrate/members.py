@@ -1,0 +1,107 @@
+"""What a solver that integrates each member of an ensemble on its own steps
+(:mod:`gaugecli.core.integrate.bdf_flow`) hands the flow: every neuron's first crossing of
+``α = 1 − ε``, located on its dense output (:func:`crossings_of`), and the chunk's
+:class:`~gaugecli.core.integrate.segments.Solved` (:func:`finish`).
+
+The members' accepted steps are stored one member after the other — times ``T (N,)``, states
+``Y (N, P)`` — with member ``e``'s rows ``start[e] … start[e + 1] − 1``; its dense output is
+``states(members, times)``, the state of ``members[q]`` at ``times[q]``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+import numpy as np
+
+from gaugecli.core.integrate.crossings import locate_crossings
+from gaugecli.core.integrate.flow_options import FlowOptions
+from gaugecli.core.integrate.segments import Solved
+from gaugecli.core.model.metrics import alignment
+from gaugecli.core.model.model import Model
+from gaugecli.core.model.state import Network
+from gaugecli.core.population import fused
+from gaugecli.core.population.dynamics import _fused_weights
+from gaugecli.core.types import Array, Indices
+
+States = Callable[[Array, Array], Array]
+"""``(members (q,), times (q,)) → states (q, P)``: a per-member solver's dense output."""
+
+
+def crossings_of(
+    T: Array, Y: Array, start: Indices, m: int, d: int, model: Model, eps_align: float, states: States
+) -> Array:
+    """``(n, m)``: each neuron's first crossing of ``α = 1 − ε`` (NaN: never; 0: at the start) from the
+    members' stored steps ``T``, ``Y`` (member ``e``'s rows ``start[e] … start[e + 1] − 1``): the first stored
+    state at or above the threshold brackets it with the one before, and it is located on ``states``."""
+    n = start.size - 1
+    threshold = 1.0 - eps_align
+    align = alignment(Network.unflatten(Y, m, d, (Y.shape[0],)).W, model)[0]  # (N, m)
+    owner = np.repeat(np.arange(n), np.diff(start))
+    crossing = np.full((n, m), np.nan)
+    lo, hi, who, which = [], [], [], []
+    for j in range(m):
+        above = np.flatnonzero(align[:, j] >= threshold)
+        if above.size == 0:
+            continue
+        first = above[np.concatenate([[True], owner[above[1:]] != owner[above[:-1]]])]  # per member
+        at_start = first == start[owner[first]]
+        crossing[owner[first[at_start]], j] = 0.0
+        k = first[~at_start]
+        lo.append(T[k - 1])
+        hi.append(T[k])
+        who.append(owner[k])
+        which.append(np.full(k.size, j))
+    if lo:
+        members, neurons = np.concatenate(who), np.concatenate(which)
+
+        def gaps(t: Array, k: Indices) -> Array:
+            W = Network.unflatten(states(members[k], t), m, d, (t.size,)).W
+            return alignment(W[np.arange(t.size), neurons[k]], model)[0] - threshold
+
+        crossing[members, neurons] = locate_crossings(gaps, np.concatenate(lo), np.concatenate(hi))
+    return crossing
+
+
+def finish(
+    theta0: Network,
+    model: Model,
+    t_max: float,
+    options: FlowOptions,
+    Y: Array,
+    start: Array,
+    stats: Array,
+    crossing: Array,
+    states: States,
+    method: str,
+    message: str,
+) -> Solved:
+    """The :class:`Solved` of a per-member solver (its dense output ``states``, convergence judged at the end)."""
+    n, m, d = theta0.W.shape
+    P = m * (d + 1)
+
+    def dense(times: Array) -> Array:
+        """``(n·P, len(times))``, as :class:`~gaugecli.core.integrate.segments.Piecewise`."""
+        times = np.atleast_1d(np.asarray(times, float))
+        out = states(np.repeat(np.arange(n), times.size), np.tile(times, n))
+        return out.reshape(n, times.size, P).transpose(1, 0, 2).reshape(times.size, n * P).T
+
+    last = Y[start[1:] - 1]
+    weights = _fused_weights(model)
+    assert weights is not None
+    b, V = np.ascontiguousarray(model.coefficients, float), np.ascontiguousarray(model.directions, float)
+    done = np.sum(fused.gradient_packed(np.ascontiguousarray(last), m, b, V, weights) ** 2, axis=-1)
+    return Solved(
+        dense,  # type: ignore[arg-type]
+        float(t_max),
+        theta0.flatten(),
+        n,
+        crossing,
+        np.full((n, m), np.nan),
+        done <= options.grad_tol**2 * (1 + 1e-3),
+        int(stats[:, 0].sum()),
+        int(stats[:, 1].sum()),
+        int(stats[:, 2].sum()),
+        method,
+        message,
+    )

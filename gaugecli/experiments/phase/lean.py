@@ -1,0 +1,92 @@
+"""What a phase cell reads of its run, for a chunk of one-neuron runs measured all at once
+(:func:`observe_row`), without building each run's full observables.
+
+:func:`~gaugecli.experiments.phase.metrics.measure` reads of a run its time grid, loss, alignment,
+coefficient, non-owners' norm ``P``, reaction ``R`` and transport ``T`` series, its crossings, owner and
+``T_spec`` (:class:`Seen` names exactly these). A full :func:`~gaugecli.core.analyses.observables.observe`
+computes ~30 more (norms, δ and its drift, the symmetry report, the identity's residual, …), run by run:
+2–4 ms a cell, most of a phase map's cost outside its flows (benchmarks row o4). For runs of one neuron
+(``m = 1``) everything :class:`Seen` holds follows from the chunk's states at once, as arrays over
+(run, time), by the same closed forms: one neuron has no non-owners (``P = 0``), owns whatever it
+aligns with, and has no tie (its start is symmetric only on an exact saddle,
+:func:`~gaugecli.core.analyses.symmetry.exact_saddle`, as ``observe`` decides). The numbers are
+``observe``'s: the same functions, on arrays with one more leading axis.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from gaugecli.core.analyses.symmetry import exact_saddle
+from gaugecli.core.integrate.trajectory import Trajectory
+from gaugecli.core.model.gauge import function_coordinates
+from gaugecli.core.model.metrics import alignment, final_owner
+from gaugecli.core.model.model import Model
+from gaugecli.core.model.state import Network
+from gaugecli.core.population.dynamics import dissipation, population_loss
+from gaugecli.core.types import Array
+
+
+@dataclass
+class Seen:
+    """The part of :class:`~gaugecli.core.analyses.observables.RunObservables` that a phase cell's metrics
+    read (the same fields, the same meaning; series on the time grid ``t``, per-neuron ``(n_t, m)``)."""
+
+    t: Array
+    loss: Array
+    alignment: Array
+    coefficient: Array
+    nonowner_norm: Array
+    reaction: Array
+    transport: Array
+    crossing_times: Array
+    owner: int | None
+    computed_owner: int
+    t_spec: float | None
+    symmetric_start: bool
+    kernel_distance: Array | None = None
+
+
+def applies(trajectory: Trajectory) -> bool:
+    """Whether :func:`observe_row` can take this trajectory: population-flow runs of one neuron each."""
+    return trajectory.a.ndim == 3 and trajectory.a.shape[-1] == 1 and trajectory.stats.population
+
+
+def observe_row(trajectory: Trajectory, model: Model) -> list[Seen]:
+    """:class:`Seen` of every run of ``trajectory`` (``a (n, n_t, 1)``, ``W (n, n_t, 1, r)``: :func:`applies`),
+    as :func:`~gaugecli.core.analyses.observables.observe` would give them run by run."""
+    model = trajectory.model_in(model)
+    theta = trajectory.theta
+    c, _ = function_coordinates(theta, model.degree)
+    align = alignment(theta.W, model)[0]
+    diss = dissipation(theta, model)
+    loss = population_loss(theta, model)
+    owners, _ = final_owner(c[:, -1], align[:, -1], trajectory.eps_align)
+    crossing = trajectory.crossing_times
+    none = np.zeros(trajectory.t.shape)  # P of no neuron: 0, as kernel_group_norm of an empty group
+    out = []
+    for b in range(theta.a.shape[0]):
+        owner = int(owners[b])
+        t_spec = float(crossing[b, owner])
+        saddle = exact_saddle(Network(theta.a[b, 0], theta.W[b, 0]), model)
+        if saddle:  # the exact dynamics never align (observe's rule)
+            t_spec = float("nan")
+        out.append(
+            Seen(
+                t=trajectory.t,
+                loss=loss[b],
+                alignment=align[b],
+                coefficient=c[b],
+                nonowner_norm=none,
+                reaction=diss.reaction[b],
+                transport=diss.transport[b],
+                crossing_times=crossing[b],
+                owner=None if saddle else owner,
+                computed_owner=owner,
+                t_spec=None if np.isnan(t_spec) else t_spec,
+                symmetric_start=saddle,
+            )
+        )
+    return out
