@@ -34,10 +34,10 @@ from gaugecli.experiments.simulate import SimulateConfig, simulate
 FLOW_METHOD = "bdf"
 """The population flows of a chunk of one-neuron runs (:func:`flow_method`): each cell on its own steps of
 a compiled variable-order BDF (:mod:`gaugecli.core.integrate.bdf_flow`; where it does not apply, the default
-path, LSODA on shared rows). Measured side by side on cold 33 × 33 T_spec maps, the rows observed at once
-in all: +D 1.73–1.82 s against 2.32 s (solve_ivp's LSODA rows), 2.17 s (``odeint`` rows) and 2.02 s (a compiled
-Rodas5P per cell, since removed); −D 2.20–2.41 s against 4.28, 3.44 and 4.87 s; T_spec within 3.4e-9 (+D) and 1.4e-9 (−D) relative
-of the LSODA rows (benchmarks rows r1–r3 measure the command end to end)."""
+path, LSODA on shared rows). Chosen by measurement on cold 33 × 33 T_spec maps, end to end, against
+solve_ivp's LSODA rows, ``odeint``'s rows and a compiled Rodas5P per cell (benchmarks rows r1–r4; the
+numbers in docs/design.md and docs/benchmarks.md); T_spec within 1e-8 relative of the LSODA rows there.
+Its compiled code is built once per installed copy and CPU (≈ 10 CPU-s, numba's on-disk cache after that)."""
 
 
 WIDE_METHOD = "odeint"
