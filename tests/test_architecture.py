@@ -5,6 +5,7 @@ first line of its docstring), and ARCHITECTURE.md's module list generated from t
 from __future__ import annotations
 
 import ast
+import functools
 import importlib.util
 import math
 import re
@@ -40,16 +41,33 @@ def _module_name(path: Path) -> str:
     return ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
 
 
+@functools.cache
+def _syntax(source: str) -> ast.Module:
+    """``source`` parsed, once per test process for each text (the checks below read the package's
+    ≈ 280 files each: parsing them anew for every check was most of this file's time); keyed by the
+    text itself, so a file written or edited since is parsed again. Read, never modified."""
+    return ast.parse(source)
+
+
+def _tree(path: Path) -> ast.Module:
+    return _syntax(path.read_text(encoding="utf-8"))
+
+
 def _imports(path: Path) -> set[str]:
     """Every ``gaugecli`` module ``path`` imports, at any depth of the file."""
+    return set(_imports_in(path.read_text(encoding="utf-8")))
+
+
+@functools.cache
+def _imports_in(source: str) -> frozenset[str]:
     found = set()
-    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+    for node in ast.walk(_syntax(source)):
         if isinstance(node, ast.Import):
             found |= {a.name for a in node.names if a.name.startswith("gaugecli")}
         elif isinstance(node, ast.ImportFrom) and node.module and node.module.startswith("gaugecli"):
             found.add(node.module)
             found |= {f"{node.module}.{a.name}" for a in node.names}
-    return found
+    return frozenset(found)
 
 
 def _graph() -> dict[str, set[str]]:
@@ -109,7 +127,7 @@ def test_import_graph_is_acyclic() -> None:
 def test_every_module_states_its_concept_in_its_docstring() -> None:
     undocumented = []
     for path in sorted(PACKAGE.rglob("*.py")):
-        doc = ast.get_docstring(ast.parse(path.read_text(encoding="utf-8")))
+        doc = ast.get_docstring(_tree(path))
         if not doc or not doc.splitlines()[0].strip():
             undocumented.append(str(path.relative_to(PACKAGE.parent)))
     assert not undocumented, "modules without a docstring whose first line is its one concept:\n" + "\n".join(
@@ -144,7 +162,7 @@ def _system_reads(path: Path) -> list[str]:
     """Where ``path`` opens a file, reads the environment, uses a path's file I/O or imports a
     module of the operating system (the ``line: what`` of each)."""
     found = []
-    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+    for node in ast.walk(_tree(path)):
         line = getattr(node, "lineno", 0)
         if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == "open":
             found.append(f"{line}: open(")
@@ -231,7 +249,7 @@ def _restated_defaults(path: Path) -> list[str]:
         if name in MODEL_DEFAULTS and _number(value) == MODEL_DEFAULTS[name]:
             found.append(f"{line}: {name} = {ast.unparse(value) if value is not None else ''}")
 
-    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+    for node in ast.walk(_tree(path)):
         if isinstance(node, ast.FunctionDef):
             args = node.args
             positional = args.posonlyargs + args.args
@@ -341,7 +359,7 @@ def _activation_name_uses(path: Path, names: set[str]) -> list[tuple[int, str, s
         return []
 
     found = []
-    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+    for node in ast.walk(_tree(path)):
         if isinstance(node, ast.Compare):
             for operand in (node.left, *node.comparators):
                 found += [(node.lineno, name, "compared") for name in spelled(operand)]
@@ -417,12 +435,12 @@ def _imported(path: Path) -> set[str]:
     """Every module ``path`` imports whole and every name it imports from one (``scipy`` as well as
     ours; ``from m import x`` is ``m.x``, not ``m``), at any depth of the file."""
     found = set()
-    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+    for node in ast.walk(_tree(path)):
         if isinstance(node, ast.Import):
             found |= {a.name for a in node.names}
         elif isinstance(node, ast.ImportFrom) and node.module:
             found |= {f"{node.module}.{a.name}" for a in node.names}
-    return found
+    return frozenset(found)
 
 
 def _integrators(path: Path) -> set[str]:
@@ -488,7 +506,7 @@ def test_the_core_shows_its_parts_as_folders() -> None:
     assert len(folders) + len(top) <= 13 and top <= {"types", "defaults", "frames", "describe"}, top
     for part in folders:
         init = core / part / "__init__.py"
-        assert init.is_file() and ast.get_docstring(ast.parse(init.read_text(encoding="utf-8"))), part
+        assert init.is_file() and ast.get_docstring(_tree(init)), part
 
 
 def test_the_core_floors_import_only_downward() -> None:

@@ -21,7 +21,7 @@ from gaugecli.core.model.state import Network
 from gaugecli.experiments.config import ModelConfig
 from gaugecli.experiments.simulate import SimulateConfig, simulate
 from gaugecli.plots import fig8, render, style
-from gaugecli.plots.venue import MIN_TEXT_PT, layout
+from gaugecli.plots.venue import MIN_TEXT_PT, VENUES, layout
 
 
 @pytest.fixture(scope="module")
@@ -336,8 +336,18 @@ def _text_boxes(fig: Any) -> list[tuple[str, Any]]:
     return out
 
 
+def _distinct_venues() -> list[str]:
+    """One venue of each distinct layout, the first named (iclr prints as neurips does: the same
+    sizes but for its name, a drawing identical to neurips' that was checked twice), as
+    tests/test_layout.py chooses them."""
+    seen: dict[Any, str] = {}
+    for venue in VENUES:
+        seen.setdefault(dataclasses.replace(layout(venue), venue=""), venue)
+    return list(seen.values())
+
+
 @pytest.mark.parametrize("main", [False, True], ids=["full", "main"])
-@pytest.mark.parametrize("venue", ["neurips", "iclr", "icml", "jmlr"])
+@pytest.mark.parametrize("venue", _distinct_venues())
 def test_no_text_is_clipped_or_collides_at_any_venue(inputs: Any, venue: str, main: bool) -> None:
     """Every text and legend box inside the figure and clear of every other (a legend's own entries
     aside: they lie inside it), and each panel legend clear of its data, at the venue's width; the main

@@ -13,6 +13,7 @@ from typing import Any
 
 import numpy as np
 import pytest
+from _quick_runs import QuickRuns
 
 from gaugecli.core.analyses.observables import RunObservables
 from gaugecli.pipeline import KINDS, Pipeline
@@ -121,11 +122,6 @@ def fake_run(deltas: list[float], owner: int = 0, n: int = 60, t_end: float = 50
     }
 
 
-@pytest.fixture(scope="module")
-def cache_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    return tmp_path_factory.mktemp("plot-cache")
-
-
 def _runs_of(fig_id: str, quick: bool) -> list[tuple[str, str, Any]]:
     """``(kind, name, config)`` of every run a figure reads (``needs`` → ``{name: Need}``)."""
     return [(n.kind, name, n.config) for name, n in R.figure_module(fig_id).needs(quick).items()]
@@ -189,10 +185,11 @@ def test_a_figure_drawn_in_a_worker_process_is_byte_identical(tmp_path: Path) ->
         assert a.read_bytes() == b.read_bytes(), a.name
 
 
-def test_render_sidecar_records_config_hashes(cache_dir: Path, tmp_path: Path) -> None:
+def test_render_sidecar_records_config_hashes(quick_runs: QuickRuns, tmp_path: Path) -> None:
     from gaugecli.plots import fig6
 
-    paths = render("fig6", cache_dir, tmp_path, formats=("pdf",), quick=True)
+    with quick_runs.locked("fig6") as pipeline:  # the session's fig6 runs (computed once for every file)
+        paths = _render("fig6", pipeline, tmp_path, formats=("pdf",), quick=True)
     artifact = read_artifact(paths[-1], "figure")
     expected = {name: config_hash(n.config) for name, n in fig6.needs(True).items()}
     assert artifact["result"]["config_hashes"] == expected == artifact["config"]["requirements"]

@@ -4,6 +4,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import json
 import subprocess
 import sys
@@ -19,9 +20,33 @@ from gaugecli.cli.app import app
 FAST = ["--d", "3", "--rtol", "1e-8"]
 
 
-def _run(args: list[str], cwd: Path, columns: int = 120) -> subprocess.CompletedProcess[str]:
-    """The real console script's streams, separately (CliRunner mixes them)."""
-    env = {"COLUMNS": str(columns), "PATH": "", "PYTHONUNBUFFERED": "1", "OMP_NUM_THREADS": "1"}
+def _run(args: list[str], cwd: Path, columns: int = 120) -> SimpleNamespace:
+    """The command line in this process, its streams separately (click ≥ 8.2's CliRunner keeps
+    stderr apart from stdout), in a terminal of ``columns``: the consoles read COLUMNS when they are
+    built, once per process, so they are built afresh for this call and dropped after it. A fresh
+    interpreter per call (``python -m gaugecli``) cost ≈ 2.5 CPU-s of imports each, 11 calls; the
+    process boundary itself is tested where it matters (test_cli.py's ``python -m gaugecli``, and
+    ``_run_process`` below for a clean stdout at the file-descriptor level)."""
+    from gaugecli.cli.report import terminal
+
+    env = {"COLUMNS": str(columns), "PATH": "", "OMP_NUM_THREADS": "1"}
+    fresh = (terminal.console, terminal.errors_console)
+    for built in fresh:
+        built.cache_clear()
+    try:
+        with contextlib.chdir(cwd):
+            result = CliRunner().invoke(app, args, env=env)
+    finally:
+        for built in fresh:
+            built.cache_clear()
+    assert result.exception is None or isinstance(result.exception, SystemExit), result.exception
+    return SimpleNamespace(args=args, stdout=result.stdout, stderr=result.stderr, returncode=result.exit_code)
+
+
+def _run_process(args: list[str], cwd: Path) -> subprocess.CompletedProcess[str]:
+    """The real console script, its streams as a pipe reads them: whatever reaches file descriptor 1
+    (a compiled library's own print included), which an in-process runner would not see."""
+    env = {"COLUMNS": "120", "PATH": "", "PYTHONUNBUFFERED": "1", "OMP_NUM_THREADS": "1"}
     return subprocess.run(
         [sys.executable, "-m", "gaugecli", *args], cwd=cwd, env=env, capture_output=True, text=True, timeout=300
     )
@@ -43,7 +68,7 @@ def test_a_sample_run_reports_L_and_L_n_and_its_sample(tmp_path: Path) -> None:
 
 
 def test_json_prints_one_object_per_artifact_and_nothing_else_on_stdout(tmp_path: Path) -> None:
-    proc = _run(["simulate", *FAST, "-D", "1,4", "--cache-dir", "C", "--json"], tmp_path)
+    proc = _run_process(["simulate", *FAST, "-D", "1,4", "--cache-dir", "C", "--json"], tmp_path)
     assert proc.returncode == 0, proc.stderr
     records = [json.loads(line) for line in proc.stdout.splitlines()]
     assert [r["kind"] for r in records] == ["simulate", "simulate"]
@@ -52,7 +77,7 @@ def test_json_prints_one_object_per_artifact_and_nothing_else_on_stdout(tmp_path
         assert record["config_hash"] == artifact["config_hash"]
         assert record["result"]["t_spec"] == artifact["result"]["t_spec"]
         assert record["computed"] is True
-    again = [json.loads(line) for line in _run(proc.args[3:], tmp_path).stdout.splitlines()]
+    again = [json.loads(line) for line in _run(list(proc.args[3:]), tmp_path).stdout.splitlines()]
     assert [r["computed"] for r in again] == [False, False]
 
 
