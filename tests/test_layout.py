@@ -105,6 +105,33 @@ def test_tick_labels_outside_the_view_are_not_counted() -> None:
     assert "axes x-tick '0'" in names and not any("far" in n for n in names)
 
 
+def test_the_pairs_left_out_are_those_no_rule_can_report() -> None:
+    # offences compares only the pairs _near_pairs keeps; every pair it leaves out must be one that
+    # neither rule reports (overlap > TOLERANCE_PT, or x-tick labels closer than TICK_GAP_PT), checked
+    # on every pair of a crowd of boxes, upright and rotated, apart, touching and overlapping
+    rng = np.random.default_rng(7)
+    boxes = []
+    for k in range(120):
+        centre, half = rng.uniform(0.0, 60.0, 2), rng.uniform(0.5, 8.0, 2)
+        corners = np.array([[-1, -1], [1, -1], [1, 1], [-1, 1]]) * half
+        if k % 3 == 0:
+            c, s = np.cos(rng.uniform(0, np.pi)), np.sin(rng.uniform(0, np.pi))
+            corners = corners @ np.array([[c, s], [-s, c]])
+        name = f"panel (a) x-tick '{k}'" if k % 2 else f"panel (a) text '{k}'"
+        boxes.append(L.Box(name, corners + centre))
+    kept = {(a.name, b.name) for a, b in L._near_pairs(boxes)}
+    reported = set()
+    for i, a in enumerate(boxes):
+        for b in boxes[i + 1 :]:
+            depth = L._overlap(a, b)
+            if depth > L.TOLERANCE_PT or (depth > -L.TICK_GAP_PT and L._same_axis_ticks(a, b)):
+                reported.add((a.name, b.name))
+    assert reported and reported <= kept  # the crowd offends, and nothing reportable is left out
+    assert len(kept) < len(boxes) * (len(boxes) - 1) // 4  # most pairs are far apart, not compared
+    order = [(a.name, b.name) for a, b in L._near_pairs(boxes)]
+    assert order == sorted(order, key=lambda p: (int(p[0].split("'")[1]), int(p[1].split("'")[1])))
+
+
 # ------------------------------------------------------------------------------------------
 # every figure at every venue
 

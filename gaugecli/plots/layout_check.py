@@ -229,6 +229,22 @@ def _overlap(a: Box, b: Box) -> float:
     return float(depth)
 
 
+def _near_pairs(boxes: list[Box]) -> list[tuple[Box, Box]]:
+    """The pairs of ``boxes``, in :func:`itertools.combinations`' order, whose upright boxes come
+    closer than :data:`TICK_GAP_PT`: the only pairs :func:`offences` can report (a pair further apart
+    has :func:`_overlap` ≤ −TICK_GAP_PT < TOLERANCE_PT). Found for all pairs at once, since a figure
+    has hundreds of texts and tens of thousands of pairs, almost all far apart."""
+    if len(boxes) < 2:
+        return []
+    lower = np.array([b.lower for b in boxes])
+    upper = np.array([b.upper for b in boxes])
+    # the upright overlap of every pair, as _overlap computes it: the lesser of the two axes'
+    gap = np.minimum(upper[:, None, :], upper[None, :, :]) - np.maximum(lower[:, None, :], lower[None, :, :])
+    near = np.triu(gap.min(axis=2) > -TICK_GAP_PT, k=1)
+    rows, cols = np.nonzero(near)  # row-major: combinations' order
+    return [(boxes[i], boxes[j]) for i, j in zip(rows, cols, strict=True)]
+
+
 def data_points(ax: Any, steps: int = 8) -> np.ndarray:
     """Every point of ``ax``'s data lines and markers in display coordinates, with points along each
     drawn segment; not the grey guides (:data:`gaugecli.plots.style.GUIDE`), which may pass under a
@@ -294,7 +310,7 @@ def offences(fig: Any, *, min_delta_e: float = MIN_DELTA_E) -> list[str]:
         over = max(-b.lower[0], -b.lower[1], b.upper[0] - width, b.upper[1] - height)
         if over > TOLERANCE_PT:
             found.append(f"clipped: {b.name} reaches {over:.1f} pt past the figure's edge")
-    for a, b in combinations(boxes, 2):
+    for a, b in _near_pairs(boxes):
         depth = _overlap(a, b)
         if depth > TOLERANCE_PT:
             found.append(f"collision: {a.name} and {b.name} overlap by {depth:.1f} pt")
