@@ -322,6 +322,9 @@ def warm_worker() -> None:
         except (ImportError, OSError):
             pass
         fused.compile_loops()
+        from gaugecli.core.samples import empirical_fused  # the finite-sample flows' gradient
+
+        empirical_fused.compile_loops()
         from gaugecli.core.integrate import odeint_flow  # phase maps' stiff chunks (phase.chunk.flow_method)
 
         odeint_flow.compile_loops()
