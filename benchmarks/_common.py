@@ -103,12 +103,17 @@ class CommandRun:
 # inherits that process's high-water mark (Linux keeps ru_maxrss across fork and exec).
 # The wait is a blocking waitpid with a timer thread for the timeout: Popen.wait(timeout)
 # polls with sleeps of up to 50 ms, which would quantize every measured time.
+# The launcher is a child subreaper (Linux): a process of the tree that outlives its parent — the
+# forkserver of plot's pool, which has reaped its workers — is reaped here too, so that the peak RSS
+# counts it and its workers.
 # With an RSS limit, a watcher thread reads the child's resident set from /proc every 20 ms and
 # kills it above the limit (a run that would swap or exhaust a shared machine is stopped, and
 # reported as such, rather than measured to the end).
 _WRAPPER = """
-import json, os, resource, signal, subprocess, sys, threading, time
+import ctypes, json, os, resource, signal, subprocess, sys, threading, time
 out, timeout, rss_limit, argv = sys.argv[1], float(sys.argv[2]), int(sys.argv[3]), sys.argv[4:]
+if sys.platform == "linux":
+    ctypes.CDLL(None).prctl(36, 1, 0, 0, 0)  # PR_SET_CHILD_SUBREAPER
 killed = threading.Event()
 over = threading.Event()
 start = time.perf_counter()
@@ -147,6 +152,11 @@ except BaseException:  # interrupted: its own session gets no SIGINT from the te
     kill_group()
     raise
 seconds = time.perf_counter() - start
+while True:  # the tree's orphans, reparented here
+    try:
+        os.wait()
+    except ChildProcessError:
+        break
 timer.cancel()
 timed_out = killed.is_set()
 rss = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss * 1024

@@ -9,7 +9,8 @@ Rows (one function each):
     a  bench_flow.fig3_sweep         fig3 sweep: gaugecli flow vs RK45 vs GD step count
     b  bench_selection.selection     m=8 selection to P ≤ 1e-6: gaugecli vs RK45 (+ BLAS pinned)
     c  bench_ensemble.ensemble       256 configurations batched vs one by one
-    d  bench_sample.finite_sample    finite-sample GD step vs its two matrix products; numpy vs torch gradient
+    d  bench_sample.finite_sample    finite-sample GD step vs its two matrix products; numpy vs torch gradient;
+                                     the compiled L_n gradient vs the numpy sums (d4)
     e  bench_cli.startup             `gaugecli --help/--version` vs bare python
     f  bench_cli.plot_all            `gaugecli plot all` with an empty and a warm cache
     g  bench_cli.cli_overhead        CLI fig3 sweep vs its in-process compute; one call's own cost (g2)

@@ -295,6 +295,13 @@ def _ensure_in_worker(cache_root: str, kind_name: str, configs: list[Any], reuse
     Pipeline(cache_root, reuse=reuse).ensure_all(kind_name, configs)
 
 
+def worker_modules() -> list[str]:
+    """The modules of every kind's config and computation (numpy, scipy, torch behind them): what a
+    worker that runs them imports, and what ``plot``'s forkserver imports once for all its workers."""
+    refs = (ref for spec in experiments() for ref in (spec.config, spec.compute))
+    return list(dict.fromkeys(ref.partition(":")[0] if isinstance(ref, str) else ref.__module__ for ref in refs))
+
+
 def warm_worker() -> None:
     """A pool worker's first task, run while the calling process still declares the runs to make:
     the imports every run needs (each experiment's compute module: numpy, scipy, torch) and numba's
@@ -322,6 +329,9 @@ def warm_worker() -> None:
         except (ImportError, OSError):
             pass
         fused.compile_loops()
+        from gaugecli.core.samples import empirical_fused  # the finite-sample flows' gradient
+
+        empirical_fused.compile_loops()
         from gaugecli.core.integrate import odeint_flow  # phase maps' stiff chunks (phase.chunk.flow_method)
 
         odeint_flow.compile_loops()

@@ -68,3 +68,12 @@ def thread_env(_: int) -> dict[str, str | None]:
 def raise_error(cls: type[Exception], args: tuple[str, ...]) -> None:
     """Raise ``cls(*args)`` (in a worker process: the error must pickle back whole)."""
     raise cls(*args)
+
+
+def preloaded(name: str) -> tuple[bool, list[int], dict[str, str | None]]:
+    """Whether module ``name`` was loaded before this task ran, the BLAS thread counts of this worker,
+    and its thread variables."""
+    import sys
+
+    loaded = name in sys.modules
+    return loaded, blas_threads(0), thread_env(0)

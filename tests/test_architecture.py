@@ -339,6 +339,10 @@ ACTIVATION_NAMES_ALLOWED = {
         {"relu"},
         "the family tag of Activation.parts() (the closed-form cross kernels' families), not a registry name",
     ),
+    "gaugecli/core/samples/empirical.py": (
+        {"relu"},
+        "the family tag of Activation.parts() (the compiled L_n gradient's family), not a registry name",
+    ),
     "gaugecli/core/integrate/absorption.py": ({"relu"}, "the absorption closed form is ReLU's: an analysis of one σ"),
     "gaugecli/core/samples/moments.py": ({"square"}, "the quadratic moments are σ = z²'s: an analysis of one σ"),
 }

@@ -16,6 +16,7 @@ from _sweep_fns import (
     blas_threads,
     fail_if_negative,
     mark_then_sleep,
+    preloaded,
     raise_error,
     sleep_then_return,
     specialization_time,
@@ -170,6 +171,23 @@ def test_a_worker_that_loaded_numpy_before_starting_is_capped_by_threadpoolctl()
     out = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, env=env, check=True)
     counts, reported = out.stdout.split("] ")
     assert set(json.loads(counts + "]")) == {1} and reported.strip() == "True", out.stdout
+
+
+@pytest.mark.skipif(sys.platform == "win32", reason="no forkserver on Windows (spawn there)")
+def test_preloaded_workers_are_forked_with_the_modules_loaded_and_their_threads_capped(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """``preload``: the workers come from a forkserver that imported the modules once (here numpy, and
+    ``colorsys``, which nothing else of a task loads), with the workers' thread caps in its environment,
+    so that the BLAS numpy loaded there has one thread; this process's environment is as it was."""
+    for name in THREAD_ENV_VARS:
+        monkeypatch.delenv(name, raising=False)
+    with LocalExecutor(max_workers=1, threads_per_worker=1, preload=["numpy", "colorsys"]) as ex:
+        results = run_ordered(ex, preloaded, [("colorsys",)])
+    for loaded, counts, env in results:
+        assert loaded and counts and set(counts) == {1}, (loaded, counts)
+        assert all(env[name] == "1" for name in THREAD_ENV_VARS)
+    assert all(name not in os.environ for name in THREAD_ENV_VARS)
 
 
 def test_errors_propagate_from_the_pool() -> None:

@@ -202,7 +202,7 @@ def test_an_interrupted_plot_all_names_every_figure_it_wrote(
         raise KeyboardInterrupt
 
     made: list[_DoneAtOnce] = []
-    monkeypatch.setattr(executors, "make_executor", lambda *a: made.append(_DoneAtOnce()) or made[-1])
+    monkeypatch.setattr(executors, "make_executor", lambda *a, **k: made.append(_DoneAtOnce()) or made[-1])
     monkeypatch.setattr(Pipeline, "prefetch", prefetch)
     args = ["plot", "all", "--workers", "2", "--cache-dir", str(tmp_path / "runs"), "--out-dir", str(tmp_path)]
     result = CliRunner().invoke(app, args)

@@ -19,6 +19,13 @@ if TYPE_CHECKING:
 
 app = opt.command_app()
 
+WORKER_LOOPS = (
+    "gaugecli.core.population.fused",
+    "gaugecli.core.samples.empirical_fused",
+    "gaugecli.core.integrate.odeint_flow",
+)
+"""The modules of numba's loops that a plot worker's warm-up loads (:func:`gaugecli.pipeline.warm_worker`)."""
+
 
 @app.command(
     cls=opt.PanelCommand,
@@ -147,13 +154,16 @@ def plot(
             # the runs of every figure on `jobs` processes, `jobs` runs at a time; each figure is drawn
             # (≈ 2 s, mostly matplotlib's text layout) on the same processes as soon as its runs are
             # cached, before the runs not yet started
-            from gaugecli.pipeline import warm_worker
+            from gaugecli.pipeline import warm_worker, worker_modules
             from gaugecli.plots.render import render_from_cache
             from gaugecli.store.artifacts import config_hash
 
             fresh: set[tuple[str, str]] = set()  # computed by this command: drawn without re-verifying
             drawing: dict[Any, str] = {}
-            with make_executor(None, jobs) as executor:
+            # every worker runs and draws: a forkserver imports all of it once and forks the workers
+            # (LocalExecutor's preload), instead of each importing it anew
+            preload = [*worker_modules(), *WORKER_LOOPS, "gaugecli.plots.render", *(f"gaugecli.plots.{i}" for i in ids)]
+            with make_executor(None, jobs, preload=preload) as executor:
                 # the workers start (and import, and compile numba's loops) while this process
                 # declares the runs (~2.5 CPU-s): before, they started only after it
                 warming = [executor.submit(warm_worker) for _ in range(jobs)]

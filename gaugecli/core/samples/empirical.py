@@ -35,6 +35,8 @@ import torch
 from gaugecli.core.activations.base import Activation
 from gaugecli.core.model.state import Network
 from gaugecli.core.population.objective import GradientOracle, Objective
+from gaugecli.core.population.route import fused_enabled
+from gaugecli.core.samples import empirical_fused
 from gaugecli.core.samples.sample_draw import SampleRows, to_numpy
 from gaugecli.core.types import Array, Indices
 
@@ -70,12 +72,62 @@ class EmpiricalSample(SampleRows):
         ``r = f − y``, summed chunk by chunk."""
         if self.device.type == "cpu":
             a, W = np.asarray(a, dtype=np.float64), np.asarray(W, dtype=np.float64)
+            lead, (m, d) = W.shape[:-2], W.shape[-2:]
+            compiled = self._compiled(lead, m)
+            if compiled is not None:  # the same sums in one compiled pass (empirical_fused)
+                Y = np.concatenate((np.broadcast_to(a, lead + (m,)).reshape(-1, m), W.reshape(-1, m * d)), axis=1)
+                G, loss = empirical_fused.gradient_packed(Y, *compiled)
+                return G[:, :m].reshape(lead + (m,)), G[:, m:].reshape(W.shape), loss.reshape(lead)[()]
             g_a, g_W, sq = _gradient_sums_numpy(a, W, self._transposed_chunks(W), self.activation)
             return g_a / self.n, g_W * (a[..., None] / self.n), 0.5 * sq / self.n
         with _threads_for(2 * np.size(W) * self.n):
             at = self._tensor(a)
             ta, tW, tsq = _gradient_sums(at, self._tensor(W), self._chunks_for(W), self.activation)
             return to_numpy(ta / self.n), to_numpy(tW * (at.unsqueeze(-1) / self.n)), to_numpy(0.5 * tsq / self.n)
+
+    def _compiled(self, lead: tuple[int, ...], m: int) -> tuple[Array, Array, tuple[float, float]] | None:
+        """``(Xᵀ (S, d, n), y (S, n), (α, β))`` for :mod:`~gaugecli.core.samples.empirical_fused`'s pass over
+        ``lead`` members of ``m`` neurons, where it applies: the compiled route on
+        (:func:`~gaugecli.core.population.route.fused_enabled`), a student of the ReLU family, a stored CPU
+        sample that is one chunk for them (whose ``Xᵀ`` :meth:`_transposed_chunks` keeps anyway), and a
+        stack's members one per sample; else ``None`` (the numpy sums). Decided once per shape."""
+        if not fused_enabled():
+            return None
+        try:
+            return self._routes[lead, m]
+        except KeyError:
+            pass
+        route = None
+        family = self._relu_family
+        one_chunk = self.rows_per_chunk(math.prod(lead) * m) >= self.n
+        one_each = self.members is None or lead == (self.members,)  # a stack: member b on sample b
+        if family is not None and self.y is not None and one_chunk and one_each:
+            XT = self._inputs_transposed
+            route = XT.reshape((-1,) + XT.shape[-2:]), self.y.numpy().reshape(-1, self.n), family
+        self._routes[lead, m] = route
+        return route
+
+    @functools.cached_property
+    def _routes(self) -> dict[tuple[tuple[int, ...], int], tuple[Array, Array, tuple[float, float]] | None]:
+        return {}
+
+    @functools.cached_property
+    def _relu_family(self) -> tuple[float, float] | None:
+        """``(α, β)`` of a student ``σ = α relu + β id`` on a stored CPU sample, else ``None``."""
+        parts = self.activation.parts()
+        if parts is None or parts[0] != "relu" or self.X is None or self.device.type != "cpu":
+            return None
+        return parts[1]
+
+    def _packed_gradient(self, Y: Array) -> Array:
+        """``∇L_n`` of packed states ``Y (B, P)`` in the same packing (:attr:`Objective.packed`)."""
+        Y = np.ascontiguousarray(Y, dtype=np.float64)
+        m = Y.shape[-1] // (self.d + 1)
+        compiled = self._compiled((Y.shape[0],), m)
+        if compiled is not None:
+            return empirical_fused.gradient_packed(Y, *compiled)[0]
+        ga, gW, _ = self.gradient(Y[:, :m], Y[:, m:].reshape(-1, m, self.d))
+        return np.concatenate((ga, gW.reshape(-1, m * self.d)), axis=1)
 
     def _chunks_for(self, W: Array) -> Iterator[tuple[torch.Tensor, torch.Tensor]]:
         return self.chunks(int(np.prod(np.shape(W)[:-1])))  # (members × m) columns
@@ -234,8 +286,9 @@ class EmpiricalSample(SampleRows):
     def objective(self) -> Objective:
         """``L_n`` as an :class:`~gaugecli.core.population.objective.Objective` (gradient and Hessian); of a
         stack, with the objective of any subset of members (the flow integrates chunks of them)."""
+        packed = self._packed_gradient if self._relu_family is not None and fused_enabled() else None
         if self.members is None:
-            return Objective(self.oracle(), self.hessian, self.name, hessian_vector=self.hessian_vector)
+            return Objective(self.oracle(), self.hessian, self.name, packed=packed, hessian_vector=self.hessian_vector)
         X, y = self.X, self.y
         assert X is not None and y is not None
 
@@ -243,7 +296,7 @@ class EmpiricalSample(SampleRows):
             rows = torch.as_tensor(np.asarray(idx), device=self.device)
             return self.holding(X[rows], y[rows]).objective()
 
-        return Objective(self.oracle(), self.hessian, self.name, members)
+        return Objective(self.oracle(), self.hessian, self.name, members, packed=packed)
 
 
 def _gradient_sums_numpy(
