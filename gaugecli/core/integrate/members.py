@@ -1,7 +1,8 @@
 """What a solver that integrates each member of an ensemble on its own steps
 (:mod:`gaugecli.core.integrate.bdf_flow`) hands the flow: every neuron's first crossing of
 ``α = 1 − ε``, located on its dense output (:func:`crossings_of`), and the chunk's
-:class:`~gaugecli.core.integrate.segments.Solved` (:func:`finish`).
+:class:`~gaugecli.core.integrate.segments.Solved` (:func:`finish`; :func:`solved` for every compiled
+ensemble solver).
 
 The members' accepted steps are stored one member after the other — times ``T (N,)``, states
 ``Y (N, P)`` — with member ``e``'s rows ``start[e] … start[e + 1] − 1``; its dense output is
@@ -86,9 +87,28 @@ def finish(
         out = states(np.repeat(np.arange(n), times.size), np.tile(times, n))
         return out.reshape(n, times.size, P).transpose(1, 0, 2).reshape(times.size, n * P).T
 
-    last = Y[start[1:] - 1]
+    counts = (int(stats[:, 0].sum()), int(stats[:, 1].sum()), int(stats[:, 2].sum()))
+    return solved(theta0, model, t_max, options, dense, Y[start[1:] - 1], crossing, counts, method, message)
+
+
+def solved(
+    theta0: Network,
+    model: Model,
+    t_max: float,
+    options: FlowOptions,
+    dense: Callable[[Array], Array],
+    last: Array,
+    crossing: Array,
+    counts: tuple[int, int, int],
+    method: str,
+    message: str,
+) -> Solved:
+    """The :class:`Solved` of an ensemble integrated by compiled code (``odeint``'s rows or a per-member
+    solver): its dense output, the members' states ``last (n, P)`` at ``t_max``, each judged converged
+    where ``‖∇L‖ ≤ grad_tol`` there (the fused gradient), and the steps, gradients and Hessians counted."""
+    n, m = crossing.shape
     weights = _fused_weights(model)
-    assert weights is not None
+    assert weights is not None  # the fused loops apply: odeint_flow.applies
     b, V = np.ascontiguousarray(model.coefficients, float), np.ascontiguousarray(model.directions, float)
     done = np.sum(fused.gradient_packed(np.ascontiguousarray(last), m, b, V, weights) ** 2, axis=-1)
     return Solved(
@@ -99,9 +119,7 @@ def finish(
         crossing,
         np.full((n, m), np.nan),
         done <= options.grad_tol**2 * (1 + 1e-3),
-        int(stats[:, 0].sum()),
-        int(stats[:, 1].sum()),
-        int(stats[:, 2].sum()),
+        *counts,
         method,
         message,
     )

@@ -27,6 +27,7 @@ from scipy.integrate import odeint
 from gaugecli.core.integrate.crossings import GRID_DECADES, first_crossings
 from gaugecli.core.integrate.flow_options import FlowOptions
 from gaugecli.core.integrate.jacobian import BlockDiagonal
+from gaugecli.core.integrate.members import solved
 from gaugecli.core.integrate.segments import Solved
 from gaugecli.core.integrate.trajectory import NumericalFault, log_time_grid
 from gaugecli.core.model.metrics import alignment
@@ -172,19 +173,15 @@ def solve_members(
         return alignment(W[np.arange(ts.size), members, neurons], model)[0]
 
     crossing = first_crossings(times, align, 1.0 - eps_align, aligned_at)
-    last = Y[:, -1]
-    done = np.sum(fused.gradient_packed(np.ascontiguousarray(last), m, b, V, weights) ** 2, axis=-1)
-    return Solved(
-        dense,  # type: ignore[arg-type]
-        float(t_max),
-        theta0.flatten(),
-        n,
+    return solved(
+        theta0,
+        model,
+        t_max,
+        options,
+        dense,
+        Y[:, -1],
         crossing,
-        np.full((n, m), np.nan),
-        done <= options.grad_tol**2 * (1 + 1e-3),
-        steps,
-        grads,
-        hessians,
+        (steps, grads, hessians),
         "odeint",
         "odeint: LSODA per member",
     )
