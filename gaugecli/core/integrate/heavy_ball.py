@@ -46,9 +46,15 @@ def heavy_ball_solve(
     m, d = W0.shape
     n = m * (d + 1)
 
+    packed = objective.packed  # the compiled gradient in this packing, where it applies: the same numbers
+
     def rhs(_t: float, y: Array) -> Array:
-        ga, gW, _ = objective.gradient(y[:m], y[m:n].reshape(m, d))
-        return np.concatenate([y[n:], -gamma * y[n:] - np.concatenate([ga, gW.ravel()])])
+        if packed is not None:  # the unpacking and the objective's dispatch cost more than the compiled sum
+            g = packed(y[None, :n])[0]
+        else:
+            ga, gW, _ = objective.gradient(y[:m], y[m:n].reshape(m, d))
+            g = np.concatenate([ga, gW.ravel()])
+        return np.concatenate([y[n:], -gamma * y[n:] - g])
 
     y0 = np.concatenate([a0, W0.ravel(), np.zeros(n)])
     return integrate(rhs, (0.0, t_max), y0, method=HEAVY_BALL_METHOD, rtol=rtol, atol=atol, save=save or SaveAt())
