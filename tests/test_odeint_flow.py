@@ -28,8 +28,7 @@ O(1) states through the fast relaxation at rate ~D; asserted ≤ 1e-7 absolute (
 
 
 def _ensemble() -> Network:
-    starts = [duplicate_initial_condition(MODEL, np.array([delta])) for delta in DELTAS]
-    return Network(np.stack([s[0] for s in starts]), np.stack([s[1] for s in starts]))
+    return Network(*duplicate_initial_condition(MODEL, DELTAS[:, None]))  # one member per δ
 
 
 @pytest.fixture(scope="module")

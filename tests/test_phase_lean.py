@@ -22,8 +22,7 @@ order, so a series agrees to k·ε of its own scale (k = 64 covers the handful o
 
 @pytest.fixture(scope="module")
 def trajectory():
-    starts = [duplicate_initial_condition(MODEL, np.array([delta])) for delta in DELTAS]
-    theta0 = Network(np.stack([s[0] for s in starts]), np.stack([s[1] for s in starts]))
+    theta0 = Network(*duplicate_initial_condition(MODEL, np.asarray(DELTAS, float)[:, None]))  # one member per δ
     return gradient_flow(theta0, MODEL, 100.0, eps_align=0.01)
 
 
