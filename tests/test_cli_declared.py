@@ -154,3 +154,18 @@ def test_help_and_refusals_answer_before_numerics_are_imported() -> None:
     result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=False)
     assert result.returncode == 0, result.stderr[-2000:]
     assert "Error: Invalid value for '--workers': must be an integer ≥ 1 (got 0)" in result.stderr  # the declared check
+
+
+@pytest.mark.parametrize(
+    ("args", "expected"),
+    [
+        (["--mode", "sample", "--n-samples", "1e12"], "'--n-samples': must be an integer ≥ 1 (got '1e12')"),
+        (["--m", "2.5"], "'--m': must be an integer ≥ 1 (got '2.5')"),
+        (["--c0", "abc"], "'--c0': must be in [1e-6, 1e6] (got 'abc')"),
+    ],
+)
+def test_a_value_that_does_not_parse_is_refused_with_its_range(args: list[str], expected: str) -> None:
+    """Typer's own message for ``--n-samples 1e12`` names the type only; the declared range is the answer."""
+    result = CliRunner().invoke(app, ["simulate", *args])
+    assert result.exit_code == 2
+    assert expected in " ".join(result.output.split())

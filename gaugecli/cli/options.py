@@ -69,6 +69,22 @@ def _list_parser(p: Param) -> Any:
 _LIST: dict[type, type] = {float: FloatList, int: IntList, str: WordList}
 
 
+def _scalar_parser(p: Param) -> Any:
+    """One integer or number, refused with ``p``'s allowed range where it does not parse (``1e12`` for
+    an integer): Typer's own message names the type only."""
+    kind = "an integer" if p.type is int else "a number"
+
+    def parse(text: Any) -> Any:
+        if not isinstance(text, str):  # a default from the declaration
+            return text
+        try:
+            return p.type(text.strip())
+        except ValueError:
+            raise typer.BadParameter(f"must be {p.range_text() or kind} (got {text!r})") from None
+
+    return parse
+
+
 def _checker(p: Param, repeat: bool) -> Any:
     def check(ctx: typer.Context, param: typer.CallbackParam, value: Any) -> Any:
         if ctx.resilient_parsing:
@@ -138,6 +154,8 @@ def option(p: Param, *aliases: str, **override: Any) -> Any:
         kwargs["metavar"] = "|".join(p.choices)
     if p.plural and not repeat:
         kwargs["parser"] = _list_parser(p)
+    elif p.type in (int, float) and not repeat and not p.choices:
+        kwargs["parser"] = _scalar_parser(p)
     if p.choices:  # shell completion (`gaugecli --install-completion`) offers the declared words
         kwargs["autocompletion"] = _completer(p.choices)
     if p.default_text is not None:
