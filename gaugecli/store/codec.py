@@ -22,19 +22,46 @@ import numpy as np
 
 from gaugecli.core.types import LATER_FIELD
 
+_LEAVES = frozenset({str, int, bool, type(None)})
+"""Types that are their own JSON value (exactly these: a subclass, an enum say, takes the long way)."""
 
-def _omitted(obj: Any, f: dataclasses.Field[Any]) -> bool:
-    if not f.metadata.get(LATER_FIELD):
-        return False
-    value = getattr(obj, f.name)  # an array is never a field's default (== would compare elementwise)
-    return value is f.default or (not isinstance(value, np.ndarray) and bool(value == f.default))
+
+@functools.cache
+def _plan(cls: type) -> tuple[tuple[str, bool, Any], ...]:
+    """``(name, later, default)`` of each field of the dataclass ``cls``, in order (``later``: marked
+    :data:`LATER_FIELD`). Read once per class: :func:`dataclasses.fields` of every instance encoded was
+    most of a configuration's encoding, and a phase map hashes one configuration per cell."""
+    return tuple((f.name, bool(f.metadata.get(LATER_FIELD)), f.default) for f in dataclasses.fields(cls))
+
+
+def _omitted(value: Any, default: Any) -> bool:
+    """Whether a :data:`LATER_FIELD` holding ``value`` is left out: while it holds its ``default``
+    (an array is never a field's default: == would compare elementwise)."""
+    return value is default or (not isinstance(value, np.ndarray) and bool(value == default))
 
 
 def to_jsonable(obj: Any) -> Any:
     """Dataclasses, numpy arrays and scalars, enums and tuples → JSON values; NaN/inf → null.
     A field marked :data:`LATER_FIELD` is left out while it holds its default."""
-    if dataclasses.is_dataclass(obj) and not isinstance(obj, type):
-        return {f.name: to_jsonable(getattr(obj, f.name)) for f in dataclasses.fields(obj) if not _omitted(obj, f)}
+    kind = type(obj)
+    if kind in _LEAVES:
+        return obj
+    if kind is float:
+        return obj if math.isfinite(obj) else None
+    if hasattr(kind, "__dataclass_fields__") and not isinstance(obj, type):
+        out = {}
+        for name, later, default in _plan(kind):
+            value = getattr(obj, name)
+            if later and _omitted(value, default):
+                continue
+            of = type(value)  # the leaves inline: most fields of a configuration are numbers, words or None
+            if of in _LEAVES:
+                out[name] = value
+            elif of is float:
+                out[name] = value if math.isfinite(value) else None
+            else:
+                out[name] = to_jsonable(value)
+        return out
     if isinstance(obj, enum.Enum):
         return obj.value
     if isinstance(obj, dict):
