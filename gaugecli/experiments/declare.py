@@ -11,7 +11,6 @@ as the reader of the message knows them — a field name for the Python API, a f
 
 from __future__ import annotations
 
-import functools
 import math
 import re
 from collections.abc import Callable, Sequence
@@ -232,9 +231,15 @@ class Fields:
             param.check(getattr(config, field))
 
 
-@functools.cache
+_DECLARED: dict[tuple[type, type], tuple[tuple[str, Param], ...]] = {}
+
+
 def _declared(declarations: type[Fields], config_type: type) -> tuple[tuple[str, Param], ...]:
     """The declared parameters that are fields of ``config_type``, in declaration order (read once per
     pair of classes: :func:`dataclasses.fields` for every config built was a tenth of its cost)."""
-    names = {f.name for f in fields(config_type)}
-    return tuple((field, param) for field, param in declarations.params.items() if field in names)
+    found = _DECLARED.get((declarations, config_type))
+    if found is None:
+        names = {f.name for f in fields(config_type)}
+        found = tuple((field, param) for field, param in declarations.params.items() if field in names)
+        _DECLARED[(declarations, config_type)] = found
+    return found

@@ -26,12 +26,19 @@ _LEAVES = frozenset({str, int, bool, type(None)})
 """Types that are their own JSON value (exactly these: a subclass, an enum say, takes the long way)."""
 
 
-@functools.cache
+_PLANS: dict[type, tuple[tuple[str, bool, Any], ...]] = {}
+
+
 def _plan(cls: type) -> tuple[tuple[str, bool, Any], ...]:
     """``(name, later, default)`` of each field of the dataclass ``cls``, in order (``later``: marked
     :data:`LATER_FIELD`). Read once per class: :func:`dataclasses.fields` of every instance encoded was
     most of a configuration's encoding, and a phase map hashes one configuration per cell."""
-    return tuple((f.name, bool(f.metadata.get(LATER_FIELD)), f.default) for f in dataclasses.fields(cls))
+    plan = _PLANS.get(cls)
+    if plan is None:
+        plan = _PLANS[cls] = tuple(
+            (f.name, bool(f.metadata.get(LATER_FIELD)), f.default) for f in dataclasses.fields(cls)
+        )
+    return plan
 
 
 def _omitted(value: Any, default: Any) -> bool:

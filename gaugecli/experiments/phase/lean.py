@@ -25,7 +25,7 @@ from gaugecli.core.model.gauge import function_coordinates
 from gaugecli.core.model.metrics import alignment, final_owner
 from gaugecli.core.model.model import Model
 from gaugecli.core.model.state import Network
-from gaugecli.core.population.dynamics import dissipation, population_loss
+from gaugecli.core.population.dynamics import population_loss, reaction_transport
 from gaugecli.core.types import Array
 
 
@@ -61,7 +61,7 @@ def observe_row(trajectory: Trajectory, model: Model) -> list[Seen]:
     theta = trajectory.theta
     c, _ = function_coordinates(theta, model.degree)
     align = alignment(theta.W, model)[0]
-    diss = dissipation(theta, model)
+    reaction, transport = reaction_transport(theta, model)  # observe's R and T, without its check ‖∇L‖²
     loss = population_loss(theta, model)
     owners, _ = final_owner(c[:, -1], align[:, -1], trajectory.eps_align)
     crossing = trajectory.crossing_times
@@ -80,8 +80,8 @@ def observe_row(trajectory: Trajectory, model: Model) -> list[Seen]:
                 alignment=align[b],
                 coefficient=c[b],
                 nonowner_norm=none,
-                reaction=diss.reaction[b],
-                transport=diss.transport[b],
+                reaction=reaction[b],
+                transport=transport[b],
                 crossing_times=crossing[b],
                 owner=None if saddle else owner,
                 computed_owner=owner,
