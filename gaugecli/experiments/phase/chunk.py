@@ -120,9 +120,10 @@ def horizon(run: Base, deltas: Array | None = None) -> float:
     return run.dynamics.t_max or auto_horizon(deltas, run.model.c0)
 
 
-def _flow(runs: list[Base]) -> list[Observed]:
+def _flow(runs: list[Base], series: bool = True) -> list[Observed]:
     """The population flow of ``runs`` as one ensemble (they share model and dynamics), to the latest
-    of their horizons, each of which is a declared time of the shared grid."""
+    of their horizons, each of which is a declared time of the shared grid; ``series``: every run's loss
+    along its grid (else, for one-neuron runs, at its horizon only)."""
     model, dynamics = runs[0].model, runs[0].dynamics
     deltas = [_deltas(r) for r in runs]
     a0, W0 = _starts(runs, deltas)
@@ -136,10 +137,11 @@ def _flow(runs: list[Base]) -> list[Observed]:
         flow_method=flow_method(Network(a0, W0)),
     )
     W = traj.input_weights()
-    # one-neuron runs: what the metrics read, for the whole row at once (lean.py: observe's numbers)
-    row = lean.observe_row(traj, full) if lean.applies(traj) else None
     # each run's horizon on the grid: h itself, or the grid's end at t_max (geomspace's, to 1 ulp)
     ats = np.argmin(np.abs(traj.t[None, :] - horizons[:, None]), axis=1)
+    # one-neuron runs: what the metrics read, for the whole row at once (lean.py: observe's numbers); the
+    # loss at the horizons only, unless the ±D pair's gap reads its series
+    row = lean.observe_row(traj, full, None if series else ats) if lean.applies(traj) else None
     # the declared times off the log grid, one array for every run: the crossings and the horizons before
     # t_max (a run's own horizon among them changes nothing: metrics.measure keeps its horizon's node)
     inserted = np.concatenate([traj.crossing_times.ravel(), horizons[horizons < t_max]])
@@ -179,7 +181,7 @@ def phase_chunk(job: PhaseChunk) -> ChunkResult:
             assert isinstance(cell, SimulateConfig)
             runs.extend(limit_runs(cell, job.limits))
     flow = runs[0].dynamics.mode is Mode.flow
-    seen = _flow(runs) if flow else [_alone(r) for r in runs]
+    seen = _flow(runs, series=job.pair) if flow else [_alone(r) for r in runs]
     model = runs[0].model.build()
     eps = runs[0].model.eps_align
     budgets = spent_all(seen)  # ∫R dt and ∫T dt of every run at once where they share one grid

@@ -19,7 +19,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from gaugecli.core.analyses.symmetry import exact_saddle
+from gaugecli.core.analyses.symmetry import exact_saddles
 from gaugecli.core.integrate.trajectory import Trajectory
 from gaugecli.core.model.gauge import function_coordinates
 from gaugecli.core.model.metrics import alignment, final_owner
@@ -54,23 +54,32 @@ def applies(trajectory: Trajectory) -> bool:
     return trajectory.a.ndim == 3 and trajectory.a.shape[-1] == 1 and trajectory.stats.population
 
 
-def observe_row(trajectory: Trajectory, model: Model) -> list[Seen]:
+def observe_row(trajectory: Trajectory, model: Model, loss_at: Array | None = None) -> list[Seen]:
     """:class:`Seen` of every run of ``trajectory`` (``a (n, n_t, 1)``, ``W (n, n_t, 1, r)``: :func:`applies`),
-    as :func:`~gaugecli.core.analyses.observables.observe` would give them run by run."""
+    as :func:`~gaugecli.core.analyses.observables.observe` would give them run by run. ``loss_at``: the
+    one state of each run whose loss is read (its horizon's index): the loss is computed there only, NaN
+    elsewhere on its series (a map without the ±D pair reads no other; the gap reads the whole series)."""
     model = trajectory.model_in(model)
     theta = trajectory.theta
-    c, _ = function_coordinates(theta, model.degree)
+    coordinates = function_coordinates(theta, model.degree)
+    c = coordinates[0]
     align = alignment(theta.W, model)[0]
-    reaction, transport = reaction_transport(theta, model)  # observe's R and T, without its check ‖∇L‖²
-    loss = population_loss(theta, model)
+    # observe's R and T, without its check ‖∇L‖²
+    reaction, transport = reaction_transport(theta, model, coordinates)
+    if loss_at is None:
+        loss = population_loss(theta, model)
+    else:
+        runs = np.arange(theta.a.shape[0])
+        loss = np.full(theta.a.shape[:2], np.nan)
+        loss[runs, loss_at] = population_loss(Network(theta.a[runs, loss_at], theta.W[runs, loss_at]), model)
     owners, _ = final_owner(c[:, -1], align[:, -1], trajectory.eps_align)
     crossing = trajectory.crossing_times
+    saddles = exact_saddles(Network(theta.a[:, 0], theta.W[:, 0]), model).tolist()
     none = np.zeros(trajectory.t.shape)  # P of no neuron: 0, as kernel_group_norm of an empty group
     out = []
-    for b in range(theta.a.shape[0]):
+    for b, saddle in enumerate(saddles):
         owner = int(owners[b])
         t_spec = float(crossing[b, owner])
-        saddle = exact_saddle(Network(theta.a[b, 0], theta.W[b, 0]), model)
         if saddle:  # the exact dynamics never align (observe's rule)
             t_spec = float("nan")
         out.append(
