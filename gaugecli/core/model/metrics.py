@@ -237,7 +237,7 @@ def log_time_integral(t: Array, values: Array) -> Array:
     return head + integrate.simpson(y[..., 1:] * t[1:], x=np.log(t[1:]), axis=-1)
 
 
-def log_time_integral_rows(t: Array, values: Array, keep: Array) -> Array:
+def log_time_integral_rows(t: Array, values: Array, keep: np.ndarray) -> Array:
     """:func:`log_time_integral` of every row at once: row ``b`` of ``values (..., B, n)`` on its own
     samples ``t[keep[b]]`` of one increasing grid ``t (n,)`` (``keep (B, n)``, each row ≥ 2 samples);
     returns ``(..., B)``.
