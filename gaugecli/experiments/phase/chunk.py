@@ -94,19 +94,28 @@ def _direction(model: ModelConfig) -> tuple[int, Array]:
 
 
 def _starts(runs: list[Base], deltas: list[Array]) -> tuple[Array, Array]:
-    """``(a0 (B, m), W0 (B, m, d))``: each run's start as :func:`_start` gives it alone, bit for bit. The
-    exact duplicates of one model share its direction; each run keeps its own solve of its norms
-    (``squared_norms`` iterates until every member of a call converges, so a shared call would move the
-    runs that converge first by the extra iterations of the slowest)."""
-    starts = []
-    for run, delta in zip(runs, deltas, strict=True):
+    """``(a0 (B, m), W0 (B, m, d))``: each run's start as :func:`_start` gives it alone. The exact duplicates
+    of one model share its direction ``u0``; at degree 1 their norms are closed forms, element by element,
+    so the runs of one model take one call; at a higher degree each run keeps its own Newton solve
+    (``squared_norms`` iterates until every member of a call converges: a shared call would move the runs
+    that converge first by the extra iterations of the slowest)."""
+    a0: list[Array | None] = [None] * len(runs)
+    W0: list[Array | None] = [None] * len(runs)
+    together: dict[tuple[ModelConfig, int], list[int]] = {}
+    for i, (run, delta) in enumerate(zip(runs, deltas, strict=True)):
         if run.init == "duplicates" and run.eps is None:
-            check_input_dimension(run.model.d, run.model.k + delta.size)
-            degree, u0 = _direction(run.model)
-            starts.append(duplicates_along(u0, delta, run.model.c0, degree))
+            together.setdefault((run.model, delta.size), []).append(i)
         else:
-            starts.append(_start(run))
-    return np.concatenate([a for a, _ in starts]), np.concatenate([W for _, W in starts])
+            a0[i], W0[i] = _start(run)
+    for (model, size), members in together.items():
+        check_input_dimension(model.d, model.k + size)
+        degree, u0 = _direction(model)
+        parts = [members] if degree == 1 else [[i] for i in members]
+        for part in parts:
+            a, W = duplicates_along(u0, np.concatenate([deltas[i] for i in part]), model.c0, degree)
+            for j, i in enumerate(part):
+                a0[i], W0[i] = a[j : j + 1], W[j : j + 1]
+    return np.concatenate(a0), np.concatenate(W0)  # type: ignore[arg-type]
 
 
 def _seed(run: Base) -> int:
