@@ -145,7 +145,6 @@ def _flow(runs: list[Base], series: bool = True) -> list[Observed]:
         times=tuple(horizons[horizons < t_max]),  # the grid ends at t_max (to round-off) already
         flow_method=flow_method(Network(a0, W0)),
     )
-    W = traj.input_weights()
     # each run's horizon on the grid: h itself, or the grid's end at t_max (geomspace's, to 1 ulp)
     ats = np.argmin(np.abs(traj.t[None, :] - horizons[:, None]), axis=1)
     # one-neuron runs: what the metrics read, for the whole row at once (lean.py: observe's numbers); the
@@ -154,10 +153,15 @@ def _flow(runs: list[Base], series: bool = True) -> list[Observed]:
     # the declared times off the log grid, one array for every run: the crossings and the horizons before
     # t_max (a run's own horizon among them changes nothing: metrics.measure keeps its horizon's node)
     inserted = np.concatenate([traj.crossing_times.ravel(), horizons[horizons < t_max]])
+    # each run's parameters at its horizon, its input weights in R^d (not every state's: a copy of size d)
+    members = np.arange(len(runs))
+    a_end, W_end = traj.a[members, ats], traj.W[members, ats]
+    if traj.basis is not None:
+        W_end = W_end @ traj.basis.T
     out = []
     for b, at in enumerate(ats.tolist()):
         seen = observe(traj, full, (b,)) if row is None else row[b]
-        out.append(Observed(seen, at, inserted, (a0[b], W0[b]), (traj.a[b, at], W[b, at])))
+        out.append(Observed(seen, at, inserted, (a0[b], W0[b]), (a_end[b], W_end[b])))
     return out
 
 
