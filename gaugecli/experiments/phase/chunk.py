@@ -129,12 +129,11 @@ def horizon(run: Base, deltas: Array | None = None) -> float:
     return run.dynamics.t_max or auto_horizon(deltas, run.model.c0)
 
 
-def _flow(runs: list[Base], series: bool = True) -> list[Observed]:
+def _flow(runs: list[Base], deltas: list[Array], series: bool = True) -> list[Observed]:
     """The population flow of ``runs`` as one ensemble (they share model and dynamics), to the latest
     of their horizons, each of which is a declared time of the shared grid; ``series``: every run's loss
-    along its grid (else, for one-neuron runs, at its horizon only)."""
+    along its grid (else, for one-neuron runs, at its horizon only); ``deltas``: each run's :func:`_deltas`."""
     model, dynamics = runs[0].model, runs[0].dynamics
-    deltas = [_deltas(r) for r in runs]
     a0, W0 = _starts(runs, deltas)
     horizons = np.array([horizon(r, d) for r, d in zip(runs, deltas, strict=True)])
     t_max = float(horizons.max())
@@ -194,7 +193,8 @@ def phase_chunk(job: PhaseChunk) -> ChunkResult:
             assert isinstance(cell, SimulateConfig)
             runs.extend(limit_runs(cell, job.limits))
     flow = runs[0].dynamics.mode is Mode.flow
-    seen = _flow(runs, series=job.pair) if flow else [_alone(r) for r in runs]
+    deltas = [_deltas(r) for r in runs]
+    seen = _flow(runs, deltas, series=job.pair) if flow else [_alone(r) for r in runs]
     model = runs[0].model.build()
     eps = runs[0].model.eps_align
     budgets = spent_all(seen)  # ∫R dt and ∫T dt of every run at once where they share one grid
@@ -203,14 +203,14 @@ def phase_chunk(job: PhaseChunk) -> ChunkResult:
     for k, cell in enumerate(job.cells):
         at = step * k
         mine = seen[at]
-        metrics = measure(mine, model, eps, designated(cell), kernels=job.kernels, spent=budgets[at])
+        metrics = measure(mine, model, eps, designated(cell, deltas[at][0]), kernels=job.kernels, spent=budgets[at])
         if job.pair:
             other = seen[at + 1]
             theirs = measure(
                 other,
                 model,
                 eps,
-                designated(partner(cell)),  # type: ignore[arg-type]
+                designated(runs[at + 1], deltas[at + 1][0]),
                 kernels=False,
                 spent=budgets[at + 1],
             )

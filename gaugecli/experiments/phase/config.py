@@ -245,12 +245,13 @@ class PhaseConfig:
         return [line[s : s + CHUNK_CELLS] for line in lines for s in range(0, len(line), CHUNK_CELLS)]
 
 
-def designated(cell: Base) -> int | None:
+def designated(cell: Base, deltas: Any = None) -> int | None:
     """The neuron the gauge designates: ``select``'s ``owner`` (the one given ``+D`` or ``owner-delta``);
-    for ``simulate`` the unique ``argmax_j δ_j`` (``None`` for a tie: ``m`` equal neurons)."""
+    for ``simulate`` the unique ``argmax_j δ_j`` (``None`` for a tie: ``m`` equal neurons); ``deltas``:
+    the cell's δ ``(m,)`` where the caller has them."""
     if isinstance(cell, SelectConfig):
         return cell.owner
-    deltas = cell.imbalances()[0]
+    deltas = cell.imbalances()[0] if deltas is None else deltas
     top = deltas.max()
     return int(deltas.argmax()) if int((deltas == top).sum()) == 1 else None
 
