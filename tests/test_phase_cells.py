@@ -218,3 +218,6 @@ def test_a_rows_integrals_and_horizon_losses_are_each_runs() -> None:
         scale = float(np.max(np.abs(row[b].loss)))
         assert abs(at_horizons[b].loss[i] - row[b].loss[i]) <= 4 * EPS * scale  # the same closed form there
         assert np.isnan(np.delete(at_horizons[b].loss, i)).all()
+        for j in (i, -1):  # the alignment at the horizon and at the end (the owner's): cosines, to a few ε
+            assert abs(at_horizons[b].alignment[j, 0] - row[b].alignment[j, 0]) <= 4 * EPS
+        assert (at_horizons[b].computed_owner, at_horizons[b].t_spec) == (row[b].computed_owner, row[b].t_spec)

@@ -132,7 +132,7 @@ def horizon(run: Base, deltas: Array | None = None) -> float:
 def _flow(runs: list[Base], deltas: list[Array], series: bool = True) -> list[Observed]:
     """The population flow of ``runs`` as one ensemble (they share model and dynamics), to the latest
     of their horizons, each of which is a declared time of the shared grid; ``series``: every run's loss
-    along its grid (else, for one-neuron runs, at its horizon only); ``deltas``: each run's :func:`_deltas`."""
+    and alignment along its grid (else, for one-neuron runs, at its horizon only); ``deltas``: each run's :func:`_deltas`."""
     model, dynamics = runs[0].model, runs[0].dynamics
     a0, W0 = _starts(runs, deltas)
     horizons = np.array([horizon(r, d) for r, d in zip(runs, deltas, strict=True)])
@@ -147,7 +147,7 @@ def _flow(runs: list[Base], deltas: list[Array], series: bool = True) -> list[Ob
     # each run's horizon on the grid: h itself, or the grid's end at t_max (geomspace's, to 1 ulp)
     ats = np.argmin(np.abs(traj.t[None, :] - horizons[:, None]), axis=1)
     # one-neuron runs: what the metrics read, for the whole row at once (lean.py: observe's numbers); the
-    # loss at the horizons only, unless the ±D pair's gap reads its series
+    # loss and the alignment at the horizons only, unless the ±D pair's gap reads their series
     row = lean.observe_row(traj, full, None if series else ats) if lean.applies(traj) else None
     # the declared times off the log grid, one array for every run: the crossings and the horizons before
     # t_max (a run's own horizon among them changes nothing: metrics.measure keeps its horizon's node)

@@ -54,24 +54,29 @@ def applies(trajectory: Trajectory) -> bool:
     return trajectory.a.ndim == 3 and trajectory.a.shape[-1] == 1 and trajectory.stats.population
 
 
-def observe_row(trajectory: Trajectory, model: Model, loss_at: Array | None = None) -> list[Seen]:
+def observe_row(trajectory: Trajectory, model: Model, read_at: Array | None = None) -> list[Seen]:
     """:class:`Seen` of every run of ``trajectory`` (``a (n, n_t, 1)``, ``W (n, n_t, 1, r)``: :func:`applies`),
-    as :func:`~gaugecli.core.analyses.observables.observe` would give them run by run. ``loss_at``: the
-    one state of each run whose loss is read (its horizon's index): the loss is computed there only, NaN
-    elsewhere on its series (a map without the ±D pair reads no other; the gap reads the whole series)."""
+    as :func:`~gaugecli.core.analyses.observables.observe` would give them run by run. ``read_at``: the one
+    state of each run whose loss and alignment are read (its horizon's index): they are computed there
+    only (and the alignment at the last state, which decides the owner), NaN elsewhere on their series
+    (a map without the ±D pair reads no other; the gap reads both series whole)."""
     model = trajectory.model_in(model)
     theta = trajectory.theta
     coordinates = function_coordinates(theta, model.degree)
     c = coordinates[0]
-    align = alignment(theta.W, model)[0]
     # observe's R and T, without its check ‖∇L‖²
     reaction, transport = reaction_transport(theta, model, coordinates)
-    if loss_at is None:
+    if read_at is None:
+        align = alignment(theta.W, model)[0]
         loss = population_loss(theta, model)
     else:
         runs = np.arange(theta.a.shape[0])
+        a_at, W_at = theta.a[runs, read_at], theta.W[runs, read_at]
         loss = np.full(theta.a.shape[:2], np.nan)
-        loss[runs, loss_at] = population_loss(Network(theta.a[runs, loss_at], theta.W[runs, loss_at]), model)
+        loss[runs, read_at] = population_loss(Network(a_at, W_at), model)
+        align = np.full(theta.a.shape, np.nan)
+        align[:, -1] = alignment(theta.W[:, -1], model)[0]
+        align[runs, read_at] = alignment(W_at, model)[0]
     owners, _ = final_owner(c[:, -1], align[:, -1], trajectory.eps_align)
     crossing = trajectory.crossing_times
     saddles = exact_saddles(Network(theta.a[:, 0], theta.W[:, 0]), model).tolist()
