@@ -90,7 +90,9 @@ def _direction(model: ModelConfig) -> tuple[int, Array]:
     """The degree of ``model`` and the direction ``u0`` of its exact duplicates (the model built and its
     ``u0`` found once for all the runs of a chunk: they were most of each run's start)."""
     net = model.build()
-    return net.degree, initial_direction(net, model.theta0)
+    u0 = initial_direction(net, model.theta0)
+    u0.flags.writeable = False  # shared by every start of the model
+    return net.degree, u0
 
 
 def _starts(runs: list[Base], deltas: list[Array]) -> tuple[Array, Array]:

@@ -122,8 +122,9 @@ class CellMetrics:
 @dataclass
 class Observed:
     """One run of a chunk as its metrics need it: its observables, the index ``at`` of its horizon
-    on their time grid, the other declared times of the chunk's grid (``inserted``: crossings and
-    other runs' horizons, left out of the Simpson nodes), and — population flow — its parameters
+    on their time grid, the declared times of the chunk's grid off its log grid (``inserted``: crossings
+    and the runs' horizons, left out of the Simpson nodes — but its own horizon's, which is always kept;
+    one array for every run of a chunk), and — population flow — its parameters
     at ``t = 0`` and at the horizon (``(a (m,), W (m, d))``, input weights in ``R^d``)."""
 
     run: RunObservables | Seen
