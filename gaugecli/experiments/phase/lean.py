@@ -32,7 +32,8 @@ from gaugecli.core.types import Array
 @dataclass
 class Seen:
     """The part of :class:`~gaugecli.core.analyses.observables.RunObservables` that a phase cell's metrics
-    read (the same fields, the same meaning; series on the time grid ``t``, per-neuron ``(n_t, m)``)."""
+    read (the same fields, the same meaning; series on the time grid ``t``, per-neuron ``(n_t, m)``; the
+    loss and the alignment NaN off the states read, where :func:`observe_row` was given them)."""
 
     t: Array
     loss: Array
