@@ -164,50 +164,54 @@ class Param:
         return f"{self.help}; {'each ' if self.plural else ''}{bound}."
 
     def check(self, value: Any) -> None:
-        """Refuse ``value`` outside the declared type and range (``None``: not given, accepted)."""
+        """Refuse ``value`` outside the declared type and range (``None``: not given, accepted).
+        Each message is written only for a value it refuses: every config checks each of its fields
+        when built (a phase map builds one config per cell), and the texts were most of that cost."""
         if value is None:
             return
         if not self.plural:
             self._check_one(value)
             return
-        require(
-            isinstance(value, (tuple, list)) and len(value) >= self.min_items,
-            self.name,
-            f"give at least {self.min_items} value{'s' if self.min_items > 1 else ''} "
-            f"(got {len(value) if isinstance(value, (tuple, list)) else 1}: {_got(value)})",
-        )
+        if not (isinstance(value, (tuple, list)) and len(value) >= self.min_items):
+            raise ConfigError(
+                self.name,
+                f"give at least {self.min_items} value{'s' if self.min_items > 1 else ''} "
+                f"(got {len(value) if isinstance(value, (tuple, list)) else 1}: {_got(value)})",
+            )
         for x in value:
             self._check_one(x)
-        repeated = sorted({x for x in value if list(value).count(x) > 1})
-        require(
-            not (self.distinct and repeated),
-            self.name,
-            f"must differ: {', '.join(map(str, repeated))} given more than once would count one draw as several",
-        )
+        if self.distinct and len(set(value)) < len(value):
+            repeated = sorted({x for x in value if list(value).count(x) > 1})
+            raise ConfigError(
+                self.name,
+                f"must differ: {', '.join(map(str, repeated))} given more than once would count one draw as several",
+            )
 
     def _check_one(self, x: Any) -> None:
-        got = f"(got {x!r})"
         if self.choices:
-            require(x in self.choices, self.name, f"must be one of {', '.join(self.choices)} {got}")
+            if x not in self.choices:
+                raise ConfigError(self.name, f"must be one of {', '.join(self.choices)} (got {x!r})")
             return
         if self.type is bool:
-            require(isinstance(x, bool), self.name, f"must be true or false {got}")
+            if not isinstance(x, bool):
+                raise ConfigError(self.name, f"must be true or false (got {x!r})")
             return
         if self.type is str:
-            require(isinstance(x, str), self.name, f"must be a word {got}")
+            if not isinstance(x, str):
+                raise ConfigError(self.name, f"must be a word (got {x!r})")
             return
         if self.type is int:
-            ok = isinstance(x, int) and not isinstance(x, bool)
-            require(ok, self.name, f"must be {self.range_text() or 'an integer'} {got}")
-        else:
-            ok = isinstance(x, (int, float)) and not isinstance(x, bool) and math.isfinite(x)
+            if not isinstance(x, int) or isinstance(x, bool):
+                raise ConfigError(self.name, f"must be {self.range_text() or 'an integer'} (got {x!r})")
+        elif not (isinstance(x, (int, float)) and not isinstance(x, bool) and math.isfinite(x)):
             bound = self.range_text()
-            require(ok, self.name, f"must be a finite number{' ' + bound if bound else ''} {got}")
+            raise ConfigError(self.name, f"must be a finite number{' ' + bound if bound else ''} (got {x!r})")
         lo, hi = self.low, self.high
         below = lo is not None and (x <= lo if self.open_low else x < lo)
         above = hi is not None and (x >= hi if self.open_high else x > hi)
-        why = self.why_low if below else self.why_high if above else ""
-        require(not (below or above), self.name, f"must be {self.range_text()} {got}" + (f": {why}" if why else ""))
+        if below or above:
+            why = self.why_low if below else self.why_high
+            raise ConfigError(self.name, f"must be {self.range_text()} (got {x!r})" + (f": {why}" if why else ""))
 
 
 class Fields:
@@ -223,7 +227,19 @@ class Fields:
 
     @classmethod
     def check(cls, config: Any) -> None:
-        names = {f.name for f in fields(config)}
-        for field, param in cls.params.items():
-            if field in names:
-                param.check(getattr(config, field))
+        for field, param in _declared(cls, type(config)):
+            param.check(getattr(config, field))
+
+
+_DECLARED: dict[tuple[type, type], tuple[tuple[str, Param], ...]] = {}
+
+
+def _declared(declarations: type[Fields], config_type: type) -> tuple[tuple[str, Param], ...]:
+    """The declared parameters that are fields of ``config_type``, in declaration order (read once per
+    pair of classes: :func:`dataclasses.fields` for every config built was a tenth of its cost)."""
+    found = _DECLARED.get((declarations, config_type))
+    if found is None:
+        names = {f.name for f in fields(config_type)}
+        found = tuple((field, param) for field, param in declarations.params.items() if field in names)
+        _DECLARED[(declarations, config_type)] = found
+    return found

@@ -28,7 +28,7 @@ from typing import Any
 import numpy as np
 
 from gaugecli.store.atomic import atomic_write_text
-from gaugecli.store.codec import acyclic, to_jsonable
+from gaugecli.store.codec import acyclic, canonical_json, to_jsonable
 from gaugecli.store.errors import ArtifactError
 from gaugecli.store.schemas import SCHEMA_VERSION, schema_name, validate
 
@@ -74,8 +74,11 @@ def _sha256(value: Any) -> str:
 
 def config_hash(config: Any, version: str | None = None) -> str:
     """SHA-256 of the canonical JSON of ``config``, the package ``version`` (default: this one)
-    and :data:`CACHE_LAYOUT`: the cache key, so a new version recomputes rather than reuses."""
-    return _sha256({"config": to_jsonable(config), "version": version or package_version(), "layout": CACHE_LAYOUT})
+    and :data:`CACHE_LAYOUT`: the cache key, so a new version recomputes rather than reuses. The text is
+    ``_sha256``'s of ``{"config": to_jsonable(config), "layout": …, "version": …}``, its keys in order,
+    written by :func:`~gaugecli.store.codec.canonical_json` (each frozen part's text kept by identity)."""
+    text = f'{{"config":{canonical_json(config)},"layout":{CACHE_LAYOUT},"version":{canonical_json(version or package_version())}}}'
+    return hashlib.sha256(text.encode()).hexdigest()
 
 
 def result_hash(result: Any) -> str:

@@ -12,29 +12,65 @@ import dataclasses
 import enum
 import functools
 import gc
+import json
 import math
 import types
 import typing
 from collections.abc import Iterator
+from json.encoder import encode_basestring_ascii
 from typing import Any
 
 import numpy as np
 
 from gaugecli.core.types import LATER_FIELD
 
+_LEAVES = frozenset({str, int, bool, type(None)})
+"""Types that are their own JSON value (exactly these: a subclass, an enum say, takes the long way)."""
 
-def _omitted(obj: Any, f: dataclasses.Field[Any]) -> bool:
-    if not f.metadata.get(LATER_FIELD):
-        return False
-    value = getattr(obj, f.name)  # an array is never a field's default (== would compare elementwise)
-    return value is f.default or (not isinstance(value, np.ndarray) and bool(value == f.default))
+
+_PLANS: dict[type, tuple[tuple[str, bool, Any], ...]] = {}
+
+
+def _plan(cls: type) -> tuple[tuple[str, bool, Any], ...]:
+    """``(name, later, default)`` of each field of the dataclass ``cls``, in order (``later``: marked
+    :data:`LATER_FIELD`). Read once per class: :func:`dataclasses.fields` of every instance encoded was
+    most of a configuration's encoding, and a phase map hashes one configuration per cell."""
+    plan = _PLANS.get(cls)
+    if plan is None:
+        plan = _PLANS[cls] = tuple(
+            (f.name, bool(f.metadata.get(LATER_FIELD)), f.default) for f in dataclasses.fields(cls)
+        )
+    return plan
+
+
+def _omitted(value: Any, default: Any) -> bool:
+    """Whether a :data:`LATER_FIELD` holding ``value`` is left out: while it holds its ``default``
+    (an array is never a field's default: == would compare elementwise)."""
+    return value is default or (not isinstance(value, np.ndarray) and bool(value == default))
 
 
 def to_jsonable(obj: Any) -> Any:
     """Dataclasses, numpy arrays and scalars, enums and tuples → JSON values; NaN/inf → null.
     A field marked :data:`LATER_FIELD` is left out while it holds its default."""
-    if dataclasses.is_dataclass(obj) and not isinstance(obj, type):
-        return {f.name: to_jsonable(getattr(obj, f.name)) for f in dataclasses.fields(obj) if not _omitted(obj, f)}
+    kind = type(obj)
+    if kind in _LEAVES:
+        return obj
+    if kind is float:
+        return obj if math.isfinite(obj) else None
+    if hasattr(kind, "__dataclass_fields__") and not isinstance(obj, type):
+        out = {}
+        for name, later, default in _plan(kind):
+            value = getattr(obj, name)
+            if later and _omitted(value, default):
+                continue
+            of = type(value)  # the leaves inline: most fields of a configuration are numbers, words or None
+            if of in _LEAVES:
+                out[name] = value
+            elif of is float:
+                out[name] = value if math.isfinite(value) else None
+            else:
+                out[name] = to_jsonable(value)
+        return out
     if isinstance(obj, enum.Enum):
         return obj.value
     if isinstance(obj, dict):
@@ -61,6 +97,75 @@ def to_jsonable(obj: Any) -> Any:
         x = float(obj)
         return x if math.isfinite(x) else None
     return obj
+
+
+_TEXTS: dict[int, tuple[Any, str]] = {}
+"""The canonical text of frozen dataclasses already written, by identity (the object kept, so that its id
+is not reused; equal is not enough: ``-0.0 == 0.0``); emptied when it reaches :data:`TEXTS_KEPT`."""
+TEXTS_KEPT = 1 << 15
+_ENCODE = json.JSONEncoder(allow_nan=False, sort_keys=True, separators=(",", ":")).encode
+
+
+def _leaf(x: Any) -> str:
+    """The JSON text of a word, number, boolean or None, as json's encoder writes it (``float.__repr__``,
+    ``int.__repr__``, its ASCII string escape)."""
+    if x is None:
+        return "null"
+    if x is True:
+        return "true"
+    if x is False:
+        return "false"
+    if type(x) is float:
+        return float.__repr__(x) if math.isfinite(x) else "null"
+    if type(x) is int:
+        return int.__repr__(x)
+    return encode_basestring_ascii(x)
+
+
+def canonical_json(obj: Any) -> str:
+    """``json.dumps(to_jsonable(obj), sort_keys=True, allow_nan=False, separators=(",", ":"))``: the text
+    every hash is of, written from the texts of its parts, each frozen dataclass's kept by identity — a
+    phase map hashes each cell's configuration, then each chunk of them (and the run cache each chunk's
+    key again): every cell is written once. A frozen dataclass whose fields hold a list, a dict or an
+    array is written anew each time (those can change under the same object)."""
+    return _canonical(obj)[0]
+
+
+def _canonical(obj: Any) -> tuple[str, bool]:
+    """``(text, fixed)``: :func:`canonical_json` of ``obj``, and whether it cannot change under the same object."""
+    kind = type(obj)
+    if kind is float or kind in _LEAVES:
+        return _leaf(obj), True
+    if hasattr(kind, "__dataclass_fields__") and not isinstance(obj, type):
+        known = _TEXTS.get(id(obj))
+        if known is not None and known[0] is obj:
+            return known[1], True
+        fixed = bool(kind.__dataclass_params__.frozen)
+        parts = []
+        for name, later, default in sorted(_plan(kind)):
+            value = getattr(obj, name)
+            if later and _omitted(value, default):
+                continue
+            text, still = _canonical(value)
+            fixed = fixed and still
+            parts.append(f"{encode_basestring_ascii(name)}:{text}")
+        text = "{" + ",".join(parts) + "}"
+        if fixed:
+            if len(_TEXTS) >= TEXTS_KEPT:
+                _TEXTS.clear()
+            _TEXTS[id(obj)] = (obj, text)
+        return text, fixed
+    if kind is tuple:
+        texts = [_canonical(v) for v in obj]
+        return "[" + ",".join(t for t, _ in texts) + "]", all(f for _, f in texts)
+    if kind is list:
+        return "[" + ",".join(_canonical(v)[0] for v in obj) + "]", False
+    if kind is dict:
+        items = {str(k): v for k, v in obj.items()}  # to_jsonable's keys (the last of two that read the same)
+        return "{" + ",".join(
+            f"{encode_basestring_ascii(k)}:{_canonical(items[k])[0]}" for k in sorted(items)
+        ) + "}", False
+    return _ENCODE(to_jsonable(obj)), isinstance(obj, enum.Enum)  # an enum's value is fixed
 
 
 @contextlib.contextmanager

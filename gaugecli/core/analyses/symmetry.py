@@ -166,6 +166,23 @@ def exact_saddle(theta0: Network, model: Model, tol: float = SADDLE_TOLERANCE) -
     return bool(scale == 0.0 or np.linalg.norm(grad @ V.T) <= tol * scale)
 
 
+def exact_saddles(theta0: Network, model: Model, tol: float = SADDLE_TOLERANCE) -> Array:
+    """:func:`exact_saddle` of every start of a batch ``θ0`` (``a (B, m)``, ``W (B, m, d)``) at once:
+    ``(B,)`` booleans, the same rule (the gradient of the starts orthogonal to the teacher computed in one
+    call; its norms over each start's ``(m, d)`` block)."""
+    a, W = np.asarray(theta0.a, float), np.asarray(theta0.W, float)
+    V = model.unit_directions()
+    U = W / np.linalg.norm(W, axis=-1, keepdims=True)
+    orthogonal = np.all(np.abs(U @ V.T) <= tol, axis=(-2, -1))
+    out = np.zeros(orthogonal.shape, bool)
+    if np.any(orthogonal):
+        Wo = W[orthogonal]
+        grad = population_gradient(Network(a[orthogonal], Wo), model).W + model.weight_decay * Wo
+        scale = np.linalg.norm(grad, axis=(-2, -1))
+        out[orthogonal] = (scale == 0.0) | (np.linalg.norm(grad @ V.T, axis=(-2, -1)) <= tol * scale)
+    return out
+
+
 def symmetry_report(
     t: Array, theta: Network, model: Model, owner: int, *, threshold: float = SEPARATION_THRESHOLD
 ) -> SymmetryReport:

@@ -157,11 +157,17 @@ def duplicate_initial_condition(
 
     Returns ``(a, W)`` with shapes ``(..., m)`` and ``(..., m, d)`` (``deltas`` may be batched).
     """
+    return duplicates_along(initial_direction(model, theta0), deltas, c0, model.degree)
+
+
+def duplicates_along(u0: Array, deltas: Array, c0: float = C0, degree: int = 1) -> tuple[Array, Array]:
+    """:func:`duplicate_initial_condition` along a given unit direction ``u0 (d,)`` (its
+    :func:`initial_direction`, found once for many starts of one model): ``m = len(deltas)`` neurons of
+    coefficient ``c0/m`` each at imbalances ``deltas (..., m)``, at degree ``degree``."""
     deltas = np.asarray(deltas, dtype=np.float64)
     m = deltas.shape[-1]
-    u0 = initial_direction(model, theta0)
-    U = np.broadcast_to(u0, deltas.shape + (model.d,))
-    return parameters_from_function(np.full(deltas.shape, c0 / m), U, deltas, model.degree)
+    U = np.broadcast_to(u0, deltas.shape + np.shape(u0))
+    return parameters_from_function(np.full(deltas.shape, c0 / m), U, deltas, degree)
 
 
 def random_initial_condition(model: Model, deltas: Array, c0: float = C0, seed: int = 0) -> tuple[Array, Array]:

@@ -237,6 +237,42 @@ def log_time_integral(t: Array, values: Array) -> Array:
     return head + integrate.simpson(y[..., 1:] * t[1:], x=np.log(t[1:]), axis=-1)
 
 
+def log_time_integral_rows(t: Array, values: Array, keep: np.ndarray) -> Array:
+    """:func:`log_time_integral` of every row at once: row ``b`` of ``values (..., B, n)`` on its own
+    samples ``t[keep[b]]`` of one increasing grid ``t (n,)`` (``keep (B, n)``, each row ≥ 2 samples);
+    returns ``(..., B)``.
+
+    The same rule, by one call of scipy's Simpson over the rows of each parity of their sample count:
+    a row's samples are preceded by an even number of copies of its first one (Simpson pairs of zero
+    width, which add exactly 0), so that its pairs and its last interval's correction are its own. Only
+    the order of the sum over the pairs differs: the results agree to a few ε of the integral's scale
+    (rows of fewer than 4 samples take :func:`log_time_integral` itself)."""
+    t = np.asarray(t, float)
+    y = np.asarray(values, float)
+    keep = np.asarray(keep, bool)
+    out = np.zeros(y.shape[:-1])
+    counts = keep.sum(axis=-1)
+    indices = [np.flatnonzero(k) for k in keep]
+    short = counts < 4  # two Simpson samples are a trapezoid, not a pair with a last interval
+    for b in np.flatnonzero(short):
+        out[..., b] = log_time_integral(t[indices[b]], y[..., b, indices[b]])
+    for parity in (0, 1):
+        group = np.flatnonzero(~short & (counts % 2 == parity))
+        if group.size == 0:
+            continue
+        width = int(counts[group].max()) - 1  # the Simpson samples (all but t_0) of the group's longest row
+        simpson = np.empty((group.size, width), int)
+        for g, b in enumerate(group):
+            own = indices[b][1:]
+            simpson[g, : width - own.size] = own[0]
+            simpson[g, width - own.size :] = own
+        first, second = np.array([indices[b][0] for b in group]), simpson[:, 0]
+        head = 0.5 * (y[..., group, first] + y[..., group, second]) * (t[second] - t[first])
+        z = y[..., group[:, None], simpson] * t[simpson]
+        out[..., group] = head + integrate.simpson(z, x=np.broadcast_to(np.log(t[simpson]), z.shape), axis=-1)
+    return out
+
+
 def cumulative_log_time_integral(t: Array, values: Array) -> Array:
     """``∫_0^{t_i} y dt`` at every sample (time axis last): the trapezoid in ``t`` on
     ``[0, t_1]``, then the trapezoid in ``s = ln t`` of ``y·t``. Non-decreasing for ``y ≥ 0``

@@ -272,13 +272,27 @@ def dissipation(theta: Network, model: Model) -> Dissipation:
     if not model.activation.homogeneous:
         nan = np.full(grad_norm_sq.shape, np.nan)
         return Dissipation(nan, nan.copy(), grad_norm_sq, nan.copy())
+    reaction, transport = reaction_transport(theta, model)
+    scale = np.where(grad_norm_sq > 0, grad_norm_sq, 1.0)
+    residual = np.abs(grad_norm_sq - reaction - transport) / scale
+    return Dissipation(reaction, transport, grad_norm_sq, residual)
+
+
+def reaction_transport(
+    theta: Network, model: Model, coordinates: tuple[Array, Array] | None = None
+) -> tuple[Array, Array]:
+    """``(R, T)`` of :func:`dissipation` alone, from the function coordinates (``R = Σ_j M^c_j (∂L/∂c_j)²``,
+    ``T = Σ_j M^u_j ‖grad_{u_j} L‖²``), without the parameter gradient ``‖∇_θ L‖²`` that checks them
+    (what a phase map reads of every state of its runs); NaN for an activation without a degree.
+    ``coordinates``: ``function_coordinates(θ, model.degree)`` where the caller has them."""
+    if not model.activation.homogeneous:
+        nan = np.full(np.shape(theta.a)[:-1], np.nan)
+        return nan, nan.copy()
     p = model.degree
-    c, U = function_coordinates(theta, p)
+    c, U = function_coordinates(theta, p) if coordinates is None else coordinates
     delta = imbalance(theta, p)
     fg = function_gradient(c, U, model)
     reaction = np.sum(reaction_mobility(c, delta, p) * fg.coefficient**2, axis=-1)
     with np.errstate(invalid="ignore"):  # a neuron absorbed at w = 0 (core.absorption): ∞·0, NaN
         transport = np.sum(transport_mobility(c, delta, p) * np.sum(fg.direction**2, axis=-1), axis=-1)
-    scale = np.where(grad_norm_sq > 0, grad_norm_sq, 1.0)
-    residual = np.abs(grad_norm_sq - reaction - transport) / scale
-    return Dissipation(reaction, transport, grad_norm_sq, residual)
+    return reaction, transport

@@ -14,21 +14,23 @@ exponent and the constant of C4).
 
 from __future__ import annotations
 
+import functools
 from dataclasses import dataclass, field, replace
 
 import numpy as np
 
 from gaugecli.core.analyses.observables import observe
-from gaugecli.core.model.gauge import imbalance
+from gaugecli.core.model.gauge import duplicates_along, imbalance, initial_direction
 from gaugecli.core.model.state import Network
 from gaugecli.core.types import LATER_FIELD, Array
+from gaugecli.experiments.budget import check_input_dimension
 from gaugecli.experiments.common import integrate_ensemble, run_ensemble
-from gaugecli.experiments.config import auto_horizon
+from gaugecli.experiments.config import ModelConfig, auto_horizon
 from gaugecli.experiments.initial import initial_condition
 from gaugecli.experiments.params import Mode
 from gaugecli.experiments.phase import lean
 from gaugecli.experiments.phase.config import Base, designated, partner
-from gaugecli.experiments.phase.metrics import CellMetrics, Observed, measure, with_limits, with_partner
+from gaugecli.experiments.phase.metrics import CellMetrics, Observed, measure, spent_all, with_limits, with_partner
 from gaugecli.experiments.simulate import SimulateConfig, simulate
 
 FLOW_METHOD = "bdf"
@@ -74,29 +76,68 @@ class ChunkResult:
     cells: list[CellMetrics]
 
 
+def _deltas(run: Base) -> Array:
+    """The imbalances of ``run``'s start, ``(1, m)``."""
+    return run.imbalances() if isinstance(run, SimulateConfig) else run.imbalances()[None, :]
+
+
 def _start(run: Base) -> tuple[Array, Array]:
-    deltas = run.imbalances() if isinstance(run, SimulateConfig) else run.imbalances()[None, :]
-    return initial_condition(run.model, deltas, run.init, run.eps, run.init_seed)
+    return initial_condition(run.model, _deltas(run), run.init, run.eps, run.init_seed)
+
+
+@functools.lru_cache(maxsize=64)
+def _direction(model: ModelConfig) -> tuple[int, Array]:
+    """The degree of ``model`` and the direction ``u0`` of its exact duplicates (the model built and its
+    ``u0`` found once for all the runs of a chunk: they were most of each run's start)."""
+    net = model.build()
+    u0 = initial_direction(net, model.theta0)
+    u0.flags.writeable = False  # shared by every start of the model
+    return net.degree, u0
+
+
+def _starts(runs: list[Base], deltas: list[Array]) -> tuple[Array, Array]:
+    """``(a0 (B, m), W0 (B, m, d))``: each run's start as :func:`_start` gives it alone. The exact duplicates
+    of one model share its direction ``u0``; at degree 1 their norms are closed forms, element by element,
+    so the runs of one model take one call; at a higher degree each run keeps its own Newton solve
+    (``squared_norms`` iterates until every member of a call converges: a shared call would move the runs
+    that converge first by the extra iterations of the slowest)."""
+    a0: list[Array | None] = [None] * len(runs)
+    W0: list[Array | None] = [None] * len(runs)
+    together: dict[tuple[ModelConfig, int], list[int]] = {}
+    for i, (run, delta) in enumerate(zip(runs, deltas, strict=True)):
+        if run.init == "duplicates" and run.eps is None:
+            together.setdefault((run.model, delta.size), []).append(i)
+        else:
+            a0[i], W0[i] = _start(run)
+    for (model, size), members in together.items():
+        check_input_dimension(model.d, model.k + size)
+        degree, u0 = _direction(model)
+        parts = [members] if degree == 1 else [[i] for i in members]
+        for part in parts:
+            a, W = duplicates_along(u0, np.concatenate([deltas[i] for i in part]), model.c0, degree)
+            for j, i in enumerate(part):
+                a0[i], W0[i] = a[j : j + 1], W[j : j + 1]
+    return np.concatenate(a0), np.concatenate(W0)  # type: ignore[arg-type]
 
 
 def _seed(run: Base) -> int:
     return run.run_seed if isinstance(run, SimulateConfig) else run.run_seeds[0]
 
 
-def horizon(run: Base) -> float:
-    """The horizon of ``run`` alone: ``t_max``, else :func:`auto_horizon` of its δ and c0."""
-    deltas = run.imbalances()
+def horizon(run: Base, deltas: Array | None = None) -> float:
+    """The horizon of ``run`` alone: ``t_max``, else :func:`auto_horizon` of its δ (``deltas``, where
+    the caller has them) and c0."""
+    deltas = run.imbalances() if deltas is None else deltas
     return run.dynamics.t_max or auto_horizon(deltas, run.model.c0)
 
 
-def _flow(runs: list[Base]) -> list[Observed]:
+def _flow(runs: list[Base], deltas: list[Array], series: bool = True) -> list[Observed]:
     """The population flow of ``runs`` as one ensemble (they share model and dynamics), to the latest
-    of their horizons, each of which is a declared time of the shared grid."""
+    of their horizons, each of which is a declared time of the shared grid; ``series``: every run's loss
+    and alignment along its grid (else, for one-neuron runs, at its horizon only); ``deltas``: each run's :func:`_deltas`."""
     model, dynamics = runs[0].model, runs[0].dynamics
-    starts = [_start(r) for r in runs]
-    a0 = np.concatenate([s[0] for s in starts])
-    W0 = np.concatenate([s[1] for s in starts])
-    horizons = np.array([horizon(r) for r in runs])
+    a0, W0 = _starts(runs, deltas)
+    horizons = np.array([horizon(r, d) for r, d in zip(runs, deltas, strict=True)])
     t_max = float(horizons.max())
     traj, full = integrate_ensemble(
         model,
@@ -105,16 +146,23 @@ def _flow(runs: list[Base]) -> list[Observed]:
         times=tuple(horizons[horizons < t_max]),  # the grid ends at t_max (to round-off) already
         flow_method=flow_method(Network(a0, W0)),
     )
-    W = traj.input_weights()
-    # one-neuron runs: what the metrics read, for the whole row at once (lean.py: observe's numbers)
-    row = lean.observe_row(traj, full) if lean.applies(traj) else None
+    # each run's horizon on the grid: h itself, or the grid's end at t_max (geomspace's, to 1 ulp)
+    ats = np.argmin(np.abs(traj.t[None, :] - horizons[:, None]), axis=1)
+    # one-neuron runs: what the metrics read, for the whole row at once (lean.py: observe's numbers); the
+    # loss and the alignment at the horizons only, unless the ±D pair's gap reads their series
+    row = lean.observe_row(traj, full, None if series else ats) if lean.applies(traj) else None
+    # the declared times off the log grid, one array for every run: the crossings and the horizons before
+    # t_max (a run's own horizon among them changes nothing: metrics.measure keeps its horizon's node)
+    inserted = np.concatenate([traj.crossing_times.ravel(), horizons[horizons < t_max]])
+    # each run's parameters at its horizon, its input weights in R^d (not every state's: a copy of size d)
+    members = np.arange(len(runs))
+    a_end, W_end = traj.a[members, ats], traj.W[members, ats]
+    if traj.basis is not None:
+        W_end = W_end @ traj.basis.T
     out = []
-    for b, h in enumerate(horizons):
-        at = int(np.argmin(np.abs(traj.t - h)))  # h itself, or the grid's end at t_max (geomspace's, to 1 ulp)
-        others = horizons[(horizons != h) & (horizons < t_max)]
-        inserted = np.concatenate([traj.crossing_times.ravel(), others])
+    for b, at in enumerate(ats.tolist()):
         seen = observe(traj, full, (b,)) if row is None else row[b]
-        out.append(Observed(seen, at, inserted, (a0[b], W0[b]), (traj.a[b, at], W[b, at])))
+        out.append(Observed(seen, at, inserted, (a0[b], W0[b]), (a_end[b], W_end[b])))
     return out
 
 
@@ -147,23 +195,34 @@ def phase_chunk(job: PhaseChunk) -> ChunkResult:
             assert isinstance(cell, SimulateConfig)
             runs.extend(limit_runs(cell, job.limits))
     flow = runs[0].dynamics.mode is Mode.flow
-    seen = _flow(runs) if flow else [_alone(r) for r in runs]
+    deltas = [_deltas(r) for r in runs]
+    seen = _flow(runs, deltas, series=job.pair) if flow else [_alone(r) for r in runs]
     model = runs[0].model.build()
     eps = runs[0].model.eps_align
+    budgets = spent_all(seen)  # ∫R dt and ∫T dt of every run at once where they share one grid
     out = []
     step = 1 + int(job.pair) + 2 * len(job.limits)
     for k, cell in enumerate(job.cells):
         at = step * k
         mine = seen[at]
-        metrics = measure(mine, model, eps, designated(cell), kernels=job.kernels)
+        metrics = measure(mine, model, eps, designated(cell, deltas[at][0]), kernels=job.kernels, spent=budgets[at])
         if job.pair:
             other = seen[at + 1]
-            theirs = measure(other, model, eps, designated(partner(cell)), kernels=False)  # type: ignore[arg-type]
+            theirs = measure(
+                other,
+                model,
+                eps,
+                designated(runs[at + 1], deltas[at + 1][0]),
+                kernels=False,
+                spent=budgets[at + 1],
+            )
             metrics = with_partner(metrics, mine, other, theirs)
         if job.limits:
             first = at + 1 + int(job.pair)
             times = [
-                measure(replace(seen[first + i], start=None), model, eps, 0, kernels=False).t_spec
+                measure(
+                    replace(seen[first + i], start=None), model, eps, 0, kernels=False, spent=budgets[first + i]
+                ).t_spec
                 for i in range(2 * len(job.limits))
             ]
             metrics = with_limits(metrics, job.limits, times[0::2], times[1::2], model)

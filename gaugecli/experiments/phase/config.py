@@ -180,6 +180,10 @@ class PhaseConfig:
                 "finite-sample or SGD mode)",
             )
 
+    def __getstate__(self) -> dict[str, Any]:
+        """Its fields, without the cells :meth:`cells` keeps (a copy or a pickle rebuilds them)."""
+        return {k: v for k, v in self.__dict__.items() if k != "_cells"}
+
     @property
     def run_base(self) -> Base:
         assert self.base is not None
@@ -216,10 +220,16 @@ class PhaseConfig:
         return self.y.num, self.x.num
 
     def cells(self) -> list[list[Base]]:
-        """Each cell's configuration, ``cells[iy][ix]``."""
-        specs = axis_specs(self.kind)
-        sx, sy = specs[self.x.name], specs[self.y.name]
-        return [[_set(_set(self.run_base, sy, vy, "y"), sx, vx, "x") for vx in self.x.values] for vy in self.y.values]
+        """Each cell's configuration, ``cells[iy][ix]``: built — and so checked, each as its command
+        checks it — once per map (when this config is), the row's ``y`` set once for the row."""
+        built = self.__dict__.get("_cells")
+        if built is None:
+            specs = axis_specs(self.kind)
+            sx, sy = specs[self.x.name], specs[self.y.name]
+            rows = (_set(self.run_base, sy, vy, "y") for vy in self.y.values)
+            built = tuple(tuple(_set(row, sx, vx, "x") for vx in self.x.values) for row in rows)
+            object.__setattr__(self, "_cells", built)  # not a field: no part of its equality, hash or JSON
+        return [list(row) for row in built]
 
     def partition(self) -> list[list[tuple[int, int]]]:
         """The chunks: each a list of ``(iy, ix)``, fixed by the configuration (module docstring)."""
@@ -235,12 +245,13 @@ class PhaseConfig:
         return [line[s : s + CHUNK_CELLS] for line in lines for s in range(0, len(line), CHUNK_CELLS)]
 
 
-def designated(cell: Base) -> int | None:
+def designated(cell: Base, deltas: Any = None) -> int | None:
     """The neuron the gauge designates: ``select``'s ``owner`` (the one given ``+D`` or ``owner-delta``);
-    for ``simulate`` the unique ``argmax_j δ_j`` (``None`` for a tie: ``m`` equal neurons)."""
+    for ``simulate`` the unique ``argmax_j δ_j`` (``None`` for a tie: ``m`` equal neurons); ``deltas``:
+    the cell's δ ``(m,)`` where the caller has them."""
     if isinstance(cell, SelectConfig):
         return cell.owner
-    deltas = cell.imbalances()[0]
+    deltas = cell.imbalances()[0] if deltas is None else deltas
     top = deltas.max()
     return int(deltas.argmax()) if int((deltas == top).sum()) == 1 else None
 

@@ -19,20 +19,21 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from gaugecli.core.analyses.symmetry import exact_saddle
+from gaugecli.core.analyses.symmetry import exact_saddles
 from gaugecli.core.integrate.trajectory import Trajectory
 from gaugecli.core.model.gauge import function_coordinates
 from gaugecli.core.model.metrics import alignment, final_owner
 from gaugecli.core.model.model import Model
 from gaugecli.core.model.state import Network
-from gaugecli.core.population.dynamics import dissipation, population_loss
+from gaugecli.core.population.dynamics import population_loss, reaction_transport
 from gaugecli.core.types import Array
 
 
 @dataclass
 class Seen:
     """The part of :class:`~gaugecli.core.analyses.observables.RunObservables` that a phase cell's metrics
-    read (the same fields, the same meaning; series on the time grid ``t``, per-neuron ``(n_t, m)``)."""
+    read (the same fields, the same meaning; series on the time grid ``t``, per-neuron ``(n_t, m)``; the
+    loss and the alignment NaN off the states read, where :func:`observe_row` was given them)."""
 
     t: Array
     loss: Array
@@ -54,23 +55,37 @@ def applies(trajectory: Trajectory) -> bool:
     return trajectory.a.ndim == 3 and trajectory.a.shape[-1] == 1 and trajectory.stats.population
 
 
-def observe_row(trajectory: Trajectory, model: Model) -> list[Seen]:
+def observe_row(trajectory: Trajectory, model: Model, read_at: Array | None = None) -> list[Seen]:
     """:class:`Seen` of every run of ``trajectory`` (``a (n, n_t, 1)``, ``W (n, n_t, 1, r)``: :func:`applies`),
-    as :func:`~gaugecli.core.analyses.observables.observe` would give them run by run."""
+    as :func:`~gaugecli.core.analyses.observables.observe` would give them run by run. ``read_at``: the one
+    state of each run whose loss and alignment are read (its horizon's index): they are computed there
+    only (and the alignment at the last state, which decides the owner), NaN elsewhere on their series
+    (a map without the ±D pair reads no other; the gap reads both series whole)."""
     model = trajectory.model_in(model)
     theta = trajectory.theta
-    c, _ = function_coordinates(theta, model.degree)
-    align = alignment(theta.W, model)[0]
-    diss = dissipation(theta, model)
-    loss = population_loss(theta, model)
+    coordinates = function_coordinates(theta, model.degree)
+    c = coordinates[0]
+    # observe's R and T, without its check ‖∇L‖²
+    reaction, transport = reaction_transport(theta, model, coordinates)
+    if read_at is None:
+        align = alignment(theta.W, model)[0]
+        loss = population_loss(theta, model)
+    else:
+        runs = np.arange(theta.a.shape[0])
+        a_at, W_at = theta.a[runs, read_at], theta.W[runs, read_at]
+        loss = np.full(theta.a.shape[:2], np.nan)
+        loss[runs, read_at] = population_loss(Network(a_at, W_at), model)
+        align = np.full(theta.a.shape, np.nan)
+        align[:, -1] = alignment(theta.W[:, -1], model)[0]
+        align[runs, read_at] = alignment(W_at, model)[0]
     owners, _ = final_owner(c[:, -1], align[:, -1], trajectory.eps_align)
     crossing = trajectory.crossing_times
+    saddles = exact_saddles(Network(theta.a[:, 0], theta.W[:, 0]), model).tolist()
     none = np.zeros(trajectory.t.shape)  # P of no neuron: 0, as kernel_group_norm of an empty group
     out = []
-    for b in range(theta.a.shape[0]):
+    for b, saddle in enumerate(saddles):
         owner = int(owners[b])
         t_spec = float(crossing[b, owner])
-        saddle = exact_saddle(Network(theta.a[b, 0], theta.W[b, 0]), model)
         if saddle:  # the exact dynamics never align (observe's rule)
             t_spec = float("nan")
         out.append(
@@ -80,8 +95,8 @@ def observe_row(trajectory: Trajectory, model: Model) -> list[Seen]:
                 alignment=align[b],
                 coefficient=c[b],
                 nonowner_norm=none,
-                reaction=diss.reaction[b],
-                transport=diss.transport[b],
+                reaction=reaction[b],
+                transport=transport[b],
                 crossing_times=crossing[b],
                 owner=None if saddle else owner,
                 computed_owner=owner,

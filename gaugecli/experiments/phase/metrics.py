@@ -45,6 +45,7 @@ from gaugecli.core.model.metrics import (
     final_owner,
     log_grid_nodes,
     log_time_integral,
+    log_time_integral_rows,
     nonowner_norm,
 )
 from gaugecli.core.model.model import Model
@@ -121,8 +122,9 @@ class CellMetrics:
 @dataclass
 class Observed:
     """One run of a chunk as its metrics need it: its observables, the index ``at`` of its horizon
-    on their time grid, the other declared times of the chunk's grid (``inserted``: crossings and
-    other runs' horizons, left out of the Simpson nodes), and — population flow — its parameters
+    on their time grid, the declared times of the chunk's grid off its log grid (``inserted``: crossings
+    and the runs' horizons, left out of the Simpson nodes — but its own horizon's, which is always kept;
+    one array for every run of a chunk), and — population flow — its parameters
     at ``t = 0`` and at the horizon (``(a (m,), W (m, d))``, input weights in ``R^d``)."""
 
     run: RunObservables | Seen
@@ -132,11 +134,52 @@ class Observed:
     end: tuple[Array, Array] | None = None
 
 
+def _nodes(seen: Observed) -> Array:
+    """The samples the run's integrals take: the log grid's up to its horizon, and the horizon's."""
+    run, i = seen.run, seen.at
+    keep = np.asarray(log_grid_nodes(run.t, seen.inserted), bool) & (run.t <= run.t[i])
+    keep[i] = True
+    return keep
+
+
+def spent_all(seen: list[Observed]) -> list[tuple[float, float]]:
+    """``(∫₀^{t_h} R dt, ∫₀^{t_h} T dt)`` of each run, as :func:`measure` reads them (Simpson in ``ln t`` on
+    :func:`_nodes`); where the runs share one time grid and one array of inserted times (a chunk's
+    ensemble) all at once, by :func:`~gaugecli.core.model.metrics.log_time_integral_rows` (the same rule,
+    summed in another order: equal to a few ε of each integral)."""
+    if not seen:
+        return []
+    t, inserted = seen[0].run.t, seen[0].inserted
+    if any(s.run.t is not t or s.inserted is not inserted for s in seen):
+        return [_spent_alone(s) for s in seen]
+    base = np.asarray(log_grid_nodes(t, inserted), bool)
+    ats = np.array([s.at for s in seen])
+    keep = base[None, :] & (t[None, :] <= t[ats][:, None])
+    keep[np.arange(ats.size), ats] = True
+    series = np.stack([np.stack([s.run.reaction for s in seen]), np.stack([s.run.transport for s in seen])])
+    r, q = log_time_integral_rows(t, series, keep)
+    return list(zip(r.tolist(), q.tolist(), strict=True))
+
+
+def _spent_alone(seen: Observed) -> tuple[float, float]:
+    run, keep = seen.run, _nodes(seen)
+    return float(log_time_integral(run.t[keep], run.reaction[keep])), float(
+        log_time_integral(run.t[keep], run.transport[keep])
+    )
+
+
 def measure(
-    seen: Observed, model: Model, eps_align: float, designated: int | None, *, kernels: bool = True
+    seen: Observed,
+    model: Model,
+    eps_align: float,
+    designated: int | None,
+    *,
+    kernels: bool = True,
+    spent: tuple[float, float] | None = None,
 ) -> CellMetrics:
     """The metrics of one run at its horizon (the pair's are added by :func:`with_partner`);
-    ``kernels``: the tangent kernel's change and distance too (else ``None``: no map asked for them)."""
+    ``kernels``: the tangent kernel's change and distance too (else ``None``: no map asked for them);
+    ``spent``: its integrals ``∫R dt`` and ``∫T dt`` where :func:`spent_all` has them already."""
     run, i = seen.run, seen.at
     t_h = float(run.t[i])
     c, alpha = run.coefficient[i], run.alignment[i]
@@ -172,10 +215,7 @@ def measure(
     else:
         coaligned = np.delete(alpha, owner) >= 1.0 - eps_align
         outcome = SHARED if bool(np.any(coaligned)) else UNPRUNED
-    keep = np.asarray(log_grid_nodes(run.t, seen.inserted), bool) & (run.t <= t_h)
-    keep[i] = True
-    spent_r = float(log_time_integral(run.t[keep], run.reaction[keep]))
-    spent_t = float(log_time_integral(run.t[keep], run.transport[keep]))
+    spent_r, spent_t = _spent_alone(seen) if spent is None else spent
     total = spent_r + spent_t
     change = turn = None
     if not kernels:
