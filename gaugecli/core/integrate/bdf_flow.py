@@ -45,21 +45,19 @@ from gaugecli.core.types import Array
 __all__ = ["applies", "compile_loops", "solve_members"]
 
 _jit = njit(cache=True, nogil=True, error_model="numpy")
+# every step's helpers, inlined into _solve (as fused's): the calls' argument passing was half the solve; the
+# rarer Hessian, change of step and of order stay calls (inlined too, the cold compile tripled for a few per cent)
 _jiti = njit(cache=True, nogil=True, error_model="numpy", inline="always")
-"""Every step's helpers, inlined into :func:`_solve` (as fused's): the calls' argument passing was half the
-solve; the rarer Hessian, change of step and order stay calls (inlined, the cold compile tripled)."""
 
 MAX_ORDER = 5
 HOLD_SPEED = 1e-14
-"""A member whose state moved by at most this times its last step (``|ẏ| ≤ 1e-14``, three decades below
-the convergence test's ``grad_tol``) is at rest to round-off and held there to the horizon: at the exact
-alignment ``w ∥ v`` of the converged flow the ReLU's pair kernel is not smooth in the orthogonal
-component, and BDF's error estimate, fed its round-off, then shrinks the steps without end (measured:
-60 000 gradients on one cell where the others take ~2000)."""
+"""A member whose state moved by at most this times its last step (``|ẏ| ≤ 1e-14``, three decades below the
+convergence test's ``grad_tol``) is at rest to round-off and held there to the horizon: at the exact alignment
+``w ∥ v`` the ReLU's pair kernel is not smooth in the orthogonal component, and BDF's error estimate, fed its
+round-off, shrank the steps without end (measured: 60 000 gradients on one cell, ~2000 on the others)."""
 FRESH_JACOBIAN = True
-"""Evaluate the Jacobian at the predicted state whenever the iteration matrix is rebuilt (scipy keeps it
-until a Newton iteration fails): one closed-form Hessian costs about a gradient here, and a current
-Jacobian saves Newton iterations."""
+"""Evaluate the Jacobian at the predicted state whenever the iteration matrix is rebuilt (scipy keeps it until a
+Newton iteration fails): one closed-form Hessian costs about a gradient here, and a current one saves iterations."""
 NEWTON_MAXITER = 4
 MIN_FACTOR, MAX_FACTOR = 0.2, 10.0
 _KAPPA = np.array([0.0, -0.1850, -1.0 / 9.0, -0.0823, -0.0415, 0.0])
@@ -80,7 +78,7 @@ def _velocity(y, m, b, V, A, B, out, Yb, Gb, work):
 
 
 @_jit
-def _velocity_once(y, m, b, V, A, B, out, Yb, Gb, work):  # at a member's start: a call (compile time)
+def _velocity_once(y, m, b, V, A, B, out, Yb, Gb, work):  # at a member's start: a call (less to compile)
     _velocity(y, m, b, V, A, B, out, Yb, Gb, work)
 
 
@@ -90,12 +88,9 @@ def _jacobian(y, m, b, V, A, B, J, Yb, work):
     P = y.size
     for x in range(P):
         Yb[0, x] = y[x]
-        for z in range(P):
-            J[x, z] = 0.0
+    J[:, :] = 0.0
     fused._hessian_member(Yb, 0, m, b, V, A, B, J, work)
-    for i in range(P):
-        for j in range(P):
-            J[i, j] = -J[i, j]
+    J *= -1.0  # exactly −H
 
 
 @_jiti
