@@ -11,7 +11,10 @@ and main's path, side by side in one run, alternating (issue 52).
   T_spec maps;
 * r3 — the same maps at 129 × 129 (the command as it is now): time, and cost per cell against r1/r2's;
 * r4 — the compiled solver's cold compile: a fresh process with an empty numba cache compiling
-  ``bdf_flow.compile_loops`` (after ``fused``'s), and loading it from the cache after.
+  ``bdf_flow.compile_loops`` (after ``fused``'s), and loading it from the cache after;
+* r5 — the compiled solver alone (``bdf_flow._solve``) on the chunks of r1's and r2's maps (their
+  arguments recorded while the map is made): CPU seconds per map and per cell, best of :data:`REPEATS`, its
+  steps, gradients and Hessians per cell, and its share of the map's time in r1/r2.
 
 ``--quick`` shrinks the maps to 9 × 9 and 17 × 17. Times are this process's CPU seconds (every solve here
 runs on one thread), the machine being shared; the wall seconds are in each row's data.
@@ -31,6 +34,7 @@ import numpy as np
 from _common import REPO_ROOT, Row, fmt_ratio, fmt_seconds
 from bench_odeint import GOAL_AGREE, GOAL_RATIO, _agreement, chunk_method, grid
 
+import gaugecli.core.integrate.bdf_flow as bdf_flow
 import gaugecli.experiments.phase.chunk as chunk
 import gaugecli.experiments.phase.lean as lean
 from gaugecli.core.model.gauge import imbalance
@@ -113,6 +117,59 @@ def compile_cost() -> dict[str, float]:
     return out
 
 
+def solver_alone(config: PhaseConfig) -> tuple[float, np.ndarray]:
+    """Best CPU seconds of ``bdf_flow._solve`` on the chunks of ``config``'s map (their arguments recorded
+    while a cold map is made), and the per-cell ``(steps, gradients, Hessians, failed)``."""
+    recorded: list[tuple] = []
+    solve = bdf_flow._solve
+
+    def record(*args: object) -> tuple:
+        recorded.append(args)
+        return solve(*args)
+
+    bdf_flow._solve = record
+    try:
+        cold(config, "now")
+    finally:
+        bdf_flow._solve = solve
+    best = np.inf
+    for _ in range(REPEATS):
+        cpu = time.process_time()
+        stats = [solve(*args)[-1] for args in recorded]
+        best = min(best, time.process_time() - cpu)
+    return best, np.concatenate(stats)
+
+
+def solver_row(n: int, map_seconds: dict[str, float]) -> Row:
+    """r5: the compiled solver alone on the chunks of the ``n × n`` maps of both gauges (module docstring)."""
+    data: dict[str, float] = {}
+    for gauge in ("favorable", "unfavorable"):
+        seconds, stats = solver_alone(grid(n, gauge))
+        per_cell = stats[:, :3].mean(axis=0)
+        data |= {
+            f"{gauge}_cpu_seconds": seconds,
+            f"{gauge}_us_per_cell": 1e6 * seconds / (n * n),
+            f"{gauge}_share_of_map": seconds / map_seconds[gauge],
+            f"{gauge}_steps_per_cell": float(per_cell[0]),
+            f"{gauge}_gradients_per_cell": float(per_cell[1]),
+            f"{gauge}_hessians_per_cell": float(per_cell[2]),
+        }
+    return Row(
+        "r5",
+        f"the compiled per-cell BDF alone (bdf_flow._solve) on the chunks of r1's and r2's {n}×{n} maps, per gauge",
+        "; ".join(
+            f"{g}: {fmt_seconds(data[f'{g}_cpu_seconds'])} CPU ({data[f'{g}_us_per_cell']:.0f} µs a cell, "
+            f"{data[f'{g}_share_of_map']:.0%} of the map), {data[f'{g}_gradients_per_cell']:.0f} gradients and "
+            f"{data[f'{g}_hessians_per_cell']:.0f} Hessians over {data[f'{g}_steps_per_cell']:.0f} steps a cell"
+            for g in ("favorable", "unfavorable")
+        ),
+        "",
+        None,
+        f"best of {REPEATS}; the rest of the map is outside the ODE (configs, hashes, starts, observables)",
+        data,
+    )
+
+
 def percell_rows(quick: bool) -> list[Row]:
     n, big = (9, 17) if quick else (33, 129)
     rows: list[Row] = []
@@ -120,6 +177,7 @@ def percell_rows(quick: bool) -> list[Row]:
         cold(grid(3, "favorable"), variant)
         cold(grid(3, "unfavorable"), variant)
     per_cell: dict[str, float] = {}
+    map_seconds: dict[str, float] = {}
     for k, gauge in enumerate(("favorable", "unfavorable")):
         config = grid(n, gauge)
         runs: dict[str, list[tuple[float, float, np.ndarray]]] = {v: [] for v in VARIANTS}
@@ -132,6 +190,7 @@ def percell_rows(quick: bool) -> list[Row]:
         worst_odeint, unmatched_odeint = _agreement(best["odeint_all"][2], best["lsoda_rows"][2])
         ratio = t["lsoda_rows"] / t["now"]
         per_cell[gauge] = t["now"] / (n * n)
+        map_seconds[gauge] = t["now"]
         rows.append(
             Row(
                 f"r{k + 1}",
@@ -184,4 +243,5 @@ def percell_rows(quick: bool) -> list[Row]:
             costs,
         )
     )
+    rows.append(solver_row(n, map_seconds))
     return rows

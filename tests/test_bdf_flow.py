@@ -95,3 +95,30 @@ def test_the_small_lu_solves_as_numpy_does() -> None:
     lu_factor(LU, piv)
     lu_solve(LU, piv, got)
     np.testing.assert_allclose(got, np.linalg.solve(M, x), rtol=0, atol=64 * np.finfo(float).eps * np.linalg.cond(M))
+
+
+def test_the_solvers_velocity_and_jacobian_are_fuseds_with_work_arrays_reused() -> None:
+    """The solver evaluates each member through one set of work arrays made once per solve (fused's
+    ``_gradient_work``, ``_hessian_work``), its helpers inlined: member after member (of both kernels' parts,
+    A and B nonzero, a duplicate pair) it must give fused's batched gradient and Hessian. The same operations
+    in the same order; asserted to 4 ε of the largest entry, not bit for bit (a compiler may order a sum)."""
+    from gaugecli.core.integrate import bdf_flow
+    from gaugecli.core.population import fused
+
+    rng = np.random.default_rng(5)
+    m, r, k, members = 3, 4, 2, 4
+    Y = rng.normal(size=(members, m * (r + 1)))
+    Y[:, m + r : m + 2 * r] = Y[:, m : m + r]  # neurons 0 and 1 duplicates: φ = 0 exactly
+    b, V = rng.normal(size=k), rng.normal(size=(k, r))
+    A, B = fused.kernel_weights(0.7, 0.3)
+    G, H = np.empty_like(Y), np.zeros((members, Y.shape[1], Y.shape[1]))
+    fused._gradient(Y, m, b, V, A, B, G)
+    fused._hessian(Y, m, b, V, A, B, H)
+    P = Y.shape[1]
+    gwork, hwork = fused._gradient_work(m, V), fused._hessian_work(m, V)
+    f, J, Yb, Gb = np.empty(P), np.empty((P, P)), np.empty((1, P)), np.empty((1, P))
+    for e in range(members):
+        bdf_flow._velocity_once(Y[e], m, b, V, A, B, f, Yb, Gb, gwork)
+        bdf_flow._jacobian(Y[e], m, b, V, A, B, J, Yb, hwork)
+        np.testing.assert_allclose(f, -G[e], rtol=0, atol=4 * np.finfo(float).eps * np.max(np.abs(G[e])))
+        np.testing.assert_allclose(J, -H[e], rtol=0, atol=4 * np.finfo(float).eps * np.max(np.abs(H[e])))

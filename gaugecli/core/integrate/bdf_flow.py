@@ -45,18 +45,19 @@ from gaugecli.core.types import Array
 __all__ = ["applies", "compile_loops", "solve_members"]
 
 _jit = njit(cache=True, nogil=True, error_model="numpy")
+# every step's helpers, inlined into _solve (as fused's): the calls' argument passing was half the solve; the
+# rarer Hessian, change of step and of order stay calls (inlined too, the cold compile tripled for a few per cent)
+_jiti = njit(cache=True, nogil=True, error_model="numpy", inline="always")
 
 MAX_ORDER = 5
 HOLD_SPEED = 1e-14
-"""A member whose state moved by at most this times its last step (``|ẏ| ≤ 1e-14``, three decades below
-the convergence test's ``grad_tol``) is at rest to round-off and held there to the horizon: at the exact
-alignment ``w ∥ v`` of the converged flow the ReLU's pair kernel is not smooth in the orthogonal
-component, and BDF's error estimate, fed its round-off, then shrinks the steps without end (measured:
-60 000 gradients on one cell where the others take ~2000)."""
+"""A member whose state moved by at most this times its last step (``|ẏ| ≤ 1e-14``, three decades below the
+convergence test's ``grad_tol``) is at rest to round-off and held there to the horizon: at the exact alignment
+``w ∥ v`` the ReLU's pair kernel is not smooth in the orthogonal component, and BDF's error estimate, fed its
+round-off, shrank the steps without end (measured: 60 000 gradients on one cell, ~2000 on the others)."""
 FRESH_JACOBIAN = True
-"""Evaluate the Jacobian at the predicted state whenever the iteration matrix is rebuilt (scipy keeps it
-until a Newton iteration fails): one closed-form Hessian costs about a gradient here, and a current
-Jacobian saves Newton iterations."""
+"""Evaluate the Jacobian at the predicted state whenever the iteration matrix is rebuilt (scipy keeps it until a
+Newton iteration fails): one closed-form Hessian costs about a gradient here, and a current one saves iterations."""
 NEWTON_MAXITER = 4
 MIN_FACTOR, MAX_FACTOR = 0.2, 10.0
 _KAPPA = np.array([0.0, -0.1850, -1.0 / 9.0, -0.0823, -0.0415, 0.0])
@@ -66,30 +67,33 @@ _ERROR_CONST = _KAPPA * _GAMMA + 1.0 / np.arange(1, MAX_ORDER + 2)
 """scipy's BDF constants (``kappa``: the NDF modification is zero here only at orders 0 and 5 — scipy's values)."""
 
 
-@_jit
-def _velocity(y, m, b, V, A, B, out, Yb, Gb):
+@_jiti
+def _velocity(y, m, b, V, A, B, out, Yb, Gb, work):
+    """``out = ẏ = −∇L(y)`` of a packed state ``y (P,)`` (``work``: fused's ``_gradient_work``, made once)."""
     for x in range(y.size):
         Yb[0, x] = y[x]
-    fused._gradient(Yb, m, b, V, A, B, Gb)
+    fused._gradient_member(Yb, 0, m, b, V, A, B, Gb, work)
     for x in range(y.size):
         out[x] = -Gb[0, x]
 
 
 @_jit
-def _jacobian(y, m, b, V, A, B, J, Yb, Hb):
-    """``J = ∂f/∂y = −∇²L(y)`` for one member's packed state ``y (P,)`` (``Yb``, ``Hb``: work arrays)."""
-    P = y.size
-    for x in range(P):
-        Yb[0, x] = y[x]
-        for z in range(P):
-            Hb[0, x, z] = 0.0
-    fused._hessian(Yb, m, b, V, A, B, Hb)
-    for i in range(P):
-        for j in range(P):
-            J[i, j] = -Hb[0, i, j]
+def _velocity_once(y, m, b, V, A, B, out, Yb, Gb, work):  # at a member's start: a call (less to compile)
+    _velocity(y, m, b, V, A, B, out, Yb, Gb, work)
 
 
 @_jit
+def _jacobian(y, m, b, V, A, B, J, Yb, work):
+    """``J = ∂f/∂y = −∇²L(y)`` of a packed state ``y (P,)`` (``work``: fused's ``_hessian_work``)."""
+    P = y.size
+    for x in range(P):
+        Yb[0, x] = y[x]
+    J[:, :] = 0.0
+    fused._hessian_member(Yb, 0, m, b, V, A, B, J, work)
+    J *= -1.0  # exactly −H
+
+
+@_jiti
 def _rms(v, scale):
     s = 0.0
     for x in range(v.size):
@@ -132,8 +136,8 @@ def _change_D(D, order, factor, R, U, RU, tmp):
             D[j, x] = tmp[j, x]
 
 
-@_jit
-def _newton(yp, c, psi, scale, newton_tol, m, b, V, A, B, Wm, piv, ynew, d, f, dy, Yb, Gb):
+@_jiti
+def _newton(yp, c, psi, scale, newton_tol, m, b, V, A, B, Wm, piv, ynew, d, f, dy, Yb, Gb, gwork):
     """scipy's ``solve_bdf_system``: simplified Newton iterations on ``y = y_p + d`` with the LU of
     ``I − cJ`` in ``Wm``, ``piv``; returns ``(converged, iterations)`` (each iteration one gradient), the
     state in ``ynew`` and its correction in ``d``."""
@@ -143,7 +147,7 @@ def _newton(yp, c, psi, scale, newton_tol, m, b, V, A, B, Wm, piv, ynew, d, f, d
         d[x] = 0.0
     dy_norm_old = -1.0
     for k in range(NEWTON_MAXITER):
-        _velocity(ynew, m, b, V, A, B, f, Yb, Gb)
+        _velocity(ynew, m, b, V, A, B, f, Yb, Gb, gwork)
         for x in range(P):
             if not math.isfinite(f[x]):
                 return False, k + 1
@@ -205,7 +209,8 @@ def _solve(Y0, t_end, rtol, atol, m, b, V, A, B, budget):
                                             np.empty(P), np.empty(P), np.empty(P), np.empty(P))  # fmt: skip
     J, Wm, piv = np.empty((P, P)), np.empty((P, P)), np.empty(P, np.int64)
     R, U, RU, tmp = np.empty((6, 6)), np.empty((6, 6)), np.empty((6, 6)), np.empty((6, P))
-    Yb, Gb, Hb = np.empty((1, P)), np.empty((1, P)), np.empty((1, P, P))
+    Yb, Gb = np.empty((1, P)), np.empty((1, P))
+    gwork, hwork = fused._gradient_work(m, V), fused._hessian_work(m, V)  # once: not per evaluation
     newton_tol = max(10.0 * 2.220446049250313e-16 / rtol, min(0.03, rtol**0.5))
     row = 0
     for e in range(n):
@@ -213,7 +218,7 @@ def _solve(Y0, t_end, rtol, atol, m, b, V, A, B, budget):
         for x in range(P):
             y[x] = Y0[e, x]
         t = 0.0
-        _velocity(y, m, b, V, A, B, f, Yb, Gb)
+        _velocity_once(y, m, b, V, A, B, f, Yb, Gb, gwork)
         evals, jacs, steps = 1, 0, 0
         # scipy's select_initial_step (order 1)
         for x in range(P):
@@ -223,7 +228,7 @@ def _solve(Y0, t_end, rtol, atol, m, b, V, A, B, budget):
         h0 = min(h0, t_end)
         for x in range(P):
             yp[x] = y[x] + h0 * f[x]
-        _velocity(yp, m, b, V, A, B, f1, Yb, Gb)
+        _velocity_once(yp, m, b, V, A, B, f1, Yb, Gb, gwork)
         evals += 1
         for x in range(P):
             dy[x] = f1[x] - f[x]
@@ -235,7 +240,7 @@ def _solve(Y0, t_end, rtol, atol, m, b, V, A, B, budget):
             D[1, x] = f[x] * h_abs
         order, n_equal = 1, 0
         # the Jacobian at the start; the LU of I − cJ is made when needed
-        _jacobian(y, m, b, V, A, B, J, Yb, Hb)
+        _jacobian(y, m, b, V, A, B, J, Yb, hwork)
         jacs += 1
         have_lu = False
         T[row] = 0.0
@@ -280,7 +285,7 @@ def _solve(Y0, t_end, rtol, atol, m, b, V, A, B, budget):
                 while not converged:
                     if not have_lu:  # scipy keeps the LU after a rejected step's error (a simplified Newton)
                         if FRESH_JACOBIAN and not current_jac:  # the Hessian is cheap: at every new LU
-                            _jacobian(yp, m, b, V, A, B, J, Yb, Hb)
+                            _jacobian(yp, m, b, V, A, B, J, Yb, hwork)
                             jacs += 1
                             current_jac = True
                         for i in range(P):
@@ -289,13 +294,13 @@ def _solve(Y0, t_end, rtol, atol, m, b, V, A, B, budget):
                         lu_factor(Wm, piv)
                         have_lu = True
                     converged, n_iter = _newton(
-                        yp, c, psi, scale, newton_tol, m, b, V, A, B, Wm, piv, ynew, d, f, dy, Yb, Gb
+                        yp, c, psi, scale, newton_tol, m, b, V, A, B, Wm, piv, ynew, d, f, dy, Yb, Gb, gwork
                     )
                     evals += n_iter
                     if not converged:
                         if current_jac:
                             break
-                        _jacobian(yp, m, b, V, A, B, J, Yb, Hb)
+                        _jacobian(yp, m, b, V, A, B, J, Yb, hwork)
                         jacs += 1
                         have_lu = False
                         current_jac = True

@@ -42,9 +42,14 @@ from gaugecli.core.types import Array
 _SIN_FLOOR = 1e-300  # as gaugecli.core.kernels.arccos: below it the rank-one terms q qᵀ / sin φ are 0
 
 _jit = njit(cache=True, nogil=True, error_model="numpy")
+_jiti = njit(cache=True, nogil=True, error_model="numpy", inline="always")
+"""For the small helpers a compiled solver calls per evaluation (:func:`_table`, :func:`_angle`,
+:func:`_gradient_member`): inlined by numba into the caller, so that a call does not pass (and reference-count)
+its arrays — at a one-neuron member that overhead was as large as the arithmetic. The same operations in the
+same order: the numbers are the same bit for bit."""
 
 
-@_jit
+@_jiti
 def _table(Y, e, m, b, V, U, nrm, c, X):
     """The pair table of member ``e``: rows ``x_j`` (its ``m`` neurons, then the teacher's ``k``), their
     norms, unit vectors and weights ``c = (a, −b)``."""
@@ -60,7 +65,7 @@ def _table(Y, e, m, b, V, U, nrm, c, X):
             U[j, x] = X[j, x] / nrm[j] if nrm[j] > 0.0 else 0.0
 
 
-@_jit
+@_jiti
 def _angle(U, i, j):
     """``(ρ, sin φ, φ)`` of rows ``i`` and ``j``: ``sin φ = ‖û_j − ρ û_i‖``, accurate at tiny angles."""
     r = U.shape[1]
@@ -80,119 +85,147 @@ def _angle(U, i, j):
 def _gradient(Y, m, b, V, A, B, G):
     """``G = ∇L`` of the packed states ``Y (B, P)``, ``P = m (r + 1)``, in the same packing, for the
     kernel ``K = A κ + B w·w'``."""
+    work = _gradient_work(m, V)
+    for e in range(Y.shape[0]):
+        _gradient_member(Y, e, m, b, V, A, B, G, work)
+
+
+@_jit
+def _gradient_work(m, V):
+    """The work arrays of :func:`_gradient_member` for ``m`` neurons against the teacher ``V (k, r)``:
+    made once by a caller that evaluates many gradients (a compiled solver), since allocating them
+    cost as much as the arithmetic of a one-neuron member (``_gradient_member``)."""
+    k, r = V.shape
+    n = m + k
+    return np.empty((n, r)), np.empty(n), np.empty(n), np.empty((n, r)), np.empty(r), np.empty(r)
+
+
+@_jiti
+def _gradient_member(Y, e, m, b, V, A, B, G, work):
+    """Row ``e`` of :func:`_gradient` (``work``: :func:`_gradient_work`'s arrays, overwritten)."""
     k, r = V.shape
     n = m + k
     two_pi = 2.0 * math.pi
-    U, nrm, c, X = np.empty((n, r)), np.empty(n), np.empty(n), np.empty((n, r))
-    h, h_lin = np.empty(r), np.empty(r)
+    U, nrm, c, X, h, h_lin = work
     arc = A != 0.0  # a linear network (A = 0) has no angles, and neurons at w = 0 are allowed
-    for e in range(Y.shape[0]):
-        _table(Y, e, m, b, V, U, nrm, c, X)
-        for i in range(m):
-            g_a, radial, g_lin = 0.0, 0.0, 0.0
-            for x in range(r):
-                h[x] = 0.0
-                h_lin[x] = 0.0
-            for j in range(n):
-                if arc:
-                    rho, sn, phi = _angle(U, i, j)
-                    g_a += c[j] * (nrm[i] * nrm[j] * (sn + (math.pi - phi) * rho))
-                    radial += c[j] * (sn * nrm[j])
-                    turn = (math.pi - phi) * c[j]
-                    for x in range(r):
-                        h[x] += turn * X[j, x]
-                if B != 0.0:
-                    dot = 0.0
-                    for x in range(r):
-                        dot += X[i, x] * X[j, x]
-                        h_lin[x] += c[j] * X[j, x]
-                    g_lin += c[j] * dot
-            G[e, i] = A * (g_a / two_pi) + B * g_lin
-            for x in range(r):
-                kernel_part = A * ((h[x] + radial * U[i, x]) / two_pi) if arc else 0.0
-                G[e, m + i * r + x] = c[i] * (kernel_part + B * h_lin[x])
+    _table(Y, e, m, b, V, U, nrm, c, X)
+    for i in range(m):
+        g_a, radial, g_lin = 0.0, 0.0, 0.0
+        for x in range(r):
+            h[x] = 0.0
+            h_lin[x] = 0.0
+        for j in range(n):
+            if arc:
+                rho, sn, phi = _angle(U, i, j)
+                g_a += c[j] * (nrm[i] * nrm[j] * (sn + (math.pi - phi) * rho))
+                radial += c[j] * (sn * nrm[j])
+                turn = (math.pi - phi) * c[j]
+                for x in range(r):
+                    h[x] += turn * X[j, x]
+            if B != 0.0:
+                dot = 0.0
+                for x in range(r):
+                    dot += X[i, x] * X[j, x]
+                    h_lin[x] += c[j] * X[j, x]
+                g_lin += c[j] * dot
+        G[e, i] = A * (g_a / two_pi) + B * g_lin
+        for x in range(r):
+            kernel_part = A * ((h[x] + radial * U[i, x]) / two_pi) if arc else 0.0
+            G[e, m + i * r + x] = c[i] * (kernel_part + B * h_lin[x])
 
 
 @_jit
 def _hessian(Y, m, b, V, A, B, H):
     """``H = ∇²L (B, P, P)`` of the packed states ``Y (B, P)`` (blocks: ``population_hessian``) for the
     kernel ``K = A κ + B w·w'`` (``∂²K/∂w² = A ∂²κ/∂w²``, ``∂²K/∂w∂w' = A ∂²κ/∂w∂w' + B I``)."""
+    work = _hessian_work(m, V)
+    for e in range(Y.shape[0]):
+        _hessian_member(Y, e, m, b, V, A, B, H[e], work)
+
+
+@_jit
+def _hessian_work(m, V):
+    """The work arrays of :func:`_hessian_member` (as :func:`_gradient_work`)."""
+    k, r = V.shape
+    n = m + k
+    return (np.empty((n, r)), np.empty(n), np.empty(n), np.empty((n, r)), np.empty((m, r)), np.empty((r, r)),
+            np.empty(r), np.empty(r))  # fmt: skip
+
+
+@_jit
+def _hessian_member(Y, e, m, b, V, A, B, He, work):
+    """``He (P, P)``: row ``e`` of :func:`_hessian` (``work``: :func:`_hessian_work`'s arrays, overwritten)."""
     k, r = V.shape
     n = m + k
     two_pi = 2.0 * math.pi
-    U, nrm, c, X = np.empty((n, r)), np.empty(n), np.empty(n), np.empty((n, r))
-    h = np.empty((m, r))
-    curv = np.empty((r, r))
-    q, qp = np.empty(r), np.empty(r)
+    U, nrm, c, X, h, curv, q, qp = work
     arc = A != 0.0
-    for e in range(Y.shape[0]):
-        _table(Y, e, m, b, V, U, nrm, c, X)
-        He = H[e]
-        for j in range(m):
-            # h_j = Σ_l c_l ∂₁K(w_j, x_l) and the curvature A Σ_l c_l ∂²₁₁κ(w_j, x_l)
-            radial = 0.0
+    _table(Y, e, m, b, V, U, nrm, c, X)
+    for j in range(m):
+        # h_j = Σ_l c_l ∂₁K(w_j, x_l) and the curvature A Σ_l c_l ∂²₁₁κ(w_j, x_l)
+        radial = 0.0
+        for x in range(r):
+            h[j, x] = 0.0
+            for y in range(r):
+                curv[x, y] = 0.0
+        for col in range(n):
+            if not arc:
+                continue
+            rho, sn, phi = _angle(U, j, col)
+            radial += c[col] * (sn * nrm[col])
             for x in range(r):
-                h[j, x] = 0.0
+                h[j, x] += (math.pi - phi) * c[col] * X[col, x]
+            scale = c[col] * ((nrm[col] / nrm[j]) / two_pi)
+            inv = 1.0 / sn if sn > _SIN_FLOOR else 0.0
+            for x in range(r):
+                q[x] = U[col, x] - rho * U[j, x]
+            for x in range(r):
                 for y in range(r):
-                    curv[x, y] = 0.0
+                    proj = (1.0 if x == y else 0.0) - U[j, x] * U[j, y]
+                    curv[x, y] += scale * (sn * proj + q[x] * q[y] * inv)
+        for x in range(r):
+            lin = 0.0
             for col in range(n):
-                if not arc:
-                    continue
-                rho, sn, phi = _angle(U, j, col)
-                radial += c[col] * (sn * nrm[col])
-                for x in range(r):
-                    h[j, x] += (math.pi - phi) * c[col] * X[col, x]
-                scale = c[col] * ((nrm[col] / nrm[j]) / two_pi)
-                inv = 1.0 / sn if sn > _SIN_FLOOR else 0.0
-                for x in range(r):
-                    q[x] = U[col, x] - rho * U[j, x]
-                for x in range(r):
-                    for y in range(r):
-                        proj = (1.0 if x == y else 0.0) - U[j, x] * U[j, y]
-                        curv[x, y] += scale * (sn * proj + q[x] * q[y] * inv)
+                lin += c[col] * X[col, x]
+            kernel_part = A * ((h[j, x] + radial * U[j, x]) / two_pi) if arc else 0.0
+            h[j, x] = kernel_part + B * lin
+        for x in range(r):
+            for y in range(r):
+                He[m + j * r + x, m + j * r + y] = c[j] * (A * curv[x, y])
+    for i in range(m):
+        for j in range(m):
+            dot = 0.0
             for x in range(r):
-                lin = 0.0
-                for col in range(n):
-                    lin += c[col] * X[col, x]
-                kernel_part = A * ((h[j, x] + radial * U[j, x]) / two_pi) if arc else 0.0
-                h[j, x] = kernel_part + B * lin
+                dot += X[j, x] * X[i, x]
+            if arc:
+                rho, sn, phi = _angle(U, j, i)  # the pair (w_j, w_i), as the numpy blocks
+            else:
+                rho, sn, phi = 1.0, 0.0, 0.0
+            kappa = nrm[j] * nrm[i] * (sn + (math.pi - phi) * rho) / two_pi if arc else 0.0
+            He[i, j] = A * kappa + B * dot
+            # ∂²L/∂a_i∂w_j = δ_ij h_j + a_j ∂₁K(w_j, w_i)
+            for x in range(r):
+                g = ((math.pi - phi) * X[i, x] + sn * nrm[i] * U[j, x]) / two_pi if arc else 0.0
+                v = c[j] * (A * g + B * X[i, x]) + (h[j, x] if i == j else 0.0)
+                He[i, m + j * r + x] = v
+                He[m + j * r + x, i] = v
+            # a_j a_i ∂²₁₂K(w_j, w_i), with A ∂²₁₂κ = A ((π − φ) I + q q'ᵀ / sin φ + sin φ ŵ_j ŵ_iᵀ) / 2π,
+            # added to the curvature already on the diagonal block
+            inv = 1.0 / sn if sn > _SIN_FLOOR else 0.0
+            for x in range(r):
+                q[x] = U[i, x] - rho * U[j, x] if arc else 0.0
+                qp[x] = U[j, x] - rho * U[i, x] if arc else 0.0
+            coef = c[j] * c[i]
             for x in range(r):
                 for y in range(r):
-                    He[m + j * r + x, m + j * r + y] = c[j] * (A * curv[x, y])
-        for i in range(m):
-            for j in range(m):
-                dot = 0.0
-                for x in range(r):
-                    dot += X[j, x] * X[i, x]
-                if arc:
-                    rho, sn, phi = _angle(U, j, i)  # the pair (w_j, w_i), as the numpy blocks
-                else:
-                    rho, sn, phi = 1.0, 0.0, 0.0
-                kappa = nrm[j] * nrm[i] * (sn + (math.pi - phi) * rho) / two_pi if arc else 0.0
-                He[i, j] = A * kappa + B * dot
-                # ∂²L/∂a_i∂w_j = δ_ij h_j + a_j ∂₁K(w_j, w_i)
-                for x in range(r):
-                    g = ((math.pi - phi) * X[i, x] + sn * nrm[i] * U[j, x]) / two_pi if arc else 0.0
-                    v = c[j] * (A * g + B * X[i, x]) + (h[j, x] if i == j else 0.0)
-                    He[i, m + j * r + x] = v
-                    He[m + j * r + x, i] = v
-                # a_j a_i ∂²₁₂K(w_j, w_i), with A ∂²₁₂κ = A ((π − φ) I + q q'ᵀ / sin φ + sin φ ŵ_j ŵ_iᵀ) / 2π,
-                # added to the curvature already on the diagonal block
-                inv = 1.0 / sn if sn > _SIN_FLOOR else 0.0
-                for x in range(r):
-                    q[x] = U[i, x] - rho * U[j, x] if arc else 0.0
-                    qp[x] = U[j, x] - rho * U[i, x] if arc else 0.0
-                coef = c[j] * c[i]
-                for x in range(r):
-                    for y in range(r):
-                        t = q[x] * qp[y] * inv + sn * U[j, x] * U[i, y] if arc else 0.0
-                        if x == y and arc:
-                            t += math.pi - phi
-                        block = coef * (A * (t / two_pi) + (B if x == y else 0.0))
-                        if i == j:
-                            He[m + j * r + x, m + i * r + y] += block
-                        else:
-                            He[m + j * r + x, m + i * r + y] = block
+                    t = q[x] * qp[y] * inv + sn * U[j, x] * U[i, y] if arc else 0.0
+                    if x == y and arc:
+                        t += math.pi - phi
+                    block = coef * (A * (t / two_pi) + (B if x == y else 0.0))
+                    if i == j:
+                        He[m + j * r + x, m + i * r + y] += block
+                    else:
+                        He[m + j * r + x, m + i * r + y] = block
 
 
 def pack(a: Array, W: Array) -> Array:
