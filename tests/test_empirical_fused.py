@@ -152,8 +152,47 @@ def test_compile_loops_covers_the_types_the_runs_pass() -> None:
     the flows' packed gradient then call, so a worker beside the one that compiled only loads it."""
     empirical_fused.compile_loops()
     compiled = set(empirical_fused._gradient.signatures)
+    batched = set(empirical_fused._batch_gradient.signatures)
     sample = _sample((3,), 4, 30, True, "relu")
     a, W = np.ones((3, 2)), np.ones((3, 2, 4))
     sample.gradient(a, W)
     sample.objective().packed(np.ones((3, 10)))  # type: ignore[misc]
+    sample.batch_gradient(a, W, np.stack([np.random.default_rng(b).permutation(30)[:8] for b in range(3)]))
     assert set(empirical_fused._gradient.signatures) == compiled
+    assert set(empirical_fused._batch_gradient.signatures) == batched
+
+
+@pytest.mark.parametrize("sigma", list(ACTIVATIONS))
+def test_a_minibatch_gradient_is_the_numpy_gradient_of_the_gathered_rows(
+    sigma: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """``batch_gradient`` (the compiled pass gathering each member's rows itself) against the numpy sums
+    of a stack that holds those rows, repeated rows and a batch of the whole sample included: the
+    same terms in another order, so within the module's ``4 (B + d + m) ε`` of each entry's scale."""
+    S, m, d, n, B = 3, 2, 5, 23, 7
+    sample = _sample((S,), d, n, True, sigma)
+    rng = np.random.default_rng(11)
+    a, W = rng.standard_normal((S, m)), rng.standard_normal((S, m, d))
+    X, y = sample.arrays()
+    members = np.arange(S)[:, None]
+    for rows in (rng.integers(0, n, (S, B)), np.stack([rng.permutation(n) for _ in range(S)])):
+        assert sample._compiled((S,), m) is not None
+        got = sample.batch_gradient(a, W, rows)
+        held = EmpiricalSample.stack(
+            list(zip(X[members, rows], y[members, rows], strict=True)), activation=ACTIVATIONS[sigma]
+        )
+        with monkeypatch.context() as patch:
+            patch.setattr(route, "_fused", False)
+            want = held.gradient(a, W)
+            assert sample.batch_gradient(a, W, rows)[0].shape == (S, m)  # the numpy route's own gather
+        bound = 4 * (rows.shape[1] + d + m) * EPS
+        for g, w, scale in zip(got, want, _scales(held, a, W), strict=True):
+            assert np.shape(g) == np.shape(w)
+            assert np.all(np.abs(g - w) <= bound * scale)
+
+
+def test_the_minibatch_pass_refuses_rows_of_another_stack() -> None:
+    with pytest.raises(ValueError, match="do not fit"):
+        empirical_fused.batch_gradient_packed(
+            np.ones((2, 6)), np.ones((3, 4, 2)), np.ones((3, 4)), np.zeros((2, 1), dtype=np.int64), (1.0, 0.0)
+        )

@@ -221,3 +221,28 @@ def test_prefetch_without_reuse_recomputes_once_and_the_drawing_reads_it(tmp_pat
     assert len(counted) == 2
     assert (tmp_path / "simulate" / f"{config_hash(FAST)}.json").stat().st_mtime_ns >= stale
     assert not pipe.ensure("simulate", FAST).computed and len(counted) == 2
+
+
+def test_a_figures_laws_runs_are_one_prefetch_task(tmp_path: Path) -> None:
+    """fig13's laws runs go to one worker as one task (the laws spec's ``prefetch_slice``): torch.func's
+    first call imports torch._dynamo in the process that makes it, which two workers both paid."""
+    import concurrent.futures
+
+    from gaugecli.plots.render import figure_module
+
+    submitted: list[tuple[str, list[Any]]] = []
+
+    class Recording:  # takes the tasks without running them
+        def submit(self, fn: Any, root: str, kind_name: str, configs: list[Any], reuse: bool) -> Any:
+            submitted.append((kind_name, configs))
+            done: concurrent.futures.Future[None] = concurrent.futures.Future()
+            done.set_result(None)
+            return done
+
+        def as_completed(self, handles: list[Any]) -> Any:
+            return iter(handles)
+
+    needs = [n for n in figure_module("fig13").needs(False).values() if n.kind == "laws"]
+    assert len(needs) > 1
+    assert Pipeline(tmp_path).prefetch(needs, Recording()) == 1
+    assert submitted == [("laws", [n.config for n in needs])]

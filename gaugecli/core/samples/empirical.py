@@ -72,18 +72,46 @@ class EmpiricalSample(SampleRows):
         ``r = f − y``, summed chunk by chunk."""
         if self.device.type == "cpu":
             a, W = np.asarray(a, dtype=np.float64), np.asarray(W, dtype=np.float64)
-            lead, (m, d) = W.shape[:-2], W.shape[-2:]
+            lead, m = W.shape[:-2], W.shape[-2]
             compiled = self._compiled(lead, m)
             if compiled is not None:  # the same sums in one compiled pass (empirical_fused)
-                Y = np.concatenate((np.broadcast_to(a, lead + (m,)).reshape(-1, m), W.reshape(-1, m * d)), axis=1)
-                G, loss = empirical_fused.gradient_packed(Y, *compiled)
-                return G[:, :m].reshape(lead + (m,)), G[:, m:].reshape(W.shape), loss.reshape(lead)[()]
+                return _fused_gradient(a, W, *compiled)
             g_a, g_W, sq = _gradient_sums_numpy(a, W, self._transposed_chunks(W), self.activation)
             return g_a / self.n, g_W * (a[..., None] / self.n), 0.5 * sq / self.n
         with _threads_for(2 * np.size(W) * self.n):
             at = self._tensor(a)
             ta, tW, tsq = _gradient_sums(at, self._tensor(W), self._chunks_for(W), self.activation)
             return to_numpy(ta / self.n), to_numpy(tW * (at.unsqueeze(-1) / self.n)), to_numpy(0.5 * tsq / self.n)
+
+    def batch_gradient(self, a: Array, W: Array, rows: Indices) -> tuple[Array, Array, Array]:
+        """:meth:`gradient` of a stack of ``S`` samples (members ``a (S, m)``, ``W (S, m, d)``) on a
+        minibatch of each: member ``b``'s loss ``(1/2B) Σ_{i∈rows[b]} (f(x_i) − y_i)²`` over the ``B`` rows
+        ``rows (S, B)`` of its own sample, summed in the order of ``rows[b]``.
+
+        On the compiled route (:meth:`_compiled` of the whole stack) the compiled pass gathers each
+        batch's ``Xᵀ`` from the stack's rows itself
+        (:func:`~gaugecli.core.samples.empirical_fused.batch_gradient_packed`): the same arrays, hence the
+        same numbers to the bit, as the gradient of a sample holding the gathered rows, without building
+        that sample (the gather, its tensors, its transposed copy, its route) at every step — most of a
+        B = 32 step's cost. Elsewhere that sample is built."""
+        if self.device.type == "cpu" and self.X is not None and self.y is not None:
+            a, W = np.asarray(a, dtype=np.float64), np.asarray(W, dtype=np.float64)
+            compiled = self._compiled(W.shape[:-2], W.shape[-2])
+            if compiled is not None and W.ndim == 3 and compiled[0].shape[0] == rows.shape[0]:
+                m = W.shape[-2]
+                Y = np.concatenate((np.broadcast_to(a, W.shape[:-1]), W.reshape(-1, m * self.d)), axis=1)
+                X = np.ascontiguousarray(self.X.numpy())  # (S, n, d): each gathered row is read whole
+                G, loss = empirical_fused.batch_gradient_packed(Y, X, compiled[1], rows, compiled[2])
+                return G[:, :m], G[:, m:].reshape(W.shape), loss
+            # gathered in numpy: a tensor's fancy indexing cost more than a B = 32 batch's gradient
+            members, X, y_all = np.arange(rows.shape[0])[:, None], self.X.numpy(), self.y.numpy()
+            return self.holding(torch.from_numpy(X[members, rows]), torch.from_numpy(y_all[members, rows])).gradient(
+                a, W
+            )
+        members_t = torch.arange(rows.shape[0], device=self.device)[:, None]
+        rows_t = torch.from_numpy(rows).to(self.device)
+        assert self.X is not None and self.y is not None
+        return self.holding(self.X[members_t, rows_t], self.y[members_t, rows_t]).gradient(a, W)
 
     def _compiled(self, lead: tuple[int, ...], m: int) -> tuple[Array, Array, tuple[float, float]] | None:
         """``(Xᵀ (S, d, n), y (S, n), (α, β))`` for :mod:`~gaugecli.core.samples.empirical_fused`'s pass over
@@ -297,6 +325,15 @@ class EmpiricalSample(SampleRows):
             return self.holding(X[rows], y[rows]).objective()
 
         return Objective(self.oracle(), self.hessian, self.name, members, packed=packed)
+
+
+def _fused_gradient(a: Array, W: Array, XT: Array, y: Array, family: tuple[float, float]) -> tuple[Array, Array, Array]:
+    """``(∂L_n/∂a, ∂L_n/∂W, L_n)`` of ``a (..., m)``, ``W (..., m, d)`` by :mod:`~gaugecli.core.samples.empirical_fused`'s
+    pass over the samples ``XT (S, d, n)``, ``y (S, n)``, packed and unpacked in its layout."""
+    lead, (m, d) = W.shape[:-2], W.shape[-2:]
+    Y = np.concatenate((np.broadcast_to(a, lead + (m,)).reshape(-1, m), W.reshape(-1, m * d)), axis=1)
+    G, loss = empirical_fused.gradient_packed(Y, XT, y, family)
+    return G[:, :m].reshape(lead + (m,)), G[:, m:].reshape(W.shape), loss.reshape(lead)[()]
 
 
 def _gradient_sums_numpy(

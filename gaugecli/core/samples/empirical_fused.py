@@ -16,6 +16,10 @@ small ``n`` of the figures' finite-sample flows, where one gradient is a few tho
 (benchmark row d4). σ and σ' are those of the activation's numpy route: ``relu(z) = z`` where
 ``z > 0``, else ``0`` (a NaN stays NaN, so that a fault still shows in the gradient), ``σ'(z) = α 1(z > 0) + β``.
 
+SGD's minibatch step (:func:`batch_gradient_packed`) runs the same pass on rows it gathers itself from
+each member's stored sample, in the batch's order: the same numbers as the pass over a stack holding
+those rows, without building that stack at every step.
+
 The sums run in another order than numpy's (``Σ_j a_j σ(z_ji)`` and the row sums in a loop instead of
 BLAS's gemv), so the gradient agrees with the numpy route to round-off (tests: ``k·ε`` of the terms'
 scale), not bit for bit; compiled without ``fastmath``, on disk as :mod:`gaugecli.core.population.fused`'s
@@ -28,9 +32,46 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from gaugecli.core.types import Array
+from gaugecli.core.types import Array, Indices
 
 _jit = njit(cache=True, nogil=True, error_model="numpy")
+
+
+@_jit
+def _member(Y, b, m, XT, y, alpha, beta, W, H, D, r, G, loss):
+    """Row ``b`` of ``G`` and ``loss`` from member ``b``'s states ``Y[b]`` on the sample ``XT (d, n)``, ``y (n)``
+    (``W (m, d)``, ``H``, ``D (m, n)``, ``r (n)``: work arrays)."""
+    d, n = XT.shape
+    for j in range(m):
+        for x in range(d):
+            W[j, x] = Y[b, m + j * d + x]
+    Z = np.dot(W, XT)  # (m, n)
+    for j in range(m):
+        for i in range(n):
+            z = Z[j, i]
+            h = 0.0 if z <= 0.0 else z  # relu, a NaN kept
+            H[j, i] = alpha * h if beta == 0.0 else alpha * h + beta * z
+            D[j, i] = (alpha if z > 0.0 else 0.0) + beta
+    for i in range(n):
+        f = 0.0
+        for j in range(m):
+            f += Y[b, j] * H[j, i]
+        r[i] = f - y[i]
+    squares = 0.0
+    for i in range(n):
+        squares += r[i] * r[i]
+    for j in range(m):
+        g_a = 0.0
+        for i in range(n):
+            g_a += H[j, i] * r[i]
+            D[j, i] *= r[i]  # σ'(z) r
+        G[b, j] = g_a / n
+    g_W = np.dot(D, XT.T)  # (m, d)
+    for j in range(m):
+        scale = Y[b, j] / n
+        for x in range(d):
+            G[b, m + j * d + x] = g_W[j, x] * scale
+    loss[b] = 0.5 * squares / n
 
 
 @_jit
@@ -45,36 +86,29 @@ def _gradient(Y, m, XT, y, alpha, beta, G, loss):
     r = np.empty(n)
     for b in range(Y.shape[0]):
         s = b if S > 1 else 0
-        for j in range(m):
+        _member(Y, b, m, XT[s], y[s], alpha, beta, W, H, D, r, G, loss)
+
+
+@_jit
+def _batch_gradient(Y, m, X, y, rows, alpha, beta, G, loss):
+    """:func:`_gradient` of a stack (member ``b`` on sample ``b``, ``X (S, n, d)``) on the minibatch
+    ``rows[b] (B,)`` of each sample: the batch's ``Xᵀ (d, B)`` and ``y (B)`` gathered into work arrays
+    (the same numbers as a stack holding the gathered rows)."""
+    d = X.shape[2]
+    B = rows.shape[1]
+    W = np.empty((m, d))
+    H = np.empty((m, B))
+    D = np.empty((m, B))
+    r = np.empty(B)
+    XTb = np.empty((d, B))
+    yb = np.empty(B)
+    for b in range(Y.shape[0]):
+        for i in range(B):
+            k = rows[b, i]
+            yb[i] = y[b, k]
             for x in range(d):
-                W[j, x] = Y[b, m + j * d + x]
-        Z = np.dot(W, XT[s])  # (m, n)
-        for j in range(m):
-            for i in range(n):
-                z = Z[j, i]
-                h = 0.0 if z <= 0.0 else z  # relu, a NaN kept
-                H[j, i] = alpha * h if beta == 0.0 else alpha * h + beta * z
-                D[j, i] = (alpha if z > 0.0 else 0.0) + beta
-        for i in range(n):
-            f = 0.0
-            for j in range(m):
-                f += Y[b, j] * H[j, i]
-            r[i] = f - y[s, i]
-        squares = 0.0
-        for i in range(n):
-            squares += r[i] * r[i]
-        for j in range(m):
-            g_a = 0.0
-            for i in range(n):
-                g_a += H[j, i] * r[i]
-                D[j, i] *= r[i]  # σ'(z) r
-            G[b, j] = g_a / n
-        g_W = np.dot(D, XT[s].T)  # (m, d)
-        for j in range(m):
-            scale = Y[b, j] / n
-            for x in range(d):
-                G[b, m + j * d + x] = g_W[j, x] * scale
-        loss[b] = 0.5 * squares / n
+                XTb[x, i] = X[b, k, x]
+        _member(Y, b, m, XTb, yb, alpha, beta, W, H, D, r, G, loss)
 
 
 def gradient_packed(Y: Array, XT: Array, y: Array, parts: tuple[float, float]) -> tuple[Array, Array]:
@@ -94,8 +128,25 @@ def gradient_packed(Y: Array, XT: Array, y: Array, parts: tuple[float, float]) -
     return G, loss
 
 
+def batch_gradient_packed(
+    Y: Array, X: Array, y: Array, rows: Indices, parts: tuple[float, float]
+) -> tuple[Array, Array]:
+    """:func:`gradient_packed` of a stack's members ``Y (S, P)`` on their samples ``X (S, n, d)``, ``y (S, n)``
+    (C-contiguous), each on its minibatch ``rows (S, B)`` (row indices into its own sample, summed in that
+    order)."""
+    m = Y.shape[1] // (X.shape[2] + 1)
+    S = Y.shape[0]
+    if Y.shape[1] != m * (X.shape[2] + 1) or X.shape[0] != S or y.shape != X.shape[:2] or rows.shape[0] != S:
+        raise ValueError(f"states {Y.shape} do not fit the samples X {X.shape}, y {y.shape}, rows {rows.shape}")
+    G = np.empty_like(Y)
+    loss = np.empty(S)
+    _batch_gradient(Y, m, X, y, np.ascontiguousarray(rows, dtype=np.int64), float(parts[0]), float(parts[1]), G, loss)
+    return G, loss
+
+
 def compile_loops() -> None:
     """Compile the loop now (or load it from numba's on-disk cache) for the argument types the flows
     and GD pass, so that a worker that calls this first makes the cache for the others."""
     XT, y = np.ones((1, 2, 3)), np.zeros((1, 3))
     gradient_packed(np.ones((2, 3)), XT, y, (1.0, 0.0))
+    batch_gradient_packed(np.ones((1, 3)), np.ones((1, 3, 2)), y, np.zeros((1, 2), dtype=np.int64), (1.0, 0.0))

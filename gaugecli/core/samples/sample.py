@@ -185,21 +185,14 @@ def stacked_minibatch_oracle(
     stream as a :func:`minibatch_oracle` run alone from that seed, to round-off. One batched
     gradient per step instead of one per member."""
     full = EmpiricalSample.stack(samples, device=device, activation=activation)
-    assert full.X is not None and full.y is not None
-    X, y = full.X, full.y
-    members, n = X.shape[0], X.shape[1]
+    assert full.X is not None
+    members, n = full.X.shape[0], full.X.shape[1]
     if len(seeds) != members:
         raise ValueError(f"stacked_minibatch_oracle: one seed per sample (got {len(seeds)} for {members})")
     B = min(batch_size, n)
     rngs = [np.random.default_rng(seed) for seed in seeds]
     orders = np.stack([rng.permutation(n) for rng in rngs])  # each member's epoch order, one row each
     position = [0]  # rows of the epoch already used: the same for every member (one batch size)
-    rows = np.arange(members)[:, None]
-    # on the CPU the batch is gathered in numpy (a tensor's fancy indexing cost more than the
-    # gradient of a B = 32 batch); elsewhere on the sample's device
-    on_cpu = full.device.type == "cpu"
-    X_np, y_np = (X.numpy(), y.numpy()) if on_cpu else (None, None)
-    rows_t = torch.from_numpy(rows).to(full.device)
 
     def next_batch() -> Indices:
         if position[0] + B > n:
@@ -211,13 +204,7 @@ def stacked_minibatch_oracle(
         return orders[:, pos : pos + B]
 
     def stacked(a: Array, W: Array) -> tuple[Array, Array, None]:
-        idx = next_batch()
-        if X_np is not None and y_np is not None:
-            batch = full.holding(torch.from_numpy(X_np[rows, idx]), torch.from_numpy(y_np[rows, idx]))
-        else:
-            idx_t = torch.from_numpy(idx).to(full.device)
-            batch = full.holding(X[rows_t, idx_t], y[rows_t, idx_t])
-        ga, gW, _ = batch.gradient(a, W)
+        ga, gW, _ = full.batch_gradient(a, W, next_batch())
         return ga, gW, None
 
     stacked.objective_name = f"empirical n={n} per member, resampled batches B={B}"  # type: ignore[attr-defined]
