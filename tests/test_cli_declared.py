@@ -161,7 +161,7 @@ def test_help_and_refusals_answer_before_numerics_are_imported() -> None:
     [
         (["--mode", "sample", "--n-samples", "1e12"], "'--n-samples': must be an integer ≥ 1 (got '1e12')"),
         (["--m", "2.5"], "'--m': must be an integer ≥ 1 (got '2.5')"),
-        (["--c0", "abc"], "'--c0': must be in [1e-6, 1e6] (got 'abc')"),
+        (["--c0", "abc"], "'--c0': must be a number in [1e-6, 1e6] (got 'abc')"),
     ],
 )
 def test_a_value_that_does_not_parse_is_refused_with_its_range(args: list[str], expected: str) -> None:

@@ -72,7 +72,7 @@ _LIST: dict[type, type] = {float: FloatList, int: IntList, str: WordList}
 def _scalar_parser(p: Param) -> Any:
     """One integer or number, refused with ``p``'s allowed range where it does not parse (``1e12`` for
     an integer): Typer's own message names the type only."""
-    kind = "an integer" if p.type is int else "a number"
+    allowed = p.range_text() if p.type is int else f"a number {p.range_text()}".strip()  # "an integer ≥ 1"
 
     def parse(text: Any) -> Any:
         if not isinstance(text, str):  # a default from the declaration
@@ -80,7 +80,7 @@ def _scalar_parser(p: Param) -> Any:
         try:
             return p.type(text.strip())
         except ValueError:
-            raise typer.BadParameter(f"must be {p.range_text() or kind} (got {text!r})") from None
+            raise typer.BadParameter(f"must be {allowed} (got {text!r})") from None
 
     return parse
 
