@@ -289,6 +289,10 @@ def reaction_transport(
         nan = np.full(np.shape(theta.a)[:-1], np.nan)
         return nan, nan.copy()
     p = model.degree
+    if p == 1 and _fused_weights(model) == (1.0, 0.0):  # ReLU: the same formulas, compiled (fused)
+        from gaugecli.core.population import fused
+
+        return fused.reaction_transport(theta.a, theta.W, model.coefficients, model.directions)
     c, U = function_coordinates(theta, p) if coordinates is None else coordinates
     delta = imbalance(theta, p)
     fg = function_gradient(c, U, model)
