@@ -122,3 +122,37 @@ def test_the_solvers_velocity_and_jacobian_are_fuseds_with_work_arrays_reused() 
         bdf_flow._jacobian(Y[e], m, b, V, A, B, J, Yb, hwork)
         np.testing.assert_allclose(f, -G[e], rtol=0, atol=4 * np.finfo(float).eps * np.max(np.abs(G[e])))
         np.testing.assert_allclose(J, -H[e], rtol=0, atol=4 * np.finfo(float).eps * np.max(np.abs(H[e])))
+
+
+@pytest.mark.parametrize("name", ["relu", "square"])
+def test_the_stored_states_alignment_is_alignments_and_its_own_near_the_threshold(name: str) -> None:
+    """``members._alignments`` (the compiled ``α`` of every stored state) against ``metrics.alignment`` on states
+    of several neurons in R^5 against 3 features, a neuron at ``w = 0`` among them: the same formula, its dot
+    products summed perhaps in another order, so within ``8 ε`` (each α a sum of 5 products of numbers ≤ 1).
+    ``crossings_of`` takes ``alignment``'s own α where the two are within ``NEAR_THRESHOLD`` of the threshold:
+    a state placed exactly on it (α = 1 − ε there, numpy's) counts as crossed at its time, as numpy decides."""
+    from gaugecli.core.integrate import members
+    from gaugecli.core.model.metrics import alignment
+
+    model = standard_model(5, k=3, activation=activation(name))
+    rng = np.random.default_rng(7)
+    m, d, N = 3, 5, 200
+    Y = rng.normal(size=(N, m * (d + 1)))
+    Y[0, m : m + d] = 0.0  # the first neuron at w = 0: α = 0
+    out = np.empty((N, m))
+    members._alignments(Y, m, d, model.unit_directions(), model.activation.even, out)
+    expected = alignment(Network.unflatten(Y, m, d, (N,)).W, model)[0]
+    np.testing.assert_allclose(out, expected, rtol=0, atol=8 * np.finfo(float).eps)
+    assert out[0, 0] == 0.0
+    # one member, one neuron: its state at row 2 sits on the threshold (α = 0.99 to round-off)
+    v = model.unit_directions()[0]
+    w = 0.99 * v + np.sqrt(1 - 0.99**2) * np.eye(d)[4]
+    e4, e5 = np.eye(d)[3], np.eye(d)[4]  # orthogonal to every feature: α = 0
+    states = np.array([[1.0, *e5], [1.0, *e4], [1.0, *w], [1.0, *v]])
+    threshold_alpha = alignment(w[None, None, :], model)[0][0, 0]
+    eps_align = 1.0 - threshold_alpha  # α of row 2 exactly 1 − ε, as numpy computes it
+    times = np.array([0.0, 1.0, 2.0, 3.0])
+    crossing = members.crossings_of(
+        times, states, np.array([0, 4]), 1, d, model, eps_align, lambda q, t: states[np.rint(t).astype(int)]
+    )
+    assert crossing[0, 0] == pytest.approx(2.0, abs=1e-12)

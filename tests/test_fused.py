@@ -181,3 +181,40 @@ def test_compile_loops_covers_the_types_the_flows_pass() -> None:
         gradient_flow(Network(a0, W0), model, 3.0 * 12.0 * abs(strength), options=FlowOptions(rtol=1e-10, atol=1e-13))
     assert {loop: set(loop.signatures) for loop in compiled} == compiled
     assert {sig[0].layout for sig in compiled[fused._gradient]} >= {"C", "F"}
+
+
+@pytest.mark.parametrize("shape", [*SHAPES, (33, 1, 2, 1)])  # the last: a phase chunk's one-neuron runs
+def test_reaction_and_transport_match_the_numpy_route(
+    shape: tuple[int, int, int, int], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """``R`` and ``T`` of a ReLU student, compiled (``fused.reaction_transport``), against the numpy route's
+    ``function_gradient``: each sum of at most ``m + k`` pair terms in another order, squared and weighted by the
+    mobilities, so they agree to ``64 ε`` of ``Σ_j M_j S_j²``, ``S_j`` the sum of the terms' bounds
+    (``|c_i κ(u_j, x_i)| ≤ |c_i| ‖x_i‖/2``, ``|c_j c_i ∂₁κ| ≤ |c_j c_i| ‖x_i‖``). Both gauges' signs of δ, the
+    duplicate and antipodal pairs of ``_state``, and a neuron at ``w = 0`` (T NaN on both routes)."""
+    members, m, r, k = shape
+    model = standard_model(r, k=k)
+    a, W = _state(members, m, r, seed=members * 10 + m)
+    a[: members // 2] *= 3.0  # δ > 0 on the first members, mostly δ < 0 on the others
+    if members > 1:
+        W[-1, -1] = 0.0  # a neuron absorbed at w = 0
+    R, T = dynamics.reaction_transport(Network(a, W), model)
+    with monkeypatch.context() as patch:
+        _numpy_route(patch)
+        R0, T0 = dynamics.reaction_transport(Network(a, W), model)
+    norm = np.linalg.norm(W, axis=-1)
+    c, delta = a * norm, a**2 - norm**2
+    S = np.sum(np.abs(c), axis=-1) + np.sum(np.abs(model.coefficients) * np.linalg.norm(model.directions, axis=-1))
+    s = np.hypot(delta, 2.0 * c)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        mobility_u = np.where(delta <= 0, 2.0 / (s - delta), (s + delta) / (2.0 * c**2))
+        scale_T = np.sum(mobility_u * (c * S[..., None]) ** 2, axis=-1)
+    np.testing.assert_allclose(R, R0, rtol=0, atol=64 * EPS * np.max(np.sum(s * S[..., None] ** 2, axis=-1)))
+    assert np.array_equal(np.isnan(T), np.isnan(T0)) and bool(np.isnan(T[-1])) == (members > 1)
+    finite = ~np.isnan(T0)
+    assert np.all(np.abs(T - T0)[finite] <= 64 * EPS * scale_T[finite])
+    leaky = standard_model(r, k=k, activation=ACTIVATIONS["leaky-0.3"])  # the compiled R, T are ReLU's only
+    Rl, _ = dynamics.reaction_transport(Network(a, W), leaky)
+    with monkeypatch.context() as patch:
+        _numpy_route(patch)
+        assert np.array_equal(Rl, dynamics.reaction_transport(Network(a, W), leaky)[0])

@@ -62,8 +62,13 @@ def imbalance(theta: Network, degree: int = 1) -> Array:
 
 def function_coordinates(theta: Network, degree: int = 1) -> tuple[Array, Array]:
     """``(c, U)`` of ``θ = (a, W)``: ``c_j = a_j ‖w_j‖^p`` and unit directions ``u_j = w_j/‖w_j‖``."""
+    return function_coefficients(theta, degree), unit_directions(theta.W)
+
+
+def function_coefficients(theta: Network, degree: int = 1) -> Array:
+    """``c_j = a_j ‖w_j‖^p`` of ``θ = (a, W)`` (:func:`function_coordinates`' ``c``, without the directions)."""
     norm = np.linalg.norm(theta.W, axis=-1)
-    return theta.a * (norm if degree == 1 else norm**degree), unit_directions(theta.W)
+    return theta.a * (norm if degree == 1 else norm**degree)
 
 
 def unit_directions(W: Array) -> Array:

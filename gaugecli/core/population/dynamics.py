@@ -278,18 +278,21 @@ def dissipation(theta: Network, model: Model) -> Dissipation:
     return Dissipation(reaction, transport, grad_norm_sq, residual)
 
 
-def reaction_transport(
-    theta: Network, model: Model, coordinates: tuple[Array, Array] | None = None
-) -> tuple[Array, Array]:
+def reaction_transport(theta: Network, model: Model) -> tuple[Array, Array]:
     """``(R, T)`` of :func:`dissipation` alone, from the function coordinates (``R = Σ_j M^c_j (∂L/∂c_j)²``,
     ``T = Σ_j M^u_j ‖grad_{u_j} L‖²``), without the parameter gradient ``‖∇_θ L‖²`` that checks them
-    (what a phase map reads of every state of its runs); NaN for an activation without a degree.
-    ``coordinates``: ``function_coordinates(θ, model.degree)`` where the caller has them."""
+    (what a phase map reads of every state of its runs); NaN for an activation without a degree. For ReLU
+    (where the fused loops apply) the compiled :func:`gaugecli.core.population.fused.reaction_transport`: the same
+    formulas, its sums in another order."""
     if not model.activation.homogeneous:
         nan = np.full(np.shape(theta.a)[:-1], np.nan)
         return nan, nan.copy()
     p = model.degree
-    c, U = function_coordinates(theta, p) if coordinates is None else coordinates
+    if p == 1 and _fused_weights(model) == (1.0, 0.0):  # ReLU: the same formulas, compiled (fused)
+        from gaugecli.core.population import fused
+
+        return fused.reaction_transport(theta.a, theta.W, model.coefficients, model.directions)
+    c, U = function_coordinates(theta, p)
     delta = imbalance(theta, p)
     fg = function_gradient(c, U, model)
     reaction = np.sum(reaction_mobility(c, delta, p) * fg.coefficient**2, axis=-1)

@@ -228,6 +228,75 @@ def _hessian_member(Y, e, m, b, V, A, B, He, work):
                         He[m + j * r + x, m + i * r + y] = block
 
 
+@_jit
+def _reaction_transport(Y, m, b, V, out):
+    """``out[e] = (R, T)`` of the packed states ``Y (B, P)`` for ReLU (``A = 1``, ``B = 0``, degree 1), from the
+    function coordinates as :func:`gaugecli.core.population.dynamics.reaction_transport` (its formulas, term by
+    term): ``c_j = a_j ‖w_j‖``, ``u_j = w_j/‖w_j‖``, the pair kernels of the rows ``x = (u, v)`` re-normalised as
+    :mod:`gaugecli.core.kernels.arccos` does, ``∂L/∂c_j = Σ_i c_i κ(u_j, x_i)`` and
+    ``grad_{u_j} L = (I − u_j u_jᵀ) c_j Σ_i c_i ∂₁κ(u_j, x_i)`` with the teacher's weights ``−b``,
+    ``R = Σ_j M^c_j (∂L/∂c_j)²`` and ``T = Σ_j M^u_j ‖grad_{u_j} L‖²``."""
+    k, r = V.shape
+    n = m + k
+    two_pi = 2.0 * math.pi
+    X, U, nrm, c = np.empty((n, r)), np.empty((n, r)), np.empty(n), np.empty(n)
+    u, delta, h = np.empty((m, r)), np.empty(m), np.empty(r)
+    for e in range(Y.shape[0]):
+        for j in range(n):
+            t = 0.0
+            for x in range(r):
+                X[j, x] = V[j - m, x] if j >= m else Y[e, m + j * r + x]
+                t += X[j, x] * X[j, x]
+            norm = math.sqrt(t)
+            if j < m:  # function_coordinates: the row is u_j, weighted by c_j; δ_j = a_j² − ‖w_j‖²
+                a = Y[e, j]
+                c[j], delta[j] = a * norm, a * a - t
+                for x in range(r):
+                    X[j, x] = X[j, x] / (norm if norm > 0.0 else 1.0)
+                    u[j, x] = X[j, x]
+                t = 0.0
+                for x in range(r):
+                    t += X[j, x] * X[j, x]
+                norm = math.sqrt(t)
+            else:
+                c[j] = -b[j - m]
+            nrm[j] = norm
+            for x in range(r):
+                U[j, x] = X[j, x] / (norm if norm > 0.0 else 1.0)
+        R, T = 0.0, 0.0
+        for j in range(m):
+            dc, radial = 0.0, 0.0
+            for x in range(r):
+                h[x] = 0.0
+            for i in range(n):
+                rho, sn, phi = _angle(U, j, i)
+                dc += c[i] * (nrm[j] * nrm[i] * ((sn + (math.pi - phi) * rho) / two_pi))
+                radial += c[i] * (sn * nrm[i])
+                for x in range(r):
+                    h[x] += c[i] * ((math.pi - phi) * X[i, x])
+            along, sq = 0.0, 0.0
+            for x in range(r):
+                h[x] = c[j] * ((h[x] + radial * U[j, x]) / two_pi)
+                along += h[x] * u[j, x]
+            for x in range(r):
+                g = h[x] - along * u[j, x]
+                sq += g * g
+            s = math.hypot(delta[j], 2.0 * c[j])
+            R += s * dc * dc
+            T += (2.0 / (s - delta[j]) if delta[j] <= 0.0 else (s + delta[j]) / (2.0 * c[j] ** 2)) * sq
+        out[e, 0], out[e, 1] = R, T
+
+
+def reaction_transport(a: Array, W: Array, b: Array, V: Array) -> tuple[Array, Array]:
+    """``(R, T)`` of a ReLU student ``(a (..., m), W (..., m, r))`` against the teacher ``(b (k,), V (k, r))``,
+    each of shape ``a.shape[:-1]``: :func:`gaugecli.core.population.dynamics.reaction_transport`'s numbers, its
+    sums taken in another order (equal to a few ε of their terms)."""
+    W = np.asarray(W)
+    out = np.empty((int(np.prod(W.shape[:-2], dtype=np.int64)), 2))
+    _reaction_transport(pack(a, W), W.shape[-2], np.ascontiguousarray(b, float), np.ascontiguousarray(V, float), out)
+    return out[:, 0].reshape(W.shape[:-2]), out[:, 1].reshape(W.shape[:-2])
+
+
 def pack(a: Array, W: Array) -> Array:
     """The states ``(a (..., m), W (..., m, r))`` packed as ``(B, P)`` rows ``(a_1..a_m, w_1, ..., w_m)``."""
     W = np.asarray(W, dtype=np.float64)
@@ -286,3 +355,4 @@ def compile_loops() -> None:
     gradient_packed(Y, 2, b, V)
     gradient_packed(np.asfortranarray(np.vstack((Y, Y))), 2, b, V)
     hessian(a, W, b, V)
+    reaction_transport(a, W, b, V)

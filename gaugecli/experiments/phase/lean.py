@@ -21,7 +21,7 @@ import numpy as np
 
 from gaugecli.core.analyses.symmetry import exact_saddles
 from gaugecli.core.integrate.trajectory import Trajectory
-from gaugecli.core.model.gauge import function_coordinates
+from gaugecli.core.model.gauge import function_coefficients
 from gaugecli.core.model.metrics import alignment, final_owner
 from gaugecli.core.model.model import Model
 from gaugecli.core.model.state import Network
@@ -63,10 +63,9 @@ def observe_row(trajectory: Trajectory, model: Model, read_at: Array | None = No
     (a map without the ±D pair reads no other; the gap reads both series whole)."""
     model = trajectory.model_in(model)
     theta = trajectory.theta
-    coordinates = function_coordinates(theta, model.degree)
-    c = coordinates[0]
-    # observe's R and T, without its check ‖∇L‖²
-    reaction, transport = reaction_transport(theta, model, coordinates)
+    c = function_coefficients(theta, model.degree)
+    # observe's R and T, without its check ‖∇L‖² (ReLU's compiled: the directions are never formed here)
+    reaction, transport = reaction_transport(theta, model)
     if read_at is None:
         align = alignment(theta.W, model)[0]
         loss = population_loss(theta, model)
