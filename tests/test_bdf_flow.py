@@ -143,7 +143,7 @@ def test_the_stored_states_alignment_is_alignments_and_its_own_near_the_threshol
     members._alignments(Y, m, d, model.unit_directions(), model.activation.even, out)
     expected = alignment(Network.unflatten(Y, m, d, (N,)).W, model)[0]
     np.testing.assert_allclose(out, expected, rtol=0, atol=8 * np.finfo(float).eps)
-    assert out[0, 0] == 0.0
+    assert out[0, 0] == 0.0  # exact: at w = 0 both divide 0·v by 1 (a zero norm replaced by 1)
     # one member, one neuron: its state at row 2 sits on the threshold (α = 0.99 to round-off)
     v = model.unit_directions()[0]
     w = 0.99 * v + np.sqrt(1 - 0.99**2) * np.eye(d)[4]
