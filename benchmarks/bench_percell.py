@@ -16,6 +16,13 @@ and main's path, side by side in one run, alternating (issue 52).
   arguments recorded while the map is made): CPU seconds per map and per cell, best of :data:`REPEATS`, its
   steps, gradients and Hessians per cell, and its share of the map's time in r1/r2.
 
+With ``GAUGECLI_BENCH_BASE`` naming another checkout of gaugecli with its own ``.venv`` (an earlier build:
+``git worktree add ../base COMMIT && make -C ../base .venv/.installed``), r1 and r2 also time that build's
+LSODA rows (its ``bench_odeint.chunk_method("auto")``), each map in a fresh process of its own, alternating
+with the others, and judge the ×6 against them: the in-tree "LSODA rows" share today's work outside the ODE
+(configs, hashes, starts, metrics, made chunk-wise since), so they are not the issue's baseline once that
+work is cheaper.
+
 ``--quick`` shrinks the maps to 9 × 9 and 17 × 17. Times are this process's CPU seconds (every solve here
 runs on one thread), the machine being shared; the wall seconds are in each row's data.
 """
@@ -43,6 +50,19 @@ from gaugecli.experiments.phase import PhaseConfig
 from gaugecli.pipeline import Pipeline
 
 REPEATS = 2
+BASE_ENV = "GAUGECLI_BENCH_BASE"
+"""A checkout of an earlier build, with its ``.venv``, whose LSODA rows r1 and r2 are judged against."""
+_AT_BASE = (
+    "import sys, tempfile, time; import numpy as np; sys.path.insert(0, 'benchmarks'); "
+    "from bench_odeint import chunk_method, grid; from gaugecli.pipeline import Pipeline; "
+    "gauge, n, out = sys.argv[1], int(sys.argv[2]), sys.argv[3]\n"
+    "with chunk_method('auto'):\n"
+    "    with tempfile.TemporaryDirectory() as c: Pipeline(c).ensure('phase', grid(3, gauge))\n"
+    "    with tempfile.TemporaryDirectory() as c:\n"
+    "        t = time.process_time(); w = time.perf_counter(); o = Pipeline(c).ensure('phase', grid(n, gauge))\n"
+    "        print(time.process_time() - t, time.perf_counter() - w); np.save(out, o.result.map('t-spec'))\n"
+)
+"""The base build's cold map on its LSODA rows (numba's loops loaded outside the timing, as here)."""
 GOAL_CELLS = 15.0
 """Issue 52: a 129 × 129 map in under 15 s."""
 
@@ -96,6 +116,24 @@ def cold(config: PhaseConfig, variant: str) -> tuple[float, float, np.ndarray]:
         cpu, wall = time.process_time(), time.perf_counter()
         outcome = Pipeline(cache).ensure("phase", config)
         return time.process_time() - cpu, time.perf_counter() - wall, outcome.result.map("t-spec")
+
+
+def cold_at_base(base: str, n: int, gauge: str) -> tuple[float, float, np.ndarray]:
+    """CPU and wall seconds of the ``n × n`` map in ``gauge`` on the LSODA rows of the build checked out at
+    ``base`` (a process of its own), and its T_spec map."""
+    with tempfile.TemporaryDirectory() as tmp:
+        out = os.path.join(tmp, "t_spec.npy")
+        cpu, wall = subprocess.run(
+            [os.path.join(base, ".venv", "bin", "python"), "-c", _AT_BASE, gauge, str(n), out],
+            cwd=base, capture_output=True, text=True, check=True,
+        ).stdout.split()  # fmt: skip
+        return float(cpu), float(wall), np.load(out)
+
+
+def _commit(tree: str) -> str:
+    """The short commit checked out at ``tree``."""
+    done = subprocess.run(["git", "-C", tree, "rev-parse", "--short", "HEAD"], capture_output=True, text=True)
+    return done.stdout.strip()
 
 
 def compile_cost() -> dict[str, float]:
@@ -172,6 +210,7 @@ def solver_row(n: int, map_seconds: dict[str, float]) -> Row:
 
 def percell_rows(quick: bool) -> list[Row]:
     n, big = (9, 17) if quick else (33, 129)
+    base = os.environ.get(BASE_ENV)
     rows: list[Row] = []
     for variant in VARIANTS:  # numba's compiled functions loaded (or compiled) outside every timing
         cold(grid(3, "favorable"), variant)
@@ -184,29 +223,36 @@ def percell_rows(quick: bool) -> list[Row]:
         for _ in range(REPEATS):  # alternating, so that a change of the machine's load hits every variant
             for variant in VARIANTS:
                 runs[variant].append(cold(config, variant))
+            if base:
+                runs.setdefault("base_lsoda_rows", []).append(cold_at_base(base, n, gauge))
         best = {v: min(r, key=lambda x: x[0]) for v, r in runs.items()}
         t = {v: b[0] for v, b in best.items()}
-        worst, unmatched = _agreement(best["now"][2], best["lsoda_rows"][2])
+        reference = "base_lsoda_rows" if base else "lsoda_rows"
+        worst, unmatched = _agreement(best["now"][2], best[reference][2])
         worst_odeint, unmatched_odeint = _agreement(best["odeint_all"][2], best["lsoda_rows"][2])
-        ratio = t["lsoda_rows"] / t["now"]
+        ratio = t[reference] / t["now"]
+        against = f"the LSODA rows at {_commit(base)}" if base else "today's LSODA rows"
+        in_tree = f"; the LSODA rows in this tree {fmt_seconds(t['lsoda_rows'])}" if base else ""
         per_cell[gauge] = t["now"] / (n * n)
         map_seconds[gauge] = t["now"]
         rows.append(
             Row(
                 f"r{k + 1}",
                 f"cold `phase` T_spec map {n}×{n} over D = 1…64, c0 = 0.01…1, {gauge} gauge (m = 1, one worker): "
-                "the command now (bdf per cell) vs today's LSODA rows, main's path, and all on odeint rows",
-                f"{fmt_seconds(t['now'])} vs {fmt_seconds(t['lsoda_rows'])} CPU: {fmt_ratio(ratio)} "
+                f"the command now (bdf per cell) vs {against}, main's path, and all on odeint rows",
+                f"{fmt_seconds(t['now'])} vs {fmt_seconds(t[reference])} CPU: {fmt_ratio(ratio)} "
                 f"(vs main {fmt_seconds(t['main'])}: {fmt_ratio(t['main'] / t['now'])}; all on odeint rows "
-                f"{fmt_seconds(t['odeint_all'])})",
+                f"{fmt_seconds(t['odeint_all'])}{in_tree})",
                 f"≥ ×{GOAL_RATIO:g}; T_spec within {GOAL_AGREE:g} relative",
                 ratio >= GOAL_RATIO and worst <= GOAL_AGREE and unmatched == 0,
-                f"max relative T_spec difference from the LSODA rows {worst:.1e} (all on odeint rows {worst_odeint:.1e}; "
-                f"{unmatched + unmatched_odeint} cells crossing in one map only); best of {REPEATS}, alternating; "
-                "end to end (flows, observables, metrics, configs, hashes, artifact)",
+                f"max relative T_spec difference from {against} {worst:.1e} (all on odeint rows from the LSODA rows "
+                f"{worst_odeint:.1e}; {unmatched + unmatched_odeint} cells crossing in one map only); best of "
+                f"{REPEATS}, alternating; end to end (flows, observables, metrics, configs, hashes, artifact)"
+                + (f"; {against}: that build, each map in a process of its own ({BASE_ENV})" if base else ""),
                 {f"cpu_seconds_{v}": s for v, s in t.items()}
                 | {f"wall_seconds_{v}": b[1] for v, b in best.items()}
-                | {"max_rel_t_spec": worst, "max_rel_t_spec_odeint_all": worst_odeint, "cells": n * n},
+                | {"max_rel_t_spec": worst, "max_rel_t_spec_odeint_all": worst_odeint, "cells": n * n}
+                | ({"base_commit": _commit(base)} if base else {}),
             )
         )
     data: dict[str, float] = {}
