@@ -13,7 +13,7 @@ STAMP  := $(VENV)/.installed
 TORCH_INDEX ?=
 PIP_EXTRA := $(if $(TORCH_INDEX),--extra-index-url $(TORCH_INDEX),)
 
-.PHONY: figures test check-figures check-portable bench lint docs docs-site check-site check-sdist check-citation clean
+.PHONY: figures test compile-loops check-figures check-portable bench lint docs docs-site check-site check-sdist check-citation clean
 
 $(STAMP): pyproject.toml constraints.txt
 	$(PYTHON) -m venv $(VENV)
@@ -22,6 +22,16 @@ $(STAMP): pyproject.toml constraints.txt
 
 figures: $(STAMP)
 	$(BIN)/gaugecli plot all --cache-dir runs --out-dir figures
+
+# numba's compiled loops into their on-disk cache, on this machine's arithmetic path and on the second
+# (check-portable's) one, ~30 CPU-s each into an empty cache. CI runs it beside lint, on the core lint
+# leaves idle: otherwise pytest's two workers each compile the loops they meet first, at once.
+LOOPS := from gaugecli.core.population import fused; from gaugecli.core.samples import empirical_fused; \
+	from gaugecli.core.integrate import bdf_flow, odeint_flow; \
+	[m.compile_loops() for m in (fused, empirical_fused, odeint_flow, bdf_flow)]
+compile-loops: $(STAMP)
+	$(BIN)/python -c "$(LOOPS)"
+	$(PORTABLE_ENV) $(BIN)/python -c "$(LOOPS)"
 
 test: $(STAMP)
 	$(BIN)/python -m pytest -q -n 2
