@@ -296,10 +296,13 @@ def _ensure_in_worker(cache_root: str, kind_name: str, configs: list[Any], reuse
 
 
 def worker_modules() -> list[str]:
-    """The modules of every kind's config and computation (numpy, scipy, torch behind them): what a
-    worker that runs them imports, and what ``plot``'s forkserver imports once for all its workers."""
+    """The modules of every kind's config and computation (numpy and scipy behind them), and torch: what a
+    worker that runs them imports, and what ``plot``'s forkserver imports once for all its workers. torch is
+    named: the modules import it where a finite-sample run needs it (so that ``plot``'s main process, which
+    only declares runs and reads them, never does), and a worker forked without it would import it anew."""
     refs = (ref for spec in experiments() for ref in (spec.config, spec.compute))
-    return list(dict.fromkeys(ref.partition(":")[0] if isinstance(ref, str) else ref.__module__ for ref in refs))
+    modules = (ref.partition(":")[0] if isinstance(ref, str) else ref.__module__ for ref in refs)
+    return list(dict.fromkeys(["torch", *modules]))
 
 
 def warm_worker() -> None:

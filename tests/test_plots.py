@@ -213,6 +213,19 @@ def test_importing_plots_does_not_import_matplotlib() -> None:
     subprocess.run([sys.executable, "-c", code], check=True)
 
 
+def test_declaring_every_figures_runs_does_not_import_torch() -> None:
+    """``plot all``'s main process imports every figure and declares its runs (both profiles) before a worker
+    draws: torch (≈ 2.5 CPU-s to import, on the warm path's critical path) is the workers' alone."""
+    code = (
+        "import sys; from gaugecli.plots import FIGURES; from gaugecli.plots.render import figure_module\n"
+        "for fig in FIGURES:\n"
+        "    for quick in (True, False): figure_module(fig).needs(quick)\n"
+        "assert 'torch' not in sys.modules, 'torch imported'\n"
+    )
+    result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=False)
+    assert result.returncode == 0, result.stderr[-2000:]
+
+
 # ------------------------------------------------------------------------------------------
 # the artifact cache (a cheap fake simulate: these tests are about caching, not numbers)
 

@@ -17,14 +17,7 @@ from typing import ClassVar
 import numpy as np
 
 from gaugecli.core.activations import activation
-from gaugecli.core.analyses.conservation import (
-    RANK_RTOL,
-    Architecture,
-    known_angle,
-    known_rank,
-    law_drift,
-    lie_trace,
-)
+from gaugecli.core.analyses.architecture import Architecture
 from gaugecli.core.frames import Labelled, View
 from gaugecli.core.types import Progress
 from gaugecli.experiments.declare import listed, require
@@ -111,6 +104,10 @@ class LawsResult(Labelled):
 
 
 def laws(config: LawsConfig, progress: Progress | None = None) -> LawsResult:
+    # torch (the Lie algebra's autodiff) is imported where the laws are counted: a config, and the plots
+    # that read its result, do not need it (``plot all``'s main process stays torch-free)
+    from gaugecli.core.analyses.conservation import RANK_RTOL, known_angle, known_rank, law_drift, lie_trace
+
     arch = config.architecture
     trace = lie_trace(arch, n_points=config.points)
     if progress is not None:

@@ -12,15 +12,17 @@ the bit. A stored sample may also be a *stack*, one sample per member of an ense
 from __future__ import annotations
 
 from collections.abc import Iterator
-from typing import Self
+from typing import TYPE_CHECKING, Self
 
 import numpy as np
-import torch
 
 from gaugecli.core.activations.base import Activation
 from gaugecli.core.activations.relu import ReLU
 from gaugecli.core.model.model import Model
 from gaugecli.core.types import Array
+
+if TYPE_CHECKING:  # torch is imported where a sample is drawn or read: the configs and plots do not need it
+    import torch
 
 Seed = int | np.random.SeedSequence
 
@@ -45,6 +47,8 @@ gradient). 4 GiB keeps ``n = 10⁷`` at ``d ≤ 49`` in memory."""
 def resolve_device(device: str) -> torch.device:
     """The torch device for ``cpu`` | ``cuda`` | ``auto``; ``ValueError`` (with the remedy)
     for another name, or for ``cuda`` where torch sees no CUDA device."""
+    import torch
+
     if device not in DEVICES:
         raise ValueError(f"device must be one of {', '.join(DEVICES)} (got {device!r})")
     if device == "auto":
@@ -111,6 +115,8 @@ class SampleRows:
     ) -> None:
         if (X is None) != (y is None) or (X is None and (model is None or seed is None)):
             raise ValueError("EmpiricalSample: give X and y (stored), or model and seed (streamed)")
+        import torch
+
         self.n, self.d = int(n), int(d)
         self.X, self.y = X, y
         self.model, self.seed = model, seed
@@ -133,6 +139,8 @@ class SampleRows:
     ) -> Self:
         """A stored sample from arrays (on the CPU: shared with them, no copy); the student's
         activation ``activation`` (default ReLU)."""
+        import torch
+
         dev = resolve_device(device)
         Xt = torch.from_numpy(np.ascontiguousarray(X, dtype=np.float64)).to(dev)
         yt = torch.from_numpy(np.ascontiguousarray(y, dtype=np.float64)).to(dev)
@@ -156,6 +164,8 @@ class SampleRows:
         ``store=None``: keep it if ``8 n (d + 1) ≤`` :data:`STORE_LIMIT_BYTES` (on a GPU, and
         under half its free memory). It is drawn block by block straight into its tensor, so
         a GPU run never holds it in host memory."""
+        import torch
+
         dev = resolve_device(device)
         d = model.d
         if store is None:
@@ -200,6 +210,8 @@ class SampleRows:
 
     def chunks(self, width: int) -> Iterator[tuple[torch.Tensor, torch.Tensor]]:
         """``(X_c, y_c)`` over consecutive blocks of rows, on the sample's device."""
+        import torch
+
         rows = self.rows_per_chunk(width)
         if self.X is not None and self.y is not None:
             for start in range(0, self.n, rows):
@@ -248,4 +260,6 @@ class SampleRows:
         )
 
     def _tensor(self, x: Array) -> torch.Tensor:
+        import torch
+
         return torch.from_numpy(np.ascontiguousarray(x, dtype=np.float64)).to(self.device)

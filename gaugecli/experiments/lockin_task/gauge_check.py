@@ -18,7 +18,6 @@ import numpy as np
 from gaugecli.core.analyses import lockin as lk
 from gaugecli.core.integrate.optimizers.adam import Adam
 from gaugecli.core.model.metrics import alignment
-from gaugecli.core.samples.sample import empirical_oracle
 from gaugecli.core.samples.sample_draw import draw_sample
 from gaugecli.core.types import Array
 from gaugecli.experiments.lockin.config import LockinConfig, condition_model, start_state
@@ -49,6 +48,10 @@ def gauge_adam_run(
     """The lockin defaults' ``select`` start (m = 5, the first D) or its aligned control, on a sample of
     ``n_samples`` drawn from ``seed``, trained by Adam (``eta``, ``+weight_decay·θ`` in the gradient,
     as ``torch.optim.Adam``) for ``epochs`` steps."""
+    # the empirical loss (torch) is imported where a run trains: the lockin config and the figures that
+    # read its result do not need it (``plot all``'s main process stays torch-free)
+    from gaugecli.core.samples.sample import empirical_oracle
+
     config = LockinConfig()
     model = condition_model(config, control)
     net = model.build()

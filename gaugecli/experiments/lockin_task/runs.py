@@ -4,15 +4,18 @@ seed, activation and condition) and read the record (:func:`read_run`)."""
 from __future__ import annotations
 
 import time
+from typing import TYPE_CHECKING
 
 import numpy as np
 
 from gaugecli.core.analyses import lockin as lk
-from gaugecli.core.tasks import modular_addition as ma
-from gaugecli.core.tasks.training import Recipe, train
 from gaugecli.core.types import Array, Indices
 from gaugecli.experiments.lockin_task.config import TaskLockinConfig, TaskPoint
 from gaugecli.experiments.lockin_task.result import TaskRun, TaskTrace
+
+if TYPE_CHECKING:  # the task's training is torch's, imported where a run trains or is read: the study's
+    # config and the figures' declarations (``plot all``'s main process) do not need it
+    from gaugecli.core.tasks.training import Recipe
 
 TOP_DECILE = 0.9
 """The magnitude separation compares the units above this quantile of ‖w_j‖‖v_j‖ with the median."""
@@ -20,6 +23,8 @@ TOP_DECILE = 0.9
 
 def recipe(point: TaskPoint) -> Recipe:
     """The training recipe of a point (``refit`` 0: off)."""
+    from gaugecli.core.tasks.training import Recipe
+
     return Recipe(
         optimizer=point.optimizer,
         lr=point.eta,
@@ -37,6 +42,8 @@ def recipe(point: TaskPoint) -> Recipe:
 
 def train_point(point: TaskPoint) -> TaskTrace:
     """Train one run and keep its per-epoch record (module-level: the sweep runner caches it by point)."""
+    from gaugecli.core.tasks.training import train
+
     start = time.process_time()
     t = train(point.modulus, point.hidden_units, point.activation, point.fraction, point.seed, recipe(point))
     return TaskTrace(**t._asdict(), seconds=time.process_time() - start)  # by name: the two field lists must agree
@@ -67,6 +74,8 @@ def _stored(x: Array, keep: Indices) -> list[float | None]:
 
 def read_run(config: TaskLockinConfig, point: TaskPoint, trace: TaskTrace) -> TaskRun:
     """The reading of one run under the study's detector, grokking threshold and late stage."""
+    from gaugecli.core.tasks import modular_addition as ma
+
     detect = {
         name: lk.xu_lockin(gram, config.lag, config.threshold, config.burn_in, floor)
         for name, gram, floor in (
