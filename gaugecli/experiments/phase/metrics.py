@@ -142,6 +142,15 @@ def _nodes(seen: Observed) -> Array:
     return keep
 
 
+def simpson_nodes(t: Array, inserted: Array, ats: Array) -> Array:
+    """``(B, n_t)``: :func:`_nodes` of runs on one grid ``t`` with one array of ``inserted`` times, their horizons
+    at the indices ``ats (B,)``."""
+    base = np.asarray(log_grid_nodes(t, inserted), bool)
+    keep = base[None, :] & (t[None, :] <= t[ats][:, None])
+    keep[np.arange(ats.size), ats] = True
+    return keep
+
+
 def spent_all(seen: list[Observed]) -> list[tuple[float, float]]:
     """``(∫₀^{t_h} R dt, ∫₀^{t_h} T dt)`` of each run, as :func:`measure` reads them (Simpson in ``ln t`` on
     :func:`_nodes`); where the runs share one time grid and one array of inserted times (a chunk's
@@ -152,10 +161,7 @@ def spent_all(seen: list[Observed]) -> list[tuple[float, float]]:
     t, inserted = seen[0].run.t, seen[0].inserted
     if any(s.run.t is not t or s.inserted is not inserted for s in seen):
         return [_spent_alone(s) for s in seen]
-    base = np.asarray(log_grid_nodes(t, inserted), bool)
-    ats = np.array([s.at for s in seen])
-    keep = base[None, :] & (t[None, :] <= t[ats][:, None])
-    keep[np.arange(ats.size), ats] = True
+    keep = simpson_nodes(t, inserted, np.array([s.at for s in seen]))
     series = np.stack([np.stack([s.run.reaction for s in seen]), np.stack([s.run.transport for s in seen])])
     r, q = log_time_integral_rows(t, series, keep)
     return list(zip(r.tolist(), q.tolist(), strict=True))
