@@ -247,3 +247,20 @@ def test_reaction_and_transport_are_computed_at_the_integrals_nodes_only() -> No
             assert np.isnan(got[~nodes[b]]).all()
     spent = [spent_all([Observed(row[b], int(ats[b]), inserted) for b in range(3)]) for row in (whole, read)]
     assert spent[0] == spent[1]  # exact: the integrals read the nodes' values only, which are equal
+
+
+def test_a_chunks_owners_are_each_runs() -> None:
+    """The owners at the horizons of a chunk's runs found at once are each run's own (final_owner alone)."""
+    from gaugecli.core.integrate.flow import gradient_flow
+    from gaugecli.core.model.metrics import final_owner
+    from gaugecli.experiments.phase import lean
+    from gaugecli.experiments.phase.metrics import Observed, owners_all
+
+    model = standard_model(2)
+    theta0 = Network(*duplicate_initial_condition(model, np.array([[4.0], [-4.0], [16.0], [0.0]])))
+    traj = gradient_flow(theta0, model, 60.0, eps_align=0.01, extra_times=np.array([3.0, 30.0]))
+    ats = np.argmin(np.abs(traj.t[None, :] - np.array([3.0, 30.0, 60.0, 60.0])[:, None]), axis=1)
+    seen = [Observed(run, int(at), np.array([])) for run, at in zip(lean.observe_row(traj, model), ats, strict=True)]
+    alone = [final_owner(s.run.coefficient[s.at], s.run.alignment[s.at], 0.01) for s in seen]
+    assert owners_all(seen, 0.01) == [(int(o), bool(k)) for o, k in alone]
+    assert {k for _, k in alone} == {True, False}  # aligned runs and one not yet (δ = 4 at t = 3)

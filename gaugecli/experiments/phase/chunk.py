@@ -34,6 +34,7 @@ from gaugecli.experiments.phase.metrics import (
     CellMetrics,
     Observed,
     measure,
+    owners_all,
     simpson_nodes,
     spent_all,
     with_limits,
@@ -212,12 +213,21 @@ def phase_chunk(job: PhaseChunk) -> ChunkResult:
     model = runs[0].model.build()
     eps = runs[0].model.eps_align
     budgets = spent_all(seen)  # ∫R dt and ∫T dt of every run at once where they share one grid
+    owned = owners_all(seen, eps)  # each run's owner at its horizon, all at once
     out = []
     step = 1 + int(job.pair) + 2 * len(job.limits)
     for k, cell in enumerate(job.cells):
         at = step * k
         mine = seen[at]
-        metrics = measure(mine, model, eps, designated(cell, deltas[at][0]), kernels=job.kernels, spent=budgets[at])
+        metrics = measure(
+            mine,
+            model,
+            eps,
+            designated(cell, deltas[at][0]),
+            kernels=job.kernels,
+            spent=budgets[at],
+            owned=owned[at],
+        )
         if job.pair:
             other = seen[at + 1]
             theirs = measure(
@@ -227,13 +237,20 @@ def phase_chunk(job: PhaseChunk) -> ChunkResult:
                 designated(runs[at + 1], deltas[at + 1][0]),
                 kernels=False,
                 spent=budgets[at + 1],
+                owned=owned[at + 1],
             )
             metrics = with_partner(metrics, mine, other, theirs)
         if job.limits:
             first = at + 1 + int(job.pair)
             times = [
                 measure(
-                    replace(seen[first + i], start=None), model, eps, 0, kernels=False, spent=budgets[first + i]
+                    replace(seen[first + i], start=None),
+                    model,
+                    eps,
+                    0,
+                    kernels=False,
+                    spent=budgets[first + i],
+                    owned=owned[first + i],
                 ).t_spec
                 for i in range(2 * len(job.limits))
             ]

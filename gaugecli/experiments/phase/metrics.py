@@ -174,6 +174,18 @@ def _spent_alone(seen: Observed) -> tuple[float, float]:
     )
 
 
+def owners_all(seen: list[Observed], eps_align: float) -> list[tuple[int, bool] | None]:
+    """``(owner, specialized)`` of each run at its horizon, as :func:`measure` finds them (:func:`final_owner` of
+    its coefficients and alignments there), for a chunk's runs at once (the same comparisons and argmax row by
+    row: the same integers); ``None`` for each where their widths differ (each then finds its own)."""
+    if len({s.run.coefficient.shape[-1] for s in seen}) != 1:
+        return [None] * len(seen)
+    c = np.stack([s.run.coefficient[s.at] for s in seen])
+    alpha = np.stack([s.run.alignment[s.at] for s in seen])
+    owners, specialized = final_owner(c, alpha, eps_align)
+    return list(zip(owners.tolist(), specialized.tolist(), strict=True))
+
+
 def measure(
     seen: Observed,
     model: Model,
@@ -182,15 +194,19 @@ def measure(
     *,
     kernels: bool = True,
     spent: tuple[float, float] | None = None,
+    owned: tuple[int, bool] | None = None,
 ) -> CellMetrics:
     """The metrics of one run at its horizon (the pair's are added by :func:`with_partner`);
     ``kernels``: the tangent kernel's change and distance too (else ``None``: no map asked for them);
-    ``spent``: its integrals ``∫R dt`` and ``∫T dt`` where :func:`spent_all` has them already."""
+    ``spent``: its integrals ``∫R dt`` and ``∫T dt`` where :func:`spent_all` has them already; ``owned``: its
+    ``(owner, specialized)`` where :func:`owners_all` has them."""
     run, i = seen.run, seen.at
     t_h = float(run.t[i])
     c, alpha = run.coefficient[i], run.alignment[i]
-    owner_arr, spec_arr = final_owner(c, alpha, eps_align)
-    owner, specialized = int(owner_arr), bool(spec_arr)
+    if owned is None:
+        owner_arr, spec_arr = final_owner(c, alpha, eps_align)
+        owned = int(owner_arr), bool(spec_arr)
+    owner, specialized = owned
     if owner == run.computed_owner:
         p_end = float(run.nonowner_norm[i])
     else:  # the owner at t_h is not the run's final one: P for it, from the parameters at t_h
