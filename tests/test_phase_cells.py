@@ -245,6 +245,11 @@ def test_reaction_and_transport_are_computed_at_the_integrals_nodes_only() -> No
             # exact by construction: the same compiled loop on the same states, each state's R and T its own
             np.testing.assert_array_equal(got[nodes[b]], want[nodes[b]])
             assert np.isnan(got[~nodes[b]]).all()
+    series = lean.observe_row(traj, model)
+    for b in range(3):  # the coefficient at the horizon and the last state only, the whole series' numbers there
+        c, want = read[b].coefficient[:, 0], series[b].coefficient[:, 0]
+        np.testing.assert_array_equal(c[[ats[b], -1]], want[[ats[b], -1]])  # exact: the same norm of the same state
+        assert np.isnan(np.delete(c, [ats[b], c.size - 1])).all()
     spent = [spent_all([Observed(row[b], int(ats[b]), inserted) for b in range(3)]) for row in (whole, read)]
     assert spent[0] == spent[1]  # exact: the integrals read the nodes' values only, which are equal
 
