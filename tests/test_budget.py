@@ -357,3 +357,25 @@ def test_perturb_and_lockin_name_d_first_when_d_alone_cannot_fit(monkeypatch: py
         perturb(PerturbConfig(model=model))
     with pytest.raises(BudgetExceeded, match=r"^d: .* use d ≤ \d+"):
         check_memory_budget(LockinConfig(model=model))
+
+
+def test_a_population_flows_two_checks_read_the_memory_once(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The run's estimate and the flow's Jacobian are checked against one read of the memory available (nothing
+    of the run is allocated between them), and a machine too small for the run still refuses it."""
+    import gaugecli.experiments.budget as budget
+    from gaugecli.experiments.common import integrate_ensemble
+
+    reads: list[int] = []
+
+    def available() -> int:
+        reads.append(1)
+        return 8 * 2**30
+
+    monkeypatch.setattr(budget, "available_memory", available)
+    model = ModelConfig()
+    a0, W0 = duplicates(model, np.array([[2.0], [-2.0]]))
+    integrate_ensemble(model, DynamicsConfig(t_max=1.0), Network(a0, W0))
+    assert len(reads) == 1
+    monkeypatch.setattr(budget, "available_memory", lambda: 2**20)  # 1 MB: less than the interpreter itself
+    with pytest.raises(BudgetExceeded, match=r"^m: this run needs"):
+        integrate_ensemble(model, DynamicsConfig(t_max=1.0), Network(a0, W0))

@@ -221,3 +221,51 @@ def test_a_rows_integrals_and_horizon_losses_are_each_runs() -> None:
         for j in (i, -1):  # the alignment at the horizon and at the end (the owner's): cosines, to a few ε
             assert abs(at_horizons[b].alignment[j, 0] - row[b].alignment[j, 0]) <= 4 * EPS
         assert (at_horizons[b].computed_owner, at_horizons[b].t_spec) == (row[b].computed_owner, row[b].t_spec)
+
+
+def test_reaction_and_transport_are_computed_at_the_integrals_nodes_only() -> None:
+    """R and T of a chunk's row at the Simpson nodes up to each run's horizon only (as a phase chunk asks them):
+    the whole row's numbers there, NaN elsewhere, and the same integrals."""
+    from gaugecli.core.integrate.flow import gradient_flow
+    from gaugecli.experiments.phase import lean
+    from gaugecli.experiments.phase.metrics import Observed, simpson_nodes, spent_all
+
+    model = standard_model(2)
+    theta0 = Network(*duplicate_initial_condition(model, np.array([[4.0], [-4.0], [16.0]])))
+    horizons = np.array([30.0, 60.0, 100.0])
+    traj = gradient_flow(theta0, model, 100.0, eps_align=0.01, extra_times=horizons[:2])
+    ats = np.argmin(np.abs(traj.t[None, :] - horizons[:, None]), axis=1)
+    inserted = np.concatenate([traj.crossing_times.ravel(), horizons[:2]])
+    nodes = simpson_nodes(traj.t, inserted, ats)
+    assert 0 < nodes.sum() < nodes.size  # some states are not read: the later runs' horizons, past each horizon
+    whole, read = lean.observe_row(traj, model, ats), lean.observe_row(traj, model, ats, nodes)
+    for b in range(3):
+        for name in ("reaction", "transport"):
+            got, want = getattr(read[b], name), getattr(whole[b], name)
+            # exact by construction: the same compiled loop on the same states, each state's R and T its own
+            np.testing.assert_array_equal(got[nodes[b]], want[nodes[b]])
+            assert np.isnan(got[~nodes[b]]).all()
+    series = lean.observe_row(traj, model)
+    for b in range(3):  # the coefficient at the horizon and the last state only, the whole series' numbers there
+        c, want = read[b].coefficient[:, 0], series[b].coefficient[:, 0]
+        np.testing.assert_array_equal(c[[ats[b], -1]], want[[ats[b], -1]])  # exact: the same norm of the same state
+        assert np.isnan(np.delete(c, [ats[b], c.size - 1])).all()
+    spent = [spent_all([Observed(row[b], int(ats[b]), inserted) for b in range(3)]) for row in (whole, read)]
+    assert spent[0] == spent[1]  # exact: the integrals read the nodes' values only, which are equal
+
+
+def test_a_chunks_owners_are_each_runs() -> None:
+    """The owners at the horizons of a chunk's runs found at once are each run's own (final_owner alone)."""
+    from gaugecli.core.integrate.flow import gradient_flow
+    from gaugecli.core.model.metrics import final_owner
+    from gaugecli.experiments.phase import lean
+    from gaugecli.experiments.phase.metrics import Observed, owners_all
+
+    model = standard_model(2)
+    theta0 = Network(*duplicate_initial_condition(model, np.array([[4.0], [-4.0], [16.0], [0.0]])))
+    traj = gradient_flow(theta0, model, 60.0, eps_align=0.01, extra_times=np.array([3.0, 30.0]))
+    ats = np.argmin(np.abs(traj.t[None, :] - np.array([3.0, 30.0, 60.0, 60.0])[:, None]), axis=1)
+    seen = [Observed(run, int(at), np.array([])) for run, at in zip(lean.observe_row(traj, model), ats, strict=True)]
+    alone = [final_owner(s.run.coefficient[s.at], s.run.alignment[s.at], 0.01) for s in seen]
+    assert owners_all(seen, 0.01) == [(int(o), bool(k)) for o, k in alone]
+    assert {k for _, k in alone} == {True, False}  # aligned runs and one not yet (δ = 4 at t = 3)

@@ -69,6 +69,31 @@ def test_a_valid_artifact_validates(artifact: dict) -> None:
     assert validate(artifact) == ("simulate", 1)
 
 
+def test_validation_sees_a_bad_hash_anywhere_in_a_map(tmp_path) -> None:
+    """Arrays of hashes are validated on their first entries once each entry has the hash's form; a wrong
+    entry anywhere is still found, and named by its array."""
+    from gaugecli.experiments.phase import PhaseConfig, parse_axis
+    from gaugecli.pipeline import Pipeline
+
+    config = PhaseConfig(
+        "simulate",
+        parse_axis("gauge-strength=1:4:3", "simulate"),
+        parse_axis("c0=0.1:1:3", "simulate", "y"),
+        ("t-spec",),
+    )
+    artifact = Pipeline(tmp_path).ensure("phase", config).artifact
+    assert validate(artifact) == ("phase", 1)
+    for (iy, ix), wrong in zip([(0, 0), (1, 2), (-1, -1)], ("A" * 64, "0" * 63, 7), strict=True):
+        bad = json.loads(json.dumps(artifact))
+        bad["result"]["cell_hashes"][iy][ix] = wrong
+        with pytest.raises(ArtifactError, match="cell_hashes"):
+            validate(bad)
+        bad = json.loads(json.dumps(artifact))
+        bad["result"]["chunk_hashes"][iy] = wrong
+        with pytest.raises(ArtifactError, match="chunk_hashes"):
+            validate(bad)
+
+
 def _one_pass_matches_two(result: object, config: object) -> None:
     from gaugecli.store.artifacts import build_artifact, encode_artifact, now, result_hash
 

@@ -334,9 +334,10 @@ def check_run(
     return estimate
 
 
-def check_flow(shape: tuple[int, ...], grid_points: int) -> MemoryEstimate:
+def check_flow(shape: tuple[int, ...], grid_points: int, available: int | None = None) -> MemoryEstimate:
     """Check a flow of :func:`gaugecli.core.integrate.flow.gradient_flow` from input weights shaped
     ``(..., m, r)`` — ``prod(...)`` members of ``m`` neurons in ``r`` coordinates — before its solver
-    allocates its Jacobian. Every caller of the flow asks this first: the core reads no memory."""
+    allocates its Jacobian. Every caller of the flow asks this first: the core reads no memory.
+    ``available``: the bytes the process can still allocate, where the caller has just read them."""
     *batch, m, r = shape
-    return check_run("flow", members=math.prod(batch), m=m, r=r, d=r, grid_points=grid_points)
+    return check_run("flow", members=math.prod(batch), m=m, r=r, d=r, grid_points=grid_points, available=available)

@@ -43,6 +43,20 @@ def _plan(cls: type) -> tuple[tuple[str, bool, Any], ...]:
     return plan
 
 
+_KEYED: dict[type, tuple[tuple[str, str, bool, Any], ...]] = {}
+
+
+def _keyed_plan(cls: type) -> tuple[tuple[str, str, bool, Any], ...]:
+    """``(name, key, later, default)`` of :func:`_plan`'s fields sorted by name (the canonical text's order),
+    ``key`` the name's JSON text and its colon: sorted and escaped once per class, not once per instance."""
+    plan = _KEYED.get(cls)
+    if plan is None:
+        plan = _KEYED[cls] = tuple(
+            (name, f"{encode_basestring_ascii(name)}:", later, default) for name, later, default in sorted(_plan(cls))
+        )
+    return plan
+
+
 def _omitted(value: Any, default: Any) -> bool:
     """Whether a :data:`LATER_FIELD` holding ``value`` is left out: while it holds its ``default``
     (an array is never a field's default: == would compare elementwise)."""
@@ -142,13 +156,17 @@ def _canonical(obj: Any) -> tuple[str, bool]:
             return known[1], True
         fixed = bool(kind.__dataclass_params__.frozen)
         parts = []
-        for name, later, default in sorted(_plan(kind)):
+        for name, key, later, default in _keyed_plan(kind):
             value = getattr(obj, name)
             if later and _omitted(value, default):
                 continue
+            of = type(value)  # the leaves inline: most fields of a configuration are numbers, words or None
+            if of is float or of in _LEAVES:
+                parts.append(key + _leaf(value))
+                continue
             text, still = _canonical(value)
             fixed = fixed and still
-            parts.append(f"{encode_basestring_ascii(name)}:{text}")
+            parts.append(key + text)
         text = "{" + ",".join(parts) + "}"
         if fixed:
             if len(_TEXTS) >= TEXTS_KEPT:

@@ -30,7 +30,16 @@ from gaugecli.experiments.initial import initial_condition
 from gaugecli.experiments.params import Mode
 from gaugecli.experiments.phase import lean
 from gaugecli.experiments.phase.config import Base, designated, partner
-from gaugecli.experiments.phase.metrics import CellMetrics, Observed, measure, spent_all, with_limits, with_partner
+from gaugecli.experiments.phase.metrics import (
+    CellMetrics,
+    Observed,
+    measure,
+    owners_all,
+    simpson_nodes,
+    spent_all,
+    with_limits,
+    with_partner,
+)
 from gaugecli.experiments.simulate import SimulateConfig, simulate
 
 FLOW_METHOD = "bdf"
@@ -148,12 +157,16 @@ def _flow(runs: list[Base], deltas: list[Array], series: bool = True) -> list[Ob
     )
     # each run's horizon on the grid: h itself, or the grid's end at t_max (geomspace's, to 1 ulp)
     ats = np.argmin(np.abs(traj.t[None, :] - horizons[:, None]), axis=1)
-    # one-neuron runs: what the metrics read, for the whole row at once (lean.py: observe's numbers); the
-    # loss and the alignment at the horizons only, unless the ±D pair's gap reads their series
-    row = lean.observe_row(traj, full, None if series else ats) if lean.applies(traj) else None
     # the declared times off the log grid, one array for every run: the crossings and the horizons before
     # t_max (a run's own horizon among them changes nothing: metrics.measure keeps its horizon's node)
     inserted = np.concatenate([traj.crossing_times.ravel(), horizons[horizons < t_max]])
+    # one-neuron runs: what the metrics read, for the whole row at once (lean.py: observe's numbers); the
+    # loss and the alignment at the horizons only, unless the ±D pair's gap reads their series; R and T at
+    # the nodes of the integrals spent_all takes only
+    if lean.applies(traj):
+        row = lean.observe_row(traj, full, None if series else ats, simpson_nodes(traj.t, inserted, ats))
+    else:
+        row = None
     # each run's parameters at its horizon, its input weights in R^d (not every state's: a copy of size d)
     members = np.arange(len(runs))
     a_end, W_end = traj.a[members, ats], traj.W[members, ats]
@@ -200,12 +213,21 @@ def phase_chunk(job: PhaseChunk) -> ChunkResult:
     model = runs[0].model.build()
     eps = runs[0].model.eps_align
     budgets = spent_all(seen)  # ∫R dt and ∫T dt of every run at once where they share one grid
+    owned = owners_all(seen, eps)  # each run's owner at its horizon, all at once
     out = []
     step = 1 + int(job.pair) + 2 * len(job.limits)
     for k, cell in enumerate(job.cells):
         at = step * k
         mine = seen[at]
-        metrics = measure(mine, model, eps, designated(cell, deltas[at][0]), kernels=job.kernels, spent=budgets[at])
+        metrics = measure(
+            mine,
+            model,
+            eps,
+            designated(cell, deltas[at][0]),
+            kernels=job.kernels,
+            spent=budgets[at],
+            owned=owned[at],
+        )
         if job.pair:
             other = seen[at + 1]
             theirs = measure(
@@ -215,13 +237,20 @@ def phase_chunk(job: PhaseChunk) -> ChunkResult:
                 designated(runs[at + 1], deltas[at + 1][0]),
                 kernels=False,
                 spent=budgets[at + 1],
+                owned=owned[at + 1],
             )
             metrics = with_partner(metrics, mine, other, theirs)
         if job.limits:
             first = at + 1 + int(job.pair)
             times = [
                 measure(
-                    replace(seen[first + i], start=None), model, eps, 0, kernels=False, spent=budgets[first + i]
+                    replace(seen[first + i], start=None),
+                    model,
+                    eps,
+                    0,
+                    kernels=False,
+                    spent=budgets[first + i],
+                    owned=owned[first + i],
                 ).t_spec
                 for i in range(2 * len(job.limits))
             ]

@@ -142,6 +142,15 @@ def _nodes(seen: Observed) -> Array:
     return keep
 
 
+def simpson_nodes(t: Array, inserted: Array, ats: Array) -> Array:
+    """``(B, n_t)``: :func:`_nodes` of runs on one grid ``t`` with one array of ``inserted`` times, their horizons
+    at the indices ``ats (B,)``."""
+    base = np.asarray(log_grid_nodes(t, inserted), bool)
+    keep = base[None, :] & (t[None, :] <= t[ats][:, None])
+    keep[np.arange(ats.size), ats] = True
+    return keep
+
+
 def spent_all(seen: list[Observed]) -> list[tuple[float, float]]:
     """``(∫₀^{t_h} R dt, ∫₀^{t_h} T dt)`` of each run, as :func:`measure` reads them (Simpson in ``ln t`` on
     :func:`_nodes`); where the runs share one time grid and one array of inserted times (a chunk's
@@ -152,10 +161,7 @@ def spent_all(seen: list[Observed]) -> list[tuple[float, float]]:
     t, inserted = seen[0].run.t, seen[0].inserted
     if any(s.run.t is not t or s.inserted is not inserted for s in seen):
         return [_spent_alone(s) for s in seen]
-    base = np.asarray(log_grid_nodes(t, inserted), bool)
-    ats = np.array([s.at for s in seen])
-    keep = base[None, :] & (t[None, :] <= t[ats][:, None])
-    keep[np.arange(ats.size), ats] = True
+    keep = simpson_nodes(t, inserted, np.array([s.at for s in seen]))
     series = np.stack([np.stack([s.run.reaction for s in seen]), np.stack([s.run.transport for s in seen])])
     r, q = log_time_integral_rows(t, series, keep)
     return list(zip(r.tolist(), q.tolist(), strict=True))
@@ -168,6 +174,18 @@ def _spent_alone(seen: Observed) -> tuple[float, float]:
     )
 
 
+def owners_all(seen: list[Observed], eps_align: float) -> list[tuple[int, bool] | None]:
+    """``(owner, specialized)`` of each run at its horizon, as :func:`measure` finds them (:func:`final_owner` of
+    its coefficients and alignments there), for a chunk's runs at once (the same comparisons and argmax row by
+    row: the same integers); ``None`` for each where their widths differ (each then finds its own)."""
+    if len({s.run.coefficient.shape[-1] for s in seen}) != 1:
+        return [None] * len(seen)
+    c = np.stack([s.run.coefficient[s.at] for s in seen])
+    alpha = np.stack([s.run.alignment[s.at] for s in seen])
+    owners, specialized = final_owner(c, alpha, eps_align)
+    return list(zip(owners.tolist(), specialized.tolist(), strict=True))
+
+
 def measure(
     seen: Observed,
     model: Model,
@@ -176,15 +194,19 @@ def measure(
     *,
     kernels: bool = True,
     spent: tuple[float, float] | None = None,
+    owned: tuple[int, bool] | None = None,
 ) -> CellMetrics:
     """The metrics of one run at its horizon (the pair's are added by :func:`with_partner`);
     ``kernels``: the tangent kernel's change and distance too (else ``None``: no map asked for them);
-    ``spent``: its integrals ``∫R dt`` and ``∫T dt`` where :func:`spent_all` has them already."""
+    ``spent``: its integrals ``∫R dt`` and ``∫T dt`` where :func:`spent_all` has them already; ``owned``: its
+    ``(owner, specialized)`` where :func:`owners_all` has them."""
     run, i = seen.run, seen.at
     t_h = float(run.t[i])
     c, alpha = run.coefficient[i], run.alignment[i]
-    owner_arr, spec_arr = final_owner(c, alpha, eps_align)
-    owner, specialized = int(owner_arr), bool(spec_arr)
+    if owned is None:
+        owner_arr, spec_arr = final_owner(c, alpha, eps_align)
+        owned = int(owner_arr), bool(spec_arr)
+    owner, specialized = owned
     if owner == run.computed_owner:
         p_end = float(run.nonowner_norm[i])
     else:  # the owner at t_h is not the run's final one: P for it, from the parameters at t_h
