@@ -178,7 +178,7 @@ def _first_step(y, f, t_end, rtol, atol, m, b, V, A, B, ytmp, f1, Yb, Gb, gwork)
 
 
 @_jit
-def _solve(Y0, t_end, rtol, atol, m, b, V, A, B, budget, stiff_bound):
+def _solve(Y0, t_end, rtol, atol, m, b, V, A, B, budget, stiff_bound, stiff_steps):
     """Each member of ``Y0 (n, P)`` from ``t = 0`` to ``t_end`` on its own DOP853 steps, on BDF's from where it
     turns stiff. Returns the accepted steps of all members one after the other — times ``T (N,)``, states
     ``Y (N, P)``, the step's kind and dense output (``Hs (N,)``, ``Ords (N,)``, ``Dd (N, 8, P)``: module
@@ -238,7 +238,7 @@ def _solve(Y0, t_end, rtol, atol, m, b, V, A, B, budget, stiff_bound):
             if _h_lambda(K, h, ynew, y12) > stiff_bound:
                 calm = 0
                 stiff += 1
-                switch = stiff >= STIFF_STEPS
+                switch = stiff >= stiff_steps
             else:
                 calm += 1
                 if calm == NONSTIFF_RESET:
@@ -320,7 +320,7 @@ def solve_members(
     y0 = theta0.flatten().reshape(n, P)
     T, Y, Hs, Ords, Dd, start, stats = _solve(
         np.ascontiguousarray(y0, float), float(t_max), float(options.rtol), float(options.atol), m, b, V,
-        float(weights[0]), float(weights[1]), int(options.max_gradient_evals), STIFF_H_LAMBDA,
+        float(weights[0]), float(weights[1]), int(options.max_gradient_evals), STIFF_H_LAMBDA, STIFF_STEPS,
     )  # fmt: skip
     if np.any(stats[:, 3]) or not np.all(np.isfinite(Y)):
         worst = int(np.argmax(stats[:, 1]))
