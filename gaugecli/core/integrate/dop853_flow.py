@@ -42,6 +42,7 @@ from gaugecli.core.integrate.segments import Solved
 from gaugecli.core.integrate.trajectory import NumericalFault
 from gaugecli.core.model.model import Model
 from gaugecli.core.model.state import Network
+from gaugecli.core.population import fused
 from gaugecli.core.population.dynamics import _fused_weights
 from gaugecli.core.types import Array
 
@@ -193,8 +194,7 @@ def _solve(Y0, t_end, rtol, atol, m, b, V, A, B, budget, stiff_bound, stiff_step
     K = np.empty((EXTENDED, P))
     y, f, ytmp, y12, ynew = np.empty(P), np.empty(P), np.empty(P), np.empty(P), np.empty(P)
     Yb, Gb = np.empty((1, P)), np.empty((1, P))
-    work = bdf_flow._work(m, V)
-    gwork = work[-2]
+    gwork = fused._gradient_work(m, V)
     row = 0
     for e in range(n):
         start[e] = row
@@ -264,7 +264,7 @@ def _solve(Y0, t_end, rtol, atol, m, b, V, A, B, budget, stiff_bound, stiff_step
         jacs = 0
         if switch and not failed and t < t_end:
             T, Y, Hs, Ords, Dd, row, more, evals, jacs, failed = bdf_flow._member(
-                y, t, evals, t_end, rtol, atol, m, b, V, A, B, budget, work, T, Y, Hs, Ords, Dd, row
+                y, t, evals, t_end, rtol, atol, m, b, V, A, B, budget, T, Y, Hs, Ords, Dd, row
             )
             steps += more
         stats[e, 0], stats[e, 1], stats[e, 2], stats[e, 3] = steps, evals, jacs, 1 if failed else 0
@@ -301,7 +301,7 @@ def compile_loops() -> None:
     members to."""
     b, V = np.array([1.0]), np.array([[0.0, 1.0]])
     T, Y, Hs, Ords, Dd, start, _ = _solve(
-        np.array([[0.5, 1.0, 0.5]]), 1.0, 1e-6, 1e-9, 1, b, V, 1.0, 0.0, 10_000, STIFF_H_LAMBDA
+        np.array([[0.5, 1.0, 0.5]]), 1.0, 1e-6, 1e-9, 1, b, V, 1.0, 0.0, 10_000, STIFF_H_LAMBDA, STIFF_STEPS
     )
     _dense(T, Y, Hs, Ords, Dd, start, np.zeros(1, np.int64), np.array([0.5]), np.empty((1, 3)))
 
