@@ -360,8 +360,9 @@ def _solve(Y0, t_end, rtol, atol, m, b, V, A, B, budget):
         T[row] = 0.0
         for x in range(P):
             Y[row, x] = Y0[e, x]
+        # the count an int64, not a literal 0: dop853_flow calls _member with an int64, so one signature (~9 s to compile)
         T, Y, Hs, Ords, Dd, row, steps, evals, jacs, failed = _member(
-            Y0[e], 0.0, 0, t_end, rtol, atol, m, b, V, A, B, budget, T, Y, Hs, Ords, Dd, row + 1
+            Y0[e], 0.0, np.int64(0), t_end, rtol, atol, m, b, V, A, B, budget, T, Y, Hs, Ords, Dd, row + 1
         )
         stats[e, 0], stats[e, 1], stats[e, 2], stats[e, 3] = steps, evals, jacs, 1 if failed else 0
     start[n] = row
