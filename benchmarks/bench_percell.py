@@ -1,20 +1,24 @@
-"""(r) A phase map's cells each on its own compiled BDF steps (:mod:`gaugecli.core.integrate.bdf_flow`), the
-rows of one-neuron cells observed at once (:mod:`gaugecli.experiments.phase.lean`), against today's LSODA rows
-and main's path, side by side in one run, alternating (issue 52).
+"""(r) A phase map's cells each on its own compiled steps — DOP853, handed to the compiled BDF where a cell turns
+stiff (:mod:`gaugecli.core.integrate.dop853_flow`) — the rows of one-neuron cells observed at once
+(:mod:`gaugecli.experiments.phase.lean`), against the compiled BDF alone, today's LSODA rows and main's path,
+side by side in one run, alternating (issue 52).
 
 * r1, r2 — a cold ``phase`` map of T_spec over (D = 1…64, c0 = 0.01…1), 33 × 33, m = 1, one gauge each, from an
-  empty cache on one worker, end to end: the command as it is now (every chunk on ``bdf``:
-  :func:`gaugecli.experiments.phase.chunk.flow_method`; each row observed at once) against
+  empty cache on one worker, end to end: the command as it is now (every chunk on ``dop853-bdf``:
+  :func:`gaugecli.experiments.phase.chunk.flow_method`; each row observed at once) against every chunk on
+  the compiled BDF alone (``bdf``, observed at once), against
   every chunk on ``solve_ivp``'s LSODA rows with each cell observed alone (issue 52's "today's LSODA rows")
   and main's path (+D on LSODA rows, −D on ``odeint`` rows, each cell observed alone); and every chunk on
   ``odeint`` rows (observed at once). Best of :data:`REPEATS`, and the largest relative difference of the
   T_spec maps;
 * r3 — the same maps at 129 × 129 (the command as it is now): time, and cost per cell against r1/r2's;
-* r4 — the compiled solver's cold compile: a fresh process with an empty numba cache compiling
-  ``bdf_flow.compile_loops`` (after ``fused``'s), and loading it from the cache after;
-* r5 — the compiled solver alone (``bdf_flow._solve``) on the chunks of r1's and r2's maps (their
-  arguments recorded while the map is made): CPU seconds per map and per cell, best of :data:`REPEATS`, its
-  steps, gradients and Hessians per cell, and its share of the map's time in r1/r2.
+* r4 — the compiled solvers' cold compile: a fresh process with an empty numba cache compiling
+  ``bdf_flow.compile_loops`` (after ``fused``'s), then ``dop853_flow.compile_loops``, and loading them from
+  the cache after;
+* r5 — the compiled solver alone (``dop853_flow._solve``, the command's) on the chunks of r1's and r2's maps
+  (their arguments recorded while the map is made), against ``bdf_flow._solve`` on the same chunks,
+  alternating: CPU seconds per map and per cell, best of :data:`REPEATS`, steps, gradients and Hessians per
+  cell, the cells handed to BDF, and its share of the map's time in r1/r2.
 
 With ``GAUGECLI_BENCH_BASE`` naming another checkout of gaugecli with its own ``.venv`` (an earlier build:
 ``git worktree add ../base COMMIT && make -C ../base .venv/.installed``), r1 and r2 also time that build's
@@ -42,6 +46,7 @@ from _common import REPO_ROOT, Row, fmt_ratio, fmt_seconds
 from bench_odeint import GOAL_AGREE, GOAL_RATIO, _agreement, chunk_method, grid
 
 import gaugecli.core.integrate.bdf_flow as bdf_flow
+import gaugecli.core.integrate.dop853_flow as dop853_flow
 import gaugecli.experiments.phase.chunk as chunk
 import gaugecli.experiments.phase.lean as lean
 from gaugecli.core.model.gauge import imbalance
@@ -95,11 +100,13 @@ def main_methods() -> Iterator[None]:
 
 VARIANTS = {
     "now": contextlib.nullcontext,
+    "bdf_all": lambda: chunk_method("bdf"),
     "lsoda_rows": lambda: _both(chunk_method("auto"), each_cell_observed()),
     "main": lambda: _both(main_methods(), each_cell_observed()),
     "odeint_all": lambda: chunk_method("odeint"),
 }
-"""The maps timed side by side: the command now (every chunk on bdf); today's LSODA rows (issue 52's base);
+"""The maps timed side by side: the command now (every chunk on dop853-bdf); every chunk on the compiled BDF
+alone; today's LSODA rows (issue 52's base);
 main's path; every chunk on odeint's rows (with the rows observed at once)."""
 
 
@@ -137,73 +144,88 @@ def _commit(tree: str) -> str:
 
 
 def compile_cost() -> dict[str, float]:
-    """Seconds (CPU of the child) to compile ``fused`` and ``bdf_flow`` into an empty numba cache, and to
-    load them from it after."""
+    """Seconds (CPU of the child) to compile ``fused``, ``bdf_flow`` and ``dop853_flow`` into an empty numba
+    cache, and to load them from it after."""
     code = (
         "import time; t = time.process_time(); from gaugecli.core.population import fused; fused.compile_loops(); "
         "u = time.process_time(); from gaugecli.core.integrate import bdf_flow; bdf_flow.compile_loops(); "
-        "print(u - t, time.process_time() - u)"
+        "v = time.process_time(); from gaugecli.core.integrate import dop853_flow; dop853_flow.compile_loops(); "
+        "print(u - t, v - u, time.process_time() - v)"
     )
     out = {}
     with tempfile.TemporaryDirectory() as cache:
         env = os.environ | {"NUMBA_CACHE_DIR": cache}
         for label in ("cold", "cached"):
-            fused_s, bdf_s = subprocess.run(
+            fused_s, bdf_s, dop_s = subprocess.run(
                 [sys.executable, "-c", code], env=env, cwd=REPO_ROOT, capture_output=True, text=True, check=True
             ).stdout.split()
-            out |= {f"{label}_fused": float(fused_s), f"{label}_bdf": float(bdf_s)}
+            out |= {f"{label}_fused": float(fused_s), f"{label}_bdf": float(bdf_s), f"{label}_dop853": float(dop_s)}
     return out
 
 
-def solver_alone(config: PhaseConfig) -> tuple[float, np.ndarray]:
-    """Best CPU seconds of ``bdf_flow._solve`` on the chunks of ``config``'s map (their arguments recorded
-    while a cold map is made), and the per-cell ``(steps, gradients, Hessians, failed)``."""
+def solver_alone(config: PhaseConfig) -> tuple[float, float, np.ndarray, np.ndarray]:
+    """Best CPU seconds of ``dop853_flow._solve`` and of ``bdf_flow._solve`` on the chunks of ``config``'s map
+    (their arguments recorded while a cold map is made), alternating, and their per-cell ``(steps, gradients,
+    Hessians, failed, …)``."""
     recorded: list[tuple] = []
-    solve = bdf_flow._solve
+    solve = dop853_flow._solve
 
     def record(*args: object) -> tuple:
         recorded.append(args)
         return solve(*args)
 
-    bdf_flow._solve = record
+    dop853_flow._solve = record
     try:
         cold(config, "now")
     finally:
-        bdf_flow._solve = solve
-    best = np.inf
+        dop853_flow._solve = solve
+    best = {"dop853": np.inf, "bdf": np.inf}
+    stats: dict[str, list[np.ndarray]] = {}
     for _ in range(REPEATS):
-        cpu = time.process_time()
-        stats = [solve(*args)[-1] for args in recorded]
-        best = min(best, time.process_time() - cpu)
-    return best, np.concatenate(stats)
+        for name, run in (("dop853", lambda a: solve(*a)), ("bdf", lambda a: bdf_flow._solve(*a[:10]))):
+            cpu = time.process_time()
+            stats[name] = [run(args)[-1] for args in recorded]
+            best[name] = min(best[name], time.process_time() - cpu)
+    return best["dop853"], best["bdf"], np.concatenate(stats["dop853"]), np.concatenate(stats["bdf"])
 
 
 def solver_row(n: int, map_seconds: dict[str, float]) -> Row:
     """r5: the compiled solver alone on the chunks of the ``n × n`` maps of both gauges (module docstring)."""
     data: dict[str, float] = {}
     for gauge in ("favorable", "unfavorable"):
-        seconds, stats = solver_alone(grid(n, gauge))
-        per_cell = stats[:, :3].mean(axis=0)
+        seconds, bdf_seconds, stats, bdf_stats = solver_alone(grid(n, gauge))
+        per_cell, bdf_per_cell = stats[:, :3].mean(axis=0), bdf_stats[:, :3].mean(axis=0)
         data |= {
             f"{gauge}_cpu_seconds": seconds,
             f"{gauge}_us_per_cell": 1e6 * seconds / (n * n),
             f"{gauge}_share_of_map": seconds / map_seconds[gauge],
             f"{gauge}_steps_per_cell": float(per_cell[0]),
+            f"{gauge}_dop853_steps_per_cell": float(stats[:, 4].mean()),
             f"{gauge}_gradients_per_cell": float(per_cell[1]),
             f"{gauge}_hessians_per_cell": float(per_cell[2]),
+            f"{gauge}_handed_to_bdf": float(np.mean(stats[:, 0] > stats[:, 4])),
+            f"{gauge}_bdf_cpu_seconds": bdf_seconds,
+            f"{gauge}_bdf_ratio": bdf_seconds / seconds,
+            f"{gauge}_bdf_steps_per_cell": float(bdf_per_cell[0]),
+            f"{gauge}_bdf_gradients_per_cell": float(bdf_per_cell[1]),
         }
     return Row(
         "r5",
-        f"the compiled per-cell BDF alone (bdf_flow._solve) on the chunks of r1's and r2's {n}×{n} maps, per gauge",
+        f"the compiled per-cell DOP853 handing stiff cells to BDF alone (dop853_flow._solve, the command's) vs the "
+        f"compiled BDF alone (bdf_flow._solve) on the chunks of r1's and r2's {n}×{n} maps, per gauge",
         "; ".join(
-            f"{g}: {fmt_seconds(data[f'{g}_cpu_seconds'])} CPU ({data[f'{g}_us_per_cell']:.0f} µs a cell, "
-            f"{data[f'{g}_share_of_map']:.0%} of the map), {data[f'{g}_gradients_per_cell']:.0f} gradients and "
-            f"{data[f'{g}_hessians_per_cell']:.0f} Hessians over {data[f'{g}_steps_per_cell']:.0f} steps a cell"
+            f"{g}: {fmt_seconds(data[f'{g}_cpu_seconds'])} vs {fmt_seconds(data[f'{g}_bdf_cpu_seconds'])} CPU "
+            f"({fmt_ratio(data[f'{g}_bdf_ratio'])}; {data[f'{g}_us_per_cell']:.0f} µs a cell, "
+            f"{data[f'{g}_share_of_map']:.0%} of the map), {data[f'{g}_gradients_per_cell']:.0f} gradients over "
+            f"{data[f'{g}_steps_per_cell']:.0f} steps a cell ({data[f'{g}_dop853_steps_per_cell']:.0f} DOP853's; "
+            f"{data[f'{g}_handed_to_bdf']:.0%} of cells handed to BDF) vs {data[f'{g}_bdf_gradients_per_cell']:.0f} "
+            f"over {data[f'{g}_bdf_steps_per_cell']:.0f}"
             for g in ("favorable", "unfavorable")
         ),
         "",
         None,
-        f"best of {REPEATS}; the rest of the map is outside the ODE (configs, hashes, starts, observables)",
+        f"best of {REPEATS}, alternating; the rest of the map is outside the ODE (configs, hashes, starts, "
+        "observables)",
         data,
     )
 
@@ -230,6 +252,7 @@ def percell_rows(quick: bool) -> list[Row]:
         reference = "base_lsoda_rows" if base else "lsoda_rows"
         worst, unmatched = _agreement(best["now"][2], best[reference][2])
         worst_odeint, unmatched_odeint = _agreement(best["odeint_all"][2], best["lsoda_rows"][2])
+        worst_bdf, unmatched_bdf = _agreement(best["now"][2], best["bdf_all"][2])
         ratio = t[reference] / t["now"]
         against = f"the LSODA rows at {_commit(base)}" if base else "today's LSODA rows"
         in_tree = f"; the LSODA rows in this tree {fmt_seconds(t['lsoda_rows'])}" if base else ""
@@ -239,19 +262,22 @@ def percell_rows(quick: bool) -> list[Row]:
             Row(
                 f"r{k + 1}",
                 f"cold `phase` T_spec map {n}×{n} over D = 1…64, c0 = 0.01…1, {gauge} gauge (m = 1, one worker): "
-                f"the command now (bdf per cell) vs {against}, main's path, and all on odeint rows",
+                f"the command now (dop853-bdf per cell) vs {against}, main's path, all on bdf per cell and all on odeint rows",
                 f"{fmt_seconds(t['now'])} vs {fmt_seconds(t[reference])} CPU: {fmt_ratio(ratio)} "
-                f"(vs main {fmt_seconds(t['main'])}: {fmt_ratio(t['main'] / t['now'])}; all on odeint rows "
+                f"(vs main {fmt_seconds(t['main'])}: {fmt_ratio(t['main'] / t['now'])}; all on bdf "
+                f"{fmt_seconds(t['bdf_all'])}: {fmt_ratio(t['bdf_all'] / t['now'])}; all on odeint rows "
                 f"{fmt_seconds(t['odeint_all'])}{in_tree})",
                 f"≥ ×{GOAL_RATIO:g}; T_spec within {GOAL_AGREE:g} relative",
                 ratio >= GOAL_RATIO and worst <= GOAL_AGREE and unmatched == 0,
                 f"max relative T_spec difference from {against} {worst:.1e} (all on odeint rows from the LSODA rows "
-                f"{worst_odeint:.1e}; {unmatched + unmatched_odeint} cells crossing in one map only); best of "
+                f"{worst_odeint:.1e}; all on bdf from the command now {worst_bdf:.1e}; "
+                f"{unmatched + unmatched_odeint + unmatched_bdf} cells crossing in one map only); best of "
                 f"{REPEATS}, alternating; end to end (flows, observables, metrics, configs, hashes, artifact)"
                 + (f"; {against}: that build, each map in a process of its own ({BASE_ENV})" if base else ""),
                 {f"cpu_seconds_{v}": s for v, s in t.items()}
                 | {f"wall_seconds_{v}": b[1] for v, b in best.items()}
                 | {"max_rel_t_spec": worst, "max_rel_t_spec_odeint_all": worst_odeint, "cells": n * n}
+                | {"max_rel_t_spec_bdf_all": worst_bdf, "cells_crossing_in_one_map_bdf_all": unmatched_bdf}
                 | ({"base_commit": _commit(base)} if base else {}),
             )
         )
@@ -279,9 +305,10 @@ def percell_rows(quick: bool) -> list[Row]:
     rows.append(
         Row(
             "r4",
-            "the compiled solver's cold compile: a fresh process, empty numba cache (fused's loops, then bdf_flow's "
-            "solver), and the same loaded from the cache",
-            f"bdf_flow {fmt_seconds(costs['cold_bdf'])} cold, {fmt_seconds(costs['cached_bdf'])} cached (fused "
+            "the compiled solvers' cold compile: a fresh process, empty numba cache (fused's loops, then bdf_flow's "
+            "solver, then dop853_flow's), and the same loaded from the cache",
+            f"dop853_flow {fmt_seconds(costs['cold_dop853'])} cold, {fmt_seconds(costs['cached_dop853'])} cached; "
+            f"bdf_flow {fmt_seconds(costs['cold_bdf'])}, {fmt_seconds(costs['cached_bdf'])} (fused "
             f"{fmt_seconds(costs['cold_fused'])}, {fmt_seconds(costs['cached_fused'])})",
             "",
             None,

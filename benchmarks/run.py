@@ -21,7 +21,7 @@ Rows (one function each):
     l  bench_fused.compiled          population gradient/Hessian: compiled loops vs numpy closed forms
     m  bench_optimizers.optimizers   population-GD steps per optimizer vs plain GD; the compiled momentum loop
     n  bench_gd_cost.gd_cost         `simulate --mode sample-gd --eta` on Kunin et al.'s cell vs its training alone
-    r  bench_percell.percell_rows    phase maps on per-cell compiled BDF vs LSODA rows; 129×129; compile cost
+    r  bench_percell.percell_rows    phase maps on per-cell compiled DOP853 (BDF where stiff) vs BDF alone and LSODA rows; 129×129; compile cost
 
 Rows h–j also write scaling.png (their curves) and scaling.json (every point).
 

@@ -59,6 +59,8 @@ INPUT_CONTEXT = [
 ALLOWED: dict[str, dict[str, str]] = {
     "docs/design.md": {
         "7.2": "the figures' small text size in pt: a style setting (gaugecli.plots.venue.SMALL_PT)",
+        "6.1": "Hairer's stiffness bound on |h λ| in the Fortran DOP853 (HLAMB > 6.1): the algorithm's constant",
+        "0.75": "the per-cell solver's stiffness bound, a setting (gaugecli.core.integrate.dop853_flow.STIFF_H_LAMBDA)",
     },
     "docs/related-work.md": {
         "30%": "the modular-addition task's training fraction, an input (TaskLockinConfig.train_fraction = 0.3)",

@@ -31,7 +31,7 @@ import numpy as np
 from numba import njit
 
 from gaugecli.core.integrate.flow_options import FlowOptions
-from gaugecli.core.integrate.members import crossings_of, finish
+from gaugecli.core.integrate.members import HOLD_SPEED, at_rest, crossings_of, finish, grown, held, step_of
 from gaugecli.core.integrate.odeint_flow import applies
 from gaugecli.core.integrate.segments import Solved
 from gaugecli.core.integrate.small_lu import lu_factor, lu_solve
@@ -42,7 +42,7 @@ from gaugecli.core.population import fused
 from gaugecli.core.population.dynamics import _fused_weights
 from gaugecli.core.types import Array
 
-__all__ = ["applies", "compile_loops", "solve_members"]
+__all__ = ["HOLD_SPEED", "applies", "compile_loops", "solve_members"]
 
 _jit = njit(cache=True, nogil=True, error_model="numpy")
 # every step's helpers, inlined into _solve (as fused's): the calls' argument passing was half the solve; the
@@ -50,11 +50,6 @@ _jit = njit(cache=True, nogil=True, error_model="numpy")
 _jiti = njit(cache=True, nogil=True, error_model="numpy", inline="always")
 
 MAX_ORDER = 5
-HOLD_SPEED = 1e-14
-"""A member whose state moved by at most this times its last step (``|ẏ| ≤ 1e-14``, three decades below the
-convergence test's ``grad_tol``) is at rest to round-off and held there to the horizon: at the exact alignment
-``w ∥ v`` the ReLU's pair kernel is not smooth in the orthogonal component, and BDF's error estimate, fed its
-round-off, shrank the steps without end (measured: 60 000 gradients on one cell, ~2000 on the others)."""
 FRESH_JACOBIAN = True
 """Evaluate the Jacobian at the predicted state whenever the iteration matrix is rebuilt (scipy keeps it until a
 Newton iteration fails): one closed-form Hessian costs about a gradient here, and a current one saves iterations."""
@@ -192,10 +187,165 @@ def _next_order(D, order, error_norm, safety, scale, work):
 
 
 @_jit
+def _member(y0, t0, evals0, t_end, rtol, atol, m, b, V, A, B, budget, T, Y, Hs, Ords, Dd, row):
+    """One member from ``(t0, y0)`` to ``t_end`` on its own BDF steps, a fresh start (order 1, scipy's first
+    step; its work arrays its own: made once per solve and passed in as a tuple, the solve was ~7 % slower),
+    its accepted steps stored from ``row`` on (the row of ``(t0, y0)`` is the caller's; ``Dd``: room for
+    at least 6 differences); ``evals0`` gradients already spent on it count against ``budget``. Returns the
+    (perhaps grown) arrays, the next free row and ``(steps, gradient evaluations, Jacobians, failed)``."""
+    P = y0.size
+    D = np.empty((MAX_ORDER + 3, P))
+    y, f, f1, yp, psi, d, dy, scale, ynew = (np.empty(P), np.empty(P), np.empty(P), np.empty(P), np.empty(P),
+                                            np.empty(P), np.empty(P), np.empty(P), np.empty(P))  # fmt: skip
+    J, Wm, piv = np.empty((P, P)), np.empty((P, P)), np.empty(P, np.int64)
+    R, U, RU, tmp = np.empty((6, 6)), np.empty((6, 6)), np.empty((6, 6)), np.empty((6, P))
+    Yb, Gb = np.empty((1, P)), np.empty((1, P))
+    gwork, hwork = fused._gradient_work(m, V), fused._hessian_work(m, V)  # per member: a few µs of ~500
+    newton_tol = max(10.0 * 2.220446049250313e-16 / rtol, min(0.03, rtol**0.5))
+    for x in range(P):
+        y[x] = y0[x]
+    t = t0
+    _velocity_once(y, m, b, V, A, B, f, Yb, Gb, gwork)
+    evals, jacs, steps = evals0 + 1, 0, 0
+    # scipy's select_initial_step (order 1)
+    for x in range(P):
+        scale[x] = atol + abs(y[x]) * rtol
+    d0, d1 = _rms(y, scale), _rms(f, scale)
+    h0 = 1e-6 if d0 < 1e-5 or d1 < 1e-5 else 0.01 * d0 / d1
+    h0 = min(h0, t_end - t0)
+    for x in range(P):
+        yp[x] = y[x] + h0 * f[x]
+    _velocity_once(yp, m, b, V, A, B, f1, Yb, Gb, gwork)
+    evals += 1
+    for x in range(P):
+        dy[x] = f1[x] - f[x]
+    d2 = _rms(dy, scale) / h0
+    h1 = max(1e-6, h0 * 1e-3) if d1 <= 1e-15 and d2 <= 1e-15 else (0.01 / max(d1, d2)) ** 0.5
+    h_abs = min(100.0 * h0, h1, t_end - t0)
+    for x in range(P):
+        D[0, x] = y[x]
+        D[1, x] = f[x] * h_abs
+    order, n_equal = 1, 0
+    # the Jacobian at the start; the LU of I − cJ is made when needed
+    _jacobian(y, m, b, V, A, B, J, Yb, hwork)
+    jacs += 1
+    have_lu = False
+    failed = False
+    while t < t_end:
+        if evals > budget:
+            failed = True
+            break
+        min_step = 10.0 * max(t * 2.220446049250313e-16, 5e-324)  # ~10 ulp of t
+        current_jac = False
+        accepted = False
+        n_iter = 0
+        t_new = t
+        while not accepted:
+            if h_abs < min_step:
+                failed = True
+                break
+            h = h_abs
+            t_new = t + h
+            if t_new - t_end > 0.0:
+                t_new = t_end
+                _change_D(D, order, abs(t_new - t) / h_abs, R, U, RU, tmp)
+                n_equal = 0
+                have_lu = False
+            h = t_new - t
+            h_abs = abs(h)
+            for x in range(P):
+                s = 0.0
+                for i in range(order + 1):
+                    s += D[i, x]
+                yp[x] = s
+                scale[x] = atol + rtol * abs(s)
+                s = 0.0
+                for i in range(1, order + 1):
+                    s += D[i, x] * _GAMMA[i]
+                psi[x] = s / _ALPHA[order]
+            c = h / _ALPHA[order]
+            converged = False
+            while not converged:
+                if not have_lu:  # scipy keeps the LU after a rejected step's error (a simplified Newton)
+                    if FRESH_JACOBIAN and not current_jac:  # the Hessian is cheap: at every new LU
+                        _jacobian(yp, m, b, V, A, B, J, Yb, hwork)
+                        jacs += 1
+                        current_jac = True
+                    for i in range(P):
+                        for j in range(P):
+                            Wm[i, j] = (1.0 if i == j else 0.0) - c * J[i, j]
+                    lu_factor(Wm, piv)
+                    have_lu = True
+                converged, n_iter = _newton(
+                    yp, c, psi, scale, newton_tol, m, b, V, A, B, Wm, piv, ynew, d, f, dy, Yb, Gb, gwork
+                )
+                evals += n_iter
+                if not converged:
+                    if current_jac:
+                        break
+                    _jacobian(yp, m, b, V, A, B, J, Yb, hwork)
+                    jacs += 1
+                    have_lu = False
+                    current_jac = True
+            if not converged:
+                h_abs *= 0.5
+                _change_D(D, order, 0.5, R, U, RU, tmp)
+                n_equal = 0
+                have_lu = False
+                continue
+            safety = 0.9 * (2 * NEWTON_MAXITER + 1) / (2 * NEWTON_MAXITER + n_iter)
+            for x in range(P):
+                scale[x] = atol + rtol * abs(ynew[x])
+                dy[x] = _ERROR_CONST[order] * d[x]
+            error_norm = _rms(dy, scale)
+            if error_norm > 1.0:
+                factor = max(MIN_FACTOR, safety * error_norm ** (-1.0 / (order + 1)))
+                h_abs *= factor
+                _change_D(D, order, factor, R, U, RU, tmp)
+                n_equal = 0
+            else:
+                accepted = True
+        if failed:
+            break
+        n_equal += 1
+        t = t_new
+        for x in range(P):
+            y[x] = ynew[x]
+            D[order + 2, x] = d[x] - D[order + 1, x]
+            D[order + 1, x] = d[x]
+        for i in range(order, -1, -1):
+            for x in range(P):
+                D[i, x] += D[i + 1, x]
+        if n_equal >= order + 1:
+            order, factor = _next_order(D, order, error_norm, safety, scale, dy)
+            h_abs *= factor
+            _change_D(D, order, factor, R, U, RU, tmp)
+            n_equal = 0
+            have_lu = False
+        # the step ending at t: its interpolating polynomial (after any change of order and step, as
+        # scipy's dense output reads it)
+        if row >= T.size:
+            T, Y, Hs, Ords, Dd = grown(T, Y, Hs, Ords, Dd, row)
+        T[row] = t
+        Hs[row] = h_abs
+        Ords[row] = order
+        for x in range(P):
+            Y[row, x] = y[x]
+            for i in range(order + 1):
+                Dd[row, i, x] = D[i, x]
+        row += 1
+        steps += 1
+        if t < t_end and at_rest(Y, T, row):  # held to the horizon (HOLD_SPEED)
+            T, Y, Hs, Ords, Dd, row = held(T, Y, Hs, Ords, Dd, row, t_end)
+            break
+    return T, Y, Hs, Ords, Dd, row, steps, evals, jacs, failed
+
+
+@_jit
 def _solve(Y0, t_end, rtol, atol, m, b, V, A, B, budget):
-    """Each member of ``Y0 (n, P)`` from ``t = 0`` to ``t_end`` on its own BDF steps. Returns the accepted
-    steps of all members one after the other — times ``T (N,)``, states ``Y (N, P)``, and for the step
-    ending there its interpolating polynomial: step ``Hs (N,)``, order ``Ords (N,)``, differences
+    """Each member of ``Y0 (n, P)`` from ``t = 0`` to ``t_end`` on its own BDF steps (:func:`_member`). Returns
+    the accepted steps of all members one after the other — times ``T (N,)``, states ``Y (N, P)``, and for the
+    step ending there its interpolating polynomial: step ``Hs (N,)``, order ``Ords (N,)``, differences
     ``Dd (N, 6, P)`` — the first row of each member ``start (n + 1,)``, and per member ``(steps, gradient
     evaluations, Jacobians, failed)``."""
     n, P = Y0.shape
@@ -204,212 +354,44 @@ def _solve(Y0, t_end, rtol, atol, m, b, V, A, B, budget):
     Ords, Dd = np.zeros(cap, np.int64), np.zeros((cap, MAX_ORDER + 1, P))
     start = np.empty(n + 1, np.int64)
     stats = np.zeros((n, 4), np.int64)
-    D = np.empty((MAX_ORDER + 3, P))
-    y, f, f1, yp, psi, d, dy, scale, ynew = (np.empty(P), np.empty(P), np.empty(P), np.empty(P), np.empty(P),
-                                            np.empty(P), np.empty(P), np.empty(P), np.empty(P))  # fmt: skip
-    J, Wm, piv = np.empty((P, P)), np.empty((P, P)), np.empty(P, np.int64)
-    R, U, RU, tmp = np.empty((6, 6)), np.empty((6, 6)), np.empty((6, 6)), np.empty((6, P))
-    Yb, Gb = np.empty((1, P)), np.empty((1, P))
-    gwork, hwork = fused._gradient_work(m, V), fused._hessian_work(m, V)  # once: not per evaluation
-    newton_tol = max(10.0 * 2.220446049250313e-16 / rtol, min(0.03, rtol**0.5))
     row = 0
     for e in range(n):
         start[e] = row
-        for x in range(P):
-            y[x] = Y0[e, x]
-        t = 0.0
-        _velocity_once(y, m, b, V, A, B, f, Yb, Gb, gwork)
-        evals, jacs, steps = 1, 0, 0
-        # scipy's select_initial_step (order 1)
-        for x in range(P):
-            scale[x] = atol + abs(y[x]) * rtol
-        d0, d1 = _rms(y, scale), _rms(f, scale)
-        h0 = 1e-6 if d0 < 1e-5 or d1 < 1e-5 else 0.01 * d0 / d1
-        h0 = min(h0, t_end)
-        for x in range(P):
-            yp[x] = y[x] + h0 * f[x]
-        _velocity_once(yp, m, b, V, A, B, f1, Yb, Gb, gwork)
-        evals += 1
-        for x in range(P):
-            dy[x] = f1[x] - f[x]
-        d2 = _rms(dy, scale) / h0
-        h1 = max(1e-6, h0 * 1e-3) if d1 <= 1e-15 and d2 <= 1e-15 else (0.01 / max(d1, d2)) ** 0.5
-        h_abs = min(100.0 * h0, h1, t_end)
-        for x in range(P):
-            D[0, x] = y[x]
-            D[1, x] = f[x] * h_abs
-        order, n_equal = 1, 0
-        # the Jacobian at the start; the LU of I − cJ is made when needed
-        _jacobian(y, m, b, V, A, B, J, Yb, hwork)
-        jacs += 1
-        have_lu = False
         T[row] = 0.0
         for x in range(P):
-            Y[row, x] = y[x]
-        row += 1
-        failed = False
-        while t < t_end:
-            if evals > budget:
-                failed = True
-                break
-            min_step = 10.0 * max(t * 2.220446049250313e-16, 5e-324)  # ~10 ulp of t
-            current_jac = False
-            accepted = False
-            n_iter = 0
-            t_new = t
-            while not accepted:
-                if h_abs < min_step:
-                    failed = True
-                    break
-                h = h_abs
-                t_new = t + h
-                if t_new - t_end > 0.0:
-                    t_new = t_end
-                    _change_D(D, order, abs(t_new - t) / h_abs, R, U, RU, tmp)
-                    n_equal = 0
-                    have_lu = False
-                h = t_new - t
-                h_abs = abs(h)
-                for x in range(P):
-                    s = 0.0
-                    for i in range(order + 1):
-                        s += D[i, x]
-                    yp[x] = s
-                    scale[x] = atol + rtol * abs(s)
-                    s = 0.0
-                    for i in range(1, order + 1):
-                        s += D[i, x] * _GAMMA[i]
-                    psi[x] = s / _ALPHA[order]
-                c = h / _ALPHA[order]
-                converged = False
-                while not converged:
-                    if not have_lu:  # scipy keeps the LU after a rejected step's error (a simplified Newton)
-                        if FRESH_JACOBIAN and not current_jac:  # the Hessian is cheap: at every new LU
-                            _jacobian(yp, m, b, V, A, B, J, Yb, hwork)
-                            jacs += 1
-                            current_jac = True
-                        for i in range(P):
-                            for j in range(P):
-                                Wm[i, j] = (1.0 if i == j else 0.0) - c * J[i, j]
-                        lu_factor(Wm, piv)
-                        have_lu = True
-                    converged, n_iter = _newton(
-                        yp, c, psi, scale, newton_tol, m, b, V, A, B, Wm, piv, ynew, d, f, dy, Yb, Gb, gwork
-                    )
-                    evals += n_iter
-                    if not converged:
-                        if current_jac:
-                            break
-                        _jacobian(yp, m, b, V, A, B, J, Yb, hwork)
-                        jacs += 1
-                        have_lu = False
-                        current_jac = True
-                if not converged:
-                    h_abs *= 0.5
-                    _change_D(D, order, 0.5, R, U, RU, tmp)
-                    n_equal = 0
-                    have_lu = False
-                    continue
-                safety = 0.9 * (2 * NEWTON_MAXITER + 1) / (2 * NEWTON_MAXITER + n_iter)
-                for x in range(P):
-                    scale[x] = atol + rtol * abs(ynew[x])
-                    dy[x] = _ERROR_CONST[order] * d[x]
-                error_norm = _rms(dy, scale)
-                if error_norm > 1.0:
-                    factor = max(MIN_FACTOR, safety * error_norm ** (-1.0 / (order + 1)))
-                    h_abs *= factor
-                    _change_D(D, order, factor, R, U, RU, tmp)
-                    n_equal = 0
-                else:
-                    accepted = True
-            if failed:
-                break
-            n_equal += 1
-            t = t_new
-            for x in range(P):
-                y[x] = ynew[x]
-                D[order + 2, x] = d[x] - D[order + 1, x]
-                D[order + 1, x] = d[x]
-            for i in range(order, -1, -1):
-                for x in range(P):
-                    D[i, x] += D[i + 1, x]
-            if n_equal >= order + 1:
-                order, factor = _next_order(D, order, error_norm, safety, scale, dy)
-                h_abs *= factor
-                _change_D(D, order, factor, R, U, RU, tmp)
-                n_equal = 0
-                have_lu = False
-            # the step ending at t: its interpolating polynomial (after any change of order and step, as
-            # scipy's dense output reads it)
-            if row >= T.size:
-                T, Y, Hs, Ords, Dd = _grown(T, Y, Hs, Ords, Dd, row)
-            T[row] = t
-            Hs[row] = h_abs
-            Ords[row] = order
-            for x in range(P):
-                Y[row, x] = y[x]
-                for i in range(order + 1):
-                    Dd[row, i, x] = D[i, x]
-            row += 1
-            steps += 1
-            speed = 0.0
-            for x in range(P):
-                speed = max(speed, abs(y[x] - Y[row - 2, x]))
-            if t < t_end and speed <= HOLD_SPEED * (T[row - 1] - T[row - 2]):
-                # at rest to round-off: held to the horizon (module docstring)
-                if row >= T.size:
-                    T, Y, Hs, Ords, Dd = _grown(T, Y, Hs, Ords, Dd, row)
-                T[row], Hs[row], Ords[row] = t_end, t_end - t, 1
-                for x in range(P):
-                    Y[row, x] = y[x]
-                    Dd[row, 0, x] = y[x]
-                    Dd[row, 1, x] = 0.0
-                row += 1
-                break
+            Y[row, x] = Y0[e, x]
+        # the count an int64, not a literal 0: dop853_flow calls _member with an int64, so one signature (~9 s to compile)
+        T, Y, Hs, Ords, Dd, row, steps, evals, jacs, failed = _member(
+            Y0[e], 0.0, np.int64(0), t_end, rtol, atol, m, b, V, A, B, budget, T, Y, Hs, Ords, Dd, row + 1
+        )
         stats[e, 0], stats[e, 1], stats[e, 2], stats[e, 3] = steps, evals, jacs, 1 if failed else 0
     start[n] = row
     return T[:row], Y[:row], Hs[:row], Ords[:row], Dd[:row], start, stats
 
 
-@_jit
-def _grown(T, Y, Hs, Ords, Dd, rows):
-    N, P = 2 * T.size, Y.shape[1]
-    T2, Y2, H2, Ords2, D2 = np.empty(N), np.empty((N, P)), np.zeros(N), np.zeros(N, np.int64), np.zeros((N, 6, P))
-    for i in range(rows):
-        T2[i], H2[i], Ords2[i] = T[i], Hs[i], Ords[i]
-        for x in range(P):
-            Y2[i, x] = Y[i, x]
-            for j in range(6):
-                D2[i, j, x] = Dd[i, j, x]
-    return T2, Y2, H2, Ords2, D2
+@_jiti
+def bdf_at(T, Hs, Ords, Dd, k, t, out, q):
+    """``out[q] = `` the interpolating polynomial stored with BDF step ``k`` at ``t``,
+    ``D_0 + Σ_j D_j Π_{i<j} (t − (T[k] − i h)) / ((i + 1) h)`` (scipy's ``BdfDenseOutput``)."""
+    h, order = Hs[k], Ords[k]
+    for x in range(out.shape[1]):
+        out[q, x] = Dd[k, 0, x]
+    p = 1.0
+    for j in range(1, order + 1):
+        p *= (t - (T[k] - (j - 1) * h)) / (j * h)
+        for x in range(out.shape[1]):
+            out[q, x] += Dd[k, j, x] * p
 
 
 @_jit
 def _dense(T, Y, Hs, Ords, Dd, start, members, times, out):
     """``out[q] = y_{members[q]}(times[q])``: on ``(T[k−1], T[k]]`` the interpolating polynomial stored with
-    step ``k``, ``y = D_0 + Σ_j D_j Π_{i<j} (t − (T[k] − i h)) / ((i + 1) h)`` (scipy's ``BdfDenseOutput``)."""
+    step ``k`` (:func:`bdf_at`)."""
     for q in range(members.size):
         e, t = members[q], times[q]
-        lo, hi = start[e], start[e + 1] - 1
-        if t >= T[hi] or t <= T[lo]:
-            at = hi if t >= T[hi] else lo
-            for x in range(Y.shape[1]):
-                out[q, x] = Y[at, x]
-            continue
-        while hi - lo > 1:  # T[lo] < t ≤ T[hi]
-            mid = (lo + hi) // 2
-            if T[mid] < t:
-                lo = mid
-            else:
-                hi = mid
-        h, order = Hs[hi], Ords[hi]
-        for x in range(Y.shape[1]):
-            out[q, x] = Dd[hi, 0, x]
-        p = 1.0
-        for j in range(1, order + 1):
-            p *= (t - (T[hi] - (j - 1) * h)) / (j * h)
-            for x in range(Y.shape[1]):
-                out[q, x] += Dd[hi, j, x] * p
+        k = step_of(T, Y, start, e, t, out, q)
+        if k >= 0:
+            bdf_at(T, Hs, Ords, Dd, k, t, out, q)
 
 
 def compile_loops() -> None:

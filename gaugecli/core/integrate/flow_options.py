@@ -29,8 +29,11 @@ class FlowOptions:
     as Jacobian (banded for ensembles, whose Jacobian is block-diagonal); ensembles beyond
     :data:`ENSEMBLE_CHUNK_STATES` unknowns run as chunks of similar members; ``"odeint"``: the same
     LSODA called once per chunk from compiled code (:mod:`gaugecli.core.integrate.odeint_flow`); ``"bdf"``:
-    each member on its own compiled BDF steps (:mod:`gaugecli.core.integrate.bdf_flow`) — both where
-    the compiled closed forms apply, else ``"auto"``.
+    each member on its own compiled BDF steps (:mod:`gaugecli.core.integrate.bdf_flow`); ``"dop853-bdf"``: each
+    member on its own compiled DOP853 steps (scipy's explicit Runge–Kutta pair of order 8, its dense output),
+    continued on the compiled BDF from where Hairer's stiffness test finds it stiff
+    (:mod:`gaugecli.core.integrate.dop853_flow`; phase's one-neuron maps) — these three where the compiled
+    closed forms apply, else ``"auto"``.
     ``stop_at_convergence``: end the solve at the convergence event and hold the final state
     after it (cheaper, but the stored tail then depends on when the event fired); by default the
     flow is integrated over its whole declared horizon, so each stored state is the flow's own.

@@ -34,7 +34,72 @@ formula; numpy's product may take BLAS's order of the sum over ``d``), so every 
 threshold, and hence every bracket, is the one ``alignment`` gives."""
 
 
-@njit(cache=True, nogil=True, error_model="numpy")
+_jit = njit(cache=True, nogil=True, error_model="numpy")
+
+HOLD_SPEED = 1e-14
+"""A member whose state moved by at most this times its last step (``|ẏ| ≤ 1e-14``, three decades below the
+convergence test's ``grad_tol``) is at rest to round-off and held there to the horizon: at the exact alignment
+``w ∥ v`` the ReLU's pair kernel is not smooth in the orthogonal component, and an implicit solver's error estimate (BDF's), fed its
+round-off, shrank the steps without end (measured: 60 000 gradients on one cell, ~2000 on the others)."""
+
+
+@njit(cache=True, nogil=True, error_model="numpy", inline="always")
+def at_rest(Y, T, row):
+    """Whether the member's last stored step (row ``row − 1``) moved its state by at most :data:`HOLD_SPEED`
+    times its length."""
+    speed = 0.0
+    for x in range(Y.shape[1]):
+        speed = max(speed, abs(Y[row - 1, x] - Y[row - 2, x]))
+    return speed <= HOLD_SPEED * (T[row - 1] - T[row - 2])
+
+
+@_jit
+def held(T, Y, Hs, Ords, Dd, row, t_end):
+    """The last stored state held to ``t_end``: one more row, a constant (order 1, zero slope, as a BDF row)."""
+    if row >= T.size:
+        T, Y, Hs, Ords, Dd = grown(T, Y, Hs, Ords, Dd, row)
+    T[row], Hs[row], Ords[row] = t_end, t_end - T[row - 1], 1
+    for x in range(Y.shape[1]):
+        Y[row, x] = Y[row - 1, x]
+        Dd[row, 0, x] = Y[row - 1, x]
+        Dd[row, 1, x] = 0.0
+    return T, Y, Hs, Ords, Dd, row + 1
+
+
+@_jit
+def grown(T, Y, Hs, Ords, Dd, rows):
+    """The step arrays at twice their length, their first ``rows`` rows copied."""
+    N, P, K = 2 * T.size, Y.shape[1], Dd.shape[1]
+    T2, Y2, H2, Ords2, D2 = np.empty(N), np.empty((N, P)), np.zeros(N), np.zeros(N, np.int64), np.zeros((N, K, P))
+    for i in range(rows):
+        T2[i], H2[i], Ords2[i] = T[i], Hs[i], Ords[i]
+        for x in range(P):
+            Y2[i, x] = Y[i, x]
+            for j in range(K):
+                D2[i, j, x] = Dd[i, j, x]
+    return T2, Y2, H2, Ords2, D2
+
+
+@njit(cache=True, nogil=True, error_model="numpy", inline="always")
+def step_of(T, Y, start, e, t, out, q):
+    """The row ``k`` of member ``e`` whose step ``(T[k−1], T[k]]`` holds ``t``; outside the member's steps
+    ``out[q]`` is its first or last state and ``−1`` is returned."""
+    lo, hi = start[e], start[e + 1] - 1
+    if t >= T[hi] or t <= T[lo]:
+        at = hi if t >= T[hi] else lo
+        for x in range(Y.shape[1]):
+            out[q, x] = Y[at, x]
+        return -1
+    while hi - lo > 1:  # T[lo] < t ≤ T[hi]
+        mid = (lo + hi) // 2
+        if T[mid] < t:
+            lo = mid
+        else:
+            hi = mid
+    return hi
+
+
+@_jit
 def _alignments(Y, m, d, Vh, even, out):
     """``out[q, j] = α_j`` of the packed state ``Y[q]`` (``(a_1..a_m, w_1, ..., w_m)``, ``w_j ∈ R^d``) against the
     teacher's unit directions ``Vh (k, d)``: :func:`~gaugecli.core.model.metrics.alignment`'s formula —

@@ -42,13 +42,14 @@ from gaugecli.experiments.phase.metrics import (
 )
 from gaugecli.experiments.simulate import SimulateConfig, simulate
 
-FLOW_METHOD = "bdf"
+FLOW_METHOD = "dop853-bdf"
 """The population flows of a chunk of one-neuron runs (:func:`flow_method`): each cell on its own steps of
-a compiled variable-order BDF (:mod:`gaugecli.core.integrate.bdf_flow`; where it does not apply, the default
-path, LSODA on shared rows). Chosen by measurement on cold 33 × 33 T_spec maps, end to end, against
-solve_ivp's LSODA rows, ``odeint``'s rows and a compiled Rodas5P per cell (benchmarks rows r1–r4; the
-numbers in docs/design.md and docs/benchmarks.md); T_spec within 1e-8 relative of the LSODA rows there.
-Its compiled code is built once per installed copy and CPU (≈ 10 CPU-s, numba's on-disk cache after that)."""
+a compiled DOP853, handed to a compiled variable-order BDF where it turns stiff
+(:mod:`gaugecli.core.integrate.dop853_flow`; where it does not apply, the default path, LSODA on shared rows).
+Chosen by measurement on cold 33 × 33 T_spec maps, end to end, against solve_ivp's LSODA rows, ``odeint``'s
+rows, a compiled Rodas5P and the compiled BDF alone per cell (``"bdf"``; benchmarks rows r1–r5; the numbers
+in docs/design.md and docs/benchmarks.md); T_spec within 1e-8 relative of the LSODA rows there. Its compiled
+code is built once per installed copy and CPU (numba's on-disk cache after that)."""
 
 
 WIDE_METHOD = "odeint"
