@@ -392,6 +392,36 @@ def test_a_random_row_runs_each_eps_alone_and_matches_a_lone_run() -> None:
     assert gauge_drift(run) < 1e-6 and all(q.gauge_drift < 1e-6 for q in row.points)
 
 
+def test_random_starts_run_in_their_own_coordinates_and_a_tie_keeps_its_own() -> None:
+    """A random row's members run each in the ``k + m`` coordinates of its own invariant subspace: the
+    Gram matrix of its neurons with each other and with the teacher is kept, to 16 ε_machine of the
+    largest |w|² (QR's backward error); a start with two equal neurons (an exact tie: m = 3, ε = 0,
+    both −D neurons at u0 with c0/m) keeps its d coordinates, so its equal neurons stay bitwise equal and
+    the run's symmetry report sees the tie."""
+    from gaugecli.experiments.perturb.visible import own_coordinates
+
+    model = ModelConfig(d=16)
+    V = model.build().directions
+    starts = [
+        perturbed_duplicates(model, owner_imbalances(2, 4.0, 0), 2.0, adversarial=False, seed=s) for s in range(3)
+    ]
+    theta = Network(np.stack([a for a, _ in starts]), np.stack([W for _, W in starts]))
+    reduced, own = own_coordinates(model, theta)
+    assert reduced == replace(model, d=3) and own.W.shape == (3, 2, 3)
+    np.testing.assert_array_equal(own.a, theta.a)
+    Vr = reduced.build().directions
+    for W, Wr in zip(theta.W, own.W, strict=True):
+        scale = 16 * np.finfo(float).eps * np.max(np.sum(W**2, axis=-1))
+        np.testing.assert_allclose(Wr @ Wr.T, W @ W.T, rtol=0.0, atol=scale)
+        np.testing.assert_allclose(Wr @ Vr.T, W @ V.T, rtol=0.0, atol=scale)
+    tied = [perturbed_duplicates(model, owner_imbalances(3, 4.0, 0), e, adversarial=False, seed=0) for e in (2.0, 0.0)]
+    theta3 = Network(np.stack([a for a, _ in tied]), np.stack([W for _, W in tied]))
+    np.testing.assert_array_equal(theta3.W[1, 1], theta3.W[1, 2])  # the tie itself
+    kept_model, kept = own_coordinates(model, theta3)
+    assert kept_model is model and kept is theta3
+    assert own_coordinates(model, theta3[:1])[0].d == 4  # without the tied start: k + m = 4 coordinates
+
+
 def test_beyond_the_random_grid_float64_no_longer_resolves_the_gauge() -> None:
     """Why fig7 (e) stops at ε = 12: at ε = 16, seed 1, the −D neuron starts at c = 7.8e12, and
     δ = a² − ‖w‖² = −1 is a difference of two numbers near 7.8e12, whose spacing in float64 is

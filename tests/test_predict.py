@@ -186,6 +186,39 @@ def test_stacked_minibatch_sgd_follows_each_seeds_own_stream():
     assert not np.allclose(together.a[0, -1], together.a[1, -1])  # two streams, not one
 
 
+def test_stacked_minibatches_are_each_seeds_epochs_in_order_across_blocks():
+    """The stacked oracle's batches, read back through a gradient that records its rows, are each member's
+    epochs of ``default_rng(seed).permutation(n)`` cut into batches of B, exactly (integers): n = 40 takes
+    ⌊4096/40⌋ = 102 epochs a block, and 2.5 blocks of epochs are read (B = 16 leaves 8 rows of each unused)."""
+    from gaugecli.core.samples import sample as S
+    from gaugecli.core.samples.sample_draw import draw_sample
+    from gaugecli.experiments.config import ModelConfig
+
+    net = ModelConfig(d=4, k=1).build()
+    n, B, seeds = 40, 16, [5, 9, 2]
+    samples = [draw_sample(net, n, np.random.SeedSequence([s, n])) for s in seeds]
+    epochs = int(2.5 * (S.EPOCH_BLOCK_ROWS // n))
+    seen = []
+    original = S.EmpiricalSample.batch_gradient
+
+    def recording(self, a, W, rows):
+        seen.append(np.array(rows))
+        return original(self, a, W, rows)
+
+    S.EmpiricalSample.batch_gradient = recording
+    try:
+        oracle = S.stacked_minibatch_oracle(samples, B, seeds)
+        a, W = np.full((3, 2), 0.5), np.ones((3, 2, 4))
+        for _ in range(2 * epochs):  # two batches of 16 an epoch of 40
+            oracle(a, W)
+    finally:
+        S.EmpiricalSample.batch_gradient = original
+    for b, seed in enumerate(seeds):
+        rng = np.random.default_rng(seed)
+        expected = [order[i : i + B] for order in (rng.permutation(n) for _ in range(epochs)) for i in (0, B)]
+        np.testing.assert_array_equal(np.stack([rows[b] for rows in seen]), np.stack(expected))
+
+
 def test_the_matched_race_is_the_least_total_time_pairing_by_brute_force():
     # matched_race against every injective pairing of k features with m neurons, enumerated here,
     # on random race times with some never-aligning (inf) entries

@@ -169,6 +169,14 @@ def minibatch_oracle(
     return resampled
 
 
+EPOCH_BLOCK_ROWS = 4096
+""":func:`stacked_minibatch_oracle` draws each member's epoch orders ``⌊4096/n⌋`` epochs at a time, in one
+``Generator.permuted`` call per member: its rows are the orders that one ``permutation(n)`` per epoch
+gives, from the same stream (tests/test_predict.py), at ~0.6 µs a row of 64 against ~3.5 µs a call. At
+fig11's ``n = 64``, ``B = 32`` an epoch ends every second step, and 50 members' ``permutation`` calls were
+0.95 of the SGD's 5.0 profiled CPU-s."""
+
+
 def stacked_minibatch_oracle(
     samples: list[tuple[Array, Array]],
     batch_size: int,
@@ -191,17 +199,24 @@ def stacked_minibatch_oracle(
         raise ValueError(f"stacked_minibatch_oracle: one seed per sample (got {len(seeds)} for {members})")
     B = min(batch_size, n)
     rngs = [np.random.default_rng(seed) for seed in seeds]
-    orders = np.stack([rng.permutation(n) for rng in rngs])  # each member's epoch order, one row each
-    position = [0]  # rows of the epoch already used: the same for every member (one batch size)
+    epochs = max(1, EPOCH_BLOCK_ROWS // n)
+    rows = np.broadcast_to(np.arange(n), (epochs, n))
+
+    def block() -> Indices:
+        """``(members, epochs, n)``: each member's next ``epochs`` epoch orders (:data:`EPOCH_BLOCK_ROWS`)."""
+        return np.stack([rng.permuted(rows, axis=1) for rng in rngs])
+
+    orders = [block()]
+    position = [0, 0]  # the epoch of the block, and its rows already used: the same for every member
 
     def next_batch() -> Indices:
-        if position[0] + B > n:
-            for b, rng in enumerate(rngs):
-                orders[b] = rng.permutation(n)
-            position[0] = 0
-        pos = position[0]
-        position[0] = pos + B
-        return orders[:, pos : pos + B]
+        if position[1] + B > n:
+            position[0], position[1] = position[0] + 1, 0
+            if position[0] == epochs:
+                orders[0], position[0] = block(), 0
+        epoch, pos = position
+        position[1] = pos + B
+        return orders[0][:, epoch, pos : pos + B]
 
     def stacked(a: Array, W: Array) -> tuple[Array, Array, None]:
         ga, gW, _ = full.batch_gradient(a, W, next_batch())

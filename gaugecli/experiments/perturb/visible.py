@@ -5,7 +5,7 @@ the selection probability and the threshold ε*(D)."""
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any, ClassVar
 
 import numpy as np
@@ -89,13 +89,39 @@ class VisibleSweep:
     wall: float | None = None
 
 
+def own_coordinates(model: ModelConfig, theta0: Network) -> tuple[ModelConfig, Network]:
+    """The members of ``θ0`` (``a (B, m)``, ``W (B, m, d)``) each in the coordinates of its own invariant subspace
+    ``span(v_1 … v_k, w_1 … w_m)`` (:func:`~gaugecli.experiments.predict.starts.subspace_coordinates`:
+    the same Gram matrix with each other and with the teacher ``e_1 … e_k``), and the model in those
+    ``k + m`` dimensions; ``model`` and ``θ0`` themselves where that gains nothing (``k + m ≥ d``) or
+    where a member starts with an exact tie (two neurons of equal ``(a_j, w_j)``,
+    :func:`~gaugecli.core.analyses.symmetry.equal_groups`).
+
+    Why: random perturbations turn each member's neurons in its own random directions, so together
+    the ensemble spans all of ``R^d``, the one subspace :func:`~gaugecli.experiments.common.integrate_ensemble`
+    finds for it; in their own ``k + m`` coordinates the members integrate as one ensemble of
+    ``m(k + m + 1)`` unknowns each instead of ``m(d + 1)`` (m = 2, d = 16: 8 instead of 34), the flow
+    being the same (it depends on inner products only). A tied start keeps its coordinates: its
+    winner is decided by round-off (docs/design.md, "Symmetric starts"), and the rotation's round-off
+    would make its equal neurons merely close, hiding the tie from the run's symmetry report."""
+    from gaugecli.core.analyses.symmetry import equal_groups
+    from gaugecli.experiments.predict.starts import subspace_coordinates
+
+    _, m, d = theta0.W.shape
+    k = model.k
+    if k + m >= d or any(equal_groups(theta0[b]) for b in range(theta0.a.shape[0])):
+        return model, theta0
+    return replace(model, d=k + m), Network(theta0.a, np.stack([subspace_coordinates(W, k) for W in theta0.W]))
+
+
 def _selects(
     model: ModelConfig, flow: DynamicsConfig, deltas: np.ndarray, eps: list[float], adversarial: bool, seeds
 ) -> tuple[list[bool], list[int], list[tuple[float, float, float, float]]]:
     inits = [perturbed_duplicates(model, deltas, e, adversarial=adversarial, seed=s) for e in eps for s in seeds]
-    a0 = np.stack([i[0] for i in inits])
-    W0 = np.stack([i[1] for i in inits])
-    runs = run_ensemble(model, flow, Network(a0, W0))
+    theta0 = Network(np.stack([i[0] for i in inits]), np.stack([i[1] for i in inits]))
+    if not adversarial:  # adversarial starts all lie in span(v, u0): one subspace of 2 dimensions already
+        model, theta0 = own_coordinates(model, theta0)
+    runs = run_ensemble(model, flow, theta0)
     fav = int(np.argmax(deltas))
     ends = [
         (float(r.coefficient[-1, fav]) / model.a_star, float(r.nonowner_norm[-1]), float(r.t[-1]), gauge_drift(r))
