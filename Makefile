@@ -26,9 +26,9 @@ figures: $(STAMP)
 # numba's compiled loops into their on-disk cache, on this machine's arithmetic path and on the second
 # (check-portable's) one, ~30 CPU-s each into an empty cache. CI runs it beside lint, on the core lint
 # leaves idle: otherwise pytest's two workers each compile the loops they meet first, at once.
-LOOPS := from gaugecli.core.population import fused; from gaugecli.core.samples import empirical_fused; \
+LOOPS := from gaugecli.core.population import fused, fused_smooth; from gaugecli.core.samples import empirical_fused; \
 	from gaugecli.core.integrate import bdf_flow, odeint_flow; \
-	[m.compile_loops() for m in (fused, empirical_fused, odeint_flow, bdf_flow)]
+	[m.compile_loops() for m in (fused, empirical_fused, odeint_flow, bdf_flow, fused_smooth)]
 compile-loops: $(STAMP)
 	$(BIN)/python -c "$(LOOPS)"
 	$(PORTABLE_ENV) $(BIN)/python -c "$(LOOPS)"
