@@ -54,7 +54,7 @@ PORTABLE_ENV := OPENBLAS_CORETYPE=Prescott NPY_DISABLE_CPU_FEATURES=X86_V3,X86_V
 	NUMBA_CPU_NAME=generic OMP_NUM_THREADS=2 OPENBLAS_NUM_THREADS=2
 NUMERIC_TESTS := tests/test_fig4.py tests/test_fig6.py tests/test_symmetry.py \
 	tests/test_lockin.py tests/test_integrate.py tests/test_kernels.py tests/test_reduced.py tests/test_portability.py \
-	tests/test_fused.py tests/test_empirical_fused.py
+	tests/test_fused.py tests/test_empirical_fused.py tests/test_fused_smooth.py
 
 check-portable: $(STAMP)
 	rm -rf build/check-portable
