@@ -26,9 +26,9 @@ figures: $(STAMP)
 # numba's compiled loops into their on-disk cache, on this machine's arithmetic path and on the second
 # (check-portable's) one, ~30 CPU-s each into an empty cache. CI runs it beside lint, on the core lint
 # leaves idle: otherwise pytest's two workers each compile the loops they meet first, at once.
-LOOPS := from gaugecli.core.population import fused; from gaugecli.core.samples import empirical_fused; \
+LOOPS := from gaugecli.core.population import fused, fused_smooth; from gaugecli.core.samples import empirical_fused; \
 	from gaugecli.core.integrate import bdf_flow, dop853_flow, odeint_flow; \
-	[m.compile_loops() for m in (fused, empirical_fused, odeint_flow, bdf_flow, dop853_flow)]
+	[m.compile_loops() for m in (fused, empirical_fused, odeint_flow, bdf_flow, dop853_flow, fused_smooth)]
 compile-loops: $(STAMP)
 	$(BIN)/python -c "$(LOOPS)"
 	$(PORTABLE_ENV) $(BIN)/python -c "$(LOOPS)"
@@ -54,7 +54,7 @@ PORTABLE_ENV := OPENBLAS_CORETYPE=Prescott NPY_DISABLE_CPU_FEATURES=X86_V3,X86_V
 	NUMBA_CPU_NAME=generic OMP_NUM_THREADS=2 OPENBLAS_NUM_THREADS=2
 NUMERIC_TESTS := tests/test_fig4.py tests/test_fig6.py tests/test_symmetry.py \
 	tests/test_lockin.py tests/test_integrate.py tests/test_kernels.py tests/test_reduced.py tests/test_portability.py \
-	tests/test_fused.py tests/test_empirical_fused.py
+	tests/test_fused.py tests/test_empirical_fused.py tests/test_fused_smooth.py
 
 check-portable: $(STAMP)
 	rm -rf build/check-portable

@@ -338,6 +338,9 @@ def warm_worker() -> None:
         from gaugecli.core.integrate import odeint_flow  # phase maps' stiff chunks (phase.chunk.flow_method)
 
         odeint_flow.compile_loops()
+        from gaugecli.core.population import fused_smooth  # fig8's squared-ReLU, square and erf flows
+
+        fused_smooth.compile_loops()
 
 
 @dataclass(frozen=True)

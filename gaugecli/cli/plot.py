@@ -23,6 +23,7 @@ WORKER_LOOPS = (
     "gaugecli.core.population.fused",
     "gaugecli.core.samples.empirical_fused",
     "gaugecli.core.integrate.odeint_flow",
+    "gaugecli.core.population.fused_smooth",
 )
 """The modules of numba's loops that a plot worker's warm-up loads (:func:`gaugecli.pipeline.warm_worker`)."""
 

@@ -81,34 +81,59 @@ def _fused_weights(model: Model) -> tuple[float, float] | None:
     return fused.kernel_weights(*parts[1])
 
 
+def _smooth_kind(model: Model) -> int | None:
+    """The code of :mod:`gaugecli.core.population.fused_smooth`'s loops for a student of squared ReLU, square
+    or erf with a teacher of the same σ, else ``None`` (and always ``None`` on the numpy route)."""
+    if not fused_enabled() or model.teacher_sigma != model.activation:
+        return None
+    from gaugecli.core.population.fused_smooth import KINDS
+
+    return KINDS.get(type(model.activation))
+
+
 def population_gradient(theta: Network, model: Model) -> Gradient:
     """Closed-form ``∇L(θ)``; finite for duplicate and antipodal neurons. For a ReLU student and
-    teacher (or leaky ReLU, linear), the loops of :mod:`gaugecli.core.population.fused` (the same closed forms, compiled)."""
+    teacher (or leaky ReLU, linear), the loops of :mod:`gaugecli.core.population.fused`; for squared ReLU,
+    square or erf, those of :mod:`gaugecli.core.population.fused_smooth` (the same closed forms, compiled)."""
     a, W = theta.a, theta.W
     weights = _fused_weights(model)
     if weights is not None:
         from gaugecli.core.population import fused
 
         return Gradient(*fused.gradient(a, W, model.coefficients, model.directions, weights))
+    kind = _smooth_kind(model)
+    if kind is not None:
+        from gaugecli.core.population import fused_smooth
+
+        return Gradient(*fused_smooth.gradient(a, W, model.coefficients, model.directions, kind))
     grad_a, h = _readout_gradient_parts(a, W, model)
     return Gradient(grad_a, a[..., None] * h)
 
 
 def population_gradient_packed(model: Model) -> Callable[[Array], Array] | None:
     """``Y (B, P) → ∇L`` in the flow's packing ``θ = (a_1..a_m, w_1, ..., w_m)`` where the compiled loops
-    apply (:func:`gaugecli.core.population.fused.gradient_packed`; ``None`` elsewhere): the same numbers as
+    apply (:func:`gaugecli.core.population.fused.gradient_packed`,
+    :func:`gaugecli.core.population.fused_smooth.gradient_packed`; ``None`` elsewhere): the same numbers as
     :func:`population_gradient`, without unpacking the state."""
-    weights = _fused_weights(model)
-    if weights is None:
-        return None
-    from gaugecli.core.population import fused
-
+    weights, kind = _fused_weights(model), _smooth_kind(model)
     b, V, r = model.coefficients, model.directions, model.d
+    if weights is not None:
+        from gaugecli.core.population import fused
 
-    def packed(Y: Array) -> Array:
-        return fused.gradient_packed(Y, Y.shape[-1] // (r + 1), b, V, weights)
+        def packed(Y: Array) -> Array:
+            return fused.gradient_packed(Y, Y.shape[-1] // (r + 1), b, V, weights)
 
-    return packed
+        return packed
+    if kind is not None:
+        from gaugecli.core.population import fused_smooth
+
+        b, V = np.ascontiguousarray(b, float), np.ascontiguousarray(V, float)
+
+        def packed_smooth(Y: Array) -> Array:
+            return fused_smooth.gradient_packed(Y, Y.shape[-1] // (r + 1), b, V, kind)
+
+        return packed_smooth
+    return None
 
 
 def population_hessian(theta: Network, model: Model) -> Array:
@@ -121,7 +146,8 @@ def population_hessian(theta: Network, model: Model) -> Array:
     * ``∂²L/∂a_i∂w_j = δ_ij h_j + a_j ∂₁K(w_j, w_i)``
     * ``∂²L/∂w_j∂w_i = δ_ij a_j (Σ_l a_l ∂²₁₁K(w_j, w_l) − Σ_k b_k ∂²₁₁K(w_j, v_k)) + a_j a_i ∂²₁₂K(w_j, w_i)``
 
-    For a ReLU, leaky-ReLU or linear student and teacher, the loops of :mod:`gaugecli.core.population.fused`.
+    For a ReLU, leaky-ReLU or linear student and teacher, the loops of :mod:`gaugecli.core.population.fused`;
+    for squared ReLU, square or erf, those of :mod:`gaugecli.core.population.fused_smooth`.
     """
     a, W = theta.a, theta.W
     weights = _fused_weights(model)
@@ -129,6 +155,11 @@ def population_hessian(theta: Network, model: Model) -> Array:
         from gaugecli.core.population import fused
 
         return fused.hessian(a, W, model.coefficients, model.directions, weights)
+    kind = _smooth_kind(model)
+    if kind is not None:
+        from gaugecli.core.population import fused_smooth
+
+        return fused_smooth.hessian(a, W, model.coefficients, model.directions, kind)
     b, V, act = model.coefficients, model.directions, model.activation
     m, d = W.shape[-2], W.shape[-1]
     batch = W.shape[:-2]
