@@ -200,3 +200,23 @@ def test_a_phase_map_is_the_bdf_solvers_within_its_tolerance(gauge: str, tmp_pat
     assert np.array_equal(np.isfinite(new), np.isfinite(ref)) and np.isfinite(ref).sum() >= 20
     both = np.isfinite(ref)
     assert math.isclose(0.0, float(np.max(np.abs(new[both] / ref[both] - 1.0))), abs_tol=T_SPEC_AGREE)
+
+
+@pytest.mark.parametrize("module", [bdf_flow, dop853_flow], ids=["bdf", "dop853-bdf"])
+def test_a_member_that_starts_where_the_rows_run_out_gets_room(module: object) -> None:
+    """The rows made at first filled exactly by the first member: the second's first row must grow the arrays
+    (it was written one past their end — a heap corruption, seen on a 50-member chunk of `predict`'s starts).
+    Run as Python (``py_func``: an index past the end raises) with the capacity set to the first member's rows
+    alone; each member then takes the steps it takes alone (the same arithmetic in Python and compiled: the
+    times agree to a few ulp, not to any tolerance)."""
+    y0, m, b, V, A, B = _args(np.array([2.0, -8.0]))
+    args = (30.0, 1e-8, 1e-11, m, b, V, A, B, 10**6)
+    extra = (dop853_flow.STIFF_H_LAMBDA, dop853_flow.STIFF_STEPS) if module is dop853_flow else ()
+    solve = module._solve  # type: ignore[attr-defined]
+    alone = [solve(y0[e : e + 1], *args, *extra) for e in range(2)]
+    rows = int(alone[0][5][1])  # the first member's rows (its start[1])
+    T, *_, start, stats = solve.py_func(y0, *args, *extra, rows)
+    assert start[1] == rows and T.size > rows
+    for e in range(2):
+        assert stats[e, 0] == alone[e][6][0, 0]  # the same number of steps
+        np.testing.assert_allclose(T[start[e] : start[e + 1]], alone[e][0], rtol=64 * EPS, atol=0)

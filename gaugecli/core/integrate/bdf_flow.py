@@ -342,14 +342,14 @@ def _member(y0, t0, evals0, t_end, rtol, atol, m, b, V, A, B, budget, T, Y, Hs, 
 
 
 @_jit
-def _solve(Y0, t_end, rtol, atol, m, b, V, A, B, budget):
+def _solve(Y0, t_end, rtol, atol, m, b, V, A, B, budget, capacity=-1):
     """Each member of ``Y0 (n, P)`` from ``t = 0`` to ``t_end`` on its own BDF steps (:func:`_member`). Returns
     the accepted steps of all members one after the other — times ``T (N,)``, states ``Y (N, P)``, and for the
     step ending there its interpolating polynomial: step ``Hs (N,)``, order ``Ords (N,)``, differences
     ``Dd (N, 6, P)`` — the first row of each member ``start (n + 1,)``, and per member ``(steps, gradient
-    evaluations, Jacobians, failed)``."""
+    evaluations, Jacobians, failed)``. ``capacity``: the rows made at first (``−1``: 256 a member; grown as needed)."""
     n, P = Y0.shape
-    cap = 256 * n + 16
+    cap = 256 * n + 16 if capacity < 0 else capacity
     T, Y, Hs = np.empty(cap), np.empty((cap, P)), np.zeros(cap)
     Ords, Dd = np.zeros(cap, np.int64), np.zeros((cap, MAX_ORDER + 1, P))
     start = np.empty(n + 1, np.int64)
@@ -357,6 +357,8 @@ def _solve(Y0, t_end, rtol, atol, m, b, V, A, B, budget):
     row = 0
     for e in range(n):
         start[e] = row
+        if row >= T.size:  # the members before filled the arrays: a member's first row needs room too
+            T, Y, Hs, Ords, Dd = grown(T, Y, Hs, Ords, Dd, row)
         T[row] = 0.0
         for x in range(P):
             Y[row, x] = Y0[e, x]

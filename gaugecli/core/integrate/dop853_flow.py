@@ -185,14 +185,15 @@ def _first_step(y, f, t_end, rtol, atol, m, b, V, A, B, ytmp, f1, Yb, Gb, gwork)
 
 
 @_jit
-def _solve(Y0, t_end, rtol, atol, m, b, V, A, B, budget, stiff_bound, stiff_steps):
+def _solve(Y0, t_end, rtol, atol, m, b, V, A, B, budget, stiff_bound, stiff_steps, capacity=-1):
     """Each member of ``Y0 (n, P)`` from ``t = 0`` to ``t_end`` on its own DOP853 steps, on BDF's from where it
     turns stiff. Returns the accepted steps of all members one after the other — times ``T (N,)``, states
     ``Y (N, P)``, the step's kind and dense output (``Hs (N,)``, ``Ords (N,)``, ``Dd (N, 8, P)``: module
     docstring) — the first row of each member ``start (n + 1,)``, and per member ``(steps, gradient
-    evaluations, Jacobians, failed, DOP853 steps)``."""
+    evaluations, Jacobians, failed, DOP853 steps)``. ``capacity``: the rows made at first (``−1``: 128 a member;
+    grown as needed)."""
     n, P = Y0.shape
-    cap = 128 * n + 16
+    cap = 128 * n + 16 if capacity < 0 else capacity
     T, Y, Hs = np.empty(cap), np.empty((cap, P)), np.zeros(cap)
     Ords, Dd = np.zeros(cap, np.int64), np.zeros((cap, ROWS, P))
     start = np.empty(n + 1, np.int64)
@@ -204,6 +205,8 @@ def _solve(Y0, t_end, rtol, atol, m, b, V, A, B, budget, stiff_bound, stiff_step
     row = 0
     for e in range(n):
         start[e] = row
+        if row >= T.size:  # the members before filled the arrays: a member's first row needs room too
+            T, Y, Hs, Ords, Dd = grown(T, Y, Hs, Ords, Dd, row)
         T[row] = 0.0
         for x in range(P):
             y[x] = Y0[e, x]
