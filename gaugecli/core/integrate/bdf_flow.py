@@ -31,15 +31,13 @@ import numpy as np
 from numba import njit
 
 from gaugecli.core.integrate.flow_options import FlowOptions
-from gaugecli.core.integrate.members import HOLD_SPEED, at_rest, crossings_of, finish, grown, held, step_of
+from gaugecli.core.integrate.members import HOLD_SPEED, at_rest, grown, held, solve_packed, step_of
 from gaugecli.core.integrate.odeint_flow import applies
 from gaugecli.core.integrate.segments import Solved
 from gaugecli.core.integrate.small_lu import lu_factor, lu_solve
-from gaugecli.core.integrate.trajectory import NumericalFault
 from gaugecli.core.model.model import Model
 from gaugecli.core.model.state import Network
 from gaugecli.core.population import fused
-from gaugecli.core.population.dynamics import _fused_weights
 from gaugecli.core.types import Array
 
 __all__ = ["HOLD_SPEED", "applies", "compile_loops", "solve_members"]
@@ -408,27 +406,6 @@ def solve_members(
 ) -> Solved:
     """The flows of the ``n`` members of ``θ0``, each on its own BDF steps at ``options``' tolerances."""
     del extra_times
-    n, m, d = theta0.W.shape
-    P = m * (d + 1)
-    weights = _fused_weights(model)
-    assert weights is not None  # applies() holds
-    b, V = np.ascontiguousarray(model.coefficients, float), np.ascontiguousarray(model.directions, float)
-    y0 = theta0.flatten().reshape(n, P)
-    T, Y, Hs, Ords, Dd, start, stats = _solve(
-        np.ascontiguousarray(y0, float), float(t_max), float(options.rtol), float(options.atol), m, b, V,
-        float(weights[0]), float(weights[1]), int(options.max_gradient_evals),
-    )  # fmt: skip
-    if np.any(stats[:, 3]) or not np.all(np.isfinite(Y)):
-        worst = int(np.argmax(stats[:, 1]))
-        raise NumericalFault(
-            f"gradient flow (bdf) used {int(stats[worst, 1])} gradient evaluations, past its budget of "
-            f"{options.max_gradient_evals}, or its step fell below round-off; shorten `t_max` or loosen rtol"
-        )
-
-    def states(members: Array, times: Array) -> Array:
-        out = np.empty((members.size, P))
-        _dense(T, Y, Hs, Ords, Dd, start, members, times, out)
-        return out
-
-    crossing = crossings_of(T, Y, start, m, d, model, eps_align, states)
-    return finish(theta0, model, t_max, options, Y, start, stats, crossing, states, "bdf", "bdf: BDF per member")
+    return solve_packed(
+        theta0, model, t_max, eps_align, options, _solve, _dense, "bdf", lambda _: "bdf: BDF per member"
+    )

@@ -36,14 +36,12 @@ from scipy.integrate._ivp import dop853_coefficients as tableau
 from gaugecli.core.integrate import bdf_flow
 from gaugecli.core.integrate.bdf_flow import _velocity, _velocity_once, bdf_at
 from gaugecli.core.integrate.flow_options import FlowOptions
-from gaugecli.core.integrate.members import at_rest, crossings_of, finish, grown, held, step_of
+from gaugecli.core.integrate.members import at_rest, grown, held, solve_packed, step_of
 from gaugecli.core.integrate.odeint_flow import applies
 from gaugecli.core.integrate.segments import Solved
-from gaugecli.core.integrate.trajectory import NumericalFault
 from gaugecli.core.model.model import Model
 from gaugecli.core.model.state import Network
 from gaugecli.core.population import fused
-from gaugecli.core.population.dynamics import _fused_weights
 from gaugecli.core.types import Array
 
 __all__ = ["applies", "compile_loops", "solve_members"]
@@ -321,29 +319,11 @@ def solve_members(
     """The flows of the ``n`` members of ``θ0``, each on its own DOP853 steps (BDF's where it turns stiff) at
     ``options``' tolerances."""
     del extra_times
-    n, m, d = theta0.W.shape
-    P = m * (d + 1)
-    weights = _fused_weights(model)
-    assert weights is not None  # applies() holds
-    b, V = np.ascontiguousarray(model.coefficients, float), np.ascontiguousarray(model.directions, float)
-    y0 = theta0.flatten().reshape(n, P)
-    T, Y, Hs, Ords, Dd, start, stats = _solve(
-        np.ascontiguousarray(y0, float), float(t_max), float(options.rtol), float(options.atol), m, b, V,
-        float(weights[0]), float(weights[1]), int(options.max_gradient_evals), STIFF_H_LAMBDA, STIFF_STEPS,
-    )  # fmt: skip
-    if np.any(stats[:, 3]) or not np.all(np.isfinite(Y)):
-        worst = int(np.argmax(stats[:, 1]))
-        raise NumericalFault(
-            f"gradient flow (dop853-bdf) used {int(stats[worst, 1])} gradient evaluations, past its budget of "
-            f"{options.max_gradient_evals}, or its step fell below round-off; shorten `t_max` or loosen rtol"
-        )
 
-    def states(members: Array, times: Array) -> Array:
-        out = np.empty((members.size, P))
-        _dense(T, Y, Hs, Ords, Dd, start, members, times, out)
-        return out
+    def describe(stats: Array) -> str:
+        switched = int(np.count_nonzero(stats[:, 0] > stats[:, 4]))
+        return f"dop853-bdf: DOP853 per member, {switched} of {stats.shape[0]} handed to BDF where stiff"
 
-    crossing = crossings_of(T, Y, start, m, d, model, eps_align, states)
-    switched = int(np.count_nonzero(stats[:, 0] > stats[:, 4]))
-    message = f"dop853-bdf: DOP853 per member, {switched} of {n} handed to BDF where stiff"
-    return finish(theta0, model, t_max, options, Y, start, stats, crossing, states, "dop853-bdf", message)
+    return solve_packed(
+        theta0, model, t_max, eps_align, options, _solve, _dense, "dop853-bdf", describe, STIFF_H_LAMBDA, STIFF_STEPS
+    )

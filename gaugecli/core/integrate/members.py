@@ -20,6 +20,7 @@ from numba import njit
 from gaugecli.core.integrate.crossings import locate_crossings
 from gaugecli.core.integrate.flow_options import FlowOptions
 from gaugecli.core.integrate.segments import Solved
+from gaugecli.core.integrate.trajectory import NumericalFault
 from gaugecli.core.model.metrics import alignment
 from gaugecli.core.model.model import Model
 from gaugecli.core.model.state import Network
@@ -164,6 +165,51 @@ def crossings_of(
 
         crossing[members, neurons] = locate_crossings(gaps, np.concatenate(lo), np.concatenate(hi))
     return crossing
+
+
+def solve_packed(
+    theta0: Network,
+    model: Model,
+    t_max: float,
+    eps_align: float,
+    options: FlowOptions,
+    solve: Callable[..., tuple],
+    dense: Callable[..., None],
+    method: str,
+    describe: Callable[[Array], str],
+    *extra: float,
+) -> Solved:
+    """The flows of the ``n`` members of ``θ0`` on a compiled per-member solver at ``options``' tolerances:
+    ``solve(Y0, t_end, rtol, atol, m, b, V, A, B, budget, *extra)`` gives the members' steps one after the
+    other (``T, Y, Hs, Ords, Dd, start, stats``; ``stats[:, 1]`` the gradients, ``stats[:, 3]`` failed) and
+    ``dense(T, Y, Hs, Ords, Dd, start, members, times, out)`` reads them; a member past its gradient budget, its
+    step below round-off, or a state not finite is a :class:`NumericalFault` naming ``method``;
+    ``describe(stats)`` is the solver's message. Applies where the compiled loops do
+    (:func:`gaugecli.core.integrate.odeint_flow.applies`)."""
+    n, m, d = theta0.W.shape
+    P = m * (d + 1)
+    weights = _fused_weights(model)
+    assert weights is not None  # applies() holds
+    b, V = np.ascontiguousarray(model.coefficients, float), np.ascontiguousarray(model.directions, float)
+    y0 = np.ascontiguousarray(theta0.flatten().reshape(n, P), float)
+    T, Y, Hs, Ords, Dd, start, stats = solve(
+        y0, float(t_max), float(options.rtol), float(options.atol), m, b, V, float(weights[0]), float(weights[1]),
+        int(options.max_gradient_evals), *extra,
+    )  # fmt: skip
+    if np.any(stats[:, 3]) or not np.all(np.isfinite(Y)):
+        worst = int(np.argmax(stats[:, 1]))
+        raise NumericalFault(
+            f"gradient flow ({method}) used {int(stats[worst, 1])} gradient evaluations, past its budget of "
+            f"{options.max_gradient_evals}, or its step fell below round-off; shorten `t_max` or loosen rtol"
+        )
+
+    def states(members: Array, times: Array) -> Array:
+        out = np.empty((members.size, P))
+        dense(T, Y, Hs, Ords, Dd, start, members, times, out)
+        return out
+
+    crossing = crossings_of(T, Y, start, m, d, model, eps_align, states)
+    return finish(theta0, model, t_max, options, Y, start, stats, crossing, states, method, describe(stats))
 
 
 def finish(
