@@ -100,6 +100,7 @@ def gradient_descent(
     progress: Progress | None = None,
     optimizer: Optimizer | None = None,
     imbalance_every_step: bool = False,
+    crossings: bool = True,
 ) -> Trajectory:
     """``θ ← θ − η g_k(θ)`` from ``θ0`` (one network or an ensemble); iterate ``k`` sits at time ``t = kη``.
 
@@ -130,6 +131,10 @@ def gradient_descent(
     ``imbalance_every_step``: also keep ``δ_j = a_j² − ‖w_j‖²/p`` of every iterate ``k = 0 … K`` (not only
     the saved ones), as ``Trajectory.imbalance_per_step`` ``(..., K + 1, m)`` at ``t = kη``: 8 bytes per
     neuron per step per member, held in memory (the caller bounds it: :data:`IMBALANCE_PER_STEP_BUDGET`).
+
+    ``crossings=False``: locate no crossing (``crossing_times`` all NaN, ``stop_at_crossing`` never
+    fires), for a caller that reads the iterates alone: ``α`` of every neuron at every step was a
+    quarter of a minibatch step's cost (fig11's SGD). The iterates are the same numbers either way.
     """
     objective_name, population = "population", True
     if isinstance(oracle, Objective):
@@ -147,7 +152,7 @@ def gradient_descent(
     record_set |= {int(k) for k in record_steps}
     thr = 1.0 - eps_align
     crossing = np.full(batch + (m,), np.nan)
-    prev_align = alignment(W, model)[0]
+    prev_align = alignment(W, model)[0] if crossings else np.zeros(batch + (m,))
     crossing[prev_align >= thr] = 0.0
     saved: list[tuple[float, Array, Array, Array | None, Array | None]] = []
     p, lam = model.degree, model.weight_decay
@@ -190,6 +195,8 @@ def gradient_descent(
             W = W - eta * gW
         else:
             a, W = optimizer.step(state, [a, W], [ga, gW], eta)  # type: ignore[union-attr]
+        if not crossings:
+            continue
         align = alignment(W, model)[0]
         new = (align >= thr) & pending  # a pending neuron was below the threshold at iterate k
         if np.any(new):

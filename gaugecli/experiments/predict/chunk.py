@@ -177,7 +177,7 @@ def _sample_final_state(job: PredictChunk) -> tuple[np.ndarray, np.ndarray, np.n
         else:
             assert job.eta is not None
             oracle = stacked_minibatch_oracle(chosen, job.batch, [job.seeds[b] for b in members])
-            traj = gradient_descent(Network(a, W), net, job.eta, job.t_max, oracle=oracle, eps_align=job.eps_align, grid_points=GRID_POINTS, method="sgd")  # fmt: skip
+            traj = gradient_descent(Network(a, W), net, job.eta, job.t_max, oracle=oracle, eps_align=job.eps_align, grid_points=GRID_POINTS, method="sgd", crossings=False)  # fmt: skip
         W_end = traj.input_weights()[:, -1]
         c_end, _ = function_coordinates(Network(traj.a[:, -1], W_end))
         return c_end, feature_alignment(W_end, net), int(traj.stats.n_gradient_evals)
