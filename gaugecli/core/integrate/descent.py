@@ -195,7 +195,7 @@ def gradient_descent(
             W = W - eta * gW
         else:
             a, W = optimizer.step(state, [a, W], [ga, gW], eta)  # type: ignore[union-attr]
-        if not crossings:
+        if not crossings or not np.any(pending):  # nothing left to locate: α is read nowhere else
             continue
         align = alignment(W, model)[0]
         new = (align >= thr) & pending  # a pending neuron was below the threshold at iterate k
