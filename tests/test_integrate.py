@@ -422,6 +422,33 @@ def test_gd_stops_at_the_first_crossing_on_request() -> None:
     assert short.t[-1] < 0.1 * full.t[-1]
 
 
+def test_gd_without_crossings_takes_the_same_iterates_and_locates_none() -> None:
+    """``crossings=False`` drops the per-step alignment only: the update reads no alignment, so the
+    iterates are the same arithmetic in the same order (equal arrays), and no crossing is named."""
+    a0, W0 = duplicate_initial_condition(TEACHER, owner_imbalances(2, 4.0, 0))
+    full = gradient_descent(Network(a0, W0), TEACHER, 0.002, 5.0)
+    bare = gradient_descent(Network(a0, W0), TEACHER, 0.002, 5.0, crossings=False)
+    assert np.isfinite(full.crossing_times[0]).any() and np.isnan(bare.crossing_times).all()
+    np.testing.assert_array_equal(bare.t, full.t)
+    np.testing.assert_array_equal(bare.a, full.a)
+    np.testing.assert_array_equal(bare.W, full.W)
+
+
+def test_flow_without_crossings_reaches_the_same_states_and_locates_none() -> None:
+    """``crossings=False`` skips the root finding after the solve: the solver takes the same steps, so
+    the state at every time of the grid (which then lacks the crossings) is the same dense output —
+    evaluated among other times, whose vectorised sums may round differently by an ulp or two."""
+    a0, W0 = duplicate_initial_condition(TEACHER, owner_imbalances(2, 4.0, 0))
+    full = gradient_flow(Network(a0, W0), TEACHER, 30.0)
+    bare = gradient_flow(Network(a0, W0), TEACHER, 30.0, crossings=False)
+    assert np.isfinite(full.crossing_times[0]).any() and np.isnan(bare.crossing_times).all()
+    shared = np.isin(full.t, bare.t)
+    assert bare.t.size == int(shared.sum()) < full.t.size  # the grid less the located T_spec
+    ulps = 8 * np.finfo(float).eps  # a few ulps of the interpolant's sums, relative to the state's scale
+    np.testing.assert_allclose(bare.a, full.a[shared], rtol=ulps, atol=ulps * np.max(np.abs(full.a)))
+    np.testing.assert_allclose(bare.W, full.W[shared], rtol=ulps, atol=ulps * np.max(np.abs(full.W)))
+
+
 def test_flow_objective_and_time_grid() -> None:
     """An explicit population objective is the default flow; ``t_grid`` samples the same
     dense solution at given times, holding the final state after convergence."""

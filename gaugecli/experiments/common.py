@@ -124,6 +124,7 @@ def integrate_ensemble(
     steps: int | None = None,
     record_steps: tuple[int, ...] = (),
     flow_method: str = "auto",
+    crossings: bool = True,
 ) -> tuple[Trajectory, Model]:
     """Integrate the ensemble ``θ0`` (``a (B, m)``, ``W (B, m, d)``; one network is an ensemble of one); returns its trajectory — in the invariant
     subspace's coordinates where the dynamics stay there (``trajectory.basis``) — and the model to
@@ -142,6 +143,8 @@ def integrate_ensemble(
     too (:func:`~gaugecli.core.integrate.descent.gradient_descent`). ``flow_method``: the population
     flow's :attr:`FlowOptions.method <gaugecli.core.integrate.flow_options.FlowOptions.method>` (``"odeint"``:
     the same LSODA called once per chunk, :mod:`gaugecli.core.integrate.odeint_flow`; the phase maps' cells).
+    ``crossings=False``: locate no ``T_spec`` (``crossing_times`` NaN; the states are the same), for a caller
+    that reads the states alone.
     """
     full = net = model.build() if network is None else network
     a0, W0 = np.atleast_2d(theta0.a), np.asarray(theta0.W, float).reshape((-1,) + np.shape(theta0.W)[-2:])
@@ -211,6 +214,7 @@ def integrate_ensemble(
             objective=objective,
             extra_times=np.asarray(times, float) if times else None,
             progress=progress,
+            crossings=crossings,
         )
         check_flow(np.shape(W0), options.grid_points, free)  # the flow's own Jacobian, beside the run's estimate
         if mode is Mode.flow:
@@ -274,6 +278,7 @@ def integrate_ensemble(
         progress=progress,
         optimizer=None if rule.is_gd else rule,
         imbalance_every_step=every_step,
+        crossings=crossings,
     )
     t_eta = None if mode is Mode.sgd else _first_crossings(traj.crossing_times)
     if choice is None and not (dynamics.step_error and (t_eta is None or np.any(np.isfinite(t_eta)))):

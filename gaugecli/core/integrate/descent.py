@@ -12,7 +12,7 @@ import numpy as np
 from gaugecli.core.defaults import EPS_ALIGN
 from gaugecli.core.integrate.optimizers.base import Optimizer
 from gaugecli.core.integrate.trajectory import NumericalFault, SolverStats, Trajectory
-from gaugecli.core.model.gauge import imbalance
+from gaugecli.core.model.gauge import imbalance, unit_directions
 from gaugecli.core.model.metrics import alignment
 from gaugecli.core.model.model import Model
 from gaugecli.core.model.state import Network
@@ -100,6 +100,7 @@ def gradient_descent(
     progress: Progress | None = None,
     optimizer: Optimizer | None = None,
     imbalance_every_step: bool = False,
+    crossings: bool = True,
 ) -> Trajectory:
     """``θ ← θ − η g_k(θ)`` from ``θ0`` (one network or an ensemble); iterate ``k`` sits at time ``t = kη``.
 
@@ -130,6 +131,10 @@ def gradient_descent(
     ``imbalance_every_step``: also keep ``δ_j = a_j² − ‖w_j‖²/p`` of every iterate ``k = 0 … K`` (not only
     the saved ones), as ``Trajectory.imbalance_per_step`` ``(..., K + 1, m)`` at ``t = kη``: 8 bytes per
     neuron per step per member, held in memory (the caller bounds it: :data:`IMBALANCE_PER_STEP_BUDGET`).
+
+    ``crossings=False``: locate no crossing (``crossing_times`` all NaN, ``stop_at_crossing`` never
+    fires), for a caller that reads the iterates alone: ``α`` of every neuron at every step was a
+    quarter of a minibatch step's cost (fig11's SGD). The iterates are the same numbers either way.
     """
     objective_name, population = "population", True
     if isinstance(oracle, Objective):
@@ -147,7 +152,8 @@ def gradient_descent(
     record_set |= {int(k) for k in record_steps}
     thr = 1.0 - eps_align
     crossing = np.full(batch + (m,), np.nan)
-    prev_align = alignment(W, model)[0]
+    features, even = model.unit_directions().T, model.activation.even
+    prev_align = alignment(W, model)[0] if crossings else np.zeros(batch + (m,))
     crossing[prev_align >= thr] = 0.0
     saved: list[tuple[float, Array, Array, Array | None, Array | None]] = []
     p, lam = model.degree, model.weight_decay
@@ -162,10 +168,12 @@ def gradient_descent(
     k = 0
     for k in range(n_steps + 1):
         ga, gW, loss = oracle(a, W)
-        gsq = np.sum(ga**2, axis=-1) + np.sum(gW**2, axis=(-1, -2))
+        # np.add.reduce is np.sum without its Python wrapper (the same sums): a few µs of a step's ~60
+        gW2 = gW**2
+        gsq = np.add.reduce(ga**2, axis=-1) + np.add.reduce(gW2, axis=(-1, -2))
         if limit is None:  # divergence: the squared gradient 10¹² times its start (and above 1), or not a number
             limit = 1e12 * np.maximum(gsq, 1.0)
-        if not np.all(gsq <= limit):  # false for NaN and ±inf as well
+        if not (gsq <= limit).all():  # false for NaN and ±inf as well
             message = _divergence_message(
                 eta, k, stable_step_bound(Network(np.asarray(theta0.a), np.asarray(theta0.W)), model)
             )
@@ -176,7 +184,7 @@ def gradient_descent(
         if per_step is not None:
             per_step[k] = imbalance(Network(a, W), p)
         crossed = stop_at_crossing and not np.any(np.all(pending, axis=-1))
-        done = k == n_steps or bool(np.all(converged)) or crossed
+        done = k == n_steps or bool(converged.all()) or crossed
         if k in record_set or done:
             saved.append((k * eta, a.copy(), W.copy(), loss, None if law is None else law.copy()))
         if progress is not None and (done or k % PROGRESS_EVERY == 0):
@@ -184,15 +192,18 @@ def gradient_descent(
         if done:
             break
         if law is not None:
-            law = (1.0 - 2.0 * eta * lam) * law + eta**2 * (ga**2 - np.sum(gW**2, axis=-1) / p)
+            law = (1.0 - 2.0 * eta * lam) * law + eta**2 * (ga**2 - np.add.reduce(gW2, axis=-1) / p)
         if state is None:
             a = a - eta * ga
             W = W - eta * gW
         else:
             a, W = optimizer.step(state, [a, W], [ga, gW], eta)  # type: ignore[union-attr]
-        align = alignment(W, model)[0]
+        if not crossings or not pending.any():  # nothing left to locate: α is read nowhere else
+            continue
+        cos = unit_directions(W) @ features  # alignment(W, model)[0]'s numbers, without its argmax
+        align = (np.abs(cos) if even else cos).max(axis=-1)
         new = (align >= thr) & pending  # a pending neuron was below the threshold at iterate k
-        if np.any(new):
+        if new.any():
             # linear interpolation between iterates k and k+1
             frac = (thr - prev_align[new]) / (align[new] - prev_align[new])
             crossing[new] = (k + frac) * eta

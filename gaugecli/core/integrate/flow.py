@@ -56,8 +56,10 @@ def _solve(
     options: FlowOptions,
     method: str,
     progress: Progress | None,
+    crossings: bool = True,
 ) -> Solved:
-    """The flow of the ``n`` members of ``θ0`` (``a (n, m)``, ``W (n, m, d)``) as one system."""
+    """The flow of the ``n`` members of ``θ0`` (``a (n, m)``, ``W (n, m, d)``) as one system; ``crossings``:
+    locate each neuron's ``T_spec`` (else NaN)."""
     n, m, d = theta0.W.shape
     P = m * (d + 1)
     counts = {"grad": 0, "hess": 0}
@@ -146,13 +148,14 @@ def _solve(
 
     # T_spec: bracketed by the solver's stored steps, located on the dense output. A slaved neuron
     # (‖w‖ ≤ 2e-6·√δ) reads α = 0 at the stored steps: it does not cross while slaved.
-    align = alignment(Network.unflatten(steps_y.T, m, d, (steps_t.size, n)).W, model)[0]  # (steps, n, m)
-
     def aligned_at(t: Array, members: Indices, neurons: Indices) -> Array:
         W = Network.unflatten(dense(t).T, m, d, (t.size, n)).W  # (len(t), n, m, d)
         return alignment(W[np.arange(t.size), members, neurons], model)[0]
 
-    crossing = first_crossings(steps_t, align, 1.0 - eps_align, aligned_at)
+    crossing = np.full((n, m), np.nan)
+    if crossings:
+        align = alignment(Network.unflatten(steps_y.T, m, d, (steps_t.size, n)).W, model)[0]  # (steps, n, m)
+        crossing = first_crossings(steps_t, align, 1.0 - eps_align, aligned_at)
 
     # Stopping on the convergence event means every member reached grad_tol (the event
     # watches the largest); otherwise judge each member, with slack for the ~1e-6
@@ -211,6 +214,7 @@ def gradient_flow(
     t_grid: Array | None = None,
     extra_times: Array | None = None,
     progress: Progress | None = None,
+    crossings: bool = True,
 ) -> Trajectory:
     """Integrate ``θ̇ = −∇L(θ)`` from ``θ0`` (``a (..., m)``, ``W (..., m, d)``: one network or an
     ensemble) until ``t_max`` or convergence.
@@ -221,6 +225,9 @@ def gradient_flow(
     the trajectory at these times (clipped to the run's end) instead of the default log grid
     plus the crossing events — for comparing two runs time by time. ``extra_times``: declared
     times added to the default grid (a state wanted at a time another run located, say).
+    ``crossings=False``: locate no crossing (``crossing_times`` NaN, none added to the grid), for a
+    caller that reads the states alone: the root finding on the dense output was a quarter of a
+    small LSODA ensemble's cost (predict's final states). The solver's steps are the same either way.
 
     With ``method="auto"`` an ensemble larger than :data:`ENSEMBLE_CHUNK_STATES` unknowns is
     split into chunks of similar members, each one LSODA system with a banded Jacobian; other
@@ -262,13 +269,17 @@ def gradient_flow(
                 solved.append(solver(members[idx], model, t_max, eps_align, options, extra_times))
                 continue
             way = "LSODA" if compiled else method
-            solved.append(_solve(members[idx], model, objective.restricted(idx), t_max, eps_align, options, way, sub))
+            solved.append(
+                _solve(members[idx], model, objective.restricted(idx), t_max, eps_align, options, way, sub, crossings)
+            )
 
     crossing = np.empty((n_members, m))
     absorbed_at = np.empty((n_members, m))
     converged = np.empty(n_members, bool)
     for idx, s in zip(chunks, solved, strict=True):
         crossing[idx], absorbed_at[idx], converged[idx] = s.crossing, s.held_at, s.converged
+    if not crossings:  # the compiled solvers locate theirs anyway
+        crossing[:] = np.nan
     if t_grid is None:
         grid = declared_grid(t_max, options.grid_points, crossing)
         if extra_times is not None:

@@ -99,7 +99,7 @@ def _final_state(job: PredictChunk, a0: np.ndarray, W0: np.ndarray) -> tuple[np.
     if job.n is None:
         model = ModelConfig(d=W0.shape[-1], k=job.k, eps_align=job.eps_align)
         dynamics = DynamicsConfig(rtol=job.rtol, t_max=job.t_max, grid_points=GRID_POINTS)
-        traj, full = integrate_ensemble(model, dynamics, Network(a0, W0))
+        traj, full = integrate_ensemble(model, dynamics, Network(a0, W0), crossings=False)
         W_end = traj.input_weights()[:, -1]
         c_end, _ = function_coordinates(Network(traj.a[:, -1], W_end))
         return c_end, feature_alignment(W_end, full), np.zeros(len(seeds), bool), int(traj.stats.n_gradient_evals)
@@ -121,7 +121,7 @@ def _stepped_final_state(job: PredictChunk) -> tuple[np.ndarray, np.ndarray, np.
     )
 
     def run(members: list[int]) -> tuple[np.ndarray, np.ndarray, int]:
-        traj, full = integrate_ensemble(model, dynamics, Network(a0[members], W0[members]))
+        traj, full = integrate_ensemble(model, dynamics, Network(a0[members], W0[members]), crossings=False)
         W_end = traj.input_weights()[:, -1]
         c_end, _ = function_coordinates(Network(traj.a[:, -1], W_end))
         return c_end, feature_alignment(W_end, full), int(traj.stats.n_gradient_evals)
@@ -172,12 +172,18 @@ def _sample_final_state(job: PredictChunk) -> tuple[np.ndarray, np.ndarray, np.n
             objective: Objective = stacked_empirical_objective(chosen)
             check_flow(np.shape(W), options.grid_points)
             traj = gradient_flow(
-                Network(a, W), net, job.t_max, eps_align=job.eps_align, options=options, objective=objective
+                Network(a, W),
+                net,
+                job.t_max,
+                eps_align=job.eps_align,
+                options=options,
+                objective=objective,
+                crossings=False,
             )
         else:
             assert job.eta is not None
             oracle = stacked_minibatch_oracle(chosen, job.batch, [job.seeds[b] for b in members])
-            traj = gradient_descent(Network(a, W), net, job.eta, job.t_max, oracle=oracle, eps_align=job.eps_align, grid_points=GRID_POINTS, method="sgd")  # fmt: skip
+            traj = gradient_descent(Network(a, W), net, job.eta, job.t_max, oracle=oracle, eps_align=job.eps_align, grid_points=GRID_POINTS, method="sgd", crossings=False)  # fmt: skip
         W_end = traj.input_weights()[:, -1]
         c_end, _ = function_coordinates(Network(traj.a[:, -1], W_end))
         return c_end, feature_alignment(W_end, net), int(traj.stats.n_gradient_evals)
