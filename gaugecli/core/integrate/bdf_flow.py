@@ -31,7 +31,7 @@ import numpy as np
 from numba import njit
 
 from gaugecli.core.integrate.flow_options import FlowOptions
-from gaugecli.core.integrate.members import HOLD_SPEED, at_rest, grown, held, solve_packed, step_of
+from gaugecli.core.integrate.members import HOLD_SPEED, at_rest, first_row, grown, held, solve_packed, step_of
 from gaugecli.core.integrate.odeint_flow import applies
 from gaugecli.core.integrate.segments import Solved
 from gaugecli.core.integrate.small_lu import lu_factor, lu_solve
@@ -355,11 +355,7 @@ def _solve(Y0, t_end, rtol, atol, m, b, V, A, B, budget, capacity=-1):
     row = 0
     for e in range(n):
         start[e] = row
-        if row >= T.size:  # the members before filled the arrays: a member's first row needs room too
-            T, Y, Hs, Ords, Dd = grown(T, Y, Hs, Ords, Dd, row)
-        T[row] = 0.0
-        for x in range(P):
-            Y[row, x] = Y0[e, x]
+        T, Y, Hs, Ords, Dd = first_row(T, Y, Hs, Ords, Dd, row, Y0[e])
         # the count an int64, not a literal 0: dop853_flow calls _member with an int64, so one signature (~9 s to compile)
         T, Y, Hs, Ords, Dd, row, steps, evals, jacs, failed = _member(
             Y0[e], 0.0, np.int64(0), t_end, rtol, atol, m, b, V, A, B, budget, T, Y, Hs, Ords, Dd, row + 1

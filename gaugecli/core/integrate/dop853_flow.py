@@ -36,7 +36,7 @@ from scipy.integrate._ivp import dop853_coefficients as tableau
 from gaugecli.core.integrate import bdf_flow
 from gaugecli.core.integrate.bdf_flow import _velocity, _velocity_once, bdf_at
 from gaugecli.core.integrate.flow_options import FlowOptions
-from gaugecli.core.integrate.members import at_rest, grown, held, solve_packed, step_of
+from gaugecli.core.integrate.members import at_rest, first_row, grown, held, solve_packed, step_of
 from gaugecli.core.integrate.odeint_flow import applies
 from gaugecli.core.integrate.segments import Solved
 from gaugecli.core.model.model import Model
@@ -203,12 +203,9 @@ def _solve(Y0, t_end, rtol, atol, m, b, V, A, B, budget, stiff_bound, stiff_step
     row = 0
     for e in range(n):
         start[e] = row
-        if row >= T.size:  # the members before filled the arrays: a member's first row needs room too
-            T, Y, Hs, Ords, Dd = grown(T, Y, Hs, Ords, Dd, row)
-        T[row] = 0.0
+        T, Y, Hs, Ords, Dd = first_row(T, Y, Hs, Ords, Dd, row, Y0[e])
         for x in range(P):
             y[x] = Y0[e, x]
-            Y[row, x] = y[x]
         row += 1
         t = 0.0
         _velocity_once(y, m, b, V, A, B, f, Yb, Gb, gwork)

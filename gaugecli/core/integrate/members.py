@@ -55,6 +55,18 @@ def at_rest(Y, T, row):
 
 
 @_jit
+def first_row(T, Y, Hs, Ords, Dd, row, y0):
+    """A member's start ``y0`` stored at ``t = 0`` in row ``row``, the arrays grown first where the members
+    before filled them exactly (it was written one past their end: a heap corruption)."""
+    if row >= T.size:
+        T, Y, Hs, Ords, Dd = grown(T, Y, Hs, Ords, Dd, row)
+    T[row] = 0.0
+    for x in range(Y.shape[1]):
+        Y[row, x] = y0[x]
+    return T, Y, Hs, Ords, Dd
+
+
+@_jit
 def held(T, Y, Hs, Ords, Dd, row, t_end):
     """The last stored state held to ``t_end``: one more row, a constant (order 1, zero slope, as a BDF row)."""
     if row >= T.size:
