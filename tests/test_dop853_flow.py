@@ -142,6 +142,7 @@ def test_a_stiff_member_switches_to_bdf_and_a_member_at_rest_is_held() -> None:
     kinds = Ords[stiff]
     assert np.all(kinds[: stats[0, 4]] == dop853_flow.DOP853_ROW) and np.all(kinds[stats[0, 4] :] >= 1)
     last = start[2] - 1
+    # exact: the held row stores t_end and a zero slope as given (members.held), no arithmetic on them
     assert T[last] == t_end and Ords[last] == 1 and np.all(Dd[last, 1] == 0.0) and stats[1, 1] < 5000
     assert np.max(np.abs(Y[last - 1] - Y[last - 2])) <= HOLD_SPEED * (T[last - 1] - T[last - 2])
     # the same flows on BDF alone, read on a log grid through each solver's dense output

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from test_fused import _state as fused_state
 
 from gaugecli.core.activations import activation
 from gaugecli.core.integrate.flow import FlowOptions, gradient_flow
@@ -26,13 +27,9 @@ SHAPES = [(1, 1, 2, 1), (5, 4, 5, 2), (2, 5, 16, 3)]  # members, m, r, k
 
 
 def _state(members: int, m: int, r: int, seed: int) -> tuple[np.ndarray, np.ndarray]:
-    """Random neurons with a duplicate pair (φ = 0), an antipodal pair (φ = π) and a neuron at ``w = 0``."""
-    rng = np.random.default_rng(seed)
-    a, W = rng.normal(size=(members, m)), rng.normal(size=(members, m, r))
-    if m > 1:
-        W[:, 1] = W[:, 0]
-    if m > 2:
-        W[:, 2] = -2.0 * W[:, 0]
+    """test_fused's random neurons with a duplicate pair (φ = 0) and an antipodal pair (φ = π), and a fourth
+    neuron at ``w = 0`` (the smooth kernels are defined there; the ReLU family's need ``w ≠ 0``)."""
+    a, W = fused_state(members, m, r, seed)
     if m > 3:
         W[:, 3] = 0.0
     return a, W
