@@ -221,3 +221,21 @@ def test_a_member_that_starts_where_the_rows_run_out_gets_room(module: object) -
     for e in range(2):
         assert stats[e, 0] == alone[e][6][0, 0]  # the same number of steps
         np.testing.assert_allclose(T[start[e] : start[e + 1]], alone[e][0], rtol=64 * EPS, atol=0)
+
+
+def test_a_member_at_rest_on_the_step_that_makes_it_stiff_is_held_not_handed_to_bdf() -> None:
+    """The hold and the switch on the same accepted step: every step counted stiff (bound −1: ``|h λ|`` ≥ 0)
+    and the count completed on the step where the member comes to rest. The hold ends the member: its rows
+    end at the horizon, in order, without BDF's (it was handed to BDF, whose rows went on from before the
+    held row's ``t_end``). The steps before are the same arithmetic as a solve that never counts stiffness."""
+    y0, m, b, V, A, B = _args(np.array([2.0]))  # at rest after ~60 steps (δ = 4 is not, without the switch)
+    args = (y0, 2e4, 1e-10, 1e-13, m, b, V, A, B, 200_000)
+    T0, *_, start0, stats0 = dop853_flow._solve(*args, math.inf, dop853_flow.STIFF_STEPS)
+    at_rest = int(stats0[0, 4])  # the accepted DOP853 steps up to the one found at rest
+    assert stats0[0, 2] == 0 and at_rest > 0
+    T, *_, start, stats = dop853_flow._solve(*args, -1.0, at_rest)
+    assert stats[0, 2] == 0 and stats[0, 0] == at_rest  # no BDF step, no Jacobian
+    rows = T[start[0] : start[1]]
+    assert np.all(np.diff(rows) > 0) and rows[-1] == 2e4  # exact: the held row stores t_end as given
+    # the same steps: the stiffness count moves none of them (the same compiled arithmetic; a few ulp allowed)
+    np.testing.assert_allclose(rows, T0[start0[0] : start0[1]], rtol=64 * EPS, atol=0)

@@ -261,6 +261,9 @@ def _solve(Y0, t_end, rtol, atol, m, b, V, A, B, budget, stiff_bound, stiff_step
             steps += 1
             if t < t_end and at_rest(Y, T, row):  # held to the horizon (HOLD_SPEED)
                 T, Y, Hs, Ords, Dd, row = held(T, Y, Hs, Ords, Dd, row, t_end)
+                # the hold ends the member even where this step also made it stiff: BDF would go on from t,
+                # its rows after the held row's t_end, back in time
+                switch = False
                 break
             if switch and t < t_end:
                 break
