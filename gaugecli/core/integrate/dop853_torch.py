@@ -23,7 +23,9 @@ torch's order, so the numbers agree with the compiled path to round-off, not bit
 
 from __future__ import annotations
 
+import contextlib
 import math
+from collections.abc import Iterator
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
@@ -292,15 +294,34 @@ def _held(rows: Rows, t_end: float) -> Rows:
             np.concatenate((Dd, last)))  # fmt: skip
 
 
+@contextlib.contextmanager
+def _one_cpu_thread(device: str) -> Iterator[None]:
+    """torch on one thread while the loop runs on its CPU device: every operation is on a few hundred numbers,
+    where intra-op threads cost more in synchronisation than they save (``core/samples/empirical``'s
+    ``SMALL_PROBLEM_FLOPS``: measured up to a hundredfold slower on a busy 2-core machine)."""
+    import torch
+
+    threads = torch.get_num_threads()
+    if torch.device(device).type != "cpu" or threads == 1:
+        yield
+        return
+    torch.set_num_threads(1)
+    try:
+        yield
+    finally:
+        torch.set_num_threads(threads)
+
+
 def _solve(Y0: Array, t_end: float, rtol: float, atol: float, m: int, b: Array, V: Array, A: float, B: float,
            budget: int, stiff_bound: float, stiff_steps: int, device: str) -> tuple:  # fmt: skip
     """``dop853_flow._solve``'s contract (the members' steps one after the other in its packed arrays, ``start``
     and per member ``(steps, gradient evaluations, Jacobians, failed, DOP853 steps)``), the DOP853 steps taken
     on ``device`` (:func:`_device_loop`) and a stiff member's rest on the CPU BDF from its current ``(t, y)``."""
     n, P = Y0.shape
-    host, (t, y, evals, steps, failed, switch, held) = _device_loop(
-        Y0, t_end, rtol, atol, m, b, V, A, B, budget, stiff_bound, stiff_steps, device
-    )
+    with _one_cpu_thread(device):
+        host, (t, y, evals, steps, failed, switch, held) = _device_loop(
+            Y0, t_end, rtol, atol, m, b, V, A, B, budget, stiff_bound, stiff_steps, device
+        )
     if host is None:  # no step accepted (every member failed at once)
         host = [np.empty(0, np.int64), np.empty(0), np.empty(0), np.empty((0, P)), np.empty((0, ROWS, P))]
     who, times, lengths, states, coefficients = host
