@@ -1,8 +1,8 @@
 """The flow on a torch device (:mod:`gaugecli.core.integrate.dop853_torch`), run on torch's CPU device with one
 thread: its gradient against the compiled closed forms, its steps and stiff hand-over against
 :mod:`gaugecli.core.integrate.dop853_flow`'s (the same algorithm, compiled per member), a 5 × 5 ±D map's T_spec
-against the command's solver, and ``phase``'s ``device``: refused where it changes nothing or no CUDA device is
-seen, and never part of a cache key."""
+against the command's solver (the last two on a CUDA device too, where torch sees one), and ``phase``'s
+``device``: refused where it changes nothing or no CUDA device is seen, and never part of a cache key."""
 
 from __future__ import annotations
 
@@ -75,14 +75,22 @@ def test_the_gradient_is_the_compiled_closed_forms(weights: tuple[float, float],
     assert np.max(np.abs(got - want)) <= 64 * EPS * scale
 
 
-def test_steps_and_the_stiff_hand_over_are_dop853_flows() -> None:
+DEVICES = [
+    "cpu",
+    pytest.param("cuda", marks=pytest.mark.skipif(not torch.cuda.is_available(), reason="no CUDA device")),
+]
+"""torch's CPU device everywhere; a CUDA device where torch sees one (the same checks, the same bounds)."""
+
+
+@pytest.mark.parametrize("device", DEVICES)
+def test_steps_and_the_stiff_hand_over_are_dop853_flows(device: str) -> None:
     """Both gauges, D = 2…1024: each member's steps within :data:`STEPS_AGREE` of ``dop853_flow``'s; the stiff
     ones (−D) handed to BDF (DOP853 rows, then BDF rows of orders 1–5 with its Jacobians) as there; the states
     on a log grid through the shared ``_dense`` within :data:`STATE_AGREE`."""
     deltas = [2.0, -2.0, 32.0, -32.0, 1024.0, -1024.0, -256.0]
     args = _args(deltas)
     ref = dop853_flow._solve(*args)
-    got = dop853_torch._solve(*args, "cpu")
+    got = dop853_torch._solve(*args, device)
     T, Ords, start, stats = got[0], got[3], got[5], got[6]
     assert not np.any(stats[:, 3]) and T.size == start[-1]
     assert all(np.all(np.diff(T[start[e] : start[e + 1]]) > 0.0) for e in range(len(deltas)))
@@ -115,12 +123,13 @@ def _map(device: str | None = None) -> PhaseConfig:
     )
 
 
-def test_a_5x5_pm_d_map_is_the_compiled_solvers_within_its_tolerance() -> None:
+@pytest.mark.parametrize("device", DEVICES)
+def test_a_5x5_pm_d_map_is_the_compiled_solvers_within_its_tolerance(device: str) -> None:
     """Every cell of the 5 × 5 map and its −D partner, 50 runs as one chunk (the map's five row chunks merged, so
     that the device loop runs once: each run's T_spec is its own flow's whatever its chunk), on torch's CPU device
     and on the command's ``dop853-bdf``: every T_spec within :data:`T_SPEC_AGREE` relative, defined in the same
     cells. A chunk is measured by the phase code itself (crossings, metrics)."""
-    jobs, _ = chunks(_map("cpu"))
+    jobs, _ = chunks(_map(device))
     merged = replace(jobs[0], cells=tuple(cell for job in jobs for cell in job.cells))
     got = phase_chunk(merged).cells
     ref = phase_chunk(replace(merged, device=None)).cells
