@@ -149,6 +149,8 @@ def test_the_device_is_no_part_of_a_key() -> None:
         canonical_json(chunk_key(j)) for j in chunks(on_cpu)[0]
     ]
     assert all(j.device == "cpu" for j in chunks(on_cpu)[0])
+    # auto: cuda where torch sees it, else the compiled CPU solver (not torch's CPU device, ~20× slower)
+    assert {j.device for j in chunks(_map("auto"))[0]} == {"cuda" if torch.cuda.is_available() else None}
 
 
 def test_a_device_where_it_changes_nothing_or_is_not_there_is_refused() -> None:
