@@ -19,6 +19,10 @@ side by side in one run, alternating (issue 52).
   (their arguments recorded while the map is made), against ``bdf_flow._solve`` on the same chunks,
   alternating: CPU seconds per map and per cell, best of :data:`REPEATS`, steps, gradients and Hessians per
   cell, the cells handed to BDF, and its share of the map's time in r1/r2.
+* v1, v2 (suite ``v``) — r1's and r2's cold maps with the one-neuron flows on the torch DOP853
+  (:mod:`gaugecli.core.integrate.dop853_torch`, ``phase --device``): on ``cuda`` (v1; skipped, saying so, where
+  torch sees no CUDA device) and on torch's CPU device (v2), against the command's ``dop853-bdf``
+  (:func:`device_rows`).
 
 With ``GAUGECLI_BENCH_BASE`` naming another checkout of gaugecli with its own ``.venv`` (an earlier build:
 ``git worktree add ../base COMMIT && make -C ../base .venv/.installed``), r1 and r2 also time that build's
@@ -40,6 +44,7 @@ import sys
 import tempfile
 import time
 from collections.abc import Iterator
+from dataclasses import replace
 
 import numpy as np
 from _common import REPO_ROOT, Row, fmt_ratio, fmt_seconds
@@ -318,3 +323,74 @@ def percell_rows(quick: bool) -> list[Row]:
     )
     rows.append(solver_row(n, map_seconds))
     return rows
+
+
+def _device_map(config: PhaseConfig, device: str | None) -> tuple[float, float, np.ndarray]:
+    """:func:`cold` of ``config`` with its one-neuron flows on ``device`` (``phase --device``; ``None``: the
+    command's compiled CPU solver), torch on one thread as every solve here."""
+    import torch
+
+    threads = torch.get_num_threads()
+    torch.set_num_threads(1)
+    try:
+        return cold(replace(config, device=device), "now")
+    finally:
+        torch.set_num_threads(threads)
+
+
+def device_rows(quick: bool) -> list[Row]:
+    """v1, v2 — the cold ``n × n`` T_spec maps of r1 and r2 (both gauges) with every chunk's one-neuron flows on
+    the torch DOP853 (:mod:`gaugecli.core.integrate.dop853_torch`, ``phase --device``): on ``cuda`` (v1; skipped,
+    with the reason, where torch sees no CUDA device) and on torch's CPU device (v2), side by side with the
+    command's ``dop853-bdf``, alternating, best of :data:`REPEATS`: seconds (CPU and wall; on cuda the wall's are
+    the ones that count, the device's time is not this process's CPU), the ratio, and the largest relative T_spec
+    difference."""
+    import torch
+
+    n = 9 if quick else 33
+    cuda = torch.cuda.is_available()
+    devices = {"compiled": None, "cpu": "cpu"} | ({"cuda": "cuda"} if cuda else {})
+    for device in devices.values():  # numba's loops loaded, torch (and CUDA) started outside every timing
+        _device_map(grid(3, "favorable"), device)
+        _device_map(grid(3, "unfavorable"), device)
+    data: dict[str, float] = {"cells": n * n}
+    for gauge in ("favorable", "unfavorable"):
+        runs: dict[str, list[tuple[float, float, np.ndarray]]] = {d: [] for d in devices}
+        for _ in range(REPEATS):
+            for name, device in devices.items():
+                runs[name].append(_device_map(grid(n, gauge), device))
+        for name in devices:
+            cpu, wall, t_spec = min(runs[name], key=lambda x: x[1])
+            data |= {f"{gauge}_{name}_cpu_seconds": cpu, f"{gauge}_{name}_wall_seconds": wall}
+            if name != "compiled":
+                worst, unmatched = _agreement(t_spec, min(runs["compiled"], key=lambda x: x[1])[2])
+                data |= {f"{gauge}_{name}_max_rel_t_spec": worst, f"{gauge}_{name}_unmatched": unmatched}
+                data[f"{gauge}_{name}_ratio"] = wall / data[f"{gauge}_compiled_wall_seconds"]
+
+    def measured(name: str) -> str:
+        return "; ".join(
+            f"{g}: {fmt_seconds(data[f'{g}_{name}_wall_seconds'])} vs {fmt_seconds(data[f'{g}_compiled_wall_seconds'])}"
+            f" wall ({fmt_ratio(data[f'{g}_{name}_ratio'])} the compiled CPU's time), T_spec within "
+            f"{data[f'{g}_{name}_max_rel_t_spec']:.1e}"
+            for g in ("favorable", "unfavorable")
+        )
+
+    what = f"cold `phase` T_spec map {n}×{n} as r1/r2, both gauges, one-neuron flows on the torch DOP853 "
+    against = "vs the command's dop853-bdf (compiled, CPU), alternating"
+    note = f"best of {REPEATS} by wall seconds; torch on one thread; stiff cells on the CPU BDF in every variant"
+    reason = "skipped: no CUDA device" + (
+        ""
+        if cuda
+        else f" (torch {torch.__version__}, {'CPU-only build' if torch.version.cuda is None else 'no GPU seen'})"
+    )
+    v1 = Row("v1", what + "on cuda (`phase --device cuda`) " + against, measured("cuda") if cuda else reason,
+             f"T_spec within {GOAL_AGREE:g} relative", None if not cuda else all(
+                 data[f"{g}_cuda_max_rel_t_spec"] <= GOAL_AGREE and data[f"{g}_cuda_unmatched"] == 0
+                 for g in ("favorable", "unfavorable")), note + ("" if cuda else "; run it on a machine with CUDA"),
+             data | {"cuda": cuda})  # fmt: skip
+    v2 = Row("v2", what + "on torch's CPU device (`phase --device cpu`) " + against, measured("cpu"),
+             f"T_spec within {GOAL_AGREE:g} relative", all(
+                 data[f"{g}_cpu_max_rel_t_spec"] <= GOAL_AGREE and data[f"{g}_cpu_unmatched"] == 0
+                 for g in ("favorable", "unfavorable")), note + "; the device path's overhead where there is no GPU",
+             data)  # fmt: skip
+    return [v1, v2]

@@ -22,6 +22,7 @@ Rows (one function each):
     m  bench_optimizers.optimizers   population-GD steps per optimizer vs plain GD; the compiled momentum loop
     n  bench_gd_cost.gd_cost         `simulate --mode sample-gd --eta` on Kunin et al.'s cell vs its training alone
     r  bench_percell.percell_rows    phase maps on per-cell compiled DOP853 (BDF where stiff) vs BDF alone and LSODA rows; 129×129; compile cost
+    v  bench_percell.device_rows     phase maps with the one-neuron flows on the torch DOP853: cuda (skipped without one), torch's CPU
 
 Rows h–j also write scaling.png (their curves) and scaling.json (every point).
 
@@ -90,6 +91,7 @@ def _suites() -> dict[str, Callable[[bool], list[Row]]]:
         "n": bench_gd_cost.gd_cost,
         "o": bench_odeint.odeint_rows,
         "r": bench_percell.percell_rows,
+        "v": bench_percell.device_rows,
     }
 
 

@@ -23,7 +23,7 @@ from gaugecli.core.model.metrics import log_time_integral, log_time_integral_row
 from gaugecli.core.model.model import standard_model
 from gaugecli.core.model.state import Network
 from gaugecli.core.population.dynamics import dissipation, reaction_transport
-from gaugecli.core.types import LATER_FIELD
+from gaugecli.core.types import LATER_FIELD, UNKEYED_FIELD
 from gaugecli.experiments.phase import PRESETS, PhaseConfig, chunk_key, chunks, parse_axis, preset_configs
 from gaugecli.experiments.phase.axes import axis_specs
 from gaugecli.experiments.phase.chunk import _deltas, _start, _starts
@@ -41,6 +41,8 @@ def _reference_jsonable(obj: Any) -> Any:
         out = {}
         for f in dataclasses.fields(obj):
             value = getattr(obj, f.name)
+            if f.metadata.get(UNKEYED_FIELD):  # where it runs (phase's device), never part of the text
+                continue
             if f.metadata.get(LATER_FIELD) and (
                 value is f.default or (not isinstance(value, np.ndarray) and bool(value == f.default))
             ):

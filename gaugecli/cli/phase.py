@@ -31,7 +31,7 @@ app = opt.command_app()
 )
 @signature.with_outputs(sweeps=True)
 @signature.with_model(features=True)
-@signature.with_dynamics()
+@signature.with_dynamics(exclude=("device",))  # phase's own: the flows' device too
 @signature.with_params(P.Phase)
 def phase(
     ctx: typer.Context,
@@ -112,6 +112,10 @@ def _config(values: dict[str, Any], model: Any, dynamics: Any) -> PhaseConfig:
     if values["init"] == "adversarial" and values["eps"] is None:
         base["eps"] = eps_of_axes(kind, str(values["x"]), str(values["y"]))
     base_type = SimulateConfig if kind == "simulate" else SelectConfig
+    values = dict(values)
+    if values["device"] is not None and dynamics.mode is not P.Mode.flow:  # a finite-sample base's torch work
+        dynamics = replace(dynamics, device=values["device"])
+        values["device"] = None
     run = build(base_type, "phase", {**base, "model": model, "dynamics": dynamics})
     axes = {name: parse_axis(str(values[name]), kind, name) for name in ("x", "y")}
     return build(PhaseConfig, "phase", {**{f: values[f] for f in own - {"preset"} - {"base"}}, **axes, "base": run})

@@ -161,16 +161,17 @@ def with_model(*, features: bool = True, network: bool = True) -> Callable[[Call
     return with_params(P.Model, exclude=exclude, into="model", build=_config("ModelConfig", "model"))
 
 
-def with_dynamics(*only: str) -> Callable[[Callable[..., None]], Callable[..., None]]:
+def with_dynamics(*only: str, exclude: tuple[str, ...] = ()) -> Callable[[Callable[..., None]], Callable[..., None]]:
     """The dynamics options as the command's parameter ``dynamics`` (a DynamicsConfig): every one of
     them, or ``only`` those named — ``t_max`` and ``rtol`` for a command that compares population
-    flows, ``rtol`` for one whose sweeps set their own modes and horizons."""
+    flows, ``rtol`` for one whose sweeps set their own modes and horizons — less ``exclude`` (those the
+    command declares itself: phase's ``device``)."""
     from gaugecli.experiments import params as P
 
     build = _config("DynamicsConfig", "dynamics")
     if only == ("rtol",):  # the sweeps set their own modes: the tolerance is the population flow's
         return with_params({"rtol": P.FLOW_RTOL}, into="dynamics", build=build)
-    return with_params(P.Dynamics, only=only, into="dynamics", build=build)
+    return with_params(P.Dynamics, only=only, exclude=exclude, into="dynamics", build=build)
 
 
 def _config(name: str, function: str) -> Callable[[dict[str, Any]], Any]:

@@ -46,3 +46,8 @@ LATER_FIELD = "gaugecli_later_field"
 its default it is left out of the configuration's JSON (``gaugecli.store.codec.to_jsonable``), so
 every configuration written before it existed keeps its content hash, and its cached runs
 (``field(default=None, metadata={LATER_FIELD: True})``)."""
+
+UNKEYED_FIELD = "gaugecli_unkeyed_field"
+"""Metadata key of a configuration field that says where a result is computed, never what it is (a torch
+device): always left out of the configuration's JSON and hence its content hash, so that a result computed
+one way is the cached result of the other (``gaugecli.store.codec.to_jsonable``)."""

@@ -125,6 +125,7 @@ def integrate_ensemble(
     record_steps: tuple[int, ...] = (),
     flow_method: str = "auto",
     crossings: bool = True,
+    flow_device: str = "cpu",
 ) -> tuple[Trajectory, Model]:
     """Integrate the ensemble ``θ0`` (``a (B, m)``, ``W (B, m, d)``; one network is an ensemble of one); returns its trajectory — in the invariant
     subspace's coordinates where the dynamics stay there (``trajectory.basis``) — and the model to
@@ -142,7 +143,8 @@ def integrate_ensemble(
     ``steps``, ``record_steps``: a stepped run takes exactly ``steps`` steps and saves these iterates
     too (:func:`~gaugecli.core.integrate.descent.gradient_descent`). ``flow_method``: the population
     flow's :attr:`FlowOptions.method <gaugecli.core.integrate.flow_options.FlowOptions.method>` (``"odeint"``:
-    the same LSODA called once per chunk, :mod:`gaugecli.core.integrate.odeint_flow`; the phase maps' cells).
+    the same LSODA called once per chunk, :mod:`gaugecli.core.integrate.odeint_flow`; the phase maps' cells);
+    ``flow_device``: its torch device (``FlowOptions.device``: ``"dop853-torch"``'s).
     ``crossings=False``: locate no ``T_spec`` (``crossing_times`` NaN; the states are the same), for a caller
     that reads the states alone.
     """
@@ -218,7 +220,8 @@ def integrate_ensemble(
         )
         check_flow(np.shape(W0), options.grid_points, free)  # the flow's own Jacobian, beside the run's estimate
         if mode is Mode.flow:
-            traj = flow(options=replace(options, method=flow_method) if flow_method != "auto" else options)
+            chosen = replace(options, method=flow_method, device=flow_device) if flow_method != "auto" else options
+            traj = flow(options=chosen)
         else:
             try:
                 traj = flow(options=replace(options, max_gradient_evals=SAMPLE_LSODA_BUDGET))

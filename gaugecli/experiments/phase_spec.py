@@ -76,7 +76,9 @@ def api_configs(config: Any, params: dict[str, Any], build: Any) -> tuple[str, l
             if name in params
         }
         metrics = params.pop("metrics", params.pop("metric", None))
-        own: dict[str, Any] = {name: params.pop(name) for name in ("limit_strengths", "seeds") if name in params}
+        own: dict[str, Any] = {
+            name: params.pop(name) for name in ("limit_strengths", "seeds", "device") if name in params
+        }
         base = params.pop("base", None)
         if params:
             from gaugecli.experiments.select import SelectConfig
@@ -84,6 +86,10 @@ def api_configs(config: Any, params: dict[str, Any], build: Any) -> tuple[str, l
 
             base_type: type = SimulateConfig if kind == "simulate" else SelectConfig
             base = build(base, base_type, SPEC.api_name, params)
+        if own.get("device") is not None and base is not None and base.dynamics.mode.value != "flow":
+            from dataclasses import replace  # a finite-sample base runs its torch work there (its --device)
+
+            base = replace(base, dynamics=replace(base.dynamics, device=own.pop("device")))
         given: dict[str, Any] = (
             {"metrics": (metrics,) if isinstance(metrics, str) else tuple(metrics)} if metrics is not None else {}
         )

@@ -22,7 +22,7 @@ from typing import Any
 
 import numpy as np
 
-from gaugecli.core.types import LATER_FIELD
+from gaugecli.core.types import LATER_FIELD, UNKEYED_FIELD
 
 _LEAVES = frozenset({str, int, bool, type(None)})
 """Types that are their own JSON value (exactly these: a subclass, an enum say, takes the long way)."""
@@ -34,12 +34,15 @@ _PLANS: dict[type, tuple[tuple[str, bool, Any], ...]] = {}
 def _plan(cls: type) -> tuple[tuple[str, bool, Any], ...]:
     """``(name, later, default)`` of each field of the dataclass ``cls``, in order (``later``: marked
     :data:`LATER_FIELD`). Read once per class: :func:`dataclasses.fields` of every instance encoded was
-    most of a configuration's encoding, and a phase map hashes one configuration per cell."""
+    most of a configuration's encoding, and a phase map hashes one configuration per cell. A field marked
+    :data:`UNKEYED_FIELD` is planned as a later field whose default is :data:`_ALWAYS`: always left out."""
     plan = _PLANS.get(cls)
     if plan is None:
         plan = _PLANS[cls] = tuple(
-            (f.name, bool(f.metadata.get(LATER_FIELD)), f.default) for f in dataclasses.fields(cls)
-        )
+            (f.name, True, _ALWAYS) if f.metadata.get(UNKEYED_FIELD) else
+            (f.name, bool(f.metadata.get(LATER_FIELD)), f.default)
+            for f in dataclasses.fields(cls)
+        )  # fmt: skip
     return plan
 
 
@@ -57,10 +60,14 @@ def _keyed_plan(cls: type) -> tuple[tuple[str, str, bool, Any], ...]:
     return plan
 
 
+_ALWAYS = object()
+"""The planned default of an :data:`UNKEYED_FIELD`: whatever it holds, it is left out (:func:`_omitted`)."""
+
+
 def _omitted(value: Any, default: Any) -> bool:
     """Whether a :data:`LATER_FIELD` holding ``value`` is left out: while it holds its ``default``
-    (an array is never a field's default: == would compare elementwise)."""
-    return value is default or (not isinstance(value, np.ndarray) and bool(value == default))
+    (an array is never a field's default: == would compare elementwise); an :data:`UNKEYED_FIELD` always."""
+    return default is _ALWAYS or value is default or (not isinstance(value, np.ndarray) and bool(value == default))
 
 
 def to_jsonable(obj: Any) -> Any:

@@ -23,7 +23,7 @@ import numpy as np
 from scipy import sparse
 
 from gaugecli.core.defaults import EPS_ALIGN
-from gaugecli.core.integrate import bdf_flow, dop853_flow, odeint_flow
+from gaugecli.core.integrate import bdf_flow, dop853_flow, dop853_torch, odeint_flow
 from gaugecli.core.integrate.absorption import NearZero, can_be_absorbed
 from gaugecli.core.integrate.crossings import declared_grid, first_crossings
 from gaugecli.core.integrate.flow_options import ENSEMBLE_CHUNK_STATES, FlowOptions, flow_progress
@@ -41,10 +41,11 @@ from gaugecli.core.types import Array, Indices, Progress
 
 __all__ = ["FlowOptions", "FlowSamples", "gradient_flow", "population_flow_on_grid"]
 
-COMPILED = {"odeint": odeint_flow, "bdf": bdf_flow, "dop853-bdf": dop853_flow}
+COMPILED = {"odeint": odeint_flow, "bdf": bdf_flow, "dop853-bdf": dop853_flow, "dop853-torch": dop853_torch}
 """The population flows solved by compiled code where they apply (``FlowOptions.method``): ``odeint``,
 LSODA once per chunk; ``bdf``, each member on its own BDF steps; ``dop853-bdf``, each on its own DOP853
-steps, BDF's from where it turns stiff."""
+steps, BDF's from where it turns stiff; ``dop853-torch``, the same DOP853 vectorised over the members on a
+torch device (``FlowOptions.device``), the stiff members' BDF on the CPU."""
 
 
 def _solve(

@@ -32,8 +32,12 @@ class FlowOptions:
     each member on its own compiled BDF steps (:mod:`gaugecli.core.integrate.bdf_flow`); ``"dop853-bdf"``: each
     member on its own compiled DOP853 steps (scipy's explicit Runge–Kutta pair of order 8, its dense output),
     continued on the compiled BDF from where Hairer's stiffness test finds it stiff
-    (:mod:`gaugecli.core.integrate.dop853_flow`; phase's one-neuron maps) — these three where the compiled
+    (:mod:`gaugecli.core.integrate.dop853_flow`; phase's one-neuron maps); ``"dop853-torch"``: the same DOP853,
+    each member on its own steps, vectorised over the members on the torch ``device`` (a stiff member continued
+    on the compiled CPU BDF: :mod:`gaugecli.core.integrate.dop853_torch`) — these four where the compiled
     closed forms apply, else ``"auto"``.
+    ``device``: the torch device of ``"dop853-torch"`` (``cpu``, ``cuda``, ``cuda:1``, …); the other methods
+    run on the CPU and ignore it.
     ``stop_at_convergence``: end the solve at the convergence event and hold the final state
     after it (cheaper, but the stored tail then depends on when the event fired); by default the
     flow is integrated over its whole declared horizon, so each stored state is the flow's own.
@@ -49,6 +53,7 @@ class FlowOptions:
     grid_points: int = 400
     jacobian: str = "exact"
     stop_at_convergence: bool = False
+    device: str = "cpu"
 
     def __post_init__(self) -> None:
         if self.jacobian not in ("exact", "none"):

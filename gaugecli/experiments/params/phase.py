@@ -10,6 +10,7 @@ from gaugecli.experiments.params.shared import (
     NEURONS,
     SEEDS,
     STRENGTHS,
+    Dynamics,
     Initial,
 )
 from gaugecli.experiments.params.simulate import Simulate
@@ -109,4 +110,12 @@ class Phase(Fields):
         panel=EXPERIMENT,
         help="Seeds of the cells' random draws (the `eps` or random start, the sample or batch stream): "
         "every cell runs once per seed and each metric is the mean over them",
+    )
+    device = Dynamics.device.but(
+        help="Where the torch work runs: a population flow's one-neuron cells on a torch device (cpu, cuda, or "
+        "auto: CUDA if torch sees it, else the compiled CPU solver), each cell on its own DOP853 steps, the stiff "
+        "ones handed to the CPU BDF (not given: the compiled CPU solver); a finite-sample base's torch work as its "
+        "command's --device. "
+        "The map is the same within the solver's tolerance: not part of the cache key",
+        default_text="the compiled CPU solver (flow), auto (finite-sample)",
     )

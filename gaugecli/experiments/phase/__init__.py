@@ -107,6 +107,7 @@ def chunks(
             config.pair,
             config.limits,
             config.kernels,
+            config.flow_device,
         )
         for part in parts
     ]

@@ -22,7 +22,7 @@ import numpy as np
 from gaugecli.core.analyses.observables import observe
 from gaugecli.core.model.gauge import duplicates_along, imbalance, initial_direction
 from gaugecli.core.model.state import Network
-from gaugecli.core.types import LATER_FIELD, Array
+from gaugecli.core.types import LATER_FIELD, UNKEYED_FIELD, Array
 from gaugecli.experiments.budget import check_input_dimension
 from gaugecli.experiments.common import integrate_ensemble, run_ensemble
 from gaugecli.experiments.config import ModelConfig, auto_horizon
@@ -60,11 +60,19 @@ one keeps the default path. Runs of several neurons keep these, as on main, bit 
 outcome is decided by round-off (docs/design.md, "Symmetric starts"), which a change of solver would move."""
 
 
-def flow_method(theta0: Network) -> str:
+DEVICE_METHOD = "dop853-torch"
+"""The population flows of a chunk of one-neuron runs on a torch device (``phase --device``): the DOP853 of
+:data:`FLOW_METHOD` vectorised over the cells, each on its own steps, the stiff ones handed to the same compiled
+BDF on the CPU (:mod:`gaugecli.core.integrate.dop853_torch`); T_spec within 1e-8 relative of FLOW_METHOD's
+(tests/test_dop853_torch.py)."""
+
+
+def flow_method(theta0: Network, device: str | None = None) -> str:
     """The method of the population flow of a chunk starting at ``θ0`` (``a (n, m)``, ``W (n, m, d)``):
-    :data:`FLOW_METHOD` for runs of one neuron, else :data:`WIDE_METHOD` where a neuron starts at δ < 0."""
+    :data:`FLOW_METHOD` for runs of one neuron (:data:`DEVICE_METHOD` where a torch ``device`` is given), else
+    :data:`WIDE_METHOD` where a neuron starts at δ < 0."""
     if theta0.W.shape[-2] == 1:
-        return FLOW_METHOD
+        return FLOW_METHOD if device is None else DEVICE_METHOD
     return WIDE_METHOD if bool(np.any(imbalance(theta0) < 0.0)) else "auto"
 
 
@@ -72,13 +80,16 @@ def flow_method(theta0: Network) -> str:
 class PhaseChunk:
     """Runs of cells integrated together (``pair``: each with its opposite gauge's run beside it;
     ``limits``: and its ``+D`` and ``−D`` runs at each of these D; ``kernels``: the tangent kernels'
-    metrics measured, else left ``None``). ``kernels`` is left out of the cache key while true, so
-    the chunks cached before it existed, which measured them, keep their keys."""
+    metrics measured, else left ``None``; ``device``: the torch device of its one-neuron population flows,
+    ``None`` the compiled CPU solver). ``kernels`` is left out of the cache key while true, so
+    the chunks cached before it existed, which measured them, keep their keys; ``device`` always (the same
+    chunk within the solver's tolerance, wherever it ran)."""
 
     cells: tuple[Base, ...]
     pair: bool = False
     limits: tuple[float, ...] = ()
     kernels: bool = field(default=True, metadata={LATER_FIELD: True})
+    device: str | None = field(default=None, metadata={UNKEYED_FIELD: True})
 
 
 @dataclass
@@ -141,10 +152,11 @@ def horizon(run: Base, deltas: Array | None = None) -> float:
     return run.dynamics.t_max or auto_horizon(deltas, run.model.c0)
 
 
-def _flow(runs: list[Base], deltas: list[Array], series: bool = True) -> list[Observed]:
+def _flow(runs: list[Base], deltas: list[Array], series: bool = True, device: str | None = None) -> list[Observed]:
     """The population flow of ``runs`` as one ensemble (they share model and dynamics), to the latest
     of their horizons, each of which is a declared time of the shared grid; ``series``: every run's loss
-    and alignment along its grid (else, for one-neuron runs, at its horizon only); ``deltas``: each run's :func:`_deltas`."""
+    and alignment along its grid (else, for one-neuron runs, at its horizon only); ``deltas``: each run's :func:`_deltas`;
+    ``device``: the torch device of one-neuron flows (:func:`flow_method`)."""
     model, dynamics = runs[0].model, runs[0].dynamics
     a0, W0 = _starts(runs, deltas)
     horizons = np.array([horizon(r, d) for r, d in zip(runs, deltas, strict=True)])
@@ -154,7 +166,8 @@ def _flow(runs: list[Base], deltas: list[Array], series: bool = True) -> list[Ob
         replace(dynamics, t_max=t_max),
         Network(a0, W0),
         times=tuple(horizons[horizons < t_max]),  # the grid ends at t_max (to round-off) already
-        flow_method=flow_method(Network(a0, W0)),
+        flow_method=flow_method(Network(a0, W0), device),
+        flow_device=device or "cpu",
     )
     # each run's horizon on the grid: h itself, or the grid's end at t_max (geomspace's, to 1 ulp)
     ats = np.argmin(np.abs(traj.t[None, :] - horizons[:, None]), axis=1)
@@ -210,7 +223,7 @@ def phase_chunk(job: PhaseChunk) -> ChunkResult:
             runs.extend(limit_runs(cell, job.limits))
     flow = runs[0].dynamics.mode is Mode.flow
     deltas = [_deltas(r) for r in runs]
-    seen = _flow(runs, deltas, series=job.pair) if flow else [_alone(r) for r in runs]
+    seen = _flow(runs, deltas, series=job.pair, device=job.device) if flow else [_alone(r) for r in runs]
     model = runs[0].model.build()
     eps = runs[0].model.eps_align
     budgets = spent_all(seen)  # ∫R dt and ∫T dt of every run at once where they share one grid

@@ -26,7 +26,8 @@ import warnings
 from dataclasses import dataclass, field, replace
 from typing import Any
 
-from gaugecli.experiments.declare import require
+from gaugecli.core.types import UNKEYED_FIELD
+from gaugecli.experiments.declare import ConfigError, require
 from gaugecli.experiments.initial import ignored_by_start
 from gaugecli.experiments.params import DEFAULT_BETAS, Mode, Phase
 from gaugecli.experiments.phase.axes import (
@@ -69,9 +70,11 @@ class PhaseConfig:
     base: Base | None = None
     limit_strengths: tuple[float, ...] = Phase.limit_strengths.default
     seeds: tuple[int, ...] | None = Phase.seeds.default
+    device: str | None = field(default=Phase.device.default, metadata={UNKEYED_FIELD: True})
 
     def __post_init__(self) -> None:
         Phase.kind.check(self.kind)
+        Phase.device.check(self.device)
         if isinstance(self.metrics, (tuple, list)):
             current = []
             for word in self.metrics:
@@ -163,6 +166,8 @@ class PhaseConfig:
                 )
         else:
             self.cells()  # every cell checked now, before anything runs
+        if self.device is not None:
+            self._check_device()
         if self.seeds is not None:
             require(
                 base.init_seed is None
@@ -179,6 +184,39 @@ class PhaseConfig:
                 "have no effect: the cells draw nothing at random (a seed needs `eps`, `init` random, or a "
                 "finite-sample or SGD mode)",
             )
+
+    def _check_device(self) -> None:
+        """``device`` moves the population flows of one-neuron cells (the torch DOP853 of
+        :mod:`gaugecli.core.integrate.dop853_torch`); elsewhere it would change nothing, so it is refused."""
+        cells = [cell for row in self.cells() for cell in row]
+        require(
+            all(cell.dynamics.mode is Mode.flow for cell in cells),
+            "device",
+            "of phase moves the population flow (`mode` flow); a finite-sample base takes it in its own dynamics",
+        )
+        require(
+            all(cell.m == 1 for cell in cells),
+            "device",
+            "moves the population flows of one-neuron cells (`m` 1); wider cells run on the CPU's LSODA",
+        )
+        if self.device == "cuda":
+            from gaugecli.core.samples.sample_draw import resolve_device  # torch: only when a GPU is asked for
+
+            try:
+                resolve_device("cuda")
+            except ValueError as err:
+                raise ConfigError("device", str(err).removeprefix("cuda: ")) from None
+
+    @property
+    def flow_device(self) -> str | None:
+        """The torch device of the one-neuron population flows (``None``: the compiled CPU solver, also for ``auto``
+        where torch sees no CUDA device: on torch's CPU device the same map takes ~20× as long, rows v2)."""
+        if self.device is None:
+            return None
+        from gaugecli.core.samples.sample_draw import resolve_device
+
+        device = str(resolve_device(self.device))
+        return None if self.device == "auto" and device == "cpu" else device
 
     def __getstate__(self) -> dict[str, Any]:
         """Its fields, without the cells :meth:`cells` keeps (a copy or a pickle rebuilds them)."""
