@@ -341,6 +341,9 @@ def warm_worker() -> None:
         from gaugecli.core.population import fused_smooth  # fig8's squared-ReLU, square and erf flows
 
         fused_smooth.compile_loops()
+        from gaugecli.core.integrate import sgd_loop  # fig11's minibatch SGD
+
+        sgd_loop.compile_loops()
 
 
 @dataclass(frozen=True)

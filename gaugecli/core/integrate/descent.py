@@ -161,6 +161,21 @@ def gradient_descent(
         imbalance(Network(a, W), p) if model.activation.homogeneous and (optimizer is None or optimizer.is_gd) else None
     )
     state = None if optimizer is None else optimizer.start()
+    if optimizer is None and not crossings and not imbalance_every_step and len(batch) == 1:
+        compiled = _compiled_sgd(
+            oracle,
+            Network(a, W),
+            model,
+            eta,
+            n_steps,
+            record_set,
+            grad_tol,
+            law,
+            (method, objective_name, eps_align),
+            progress,
+        )
+        if compiled is not None:
+            return compiled
     per_step = np.empty((n_steps + 1,) + batch + (m,)) if imbalance_every_step else None
     converged = np.zeros(batch, bool)
     pending = np.isnan(crossing)  # neurons whose crossing is still to come
@@ -226,4 +241,49 @@ def gradient_descent(
         empirical_loss=None if losses[0] is None else np.moveaxis(np.array(losses), 0, -1),
         imbalance_by_steps=None if law is None else np.moveaxis(np.array([s[4] for s in saved]), 0, -2),
         imbalance_per_step=None if per_step is None else np.moveaxis(per_step[: k + 1], 0, -2),
+    )
+
+
+def _compiled_sgd(
+    oracle: GradientOracle,
+    theta0: Network,
+    model: Model,
+    eta: float,
+    n_steps: int,
+    record: set[int],
+    grad_tol: float,
+    law: Array | None,
+    labels: tuple[str, str, float],
+    progress: Progress | None,
+) -> Trajectory | None:
+    """:func:`gradient_descent`'s SGD loop compiled (:func:`gaugecli.core.integrate.sgd_loop.descend`: the
+    same iterates) where the oracle is a :class:`~gaugecli.core.integrate.sgd_loop.MinibatchStream` on the
+    compiled route and no crossing is located; ``None`` elsewhere (the Python loop runs). ``labels``: the
+    run's method, objective and ε, as the trajectory states them."""
+    from gaugecli.core.integrate import sgd_loop
+
+    if not isinstance(oracle, sgd_loop.MinibatchStream):
+        return None
+    a, W = theta0.a, theta0.W
+    route = oracle.route(W.shape[-2])
+    if route is None or route[0].shape[0] != W.shape[0] or W.shape[-1] > sgd_loop.PAIRWISE_BLOCK:
+        return None
+    shrink = 1.0 - 2.0 * eta * model.weight_decay
+    run = sgd_loop.descend(a, W, oracle, route, eta, n_steps, record, grad_tol, law, shrink, model.degree, progress)
+    if run.fault is not None:
+        raise NumericalFault(_divergence_message(eta, run.fault, stable_step_bound(theta0, model)))
+    if progress is not None:
+        progress(1.0)
+    k, (method, objective_name, eps_align) = run.k, labels
+    return Trajectory(
+        t=run.steps * eta,
+        a=np.moveaxis(run.a, 0, -2),
+        W=np.moveaxis(run.W, 0, -3),
+        crossing_times=np.full(a.shape, np.nan),
+        eps_align=eps_align,
+        stats=SolverStats(
+            method, k, k + 1, 0, f"{k} steps of size {eta:g}", step=eta, objective=objective_name, population=False
+        ),
+        converged=run.converged,
+        imbalance_by_steps=None if run.law is None else np.moveaxis(run.law, 0, -2),
     )
