@@ -58,7 +58,8 @@ def test_the_visible_geometry_decides_when_delta_has_no_spread(study):
 
 def test_owners_match_an_independent_recomputation_from_the_final_states():
     # k = 2, m = 4, ρ = 1: the chunk's owners against the final states recomputed here from the same
-    # draw, integrated in the full d = 16 (no subspace coordinates), owners read from a, W and e_1, e_2
+    # draw, integrated in the full d = 16 (no subspace coordinates), owners read from a, W and e_1, e_2;
+    # another solver too: the chunk's seeds each on the compiled DOP853 (POPULATION_METHOD), these on LSODA
     job = chunks(PredictConfig(ks=(2,), widths=(2,), spreads=(1.0,), natural=False, runs=6, rtol=1e-9))[0][0]
     result = predict_chunk(job)
     from gaugecli.experiments.common import integrate_ensemble
