@@ -136,6 +136,11 @@ def gradient_descent(
     ``crossings=False``: locate no crossing (``crossing_times`` all NaN, ``stop_at_crossing`` never
     fires), for a caller that reads the iterates alone: ``α`` of every neuron at every step was a
     quarter of a minibatch step's cost (fig11's SGD). The iterates are the same numbers either way.
+
+    Where they apply the loop runs compiled, the same iterates to the bit (crossings to round-off): on the
+    population loss of the ReLU family under GD, heavy ball, Adam or AdamW, for one network or a 1-D
+    ensemble without ``imbalance_every_step`` (:mod:`gaugecli.core.integrate.population_loop`), and SGD of
+    stacked samples without crossings (:mod:`gaugecli.core.integrate.sgd_loop`).
     """
     objective_name, population = "population", True
     given = population_objective(model) if oracle is None else oracle
