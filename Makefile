@@ -27,8 +27,9 @@ figures: $(STAMP)
 # (check-portable's) one, ~30 CPU-s each into an empty cache. CI runs it beside lint, on the core lint
 # leaves idle: otherwise pytest's two workers each compile the loops they meet first, at once.
 LOOPS := from gaugecli.core.population import fused, fused_smooth; from gaugecli.core.samples import empirical_fused; \
-	from gaugecli.core.integrate import bdf_flow, dop853_flow, odeint_flow; \
-	[m.compile_loops() for m in (fused, empirical_fused, odeint_flow, bdf_flow, dop853_flow, fused_smooth)]
+	from gaugecli.core.integrate import bdf_flow, dop853_flow, odeint_flow, population_loop, sgd_loop; \
+	[m.compile_loops() for m in (fused, empirical_fused, odeint_flow, bdf_flow, dop853_flow, fused_smooth, sgd_loop, \
+	population_loop)]
 compile-loops: $(STAMP)
 	$(BIN)/python -c "$(LOOPS)"
 	$(PORTABLE_ENV) $(BIN)/python -c "$(LOOPS)"

@@ -341,6 +341,10 @@ def warm_worker() -> None:
         from gaugecli.core.population import fused_smooth  # fig8's squared-ReLU, square and erf flows
 
         fused_smooth.compile_loops()
+        from gaugecli.core.integrate import population_loop, sgd_loop  # fig11's SGD, population GD and optimizers
+
+        sgd_loop.compile_loops()
+        population_loop.compile_loops()
 
 
 @dataclass(frozen=True)

@@ -58,7 +58,8 @@ def test_the_visible_geometry_decides_when_delta_has_no_spread(study):
 
 def test_owners_match_an_independent_recomputation_from_the_final_states():
     # k = 2, m = 4, ρ = 1: the chunk's owners against the final states recomputed here from the same
-    # draw, integrated in the full d = 16 (no subspace coordinates), owners read from a, W and e_1, e_2
+    # draw, integrated in the full d = 16 (no subspace coordinates), owners read from a, W and e_1, e_2;
+    # another solver too: the chunk's seeds each on the compiled DOP853 (POPULATION_METHOD), these on LSODA
     job = chunks(PredictConfig(ks=(2,), widths=(2,), spreads=(1.0,), natural=False, runs=6, rtol=1e-9))[0][0]
     result = predict_chunk(job)
     from gaugecli.experiments.common import integrate_ensemble
@@ -348,3 +349,22 @@ def test_the_cells_of_one_seed_range_share_their_predictions(monkeypatch):
     direct = predictions(Network(a0, W0), net, job.eps_align, job.rtol, job.t_max)
     for result in results:
         assert result.picks == {name: direct[name].tolist() for name in job.rules}
+
+
+@pytest.mark.parametrize(("k", "m"), [(1, 4), (2, 2)])
+def test_the_race_times_are_lsodas_to_the_solvers_tolerance(k: int, m: int, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The race's compiled per-member DOP853 (``RACE_METHOD``) against LSODA on rows shared by the
+    ensemble (the flow's default), six Gaussian starts at rtol 1e-9: the same neurons align (finite
+    times), each time within 10·rtol relative (each solver's crossing is within a few rtol of the
+    flow's; measured ≤ 7e-10)."""
+    from gaugecli.experiments.predict import predictors
+
+    a0, W0, _ = draw(list(range(6)), k, m, 16, 0.3, 0.3, None)
+    net = ModelConfig(d=W0.shape[-1], k=k).build()
+    compiled = predictors.race_times(Network(a0, W0), net, 0.01, 1e-9, 222.0)
+    monkeypatch.setattr(predictors, "RACE_METHOD", "auto")
+    shared = predictors.race_times(Network(a0, W0), net, 0.01, 1e-9, 222.0)
+    finite = np.isfinite(shared)
+    np.testing.assert_array_equal(np.isfinite(compiled), finite)
+    assert finite.sum() >= 12  # most neurons race
+    np.testing.assert_allclose(compiled[finite], shared[finite], rtol=1e-8)

@@ -6,6 +6,7 @@ from __future__ import annotations
 import math
 from collections.abc import Callable
 from functools import partial
+from typing import Any
 
 import numpy as np
 
@@ -135,8 +136,15 @@ def gradient_descent(
     ``crossings=False``: locate no crossing (``crossing_times`` all NaN, ``stop_at_crossing`` never
     fires), for a caller that reads the iterates alone: ``α`` of every neuron at every step was a
     quarter of a minibatch step's cost (fig11's SGD). The iterates are the same numbers either way.
+
+    Where they apply the loop runs compiled, the same iterates to the bit (crossings to round-off): on the
+    population loss of the ReLU family under GD, heavy ball, Adam or AdamW, for one network or a 1-D
+    ensemble without ``imbalance_every_step`` (:mod:`gaugecli.core.integrate.population_loop`), and SGD of
+    stacked samples without crossings (:mod:`gaugecli.core.integrate.sgd_loop`).
     """
     objective_name, population = "population", True
+    given = population_objective(model) if oracle is None else oracle
+    descent = given.descent if isinstance(given, Objective) else None  # the compiled population loop's
     if isinstance(oracle, Objective):
         objective_name, population, oracle = oracle.name, oracle.population, oracle.gradient
     elif oracle is not None:  # a bare oracle: a minibatch stream or a custom loss, not the population's
@@ -161,6 +169,28 @@ def gradient_descent(
         imbalance(Network(a, W), p) if model.activation.homogeneous and (optimizer is None or optimizer.is_gd) else None
     )
     state = None if optimizer is None else optimizer.start()
+    if descent is not None and not imbalance_every_step and len(batch) <= 1:
+        stepped = _compiled_population(
+            descent, Network(a, W), model, eta, n_steps, record_set, grad_tol, law, optimizer,
+            prev_align if crossings else None, thr, stop_at_crossing, (method, objective_name, eps_align), progress,
+        )  # fmt: skip
+        if stepped is not None:
+            return stepped
+    if optimizer is None and not crossings and not imbalance_every_step and len(batch) == 1:
+        compiled = _compiled_sgd(
+            oracle,
+            Network(a, W),
+            model,
+            eta,
+            n_steps,
+            record_set,
+            grad_tol,
+            law,
+            (method, objective_name, eps_align),
+            progress,
+        )
+        if compiled is not None:
+            return compiled
     per_step = np.empty((n_steps + 1,) + batch + (m,)) if imbalance_every_step else None
     converged = np.zeros(batch, bool)
     pending = np.isnan(crossing)  # neurons whose crossing is still to come
@@ -226,4 +256,119 @@ def gradient_descent(
         empirical_loss=None if losses[0] is None else np.moveaxis(np.array(losses), 0, -1),
         imbalance_by_steps=None if law is None else np.moveaxis(np.array([s[4] for s in saved]), 0, -2),
         imbalance_per_step=None if per_step is None else np.moveaxis(per_step[: k + 1], 0, -2),
+    )
+
+
+def _compiled_sgd(
+    oracle: GradientOracle,
+    theta0: Network,
+    model: Model,
+    eta: float,
+    n_steps: int,
+    record: set[int],
+    grad_tol: float,
+    law: Array | None,
+    labels: tuple[str, str, float],
+    progress: Progress | None,
+) -> Trajectory | None:
+    """:func:`gradient_descent`'s SGD loop compiled (:func:`gaugecli.core.integrate.sgd_loop.descend`: the
+    same iterates) where the oracle is a :class:`~gaugecli.core.integrate.sgd_loop.MinibatchStream` on the
+    compiled route and no crossing is located; ``None`` elsewhere (the Python loop runs). ``labels``: the
+    run's method, objective and ε, as the trajectory states them."""
+    from gaugecli.core.integrate import sgd_loop
+
+    if not isinstance(oracle, sgd_loop.MinibatchStream):
+        return None
+    a, W = theta0.a, theta0.W
+    route = oracle.route(W.shape[-2])
+    if route is None or route[0].shape[0] != W.shape[0] or W.shape[-1] > sgd_loop.PAIRWISE_BLOCK:
+        return None
+    shrink = 1.0 - 2.0 * eta * model.weight_decay
+    run = sgd_loop.descend(a, W, oracle, route, eta, n_steps, record, grad_tol, law, shrink, model.degree, progress)
+    if run.fault is not None:
+        raise NumericalFault(_divergence_message(eta, run.fault, stable_step_bound(theta0, model)))
+    if progress is not None:
+        progress(1.0)
+    k, (method, objective_name, eps_align) = run.k, labels
+    return Trajectory(
+        t=run.steps * eta,
+        a=np.moveaxis(run.a, 0, -2),
+        W=np.moveaxis(run.W, 0, -3),
+        crossing_times=np.full(a.shape, np.nan),
+        eps_align=eps_align,
+        stats=SolverStats(
+            method, k, k + 1, 0, f"{k} steps of size {eta:g}", step=eta, objective=objective_name, population=False
+        ),
+        converged=run.converged,
+        imbalance_by_steps=None if run.law is None else np.moveaxis(run.law, 0, -2),
+    )
+
+
+def _population_rule(optimizer: Optimizer | None) -> Any:
+    """The compiled loop's :class:`~gaugecli.core.integrate.population_loop.Rule` of ``optimizer`` (``None``:
+    GD), or ``None`` for a rule it does not run."""
+    from gaugecli.core.integrate.optimizers.adam import Adam
+    from gaugecli.core.integrate.optimizers.sgd import SGD, Momentum
+    from gaugecli.core.integrate.population_loop import Rule
+
+    if optimizer is None or type(optimizer) is SGD:
+        return Rule("gd", decay=0.0 if optimizer is None else optimizer.decay)
+    if type(optimizer) is Momentum:
+        return Rule("nesterov" if optimizer.nesterov else "momentum", beta=optimizer.momentum, decay=optimizer.decay)
+    if isinstance(optimizer, Adam):  # Adam, AdamW (its decay decoupled)
+        return Rule("adam", betas=optimizer.betas, adam_eps=optimizer.adam_eps, decay=optimizer.decay)
+    return None
+
+
+def _compiled_population(
+    descent: tuple[Array, Array, tuple[float, float], float],
+    theta0: Network,
+    model: Model,
+    eta: float,
+    n_steps: int,
+    record: set[int],
+    grad_tol: float,
+    law: Array | None,
+    optimizer: Optimizer | None,
+    start_align: Array | None,
+    threshold: float,
+    stop_at_crossing: bool,
+    labels: tuple[str, str, float],
+    progress: Progress | None,
+) -> Trajectory | None:
+    """:func:`gradient_descent`'s loop compiled on the population loss
+    (:func:`gaugecli.core.integrate.population_loop.descend`: the same iterates, the crossings to round-off)
+    for one network or a 1-D ensemble under GD, heavy ball, Adam or AdamW; ``None`` elsewhere."""
+    from gaugecli.core.integrate import population_loop
+
+    rule = _population_rule(optimizer)
+    a, W = theta0.a, theta0.W
+    if rule is None or W.shape[-1] > population_loop.PAIRWISE_BLOCK:
+        return None
+    batch, (m, r) = a.shape[:-1], W.shape[-2:]
+    run = population_loop.descend(
+        a.reshape(-1, m), W.reshape(-1, m, r), descent, rule, eta, n_steps, record, grad_tol=grad_tol,
+        law=None if law is None else law.reshape(-1, m), shrink=1.0 - 2.0 * eta * model.weight_decay,
+        p=model.degree, features=model.unit_directions(), even=model.activation.even, threshold=threshold,
+        start_align=None if start_align is None else start_align.reshape(-1, m), stop_at_crossing=stop_at_crossing,
+        progress=progress,
+    )  # fmt: skip
+    if run.fault is not None:
+        message = _divergence_message(eta, run.fault, stable_step_bound(theta0, model))
+        raise NumericalFault(message + ("" if optimizer is None else f" for GD; {optimizer.describe()} was stepping"))
+    if progress is not None:
+        progress(1.0)
+    k, (method, objective_name, eps_align) = run.k, labels
+    R = run.steps.size
+    return Trajectory(
+        t=run.steps * eta,
+        a=np.moveaxis(run.a, 0, -2).reshape(batch + (R, m)),
+        W=np.moveaxis(run.W, 0, -3).reshape(batch + (R, m, r)),
+        crossing_times=run.crossing.reshape(batch + (m,)),
+        eps_align=eps_align,
+        stats=SolverStats(
+            method, k, k + 1, 0, f"{k} steps of size {eta:g}", step=eta, objective=objective_name, population=True
+        ),
+        converged=np.asarray(run.converged.reshape(batch), dtype=bool),
+        imbalance_by_steps=None if run.law is None else np.moveaxis(run.law, 0, -2).reshape(batch + (R, m)),
     )

@@ -13,7 +13,12 @@ import numpy as np
 
 from gaugecli.core.model.model import Model
 from gaugecli.core.model.state import Network
-from gaugecli.core.population.dynamics import population_gradient, population_gradient_packed, population_hessian
+from gaugecli.core.population.dynamics import (
+    _fused_weights,
+    population_gradient,
+    population_gradient_packed,
+    population_hessian,
+)
 from gaugecli.core.types import Array, Indices
 
 GradientOracle = Callable[[Array, Array], tuple[Array, Array, Array | None]]
@@ -51,6 +56,12 @@ class Objective:
     the objective has it: GD's stability bound then takes ``λ_max`` by Lanczos
     (:func:`gaugecli.core.integrate.descent.stable_step_bound`)."""
 
+    descent: tuple[Array, Array, tuple[float, float], float] | None = None
+    """``(b, V, (A, B), λ)`` where the gradient is the compiled population gradient of the ReLU family
+    against the teacher ``(b, V)`` with kernel weights ``(A, B)`` (:func:`gaugecli.core.population.fused.gradient`)
+    plus ``λθ``: what :mod:`gaugecli.core.integrate.population_loop` descends in its compiled loop (the same
+    numbers); ``None`` for any other loss."""
+
     def restricted(self, idx: Indices) -> Objective:
         """The objective of the members ``idx`` (itself when members share one loss)."""
         return self if self.members is None else self.members(idx)
@@ -68,7 +79,9 @@ class Objective:
         packed = None if base.packed is None else _decayed_packed(base.packed, lam)
         hvp = None if base.hessian_vector is None else _shifted_product(base.hessian_vector, lam)
         name = f"{base.name} + weight decay λ={lam:g}"
-        return Objective(gradient, hessian, name, members, base.population, packed, hvp)
+        # one decay on the compiled gradient (a second would add λ₂θ to g + λ₁θ: another rounding)
+        descent = None if base.descent is None or base.descent[3] != 0.0 else (*base.descent[:3], lam)
+        return Objective(gradient, hessian, name, members, base.population, packed, hvp, descent)
 
 
 def decayed(oracle: GradientOracle, weight_decay: float) -> GradientOracle:
@@ -123,12 +136,14 @@ def population_objective(model: Model) -> Objective:
         g = population_gradient(Network(a, W), model)
         return g.a, g.W, None
 
+    weights = _fused_weights(model)
     objective = Objective(
         gradient,
         lambda a, W: population_hessian(Network(a, W), model),
         "population",
         population=True,
         packed=population_gradient_packed(model),
+        descent=None if weights is None else (model.coefficients, model.directions, weights, 0.0),
     )
     return objective.with_weight_decay(model.weight_decay)
 

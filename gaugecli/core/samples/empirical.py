@@ -96,12 +96,12 @@ class EmpiricalSample(SampleRows):
         B = 32 step's cost. Elsewhere that sample is built."""
         if self.device.type == "cpu" and self.X is not None and self.y is not None:
             a, W = np.asarray(a, dtype=np.float64), np.asarray(W, dtype=np.float64)
-            compiled = self._compiled(W.shape[:-2], W.shape[-2])
-            if compiled is not None and W.ndim == 3 and compiled[0].shape[0] == rows.shape[0]:
+            stack = W.ndim == 3 and W.shape[0] == rows.shape[0] == self.members
+            route = self.batch_route(W.shape[-2]) if stack else None
+            if route is not None:
                 m = W.shape[-2]
                 Y = np.concatenate((np.broadcast_to(a, W.shape[:-1]), W.reshape(-1, m * self.d)), axis=1)
-                X = np.ascontiguousarray(self.X.numpy())  # (S, n, d): each gathered row is read whole
-                G, loss = empirical_fused.batch_gradient_packed(Y, X, compiled[1], rows, compiled[2])
+                G, loss = empirical_fused.batch_gradient_packed(Y, route[0], route[1], rows, route[2])
                 return G[:, :m], G[:, m:].reshape(W.shape), loss
             # gathered in numpy: a tensor's fancy indexing cost more than a B = 32 batch's gradient
             members, X, y_all = np.arange(rows.shape[0])[:, None], self.X.numpy(), self.y.numpy()
@@ -112,6 +112,15 @@ class EmpiricalSample(SampleRows):
         rows_t = torch.from_numpy(rows).to(self.device)
         assert self.X is not None and self.y is not None
         return self.holding(self.X[members_t, rows_t], self.y[members_t, rows_t]).gradient(a, W)
+
+    def batch_route(self, m: int) -> tuple[Array, Array, tuple[float, float]] | None:
+        """``(X (S, n, d), y (S, n), (α, β))`` of :func:`~gaugecli.core.samples.empirical_fused.batch_gradient_packed`
+        for a stack's ``S`` members of ``m`` neurons, one on each sample, where the compiled route applies
+        (:meth:`_compiled`); else ``None``. ``X`` whole rows, as each gathered row is read."""
+        if self.members is None or self.X is None or self.device.type != "cpu":
+            return None
+        compiled = self._compiled((self.members,), m)
+        return None if compiled is None else (np.ascontiguousarray(self.X.numpy()), compiled[1], compiled[2])
 
     def _compiled(self, lead: tuple[int, ...], m: int) -> tuple[Array, Array, tuple[float, float]] | None:
         """``(Xᵀ (S, d, n), y (S, n), (α, β))`` for :mod:`~gaugecli.core.samples.empirical_fused`'s pass over

@@ -184,7 +184,7 @@ def stacked_minibatch_oracle(
     *,
     device: str = "cpu",
     activation: Activation | None = None,
-) -> GradientOracle:
+) -> StackedMinibatches:
     """SGD for an ensemble, one member per sample: each call returns, for every member ``b``, the
     gradient of ``(1/2B) Σ_{i∈batch_b} (f(x_i) − y_i)²`` on a batch of ``B = batch_size`` rows of its
     own sample ``samples[b]`` (all of one size ``n``), drawn as :func:`minibatch_oracle`'s resampled
@@ -194,36 +194,59 @@ def stacked_minibatch_oracle(
     gradient per step instead of one per member."""
     full = EmpiricalSample.stack(samples, device=device, activation=activation)
     assert full.X is not None
-    members, n = full.X.shape[0], full.X.shape[1]
-    if len(seeds) != members:
-        raise ValueError(f"stacked_minibatch_oracle: one seed per sample (got {len(seeds)} for {members})")
-    B = min(batch_size, n)
-    rngs = [np.random.default_rng(seed) for seed in seeds]
-    epochs = max(1, EPOCH_BLOCK_ROWS // n)
-    rows = np.broadcast_to(np.arange(n), (epochs, n))
+    if len(seeds) != full.X.shape[0]:
+        raise ValueError(f"stacked_minibatch_oracle: one seed per sample (got {len(seeds)} for {full.X.shape[0]})")
+    return StackedMinibatches(full, batch_size, seeds)
 
-    def block() -> Indices:
-        """``(members, epochs, n)``: each member's next ``epochs`` epoch orders (:data:`EPOCH_BLOCK_ROWS`)."""
-        return np.stack([rng.permuted(rows, axis=1) for rng in rngs])
 
-    orders = [block()]
-    position = [0, 0]  # the epoch of the block, and its rows already used: the same for every member
+class StackedMinibatches:
+    """:func:`stacked_minibatch_oracle`'s oracle: a call is one step's gradients on the next batches, and the
+    batches can be read ahead (:class:`gaugecli.core.integrate.sgd_loop.MinibatchStream`: the compiled SGD
+    loop takes them a block at a time). Batch ``t`` of a block of :data:`EPOCH_BLOCK_ROWS` is epoch
+    ``t // ⌊n/B⌋``'s rows ``B·(t mod ⌊n/B⌋) …`` of its order: the epoch's consecutive batches, the rest of it
+    unused."""
 
-    def next_batch() -> Indices:
-        if position[1] + B > n:
-            position[0], position[1] = position[0] + 1, 0
-            if position[0] == epochs:
-                orders[0], position[0] = block(), 0
-        epoch, pos = position
-        position[1] = pos + B
-        return orders[0][:, epoch, pos : pos + B]
+    def __init__(self, full: EmpiricalSample, batch_size: int, seeds: list[int]) -> None:
+        assert full.X is not None
+        self.full = full
+        members, self.n = full.X.shape[0], full.X.shape[1]
+        self.B = min(batch_size, self.n)
+        self._rngs = [np.random.default_rng(seed) for seed in seeds]
+        self._epochs = max(1, EPOCH_BLOCK_ROWS // self.n)
+        self._rows = np.broadcast_to(np.arange(self.n), (self._epochs, self.n))
+        self._block = self._draw()
+        self._used = 0  # batches of the block already taken
+        self.objective_name = f"empirical n={self.n} per member, resampled batches B={self.B}"
+        assert self._block.shape[1] == members
 
-    def stacked(a: Array, W: Array) -> tuple[Array, Array, None]:
-        ga, gW, _ = full.batch_gradient(a, W, next_batch())
+    def _draw(self) -> Indices:
+        """``(epochs·⌊n/B⌋, members, B)``: each member's next ``epochs`` epoch orders, one
+        ``Generator.permuted`` call per member (:data:`EPOCH_BLOCK_ROWS`), cut into batches."""
+        orders = np.stack([rng.permuted(self._rows, axis=1) for rng in self._rngs])  # (members, epochs, n)
+        per_epoch = self.n // self.B
+        cut = orders[:, :, : per_epoch * self.B].reshape(orders.shape[0], self._epochs * per_epoch, self.B)
+        return np.ascontiguousarray(cut.transpose(1, 0, 2), dtype=np.int64)
+
+    def batches(self) -> Indices:
+        """The batches not yet taken of the current block (a new block drawn where it is used up)."""
+        if self._used == self._block.shape[0]:
+            self._block, self._used = self._draw(), 0
+        return self._block[self._used :]
+
+    def advance(self, count: int) -> None:
+        """Take the first ``count`` batches of :meth:`batches`."""
+        self._used += count
+
+    def route(self, m: int) -> tuple[Array, Array, tuple[float, float]] | None:
+        """The arrays of the compiled minibatch pass for the stack's members of ``m`` neurons, if it applies
+        (:meth:`EmpiricalSample.batch_route`)."""
+        return self.full.batch_route(m)
+
+    def __call__(self, a: Array, W: Array) -> tuple[Array, Array, None]:
+        rows = self.batches()[0]
+        self.advance(1)
+        ga, gW, _ = self.full.batch_gradient(a, W, rows)
         return ga, gW, None
-
-    stacked.objective_name = f"empirical n={n} per member, resampled batches B={B}"  # type: ignore[attr-defined]
-    return stacked
 
 
 def sample_memory_estimate(

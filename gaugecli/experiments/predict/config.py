@@ -6,8 +6,9 @@ seeds.
 ensemble, cached (as a sweep ``point``) and resumed. The partition depends on the configuration
 alone, and so does every run's horizon (:meth:`PredictConfig.horizon`, a function of the cell, not of
 the draws), so a stored number never depends on the worker count, the finishing order or which
-chunks an interrupted call had finished. Within an ensemble the members share one adaptive step
-sequence, so a run's numbers equal those of the run alone to the solver's tolerance.
+chunks an interrupted call had finished. On the population loss each member takes its own steps; on
+``L_n`` the members of an ensemble share one adaptive step sequence, so a run's numbers equal those of
+the run alone to the solver's tolerance.
 """
 
 from __future__ import annotations

@@ -16,7 +16,7 @@ With ``c_j, u_j, δ_j`` the start in function coordinates and ``α_jk = u_j·v̂
   at which ``α = 1 − ε_align`` in the ``m = 1`` reduced equations (:mod:`gaugecli.core.reduced.planar`)
   ``ċ = −√(δ² + 4c²)(c/2 − a*_k g(θ))``, ``θ̇ = −M^u c (π − θ) sin θ / (2π)`` from
   ``(c_j, θ_jk = arccos α_jk, δ_j)``, integrated as ``m = 1`` population flows in the plane of
-  ``v_k`` and ``u_j`` (``None`` if no neuron aligns alone by the horizon);
+  ``v_k`` and ``u_j`` (:data:`RACE_METHOD`; ``None`` if no neuron aligns alone by the horizon);
 * ``race-matched`` — the same race times, with one neuron per feature: the pairing of the ``k``
   features with distinct neurons whose race times sum least (the same as ``race`` at ``k = 1``).
 
@@ -103,6 +103,14 @@ def angular_speed(theta: Network, model: Model) -> Array:
     return toward / np.sqrt(np.maximum(1.0 - alpha**2, 1e-300))
 
 
+RACE_METHOD = "dop853-bdf"
+"""The race's one-neuron flows, each on its own compiled DOP853 steps (BDF's where it turns stiff:
+:mod:`gaugecli.core.integrate.dop853_flow`, phase's cells' solver), not LSODA on rows shared by the ensemble,
+which stepped on to the horizon (t ≈ 222) long after most members had crossed (t ≈ 11–18): fig10's 32
+chunks' race times 2.6–3.2 → 1.25–1.33 CPU-s. The times agree with LSODA's within 1.1e-6 relative at
+rtol 1e-7 (both solvers' tolerance), and every pick of fig10's and fig11's studies is the same."""
+
+
 def race_times(theta: Network, model: Model, eps_align: float, rtol: float, t_max: float) -> Array:
     """``T_jk`` of the race rule (module docstring), shape ``(B, m, k)``, ``inf`` where the neuron does
     not align alone by ``t_max``; every ``(b, j, k)`` one member of one ensemble of ``m = 1`` flows in
@@ -122,7 +130,7 @@ def race_times(theta: Network, model: Model, eps_align: float, rtol: float, t_ma
         dynamics = DynamicsConfig(rtol=rtol, t_max=t_max, grid_points=3)
         crossing = np.full(B * m, np.nan)
         if np.any(racing):
-            traj, _ = integrate_ensemble(solo, dynamics, Network(a0, W0))
+            traj, _ = integrate_ensemble(solo, dynamics, Network(a0, W0), flow_method=RACE_METHOD)
             crossing[racing] = np.asarray(traj.crossing_times, float).reshape(-1)
         times[..., f] = np.where(np.isnan(crossing), np.inf, crossing).reshape(B, m)
     return times
