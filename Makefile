@@ -12,12 +12,16 @@ BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed
 TORCH_INDEX ?=
 PIP_EXTRA := $(if $(TORCH_INDEX),--extra-index-url $(TORCH_INDEX),)
+# pip's flags for the installs below; CI sets --no-compile (.ci/run): pip would byte-compile every module
+# of every wheel (torch's thousands), most of which no command imports; the first import compiles and
+# writes what is used (which needs PYTHONDONTWRITEBYTECODE unset, as .ci/run makes sure)
+INSTALL_FLAGS ?=
 
 .PHONY: figures test compile-loops check-figures check-portable bench lint docs docs-site check-site check-sdist check-citation clean
 
 $(STAMP): pyproject.toml constraints.txt
 	$(PYTHON) -m venv $(VENV)
-	$(BIN)/python -m pip install --quiet $(PIP_EXTRA) -c constraints.txt -e ".[test,dask,dev,frame]"
+	$(BIN)/python -m pip install --quiet $(INSTALL_FLAGS) $(PIP_EXTRA) -c constraints.txt -e ".[test,dask,dev,frame]"
 	touch $(STAMP)
 
 figures: $(STAMP)
@@ -95,7 +99,7 @@ docs: $(STAMP)
 # typeset by KaTeX, taken from the npm registry at build time (tools/mkdocs_hooks.py); needs npm.
 DOCS_STAMP := $(VENV)/.docs-installed
 $(DOCS_STAMP): $(STAMP)
-	$(BIN)/python -m pip install --quiet $(PIP_EXTRA) -c constraints.txt -e ".[docs]"
+	$(BIN)/python -m pip install --quiet $(INSTALL_FLAGS) $(PIP_EXTRA) -c constraints.txt -e ".[docs]"
 	touch $(DOCS_STAMP)
 
 docs-site: $(DOCS_STAMP)
