@@ -17,7 +17,7 @@ PIP_EXTRA := $(if $(TORCH_INDEX),--extra-index-url $(TORCH_INDEX),)
 # writes what is used (which needs PYTHONDONTWRITEBYTECODE unset, as .ci/run makes sure)
 INSTALL_FLAGS ?=
 
-.PHONY: figures test compile-loops check-figures check-portable bench lint docs docs-site check-site check-sdist check-citation clean
+.PHONY: figures test compile-loops compile-loops-native compile-loops-portable check-figures check-portable bench lint docs docs-site check-site check-sdist check-citation clean
 
 $(STAMP): pyproject.toml constraints.txt
 	$(PYTHON) -m venv $(VENV)
@@ -27,14 +27,17 @@ $(STAMP): pyproject.toml constraints.txt
 figures: $(STAMP)
 	$(BIN)/gaugecli plot all --cache-dir runs --out-dir figures
 
-# numba's compiled loops into their on-disk cache, on this machine's arithmetic path and on the second
-# (check-portable's) one, ~30 CPU-s each into an empty cache. CI runs it beside lint, on the core lint
-# leaves idle: otherwise pytest's two workers each compile the loops they meet first, at once.
+# numba's compiled loops into their on-disk cache, on this machine's arithmetic path (compile-loops-native)
+# and on the second, check-portable's, one (compile-loops-portable), ~30 CPU-s each into an empty cache.
+# CI compiles each on a core another step leaves idle (the native path beside lint, the second beside the
+# sdist's tests): otherwise pytest's two workers each compile the loops they meet first, at once.
 LOOPS := from gaugecli.core.population import fused, fused_smooth; from gaugecli.core.samples import empirical_fused; \
 	from gaugecli.core.integrate import bdf_flow, dop853_flow, odeint_flow; \
 	[m.compile_loops() for m in (fused, empirical_fused, odeint_flow, bdf_flow, dop853_flow, fused_smooth)]
-compile-loops: $(STAMP)
+compile-loops: compile-loops-native compile-loops-portable
+compile-loops-native: $(STAMP)
 	$(BIN)/python -c "$(LOOPS)"
+compile-loops-portable: $(STAMP)
 	$(PORTABLE_ENV) $(BIN)/python -c "$(LOOPS)"
 
 test: $(STAMP)
