@@ -12,26 +12,33 @@ BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed
 TORCH_INDEX ?=
 PIP_EXTRA := $(if $(TORCH_INDEX),--extra-index-url $(TORCH_INDEX),)
+# pip's flags for the installs below; CI sets --no-compile (.ci/run): pip would byte-compile every module
+# of every wheel (torch's thousands), most of which no command imports; the first import compiles and
+# writes what is used (which needs PYTHONDONTWRITEBYTECODE unset, as .ci/run makes sure)
+INSTALL_FLAGS ?=
 
-.PHONY: figures test compile-loops check-figures check-portable bench lint docs docs-site check-site check-sdist check-citation clean
+.PHONY: figures test compile-loops compile-loops-native compile-loops-portable check-figures check-portable bench lint docs docs-site check-site check-sdist check-citation clean
 
 $(STAMP): pyproject.toml constraints.txt
 	$(PYTHON) -m venv $(VENV)
-	$(BIN)/python -m pip install --quiet $(PIP_EXTRA) -c constraints.txt -e ".[test,dask,dev,frame]"
+	$(BIN)/python -m pip install --quiet $(INSTALL_FLAGS) $(PIP_EXTRA) -c constraints.txt -e ".[test,dask,dev,frame]"
 	touch $(STAMP)
 
 figures: $(STAMP)
 	$(BIN)/gaugecli plot all --cache-dir runs --out-dir figures
 
-# numba's compiled loops into their on-disk cache, on this machine's arithmetic path and on the second
-# (check-portable's) one, ~30 CPU-s each into an empty cache. CI runs it beside lint, on the core lint
-# leaves idle: otherwise pytest's two workers each compile the loops they meet first, at once.
+# numba's compiled loops into their on-disk cache, on this machine's arithmetic path (compile-loops-native)
+# and on the second, check-portable's, one (compile-loops-portable), ~30 CPU-s each into an empty cache.
+# CI compiles each on a core another step leaves idle (the native path beside lint, the second beside the
+# sdist's tests): otherwise pytest's two workers each compile the loops they meet first, at once.
 LOOPS := from gaugecli.core.population import fused, fused_smooth; from gaugecli.core.samples import empirical_fused; \
 	from gaugecli.core.integrate import bdf_flow, dop853_flow, odeint_flow, population_loop, sgd_loop; \
 	[m.compile_loops() for m in (fused, empirical_fused, odeint_flow, bdf_flow, dop853_flow, fused_smooth, sgd_loop, \
 	population_loop)]
-compile-loops: $(STAMP)
+compile-loops: compile-loops-native compile-loops-portable
+compile-loops-native: $(STAMP)
 	$(BIN)/python -c "$(LOOPS)"
+compile-loops-portable: $(STAMP)
 	$(PORTABLE_ENV) $(BIN)/python -c "$(LOOPS)"
 
 test: $(STAMP)
@@ -96,7 +103,7 @@ docs: $(STAMP)
 # typeset by KaTeX, taken from the npm registry at build time (tools/mkdocs_hooks.py); needs npm.
 DOCS_STAMP := $(VENV)/.docs-installed
 $(DOCS_STAMP): $(STAMP)
-	$(BIN)/python -m pip install --quiet $(PIP_EXTRA) -c constraints.txt -e ".[docs]"
+	$(BIN)/python -m pip install --quiet $(INSTALL_FLAGS) $(PIP_EXTRA) -c constraints.txt -e ".[docs]"
 	touch $(DOCS_STAMP)
 
 docs-site: $(DOCS_STAMP)
