@@ -196,8 +196,9 @@ class Pipeline:
 
         missing: dict[str, list[Any]] = {}
         present: set[tuple[str, str]] = set()
+        absent = {id(need) for need in self.missing(needs)}
         for need in needs:
-            if not self.reuse or self.cache.load(need.kind, need.config) is None:
+            if id(need) in absent:
                 batch = missing.setdefault(need.kind, [])
                 if need.config not in batch:
                     batch.append(need.config)

@@ -164,6 +164,29 @@ def test_prefetch_computes_the_missing_runs_in_workers_once(tmp_path: Path) -> N
     assert outcomes[0].result.t_spec == pytest.approx(0.43626, rel=1e-4)
 
 
+def test_a_cache_says_whether_it_holds_any_run_and_prefetch_looks_for_files_only(tmp_path: Path) -> None:
+    """What ``plot all`` decides its workers' imports by (an empty cache: every run to compute), and
+    what prefetch counts as cached: a file, read and verified later by whoever reads it (``ensure``
+    recomputes a damaged one, saying so), not parsed by the process that only hands out the runs."""
+    from gaugecli.experiments.config import ModelConfig
+    from gaugecli.pipeline import Need
+    from gaugecli.store.cache import Cache
+
+    assert not Cache(tmp_path / "absent").holds_any()
+    (tmp_path / "c" / "simulate").mkdir(parents=True)
+    assert not Cache(tmp_path / "c").holds_any()
+    need = Need("simulate", SimulateConfig(model=ModelConfig(d=3), strengths=(4.0,)))
+    warned: list[str] = []
+    pipe = Pipeline(tmp_path / "c", warn=warned.append)
+    path = pipe.cache.path(need.kind, need.config)
+    path.write_text('{"broken":', encoding="utf-8")
+    assert pipe.cache.holds_any() and pipe.missing([need]) == []
+    cached: list[set[tuple[str, str]]] = []
+    assert pipe.prefetch([need], executor=None, on_cached=lambda keys, _: cached.append(keys)) == 0
+    assert cached == [{(need.kind, config_hash(need.config))}] and warned == []
+    assert pipe.ensure(need.kind, need.config).computed and len(warned) == 1 and path.name in warned[0]
+
+
 def test_prefetch_reports_what_is_cached_as_each_task_finishes(tmp_path: Path) -> None:
     """What lets ``plot all`` draw a figure while the runs of others still compute: first the
     runs already cached, then each task's runs as the task finishes."""

@@ -183,6 +183,14 @@ def test_a_figure_drawn_in_a_worker_process_is_byte_identical(tmp_path: Path) ->
     assert [p.name for p in parallel] == [p.name for p in serial]
     for a, b in zip(serial, parallel, strict=True):
         assert a.read_bytes() == b.read_bytes(), a.name
+    assert parallel.warnings == []
+    # ``plot all`` looks for the runs' files only (prefetch): a damaged one is found by the worker that
+    # reads it, recomputed there, and the cache's warning comes back for the command to say
+    damaged = sorted((tmp_path / "cache").glob("*/*.json"))[0]
+    damaged.write_text('{"broken":', encoding="utf-8")
+    again = R.render_from_cache(*args, keep_unchanged=True)
+    assert again.kept and len(again.warnings) == 1 and damaged.name in again.warnings[0]
+    assert "recomputing" in again.warnings[0] and read_artifact(damaged, damaged.parent.name)
 
 
 def test_render_sidecar_records_config_hashes(quick_runs: QuickRuns, tmp_path: Path) -> None:

@@ -124,6 +124,8 @@ def plot(
         started, finished = time.monotonic(), []
 
         def done(fig_id: str, paths: Rendered) -> None:
+            for line in paths.warnings:  # the cache's, from a worker that read the figure's runs
+                session.warn(line)
             files = ", ".join(str(p) for p in paths)
             if paths.kept:
                 files = f"unchanged within tolerance, kept {files} (--rewrite to redraw)"
@@ -163,12 +165,20 @@ def plot(
             drawing: dict[Any, str] = {}
             # every worker runs and draws: a forkserver imports all of it once and forks the workers
             # (LocalExecutor's preload), instead of each importing it anew
-            preload = [*worker_modules(), *WORKER_LOOPS, "gaugecli.plots.render", *(f"gaugecli.plots.{i}" for i in ids)]
+            drawing_modules = ["gaugecli.plots.render", *(f"gaugecli.plots.{i}" for i in ids)]
+            # an empty cache: every run is to compute, so the forkserver imports what runs need (torch,
+            # numba's loops: ~1.3 s) and the workers warm up while this process declares the runs
+            # (~1 CPU-s). A cache holding runs may hold them all: then the workers only draw, and the
+            # imports for computing would be a fifth of a warm `plot all --quick`; each worker makes
+            # them once this process has found a run missing
+            computing = pipe.cache is None or not pipe.reuse or not pipe.cache.holds_any()
+            modules = worker_modules() if computing else [m for m in worker_modules() if m != "torch"]
+            preload = [*modules, *(WORKER_LOOPS if computing else ()), *drawing_modules]
             with make_executor(None, jobs, preload=preload) as executor:
-                # the workers start (and import, and compile numba's loops) while this process
-                # declares the runs (~2.5 CPU-s): before, they started only after it
-                warming = [executor.submit(warm_worker) for _ in range(jobs)]
+                warming = [executor.submit(warm_worker) for _ in range(jobs)] if computing else []
                 needs = {i: list(figure_module(i).needs(quick).values()) for i in ids}
+                if not computing and pipe.missing([n for ns in needs.values() for n in ns]):
+                    warming = [executor.submit(warm_worker) for _ in range(jobs)]
                 needed = {i: {(n.kind, config_hash(n.config)) for n in ns} for i, ns in needs.items()}
                 waiting = {i: set(keys) for i, keys in needed.items()}
                 reported: set[Any] = set()

@@ -218,10 +218,13 @@ def _offences(figures: dict[str, Any]) -> list[str]:
 class Rendered(Sequence[Path]):
     """The paths of one rendered figure (images in the order asked, sidecar last); ``kept`` is
     true when the existing files were left as they were (:func:`render`'s ``keep_unchanged``);
-    ``offences``: the layout check's findings where it was asked for (``check_layout``)."""
+    ``offences``: the layout check's findings where it was asked for (``check_layout``); ``warnings``:
+    what the cache said while a worker read the figure's runs (:func:`render_from_cache`: a damaged
+    artifact, recomputed), for the calling command to say."""
 
     def __init__(self, paths: list[Path], kept: bool, offences: Sequence[str] = ()) -> None:
         self.paths, self.kept, self.offences = list(paths), kept, list(offences)
+        self.warnings: list[str] = []
 
     @overload
     def __getitem__(self, i: int) -> Path: ...
@@ -291,9 +294,12 @@ def render_from_cache(
 ) -> Rendered:
     """:func:`render` in a worker process, from a cache that already holds the figure's runs
     (``plot`` prefetches them first, so nothing is computed twice); ``written``: the ``(kind, hash)``
-    of those the calling command has just computed itself (read without re-verifying them)."""
-    pipeline = Pipeline(cache_root, written=set(written))
-    return render(
+    of those the calling command has just computed itself (read without re-verifying them). The
+    others are verified here, once (the calling command looked for their files only): a damaged one is
+    recomputed, and the cache's warning comes back in ``Rendered.warnings``."""
+    warnings: list[str] = []
+    pipeline = Pipeline(cache_root, written=set(written), warn=warnings.append)
+    rendered = render(
         fig_id,
         pipeline,
         out_dir,
@@ -304,6 +310,8 @@ def render_from_cache(
         versions=versions,
         check_layout=check_layout,
     )
+    rendered.warnings = warnings
+    return rendered
 
 
 def freeze_layout(fig: Any) -> None:

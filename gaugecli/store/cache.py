@@ -50,6 +50,13 @@ class Cache:
             self._paths[kind, id(config)] = (config, path)
         return path
 
+    def holds_any(self) -> bool:
+        """Whether any artifact is under ``root`` (``<root>/<kind>/<hash>.json``): a look at the first
+        entries only, not a listing of the cache."""
+        if not self.root.is_dir():
+            return False
+        return any(next(kind.glob("*.json"), None) is not None for kind in self.root.iterdir() if kind.is_dir())
+
     def load(self, kind: str, config: Any, *, verify: bool = True) -> dict[str, Any] | None:
         """The cached artifact of ``(kind, config)``, or ``None`` if absent or damaged (``verify=False``:
         without re-checking its schema and result hash, :func:`~gaugecli.store.artifacts.read_artifact`)."""
