@@ -30,7 +30,7 @@ import numpy as np
 from numba import njit
 from numpy.typing import NDArray
 
-from gaugecli.core.integrate.sgd_loop import PAIRWISE_BLOCK, _pairwise
+from gaugecli.core.integrate.sgd_loop import PAIRWISE_BLOCK, _diverged, _save, _track
 from gaugecli.core.population.fused import _gradient
 from gaugecli.core.types import Array, Indices
 
@@ -62,17 +62,9 @@ def _descend(  # pragma: no cover - compiled
             for s in range(S):
                 for q in range(P):
                     G[s, q] += lam * Y[s, q]
-        every = True
-        for s in range(S):
-            gsq = 0.0
-            for q in range(P):
-                gsq += G[s, q] * G[s, q]
-            if k == 0:
-                limit[s] = 1e12 * max(gsq, 1.0)
-            if not gsq <= limit[s]:  # NaN too
-                return FAULT, k, slot
-            converged[s] = gsq <= tol2
-            every = every and converged[s]
+        diverged, every = _diverged(G, k, limit, converged, tol2)
+        if diverged:
+            return FAULT, k, slot
         crossed = stop
         if stop:
             for s in range(S):
@@ -82,22 +74,11 @@ def _descend(  # pragma: no cover - compiled
                 crossed = crossed and not waiting
         done = k == n_steps or every or crossed
         if record[k] or done:
-            for s in range(S):
-                for q in range(P):
-                    saved[slot, s, q] = Y[s, q]
-            for s in range(S):
-                for j in range(m):
-                    laws[slot, s, j] = law[s, j]
-            steps[slot] = k
-            slot += 1
+            slot = _save(Y, law, k, saved, laws, steps, slot)
         if done:
             return DONE, k, slot
         if track:
-            for s in range(S):
-                for j in range(m):
-                    for x in range(r):
-                        g2[x] = G[s, m + j * r + x] ** 2
-                    law[s, j] = shrink * law[s, j] + eta2 * (G[s, j] ** 2 - _pairwise(g2, r) / p)
+            _track(G, law, r, shrink, eta2, p, g2)
         if decay != 0.0:  # the optimizer's decoupled decay, before its update
             for s in range(S):
                 for q in range(P):

@@ -79,6 +79,51 @@ def _pairwise(v, n):  # pragma: no cover - compiled
 
 
 @njit(cache=True, nogil=True, error_model="numpy")
+def _diverged(G, k, limit, converged, tol2):  # pragma: no cover - compiled
+    """The gradient's tests at iterate ``k``, for each run ``s`` of ``G (S, P)``: ``‖g‖²`` (summed in index
+    order) against ``limit[s]`` (set at ``k = 0`` to ``1e12 max(‖g‖², 1)``), and ``converged[s] = ‖g‖² ≤ tol2``.
+    Returns ``(diverged, every)``: a run past its limit (or NaN), and whether every run converged."""
+    every = True
+    for s in range(G.shape[0]):
+        gsq = 0.0
+        for q in range(G.shape[1]):
+            gsq += G[s, q] * G[s, q]
+        if k == 0:
+            limit[s] = 1e12 * max(gsq, 1.0)
+        if not gsq <= limit[s]:  # NaN too
+            return True, every
+        converged[s] = gsq <= tol2
+        every = every and converged[s]
+    return False, every
+
+
+@njit(cache=True, nogil=True, error_model="numpy")
+def _save(Y, law, k, saved, laws, steps, slot):  # pragma: no cover - compiled
+    """Iterate ``k`` (``Y``, its ``δ̂`` ``law``) into ``saved[slot]``, ``laws[slot]``, ``steps[slot]``; returns
+    the next slot. Element by element: an array's slice assignment was 3 s of the compile."""
+    for s in range(Y.shape[0]):
+        for q in range(Y.shape[1]):
+            saved[slot, s, q] = Y[s, q]
+    for s in range(law.shape[0]):
+        for j in range(law.shape[1]):
+            laws[slot, s, j] = law[s, j]
+    steps[slot] = k
+    return slot + 1
+
+
+@njit(cache=True, nogil=True, error_model="numpy")
+def _track(G, law, r, shrink, eta2, p, g2):  # pragma: no cover - compiled
+    """GD's ``δ̂`` a step on: ``δ̂_j ← shrink δ̂_j + η² (g_{a_j}² − ‖g_{w_j}‖² / p)`` for each run and neuron
+    (``G (S, m(r + 1))``, the ``a`` first; ``‖g_w‖²`` in numpy's pairwise order, through ``g2 (r,)``)."""
+    m = law.shape[1]
+    for s in range(G.shape[0]):
+        for j in range(m):
+            for x in range(r):
+                g2[x] = G[s, m + j * r + x] ** 2
+            law[s, j] = shrink * law[s, j] + eta2 * (G[s, j] ** 2 - _pairwise(g2, r) / p)
+
+
+@njit(cache=True, nogil=True, error_model="numpy")
 def _descend(  # pragma: no cover - compiled
     Y, X, y, rows, alpha, beta, eta, k, n_steps, record, saved, laws, steps, slot, law, track, shrink, eta2, p, limit, tol2,
     converged,
@@ -96,35 +141,16 @@ def _descend(  # pragma: no cover - compiled
     g2 = np.empty(d)
     for t in range(rows.shape[0]):
         _batch_gradient(Y, m, X, y, rows[t], alpha, beta, G, loss)
-        every = True
-        for b in range(S):
-            gsq = 0.0
-            for q in range(P):
-                gsq += G[b, q] * G[b, q]
-            if k == 0:
-                limit[b] = 1e12 * max(gsq, 1.0)
-            if not gsq <= limit[b]:  # NaN too
-                return FAULT, k, slot
-            converged[b] = gsq <= tol2
-            every = every and converged[b]
+        diverged, every = _diverged(G, k, limit, converged, tol2)
+        if diverged:
+            return FAULT, k, slot
         done = k == n_steps or every
-        if record[k] or done:  # element by element: an array's slice assignment was 3 s of the compile
-            for b in range(S):
-                for q in range(P):
-                    saved[slot, b, q] = Y[b, q]
-            for b in range(S):
-                for j in range(m):
-                    laws[slot, b, j] = law[b, j]
-            steps[slot] = k
-            slot += 1
+        if record[k] or done:
+            slot = _save(Y, law, k, saved, laws, steps, slot)
         if done:
             return DONE, k, slot
         if track:
-            for b in range(S):
-                for j in range(m):
-                    for x in range(d):
-                        g2[x] = G[b, m + j * d + x] ** 2
-                    law[b, j] = shrink * law[b, j] + eta2 * (G[b, j] ** 2 - _pairwise(g2, d) / p)
+            _track(G, law, d, shrink, eta2, p, g2)
         for b in range(S):
             for q in range(P):
                 Y[b, q] = Y[b, q] - eta * G[b, q]
