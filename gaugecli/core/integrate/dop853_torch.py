@@ -19,6 +19,8 @@ crossings, the stored grid and every metric downstream read them through the sam
 The right-hand side is the population gradient of :mod:`gaugecli.core.population.fused` (the ReLU family,
 ``K = A κ + B w·w'``) as batched tensor operations (:func:`velocity`): the same closed forms, their sums in
 torch's order, so the numbers agree with the compiled path to round-off, not bit for bit.
+
+It imports torch: :mod:`gaugecli.core.integrate.flow` imports it only when a flow asks for this method.
 """
 
 from __future__ import annotations
@@ -26,9 +28,10 @@ from __future__ import annotations
 import contextlib
 import math
 from collections.abc import Iterator
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import numpy as np
+import torch
 
 from gaugecli.core.integrate import bdf_flow
 from gaugecli.core.integrate.dop853_flow import (
@@ -54,9 +57,6 @@ from gaugecli.core.model.model import Model
 from gaugecli.core.model.state import Network
 from gaugecli.core.types import Array
 
-if TYPE_CHECKING:
-    import torch
-
 __all__ = ["applies", "solve_members", "velocity"]
 
 
@@ -67,7 +67,6 @@ def velocity(Y: torch.Tensor, m: int, b: torch.Tensor, V: torch.Tensor, A: float
     (sin φ_ij + (π − φ_ij) ρ_ij)/2π + B Σ_j c_j x_i·x_j`` and ``∂L/∂w_i = c_i (A (Σ_j c_j (π − φ_ij) x_j +
     Σ_j c_j sin φ_ij ‖x_j‖ ŵ_i)/2π + B Σ_j c_j x_j)``, ``φ = atan2(sin φ, ρ)`` with ``sin φ = ‖x̂_j − ρ x̂_i‖``
     and ``ρ`` clipped to [−1, 1] (a row at ``w = 0`` has ``x̂ = 0``)."""
-    import torch
 
     n = Y.shape[0]
     k, r = V.shape
@@ -102,7 +101,6 @@ class _Tableau:
     """scipy's DOP853 coefficients as float64 tensors on one device."""
 
     def __init__(self, device: torch.device) -> None:
-        import torch
 
         def tensor(x: Any) -> torch.Tensor:
             return torch.as_tensor(np.asarray(x, float), dtype=torch.float64, device=device)
@@ -115,7 +113,6 @@ class _Batch:
     """The per-member state of the device loop (each a tensor over the ``n`` members)."""
 
     def __init__(self, Y0: torch.Tensor, t_end: float) -> None:
-        import torch
 
         n, device = Y0.shape[0], Y0.device
         zeros = torch.zeros(n, dtype=torch.float64, device=device)
@@ -132,7 +129,6 @@ class _Batch:
 
 def _first_step(y: torch.Tensor, f: torch.Tensor, f1: Any, t_end: float, rtol: float, atol: float) -> torch.Tensor:
     """scipy's ``select_initial_step`` for an estimate of order 7, per member (``f1``: the velocity at a state)."""
-    import torch
 
     P = y.shape[1]
     scale = atol + y.abs() * rtol
@@ -150,7 +146,6 @@ def _attempt(c: _Tableau, f: Any, y: torch.Tensor, f0: torch.Tensor, h: torch.Te
     """scipy's ``rk_step`` from ``(y, f0)`` over ``h`` for each member: the stages ``K (n, 16, P)`` (``K[:, 12]`` the
     new state's velocity; 13–15 filled by :func:`_dense_coefficients`), the new state and the last stage's
     argument (``c = 1``)."""
-    import torch
 
     n, P = y.shape
     K = torch.empty((n, EXTENDED, P), dtype=y.dtype, device=y.device)
@@ -168,7 +163,6 @@ def _attempt(c: _Tableau, f: Any, y: torch.Tensor, f0: torch.Tensor, h: torch.Te
 def _error_norm(c: _Tableau, K: torch.Tensor, h: torch.Tensor, y: torch.Tensor, ynew: torch.Tensor, rtol: float,
                 atol: float) -> torch.Tensor:  # fmt: skip
     """``dop853_flow._error_norm`` per member: ``|h| ‖e5‖² / √((‖e5‖² + 0.01 ‖e3‖²) P)``."""
-    import torch
 
     scale = atol + torch.maximum(y.abs(), ynew.abs()) * rtol
     e5 = ((torch.matmul(c.E5, K[:, : STAGES + 1]) / scale) ** 2).sum(-1)
@@ -180,7 +174,6 @@ def _error_norm(c: _Tableau, K: torch.Tensor, h: torch.Tensor, y: torch.Tensor, 
 def _dense_coefficients(c: _Tableau, f: Any, K: torch.Tensor, y: torch.Tensor, ynew: torch.Tensor,
                         h: torch.Tensor) -> torch.Tensor:  # fmt: skip
     """scipy's ``_dense_output_impl`` per member: the three more stages, and ``(y_old, F_0..F_6)`` as ``(n, 8, P)``."""
-    import torch
 
     for s in range(STAGES + 1, EXTENDED):
         K[:, s] = f(y + h[:, None] * torch.matmul(c.A[s, :s], K[:, :s]))
@@ -196,7 +189,6 @@ def _device_loop(Y0: Array, t_end: float, rtol: float, atol: float, m: int, b: A
     """Every member's DOP853 steps on ``device``, each its own (module docstring), until it reaches ``t_end``,
     fails, is held at rest or turns stiff. Returns on the host the accepted steps ``(member, t, h, y, Dd)``
     in the order taken, and per member its final ``(t, y)``, counts and flags."""
-    import torch
 
     dev = torch.device(device)
     c = _Tableau(dev)
@@ -299,7 +291,6 @@ def _one_cpu_thread(device: str) -> Iterator[None]:
     """torch on one thread while the loop runs on its CPU device: every operation is on a few hundred numbers,
     where intra-op threads cost more in synchronisation than they save (``core/samples/empirical``'s
     ``SMALL_PROBLEM_FLOPS``: measured up to a hundredfold slower on a busy 2-core machine)."""
-    import torch
 
     threads = torch.get_num_threads()
     if torch.device(device).type != "cpu" or threads == 1:

@@ -17,13 +17,14 @@ reaches ``w = 0``, the ReLU's kink: :mod:`gaugecli.core.integrate.absorption`.
 from __future__ import annotations
 
 import math
+from importlib import import_module
 from typing import Any, NamedTuple
 
 import numpy as np
 from scipy import sparse
 
 from gaugecli.core.defaults import EPS_ALIGN
-from gaugecli.core.integrate import bdf_flow, dop853_flow, dop853_torch, odeint_flow
+from gaugecli.core.integrate import odeint_flow
 from gaugecli.core.integrate.absorption import NearZero, can_be_absorbed
 from gaugecli.core.integrate.crossings import declared_grid, first_crossings
 from gaugecli.core.integrate.flow_options import ENSEMBLE_CHUNK_STATES, FlowOptions, flow_progress
@@ -41,11 +42,12 @@ from gaugecli.core.types import Array, Indices, Progress
 
 __all__ = ["FlowOptions", "FlowSamples", "gradient_flow", "population_flow_on_grid"]
 
-COMPILED = {"odeint": odeint_flow, "bdf": bdf_flow, "dop853-bdf": dop853_flow, "dop853-torch": dop853_torch}
-"""The population flows solved by compiled code where they apply (``FlowOptions.method``): ``odeint``,
-LSODA once per chunk; ``bdf``, each member on its own BDF steps; ``dop853-bdf``, each on its own DOP853
-steps, BDF's from where it turns stiff; ``dop853-torch``, the same DOP853 vectorised over the members on a
-torch device (``FlowOptions.device``), the stiff members' BDF on the CPU."""
+COMPILED = {"odeint": "odeint_flow", "bdf": "bdf_flow", "dop853-bdf": "dop853_flow", "dop853-torch": "dop853_torch"}
+"""The population flows solved by compiled code where they apply (``FlowOptions.method``), each a module of
+:mod:`gaugecli.core.integrate` with ``solve_members``, imported when a flow asks for it (``dop853_torch``
+imports torch): ``odeint``, LSODA once per chunk; ``bdf``, each member on its own BDF steps; ``dop853-bdf``,
+each on its own DOP853 steps, BDF's from where it turns stiff; ``dop853-torch``, the same DOP853 vectorised
+over the members on a torch device (``FlowOptions.device``), the stiff members' BDF on the CPU."""
 
 
 def _solve(
@@ -266,7 +268,7 @@ def gradient_flow(
         for k, idx in enumerate(chunks):
             sub = None if progress is None else (lambda f, k=k: progress((k + f) / len(chunks)))
             if compiled and not alone[idx[0]]:
-                solver = COMPILED[options.method].solve_members
+                solver = import_module(f"gaugecli.core.integrate.{COMPILED[options.method]}").solve_members
                 solved.append(solver(members[idx], model, t_max, eps_align, options, extra_times))
                 continue
             way = "LSODA" if compiled else method
